@@ -1,0 +1,343 @@
+"""The abstract syntax tree of a ``.stn`` file, as the front end builds it.
+
+Expects: nothing (plain data).  Guarantees: every node carries the ``Loc`` of the text
+it came from, so every later pass can point its diagnostics at the source.  The AST is
+purely syntactic: names are not resolved, sums are not unrolled, ``u`` and ``w[i][j]``
+are both ``Ref`` nodes until semantic analysis tells fields from tables.
+
+``format_ast`` renders the tree for ``stencilc --emit=ast``; ``unparse`` turns an expression back
+into source text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Union
+
+from .diagnostics import Loc
+
+# ---------------------------------------------------------------- expressions
+
+
+@dataclass(frozen=True)
+class Num:
+    """A numeric literal; ``text`` is kept as written (``50.0``, ``1e-3``, ``6``)."""
+
+    text: str
+    is_int: bool
+    loc: Loc
+
+    @property
+    def value(self) -> float | int:
+        return int(self.text) if self.is_int else float(self.text)
+
+
+@dataclass(frozen=True)
+class Name:
+    """A bare identifier: a param, let, sum index, field, table, ``x y z`` or ``nx ny nz``."""
+
+    id: str
+    loc: Loc
+
+
+@dataclass(frozen=True)
+class Ref:
+    """``u.prev``, ``u[1,0,0]``, ``u.prev[0,-1,0]`` or ``w[i+2][j+2]``.
+
+    ``subscripts`` holds one tuple per bracket pair: ``u[1,0,0]`` is ``((1,0,0),)`` and
+    ``w[i][j]`` is ``((i,), (j,))``.  ``prev`` is set for ``.prev``.
+    """
+
+    id: str
+    prev: bool
+    subscripts: tuple[tuple[Expr, ...], ...]
+    loc: Loc  # the identifier
+
+
+@dataclass(frozen=True)
+class Unary:
+    op: str  # "-" or "+"
+    operand: Expr
+    loc: Loc
+
+
+@dataclass(frozen=True)
+class Binary:
+    op: str  # "+", "-", "*", "/", "^"
+    lhs: Expr
+    rhs: Expr
+    loc: Loc  # the operator
+
+
+@dataclass(frozen=True)
+class Call:
+    func: str
+    args: tuple[Expr, ...]
+    loc: Loc  # the function name
+
+
+@dataclass(frozen=True)
+class SumRange:
+    """``i in -2..2`` (inclusive bounds)."""
+
+    var: str
+    lo: int
+    hi: int
+    loc: Loc  # the index name
+
+
+@dataclass(frozen=True)
+class Sum:
+    """``sum(i in a..b, j in c..d) body``; the body is the product term that follows."""
+
+    ranges: tuple[SumRange, ...]
+    body: Expr
+    loc: Loc  # the keyword
+
+
+Expr = Union[Num, Name, Ref, Unary, Binary, Call, Sum]
+
+# ---------------------------------------------------------------- declarations
+
+
+@dataclass(frozen=True)
+class GridDecl:
+    """``grid 3d f64;`` -- ``ndim`` as written (checked by sema), ``dtype`` as written."""
+
+    ndim: int
+    ndim_loc: Loc
+    dtype: str
+    dtype_loc: Loc
+    loc: Loc  # the keyword
+
+
+@dataclass(frozen=True)
+class ParamDecl:
+    name: str
+    value: Expr
+    loc: Loc  # the name
+
+
+@dataclass(frozen=True)
+class StateDecl:
+    name: str
+    levels: int | None  # None when no ``levels`` clause
+    levels_loc: Loc | None
+    loc: Loc  # the name
+
+
+@dataclass(frozen=True)
+class InputDecl:
+    name: str
+    loc: Loc  # the name
+
+
+@dataclass(frozen=True)
+class TableInit:
+    """A brace list ``{a, b, ...}``; items are nested ``TableInit``s or expressions."""
+
+    items: tuple[TableInit | Expr, ...]
+    loc: Loc  # the opening brace
+
+
+@dataclass(frozen=True)
+class TableDecl:
+    name: str
+    dims: tuple[int, ...]
+    dims_locs: tuple[Loc, ...]
+    init: TableInit
+    loc: Loc  # the name
+
+
+@dataclass(frozen=True)
+class LetDecl:
+    name: str
+    value: Expr
+    loc: Loc  # the name
+
+
+@dataclass(frozen=True)
+class UpdateDecl:
+    """``u' = expr;``"""
+
+    name: str
+    value: Expr
+    loc: Loc  # the name
+
+
+@dataclass(frozen=True)
+class BoundaryDecl:
+    """``boundary neumann;`` (field None) or ``boundary u neumann;``."""
+
+    field: str | None
+    field_loc: Loc | None
+    kind: str  # as written; sema checks it is dirichlet or neumann
+    kind_loc: Loc
+    loc: Loc  # the keyword
+
+
+@dataclass(frozen=True)
+class InitDecl:
+    """``init u = expr;`` or ``init u.prev = expr;``."""
+
+    name: str
+    prev: bool
+    value: Expr
+    loc: Loc  # the name
+
+
+Decl = Union[GridDecl, ParamDecl, StateDecl, InputDecl, TableDecl, LetDecl, UpdateDecl, BoundaryDecl, InitDecl]
+
+
+@dataclass(frozen=True)
+class Stencil:
+    name: str
+    decls: tuple[Decl, ...]
+    loc: Loc  # the name
+
+
+# ---------------------------------------------------------------- printing
+
+
+def format_ast(node: object, indent: int = 0) -> str:
+    """An indented, one-node-per-line rendering with source locations, for ``--emit=ast``.
+
+    Each line is ``Kind summary <line:col>``; children follow, one level deeper, in source order
+    (a ``Binary``'s lhs then rhs, a ``Sum``'s ranges then its body).  A ``Ref`` shows its subscripts
+    in its summary (``Ref u.prev[0, -1, 0]``); when they are not all integer literals, their
+    expressions follow as children, bracket group by bracket group.  Nodes this function does not
+    know are shown field by field.
+    """
+    lines: list[str] = []
+    _fmt(node, indent, lines)
+    return "\n".join(lines) + "\n"
+
+
+# binding strength of each expression form, as in the grammar: higher binds tighter
+_PREC = {"+": 1, "-": 1, "*": 3, "/": 3, "^": 5}
+_PREC_SUM, _PREC_UNARY, _PREC_PRIMARY = 2, 4, 6
+
+
+def _prec(e: object) -> int:
+    if isinstance(e, Binary):
+        return _PREC[e.op]
+    if isinstance(e, Unary):
+        return _PREC_UNARY
+    if isinstance(e, Sum):
+        return _PREC_SUM
+    return _PREC_PRIMARY
+
+
+def unparse(e: object) -> str:
+    """``e`` as ``.stn`` source, with only the parentheses the grammar needs (for messages and dumps)."""
+    if isinstance(e, Num):
+        return e.text
+    if isinstance(e, Name):
+        return e.id
+    if isinstance(e, Ref):
+        groups = "".join("[" + ", ".join(unparse(x) for x in g) + "]" for g in e.subscripts)
+        return e.id + (".prev" if e.prev else "") + groups
+    if isinstance(e, Call):
+        return f"{e.func}(" + ", ".join(unparse(a) for a in e.args) + ")"
+    if isinstance(e, Unary):
+        return e.op + _paren(e.operand, _prec(e.operand) < _PREC_UNARY)
+    if isinstance(e, Binary):
+        p = _PREC[e.op]
+        right_assoc = e.op == "^"
+        lhs = _paren(e.lhs, _prec(e.lhs) < p or (right_assoc and _prec(e.lhs) == p))
+        rhs = _paren(e.rhs, _prec(e.rhs) < p or (not right_assoc and _prec(e.rhs) == p))
+        return f"{lhs} {e.op} {rhs}" if p == 1 else f"{lhs}{e.op}{rhs}"
+    if isinstance(e, Sum):
+        ranges = ", ".join(f"{r.var} in {r.lo}..{r.hi}" for r in e.ranges)
+        return f"sum({ranges}) " + _paren(e.body, _prec(e.body) < _PREC_SUM)
+    return repr(e)
+
+
+def _paren(e: object, needed: bool) -> str:
+    return f"({unparse(e)})" if needed else unparse(e)
+
+
+def _is_int_literal(e: object) -> bool:
+    if isinstance(e, Unary):
+        e = e.operand
+    return isinstance(e, Num) and e.is_int
+
+
+def _at(loc: Loc | None) -> str:
+    return f" <{loc.line}:{loc.col}>" if loc is not None else ""
+
+
+def _fmt(node: object, depth: int, out: list[str]) -> None:
+    pad = "  " * depth
+    kind = type(node).__name__
+    head: str | None = None
+    kids: list[object] = []
+    if isinstance(node, Num):
+        head = f"Num {node.text}"
+    elif isinstance(node, Name):
+        head = f"Name {node.id}"
+    elif isinstance(node, Ref):
+        head = "Ref " + unparse(node)
+        if not all(_is_int_literal(e) for group in node.subscripts for e in group):
+            kids = [e for group in node.subscripts for e in group]
+    elif isinstance(node, (Unary, Binary)):
+        head = f"{kind} {node.op}"
+        kids = [node.operand] if isinstance(node, Unary) else [node.lhs, node.rhs]
+    elif isinstance(node, Call):
+        head, kids = f"Call {node.func}", list(node.args)
+    elif isinstance(node, SumRange):
+        head = f"SumRange {node.var} in {node.lo}..{node.hi}"
+    elif isinstance(node, Sum):
+        head, kids = "Sum", [*node.ranges, node.body]
+    elif isinstance(node, GridDecl):
+        head = f"GridDecl {node.ndim}d {node.dtype}"
+    elif isinstance(node, (ParamDecl, LetDecl)):
+        head, kids = f"{kind} {node.name}", [node.value]
+    elif isinstance(node, StateDecl):
+        head = f"StateDecl {node.name}" + (f" levels={node.levels}" if node.levels is not None else "")
+    elif isinstance(node, InputDecl):
+        head = f"InputDecl {node.name}"
+    elif isinstance(node, TableDecl):
+        head, kids = f"TableDecl {node.name}" + "".join(f"[{d}]" for d in node.dims), [node.init]
+    elif isinstance(node, TableInit):
+        head, kids = f"TableInit ({len(node.items)} items)", list(node.items)
+    elif isinstance(node, UpdateDecl):
+        head, kids = f"UpdateDecl {node.name}'", [node.value]
+    elif isinstance(node, BoundaryDecl):
+        head = "BoundaryDecl " + (f"field={node.field} " if node.field is not None else "") + f"kind={node.kind}"
+    elif isinstance(node, InitDecl):
+        head, kids = f"InitDecl {node.name}" + (".prev" if node.prev else ""), [node.value]
+    elif isinstance(node, Stencil):
+        head, kids = f"Stencil {node.name}", list(node.decls)
+    if head is None:
+        _fmt_generic(node, depth, out)
+        return
+    out.append(pad + head + _at(getattr(node, "loc", None)))
+    for k in kids:
+        _fmt(k, depth + 1, out)
+
+
+def _fmt_generic(node: object, depth: int, out: list[str], label: str = "") -> None:
+    """Field-by-field rendering for values ``_fmt`` has no summary for."""
+    pad = "  " * depth + (f"{label}: " if label else "")
+    if isinstance(node, tuple):
+        out.append(pad + f"({len(node)} items)")
+        for item in node:
+            _fmt(item, depth + 1, out)
+        return
+    if not hasattr(node, "__dataclass_fields__"):
+        out.append(pad + repr(node))
+        return
+    scalars = []
+    children = []
+    for f in fields(node):  # type: ignore[arg-type]
+        if f.name == "loc" or f.name.endswith("_loc") or f.name.endswith("_locs"):
+            continue
+        v = getattr(node, f.name)
+        if hasattr(v, "__dataclass_fields__") or (isinstance(v, tuple) and v and not isinstance(v[0], (int, str))):
+            children.append((f.name, v))
+        else:
+            scalars.append(f"{f.name}={list(v) if isinstance(v, tuple) else v!r}")
+    out.append(pad + " ".join([type(node).__name__, *scalars]) + _at(getattr(node, "loc", None)))
+    for name, v in children:
+        _fmt_generic(v, depth + 1, out, name) if isinstance(v, tuple) else _fmt(v, depth + 1, out)

@@ -1,0 +1,63 @@
+"""The compiler driver: it only sequences the stages.
+
+    source --frontend.parse--> AST --sema.check--> checked AST --lower.lower--> IR
+           --codegen.generate--> C files --toolchain.build--> program
+
+Each stage lives in its own module, with a docstring that states what it expects and
+what it guarantees; ``--emit`` stops after a stage and shows it.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from . import ast, frontend, ir, lower, sema
+from .codegen import generate
+from .diagnostics import SourceFile
+from .toolchain import ToolchainError, build
+
+__all__ = ["run", "ToolchainError", "compile_to_ir"]
+
+
+def compile_to_ir(source: SourceFile) -> ir.Program:
+    tree = frontend.parse(source)
+    checked = sema.check(tree, source)
+    return lower.lower(checked)
+
+
+def _write_text(text: str, output: str | None) -> None:
+    if output is None or output == "-":
+        sys.stdout.write(text)
+    else:
+        Path(output).write_text(text)
+
+
+def run(path: str, emit: str = "exe", output: str | None = None, cc: str | None = None,
+        cflags: str | None = None) -> int:
+    source = SourceFile.read(path)
+    tree = frontend.parse(source)
+    if emit == "ast":
+        _write_text(ast.format_ast(tree), output)
+        return 0
+    checked = sema.check(tree, source)
+    for w in checked.warnings:
+        sys.stderr.write(w.render() + "\n")
+    program = lower.lower(checked)
+    if emit == "ir":
+        _write_text(ir.format_program(program), output)
+        return 0
+    files = generate(program)
+    if emit == "c":
+        if output is None or output == "-":
+            for name, text in files.items():
+                sys.stdout.write(f"// ---- file: {name} ----\n{text}")
+        else:
+            out = Path(output)
+            out.mkdir(parents=True, exist_ok=True)
+            for name, text in files.items():
+                (out / name).write_text(text)
+        return 0
+    exe = Path(output) if output else Path(Path(path).stem)
+    build(program, files, exe, cc=cc, cflags=cflags)
+    return 0

@@ -1,0 +1,365 @@
+"""The stencil IR: what code generation and the runtime need, nothing syntactic.
+
+Expects: built by ``lower.lower`` from a checked AST.  Guarantees (``Program.validate``
+checks them, and lowering calls it): sums are unrolled and tables replaced by their
+values; ``^`` is gone (integer powers are multiplications); every field access is a
+``Load`` of a declared field at a level it has, with a 3-component integer offset (dz = 0
+in 2d) inside the derived halo; updates target each state field exactly once and read
+only old levels; coordinates and extents appear only in init expressions; lets are
+defined before use and free of coordinates.  The derived facts (halo, points, flops,
+bytes per point, kr/kw) are computed here from the IR itself, so they cannot disagree
+with the code that is generated from it.
+
+``format_program`` renders the IR and its facts for ``stencilc --emit=ir``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Union
+
+from .diagnostics import InternalError
+
+# ---------------------------------------------------------------- expressions
+
+BINOPS = ("+", "-", "*", "/")
+# name -> arity; every function computes in the grid's element type
+FUNCTIONS = {
+    "sqrt": 1, "exp": 1, "log": 1, "sin": 1, "cos": 1, "tanh": 1, "abs": 1,
+    "min": 2, "max": 2, "pow": 2,
+}
+
+
+@dataclass(frozen=True)
+class Const:
+    value: float
+
+
+@dataclass(frozen=True)
+class ParamRef:
+    name: str
+
+
+@dataclass(frozen=True)
+class Load:
+    """The value of ``field`` at ``level`` (0 = current, 1 = previous) at ``offset`` (dx, dy, dz)."""
+
+    field: str
+    level: int
+    offset: tuple[int, int, int]
+
+
+@dataclass(frozen=True)
+class Coord:
+    axis: int  # 0 x, 1 y, 2 z
+
+
+@dataclass(frozen=True)
+class Extent:
+    axis: int  # 0 nx, 1 ny, 2 nz
+
+
+@dataclass(frozen=True)
+class TempRef:
+    name: str  # a let
+
+
+@dataclass(frozen=True)
+class Neg:
+    operand: Expr
+
+
+@dataclass(frozen=True)
+class BinOp:
+    op: str
+    lhs: Expr
+    rhs: Expr
+
+
+@dataclass(frozen=True)
+class Call:
+    func: str
+    args: tuple[Expr, ...]
+
+
+Expr = Union[Const, ParamRef, Load, Coord, Extent, TempRef, Neg, BinOp, Call]
+
+
+def children(e: Expr) -> tuple[Expr, ...]:
+    if isinstance(e, Neg):
+        return (e.operand,)
+    if isinstance(e, BinOp):
+        return (e.lhs, e.rhs)
+    if isinstance(e, Call):
+        return e.args
+    return ()
+
+
+def walk(e: Expr):
+    """Every node of ``e``, parents before children."""
+    stack = [e]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(reversed(children(n)))
+
+
+def count_flops(e: Expr) -> int:
+    """Arithmetic operations in ``e``: each + - * /, negation and function call counts one."""
+    return sum(1 for n in walk(e) if isinstance(n, (BinOp, Neg, Call)))
+
+
+# ---------------------------------------------------------------- program
+
+
+@dataclass
+class Field:
+    name: str
+    kind: str  # "state" | "input"
+    levels: int  # 1 or 2 (inputs: 1)
+    boundary: str | None  # "dirichlet" | "neumann" for state fields, None for inputs
+    init: Expr | None = None
+    init_prev: Expr | None = None
+    # kernel argument slots (see stn_field_desc in runtime/include/stn_rt.h)
+    src_slot: int = -1
+    prev_slot: int = -1
+    dst_slot: int = -1
+
+
+@dataclass
+class Param:
+    name: str
+    value: float
+
+
+@dataclass
+class Let:
+    name: str
+    value: Expr
+
+
+@dataclass
+class Update:
+    field: str
+    value: Expr
+
+
+@dataclass
+class Facts:
+    """Derived, never declared.  See out-of-core.md for kr/kw."""
+
+    halo_lo: tuple[int, int, int]
+    halo_hi: tuple[int, int, int]
+    points: int  # distinct (field, level, offset) loads in one point update
+    flops: int  # per point and step, all updates and lets
+    bytes_per_point: int  # compulsory traffic per point and step: each array read once, each written once
+    kr: int  # arrays read per sweep by the reference out-of-core schedule
+    kw: int  # arrays written per sweep by the reference schedule
+    io: dict[str, tuple[int, int]] = field(default_factory=dict)  # schedule -> (kr, kw)
+
+
+@dataclass
+class Program:
+    name: str
+    source_name: str
+    ndim: int
+    dtype: str  # "f32" | "f64"
+    params: list[Param]
+    fields: list[Field]
+    lets: list[Let]
+    updates: list[Update]
+    facts: Facts | None = None
+
+    # -- lookups
+    def field(self, name: str) -> Field:
+        for f in self.fields:
+            if f.name == name:
+                return f
+        raise InternalError(f"no field {name!r}")
+
+    @property
+    def elem_size(self) -> int:
+        return 4 if self.dtype == "f32" else 8
+
+    @property
+    def state_fields(self) -> list[Field]:
+        return [f for f in self.fields if f.kind == "state"]
+
+    @property
+    def nsrc(self) -> int:
+        return 1 + max((max(f.src_slot, f.prev_slot) for f in self.fields), default=-1)
+
+    @property
+    def ndst(self) -> int:
+        return 1 + max((f.dst_slot for f in self.fields), default=-1)
+
+    def kernel_exprs(self) -> list[Expr]:
+        return [x.value for x in self.lets] + [u.value for u in self.updates]
+
+    def loads(self) -> list[Load]:
+        """Distinct loads of the point update, in a stable order."""
+        seen: dict[Load, None] = {}
+        for e in self.kernel_exprs():
+            for n in walk(e):
+                if isinstance(n, Load):
+                    seen.setdefault(n, None)
+        return sorted(seen, key=lambda ld: (self._field_index(ld.field), ld.level, ld.offset[2], ld.offset[1], ld.offset[0]))
+
+    def _field_index(self, name: str) -> int:
+        return [f.name for f in self.fields].index(name)
+
+    # -- derived facts
+    def derive_facts(self) -> Facts:
+        loads = self.loads()
+        lo = [0, 0, 0]
+        hi = [0, 0, 0]
+        for ld in loads:
+            for d in range(3):
+                lo[d] = max(lo[d], -ld.offset[d])
+                hi[d] = max(hi[d], ld.offset[d])
+        arrays_read = {(ld.field, ld.level) for ld in loads}
+        flops = sum(count_flops(e) for e in self.kernel_exprs())
+        nbytes = (len(arrays_read) + len(self.updates)) * self.elem_size
+        state_levels = sum(f.levels for f in self.state_fields)
+        inputs_read = sum(1 for f in self.fields if f.kind == "input" and (f.name, 0) in arrays_read)
+        kr, kw = state_levels + inputs_read, state_levels
+        io = {
+            "ref": (kr, kw),
+            "alg1": (kr, kw),
+            "alg2": (2 * state_levels + inputs_read, 2 * state_levels),
+        }
+        return Facts(tuple(lo), tuple(hi), len(loads), flops, nbytes, kr, kw, io)
+
+    # -- validation
+    def validate(self) -> None:
+        """Check the invariants in the module docstring; raise InternalError if broken."""
+
+        def bad(msg: str) -> None:
+            raise InternalError(f"invalid IR for stencil {self.name!r}: {msg}")
+
+        if self.ndim not in (2, 3):
+            bad(f"ndim {self.ndim}")
+        if self.dtype not in ("f32", "f64"):
+            bad(f"dtype {self.dtype}")
+        names = [f.name for f in self.fields] + [p.name for p in self.params] + [x.name for x in self.lets]
+        if len(names) != len(set(names)):
+            bad(f"duplicate names in {names}")
+        fields = {f.name: f for f in self.fields}
+        params = {p.name for p in self.params}
+        for f in self.fields:
+            if f.kind not in ("state", "input"):
+                bad(f"field {f.name} kind {f.kind}")
+            if f.kind == "state" and (f.levels not in (1, 2) or f.boundary not in ("dirichlet", "neumann")):
+                bad(f"state field {f.name}: levels {f.levels} boundary {f.boundary}")
+            if f.kind == "input" and (f.levels != 1 or f.boundary is not None or f.dst_slot != -1):
+                bad(f"input field {f.name} has state attributes")
+            if f.levels == 1 and (f.prev_slot != -1 or f.init_prev is not None):
+                bad(f"one-level field {f.name} has a previous level")
+        updated = [u.field for u in self.updates]
+        if sorted(updated) != sorted(f.name for f in self.state_fields) or len(updated) != len(set(updated)):
+            bad(f"updates {updated} do not match the state fields")
+
+        defined: set[str] = set()
+
+        def check_expr(e: Expr, where: str, allow_coords: bool, temps: set[str]) -> None:
+            for n in walk(e):
+                if isinstance(n, Load):
+                    f = fields.get(n.field)
+                    if f is None or n.level >= f.levels or n.level < 0:
+                        bad(f"{where}: load of {n.field} level {n.level}")
+                    if len(n.offset) != 3 or (self.ndim == 2 and n.offset[2] != 0):
+                        bad(f"{where}: offset {n.offset}")
+                    slot = f.src_slot if n.level == 0 else f.prev_slot
+                    if slot < 0:
+                        bad(f"{where}: {n.field} level {n.level} has no source slot")
+                    if allow_coords:
+                        bad(f"{where}: init expressions cannot read fields")
+                elif isinstance(n, ParamRef) and n.name not in params:
+                    bad(f"{where}: unknown param {n.name}")
+                elif isinstance(n, (Coord, Extent)) and (not allow_coords or n.axis >= self.ndim):
+                    bad(f"{where}: coordinate {n}")
+                elif isinstance(n, TempRef) and n.name not in temps:
+                    bad(f"{where}: let {n.name} used before its definition")
+                elif isinstance(n, BinOp) and n.op not in BINOPS:
+                    bad(f"{where}: operator {n.op}")
+                elif isinstance(n, Call) and FUNCTIONS.get(n.func) != len(n.args):
+                    bad(f"{where}: call {n.func}/{len(n.args)}")
+
+        for x in self.lets:
+            check_expr(x.value, f"let {x.name}", False, defined)
+            defined.add(x.name)
+        for u in self.updates:
+            check_expr(u.value, f"update {u.field}", False, defined)
+        for f in self.fields:
+            for e in (f.init, f.init_prev):
+                if e is not None:
+                    check_expr(e, f"init {f.name}", True, set())
+        facts = self.derive_facts()
+        if self.facts is not None and self.facts != facts:
+            bad("stored facts differ from the IR")
+
+
+# ---------------------------------------------------------------- printing
+
+_PREC = {"+": 1, "-": 1, "*": 2, "/": 2}
+_AXES = "xyz"
+
+
+def format_expr(e: Expr, ndim: int = 3, parent: int = 0, right: bool = False) -> str:
+    """A compact, precedence-aware rendering in .stn-like syntax."""
+    if isinstance(e, Const):
+        return repr(float(e.value))
+    if isinstance(e, ParamRef):
+        return e.name
+    if isinstance(e, TempRef):
+        return e.name
+    if isinstance(e, Coord):
+        return _AXES[e.axis]
+    if isinstance(e, Extent):
+        return "n" + _AXES[e.axis]
+    if isinstance(e, Load):
+        name = e.field + (".prev" if e.level else "")
+        return f"{name}[{','.join(str(o) for o in e.offset[:ndim])}]"
+    if isinstance(e, Neg):
+        return "-" + format_expr(e.operand, ndim, 3)
+    if isinstance(e, Call):
+        return f"{e.func}({', '.join(format_expr(a, ndim) for a in e.args)})"
+    if isinstance(e, BinOp):
+        p = _PREC[e.op]
+        s = f"{format_expr(e.lhs, ndim, p)} {e.op} {format_expr(e.rhs, ndim, p, right=True)}"
+        return f"({s})" if p < parent or (right and p == parent) else s
+    raise InternalError(f"unknown IR node {e!r}")
+
+
+def format_program(p: Program) -> str:
+    f = p.facts or p.derive_facts()
+    out = [f"// IR of {p.source_name}", f"stencil {p.name}: grid {p.ndim}d {p.dtype}"]
+    for prm in p.params:
+        out.append(f"param {prm.name} = {prm.value!r}")
+    for fld in p.fields:
+        desc = f"field {fld.name}: {fld.kind}"
+        if fld.kind == "state":
+            desc += f", levels {fld.levels}, boundary {fld.boundary}"
+        slots = f"src {fld.src_slot}" + (f", prev {fld.prev_slot}" if fld.prev_slot >= 0 else "")
+        if fld.dst_slot >= 0:
+            slots += f", dst {fld.dst_slot}"
+        out.append(f"{desc} [{slots}]")
+        if fld.init is not None:
+            out.append(f"  init {fld.name} = {format_expr(fld.init, p.ndim)}")
+        if fld.init_prev is not None:
+            out.append(f"  init {fld.name}.prev = {format_expr(fld.init_prev, p.ndim)}")
+    for x in p.lets:
+        out.append(f"let {x.name} = {format_expr(x.value, p.ndim)}")
+    for u in p.updates:
+        out.append(f"update {u.field}' = {format_expr(u.value, p.ndim)}")
+    out.append("facts:")
+    for d in range(p.ndim):
+        out.append(f"  halo {_AXES[d]}: -{f.halo_lo[d]} +{f.halo_hi[d]}")
+    out.append(f"  points: {f.points}")
+    out.append(f"  flops/point: {f.flops}")
+    out.append(f"  bytes/point: {f.bytes_per_point}")
+    out.append(f"  kr: {f.kr}")
+    out.append(f"  kw: {f.kw}")
+    for sched, (kr, kw) in f.io.items():
+        out.append(f"  io {sched}: kr={kr} kw={kw}")
+    return "\n".join(out) + "\n"

@@ -1,0 +1,124 @@
+"""Lowering: checked AST -> IR.
+
+Expects: a ``sema.Checked`` stencil (every check of sema passed).
+Guarantees: a validated ``ir.Program`` with its derived facts: sums unrolled into
+left-to-right additions of their terms (outer index slowest), table entries replaced by
+their values, ``a^n`` expanded into multiplications (``a^0`` is 1, negative n is
+``1/a^|n|``), sum indices used as values replaced by their numbers, bare field names
+turned into loads at offset zero, and kernel argument slots assigned: in declaration
+order each field takes a source slot for its current level, then one for its previous
+level if it has two; each state field takes a destination slot.  Lets that no update
+needs are dropped.
+"""
+
+from __future__ import annotations
+
+from . import ast, ir
+from .diagnostics import InternalError
+from .sema import COORDS, EXTENTS, Checked, eval_int, exponent_of, sum_envs
+
+
+class _Lowerer:
+    def __init__(self, c: Checked):
+        self.c = c
+
+    def expr(self, e: ast.Expr, env: dict[str, int]) -> ir.Expr:
+        c = self.c
+        if isinstance(e, ast.Num):
+            return ir.Const(float(e.value))
+        if isinstance(e, ast.Name):
+            n = e.id
+            if n in env:
+                return ir.Const(float(env[n]))
+            if n in COORDS:
+                return ir.Coord(COORDS[n])
+            if n in EXTENTS:
+                return ir.Extent(EXTENTS[n])
+            if n in c.params:
+                return ir.ParamRef(n)
+            if n in c.fields:
+                return ir.Load(n, 0, (0, 0, 0))
+            if any(x.name == n for x in c.lets):
+                return ir.TempRef(n)
+            raise InternalError(f"unresolved name {n!r} reached lowering")
+        if isinstance(e, ast.Ref):
+            if e.id in c.fields:
+                level = 1 if e.prev else 0
+                if not e.subscripts:
+                    return ir.Load(e.id, level, (0, 0, 0))
+                offs = [eval_int(o, env) for o in e.subscripts[0]]
+                return ir.Load(e.id, level, tuple(offs + [0] * (3 - len(offs))))
+            t = c.tables[e.id]
+            flat = 0
+            for g, size in zip(e.subscripts, t.dims):
+                flat = flat * size + eval_int(g[0], env)
+            return ir.Const(t.values[flat])
+        if isinstance(e, ast.Unary):
+            x = self.expr(e.operand, env)
+            if e.op == "+":
+                return x
+            return ir.Const(-x.value) if isinstance(x, ir.Const) else ir.Neg(x)
+        if isinstance(e, ast.Binary):
+            if e.op == "^":
+                return self.power(self.expr(e.lhs, env), exponent_of(e.rhs))
+            return ir.BinOp(e.op, self.expr(e.lhs, env), self.expr(e.rhs, env))
+        if isinstance(e, ast.Call):
+            return ir.Call(e.func, tuple(self.expr(a, env) for a in e.args))
+        if isinstance(e, ast.Sum):
+            terms = [self.expr(e.body, {**env, **inner}) for inner in sum_envs(list(e.ranges))]
+            acc = terms[0]
+            for t in terms[1:]:
+                acc = ir.BinOp("+", acc, t)
+            return acc
+        raise InternalError(f"unknown AST node {e!r}")
+
+    @staticmethod
+    def power(base: ir.Expr, n: int | None) -> ir.Expr:
+        if n is None:
+            raise InternalError("non-integer exponent reached lowering")
+        if n == 0:
+            return ir.Const(1.0)
+        acc = base
+        for _ in range(abs(n) - 1):
+            acc = ir.BinOp("*", acc, base)
+        return ir.BinOp("/", ir.Const(1.0), acc) if n < 0 else acc
+
+
+def _used_lets(lets: list[ir.Let], updates: list[ir.Update]) -> list[ir.Let]:
+    """The lets the updates need, directly or through other lets (sema warned of the rest):
+    an unused let must not widen the halo or cost flops."""
+    needed = {n.name for u in updates for n in ir.walk(u.value) if isinstance(n, ir.TempRef)}
+    for x in reversed(lets):
+        if x.name in needed:
+            needed |= {n.name for n in ir.walk(x.value) if isinstance(n, ir.TempRef)}
+    return [x for x in lets if x.name in needed]
+
+
+def lower(c: Checked) -> ir.Program:
+    low = _Lowerer(c)
+    fields: list[ir.Field] = []
+    src = dst = 0
+    for f in c.fields.values():
+        fld = ir.Field(f.name, f.kind, f.levels, f.boundary if f.kind == "state" else None)
+        fld.src_slot = src
+        src += 1
+        if f.levels == 2:
+            fld.prev_slot = src
+            src += 1
+        if f.kind == "state":
+            fld.dst_slot = dst
+            dst += 1
+        if f.init is not None:
+            fld.init = low.expr(f.init.value, {})
+        if f.init_prev is not None:
+            fld.init_prev = low.expr(f.init_prev.value, {})
+        fields.append(fld)
+    updates = [ir.Update(f.name, low.expr(f.update.value, {})) for f in c.fields.values() if f.kind == "state"]
+    lets = _used_lets([ir.Let(x.name, low.expr(x.value, {})) for x in c.lets], updates)
+    program = ir.Program(
+        name=c.name, source_name=c.source.name, ndim=c.ndim, dtype=c.dtype,
+        params=[ir.Param(n, v) for n, v in c.params.items()], fields=fields, lets=lets, updates=updates,
+    )
+    program.facts = program.derive_facts()
+    program.validate()
+    return program

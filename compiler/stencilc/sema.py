@@ -1,0 +1,611 @@
+"""Semantic analysis: AST -> checked AST.
+
+Expects: an ``ast.Stencil`` from the front end (syntactically valid, names unresolved).
+Guarantees: either a ``CompileError`` with every user mistake found (each pinned to the
+source with a caret), or a ``Checked`` stencil in which
+
+* there is exactly one ``grid`` (2d or 3d, f32 or f64) and at least one state field;
+* every name is declared once, is not reserved, and resolves to what its use needs
+  (fields are read, tables indexed inside sums, params and lets used as values);
+* every state field has exactly one update, no input is updated, ``.prev`` is used only
+  on two-level fields, boundaries name state fields and are dirichlet or neumann;
+* every offset and table index is a compile-time integer for every value of the sum
+  indices in scope, offsets have one component per grid dimension, table indices are in
+  range, tables have the declared shape, ``^`` has an integer-literal exponent;
+* lets are defined before use; coordinates ``x y z nx ny nz`` appear only in inits,
+  which read no field and no let.
+
+Unrolling, constant folding of tables and the derived facts happen in ``lower``; the
+integer evaluation both use is ``eval_int`` here.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+
+from . import ast
+from .diagnostics import CompileError, Diagnostic, Loc, Reporter, SourceFile
+from .ir import FUNCTIONS
+
+COORDS = {"x": 0, "y": 1, "z": 2}
+EXTENTS = {"nx": 0, "ny": 1, "nz": 2}
+BOUNDARY_KINDS = ("dirichlet", "neumann")
+RESERVED = set(COORDS) | set(EXTENTS) | set(FUNCTIONS)
+MAX_SUM_TERMS = 100_000
+
+
+@dataclass
+class FieldInfo:
+    name: str
+    kind: str  # "state" | "input"
+    levels: int
+    decl: ast.StateDecl | ast.InputDecl
+    boundary: str | None = None
+    boundary_decl: ast.BoundaryDecl | None = None
+    update: ast.UpdateDecl | None = None
+    init: ast.InitDecl | None = None
+    init_prev: ast.InitDecl | None = None
+
+
+@dataclass
+class TableInfo:
+    name: str
+    dims: tuple[int, ...]
+    values: list[float]  # row-major
+    decl: ast.TableDecl
+
+
+@dataclass
+class Checked:
+    """The checked AST: the tree plus everything resolved about it."""
+
+    source: SourceFile
+    tree: ast.Stencil
+    name: str
+    ndim: int
+    dtype: str
+    params: dict[str, float]
+    fields: dict[str, FieldInfo]  # declaration order
+    tables: dict[str, TableInfo]
+    lets: list[ast.LetDecl]  # declaration order
+    warnings: list[Diagnostic] = field(default_factory=list)
+
+
+# ---------------------------------------------------------------- constant evaluation
+
+
+class NotConstant(Exception):
+    def __init__(self, message: str, loc: Loc):
+        super().__init__(message)
+        self.message = message
+        self.loc = loc
+
+
+def eval_int(e: ast.Expr, env: dict[str, int]) -> int:
+    """Evaluate an offset or table index: integer literals and sum indices with + - *."""
+    if isinstance(e, ast.Num):
+        if not e.is_int:
+            raise NotConstant(f"'{e.text}' is not an integer", e.loc)
+        return int(e.text)
+    if isinstance(e, ast.Name):
+        if e.id in env:
+            return env[e.id]
+        raise NotConstant(f"'{e.id}' is not a compile-time integer (only integer literals and sum indices are)", e.loc)
+    if isinstance(e, ast.Unary):
+        v = eval_int(e.operand, env)
+        return -v if e.op == "-" else v
+    if isinstance(e, ast.Binary) and e.op in "+-*":
+        a, b = eval_int(e.lhs, env), eval_int(e.rhs, env)
+        return a + b if e.op == "+" else a - b if e.op == "-" else a * b
+    loc = e.loc
+    raise NotConstant("must be a compile-time integer (integer literals and sum indices with + - *)", loc)
+
+
+def eval_const(e: ast.Expr) -> float:
+    """Evaluate a param default or table entry: numbers with + - * / and unary minus."""
+    if isinstance(e, ast.Num):
+        return float(e.value)
+    if isinstance(e, ast.Unary):
+        v = eval_const(e.operand)
+        return -v if e.op == "-" else v
+    if isinstance(e, ast.Binary) and e.op in "+-*/":
+        a, b = eval_const(e.lhs), eval_const(e.rhs)
+        if e.op == "/":
+            if b == 0:
+                raise NotConstant("division by zero in a constant", e.loc)
+            return a / b
+        return a + b if e.op == "+" else a - b if e.op == "-" else a * b
+    raise NotConstant("must be a constant number (numbers with + - * /)", e.loc)
+
+
+def exponent_of(e: ast.Expr) -> int | None:
+    """The integer exponent of ``^``: an integer literal, optionally negated."""
+    if isinstance(e, ast.Num) and e.is_int:
+        return int(e.text)
+    if isinstance(e, ast.Unary) and isinstance(e.operand, ast.Num) and e.operand.is_int:
+        return -int(e.operand.text) if e.op == "-" else int(e.operand.text)
+    return None
+
+
+def sum_envs(ranges: list[ast.SumRange]) -> list[dict[str, int]]:
+    """Every assignment of the given sum indices (outermost first)."""
+    if not ranges:
+        return [{}]
+    names = [r.var for r in ranges]
+    return [dict(zip(names, vals)) for vals in itertools.product(*(range(r.lo, r.hi + 1) for r in ranges))]
+
+
+# ---------------------------------------------------------------- the checker
+
+
+class _Checker:
+    def __init__(self, tree: ast.Stencil, source: SourceFile):
+        self.tree = tree
+        self.rep = Reporter(source)
+        self.source = source
+        self.ndim = 3
+        self.dtype = "f64"
+        self.params: dict[str, float] = {}
+        self.fields: dict[str, FieldInfo] = {}
+        self.tables: dict[str, TableInfo] = {}
+        self.lets: dict[str, ast.LetDecl] = {}
+        self.let_order: list[ast.LetDecl] = []
+        self.decl_of: dict[str, tuple[str, Loc]] = {}  # name -> (kind, loc)
+        self.all_sum_vars: set[str] = set()
+        self.used: set[str] = set()
+        self.prev_read: set[str] = set()
+        self.defined_lets: set[str] = set()
+
+    # -- entry
+    def run(self) -> Checked:
+        decls = self.tree.decls
+        self._collect_sum_vars(decls)
+        self._grid(decls)
+        self._declarations(decls)
+        self.rep.check()  # names must be sound before expressions are checked
+        self._statements(decls)
+        self._completeness()
+        self.rep.check()
+        self._warnings()
+        return Checked(
+            source=self.source, tree=self.tree, name=self.tree.name, ndim=self.ndim, dtype=self.dtype,
+            params=self.params, fields=self.fields, tables=self.tables, lets=self.let_order,
+            warnings=self.rep.warnings,
+        )
+
+    # -- pass 1: grid and declarations
+    def _grid(self, decls) -> None:
+        grids = [d for d in decls if isinstance(d, ast.GridDecl)]
+        if not grids:
+            self.rep.error(f"stencil '{self.tree.name}' has no grid declaration (add e.g. 'grid 3d f64;')", self.tree.loc)
+            return
+        for extra in grids[1:]:
+            self.rep.error("the grid is declared twice", extra.loc, [("first declared here", grids[0].loc)])
+        g = grids[0]
+        if g.ndim not in (2, 3):
+            self.rep.error(f"a grid is 2d or 3d, not {g.ndim}d", g.ndim_loc)
+        else:
+            self.ndim = g.ndim
+        if g.dtype not in ("f32", "f64"):
+            self.rep.error(f"unknown element type '{g.dtype}'; expected f32 or f64", g.dtype_loc)
+        else:
+            self.dtype = g.dtype
+
+    def _declare(self, name: str, kind: str, loc: Loc) -> bool:
+        if name in RESERVED:
+            what = "a math function" if name in FUNCTIONS else "a built-in coordinate or grid size"
+            self.rep.error(f"'{name}' is {what} and cannot be declared as a {kind}", loc)
+            return False
+        if name in self.decl_of:
+            pkind, ploc = self.decl_of[name]
+            self.rep.error(f"'{name}' is already declared (as a {pkind})", loc, [("previous declaration is here", ploc)])
+            return False
+        if name in self.all_sum_vars:
+            self.rep.error(f"'{name}' is also used as a sum index; choose another name", loc)
+            return False
+        self.decl_of[name] = (kind, loc)
+        return True
+
+    def _declarations(self, decls) -> None:
+        for d in decls:
+            if isinstance(d, ast.ParamDecl):
+                if self._declare(d.name, "param", d.loc):
+                    try:
+                        self.params[d.name] = eval_const(d.value)
+                    except NotConstant as e:
+                        self.rep.error(f"the default of param '{d.name}' {e.message}", e.loc)
+                        self.params[d.name] = 0.0
+            elif isinstance(d, ast.StateDecl):
+                levels = 1 if d.levels is None else d.levels
+                if levels not in (1, 2):
+                    self.rep.error(f"a state field has 1 or 2 time levels, not {levels}", d.levels_loc or d.loc)
+                    levels = 1
+                if self._declare(d.name, "state field", d.loc):
+                    self.fields[d.name] = FieldInfo(d.name, "state", levels, d)
+            elif isinstance(d, ast.InputDecl):
+                if self._declare(d.name, "input field", d.loc):
+                    self.fields[d.name] = FieldInfo(d.name, "input", 1, d)
+            elif isinstance(d, ast.TableDecl):
+                if self._declare(d.name, "table", d.loc):
+                    self._table(d)
+            elif isinstance(d, ast.LetDecl):
+                if self._declare(d.name, "let", d.loc):
+                    self.lets[d.name] = d
+                    self.let_order.append(d)
+
+    def _table(self, d: ast.TableDecl) -> None:
+        for n, loc in zip(d.dims, d.dims_locs):
+            if n < 1:
+                self.rep.error(f"table dimension must be at least 1, not {n}", loc)
+                return
+        values: list[float] = []
+
+        def walk(item, depth: int) -> bool:
+            if depth == len(d.dims):
+                if isinstance(item, ast.TableInit):
+                    self.rep.error(f"table '{d.name}' has {len(d.dims)} dimension(s), but this list is nested deeper",
+                                   item.loc)
+                    return False
+                try:
+                    values.append(eval_const(item))
+                except NotConstant as e:
+                    self.rep.error(f"a table entry {e.message}", e.loc)
+                    return False
+                return True
+            if not isinstance(item, ast.TableInit):
+                self.rep.error(f"table '{d.name}' is declared {_shape(d.dims)}: expected a {{...}} list of "
+                               f"{d.dims[depth]} here", item.loc)
+                return False
+            if len(item.items) != d.dims[depth]:
+                self.rep.error(f"table '{d.name}' is declared {_shape(d.dims)}: this list has {len(item.items)} "
+                               f"entries, expected {d.dims[depth]}", item.loc)
+                return False
+            return all(walk(x, depth + 1) for x in item.items)
+
+        if walk(d.init, 0):
+            self.tables[d.name] = TableInfo(d.name, d.dims, values, d)
+
+    def _collect_sum_vars(self, decls) -> None:
+        def visit(e):
+            if isinstance(e, ast.Sum):
+                for r in e.ranges:
+                    self.all_sum_vars.add(r.var)
+                visit(e.body)
+            elif isinstance(e, ast.Unary):
+                visit(e.operand)
+            elif isinstance(e, ast.Binary):
+                visit(e.lhs)
+                visit(e.rhs)
+            elif isinstance(e, ast.Call):
+                for a in e.args:
+                    visit(a)
+            elif isinstance(e, ast.Ref):
+                for group in e.subscripts:
+                    for s in group:
+                        visit(s)
+
+        for d in decls:
+            v = getattr(d, "value", None)
+            if v is not None:
+                visit(v)
+
+    # -- pass 2: statements and expressions
+    def _statements(self, decls) -> None:
+        whole_grid_boundary: ast.BoundaryDecl | None = None
+        for d in decls:
+            if isinstance(d, ast.LetDecl):
+                if self.lets.get(d.name) is d:
+                    self._expr(d.value, ctx="let", scope=[])
+                    self.defined_lets.add(d.name)
+            elif isinstance(d, ast.UpdateDecl):
+                self._update(d)
+            elif isinstance(d, ast.InitDecl):
+                self._init(d)
+            elif isinstance(d, ast.BoundaryDecl):
+                if d.kind not in BOUNDARY_KINDS:
+                    self.rep.error(f"unknown boundary condition '{d.kind}'; expected dirichlet or neumann", d.kind_loc)
+                    continue
+                if d.field is None:
+                    if whole_grid_boundary is not None:
+                        self.rep.error("the whole-grid boundary is given twice", d.loc,
+                                       [("first given here", whole_grid_boundary.loc)])
+                    whole_grid_boundary = d
+                    continue
+                f = self.fields.get(d.field)
+                if f is None:
+                    self.rep.error(f"boundary names unknown field '{d.field}'{self._suggest(d.field, 'field')}",
+                                   d.field_loc or d.loc)
+                elif f.kind != "state":
+                    self.rep.error(f"boundary applies to state fields; '{d.field}' is an input (it is never written)",
+                                   d.field_loc or d.loc)
+                elif f.boundary_decl is not None:
+                    self.rep.error(f"the boundary of '{d.field}' is given twice", d.loc,
+                                   [("first given here", f.boundary_decl.loc)])
+                else:
+                    f.boundary = d.kind
+                    f.boundary_decl = d
+        default = whole_grid_boundary.kind if whole_grid_boundary else "dirichlet"
+        for f in self.fields.values():
+            if f.kind == "state" and f.boundary is None:
+                f.boundary = default
+
+    def _update(self, d: ast.UpdateDecl) -> None:
+        f = self.fields.get(d.name)
+        if f is None:
+            kind = self.decl_of.get(d.name, (None,))[0]
+            if kind:
+                self.rep.error(f"only state fields are updated; '{d.name}' is a {kind}", d.loc)
+            else:
+                self.rep.error(f"update of unknown field '{d.name}'{self._suggest(d.name, 'field')}", d.loc)
+            return
+        if f.kind == "input":
+            self.rep.error(f"'{d.name}' is an input field and cannot be updated (declare it 'state {d.name};')", d.loc,
+                           [("declared as an input here", f.decl.loc)])
+            return
+        if f.update is not None:
+            self.rep.error(f"state field '{d.name}' is updated twice", d.loc, [("first update is here", f.update.loc)])
+            return
+        f.update = d
+        self._expr(d.value, ctx="update", scope=[])
+
+    def _init(self, d: ast.InitDecl) -> None:
+        f = self.fields.get(d.name)
+        if f is None:
+            kind = self.decl_of.get(d.name, (None,))[0]
+            if kind:
+                self.rep.error(f"init gives a field its initial values; '{d.name}' is a {kind}", d.loc)
+            else:
+                self.rep.error(f"init of unknown field '{d.name}'{self._suggest(d.name, 'field')}", d.loc)
+            return
+        if d.prev:
+            if f.levels != 2:
+                self.rep.error(f"'{d.name}' has one time level, so it has no '.prev' to initialise", d.loc,
+                               [(f"declare it 'state {d.name} levels 2;' to keep a previous level", f.decl.loc)])
+                return
+            if f.init_prev is not None:
+                self.rep.error(f"'{d.name}.prev' is initialised twice", d.loc, [("first init is here", f.init_prev.loc)])
+                return
+            f.init_prev = d
+        else:
+            if f.init is not None:
+                self.rep.error(f"'{d.name}' is initialised twice", d.loc, [("first init is here", f.init.loc)])
+                return
+            f.init = d
+        self._expr(d.value, ctx="init", scope=[])
+
+    def _completeness(self) -> None:
+        states = [f for f in self.fields.values() if f.kind == "state"]
+        if not states:
+            self.rep.error(f"stencil '{self.tree.name}' has no state field, so there is nothing to advance "
+                           "(declare one with 'state NAME;')", self.tree.loc)
+        for f in states:
+            if f.update is None:
+                self.rep.error(f"state field '{f.name}' has no update (add \"{f.name}' = ...;\")", f.decl.loc)
+
+    def _warnings(self) -> None:
+        for f in self.fields.values():
+            if f.levels == 2 and f.name not in self.prev_read:
+                self.rep.warning(f"'{f.name}' keeps two time levels but '{f.name}.prev' is never read", f.decl.loc)
+            if f.kind == "input" and f.name not in self.used:
+                self.rep.warning(f"input field '{f.name}' is never read", f.decl.loc)
+        for name, value in self.params.items():
+            if name not in self.used:
+                self.rep.warning(f"param '{name}' is never used", self.decl_of[name][1])
+        for t in self.tables.values():
+            if t.name not in self.used:
+                self.rep.warning(f"table '{t.name}' is never used", t.decl.loc)
+        for x in self.let_order:
+            if x.name not in self.used:
+                self.rep.warning(f"let '{x.name}' is never used", x.loc)
+
+    # -- expressions
+    def _expr(self, e: ast.Expr, ctx: str, scope: list[ast.SumRange]) -> None:
+        """Check ``e`` in context ``ctx`` ("update" | "let" | "init") with sum indices ``scope``."""
+        if isinstance(e, ast.Num):
+            return
+        if isinstance(e, ast.Name):
+            self._name(e, ctx, scope)
+        elif isinstance(e, ast.Ref):
+            self._ref(e, ctx, scope)
+        elif isinstance(e, ast.Unary):
+            self._expr(e.operand, ctx, scope)
+        elif isinstance(e, ast.Binary):
+            self._expr(e.lhs, ctx, scope)
+            if e.op == "^":
+                if exponent_of(e.rhs) is None:
+                    self.rep.error("the exponent of '^' must be an integer literal (use pow(a, b) otherwise)",
+                                   _loc(e.rhs))
+            else:
+                self._expr(e.rhs, ctx, scope)
+        elif isinstance(e, ast.Call):
+            arity = FUNCTIONS.get(e.func)
+            if arity is None:
+                known = ", ".join(sorted(FUNCTIONS))
+                self.rep.error(f"unknown function '{e.func}' (known: {known})", e.loc)
+            elif arity != len(e.args):
+                self.rep.error(f"'{e.func}' takes {arity} argument{'s' if arity > 1 else ''}, not {len(e.args)}", e.loc)
+            for a in e.args:
+                self._expr(a, ctx, scope)
+        elif isinstance(e, ast.Sum):
+            self._sum(e, ctx, scope)
+
+    def _sum(self, e: ast.Sum, ctx: str, scope: list[ast.SumRange]) -> None:
+        seen = {r.var: r for r in scope}
+        terms = 1
+        for r in e.ranges:
+            if r.var in seen:
+                self.rep.error(f"sum index '{r.var}' is already in use by an enclosing or the same sum", r.loc,
+                               [("first bound here", seen[r.var].loc)])
+                return
+            if r.var in self.decl_of or r.var in RESERVED:
+                self.rep.error(f"sum index '{r.var}' hides a declared or built-in name", r.loc)
+                return
+            if r.lo > r.hi:
+                self.rep.error(f"empty sum range {r.lo}..{r.hi} (ranges are inclusive and ascending)", r.loc)
+                return
+            seen[r.var] = r
+            terms *= r.hi - r.lo + 1
+        for r in scope:
+            terms *= r.hi - r.lo + 1
+        if terms > MAX_SUM_TERMS:
+            self.rep.error(f"this sum unrolls to {terms} terms; the limit is {MAX_SUM_TERMS}", e.loc)
+            return
+        self._expr(e.body, ctx, scope + list(e.ranges))
+
+    def _name(self, e: ast.Name, ctx: str, scope: list[ast.SumRange]) -> None:
+        n = e.id
+        if any(r.var == n for r in scope):
+            return
+        if n in COORDS or n in EXTENTS:
+            if ctx != "init":
+                self.rep.error(f"'{n}' (a grid coordinate or size) may be used only in init expressions; "
+                               "give position-dependent coefficients as an input field", e.loc)
+            elif (COORDS.get(n, EXTENTS.get(n))) >= self.ndim:
+                self.rep.error(f"'{n}' does not exist in a {self.ndim}d grid", e.loc)
+            return
+        if n in self.params:
+            self.used.add(n)
+            return
+        if n in self.fields:
+            self._field_access(e, self.fields[n], False, None, ctx, scope)
+            return
+        if n in self.lets:
+            self.used.add(n)
+            if ctx == "init":
+                self.rep.error(f"'{n}' is a let; init expressions may use params, coordinates and sizes, "
+                               "not lets or fields", e.loc)
+            elif n not in self.defined_lets:
+                self.rep.error(f"let '{n}' is used before its definition", e.loc,
+                               [("defined here", self.lets[n].loc)])
+            return
+        if n in self.tables:
+            self.rep.error(f"table '{n}' must be indexed, e.g. {n}{'[i]' * len(self.tables[n].dims)}", e.loc)
+            return
+        if n in self.all_sum_vars:
+            self.rep.error(f"sum index '{n}' is used outside its sum", e.loc)
+            return
+        if n in FUNCTIONS:
+            self.rep.error(f"'{n}' is a function; call it as {n}(...)", e.loc)
+            return
+        if n in self.decl_of:  # a declaration that failed its own checks
+            return
+        self.rep.error(f"unknown name '{n}'{self._suggest(n, 'any')}", e.loc)
+
+    def _ref(self, e: ast.Ref, ctx: str, scope: list[ast.SumRange]) -> None:
+        n = e.id
+        if n in self.fields:
+            f = self.fields[n]
+            if len(e.subscripts) > 1:
+                self.rep.error(f"field '{n}' takes one offset list, e.g. {n}[{','.join(['0'] * self.ndim)}]", e.loc)
+                return
+            self._field_access(e, f, e.prev, e.subscripts[0] if e.subscripts else None, ctx, scope)
+            return
+        if e.prev:
+            what = self.decl_of.get(n, ("",))[0]
+            if what:
+                self.rep.error(f"'.prev' applies to two-level state fields; '{n}' is a {what}", e.loc)
+            else:
+                self.rep.error(f"unknown field '{n}'{self._suggest(n, 'field')}", e.loc)
+            return
+        if n in self.tables:
+            self._table_ref(e, self.tables[n], scope)
+            return
+        if n in self.params or n in self.lets:
+            self.rep.error(f"'{n}' is a {self.decl_of[n][0]}, not a field or table, and cannot be indexed", e.loc)
+            return
+        if n in self.all_sum_vars or n in COORDS or n in EXTENTS:
+            self.rep.error(f"'{n}' cannot be indexed", e.loc)
+            return
+        if n in self.decl_of:
+            return
+        self.rep.error(f"unknown field or table '{n}'{self._suggest(n, 'any')}", e.loc)
+
+    def _field_access(self, e, f: FieldInfo, prev: bool, offsets, ctx: str, scope) -> None:
+        self.used.add(f.name)
+        if ctx == "init":
+            self.rep.error(f"init expressions cannot read fields ('{f.name}'); use params, coordinates and sizes",
+                           e.loc)
+            return
+        if prev:
+            self.prev_read.add(f.name)
+            if f.levels != 2:
+                self.rep.error(f"'{f.name}' has one time level, so '{f.name}.prev' does not exist", e.loc,
+                               [(f"declare it 'state {f.name} levels 2;' to keep a previous level", f.decl.loc)])
+                return
+        if offsets is None:
+            return
+        if len(offsets) != self.ndim:
+            self.rep.error(f"'{f.name}' is indexed with {len(offsets)} offset{'s' if len(offsets) != 1 else ''}, "
+                           f"but the grid is {self.ndim}d", e.loc)
+            return
+        for o in offsets:
+            self._check_int(o, scope, "an offset")
+
+    def _table_ref(self, e: ast.Ref, t: TableInfo, scope) -> None:
+        self.used.add(t.name)
+        idx = [group for group in e.subscripts]
+        if any(len(g) != 1 for g in idx) or len(idx) != len(t.dims):
+            self.rep.error(f"table '{t.name}' is {_shape(t.dims)} and is indexed as {t.name}"
+                           f"{''.join('[i]' for _ in t.dims)}", e.loc)
+            return
+        for g, size in zip(idx, t.dims):
+            ix = g[0]
+            if not self._check_int(ix, scope, "a table index"):
+                continue
+            for env in sum_envs(scope):
+                v = eval_int(ix, env)
+                if not 0 <= v < size:
+                    where = ", ".join(f"{k} = {val}" for k, val in env.items())
+                    self.rep.error(f"index {v} is out of range for table '{t.name}' (size {size} in this dimension)"
+                                   + (f" when {where}" if where else ""), _loc(ix))
+                    break
+
+    def _check_int(self, e: ast.Expr, scope, what: str) -> bool:
+        env = {r.var: r.lo for r in scope}
+        for n in _names(e):
+            if n.id in self.all_sum_vars and n.id not in env:
+                self.rep.error(f"sum index '{n.id}' is used outside its sum", n.loc)
+                return False
+        try:
+            eval_int(e, env)
+        except NotConstant as err:
+            self.rep.error(f"{what} must be a compile-time integer: {err.message}", err.loc)
+            return False
+        return True
+
+    def _suggest(self, name: str, kind: str) -> str:
+        import difflib
+
+        pool = list(self.fields) if kind == "field" else list(self.decl_of) + list(COORDS) + list(EXTENTS)
+        close = difflib.get_close_matches(name, pool, n=1, cutoff=0.6)
+        return f"; did you mean '{close[0]}'?" if close else ""
+
+
+def _shape(dims: tuple[int, ...]) -> str:
+    return "".join(f"[{d}]" for d in dims)
+
+
+def _names(e: ast.Expr):
+    if isinstance(e, ast.Name):
+        yield e
+    elif isinstance(e, ast.Unary):
+        yield from _names(e.operand)
+    elif isinstance(e, ast.Binary):
+        yield from _names(e.lhs)
+        yield from _names(e.rhs)
+
+
+def _loc(e) -> Loc:
+    """The best caret position for an expression: its leftmost token."""
+    while isinstance(e, ast.Binary):
+        e = e.lhs
+    return e.loc
+
+
+def check(tree: ast.Stencil, source: SourceFile) -> Checked:
+    """Run every semantic check; raise ``CompileError`` with all errors found."""
+    try:
+        return _Checker(tree, source).run()
+    except CompileError:
+        raise

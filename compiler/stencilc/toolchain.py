@@ -1,0 +1,125 @@
+"""Building programs: generated C + the stencilc runtime -> an executable.
+
+Expects: the files from ``codegen.generate``.  Guarantees: the executable appears under
+its final name only once it is completely linked (built under a temporary name, then
+renamed).  The runtime (``runtime/src/*.c``) is compiled once per compiler, flags and
+source version into a static library cached under ``$STENCILC_CACHE_DIR`` (default
+``$XDG_CACHE_HOME/stencilc`` or ``~/.cache/stencilc``); the cache entry is also created
+atomically, so concurrent builds are safe.
+
+A missing C compiler is the user's environment (``ToolchainError``, exit 1); a
+generated file that fails to compile is a bug in stencilc (``InternalError``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shlex
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+from . import __version__, ir
+from .codegen import DEFAULT_CFLAGS, LIBS
+from .diagnostics import InternalError
+from .resources import runtime_dir
+
+
+
+class ToolchainError(Exception):
+    """The machine lacks something needed to build (no C compiler, unwritable output)."""
+
+
+def _cc(cc: str | None) -> list[str]:
+    cmd = shlex.split(cc or os.environ.get("CC") or "cc")
+    if not cmd or shutil.which(cmd[0]) is None:
+        raise ToolchainError(f"C compiler '{cmd[0] if cmd else cc}' not found; install gcc (apt-get install gcc) "
+                             "or pass --cc")
+    return cmd
+
+
+def _cflags(extra: str | None) -> list[str]:
+    flags = shlex.split(DEFAULT_CFLAGS)
+    extra = extra if extra is not None else os.environ.get("STENCILC_CFLAGS", "")
+    return flags + shlex.split(extra)
+
+
+def _run(cmd: list[str], what: str, cwd: Path | None = None) -> None:
+    try:
+        r = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
+    except OSError as e:
+        raise ToolchainError(f"cannot run {cmd[0]}: {e}") from e
+    if r.returncode != 0:
+        raise InternalError(f"{what} failed to compile:\n$ {shlex.join(cmd)}\n{r.stdout}{r.stderr}")
+
+
+def cache_dir() -> Path:
+    env = os.environ.get("STENCILC_CACHE_DIR")
+    if env:
+        return Path(env)
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return Path(xdg) / "stencilc" if xdg else Path.home() / ".cache" / "stencilc"
+
+
+def runtime_sources() -> list[Path]:
+    return sorted((runtime_dir() / "src").glob("*.c"))
+
+
+def runtime_library(cc: list[str], cflags: list[str]) -> Path:
+    """The runtime as a static library for this compiler and these flags (built once)."""
+    rt = runtime_dir()
+    h = hashlib.sha256()
+    h.update(__version__.encode())
+    h.update(shlex.join(cc + cflags).encode())
+    for p in sorted((rt / "src").glob("*")) + sorted((rt / "include").glob("*")):
+        h.update(p.name.encode())
+        h.update(p.read_bytes())
+    lib = cache_dir() / f"runtime-{h.hexdigest()[:16]}" / "libstnrt.a"
+    if lib.exists():
+        return lib
+    lib.parent.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=lib.parent.parent) as tmp:
+        objs = []
+        for src in runtime_sources():
+            obj = Path(tmp) / (src.stem + ".o")
+            _run(cc + cflags + ["-I", str(rt / "include"), "-c", str(src), "-o", str(obj)], f"runtime {src.name}")
+            objs.append(str(obj))
+        tmp_lib = Path(tmp) / "libstnrt.a"
+        _run(["ar", "rcs", str(tmp_lib)] + objs, "runtime library")
+        staged = Path(tmp) / "stage"
+        staged.mkdir()
+        shutil.move(str(tmp_lib), staged / "libstnrt.a")
+        try:
+            os.rename(staged, lib.parent)
+        except OSError:
+            if not lib.exists():  # not a concurrent build that won the race
+                raise
+    return lib
+
+
+def build(program: ir.Program, files: dict[str, str], exe: Path, cc: str | None = None,
+          cflags: str | None = None) -> Path:
+    ccmd = _cc(cc)
+    flags = _cflags(cflags)
+    lib = runtime_library(ccmd, flags)
+    exe = Path(exe)
+    if exe.is_dir():
+        raise ToolchainError(f"output '{exe}' is a directory")
+    out_dir = exe.resolve().parent
+    if not out_dir.is_dir():
+        raise ToolchainError(f"output directory '{out_dir}' does not exist")
+    with tempfile.TemporaryDirectory(prefix=f"stencilc-{program.name}-") as tmp:
+        for name, text in files.items():
+            (Path(tmp) / name).write_text(text)
+        sources = [str(Path(tmp) / f"{program.name}.c"), str(Path(tmp) / f"{program.name}_main.c")]
+        tmp_exe = out_dir / f".{exe.name}.partial-{os.getpid()}"
+        try:
+            _run(ccmd + flags + ["-I", tmp, "-I", str(runtime_dir() / "include")] + sources
+                 + [str(lib), "-o", str(tmp_exe)] + LIBS, f"generated code for '{program.name}'")
+            os.replace(tmp_exe, exe)
+        finally:
+            if tmp_exe.exists():
+                tmp_exe.unlink()
+    return exe

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs everything stencilc needs to build, run and test, then makes .venv.
+# Idempotent and quiet when there is nothing to do; called by `make setup` (and so by
+# `make demo` and `make test`).  Debian/Ubuntu packages need root (or sudo).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+DEB_PKGS=(gcc make cmake ninja-build default-jre-headless llvm-15-tools libhwloc-dev hwloc libaio-dev
+          clang-format-15 python3-venv)
+missing=()
+for p in "${DEB_PKGS[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+    echo "setup: installing Debian packages: ${missing[*]}"
+    SUDO=""
+    if [ "$(id -u)" != 0 ]; then
+        command -v sudo >/dev/null || { echo "setup: need root or sudo to install ${missing[*]}" >&2; exit 1; }
+        SUDO=sudo
+    fi
+    export DEBIAN_FRONTEND=noninteractive
+    $SUDO apt-get update -qq
+    $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+PY=${PYTHON:-python3}
+if [ ! -x .venv/bin/python ]; then
+    echo "setup: creating .venv"
+    "$PY" -m venv .venv
+fi
+stamp=.venv/.stencilc-installed
+if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
+    echo "setup: installing stencilc and its test tools into .venv"
+    .venv/bin/python -m pip install -q --upgrade pip
+    .venv/bin/python -m pip install -q -e ".[test]"
+    touch "$stamp"
+fi

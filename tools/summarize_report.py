@@ -1,0 +1,36 @@
+"""Print the headline figures of a program's --report JSON (used by `make demo`)."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+
+def human(n: float, unit: str = "B") -> str:
+    for prefix in ("", "Ki", "Mi", "Gi", "Ti"):
+        if abs(n) < 1024 or prefix == "Ti":
+            return f"{n:.1f} {prefix}{unit}" if prefix else f"{n:.0f} {unit}"
+        n /= 1024
+    return f"{n} {unit}"
+
+
+def main(path: str) -> int:
+    with open(path) as f:
+        r = json.load(f)
+    size = "x".join(str(n) for n in r["size"])
+    print(f"{r.get('stencil', '?')}: mode {r['mode']}, grid {size}, {r['steps']} steps")
+    s = r["seconds"]
+    phases = ", ".join(f"{k} {s[k]:.3f}s" for k in ("read", "write", "copy", "compute", "wait") if k in s)
+    print(f"  time      {s['total']:.3f} s ({phases})")
+    print(f"  speed     {r['cells_per_second']:.3e} cells/s")
+    print(f"  io        read {human(r['bytes_read'])} (model {human(r['predicted_bytes_read'])}), "
+          f"written {human(r['bytes_written'])} (model {human(r['predicted_bytes_written'])})")
+    print(f"  memory    peak RSS {human(r['peak_rss_bytes'])}, budget {human(r['mem_budget_bytes'])}")
+    for w in r.get("warnings", []):
+        print(f"  warning   {w}")
+    print(f"  report    {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1]))
