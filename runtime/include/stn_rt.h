@@ -84,7 +84,8 @@ typedef void (*stn_step_fn)(const double *params, const stn_view *v, const void 
  * dirichlet: copy them from `cur` (the level the step read); neumann: mirror `next`'s
  * own interior across each boundary face, x then y then z (cur is not read).
  * Parallel inside. */
-typedef void (*stn_boundary_fn)(int field, const stn_view *v, const void *cur, void *next, const stn_box *box);
+typedef void (*stn_boundary_fn)(int field, const stn_view *v, const void *cur, void *next,
+                                const stn_box *box);
 
 typedef struct stn_program_desc {
     const char *name;             /* the stencil's name */
@@ -136,7 +137,7 @@ const char *stn_phase_name(int phase);
 /* ------------------------------------------------------------------ .npy files */
 
 typedef struct stn_npy_header {
-    char descr[16];   /* e.g. "<f8" */
+    char descr[16]; /* e.g. "<f8" */
     int fortran_order;
     int ndim;
     int64_t shape[8];
@@ -149,15 +150,18 @@ int stn_npy_read_header(const char *path, int fd, stn_npy_header *h);
 
 /* Check `h` against the expected element type and shape (C order), and the file size
  * against the data size; the message names the file, the expected and found values. */
-int stn_npy_check(const char *path, const stn_npy_header *h, const char *descr, int ndim, const int64_t *shape);
+int stn_npy_check(const char *path, const stn_npy_header *h, const char *descr, int ndim,
+                  const int64_t *shape);
 
 /* Read a whole C-order array of `nbytes` bytes into `dst` (opened read-only). */
-int stn_npy_load(const char *path, const char *descr, int ndim, const int64_t *shape, void *dst, stn_stats *st);
+int stn_npy_load(const char *path, const char *descr, int ndim, const int64_t *shape, void *dst,
+                 stn_stats *st);
 
 /* Writing is atomic: data goes to a temporary file beside `path`, which is renamed to
  * `path` by stn_npy_writer_commit only when complete; abort removes it. */
 typedef struct stn_npy_writer stn_npy_writer;
-int stn_npy_writer_open(const char *path, const char *descr, int ndim, const int64_t *shape, stn_npy_writer **w);
+int stn_npy_writer_open(const char *path, const char *descr, int ndim, const int64_t *shape,
+                        stn_npy_writer **w);
 int stn_npy_writer_write(stn_npy_writer *w, const void *data, size_t nbytes, stn_stats *st);
 int stn_npy_writer_commit(stn_npy_writer *w); /* fsync, rename, free */
 void stn_npy_writer_abort(stn_npy_writer *w); /* unlink the temporary, free */
@@ -173,7 +177,10 @@ void *stn_alloc(size_t n, size_t align);
 void stn_free(void *p);
 uint64_t stn_allocated_bytes(void);      /* live bytes from stn_alloc */
 uint64_t stn_peak_allocated_bytes(void); /* peak of the above */
-uint64_t stn_peak_rss_bytes(void);       /* getrusage ru_maxrss, in bytes */
+/* Peak resident set of the process, in bytes: VmHWM of /proc/self/status, which
+ * stn_program_main resets at the start of each run (clear_refs); getrusage's ru_maxrss
+ * where that is unavailable. */
+uint64_t stn_peak_rss_bytes(void);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,284 @@
+/* incore.c -- the in-core engine (--mode incore): the whole grid in DRAM, one kernel call per step.
+ *
+ * It is also the reference the out-of-core engine must match bit for bit, so it follows the
+ * descriptor's semantics literally:
+ *   - per state field levels + 1 buffers (cur/next ping-pong; prev/cur/next rotation for two
+ *     levels), per input field one buffer;
+ *   - initial values: --init file, else the stencil's init, else zero; a two-level field's
+ *     previous level from --init NAME.prev, else its init of level 1, else a copy of current;
+ *   - neumann fields are mirrored once before the first step (both levels if they differ);
+ *   - each step: step() on the interior, then boundary() of every state field on its new level,
+ *     then the rotation. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "stn_internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Large enough for transparent huge pages and O_DIRECT alike. */
+#define BUF_ALIGN 4096
+
+typedef struct field_bufs {
+    void *buf[3];
+    int nbuf;
+    int cur, next, prev; /* indices into buf; prev = -1 for one level */
+    /* dirichlet: this buffer's boundary cells already equal the initial ones, so boundary()
+     * would copy nothing new and can be skipped */
+    int bc_initial[3];
+} field_bufs;
+
+typedef struct engine {
+    stn_run *r;
+    const stn_program_desc *d;
+    field_bufs *f;
+    const void **src;
+    void **dst;
+    stn_box whole, interior;
+} engine;
+
+/* ------------------------------------------------------------------ parallel memory helpers */
+
+/* Thread t of T gets bytes [n*t/T, n*(t+1)/T): the same static split the kernels' outer
+ * loops use, so pages are first touched by (roughly) the thread that computes on them. */
+static void par_zero(void *p, size_t n) {
+    STN_OMP_PARALLEL {
+        size_t t = (size_t)stn_omp_thread_num(), nt = (size_t)stn_omp_num_threads(), chunk = n / nt;
+        size_t lo = chunk * t, hi = t + 1 == nt ? n : lo + chunk;
+        memset((char *)p + lo, 0, hi - lo);
+    }
+}
+
+static void par_copy(void *dst, const void *src, size_t n, stn_stats *st) {
+    double t0 = stn_now();
+    STN_OMP_PARALLEL {
+        size_t t = (size_t)stn_omp_thread_num(), nt = (size_t)stn_omp_num_threads(), chunk = n / nt;
+        size_t lo = chunk * t, hi = t + 1 == nt ? n : lo + chunk;
+        memcpy((char *)dst + lo, (const char *)src + lo, hi - lo);
+    }
+    stn_stats_add_time(st, STN_PHASE_COPY, t0);
+}
+
+/* ------------------------------------------------------------------ setup */
+
+static int alloc_buffers(engine *e) {
+    const stn_program_desc *d = e->d;
+    size_t bytes = (size_t)e->r->grid_bytes;
+    double t0 = stn_now();
+    for (int i = 0; i < d->nfields; i++) {
+        const stn_field_desc *fd = &d->fields[i];
+        field_bufs *fb = &e->f[i];
+        fb->nbuf = fd->kind == STN_FIELD_STATE ? fd->levels + 1 : 1;
+        fb->cur = 0;
+        fb->next = fb->nbuf > 1 ? 1 : -1;
+        fb->prev = fb->nbuf > 2 ? 2 : -1;
+        for (int b = 0; b < fb->nbuf; b++) {
+            fb->buf[b] = stn_alloc(bytes, BUF_ALIGN);
+            if (!fb->buf[b])
+                return stn_error(-ENOMEM,
+                                 "in-core run: cannot allocate level %d of field '%s' (%d of %d buffers of "
+                                 "%zu bytes): %s",
+                                 b, fd->name, b + 1, fb->nbuf, bytes, stn_errmsg());
+            par_zero(fb->buf[b], bytes); /* first touch, and the zero of fields without init */
+        }
+    }
+    stn_stats_add_time(&e->r->st, STN_PHASE_INIT, t0);
+    return 0;
+}
+
+/* One level of one field: the --init file, else the stencil's init, else (already) zero.
+ * Returns 1 in *given when the level got values of its own. */
+static int fill_level(engine *e, int f, int level, void *data, int *given) {
+    stn_run *r = e->r;
+    const stn_field_desc *fd = &e->d->fields[f];
+    const char *path = r->o->init_path[2 * f + level];
+    int has_init = level == 0 ? fd->has_init : fd->has_prev_init;
+    *given = path != NULL || has_init;
+    if (path) {
+        int64_t shape[3] = {r->o->size[2], r->o->size[1], r->o->size[0]};
+        const int64_t *sh = e->d->ndim == 3 ? shape : shape + 1;
+        int rc = stn_npy_load(path, e->d->npy_descr, e->d->ndim, sh, data, &r->st);
+        if (rc)
+            return stn_error(rc, "--init %s%s=%s: %s", fd->name, level ? ".prev" : "", path, stn_errmsg());
+    } else if (has_init) {
+        double t0 = stn_now();
+        e->d->init(f, level, data, &r->view, r->o->params, &e->whole);
+        stn_stats_add_time(&r->st, STN_PHASE_INIT, t0);
+    }
+    return 0;
+}
+
+static void mirror(engine *e, int f, void *data) {
+    double t0 = stn_now();
+    e->d->boundary(f, &e->r->view, data, data, &e->whole);
+    stn_stats_add_time(&e->r->st, STN_PHASE_COMPUTE, t0);
+}
+
+static int initial_values(engine *e) {
+    const stn_program_desc *d = e->d;
+    size_t bytes = (size_t)e->r->grid_bytes;
+    for (int i = 0; i < d->nfields; i++) {
+        field_bufs *fb = &e->f[i];
+        int neumann = d->fields[i].kind == STN_FIELD_STATE && d->fields[i].boundary == STN_BC_NEUMANN;
+        int given, prev_given = 0;
+        int rc = fill_level(e, i, 0, fb->buf[fb->cur], &given);
+        if (rc == 0 && fb->prev >= 0)
+            rc = fill_level(e, i, 1, fb->buf[fb->prev], &prev_given);
+        if (rc)
+            return rc;
+        if (neumann)
+            mirror(e, i, fb->buf[fb->cur]);
+        if (neumann && prev_given)
+            mirror(e, i, fb->buf[fb->prev]);
+        if (fb->prev >= 0 && !prev_given)
+            par_copy(fb->buf[fb->prev], fb->buf[fb->cur], bytes, &e->r->st);
+        if (fb->next >= 0)
+            par_copy(fb->buf[fb->next], fb->buf[fb->cur], bytes, &e->r->st);
+        fb->bc_initial[fb->cur] = 1;
+        if (fb->next >= 0)
+            fb->bc_initial[fb->next] = 1;
+        if (fb->prev >= 0)
+            fb->bc_initial[fb->prev] = !prev_given;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ the time loop */
+
+static void bind_slots(engine *e) {
+    for (int i = 0; i < e->d->nfields; i++) {
+        const stn_field_desc *fd = &e->d->fields[i];
+        field_bufs *fb = &e->f[i];
+        if (fd->src_slot >= 0)
+            e->src[fd->src_slot] = fb->buf[fb->cur];
+        if (fd->prev_slot >= 0 && fb->prev >= 0)
+            e->src[fd->prev_slot] = fb->buf[fb->prev];
+        if (fd->dst_slot >= 0 && fb->next >= 0)
+            e->dst[fd->dst_slot] = fb->buf[fb->next];
+    }
+}
+
+static void boundaries(engine *e) {
+    for (int i = 0; i < e->d->nfields; i++) {
+        const stn_field_desc *fd = &e->d->fields[i];
+        field_bufs *fb = &e->f[i];
+        if (fd->kind != STN_FIELD_STATE)
+            continue;
+        if (fd->boundary == STN_BC_DIRICHLET && fb->bc_initial[fb->next])
+            continue;
+        e->d->boundary(i, &e->r->view, fb->buf[fb->cur], fb->buf[fb->next], &e->whole);
+        /* dirichlet copied cur's boundary, which is the initial one (cur's always is) */
+        fb->bc_initial[fb->next] = fd->boundary == STN_BC_DIRICHLET && fb->bc_initial[fb->cur];
+    }
+}
+
+static void rotate(engine *e) {
+    for (int i = 0; i < e->d->nfields; i++) {
+        field_bufs *fb = &e->f[i];
+        if (fb->nbuf == 2) { /* cur <-> next */
+            int t = fb->cur;
+            fb->cur = fb->next;
+            fb->next = t;
+        } else if (fb->nbuf == 3) { /* prev <- cur <- next <- prev */
+            int t = fb->prev;
+            fb->prev = fb->cur;
+            fb->cur = fb->next;
+            fb->next = t;
+        }
+    }
+}
+
+static void time_loop(engine *e) {
+    stn_run *r = e->r;
+    stn_progress prog;
+    stn_progress_start(&prog, e->d->name, r->o->steps, (double)stn_grid_cells(r->o), r->o->quiet);
+    double t0 = stn_now();
+    for (int64_t t = 0; t < r->o->steps; t++) {
+        bind_slots(e);
+        e->d->step(r->o->params, &r->view, e->src, e->dst, &e->interior, 0, 0);
+        boundaries(e);
+        rotate(e);
+        stn_progress_step(&prog, t + 1);
+    }
+    r->loop_seconds = stn_now() - t0;
+    r->st.seconds[STN_PHASE_COMPUTE] += r->loop_seconds;
+    stn_progress_end(&prog);
+}
+
+static int write_outputs(engine *e) {
+    stn_run *r = e->r;
+    for (int s = 0; s < 2 * e->d->nfields; s++) {
+        if (!r->writers[s])
+            continue;
+        field_bufs *fb = &e->f[s / 2];
+        void *data = fb->buf[s % 2 ? fb->prev : fb->cur];
+        int rc = stn_npy_writer_write(r->writers[s], data, (size_t)r->grid_bytes, &r->st);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ entry */
+
+static void set_boxes(engine *e) {
+    const stn_view *v = &e->r->view;
+    int64_t n[3] = {v->nx, v->ny, v->nz};
+    for (int k = 0; k < 3; k++) {
+        e->whole.lo[k] = 0;
+        e->whole.hi[k] = n[k];
+        e->interior.lo[k] = e->d->halo_lo[k];
+        e->interior.hi[k] = n[k] - e->d->halo_hi[k];
+    }
+}
+
+static void engine_free(engine *e) {
+    for (int i = 0; e->f && i < e->d->nfields; i++)
+        for (int b = 0; b < 3; b++)
+            stn_free(e->f[i].buf[b]);
+    free(e->f);
+    free(e->src);
+    free(e->dst);
+}
+
+/* In-core needs every buffer at once; say so when that is more than the budget (a warning,
+ * not a refusal: the budget is a plan for the out-of-core engine, the kernel decides here). */
+static void check_budget(stn_run *r) {
+    uint64_t need = 0;
+    for (int i = 0; i < r->d->nfields; i++)
+        need += r->grid_bytes *
+                (uint64_t)(r->d->fields[i].kind == STN_FIELD_STATE ? r->d->fields[i].levels + 1 : 1);
+    if (need > r->mem_budget) {
+        char a[32], b[32];
+        stn_warn(r, "the in-core run needs %s for its buffers, more than the DRAM budget of %s (%s)",
+                 stn_fmt_bytes(a, sizeof a, need), stn_fmt_bytes(b, sizeof b, r->mem_budget), r->mem_source);
+    }
+}
+
+int stn_incore_run(stn_run *r) {
+    engine e;
+    memset(&e, 0, sizeof e);
+    e.r = r;
+    e.d = r->d;
+    e.f = calloc((size_t)r->d->nfields, sizeof *e.f);
+    e.src = calloc((size_t)r->d->nsrc + 1, sizeof *e.src);
+    e.dst = calloc((size_t)r->d->ndst + 1, sizeof *e.dst);
+    if (!e.f || !e.src || !e.dst) {
+        engine_free(&e);
+        return stn_error(-ENOMEM, "out of memory setting up the in-core engine");
+    }
+    set_boxes(&e);
+    check_budget(r);
+    int rc = alloc_buffers(&e);
+    if (rc == 0)
+        rc = initial_values(&e);
+    if (rc == 0) {
+        time_loop(&e);
+        rc = write_outputs(&e);
+    }
+    r->engine_bytes = stn_peak_allocated_bytes();
+    engine_free(&e);
+    return rc;
+}

@@ -1,0 +1,323 @@
+/* program.c -- stn_program_main: the generated program from command line to report.
+ *
+ * Exit statuses: 0 success (also --help, --version), 1 run-time failure, 2 command-line
+ * mistake.  Everything a run allocates is released before returning, and nothing global
+ * survives it (counters and peaks are reset at the start), so a test may call this function
+ * many times in one process. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "stn_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void print_error(const stn_program_desc *d, const char *msg) {
+    fprintf(stderr, "%s: error: %s\n", d && d->name ? d->name : "stencil", msg);
+    fflush(stderr);
+}
+
+void stn_warn(stn_run *r, const char *fmt, ...) {
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (r->nwarnings < STN_MAX_WARNINGS) {
+        char *copy = strdup(buf);
+        if (copy)
+            r->warnings[r->nwarnings++] = copy;
+    }
+    if (!r->o->quiet)
+        fprintf(stderr, "%s: warning: %s\n", r->d->name, buf);
+}
+
+/* ------------------------------------------------------------------ the descriptor */
+
+static int check_slot(const stn_program_desc *d, int f, const char *what, int slot, int n,
+                      unsigned char *used) {
+    if (slot < -1 || slot >= n)
+        return stn_error(-EINVAL, "field %d ('%s') has %s %d, outside [-1, %d)", f, d->fields[f].name, what,
+                         slot, n);
+    if (slot >= 0 && used[slot]++)
+        return stn_error(-EINVAL, "field %d ('%s') has %s %d, which another level already uses", f,
+                         d->fields[f].name, what, slot);
+    return 0;
+}
+
+static int check_field(const stn_program_desc *d, int f, unsigned char *src_used, unsigned char *dst_used) {
+    const stn_field_desc *fd = &d->fields[f];
+    if (!fd->name || !*fd->name || strchr(fd->name, '=') || strchr(fd->name, '.'))
+        return stn_error(-EINVAL, "field %d has no valid name", f);
+    for (int g = 0; g < f; g++)
+        if (strcmp(d->fields[g].name, fd->name) == 0)
+            return stn_error(-EINVAL, "two fields are named '%s'", fd->name);
+    int state = fd->kind == STN_FIELD_STATE;
+    if (!state && fd->kind != STN_FIELD_INPUT)
+        return stn_error(-EINVAL, "field '%s' has kind %d", fd->name, fd->kind);
+    if (state ? fd->levels < 1 || fd->levels > 2 : fd->levels != 1)
+        return stn_error(-EINVAL, "field '%s' has %d levels", fd->name, fd->levels);
+    if (state && fd->boundary != STN_BC_DIRICHLET && fd->boundary != STN_BC_NEUMANN)
+        return stn_error(-EINVAL, "field '%s' has boundary kind %d", fd->name, fd->boundary);
+    if (fd->has_prev_init && !(state && fd->levels == 2))
+        return stn_error(-EINVAL, "field '%s' has a previous-level init but one level", fd->name);
+    if ((fd->has_init || fd->has_prev_init) && !d->init)
+        return stn_error(-EINVAL, "field '%s' has an init but the descriptor has no init function", fd->name);
+    if (state && fd->dst_slot < 0)
+        return stn_error(-EINVAL, "state field '%s' has no dst_slot", fd->name);
+    if (!state && fd->dst_slot != -1)
+        return stn_error(-EINVAL, "input field '%s' has dst_slot %d (inputs are never written)", fd->name,
+                         fd->dst_slot);
+    if (!(state && fd->levels == 2) && fd->prev_slot != -1)
+        return stn_error(-EINVAL, "field '%s' has one level but prev_slot %d", fd->name, fd->prev_slot);
+    int rc = check_slot(d, f, "src_slot", fd->src_slot, d->nsrc, src_used);
+    if (rc == 0)
+        rc = check_slot(d, f, "prev_slot", fd->prev_slot, d->nsrc, src_used);
+    if (rc == 0)
+        rc = check_slot(d, f, "dst_slot", fd->dst_slot, d->ndst, dst_used);
+    return rc;
+}
+
+static int check_shape_info(const stn_program_desc *d) {
+    if (d->ndim != 2 && d->ndim != 3)
+        return stn_error(-EINVAL, "ndim is %d (2 or 3)", d->ndim);
+    if (!d->npy_descr || !((d->elem_size == 8 && strcmp(d->npy_descr, "<f8") == 0) ||
+                           (d->elem_size == 4 && strcmp(d->npy_descr, "<f4") == 0)))
+        return stn_error(-EINVAL, "elem_size %d and npy_descr '%s' do not match '<f4'/4 or '<f8'/8",
+                         d->elem_size, d->npy_descr ? d->npy_descr : "(null)");
+    for (int k = 0; k < 3; k++)
+        if (d->halo_lo[k] < 0 || d->halo_hi[k] < 0 || (k >= d->ndim && (d->halo_lo[k] || d->halo_hi[k])))
+            return stn_error(-EINVAL, "the halo of dimension %d is %d below, %d above", k, d->halo_lo[k],
+                             d->halo_hi[k]);
+    if (d->nfields < 1 || d->nfields > 1024 || !d->fields)
+        return stn_error(-EINVAL, "nfields is %d", d->nfields);
+    if (d->nparams < 0 || (d->nparams > 0 && !d->params))
+        return stn_error(-EINVAL, "nparams is %d", d->nparams);
+    if (d->nsrc < 0 || d->ndst < 0 || d->nsrc > 4096 || d->ndst > 4096)
+        return stn_error(-EINVAL, "nsrc %d, ndst %d", d->nsrc, d->ndst);
+    if (!d->step || !d->boundary)
+        return stn_error(-EINVAL, "the step or the boundary function is missing");
+    return 0;
+}
+
+/* A broken descriptor is a compiler bug; say so instead of crashing later. */
+static int check_desc(const stn_program_desc *d) {
+    if (!d || !d->name)
+        return stn_error(-EINVAL, "invalid program descriptor: no descriptor or no name");
+    int rc = check_shape_info(d);
+    for (int k = 0; rc == 0 && k < d->nparams; k++) {
+        if (!d->params[k].name || !*d->params[k].name)
+            rc = stn_error(-EINVAL, "param %d has no name", k);
+        for (int m = 0; rc == 0 && m < k; m++)
+            if (strcmp(d->params[m].name, d->params[k].name) == 0)
+                rc = stn_error(-EINVAL, "two params are named '%s'", d->params[k].name);
+    }
+    unsigned char *src_used = calloc((size_t)(rc ? 1 : d->nsrc + 1), 1);
+    unsigned char *dst_used = calloc((size_t)(rc ? 1 : d->ndst + 1), 1);
+    if (rc == 0 && (!src_used || !dst_used))
+        rc = stn_error(-ENOMEM, "out of memory");
+    for (int f = 0; rc == 0 && f < d->nfields; f++)
+        rc = check_field(d, f, src_used, dst_used);
+    free(src_used);
+    free(dst_used);
+    if (rc)
+        return stn_error(rc, "internal error: invalid program descriptor of '%s' (a stencilc bug): %s",
+                         d && d->name ? d->name : "?", stn_errmsg());
+    return 0;
+}
+
+/* ------------------------------------------------------------------ before the run */
+
+static int64_t *npy_shape(const stn_run *r, int64_t shape[3]) {
+    shape[0] = r->o->size[2];
+    shape[1] = r->o->size[1];
+    shape[2] = r->o->size[0];
+    return r->d->ndim == 3 ? shape : shape + 1; /* (nz, ny, nx) or (ny, nx) */
+}
+
+/* Look at every --init file before allocating anything: a wrong file fails in milliseconds. */
+static int check_inputs(stn_run *r) {
+    int64_t shape[3], *sh = npy_shape(r, shape);
+    for (int s = 0; s < 2 * r->d->nfields; s++) {
+        const char *path = r->o->init_path[s];
+        if (!path)
+            continue;
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        int rc = 0;
+        if (fd < 0) {
+            int e = errno;
+            rc = stn_error(stn_neg_errno(e), "cannot open '%s': %s", path, strerror(e));
+        } else {
+            stn_npy_header h;
+            rc = stn_npy_read_header(path, fd, &h);
+            if (rc == 0)
+                rc = stn_npy_check(path, &h, r->d->npy_descr, r->d->ndim, sh);
+            close(fd);
+        }
+        if (rc)
+            return stn_error(rc, "--init %s%s=%s: %s", r->d->fields[s / 2].name, s % 2 ? ".prev" : "", path,
+                             stn_errmsg());
+    }
+    return 0;
+}
+
+/* Create every output's temporary now, so that an unwritable directory or a full disk fails
+ * before the computation rather than after it. */
+static int open_outputs(stn_run *r) {
+    int64_t shape[3], *sh = npy_shape(r, shape);
+    for (int s = 0; s < 2 * r->d->nfields; s++) {
+        const char *path = r->o->out_path[s];
+        if (!path)
+            continue;
+        int rc = stn_npy_writer_open(path, r->d->npy_descr, r->d->ndim, sh, &r->writers[s]);
+        if (rc)
+            return stn_error(rc, "--out %s%s=%s: %s", r->d->fields[s / 2].name, s % 2 ? ".prev" : "", path,
+                             stn_errmsg());
+    }
+    return 0;
+}
+
+/* Rename the outputs only once all of them are complete and synced, so that a failing run
+ * leaves none of them behind (only a failing rename, after the others, could). */
+static int commit_outputs(stn_run *r) {
+    double t0 = stn_now();
+    int n = 2 * r->d->nfields, rc = 0;
+    for (int s = 0; rc == 0 && s < n; s++)
+        if (r->writers[s])
+            rc = stn_npy_writer_finish(r->writers[s]);
+    for (int s = 0; rc == 0 && s < n; s++)
+        if (r->writers[s]) {
+            rc = stn_npy_writer_commit(r->writers[s]);
+            r->writers[s] = NULL;
+        }
+    stn_stats_add_time(&r->st, STN_PHASE_WRITE, t0);
+    return rc;
+}
+
+static void abort_outputs(stn_run *r) {
+    for (int s = 0; r->writers && s < 2 * r->d->nfields; s++) {
+        stn_npy_writer_abort(r->writers[s]);
+        r->writers[s] = NULL;
+    }
+}
+
+/* ------------------------------------------------------------------ the run */
+
+static void setup_run(stn_run *r, const stn_program_desc *d, const stn_opts *o, double t_start) {
+    memset(r, 0, sizeof *r);
+    r->d = d;
+    r->o = o;
+    r->t_start = t_start;
+    r->view = (stn_view){o->size[0], o->size[1], o->size[2], o->size[0], o->size[0] * o->size[1], 0, 0};
+    r->grid_bytes = (uint64_t)stn_grid_cells(o) * (uint64_t)d->elem_size;
+    /* The trivial in-core IO model: each --init file is read once, each --out written once. */
+    for (int s = 0; s < 2 * d->nfields; s++) {
+        r->predicted_read += o->init_path[s] ? r->grid_bytes : 0;
+        r->predicted_written += o->out_path[s] ? r->grid_bytes : 0;
+    }
+    if (o->mem_given) {
+        r->mem_budget = o->mem;
+        snprintf(r->mem_source, sizeof r->mem_source, "--mem");
+    } else {
+        r->mem_budget = stn_default_mem_budget(r->mem_source, sizeof r->mem_source);
+    }
+}
+
+/* Options of the out-of-core engine are accepted in-core but do nothing; say so.  (--dir is
+ * not worth a warning: scripts pass it routinely, and it only names where scratch goes.) */
+static void note_ignored(stn_run *r) {
+    const stn_opts *o = r->o;
+    const char *ignored[4];
+    int n = 0;
+    if (o->tuner != STN_TUNER_NONE)
+        ignored[n++] = "--tuner";
+    if (o->have_block)
+        ignored[n++] = "--block";
+    if (o->schedule != STN_SCHED_NONE)
+        ignored[n++] = "--schedule";
+    if (o->resume)
+        ignored[n++] = "--resume";
+    for (int k = 0; k < n; k++)
+        stn_warn(r, "%s only affects the out-of-core engine; --mode incore ignores it", ignored[k]);
+}
+
+static int run(stn_run *r) {
+    note_ignored(r);
+    int rc = check_inputs(r);
+    if (rc == 0) {
+        r->writers = calloc(2 * (size_t)r->d->nfields, sizeof *r->writers);
+        if (!r->writers)
+            rc = stn_error(-ENOMEM, "out of memory");
+    }
+    if (rc == 0)
+        rc = open_outputs(r);
+    if (rc == 0)
+        rc = stn_incore_run(r);
+    if (rc == 0)
+        rc = commit_outputs(r);
+    abort_outputs(r); /* whatever is left after a failure */
+    if (rc == 0 && r->o->report)
+        rc = stn_report_write(r, r->o->report);
+    return rc;
+}
+
+static void free_run(stn_run *r) {
+    free(r->writers);
+    for (int k = 0; k < r->nwarnings; k++)
+        free(r->warnings[k]);
+}
+
+static int not_in_this_build(const stn_program_desc *d, const stn_opts *o) {
+    char msg[300];
+    snprintf(msg, sizeof msg,
+             "--mode %s: the out-of-core engine is not in this build yet (it is the next milestone); "
+             "use --mode incore (the default)",
+             stn_mode_names[o->mode]);
+    print_error(d, msg);
+    return 2;
+}
+
+int stn_program_main(const stn_program_desc *d, int argc, char **argv) {
+    double t_start = stn_now();
+    stn_error_clear();
+    if (check_desc(d) != 0) {
+        print_error(d, stn_errmsg());
+        return 1;
+    }
+    stn_opts o;
+    if (stn_opts_parse(d, argc, argv, &o) != 0) {
+        print_error(d, stn_errmsg());
+        stn_opts_free(&o);
+        return 2;
+    }
+    int status = 0;
+    if (o.help) {
+        stn_usage(d, stdout);
+    } else if (o.version) {
+        printf("%s (stencilc %s, runtime %s)\n", d->name, d->compiler_version ? d->compiler_version : "?",
+               STN_RT_VERSION);
+    } else if (o.mode != STN_MODE_INCORE) {
+        status = not_in_this_build(d, &o);
+    } else {
+        int saved_threads = stn_omp_max_threads();
+        if (o.threads)
+            stn_omp_set_threads(o.threads);
+        stn_stats_reset_peaks();
+        stn_run r;
+        setup_run(&r, d, &o, t_start);
+        if (run(&r) != 0) {
+            print_error(d, stn_errmsg());
+            status = 1;
+        }
+        free_run(&r);
+        if (o.threads)
+            stn_omp_set_threads(saved_threads); /* leave the process as we found it */
+    }
+    fflush(stdout);
+    stn_opts_free(&o);
+    return status;
+}

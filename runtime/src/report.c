@@ -1,0 +1,287 @@
+/* report.c -- the JSON report of a run (--report FILE), written atomically. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "stn_internal.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------ a tiny JSON writer */
+
+#define JSON_MAX_DEPTH 16
+
+typedef struct json {
+    char *s;
+    size_t n, cap;
+    int oom;
+    int depth;
+    int after_key;             /* the next value belongs to a key just written */
+    int first[JSON_MAX_DEPTH]; /* no item yet at this depth */
+    int flat[JSON_MAX_DEPTH];  /* items on one line: short arrays of numbers */
+} json;
+
+static void j_raw(json *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void j_raw(json *j, const char *fmt, ...) {
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int len = vsnprintf(j->s ? j->s + j->n : NULL, j->s ? j->cap - j->n : 0, fmt, ap);
+        va_end(ap);
+        if (len < 0 || j->oom)
+            return;
+        if (j->s && j->n + (size_t)len < j->cap) {
+            j->n += (size_t)len;
+            return;
+        }
+        size_t cap = (j->cap ? j->cap * 2 : 4096) + (size_t)len;
+        char *s = realloc(j->s, cap);
+        if (!s) {
+            j->oom = 1;
+            return;
+        }
+        j->s = s;
+        j->cap = cap;
+    }
+}
+
+/* Before an array item or an object key: the comma and the indentation. */
+static void j_item(json *j) {
+    if (!j->first[j->depth])
+        j_raw(j, j->flat[j->depth] ? ", " : ",");
+    if (!j->flat[j->depth])
+        j_raw(j, "\n%*s", 2 * j->depth, "");
+    j->first[j->depth] = 0;
+}
+
+static void j_value(json *j) {
+    if (j->after_key)
+        j->after_key = 0;
+    else if (j->depth > 0)
+        j_item(j);
+}
+
+/* A JSON string: quotes, backslashes and control characters escaped; invalid UTF-8 bytes
+ * (paths need not be UTF-8) become U+FFFD so that the document always parses. */
+static void j_str(json *j, const char *s) {
+    j_value(j);
+    j_raw(j, "\"");
+    const unsigned char *u = (const unsigned char *)(s ? s : "");
+    while (*u) {
+        unsigned char c = *u;
+        int len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+        int ok = len > 0;
+        for (int k = 1; ok && k < len; k++)
+            ok = (u[k] & 0xC0) == 0x80;
+        if (!ok) {
+            j_raw(j, "\\ufffd");
+            u++;
+        } else if (c == '"' || c == '\\') {
+            j_raw(j, "\\%c", c);
+            u++;
+        } else if (c < 0x20) {
+            const char *esc = c == '\n' ? "\\n" : c == '\t' ? "\\t" : c == '\r' ? "\\r" : NULL;
+            if (esc)
+                j_raw(j, "%s", esc);
+            else
+                j_raw(j, "\\u%04x", c);
+            u++;
+        } else {
+            j_raw(j, "%.*s", len, (const char *)u);
+            u += len;
+        }
+    }
+    j_raw(j, "\"");
+}
+
+static void j_key(json *j, const char *k) {
+    j_str(j, k);
+    j_raw(j, ": ");
+    j->after_key = 1;
+}
+
+static void j_open_as(json *j, const char *key, char c, int flat) {
+    if (key)
+        j_key(j, key);
+    j_value(j);
+    j_raw(j, "%c", c);
+    if (j->depth + 1 < JSON_MAX_DEPTH) {
+        j->depth++;
+        j->first[j->depth] = 1;
+        j->flat[j->depth] = flat;
+    }
+}
+
+static void j_open(json *j, const char *key, char c) { j_open_as(j, key, c, 0); }
+
+static void j_close(json *j, char c) {
+    int newline = !j->first[j->depth] && !j->flat[j->depth];
+    j->depth--;
+    if (newline)
+        j_raw(j, "\n%*s", 2 * j->depth, "");
+    j_raw(j, "%c", c);
+}
+
+static void j_num(json *j, const char *key, double v) {
+    if (key)
+        j_key(j, key);
+    j_value(j);
+    if (isfinite(v))
+        j_raw(j, "%.17g", v);
+    else
+        j_raw(j, "null"); /* JSON has no inf/nan */
+}
+
+static void j_u64(json *j, const char *key, uint64_t v) {
+    if (key)
+        j_key(j, key);
+    j_value(j);
+    j_raw(j, "%llu", (unsigned long long)v);
+}
+
+static void j_i64(json *j, const char *key, int64_t v) {
+    if (key)
+        j_key(j, key);
+    j_value(j);
+    j_raw(j, "%lld", (long long)v);
+}
+
+static void j_null(json *j, const char *key) {
+    if (key)
+        j_key(j, key);
+    j_value(j);
+    j_raw(j, "null");
+}
+
+static void j_kstr(json *j, const char *key, const char *s) {
+    j_key(j, key);
+    if (s)
+        j_str(j, s);
+    else
+        j_null(j, NULL);
+}
+
+/* ------------------------------------------------------------------ the report's sections */
+
+static void r_stencil(json *j, const stn_run *r) {
+    const stn_program_desc *d = r->d;
+    j_kstr(j, "stencil", d->name);
+    j_kstr(j, "source", d->source);
+    j_kstr(j, "compiler_version", d->compiler_version);
+    j_kstr(j, "runtime_version", STN_RT_VERSION);
+    j_kstr(j, "dtype", d->elem_size == 4 ? "f32" : "f64");
+    j_open(j, "halo", '{');
+    j_open_as(j, "lo", '[', 1);
+    for (int k = 0; k < d->ndim; k++)
+        j_i64(j, NULL, d->halo_lo[k]);
+    j_close(j, ']');
+    j_open_as(j, "hi", '[', 1);
+    for (int k = 0; k < d->ndim; k++)
+        j_i64(j, NULL, d->halo_hi[k]);
+    j_close(j, ']');
+    j_close(j, '}');
+    j_i64(j, "kr", d->kr);
+    j_i64(j, "kw", d->kw);
+    j_open(j, "stencil_params", '{');
+    for (int k = 0; k < d->nparams; k++)
+        j_num(j, d->params[k].name, r->o->params[k]);
+    j_close(j, '}');
+}
+
+static void r_run(json *j, const stn_run *r) {
+    const stn_opts *o = r->o;
+    j_kstr(j, "mode", stn_mode_names[o->mode]);
+    j_null(j, "schedule"); /* in-core has neither schedule, tuner nor blocking */
+    j_null(j, "tuner");
+    j_open_as(j, "size", '[', 1);
+    for (int k = 0; k < r->d->ndim; k++)
+        j_i64(j, NULL, o->size[k]);
+    j_close(j, ']');
+    j_i64(j, "steps", o->steps);
+    j_open(j, "params", '{');
+    static const char *const blk[] = {"by", "bz", "bt", "iy", "iz"};
+    for (int k = 0; k < 5; k++)
+        j_null(j, blk[k]);
+    j_close(j, '}');
+}
+
+static void r_files(json *j, const char *key, const stn_run *r, const char *const *paths) {
+    char label[96];
+    j_open(j, key, '{');
+    for (int i = 0; i < 2 * r->d->nfields; i++)
+        if (paths[i]) {
+            snprintf(label, sizeof label, "%s%s", r->d->fields[i / 2].name, i % 2 ? ".prev" : "");
+            j_kstr(j, label, paths[i]);
+        }
+    j_close(j, '}');
+}
+
+static void r_figures(json *j, const stn_run *r, double total) {
+    j_u64(j, "bytes_read", r->st.bytes_read);
+    j_u64(j, "bytes_written", r->st.bytes_written);
+    j_u64(j, "predicted_bytes_read", r->predicted_read);
+    j_u64(j, "predicted_bytes_written", r->predicted_written);
+    j_open(j, "seconds", '{');
+    j_num(j, "total", total);
+    for (int ph = 0; ph < STN_PHASE_N; ph++)
+        j_num(j, stn_phase_name(ph), r->st.seconds[ph]);
+    j_close(j, '}');
+    j_u64(j, "peak_rss_bytes", stn_peak_rss_bytes());
+    j_u64(j, "mem_budget_bytes", r->mem_budget);
+    j_kstr(j, "mem_budget_source", r->mem_source);
+    j_u64(j, "engine_bytes", r->engine_bytes);
+    double cells = (double)stn_grid_cells(r->o) * (double)r->o->steps;
+    j_num(j, "cells_per_second", r->o->steps > 0 && r->loop_seconds > 0 ? cells / r->loop_seconds : 0.0);
+}
+
+static void r_hardware(json *j, const stn_run *r) {
+    j_open(j, "hardware", '{');
+    j_open(j, "threads", '{');
+    j_i64(j, "value", stn_omp_max_threads());
+#ifdef _OPENMP
+    j_kstr(j, "source", "omp_get_max_threads");
+#else
+    j_kstr(j, "source", "built without OpenMP");
+#endif
+    j_close(j, '}');
+    j_close(j, '}');
+    j_open(j, "warnings", '[');
+    for (int k = 0; k < r->nwarnings; k++)
+        j_str(j, r->warnings[k]);
+    j_close(j, ']');
+}
+
+int stn_report_write(const stn_run *r, const char *path) {
+    json j = {0};
+    j.first[0] = 1;
+    double total = stn_now() - r->t_start;
+    j_open(&j, NULL, '{');
+    r_run(&j, r);
+    r_figures(&j, r, total);
+    r_hardware(&j, r);
+    r_stencil(&j, r);
+    r_files(&j, "init_files", r, r->o->init_path);
+    r_files(&j, "out_files", r, r->o->out_path);
+    j_close(&j, '}');
+    j_raw(&j, "\n");
+    if (j.oom) {
+        free(j.s);
+        return stn_error(-ENOMEM, "out of memory writing the report '%s'", path);
+    }
+    stn_afile af;
+    int rc = stn_afile_open(&af, path, 0);
+    if (rc == 0) {
+        rc = stn_afile_write(&af, j.s, j.n);
+        if (rc == 0)
+            rc = stn_afile_commit(&af);
+        else
+            stn_afile_abort(&af);
+    }
+    free(j.s);
+    if (rc)
+        return stn_error(rc, "cannot write the report: %s", stn_errmsg());
+    return 0;
+}

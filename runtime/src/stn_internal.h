@@ -1,0 +1,201 @@
+/*
+ * stn_internal.h -- what the runtime's source files share and generated code never sees.
+ *
+ * Every .c file defines _GNU_SOURCE before its first include (the Python driver compiles
+ * every runtime/src .c file without extra definitions, so nothing here may depend on a generated
+ * config header or on command-line macros).
+ */
+#ifndef STN_INTERNAL_H
+#define STN_INTERNAL_H
+
+#include "stn_rt.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+/* ------------------------------------------------------------------ OpenMP, optional */
+
+/* The runtime also builds without -fopenmp (then everything runs on one thread); the pragma
+ * goes through a macro so that such a build has no unknown-pragma warnings either. */
+#ifdef _OPENMP
+#define STN_OMP_PARALLEL _Pragma("omp parallel")
+#else
+#define STN_OMP_PARALLEL
+#endif
+
+static inline int stn_omp_max_threads(void) {
+#ifdef _OPENMP
+    return omp_get_max_threads();
+#else
+    return 1;
+#endif
+}
+static inline void stn_omp_set_threads(int n) {
+#ifdef _OPENMP
+    omp_set_num_threads(n);
+#else
+    (void)n;
+#endif
+}
+static inline int stn_omp_thread_num(void) {
+#ifdef _OPENMP
+    return omp_get_thread_num();
+#else
+    return 0;
+#endif
+}
+static inline int stn_omp_num_threads(void) {
+#ifdef _OPENMP
+    return omp_get_num_threads();
+#else
+    return 1;
+#endif
+}
+
+/* ------------------------------------------------------------------ error.c */
+
+void stn_error_clear(void);
+/* -e for an errno value e > 0; -EIO when errno was (unexpectedly) 0. */
+int stn_neg_errno(int e);
+/* "1.50 GiB" style, for messages; returns buf. */
+const char *stn_fmt_bytes(char *buf, size_t n, uint64_t bytes);
+
+/* ------------------------------------------------------------------ stats.c */
+
+/* Forget the allocation peak (it restarts at the live amount) and, where the kernel allows,
+ * the process' peak RSS, so that each stn_program_main reports its own run. */
+void stn_stats_reset_peaks(void);
+/* st->seconds[phase] += stn_now() - t0; st may be NULL. */
+void stn_stats_add_time(stn_stats *st, int phase, double t0);
+
+/* ------------------------------------------------------------------ file.c */
+
+/* pread exactly n bytes at off; the message names the file, the sizes and the cause. */
+int stn_pread_full(int fd, void *buf, size_t n, uint64_t off, const char *path);
+/* write exactly n bytes at the current offset. */
+int stn_write_full(int fd, const void *buf, size_t n, const char *path);
+
+/* A file written atomically: everything goes to `.<basename>.partial-<pid>` in the same
+ * directory; commit fsyncs it and renames it over `path`; abort unlinks it. */
+typedef struct stn_afile {
+    int fd;
+    int created; /* the temporary exists and is ours to unlink */
+    int synced;
+    char *path; /* the final name */
+    char *tmp;  /* the temporary beside it */
+    char *dir;  /* their directory, fsynced after the rename */
+} stn_afile;
+
+/* size_hint > 0: reserve that many bytes now (fallocate) so that a full disk fails early. */
+int stn_afile_open(stn_afile *af, const char *path, uint64_t size_hint);
+int stn_afile_write(stn_afile *af, const void *buf, size_t n);
+int stn_afile_sync(stn_afile *af);   /* fsync the temporary (commit does it if needed) */
+int stn_afile_commit(stn_afile *af); /* close, rename, fsync the directory; unlinks on failure */
+void stn_afile_abort(stn_afile *af); /* close and unlink; safe on a zeroed or closed stn_afile */
+
+/* Whether two paths name the same file: same string, same inode, or same canonical path
+ * (realpath of the directory + basename, which also works for files that do not exist). */
+int stn_same_file(const char *a, const char *b);
+
+/* ------------------------------------------------------------------ npy.c */
+
+/* Bytes per element of a plain numeric descr such as "<f8" (0 if not one). */
+int stn_npy_elem_size(const char *descr);
+/* Check that all data was written and fsync it, so that commit is only a rename. */
+int stn_npy_writer_finish(stn_npy_writer *w);
+
+/* ------------------------------------------------------------------ mem.c */
+
+/* A safe default DRAM budget: 3/4 of min(MemAvailable, cgroup limit - usage).
+ * `source` receives a short description of where the figure came from. */
+uint64_t stn_default_mem_budget(char *source, size_t n);
+
+/* ------------------------------------------------------------------ args.c */
+
+enum { STN_MODE_INCORE = 0, STN_MODE_OOC, STN_MODE_MMAP };
+enum { STN_TUNER_NONE = -1, STN_TUNER_BLK = 0, STN_TUNER_NAIVE };
+enum { STN_SCHED_NONE = -1, STN_SCHED_REF = 0, STN_SCHED_ALG1, STN_SCHED_ALG2 };
+
+extern const char *const stn_mode_names[];     /* indexed by STN_MODE_* */
+extern const char *const stn_tuner_names[];    /* indexed by STN_TUNER_* >= 0 */
+extern const char *const stn_schedule_names[]; /* indexed by STN_SCHED_* >= 0 */
+
+/* The parsed and validated command line.  Strings point into argv. */
+typedef struct stn_opts {
+    int64_t size[3]; /* nx, ny, nz (nz = 1 in 2d) */
+    const char *size_text;
+    int64_t steps;
+    const char *dir;
+    uint64_t mem;
+    int mem_given;
+    const char **init_path; /* [2 * nfields]: [2f] current level, [2f + 1] previous; NULL: none */
+    const char **out_path;  /* [2 * nfields], the same indexing */
+    double *params;         /* [nparams]: defaults, overridden by --param */
+    int mode;               /* STN_MODE_* */
+    int tuner;              /* STN_TUNER_* */
+    int have_block;
+    int64_t block[3]; /* by, bz, bt (bz = 0 in 2d) */
+    int schedule;     /* STN_SCHED_* */
+    int resume, quiet, help, version;
+    int threads; /* 0: not given */
+    const char *report;
+} stn_opts;
+
+/* Parse and validate argv.  On failure the message is in stn_errmsg() and the caller exits
+ * with status 2.  stn_opts_free is safe after a failure. */
+int stn_opts_parse(const stn_program_desc *d, int argc, char **argv, stn_opts *o);
+void stn_opts_free(stn_opts *o);
+void stn_usage(const stn_program_desc *d, FILE *out);
+/* Cells of the grid and bytes of one field, overflow already excluded by stn_opts_parse. */
+int64_t stn_grid_cells(const stn_opts *o);
+
+/* ------------------------------------------------------------------ program.c: one run */
+
+#define STN_MAX_WARNINGS 16
+
+typedef struct stn_run {
+    const stn_program_desc *d;
+    const stn_opts *o;
+    stn_view view;
+    uint64_t grid_bytes; /* bytes of one level of one field */
+    stn_stats st;
+    uint64_t predicted_read, predicted_written;
+    uint64_t mem_budget;
+    char mem_source[160];
+    stn_npy_writer **writers; /* [2 * nfields], indexed like o->out_path */
+    double t_start;           /* stn_program_main entered */
+    double loop_seconds;      /* the time loop alone */
+    uint64_t engine_bytes;    /* peak of stn_alloc during the run */
+    int nwarnings;
+    char *warnings[STN_MAX_WARNINGS];
+} stn_run;
+
+/* Add a warning to the report and print it (unless --quiet). */
+void stn_warn(stn_run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ------------------------------------------------------------------ progress.c */
+
+typedef struct stn_progress {
+    const char *name;
+    int64_t total;         /* steps */
+    double cells_per_step; /* for the rate */
+    double t0, last;       /* loop start, last line printed */
+    int enabled, tty, shown;
+    int width; /* of the last line written on a tty */
+} stn_progress;
+
+void stn_progress_start(stn_progress *p, const char *name, int64_t total, double cells_per_step, int quiet);
+void stn_progress_step(stn_progress *p, int64_t done); /* call after each step */
+void stn_progress_end(stn_progress *p);
+
+/* ------------------------------------------------------------------ report.c, incore.c */
+
+int stn_report_write(const stn_run *r, const char *path);
+int stn_incore_run(stn_run *r);
+
+#endif /* STN_INTERNAL_H */
