@@ -1,0 +1,61 @@
+"""The front end: ``.stn`` text -> AST.
+
+Expects: a ``SourceFile`` (its text and the name to show in diagnostics).
+
+Guarantees: ``parse`` returns an ``ast.Stencil`` (see ``stencilc.ast``) in which every node carries
+its source ``Loc``, or raises ``CompileError``:
+
+* for a syntax error, with exactly one diagnostic -- the first error in the file, lexical or
+  syntactic, worded by ``frontend.errors`` -- and nothing printed to the console;
+* for what the grammar leaves to the builder (integer literals for ``levels``, table dimensions and
+  sum bounds; ``.prev`` as the only suffix), with every such error in the file.
+
+The AST is purely syntactic: names, kinds (``dirichlet``/``neumann``), dimensions (``2d``/``3d``),
+element types and arities are checked by ``sema``.  ANTLR is an implementation detail of this
+package: nothing outside ``stencilc.frontend`` imports ``antlr4`` or the generated parser.
+"""
+
+from __future__ import annotations
+
+from antlr4 import CommonTokenStream, InputStream
+
+from .. import ast
+from ..diagnostics import CompileError, Reporter, SourceFile
+from .builder import build
+from .errors import ErrorStrategy, LexerErrorListener, ParserErrorListener, SyntaxStop
+from .generated.StencilLexer import StencilLexer
+from .generated.StencilParser import StencilParser
+
+__all__ = ["parse"]
+
+
+def parse(source: SourceFile) -> ast.Stencil:
+    """Parse one ``.stn`` file into its AST; raise ``CompileError`` if it is not well formed."""
+    text = source.text
+    if text.startswith("\ufeff"):  # a byte-order mark: blank it out, keeping the columns of line 1
+        text = " " + text[1:]
+    lexer = StencilLexer(InputStream(text))
+    lexer.removeErrorListeners()
+    lexer_errors = LexerErrorListener(source)
+    lexer.addErrorListener(lexer_errors)
+    tokens = CommonTokenStream(lexer)
+    tokens.fill()  # lex the whole file first, so a lexer error is known before parsing starts
+
+    parser = StencilParser(tokens)
+    parser.removeErrorListeners()
+    strategy = ErrorStrategy()
+    parser._errHandler = strategy
+    parser.addErrorListener(ParserErrorListener(source, strategy))
+
+    try:
+        tree = parser.program()
+    except SyntaxStop as stop:
+        # A parse error before the first bad character is genuine; one after it may be an artefact
+        # of the character the lexer skipped, so the lexer error wins from there on.
+        first = lexer_errors.first
+        if first is not None and first.index <= stop.index:
+            stop = first
+        raise CompileError([stop.diagnostic]) from None
+    if lexer_errors.first is not None:
+        raise CompileError([lexer_errors.first.diagnostic])
+    return build(tree, Reporter(source))

@@ -1,0 +1,160 @@
+"""Parse tree -> AST: a visitor over the ANTLR parse tree of ``grammar/Stencil.g4``.
+
+Expects: a parse tree that parsed without syntax errors (``frontend.parse`` guarantees it), and a
+``Reporter`` for the source file it came from.
+
+Guarantees: ``build`` returns an ``ast.Stencil`` whose every node carries the ``Loc`` that
+``ast.py`` documents (1-based line and column, length of the text), or raises ``CompileError``
+with every problem the grammar leaves to this pass: ``levels`` and table dimensions that are not
+integer literals, sum bounds that are not (signed) integer literals, and a ``.SUFFIX`` other than
+``.prev``.  Nothing else is checked here: names, kinds, arities and ranges are sema's.
+"""
+
+from __future__ import annotations
+
+from antlr4.Token import Token
+
+from .. import ast
+from ..diagnostics import Loc, Reporter
+from .generated.StencilParser import StencilParser
+from .generated.StencilVisitor import StencilVisitor
+
+
+def token_loc(token: Token) -> Loc:
+    """The ``Loc`` of one token: its line, 1-based column and length (at least 1)."""
+    return Loc(token.line, token.column + 1, max(1, len(token.text or "")))
+
+
+def build(tree: StencilParser.ProgramContext, reporter: Reporter) -> ast.Stencil:
+    """Turn a parse tree into the AST, reporting every builder-level error at once."""
+    stencil = _Builder(reporter).visit(tree)
+    reporter.check()
+    return stencil
+
+
+class _Builder(StencilVisitor):
+    def __init__(self, reporter: Reporter):
+        self.r = reporter
+
+    # ------------------------------------------------------------ helpers
+
+    def _int_literal(self, ctx: StencilParser.NumberContext, what: str, example: str) -> tuple[int, Loc]:
+        tok = ctx.start
+        loc = token_loc(tok)
+        if tok.type != StencilParser.INT:
+            self.r.error(f"{what} must be an integer literal, like {example}; got '{tok.text}'", loc)
+            return 0, loc
+        return int(tok.text), loc
+
+    def _signed_int(self, ctx: StencilParser.SignedNumberContext) -> int:
+        value, _ = self._int_literal(ctx.number(), "a sum range bound", "'-2..2'")
+        return -value if ctx.sign is not None and ctx.sign.type == StencilParser.MINUS else value
+
+    def _prev_suffix(self, suffix: Token | None) -> bool:
+        if suffix is None:
+            return False
+        if suffix.text != "prev":
+            self.r.error(f"unknown suffix '.{suffix.text}'; the only one is '.prev', the previous time level",
+                         token_loc(suffix))
+        return True
+
+    # ------------------------------------------------------------ structure
+
+    def visitProgram(self, ctx: StencilParser.ProgramContext) -> ast.Stencil:
+        decls = tuple(self.visit(d) for d in ctx.decl())
+        return ast.Stencil(ctx.name.text, decls, token_loc(ctx.name))
+
+    def visitGridDecl(self, ctx: StencilParser.GridDeclContext) -> ast.GridDecl:
+        ndim = int(ctx.dims.text[:-1])  # DIMS is <digits>d
+        return ast.GridDecl(ndim, token_loc(ctx.dims), ctx.dtype.text, token_loc(ctx.dtype),
+                            token_loc(ctx.GRID().symbol))
+
+    def visitParamDecl(self, ctx: StencilParser.ParamDeclContext) -> ast.ParamDecl:
+        return ast.ParamDecl(ctx.name.text, self.visit(ctx.expr()), token_loc(ctx.name))
+
+    def visitStateDecl(self, ctx: StencilParser.StateDeclContext) -> ast.StateDecl:
+        levels = levels_loc = None
+        if ctx.levels is not None:
+            levels, levels_loc = self._int_literal(ctx.levels, "the number of levels", "'levels 2'")
+        return ast.StateDecl(ctx.name.text, levels, levels_loc, token_loc(ctx.name))
+
+    def visitInputDecl(self, ctx: StencilParser.InputDeclContext) -> ast.InputDecl:
+        return ast.InputDecl(ctx.name.text, token_loc(ctx.name))
+
+    def visitTableDecl(self, ctx: StencilParser.TableDeclContext) -> ast.TableDecl:
+        dims = [self._int_literal(n, "a table dimension", "'w[5][5]'") for n in ctx.number()]
+        return ast.TableDecl(
+            ctx.name.text,
+            tuple(d for d, _ in dims),
+            tuple(loc for _, loc in dims),
+            self.visit(ctx.tableInit()),
+            token_loc(ctx.name),
+        )
+
+    def visitTableInit(self, ctx: StencilParser.TableInitContext) -> ast.TableInit:
+        return ast.TableInit(tuple(self.visit(item) for item in ctx.tableItem()), token_loc(ctx.LBRACE().symbol))
+
+    def visitTableItem(self, ctx: StencilParser.TableItemContext):
+        sub = ctx.tableInit()
+        return self.visit(sub if sub is not None else ctx.expr())
+
+    def visitLetDecl(self, ctx: StencilParser.LetDeclContext) -> ast.LetDecl:
+        return ast.LetDecl(ctx.name.text, self.visit(ctx.expr()), token_loc(ctx.name))
+
+    def visitUpdateDecl(self, ctx: StencilParser.UpdateDeclContext) -> ast.UpdateDecl:
+        return ast.UpdateDecl(ctx.name.text, self.visit(ctx.expr()), token_loc(ctx.name))
+
+    def visitBoundaryDecl(self, ctx: StencilParser.BoundaryDeclContext) -> ast.BoundaryDecl:
+        field = ctx.field.text if ctx.field is not None else None
+        field_loc = token_loc(ctx.field) if ctx.field is not None else None
+        return ast.BoundaryDecl(field, field_loc, ctx.kind.text, token_loc(ctx.kind), token_loc(ctx.BOUNDARY().symbol))
+
+    def visitInitDecl(self, ctx: StencilParser.InitDeclContext) -> ast.InitDecl:
+        prev = self._prev_suffix(ctx.suffix)
+        return ast.InitDecl(ctx.name.text, prev, self.visit(ctx.expr()), token_loc(ctx.name))
+
+    # ------------------------------------------------------------ expressions
+
+    def visitPrimaryExpr(self, ctx: StencilParser.PrimaryExprContext) -> ast.Expr:
+        return self.visit(ctx.primary())
+
+    def visitPowExpr(self, ctx: StencilParser.PowExprContext) -> ast.Binary:
+        return ast.Binary("^", self.visit(ctx.lhs), self.visit(ctx.rhs), token_loc(ctx.op))
+
+    def visitMulExpr(self, ctx: StencilParser.MulExprContext) -> ast.Binary:
+        return ast.Binary(ctx.op.text, self.visit(ctx.lhs), self.visit(ctx.rhs), token_loc(ctx.op))
+
+    def visitAddExpr(self, ctx: StencilParser.AddExprContext) -> ast.Binary:
+        return ast.Binary(ctx.op.text, self.visit(ctx.lhs), self.visit(ctx.rhs), token_loc(ctx.op))
+
+    def visitUnaryExpr(self, ctx: StencilParser.UnaryExprContext) -> ast.Unary:
+        return ast.Unary(ctx.op.text, self.visit(ctx.operand), token_loc(ctx.op))
+
+    def visitSumExpr(self, ctx: StencilParser.SumExprContext) -> ast.Sum:
+        ranges = tuple(self.visit(r) for r in ctx.sumRange())
+        return ast.Sum(ranges, self.visit(ctx.body), token_loc(ctx.SUM().symbol))
+
+    def visitSumRange(self, ctx: StencilParser.SumRangeContext) -> ast.SumRange:
+        lo = self._signed_int(ctx.lo)
+        hi = self._signed_int(ctx.hi)
+        return ast.SumRange(ctx.var.text, lo, hi, token_loc(ctx.var))
+
+    def visitNumberPrimary(self, ctx: StencilParser.NumberPrimaryContext) -> ast.Num:
+        return self.visit(ctx.number())
+
+    def visitNumber(self, ctx: StencilParser.NumberContext) -> ast.Num:
+        tok = ctx.start
+        return ast.Num(tok.text, tok.type == StencilParser.INT, token_loc(tok))
+
+    def visitCallPrimary(self, ctx: StencilParser.CallPrimaryContext) -> ast.Call:
+        return ast.Call(ctx.func.text, tuple(self.visit(e) for e in ctx.expr()), token_loc(ctx.func))
+
+    def visitRefPrimary(self, ctx: StencilParser.RefPrimaryContext) -> ast.Name | ast.Ref:
+        prev = self._prev_suffix(ctx.suffix)
+        subscripts = tuple(tuple(self.visit(e) for e in sub.expr()) for sub in ctx.subscript())
+        if not prev and not subscripts:
+            return ast.Name(ctx.name.text, token_loc(ctx.name))
+        return ast.Ref(ctx.name.text, prev, subscripts, token_loc(ctx.name))
+
+    def visitParenPrimary(self, ctx: StencilParser.ParenPrimaryContext) -> ast.Expr:
+        return self.visit(ctx.expr())

@@ -1,0 +1,1638 @@
+# Generated from grammar/Stencil.g4 by ANTLR 4.13.2
+# encoding: utf-8
+from antlr4 import *
+from io import StringIO
+import sys
+if sys.version_info[1] > 5:
+	from typing import TextIO
+else:
+	from typing.io import TextIO
+
+def serializedATN():
+    return [
+        4,1,35,205,2,0,7,0,2,1,7,1,2,2,7,2,2,3,7,3,2,4,7,4,2,5,7,5,2,6,7,
+        6,2,7,7,7,2,8,7,8,2,9,7,9,1,0,1,0,1,0,1,0,5,0,25,8,0,10,0,12,0,28,
+        9,0,1,0,1,0,1,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+        1,1,1,1,3,1,47,8,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,4,1,59,
+        8,1,11,1,12,1,60,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+        1,1,1,1,1,1,1,1,1,1,1,1,3,1,81,8,1,1,1,1,1,1,1,1,1,1,1,1,1,3,1,89,
+        8,1,1,1,1,1,1,1,1,1,3,1,95,8,1,1,2,1,2,1,2,1,2,5,2,101,8,2,10,2,
+        12,2,104,9,2,1,2,3,2,107,8,2,3,2,109,8,2,1,2,1,2,1,3,1,3,3,3,115,
+        8,3,1,4,1,4,1,4,1,4,1,4,1,4,1,4,1,4,1,4,5,4,126,8,4,10,4,12,4,129,
+        9,4,1,4,1,4,1,4,3,4,134,8,4,1,4,1,4,1,4,1,4,1,4,1,4,1,4,1,4,1,4,
+        5,4,145,8,4,10,4,12,4,148,9,4,1,5,1,5,1,5,1,5,1,5,1,5,1,6,3,6,157,
+        8,6,1,6,1,6,1,7,1,7,1,8,1,8,1,8,1,8,1,8,1,8,5,8,169,8,8,10,8,12,
+        8,172,9,8,3,8,174,8,8,1,8,1,8,1,8,1,8,3,8,180,8,8,1,8,5,8,183,8,
+        8,10,8,12,8,186,9,8,1,8,1,8,1,8,1,8,3,8,192,8,8,1,9,1,9,1,9,1,9,
+        5,9,198,8,9,10,9,12,9,201,9,9,1,9,1,9,1,9,0,1,8,10,0,2,4,6,8,10,
+        12,14,16,18,0,3,1,0,29,30,1,0,31,32,1,0,14,15,226,0,20,1,0,0,0,2,
+        94,1,0,0,0,4,96,1,0,0,0,6,114,1,0,0,0,8,133,1,0,0,0,10,149,1,0,0,
+        0,12,156,1,0,0,0,14,160,1,0,0,0,16,191,1,0,0,0,18,193,1,0,0,0,20,
+        21,5,1,0,0,21,22,5,16,0,0,22,26,5,27,0,0,23,25,3,2,1,0,24,23,1,0,
+        0,0,25,28,1,0,0,0,26,24,1,0,0,0,26,27,1,0,0,0,27,29,1,0,0,0,28,26,
+        1,0,0,0,29,30,5,28,0,0,30,31,5,0,0,1,31,1,1,0,0,0,32,33,5,2,0,0,
+        33,34,5,13,0,0,34,35,5,16,0,0,35,95,5,21,0,0,36,37,5,3,0,0,37,38,
+        5,16,0,0,38,39,5,20,0,0,39,40,3,8,4,0,40,41,5,21,0,0,41,95,1,0,0,
+        0,42,43,5,4,0,0,43,46,5,16,0,0,44,45,5,6,0,0,45,47,3,14,7,0,46,44,
+        1,0,0,0,46,47,1,0,0,0,47,48,1,0,0,0,48,95,5,21,0,0,49,50,5,5,0,0,
+        50,51,5,16,0,0,51,95,5,21,0,0,52,53,5,7,0,0,53,58,5,16,0,0,54,55,
+        5,25,0,0,55,56,3,14,7,0,56,57,5,26,0,0,57,59,1,0,0,0,58,54,1,0,0,
+        0,59,60,1,0,0,0,60,58,1,0,0,0,60,61,1,0,0,0,61,62,1,0,0,0,62,63,
+        5,20,0,0,63,64,3,4,2,0,64,65,5,21,0,0,65,95,1,0,0,0,66,67,5,8,0,
+        0,67,68,5,16,0,0,68,69,5,20,0,0,69,70,3,8,4,0,70,71,5,21,0,0,71,
+        95,1,0,0,0,72,73,5,16,0,0,73,74,5,19,0,0,74,75,5,20,0,0,75,76,3,
+        8,4,0,76,77,5,21,0,0,77,95,1,0,0,0,78,80,5,9,0,0,79,81,5,16,0,0,
+        80,79,1,0,0,0,80,81,1,0,0,0,81,82,1,0,0,0,82,83,5,16,0,0,83,95,5,
+        21,0,0,84,85,5,10,0,0,85,88,5,16,0,0,86,87,5,18,0,0,87,89,5,16,0,
+        0,88,86,1,0,0,0,88,89,1,0,0,0,89,90,1,0,0,0,90,91,5,20,0,0,91,92,
+        3,8,4,0,92,93,5,21,0,0,93,95,1,0,0,0,94,32,1,0,0,0,94,36,1,0,0,0,
+        94,42,1,0,0,0,94,49,1,0,0,0,94,52,1,0,0,0,94,66,1,0,0,0,94,72,1,
+        0,0,0,94,78,1,0,0,0,94,84,1,0,0,0,95,3,1,0,0,0,96,108,5,27,0,0,97,
+        102,3,6,3,0,98,99,5,22,0,0,99,101,3,6,3,0,100,98,1,0,0,0,101,104,
+        1,0,0,0,102,100,1,0,0,0,102,103,1,0,0,0,103,106,1,0,0,0,104,102,
+        1,0,0,0,105,107,5,22,0,0,106,105,1,0,0,0,106,107,1,0,0,0,107,109,
+        1,0,0,0,108,97,1,0,0,0,108,109,1,0,0,0,109,110,1,0,0,0,110,111,5,
+        28,0,0,111,5,1,0,0,0,112,115,3,4,2,0,113,115,3,8,4,0,114,112,1,0,
+        0,0,114,113,1,0,0,0,115,7,1,0,0,0,116,117,6,4,-1,0,117,134,3,16,
+        8,0,118,119,7,0,0,0,119,134,3,8,4,4,120,121,5,11,0,0,121,122,5,23,
+        0,0,122,127,3,10,5,0,123,124,5,22,0,0,124,126,3,10,5,0,125,123,1,
+        0,0,0,126,129,1,0,0,0,127,125,1,0,0,0,127,128,1,0,0,0,128,130,1,
+        0,0,0,129,127,1,0,0,0,130,131,5,24,0,0,131,132,3,8,4,2,132,134,1,
+        0,0,0,133,116,1,0,0,0,133,118,1,0,0,0,133,120,1,0,0,0,134,146,1,
+        0,0,0,135,136,10,5,0,0,136,137,5,33,0,0,137,145,3,8,4,5,138,139,
+        10,3,0,0,139,140,7,1,0,0,140,145,3,8,4,4,141,142,10,1,0,0,142,143,
+        7,0,0,0,143,145,3,8,4,2,144,135,1,0,0,0,144,138,1,0,0,0,144,141,
+        1,0,0,0,145,148,1,0,0,0,146,144,1,0,0,0,146,147,1,0,0,0,147,9,1,
+        0,0,0,148,146,1,0,0,0,149,150,5,16,0,0,150,151,5,12,0,0,151,152,
+        3,12,6,0,152,153,5,17,0,0,153,154,3,12,6,0,154,11,1,0,0,0,155,157,
+        7,0,0,0,156,155,1,0,0,0,156,157,1,0,0,0,157,158,1,0,0,0,158,159,
+        3,14,7,0,159,13,1,0,0,0,160,161,7,2,0,0,161,15,1,0,0,0,162,192,3,
+        14,7,0,163,164,5,16,0,0,164,173,5,23,0,0,165,170,3,8,4,0,166,167,
+        5,22,0,0,167,169,3,8,4,0,168,166,1,0,0,0,169,172,1,0,0,0,170,168,
+        1,0,0,0,170,171,1,0,0,0,171,174,1,0,0,0,172,170,1,0,0,0,173,165,
+        1,0,0,0,173,174,1,0,0,0,174,175,1,0,0,0,175,192,5,24,0,0,176,179,
+        5,16,0,0,177,178,5,18,0,0,178,180,5,16,0,0,179,177,1,0,0,0,179,180,
+        1,0,0,0,180,184,1,0,0,0,181,183,3,18,9,0,182,181,1,0,0,0,183,186,
+        1,0,0,0,184,182,1,0,0,0,184,185,1,0,0,0,185,192,1,0,0,0,186,184,
+        1,0,0,0,187,188,5,23,0,0,188,189,3,8,4,0,189,190,5,24,0,0,190,192,
+        1,0,0,0,191,162,1,0,0,0,191,163,1,0,0,0,191,176,1,0,0,0,191,187,
+        1,0,0,0,192,17,1,0,0,0,193,194,5,25,0,0,194,199,3,8,4,0,195,196,
+        5,22,0,0,196,198,3,8,4,0,197,195,1,0,0,0,198,201,1,0,0,0,199,197,
+        1,0,0,0,199,200,1,0,0,0,200,202,1,0,0,0,201,199,1,0,0,0,202,203,
+        5,26,0,0,203,19,1,0,0,0,21,26,46,60,80,88,94,102,106,108,114,127,
+        133,144,146,156,170,173,179,184,191,199
+    ]
+
+class StencilParser ( Parser ):
+
+    grammarFileName = "Stencil.g4"
+
+    atn = ATNDeserializer().deserialize(serializedATN())
+
+    decisionsToDFA = [ DFA(ds, i) for i, ds in enumerate(atn.decisionToState) ]
+
+    sharedContextCache = PredictionContextCache()
+
+    literalNames = [ "<INVALID>", "'stencil'", "'grid'", "'param'", "'state'", 
+                     "'input'", "'levels'", "'table'", "'let'", "'boundary'", 
+                     "'init'", "'sum'", "'in'", "<INVALID>", "<INVALID>", 
+                     "<INVALID>", "<INVALID>", "'..'", "'.'", "'''", "'='", 
+                     "';'", "','", "'('", "')'", "'['", "']'", "'{'", "'}'", 
+                     "'+'", "'-'", "'*'", "'/'", "'^'" ]
+
+    symbolicNames = [ "<INVALID>", "STENCIL", "GRID", "PARAM", "STATE", 
+                      "INPUT", "LEVELS", "TABLE", "LET", "BOUNDARY", "INIT", 
+                      "SUM", "IN", "DIMS", "FLOAT", "INT", "ID", "DOTDOT", 
+                      "DOT", "PRIME", "ASSIGN", "SEMI", "COMMA", "LPAREN", 
+                      "RPAREN", "LBRACK", "RBRACK", "LBRACE", "RBRACE", 
+                      "PLUS", "MINUS", "STAR", "SLASH", "CARET", "LINE_COMMENT", 
+                      "WS" ]
+
+    RULE_program = 0
+    RULE_decl = 1
+    RULE_tableInit = 2
+    RULE_tableItem = 3
+    RULE_expr = 4
+    RULE_sumRange = 5
+    RULE_signedNumber = 6
+    RULE_number = 7
+    RULE_primary = 8
+    RULE_subscript = 9
+
+    ruleNames =  [ "program", "decl", "tableInit", "tableItem", "expr", 
+                   "sumRange", "signedNumber", "number", "primary", "subscript" ]
+
+    EOF = Token.EOF
+    STENCIL=1
+    GRID=2
+    PARAM=3
+    STATE=4
+    INPUT=5
+    LEVELS=6
+    TABLE=7
+    LET=8
+    BOUNDARY=9
+    INIT=10
+    SUM=11
+    IN=12
+    DIMS=13
+    FLOAT=14
+    INT=15
+    ID=16
+    DOTDOT=17
+    DOT=18
+    PRIME=19
+    ASSIGN=20
+    SEMI=21
+    COMMA=22
+    LPAREN=23
+    RPAREN=24
+    LBRACK=25
+    RBRACK=26
+    LBRACE=27
+    RBRACE=28
+    PLUS=29
+    MINUS=30
+    STAR=31
+    SLASH=32
+    CARET=33
+    LINE_COMMENT=34
+    WS=35
+
+    def __init__(self, input:TokenStream, output:TextIO = sys.stdout):
+        super().__init__(input, output)
+        self.checkVersion("4.13.2")
+        self._interp = ParserATNSimulator(self, self.atn, self.decisionsToDFA, self.sharedContextCache)
+        self._predicates = None
+
+
+
+
+    class ProgramContext(ParserRuleContext):
+        __slots__ = 'parser'
+
+        def __init__(self, parser, parent:ParserRuleContext=None, invokingState:int=-1):
+            super().__init__(parent, invokingState)
+            self.parser = parser
+            self.name = None # Token
+
+        def STENCIL(self):
+            return self.getToken(StencilParser.STENCIL, 0)
+
+        def LBRACE(self):
+            return self.getToken(StencilParser.LBRACE, 0)
+
+        def RBRACE(self):
+            return self.getToken(StencilParser.RBRACE, 0)
+
+        def EOF(self):
+            return self.getToken(StencilParser.EOF, 0)
+
+        def ID(self):
+            return self.getToken(StencilParser.ID, 0)
+
+        def decl(self, i:int=None):
+            if i is None:
+                return self.getTypedRuleContexts(StencilParser.DeclContext)
+            else:
+                return self.getTypedRuleContext(StencilParser.DeclContext,i)
+
+
+        def getRuleIndex(self):
+            return StencilParser.RULE_program
+
+        def accept(self, visitor:ParseTreeVisitor):
+            if hasattr( visitor, "visitProgram" ):
+                return visitor.visitProgram(self)
+            else:
+                return visitor.visitChildren(self)
+
+
+
+
+    def program(self):
+
+        localctx = StencilParser.ProgramContext(self, self._ctx, self.state)
+        self.enterRule(localctx, 0, self.RULE_program)
+        self._la = 0 # Token type
+        try:
+            self.enterOuterAlt(localctx, 1)
+            self.state = 20
+            self.match(StencilParser.STENCIL)
+            self.state = 21
+            localctx.name = self.match(StencilParser.ID)
+            self.state = 22
+            self.match(StencilParser.LBRACE)
+            self.state = 26
+            self._errHandler.sync(self)
+            _la = self._input.LA(1)
+            while (((_la) & ~0x3f) == 0 and ((1 << _la) & 67516) != 0):
+                self.state = 23
+                self.decl()
+                self.state = 28
+                self._errHandler.sync(self)
+                _la = self._input.LA(1)
+
+            self.state = 29
+            self.match(StencilParser.RBRACE)
+            self.state = 30
+            self.match(StencilParser.EOF)
+        except RecognitionException as re:
+            localctx.exception = re
+            self._errHandler.reportError(self, re)
+            self._errHandler.recover(self, re)
+        finally:
+            self.exitRule()
+        return localctx
+
+
+    class DeclContext(ParserRuleContext):
+        __slots__ = 'parser'
+
+        def __init__(self, parser, parent:ParserRuleContext=None, invokingState:int=-1):
+            super().__init__(parent, invokingState)
+            self.parser = parser
+
+
+        def getRuleIndex(self):
+            return StencilParser.RULE_decl
+
+     
+        def copyFrom(self, ctx:ParserRuleContext):
+            super().copyFrom(ctx)
+
+
+
+    class InputDeclContext(DeclContext):
+
+        def __init__(self, parser, ctx:ParserRuleContext): # actually a StencilParser.DeclContext
+            super().__init__(parser)
+            self.name = None # Token
+            self.copyFrom(ctx)
+
+        def INPUT(self):
+            return self.getToken(StencilParser.INPUT, 0)
+        def SEMI(self):
+            return self.getToken(StencilParser.SEMI, 0)
+        def ID(self):
+            return self.getToken(StencilParser.ID, 0)
+
+        def accept(self, visitor:ParseTreeVisitor):
+            if hasattr( visitor, "visitInputDecl" ):
+                return visitor.visitInputDecl(self)
+            else:
+                return visitor.visitChildren(self)
+
+
+    class InitDeclContext(DeclContext):
+
+        def __init__(self, parser, ctx:ParserRuleContext): # actually a StencilParser.DeclContext
+            super().__init__(parser)
+            self.name = None # Token
+            self.suffix = None # Token
+            self.copyFrom(ctx)
+
+        def INIT(self):
+            return self.getToken(StencilParser.INIT, 0)
+        def ASSIGN(self):
+            return self.getToken(StencilParser.ASSIGN, 0)
+        def expr(self):
+            return self.getTypedRuleContext(StencilParser.ExprContext,0)
+
+        def SEMI(self):
+            return self.getToken(StencilParser.SEMI, 0)
+        def ID(self, i:int=None):
+            if i is None:
+                return self.getTokens(StencilParser.ID)
+            else:
+                return self.getToken(StencilParser.ID, i)
+        def DOT(self):
+            return self.getToken(StencilParser.DOT, 0)
+
+        def accept(self, visitor:ParseTreeVisitor):
+            if hasattr( visitor, "visitInitDecl" ):
+                return visitor.visitInitDecl(self)
+            else:
+                return visitor.visitChildren(self)
+
+
+    class BoundaryDeclContext(DeclContext):
+
+        def __init__(self, parser, ctx:ParserRuleContext): # actually a StencilParser.DeclContext
+            super().__init__(parser)
+            self.field = None # Token
+            self.kind = None # Token
+            self.copyFrom(ctx)
+
+        def BOUNDARY(self):
+            return self.getToken(StencilParser.BOUNDARY, 0)
+        def SEMI(self):
+            return self.getToken(StencilParser.SEMI, 0)
+        def ID(self, i:int=None):
+            if i is None:
+                return self.getTokens(StencilParser.ID)
+            else:
+                return self.getToken(StencilParser.ID, i)
+
+        def accept(self, visitor:ParseTreeVisitor):
+            if hasattr( visitor, "visitBoundaryDecl" ):
+                return visitor.visitBoundaryDecl(self)
+            else:
+                return visitor.visitChildren(self)
+
+
+    class UpdateDeclContext(DeclContext):
+
+        def __init__(self, parser, ctx:ParserRuleContext): # actually a StencilParser.DeclContext
+            super().__init__(parser)
+            self.name = None # Token
+            self.copyFrom(ctx)
+
+        def PRIME(self):
+            return self.getToken(StencilParser.PRIME, 0)
+        def ASSIGN(self):
+            return self.getToken(StencilParser.ASSIGN, 0)
+        def expr(self):
+            return self.getTypedRuleContext(StencilParser.ExprContext,0)
+
+        def SEMI(self):
+            return self.getToken(StencilParser.SEMI, 0)
+        def ID(self):
+            return self.getToken(StencilParser.ID, 0)
+
+        def accept(self, visitor:ParseTreeVisitor):
+            if hasattr( visitor, "visitUpdateDecl" ):
+                return visitor.visitUpdateDecl(self)
+            else:
+                return visitor.visitChildren(self)
+
+
+    class ParamDeclContext(DeclContext):
+
+        def __init__(self, parser, ctx:ParserRuleContext): # actually a StencilParser.DeclContext
+            super().__init__(parser)
+            self.name = None # Token
+            self.copyFrom(ctx)
+
+        def PARAM(self):
+            return self.getToken(StencilParser.PARAM, 0)
+        def ASSIGN(self):
+            return self.getToken(StencilParser.ASSIGN, 0)
+        def expr(self):
+            return self.getTypedRuleContext(StencilParser.ExprContext,0)
+
+        def SEMI(self):
+            return self.getToken(StencilParser.SEMI, 0)
+        def ID(self):
+            return self.getToken(StencilParser.ID, 0)
+
+        def accept(self, visitor:ParseTreeVisitor):
+            if hasattr( visitor, "visitParamDecl" ):
+                return visitor.visitParamDecl(self)
+            else:
+                return visitor.visitChildren(self)
+
+
+    class LetDeclContext(DeclContext):
+
+        def __init__(self, parser, ctx:ParserRuleContext): # actually a StencilParser.DeclContext
+            super().__init__(parser)
+            self.name = None # Token
+            self.copyFrom(ctx)
+
+        def LET(self):
+            return self.getToken(StencilParser.LET, 0)
+        def ASSIGN(self):
+            return self.getToken(StencilParser.ASSIGN, 0)
+        def expr(self):
+            return self.getTypedRuleContext(StencilParser.ExprContext,0)
+
+        def SEMI(self):
+            return self.getToken(StencilParser.SEMI, 0)
+        def ID(self):
+            return self.getToken(StencilParser.ID, 0)
+
+        def accept(self, visitor:ParseTreeVisitor):
+            if hasattr( visitor, "visitLetDecl" ):
+                return visitor.visitLetDecl(self)
+            else:
+                return visitor.visitChildren(self)
+
+
+    class TableDeclContext(DeclContext):
+
+        def __init__(self, parser, ctx:ParserRuleContext): # actually a StencilParser.DeclContext
+            super().__init__(parser)
+            self.name = None # Token
+            self.copyFrom(ctx)
+
+        def TABLE(self):
+            return self.getToken(StencilParser.TABLE, 0)
+        def ASSIGN(self):
+            return self.getToken(StencilParser.ASSIGN, 0)
+        def tableInit(self):
+            return self.getTypedRuleContext(StencilParser.TableInitContext,0)
+
+        def SEMI(self):
+            return self.getToken(StencilParser.SEMI, 0)
+        def ID(self):
+            return self.getToken(StencilParser.ID, 0)
+        def LBRACK(self, i:int=None):
+            if i is None:
+                return self.getTokens(StencilParser.LBRACK)
+            else:
+                return self.getToken(StencilParser.LBRACK, i)
+        def number(self, i:int=None):
+            if i is None:
+                return self.getTypedRuleContexts(StencilParser.NumberContext)
+            else:
+                return self.getTypedRuleContext(StencilParser.NumberContext,i)
+
+        def RBRACK(self, i:int=None):
+            if i is None:
+                return self.getTokens(StencilParser.RBRACK)
+            else:
+                return self.getToken(StencilParser.RBRACK, i)
+
+        def accept(self, visitor:ParseTreeVisitor):
+            if hasattr( visitor, "visitTableDecl" ):
+                return visitor.visitTableDecl(self)
+            else:
+                return visitor.visitChildren(self)
+
+
+    class GridDeclContext(DeclContext):
+
+        def __init__(self, parser, ctx:ParserRuleContext): # actually a StencilParser.DeclContext
+            super().__init__(parser)
+            self.dims = None # Token
+            self.dtype = None # Token
+            self.copyFrom(ctx)
+
+        def GRID(self):
+            return self.getToken(StencilParser.GRID, 0)
+        def SEMI(self):
+            return self.getToken(StencilParser.SEMI, 0)
+        def DIMS(self):
+            return self.getToken(StencilParser.DIMS, 0)
+        def ID(self):
+            return self.getToken(StencilParser.ID, 0)
+
+        def accept(self, visitor:ParseTreeVisitor):
+            if hasattr( visitor, "visitGridDecl" ):
+                return visitor.visitGridDecl(self)
+            else:
+                return visitor.visitChildren(self)
+
+
+    class StateDeclContext(DeclContext):
+
+        def __init__(self, parser, ctx:ParserRuleContext): # actually a StencilParser.DeclContext
+            super().__init__(parser)
+            self.name = None # Token
+            self.levels = None # NumberContext
+            self.copyFrom(ctx)
+
+        def STATE(self):
+            return self.getToken(StencilParser.STATE, 0)
+        def SEMI(self):
+            return self.getToken(StencilParser.SEMI, 0)
+        def ID(self):
+            return self.getToken(StencilParser.ID, 0)
+        def LEVELS(self):
+            return self.getToken(StencilParser.LEVELS, 0)
+        def number(self):
+            return self.getTypedRuleContext(StencilParser.NumberContext,0)
+
+
+        def accept(self, visitor:ParseTreeVisitor):
+            if hasattr( visitor, "visitStateDecl" ):
+                return visitor.visitStateDecl(self)
+            else:
+                return visitor.visitChildren(self)
+
+
+
+    def decl(self):
+
+        localctx = StencilParser.DeclContext(self, self._ctx, self.state)
+        self.enterRule(localctx, 2, self.RULE_decl)
+        self._la = 0 # Token type
+        try:
+            self.state = 94
+            self._errHandler.sync(self)
+            token = self._input.LA(1)
+            if token in [2]:
+                localctx = StencilParser.GridDeclContext(self, localctx)
+                self.enterOuterAlt(localctx, 1)
+                self.state = 32
+                self.match(StencilParser.GRID)
+                self.state = 33
+                localctx.dims = self.match(StencilParser.DIMS)
+                self.state = 34
+                localctx.dtype = self.match(StencilParser.ID)
+                self.state = 35
+                self.match(StencilParser.SEMI)
+                pass
+            elif token in [3]:
+                localctx = StencilParser.ParamDeclContext(self, localctx)
+                self.enterOuterAlt(localctx, 2)
+                self.state = 36
+                self.match(StencilParser.PARAM)
+                self.state = 37
+                localctx.name = self.match(StencilParser.ID)
+                self.state = 38
+                self.match(StencilParser.ASSIGN)
+                self.state = 39
+                self.expr(0)
+                self.state = 40
+                self.match(StencilParser.SEMI)
+                pass
+            elif token in [4]:
+                localctx = StencilParser.StateDeclContext(self, localctx)
+                self.enterOuterAlt(localctx, 3)
+                self.state = 42
+                self.match(StencilParser.STATE)
+                self.state = 43
+                localctx.name = self.match(StencilParser.ID)
+                self.state = 46
+                self._errHandler.sync(self)
+                _la = self._input.LA(1)
+                if _la==6:
+                    self.state = 44
+                    self.match(StencilParser.LEVELS)
+                    self.state = 45
+                    localctx.levels = self.number()
+
+
+                self.state = 48
+                self.match(StencilParser.SEMI)
+                pass
+            elif token in [5]:
+                localctx = StencilParser.InputDeclContext(self, localctx)
+                self.enterOuterAlt(localctx, 4)
+                self.state = 49
+                self.match(StencilParser.INPUT)
+                self.state = 50
+                localctx.name = self.match(StencilParser.ID)
+                self.state = 51
+                self.match(StencilParser.SEMI)
+                pass
+            elif token in [7]:
+                localctx = StencilParser.TableDeclContext(self, localctx)
+                self.enterOuterAlt(localctx, 5)
+                self.state = 52
+                self.match(StencilParser.TABLE)
+                self.state = 53
+                localctx.name = self.match(StencilParser.ID)
+                self.state = 58 
+                self._errHandler.sync(self)
+                _la = self._input.LA(1)
+                while True:
+                    self.state = 54
+                    self.match(StencilParser.LBRACK)
+                    self.state = 55
+                    self.number()
+                    self.state = 56
+                    self.match(StencilParser.RBRACK)
+                    self.state = 60 
+                    self._errHandler.sync(self)
+                    _la = self._input.LA(1)
+                    if not (_la==25):
+                        break
+
+                self.state = 62
+                self.match(StencilParser.ASSIGN)
+                self.state = 63
+                self.tableInit()
+                self.state = 64
+                self.match(StencilParser.SEMI)
+                pass
+            elif token in [8]:
+                localctx = StencilParser.LetDeclContext(self, localctx)
+                self.enterOuterAlt(localctx, 6)
+                self.state = 66
+                self.match(StencilParser.LET)
+                self.state = 67
+                localctx.name = self.match(StencilParser.ID)
+                self.state = 68
+                self.match(StencilParser.ASSIGN)
+                self.state = 69
+                self.expr(0)
+                self.state = 70
+                self.match(StencilParser.SEMI)
+                pass
+            elif token in [16]:
+                localctx = StencilParser.UpdateDeclContext(self, localctx)
+                self.enterOuterAlt(localctx, 7)
+                self.state = 72
+                localctx.name = self.match(StencilParser.ID)
+                self.state = 73
+                self.match(StencilParser.PRIME)
+                self.state = 74
+                self.match(StencilParser.ASSIGN)
+                self.state = 75
+                self.expr(0)
+                self.state = 76
+                self.match(StencilParser.SEMI)
+                pass
+            elif token in [9]:
+                localctx = StencilParser.BoundaryDeclContext(self, localctx)
+                self.enterOuterAlt(localctx, 8)
+                self.state = 78
+                self.match(StencilParser.BOUNDARY)
+                self.state = 80
+                self._errHandler.sync(self)
+                la_ = self._interp.adaptivePredict(self._input,3,self._ctx)
+                if la_ == 1:
+                    self.state = 79
+                    localctx.field = self.match(StencilParser.ID)
+
+
+                self.state = 82
+                localctx.kind = self.match(StencilParser.ID)
+                self.state = 83
+                self.match(StencilParser.SEMI)
+                pass
+            elif token in [10]:
+                localctx = StencilParser.InitDeclContext(self, localctx)
+                self.enterOuterAlt(localctx, 9)
+                self.state = 84
+                self.match(StencilParser.INIT)
+                self.state = 85
+                localctx.name = self.match(StencilParser.ID)
+                self.state = 88
+                self._errHandler.sync(self)
+                _la = self._input.LA(1)
+                if _la==18:
+                    self.state = 86
+                    self.match(StencilParser.DOT)
+                    self.state = 87
+                    localctx.suffix = self.match(StencilParser.ID)
+
+
+                self.state = 90
+                self.match(StencilParser.ASSIGN)
+                self.state = 91
+                self.expr(0)
+                self.state = 92
+                self.match(StencilParser.SEMI)
+                pass
+            else:
+                raise NoViableAltException(self)
+
+        except RecognitionException as re:
+            localctx.exception = re
+            self._errHandler.reportError(self, re)
+            self._errHandler.recover(self, re)
+        finally:
+            self.exitRule()
+        return localctx
+
+
+    class TableInitContext(ParserRuleContext):
+        __slots__ = 'parser'
+
+        def __init__(self, parser, parent:ParserRuleContext=None, invokingState:int=-1):
+            super().__init__(parent, invokingState)
+            self.parser = parser
+
+        def LBRACE(self):
+            return self.getToken(StencilParser.LBRACE, 0)
+
+        def RBRACE(self):
+            return self.getToken(StencilParser.RBRACE, 0)
+
+        def tableItem(self, i:int=None):
+            if i is None:
+                return self.getTypedRuleContexts(StencilParser.TableItemContext)
+            else:
+                return self.getTypedRuleContext(StencilParser.TableItemContext,i)
+
+
+        def COMMA(self, i:int=None):
+            if i is None:
+                return self.getTokens(StencilParser.COMMA)
+            else:
+                return self.getToken(StencilParser.COMMA, i)
+
+        def getRuleIndex(self):
+            return StencilParser.RULE_tableInit
+
+        def accept(self, visitor:ParseTreeVisitor):
+            if hasattr( visitor, "visitTableInit" ):
+                return visitor.visitTableInit(self)
+            else:
+                return visitor.visitChildren(self)
+
+
+
+
+    def tableInit(self):
+
+        localctx = StencilParser.TableInitContext(self, self._ctx, self.state)
+        self.enterRule(localctx, 4, self.RULE_tableInit)
+        self._la = 0 # Token type
+        try:
+            self.enterOuterAlt(localctx, 1)
+            self.state = 96
+            self.match(StencilParser.LBRACE)
+            self.state = 108
+            self._errHandler.sync(self)
+            _la = self._input.LA(1)
+            if (((_la) & ~0x3f) == 0 and ((1 << _la) & 1753335808) != 0):
+                self.state = 97
+                self.tableItem()
+                self.state = 102
+                self._errHandler.sync(self)
+                _alt = self._interp.adaptivePredict(self._input,6,self._ctx)
+                while _alt!=2 and _alt!=ATN.INVALID_ALT_NUMBER:
+                    if _alt==1:
+                        self.state = 98
+                        self.match(StencilParser.COMMA)
+                        self.state = 99
+                        self.tableItem() 
+                    self.state = 104
+                    self._errHandler.sync(self)
+                    _alt = self._interp.adaptivePredict(self._input,6,self._ctx)
+
+                self.state = 106
+                self._errHandler.sync(self)
+                _la = self._input.LA(1)
+                if _la==22:
+                    self.state = 105
+                    self.match(StencilParser.COMMA)
+
+
+
+
+            self.state = 110
+            self.match(StencilParser.RBRACE)
+        except RecognitionException as re:
+            localctx.exception = re
+            self._errHandler.reportError(self, re)
+            self._errHandler.recover(self, re)
+        finally:
+            self.exitRule()
+        return localctx
+
+
+    class TableItemContext(ParserRuleContext):
+        __slots__ = 'parser'
+
+        def __init__(self, parser, parent:ParserRuleContext=None, invokingState:int=-1):
+            super().__init__(parent, invokingState)
+            self.parser = parser
+
+        def tableInit(self):
+            return self.getTypedRuleContext(StencilParser.TableInitContext,0)
+
+
+        def expr(self):
+            return self.getTypedRuleContext(StencilParser.ExprContext,0)
+
+
+        def getRuleIndex(self):
+            return StencilParser.RULE_tableItem
+
+        def accept(self, visitor:ParseTreeVisitor):
+            if hasattr( visitor, "visitTableItem" ):
+                return visitor.visitTableItem(self)
+            else:
+                return visitor.visitChildren(self)
+
+
+
+
+    def tableItem(self):
+
+        localctx = StencilParser.TableItemContext(self, self._ctx, self.state)
+        self.enterRule(localctx, 6, self.RULE_tableItem)
+        try:
+            self.state = 114
+            self._errHandler.sync(self)
+            token = self._input.LA(1)
+            if token in [27]:
+                self.enterOuterAlt(localctx, 1)
+                self.state = 112
+                self.tableInit()
+                pass
+            elif token in [11, 14, 15, 16, 23, 29, 30]:
+                self.enterOuterAlt(localctx, 2)
+                self.state = 113
+                self.expr(0)
+                pass
+            else:
+                raise NoViableAltException(self)
+
+        except RecognitionException as re:
+            localctx.exception = re
+            self._errHandler.reportError(self, re)
+            self._errHandler.recover(self, re)
+        finally:
+            self.exitRule()
+        return localctx
+
+
+    class ExprContext(ParserRuleContext):
+        __slots__ = 'parser'
+
+        def __init__(self, parser, parent:ParserRuleContext=None, invokingState:int=-1):
+            super().__init__(parent, invokingState)
+            self.parser = parser
+
+
+        def getRuleIndex(self):
+            return StencilParser.RULE_expr
+
+     
+        def copyFrom(self, ctx:ParserRuleContext):
+            super().copyFrom(ctx)
+
+
+    class UnaryExprContext(ExprContext):
+
+        def __init__(self, parser, ctx:ParserRuleContext): # actually a StencilParser.ExprContext
+            super().__init__(parser)
+            self.op = None # Token
+            self.operand = None # ExprContext
+            self.copyFrom(ctx)
+
+        def expr(self):
+            return self.getTypedRuleContext(StencilParser.ExprContext,0)
+
+        def MINUS(self):
+            return self.getToken(StencilParser.MINUS, 0)
+        def PLUS(self):
+            return self.getToken(StencilParser.PLUS, 0)
+
+        def accept(self, visitor:ParseTreeVisitor):
+            if hasattr( visitor, "visitUnaryExpr" ):
+                return visitor.visitUnaryExpr(self)
+            else:
+                return visitor.visitChildren(self)
+
+
+    class PrimaryExprContext(ExprContext):
+
+        def __init__(self, parser, ctx:ParserRuleContext): # actually a StencilParser.ExprContext
+            super().__init__(parser)
+            self.copyFrom(ctx)
+
+        def primary(self):
+            return self.getTypedRuleContext(StencilParser.PrimaryContext,0)
+
+
+        def accept(self, visitor:ParseTreeVisitor):
+            if hasattr( visitor, "visitPrimaryExpr" ):
+                return visitor.visitPrimaryExpr(self)
+            else:
+                return visitor.visitChildren(self)
+
+
+    class SumExprContext(ExprContext):
+
+        def __init__(self, parser, ctx:ParserRuleContext): # actually a StencilParser.ExprContext
+            super().__init__(parser)
+            self.body = None # ExprContext
+            self.copyFrom(ctx)
+
+        def SUM(self):
+            return self.getToken(StencilParser.SUM, 0)
+        def LPAREN(self):
+            return self.getToken(StencilParser.LPAREN, 0)
+        def sumRange(self, i:int=None):
+            if i is None:
+                return self.getTypedRuleContexts(StencilParser.SumRangeContext)
+            else:
+                return self.getTypedRuleContext(StencilParser.SumRangeContext,i)
+
+        def RPAREN(self):
+            return self.getToken(StencilParser.RPAREN, 0)
+        def expr(self):
+            return self.getTypedRuleContext(StencilParser.ExprContext,0)
+
+        def COMMA(self, i:int=None):
+            if i is None:
+                return self.getTokens(StencilParser.COMMA)
+            else:
+                return self.getToken(StencilParser.COMMA, i)
+
+        def accept(self, visitor:ParseTreeVisitor):
+            if hasattr( visitor, "visitSumExpr" ):
+                return visitor.visitSumExpr(self)
+            else:
+                return visitor.visitChildren(self)
+
+
+    class AddExprContext(ExprContext):
+
+        def __init__(self, parser, ctx:ParserRuleContext): # actually a StencilParser.ExprContext
+            super().__init__(parser)
+            self.lhs = None # ExprContext
+            self.op = None # Token
+            self.rhs = None # ExprContext
+            self.copyFrom(ctx)
+
+        def expr(self, i:int=None):
+            if i is None:
+                return self.getTypedRuleContexts(StencilParser.ExprContext)
+            else:
+                return self.getTypedRuleContext(StencilParser.ExprContext,i)
+
+        def PLUS(self):
+            return self.getToken(StencilParser.PLUS, 0)
+        def MINUS(self):
+            return self.getToken(StencilParser.MINUS, 0)
+
+        def accept(self, visitor:ParseTreeVisitor):
+            if hasattr( visitor, "visitAddExpr" ):
+                return visitor.visitAddExpr(self)
+            else:
+                return visitor.visitChildren(self)
+
+
+    class MulExprContext(ExprContext):
+
+        def __init__(self, parser, ctx:ParserRuleContext): # actually a StencilParser.ExprContext
+            super().__init__(parser)
+            self.lhs = None # ExprContext
+            self.op = None # Token
+            self.rhs = None # ExprContext
+            self.copyFrom(ctx)
+
+        def expr(self, i:int=None):
+            if i is None:
+                return self.getTypedRuleContexts(StencilParser.ExprContext)
+            else:
+                return self.getTypedRuleContext(StencilParser.ExprContext,i)
+
+        def STAR(self):
+            return self.getToken(StencilParser.STAR, 0)
+        def SLASH(self):
+            return self.getToken(StencilParser.SLASH, 0)
+
+        def accept(self, visitor:ParseTreeVisitor):
+            if hasattr( visitor, "visitMulExpr" ):
+                return visitor.visitMulExpr(self)
+            else:
+                return visitor.visitChildren(self)
+
+
+    class PowExprContext(ExprContext):
+
+        def __init__(self, parser, ctx:ParserRuleContext): # actually a StencilParser.ExprContext
+            super().__init__(parser)
+            self.lhs = None # ExprContext
+            self.op = None # Token
+            self.rhs = None # ExprContext
+            self.copyFrom(ctx)
+
+        def expr(self, i:int=None):
+            if i is None:
+                return self.getTypedRuleContexts(StencilParser.ExprContext)
+            else:
+                return self.getTypedRuleContext(StencilParser.ExprContext,i)
+
+        def CARET(self):
+            return self.getToken(StencilParser.CARET, 0)
+
+        def accept(self, visitor:ParseTreeVisitor):
+            if hasattr( visitor, "visitPowExpr" ):
+                return visitor.visitPowExpr(self)
+            else:
+                return visitor.visitChildren(self)
+
+
+
+    def expr(self, _p:int=0):
+        _parentctx = self._ctx
+        _parentState = self.state
+        localctx = StencilParser.ExprContext(self, self._ctx, _parentState)
+        _prevctx = localctx
+        _startState = 8
+        self.enterRecursionRule(localctx, 8, self.RULE_expr, _p)
+        self._la = 0 # Token type
+        try:
+            self.enterOuterAlt(localctx, 1)
+            self.state = 133
+            self._errHandler.sync(self)
+            token = self._input.LA(1)
+            if token in [14, 15, 16, 23]:
+                localctx = StencilParser.PrimaryExprContext(self, localctx)
+                self._ctx = localctx
+                _prevctx = localctx
+
+                self.state = 117
+                self.primary()
+                pass
+            elif token in [29, 30]:
+                localctx = StencilParser.UnaryExprContext(self, localctx)
+                self._ctx = localctx
+                _prevctx = localctx
+                self.state = 118
+                localctx.op = self._input.LT(1)
+                _la = self._input.LA(1)
+                if not(_la==29 or _la==30):
+                    localctx.op = self._errHandler.recoverInline(self)
+                else:
+                    self._errHandler.reportMatch(self)
+                    self.consume()
+                self.state = 119
+                localctx.operand = self.expr(4)
+                pass
+            elif token in [11]:
+                localctx = StencilParser.SumExprContext(self, localctx)
+                self._ctx = localctx
+                _prevctx = localctx
+                self.state = 120
+                self.match(StencilParser.SUM)
+                self.state = 121
+                self.match(StencilParser.LPAREN)
+                self.state = 122
+                self.sumRange()
+                self.state = 127
+                self._errHandler.sync(self)
+                _la = self._input.LA(1)
+                while _la==22:
+                    self.state = 123
+                    self.match(StencilParser.COMMA)
+                    self.state = 124
+                    self.sumRange()
+                    self.state = 129
+                    self._errHandler.sync(self)
+                    _la = self._input.LA(1)
+
+                self.state = 130
+                self.match(StencilParser.RPAREN)
+                self.state = 131
+                localctx.body = self.expr(2)
+                pass
+            else:
+                raise NoViableAltException(self)
+
+            self._ctx.stop = self._input.LT(-1)
+            self.state = 146
+            self._errHandler.sync(self)
+            _alt = self._interp.adaptivePredict(self._input,13,self._ctx)
+            while _alt!=2 and _alt!=ATN.INVALID_ALT_NUMBER:
+                if _alt==1:
+                    if self._parseListeners is not None:
+                        self.triggerExitRuleEvent()
+                    _prevctx = localctx
+                    self.state = 144
+                    self._errHandler.sync(self)
+                    la_ = self._interp.adaptivePredict(self._input,12,self._ctx)
+                    if la_ == 1:
+                        localctx = StencilParser.PowExprContext(self, StencilParser.ExprContext(self, _parentctx, _parentState))
+                        localctx.lhs = _prevctx
+                        self.pushNewRecursionContext(localctx, _startState, self.RULE_expr)
+                        self.state = 135
+                        if not self.precpred(self._ctx, 5):
+                            from antlr4.error.Errors import FailedPredicateException
+                            raise FailedPredicateException(self, "self.precpred(self._ctx, 5)")
+                        self.state = 136
+                        localctx.op = self.match(StencilParser.CARET)
+                        self.state = 137
+                        localctx.rhs = self.expr(5)
+                        pass
+
+                    elif la_ == 2:
+                        localctx = StencilParser.MulExprContext(self, StencilParser.ExprContext(self, _parentctx, _parentState))
+                        localctx.lhs = _prevctx
+                        self.pushNewRecursionContext(localctx, _startState, self.RULE_expr)
+                        self.state = 138
+                        if not self.precpred(self._ctx, 3):
+                            from antlr4.error.Errors import FailedPredicateException
+                            raise FailedPredicateException(self, "self.precpred(self._ctx, 3)")
+                        self.state = 139
+                        localctx.op = self._input.LT(1)
+                        _la = self._input.LA(1)
+                        if not(_la==31 or _la==32):
+                            localctx.op = self._errHandler.recoverInline(self)
+                        else:
+                            self._errHandler.reportMatch(self)
+                            self.consume()
+                        self.state = 140
+                        localctx.rhs = self.expr(4)
+                        pass
+
+                    elif la_ == 3:
+                        localctx = StencilParser.AddExprContext(self, StencilParser.ExprContext(self, _parentctx, _parentState))
+                        localctx.lhs = _prevctx
+                        self.pushNewRecursionContext(localctx, _startState, self.RULE_expr)
+                        self.state = 141
+                        if not self.precpred(self._ctx, 1):
+                            from antlr4.error.Errors import FailedPredicateException
+                            raise FailedPredicateException(self, "self.precpred(self._ctx, 1)")
+                        self.state = 142
+                        localctx.op = self._input.LT(1)
+                        _la = self._input.LA(1)
+                        if not(_la==29 or _la==30):
+                            localctx.op = self._errHandler.recoverInline(self)
+                        else:
+                            self._errHandler.reportMatch(self)
+                            self.consume()
+                        self.state = 143
+                        localctx.rhs = self.expr(2)
+                        pass
+
+             
+                self.state = 148
+                self._errHandler.sync(self)
+                _alt = self._interp.adaptivePredict(self._input,13,self._ctx)
+
+        except RecognitionException as re:
+            localctx.exception = re
+            self._errHandler.reportError(self, re)
+            self._errHandler.recover(self, re)
+        finally:
+            self.unrollRecursionContexts(_parentctx)
+        return localctx
+
+
+    class SumRangeContext(ParserRuleContext):
+        __slots__ = 'parser'
+
+        def __init__(self, parser, parent:ParserRuleContext=None, invokingState:int=-1):
+            super().__init__(parent, invokingState)
+            self.parser = parser
+            self.var = None # Token
+            self.lo = None # SignedNumberContext
+            self.hi = None # SignedNumberContext
+
+        def IN(self):
+            return self.getToken(StencilParser.IN, 0)
+
+        def DOTDOT(self):
+            return self.getToken(StencilParser.DOTDOT, 0)
+
+        def ID(self):
+            return self.getToken(StencilParser.ID, 0)
+
+        def signedNumber(self, i:int=None):
+            if i is None:
+                return self.getTypedRuleContexts(StencilParser.SignedNumberContext)
+            else:
+                return self.getTypedRuleContext(StencilParser.SignedNumberContext,i)
+
+
+        def getRuleIndex(self):
+            return StencilParser.RULE_sumRange
+
+        def accept(self, visitor:ParseTreeVisitor):
+            if hasattr( visitor, "visitSumRange" ):
+                return visitor.visitSumRange(self)
+            else:
+                return visitor.visitChildren(self)
+
+
+
+
+    def sumRange(self):
+
+        localctx = StencilParser.SumRangeContext(self, self._ctx, self.state)
+        self.enterRule(localctx, 10, self.RULE_sumRange)
+        try:
+            self.enterOuterAlt(localctx, 1)
+            self.state = 149
+            localctx.var = self.match(StencilParser.ID)
+            self.state = 150
+            self.match(StencilParser.IN)
+            self.state = 151
+            localctx.lo = self.signedNumber()
+            self.state = 152
+            self.match(StencilParser.DOTDOT)
+            self.state = 153
+            localctx.hi = self.signedNumber()
+        except RecognitionException as re:
+            localctx.exception = re
+            self._errHandler.reportError(self, re)
+            self._errHandler.recover(self, re)
+        finally:
+            self.exitRule()
+        return localctx
+
+
+    class SignedNumberContext(ParserRuleContext):
+        __slots__ = 'parser'
+
+        def __init__(self, parser, parent:ParserRuleContext=None, invokingState:int=-1):
+            super().__init__(parent, invokingState)
+            self.parser = parser
+            self.sign = None # Token
+
+        def number(self):
+            return self.getTypedRuleContext(StencilParser.NumberContext,0)
+
+
+        def MINUS(self):
+            return self.getToken(StencilParser.MINUS, 0)
+
+        def PLUS(self):
+            return self.getToken(StencilParser.PLUS, 0)
+
+        def getRuleIndex(self):
+            return StencilParser.RULE_signedNumber
+
+        def accept(self, visitor:ParseTreeVisitor):
+            if hasattr( visitor, "visitSignedNumber" ):
+                return visitor.visitSignedNumber(self)
+            else:
+                return visitor.visitChildren(self)
+
+
+
+
+    def signedNumber(self):
+
+        localctx = StencilParser.SignedNumberContext(self, self._ctx, self.state)
+        self.enterRule(localctx, 12, self.RULE_signedNumber)
+        self._la = 0 # Token type
+        try:
+            self.enterOuterAlt(localctx, 1)
+            self.state = 156
+            self._errHandler.sync(self)
+            _la = self._input.LA(1)
+            if _la==29 or _la==30:
+                self.state = 155
+                localctx.sign = self._input.LT(1)
+                _la = self._input.LA(1)
+                if not(_la==29 or _la==30):
+                    localctx.sign = self._errHandler.recoverInline(self)
+                else:
+                    self._errHandler.reportMatch(self)
+                    self.consume()
+
+
+            self.state = 158
+            self.number()
+        except RecognitionException as re:
+            localctx.exception = re
+            self._errHandler.reportError(self, re)
+            self._errHandler.recover(self, re)
+        finally:
+            self.exitRule()
+        return localctx
+
+
+    class NumberContext(ParserRuleContext):
+        __slots__ = 'parser'
+
+        def __init__(self, parser, parent:ParserRuleContext=None, invokingState:int=-1):
+            super().__init__(parent, invokingState)
+            self.parser = parser
+
+        def INT(self):
+            return self.getToken(StencilParser.INT, 0)
+
+        def FLOAT(self):
+            return self.getToken(StencilParser.FLOAT, 0)
+
+        def getRuleIndex(self):
+            return StencilParser.RULE_number
+
+        def accept(self, visitor:ParseTreeVisitor):
+            if hasattr( visitor, "visitNumber" ):
+                return visitor.visitNumber(self)
+            else:
+                return visitor.visitChildren(self)
+
+
+
+
+    def number(self):
+
+        localctx = StencilParser.NumberContext(self, self._ctx, self.state)
+        self.enterRule(localctx, 14, self.RULE_number)
+        self._la = 0 # Token type
+        try:
+            self.enterOuterAlt(localctx, 1)
+            self.state = 160
+            _la = self._input.LA(1)
+            if not(_la==14 or _la==15):
+                self._errHandler.recoverInline(self)
+            else:
+                self._errHandler.reportMatch(self)
+                self.consume()
+        except RecognitionException as re:
+            localctx.exception = re
+            self._errHandler.reportError(self, re)
+            self._errHandler.recover(self, re)
+        finally:
+            self.exitRule()
+        return localctx
+
+
+    class PrimaryContext(ParserRuleContext):
+        __slots__ = 'parser'
+
+        def __init__(self, parser, parent:ParserRuleContext=None, invokingState:int=-1):
+            super().__init__(parent, invokingState)
+            self.parser = parser
+
+
+        def getRuleIndex(self):
+            return StencilParser.RULE_primary
+
+     
+        def copyFrom(self, ctx:ParserRuleContext):
+            super().copyFrom(ctx)
+
+
+
+    class ParenPrimaryContext(PrimaryContext):
+
+        def __init__(self, parser, ctx:ParserRuleContext): # actually a StencilParser.PrimaryContext
+            super().__init__(parser)
+            self.copyFrom(ctx)
+
+        def LPAREN(self):
+            return self.getToken(StencilParser.LPAREN, 0)
+        def expr(self):
+            return self.getTypedRuleContext(StencilParser.ExprContext,0)
+
+        def RPAREN(self):
+            return self.getToken(StencilParser.RPAREN, 0)
+
+        def accept(self, visitor:ParseTreeVisitor):
+            if hasattr( visitor, "visitParenPrimary" ):
+                return visitor.visitParenPrimary(self)
+            else:
+                return visitor.visitChildren(self)
+
+
+    class CallPrimaryContext(PrimaryContext):
+
+        def __init__(self, parser, ctx:ParserRuleContext): # actually a StencilParser.PrimaryContext
+            super().__init__(parser)
+            self.func = None # Token
+            self.copyFrom(ctx)
+
+        def LPAREN(self):
+            return self.getToken(StencilParser.LPAREN, 0)
+        def RPAREN(self):
+            return self.getToken(StencilParser.RPAREN, 0)
+        def ID(self):
+            return self.getToken(StencilParser.ID, 0)
+        def expr(self, i:int=None):
+            if i is None:
+                return self.getTypedRuleContexts(StencilParser.ExprContext)
+            else:
+                return self.getTypedRuleContext(StencilParser.ExprContext,i)
+
+        def COMMA(self, i:int=None):
+            if i is None:
+                return self.getTokens(StencilParser.COMMA)
+            else:
+                return self.getToken(StencilParser.COMMA, i)
+
+        def accept(self, visitor:ParseTreeVisitor):
+            if hasattr( visitor, "visitCallPrimary" ):
+                return visitor.visitCallPrimary(self)
+            else:
+                return visitor.visitChildren(self)
+
+
+    class RefPrimaryContext(PrimaryContext):
+
+        def __init__(self, parser, ctx:ParserRuleContext): # actually a StencilParser.PrimaryContext
+            super().__init__(parser)
+            self.name = None # Token
+            self.suffix = None # Token
+            self.copyFrom(ctx)
+
+        def ID(self, i:int=None):
+            if i is None:
+                return self.getTokens(StencilParser.ID)
+            else:
+                return self.getToken(StencilParser.ID, i)
+        def DOT(self):
+            return self.getToken(StencilParser.DOT, 0)
+        def subscript(self, i:int=None):
+            if i is None:
+                return self.getTypedRuleContexts(StencilParser.SubscriptContext)
+            else:
+                return self.getTypedRuleContext(StencilParser.SubscriptContext,i)
+
+
+        def accept(self, visitor:ParseTreeVisitor):
+            if hasattr( visitor, "visitRefPrimary" ):
+                return visitor.visitRefPrimary(self)
+            else:
+                return visitor.visitChildren(self)
+
+
+    class NumberPrimaryContext(PrimaryContext):
+
+        def __init__(self, parser, ctx:ParserRuleContext): # actually a StencilParser.PrimaryContext
+            super().__init__(parser)
+            self.copyFrom(ctx)
+
+        def number(self):
+            return self.getTypedRuleContext(StencilParser.NumberContext,0)
+
+
+        def accept(self, visitor:ParseTreeVisitor):
+            if hasattr( visitor, "visitNumberPrimary" ):
+                return visitor.visitNumberPrimary(self)
+            else:
+                return visitor.visitChildren(self)
+
+
+
+    def primary(self):
+
+        localctx = StencilParser.PrimaryContext(self, self._ctx, self.state)
+        self.enterRule(localctx, 16, self.RULE_primary)
+        self._la = 0 # Token type
+        try:
+            self.state = 191
+            self._errHandler.sync(self)
+            la_ = self._interp.adaptivePredict(self._input,19,self._ctx)
+            if la_ == 1:
+                localctx = StencilParser.NumberPrimaryContext(self, localctx)
+                self.enterOuterAlt(localctx, 1)
+                self.state = 162
+                self.number()
+                pass
+
+            elif la_ == 2:
+                localctx = StencilParser.CallPrimaryContext(self, localctx)
+                self.enterOuterAlt(localctx, 2)
+                self.state = 163
+                localctx.func = self.match(StencilParser.ID)
+                self.state = 164
+                self.match(StencilParser.LPAREN)
+                self.state = 173
+                self._errHandler.sync(self)
+                _la = self._input.LA(1)
+                if (((_la) & ~0x3f) == 0 and ((1 << _la) & 1619118080) != 0):
+                    self.state = 165
+                    self.expr(0)
+                    self.state = 170
+                    self._errHandler.sync(self)
+                    _la = self._input.LA(1)
+                    while _la==22:
+                        self.state = 166
+                        self.match(StencilParser.COMMA)
+                        self.state = 167
+                        self.expr(0)
+                        self.state = 172
+                        self._errHandler.sync(self)
+                        _la = self._input.LA(1)
+
+
+
+                self.state = 175
+                self.match(StencilParser.RPAREN)
+                pass
+
+            elif la_ == 3:
+                localctx = StencilParser.RefPrimaryContext(self, localctx)
+                self.enterOuterAlt(localctx, 3)
+                self.state = 176
+                localctx.name = self.match(StencilParser.ID)
+                self.state = 179
+                self._errHandler.sync(self)
+                la_ = self._interp.adaptivePredict(self._input,17,self._ctx)
+                if la_ == 1:
+                    self.state = 177
+                    self.match(StencilParser.DOT)
+                    self.state = 178
+                    localctx.suffix = self.match(StencilParser.ID)
+
+
+                self.state = 184
+                self._errHandler.sync(self)
+                _alt = self._interp.adaptivePredict(self._input,18,self._ctx)
+                while _alt!=2 and _alt!=ATN.INVALID_ALT_NUMBER:
+                    if _alt==1:
+                        self.state = 181
+                        self.subscript() 
+                    self.state = 186
+                    self._errHandler.sync(self)
+                    _alt = self._interp.adaptivePredict(self._input,18,self._ctx)
+
+                pass
+
+            elif la_ == 4:
+                localctx = StencilParser.ParenPrimaryContext(self, localctx)
+                self.enterOuterAlt(localctx, 4)
+                self.state = 187
+                self.match(StencilParser.LPAREN)
+                self.state = 188
+                self.expr(0)
+                self.state = 189
+                self.match(StencilParser.RPAREN)
+                pass
+
+
+        except RecognitionException as re:
+            localctx.exception = re
+            self._errHandler.reportError(self, re)
+            self._errHandler.recover(self, re)
+        finally:
+            self.exitRule()
+        return localctx
+
+
+    class SubscriptContext(ParserRuleContext):
+        __slots__ = 'parser'
+
+        def __init__(self, parser, parent:ParserRuleContext=None, invokingState:int=-1):
+            super().__init__(parent, invokingState)
+            self.parser = parser
+
+        def LBRACK(self):
+            return self.getToken(StencilParser.LBRACK, 0)
+
+        def expr(self, i:int=None):
+            if i is None:
+                return self.getTypedRuleContexts(StencilParser.ExprContext)
+            else:
+                return self.getTypedRuleContext(StencilParser.ExprContext,i)
+
+
+        def RBRACK(self):
+            return self.getToken(StencilParser.RBRACK, 0)
+
+        def COMMA(self, i:int=None):
+            if i is None:
+                return self.getTokens(StencilParser.COMMA)
+            else:
+                return self.getToken(StencilParser.COMMA, i)
+
+        def getRuleIndex(self):
+            return StencilParser.RULE_subscript
+
+        def accept(self, visitor:ParseTreeVisitor):
+            if hasattr( visitor, "visitSubscript" ):
+                return visitor.visitSubscript(self)
+            else:
+                return visitor.visitChildren(self)
+
+
+
+
+    def subscript(self):
+
+        localctx = StencilParser.SubscriptContext(self, self._ctx, self.state)
+        self.enterRule(localctx, 18, self.RULE_subscript)
+        self._la = 0 # Token type
+        try:
+            self.enterOuterAlt(localctx, 1)
+            self.state = 193
+            self.match(StencilParser.LBRACK)
+            self.state = 194
+            self.expr(0)
+            self.state = 199
+            self._errHandler.sync(self)
+            _la = self._input.LA(1)
+            while _la==22:
+                self.state = 195
+                self.match(StencilParser.COMMA)
+                self.state = 196
+                self.expr(0)
+                self.state = 201
+                self._errHandler.sync(self)
+                _la = self._input.LA(1)
+
+            self.state = 202
+            self.match(StencilParser.RBRACK)
+        except RecognitionException as re:
+            localctx.exception = re
+            self._errHandler.reportError(self, re)
+            self._errHandler.recover(self, re)
+        finally:
+            self.exitRule()
+        return localctx
+
+
+
+    def sempred(self, localctx:RuleContext, ruleIndex:int, predIndex:int):
+        if self._predicates == None:
+            self._predicates = dict()
+        self._predicates[4] = self.expr_sempred
+        pred = self._predicates.get(ruleIndex, None)
+        if pred is None:
+            raise Exception("No predicate with index:" + str(ruleIndex))
+        else:
+            return pred(localctx, predIndex)
+
+    def expr_sempred(self, localctx:ExprContext, predIndex:int):
+            if predIndex == 0:
+                return self.precpred(self._ctx, 5)
+         
+
+            if predIndex == 1:
+                return self.precpred(self._ctx, 3)
+         
+
+            if predIndex == 2:
+                return self.precpred(self._ctx, 1)
+         
+
+
+
+

@@ -1,0 +1,139 @@
+/*
+ * Stencil.g4 -- the grammar of the .stn language (see shared/design/interface.md).
+ *
+ * Expects: ANTLR 4.13.2 (tools/fetch-antlr.sh); tools/gen-parser.sh turns it into the Python3
+ * parser and visitor under compiler/stencilc/frontend/generated/ (committed, kept current by
+ * test/python/test_grammar_current.py).
+ *
+ * Guarantees: the parse tree the front end's builder (compiler/stencilc/frontend/builder.py) turns
+ * into the AST.  The grammar is deliberately a little more permissive than the language where a
+ * later check gives a clearer message than a syntax error would:
+ *   - `grid` takes any `<digits>d` and any name as the element type; sema checks 2d/3d and f32/f64;
+ *   - `levels`, table dimensions and sum bounds take any number; the builder insists on integers;
+ *   - `.SUFFIX` takes any name; the builder insists on `prev` (`prev` is not a keyword);
+ *   - `boundary` takes any name as the kind; sema checks dirichlet/neumann.
+ *
+ * Expression precedence, highest first (the order of the alternatives of `expr` below):
+ *   primary;  ^ (right associative);  unary - +;  * /;  sum(...) BODY;  + -
+ * `sum` is a prefix operator whose BODY is parsed at its own level, so it takes the product
+ * term that follows: `sum(i in -1..1) a*u[i,0] + b` is `(sum a*u[i,0]) + b`, and `-x^2` is `-(x^2)`.
+ */
+grammar Stencil;
+
+// ------------------------------------------------------------------ structure
+
+program
+    : STENCIL name=ID LBRACE decl* RBRACE EOF
+    ;
+
+decl
+    : GRID dims=DIMS dtype=ID SEMI                                     # gridDecl
+    | PARAM name=ID ASSIGN expr SEMI                                   # paramDecl
+    | STATE name=ID (LEVELS levels=number)? SEMI                       # stateDecl
+    | INPUT name=ID SEMI                                               # inputDecl
+    | TABLE name=ID (LBRACK number RBRACK)+ ASSIGN tableInit SEMI      # tableDecl
+    | LET name=ID ASSIGN expr SEMI                                     # letDecl
+    | name=ID PRIME ASSIGN expr SEMI                                   # updateDecl
+    | BOUNDARY (field=ID)? kind=ID SEMI                                # boundaryDecl
+    | INIT name=ID (DOT suffix=ID)? ASSIGN expr SEMI                   # initDecl
+    ;
+
+// `{1, 2, 3}` or nested `{{1, 2}, {3, 4}}`; a trailing comma is allowed.
+tableInit
+    : LBRACE (tableItem (COMMA tableItem)* COMMA?)? RBRACE
+    ;
+
+tableItem
+    : tableInit
+    | expr
+    ;
+
+// ------------------------------------------------------------------ expressions
+
+expr
+    : primary                                                          # primaryExpr
+    | <assoc=right> lhs=expr op=CARET rhs=expr                         # powExpr
+    | op=(MINUS | PLUS) operand=expr                                   # unaryExpr
+    | lhs=expr op=(STAR | SLASH) rhs=expr                              # mulExpr
+    | SUM LPAREN sumRange (COMMA sumRange)* RPAREN body=expr            # sumExpr
+    | lhs=expr op=(PLUS | MINUS) rhs=expr                              # addExpr
+    ;
+
+// `i in -2..2` (inclusive)
+sumRange
+    : var=ID IN lo=signedNumber DOTDOT hi=signedNumber
+    ;
+
+signedNumber
+    : sign=(MINUS | PLUS)? number
+    ;
+
+number
+    : INT
+    | FLOAT
+    ;
+
+primary
+    : number                                                           # numberPrimary
+    | func=ID LPAREN (expr (COMMA expr)*)? RPAREN                      # callPrimary
+    | name=ID (DOT suffix=ID)? subscript*                              # refPrimary
+    | LPAREN expr RPAREN                                               # parenPrimary
+    ;
+
+// one bracket group of a reference: `[1, 0, 0]`, or `[i+2]` of `w[i+2][j+2]`
+subscript
+    : LBRACK expr (COMMA expr)* RBRACK
+    ;
+
+// ------------------------------------------------------------------ tokens
+
+// Keywords come before ID so that they are never names.
+STENCIL  : 'stencil';
+GRID     : 'grid';
+PARAM    : 'param';
+STATE    : 'state';
+INPUT    : 'input';
+LEVELS   : 'levels';
+TABLE    : 'table';
+LET      : 'let';
+BOUNDARY : 'boundary';
+INIT     : 'init';
+SUM      : 'sum';
+IN       : 'in';
+
+// `2d`, `3d` (and `4d`, for sema to reject with a clear message).
+DIMS     : DIGITS 'd';
+
+// A float needs digits after its point, so `-2..2` lexes as INT '..' INT.
+FLOAT
+    : DIGITS '.' DIGITS EXPONENT?
+    | '.' DIGITS EXPONENT?
+    | DIGITS EXPONENT
+    ;
+
+INT      : DIGITS;
+ID       : [a-zA-Z_] [a-zA-Z_0-9]*;
+
+DOTDOT   : '..';
+DOT      : '.';
+PRIME    : '\'';
+ASSIGN   : '=';
+SEMI     : ';';
+COMMA    : ',';
+LPAREN   : '(';
+RPAREN   : ')';
+LBRACK   : '[';
+RBRACK   : ']';
+LBRACE   : '{';
+RBRACE   : '}';
+PLUS     : '+';
+MINUS    : '-';
+STAR     : '*';
+SLASH    : '/';
+CARET    : '^';
+
+LINE_COMMENT : '//' ~[\r\n]* -> skip;
+WS           : [ \t\r\n\f]+ -> skip;
+
+fragment DIGITS   : [0-9]+;
+fragment EXPONENT : [eE] [+-]? DIGITS;
