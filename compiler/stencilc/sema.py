@@ -91,7 +91,7 @@ def eval_int(e: ast.Expr, env: dict[str, int]) -> int:
     if isinstance(e, ast.Name):
         if e.id in env:
             return env[e.id]
-        raise NotConstant(f"'{e.id}' is not a compile-time integer (only integer literals and sum indices are)", e.loc)
+        raise NotConstant(f"'{e.id}' is not known at compile time", e.loc)
     if isinstance(e, ast.Unary):
         v = eval_int(e.operand, env)
         return -v if e.op == "-" else v
@@ -99,7 +99,7 @@ def eval_int(e: ast.Expr, env: dict[str, int]) -> int:
         a, b = eval_int(e.lhs, env), eval_int(e.rhs, env)
         return a + b if e.op == "+" else a - b if e.op == "-" else a * b
     loc = e.loc
-    raise NotConstant("must be a compile-time integer (integer literals and sum indices with + - *)", loc)
+    raise NotConstant("this expression is not an integer known at compile time", loc)
 
 
 def eval_const(e: ast.Expr) -> float:
@@ -389,7 +389,7 @@ class _Checker:
                 self.rep.warning(f"'{f.name}' keeps two time levels but '{f.name}.prev' is never read", f.decl.loc)
             if f.kind == "input" and f.name not in self.used:
                 self.rep.warning(f"input field '{f.name}' is never read", f.decl.loc)
-        for name, value in self.params.items():
+        for name in self.params:
             if name not in self.used:
                 self.rep.warning(f"param '{name}' is never used", self.decl_of[name][1])
         for t in self.tables.values():
@@ -546,8 +546,11 @@ class _Checker:
         self.used.add(t.name)
         idx = [group for group in e.subscripts]
         if any(len(g) != 1 for g in idx) or len(idx) != len(t.dims):
-            self.rep.error(f"table '{t.name}' is {_shape(t.dims)} and is indexed as {t.name}"
-                           f"{''.join('[i]' for _ in t.dims)}", e.loc)
+            given = f"{len(idx)} ind" + ("ices" if len(idx) != 1 else "ex") if all(len(g) == 1 for g in idx) else \
+                "a comma-separated list"
+            self.rep.error(f"table '{t.name}' is {_shape(t.dims)}, so it takes {len(t.dims)} ind"
+                           f"{'ices' if len(t.dims) != 1 else 'ex'} as in {t.name}{'[..]' * len(t.dims)}; "
+                           f"it is given {given}", e.loc)
             return
         for g, size in zip(idx, t.dims):
             ix = g[0]
@@ -570,7 +573,8 @@ class _Checker:
         try:
             eval_int(e, env)
         except NotConstant as err:
-            self.rep.error(f"{what} must be a compile-time integer: {err.message}", err.loc)
+            self.rep.error(f"{what} must be a compile-time integer (integer literals and sum indices with + - *): "
+                           f"{err.message}", err.loc)
             return False
         return True
 
