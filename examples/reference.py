@@ -1,0 +1,453 @@
+"""Independent NumPy references for the stencils in ``examples/*.stn``.
+
+Written by hand from the mathematics of each example (not generated from the ``.stn``
+files), so that the tests can compare what stencilc generates against something that
+shares no code with it.
+
+Conventions (the same as the generated programs, see ``docs``/``interface.md``):
+
+- ``size`` is the whole grid, boundary layer included, x first: ``(nx, ny)`` or
+  ``(nx, ny, nz)``.  Arrays are NumPy ``(ny, nx)`` / ``(nz, ny, nx)``, C order, so x is the
+  last axis.  Offsets ``(dx, dy[, dz])`` are x first as well.
+- The halo (``halo_lo``/``halo_hi``, x first) is the widest access of any field per
+  dimension and direction; the update runs on the interior ``[lo, n - hi)`` of every axis.
+- A step computes every state field's new level on the interior from the old levels
+  (Jacobi style).  Boundary cells of the new level: dirichlet copies them from the current
+  level; neumann mirrors the interior (axes x, then y, then z, each over the whole extent of
+  the other axes; ``i < lo`` takes ``2*lo - 1 - i``, ``i >= n - hi`` takes ``2*(n-hi) - 1 - i``).
+  Every neumann field is mirrored once before the first step, both of its levels if it has
+  two (so every level a step reads has mirrored boundaries, as if it had been current once).  Then levels
+  rotate (``prev <- cur``, ``cur <- new``).
+- Arithmetic is in the grid's element type: params and coordinates are converted to it, and
+  Python scalars mix with arrays without promoting them (NumPy >= 2 rules).
+
+API::
+
+    ex = EXAMPLES["heat3d"]
+    fields = ex.initial((16, 16, 16), {"alpha": 0.05})     # {"u": array}
+    final = ex.run(fields, {"alpha": 0.05}, steps=10)       # {"u": array}
+
+``initial`` also returns ``"NAME.prev"`` for fields with two time levels; ``run`` takes an
+optional ``"NAME.prev"`` (default: equal to the current level) and returns the final
+current level of every field (state and input).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import SimpleNamespace
+from typing import Callable
+
+import numpy as np
+
+# ----------------------------------------------------------------------------- the driver
+
+
+class Access:
+    """Reads one level of a field at constant offsets over the interior.
+
+    ``u()`` is the centre, ``u(dx, dy[, dz])`` a shifted view; ``u.prev`` is the previous
+    level (fields with two levels).  Every offset used is recorded in ``seen`` so that the
+    halo a reference really needs can be derived and checked against the declared one.
+    """
+
+    def __init__(self, arr: np.ndarray, lo: tuple[int, ...], hi: tuple[int, ...], seen: set,
+                 prev: np.ndarray | None = None):
+        self.arr, self.lo, self.hi, self.seen = arr, lo, hi, seen
+        self._prev = prev
+
+    @property
+    def prev(self) -> Access:
+        if self._prev is None:
+            raise KeyError("this field has one time level")
+        return Access(self._prev, self.lo, self.hi, self.seen)
+
+    def __call__(self, *off: int) -> np.ndarray:
+        nd = len(self.lo)
+        off = off or (0,) * nd
+        if len(off) != nd:
+            raise ValueError(f"{nd}d field read with {len(off)} offsets")
+        self.seen.add(off)
+        idx = []
+        # numpy axes are reversed: axis 0 is the last offset (z in 3d, y in 2d)
+        for d in reversed(range(nd)):
+            n = self.arr.shape[nd - 1 - d]
+            if not -self.lo[d] <= off[d] <= self.hi[d]:
+                raise IndexError(f"offset {off} is outside the declared halo {self.lo}/{self.hi}")
+            idx.append(slice(self.lo[d] + off[d], n - self.hi[d] + off[d]))
+        return self.arr[tuple(idx)]
+
+
+def interior(shape: tuple[int, ...], lo: tuple[int, ...], hi: tuple[int, ...]) -> tuple[slice, ...]:
+    """The interior of an array of numpy ``shape`` for a halo given x first."""
+    nd = len(shape)
+    return tuple(slice(lo[nd - 1 - a], shape[a] - hi[nd - 1 - a]) for a in range(nd))
+
+
+def mirror(a: np.ndarray, lo: tuple[int, ...], hi: tuple[int, ...]) -> None:
+    """Zero-gradient boundary, in place: x first, then y, then z, over whole extents."""
+    nd = a.ndim
+    for d in range(nd):  # d = 0 is x, the last numpy axis
+        ax = nd - 1 - d
+        n = a.shape[ax]
+        b = np.moveaxis(a, ax, 0)  # a view: writes go to `a`
+        for i in range(lo[d]):
+            b[i] = b[2 * lo[d] - 1 - i]
+        for i in range(n - hi[d], n):
+            b[i] = b[2 * (n - hi[d]) - 1 - i]
+
+
+@dataclass
+class Example:
+    name: str
+    ndim: int
+    dtype: type  # np.float32 or np.float64
+    halo_lo: tuple[int, ...]  # x first
+    halo_hi: tuple[int, ...]
+    state: dict[str, tuple[int, str]]  # name -> (levels, "dirichlet" | "neumann")
+    inputs: tuple[str, ...]
+    params: dict[str, float]  # defaults
+    inits: dict[str, Callable]  # "u" or "u.prev" -> f(c, p) with c.x, c.y, c.z, c.nx, ...
+    update: Callable  # f(fields: dict[str, Access], p) -> {state name: new interior}
+    doc: str = ""
+    fields: tuple[str, ...] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.fields = tuple(self.state) + tuple(self.inputs)
+
+    # -- helpers
+    def _params(self, overrides: dict[str, float] | None) -> SimpleNamespace:
+        p = dict(self.params)
+        for k, v in (overrides or {}).items():
+            if k not in p:
+                raise KeyError(f"{self.name} has no param {k!r}")
+            p[k] = v
+        return SimpleNamespace(**{k: self.dtype(v) for k, v in p.items()})
+
+    def shape(self, size: tuple[int, ...]) -> tuple[int, ...]:
+        if len(size) != self.ndim:
+            raise ValueError(f"{self.name} is {self.ndim}d, size {size}")
+        return tuple(reversed(size))
+
+    def _coords(self, size: tuple[int, ...]) -> SimpleNamespace:
+        T = self.dtype
+        shape = self.shape(size)
+        c = SimpleNamespace()
+        names = "xyz"[: self.ndim]
+        for d, nm in enumerate(names):
+            ax = self.ndim - 1 - d
+            ix = np.arange(size[d], dtype=T).reshape([-1 if a == ax else 1 for a in range(self.ndim)])
+            setattr(c, nm, ix)
+            setattr(c, "n" + nm, T(size[d]))
+        c.shape = shape
+        return c
+
+    # -- the API
+    def initial(self, size: tuple[int, ...], params: dict[str, float] | None = None,
+                files: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
+        """Initial values: ``files[NAME]`` (as ``--init NAME=FILE``), else the init
+        expression, else zero; ``NAME.prev`` likewise, else equal to the current level."""
+        files = files or {}
+        p = self._params(params)
+        c = self._coords(size)
+        shape = self.shape(size)
+
+        def make(key: str) -> np.ndarray | None:
+            if key in files:
+                a = np.asarray(files[key])
+                assert a.shape == shape and a.dtype == self.dtype, (key, a.shape, a.dtype)
+                return a.copy()
+            if key in self.inits:
+                a = np.broadcast_to(self.inits[key](c, p), shape).copy()
+                assert a.dtype == self.dtype, (self.name, key, a.dtype)
+                return a
+            return None
+
+        out = {}
+        for f in self.fields:
+            a = make(f)
+            out[f] = a if a is not None else np.zeros(shape, self.dtype)
+        for f, (levels, _) in self.state.items():
+            if levels == 2:
+                a = make(f + ".prev")
+                out[f + ".prev"] = a if a is not None else out[f].copy()
+        return out
+
+    def run(self, fields: dict[str, np.ndarray], params: dict[str, float] | None = None,
+            steps: int = 1, seen: set | None = None) -> dict[str, np.ndarray]:
+        """Advance ``steps`` steps; the final current level of every field."""
+        p = self._params(params)
+        lo, hi = self.halo_lo, self.halo_hi
+        seen = set() if seen is None else seen
+        cur, prev = {}, {}
+        for f, (levels, bc) in self.state.items():
+            cur[f] = np.array(fields[f], dtype=self.dtype, copy=True)
+            if levels == 2:
+                prev[f] = np.array(fields.get(f + ".prev", fields[f]), dtype=self.dtype, copy=True)
+            if bc == "neumann":
+                mirror(cur[f], lo, hi)
+                if levels == 2:
+                    mirror(prev[f], lo, hi)
+        inputs = {f: np.array(fields[f], dtype=self.dtype, copy=True) for f in self.inputs}
+        shape = next(iter(cur.values())).shape
+        inner = interior(shape, lo, hi)
+        for _ in range(steps):
+            acc = {f: Access(a, lo, hi, seen, prev.get(f)) for f, a in cur.items()}
+            acc.update({f: Access(a, lo, hi, seen) for f, a in inputs.items()})
+            new_inner = self.update(acc, p)
+            assert set(new_inner) == set(self.state), (self.name, set(new_inner))
+            new = {}
+            for f, (_, bc) in self.state.items():
+                v = np.asarray(new_inner[f])
+                assert v.dtype == self.dtype, (self.name, f, v.dtype)  # no silent promotion
+                nf = cur[f].copy()  # dirichlet: boundary cells copied from the current level
+                nf[inner] = v
+                if bc == "neumann":
+                    mirror(nf, lo, hi)
+                new[f] = nf
+            for f, (levels, _) in self.state.items():
+                if levels == 2:
+                    prev[f] = cur[f]
+                cur[f] = new[f]
+        return {**cur, **inputs}
+
+    def derived_halo(self, size: tuple[int, ...] | None = None) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """The halo this reference actually reads (widest offset per axis and direction)."""
+        size = size or tuple(lo + hi + 3 for lo, hi in zip(self.halo_lo, self.halo_hi))
+        seen: set = set()
+        fields = self.initial(size)
+        with np.errstate(all="ignore"):
+            self.run(fields, None, 1, seen=seen)
+        lo = tuple(max(0, -min(o[d] for o in seen)) for d in range(self.ndim))
+        hi = tuple(max(0, max(o[d] for o in seen)) for d in range(self.ndim))
+        return lo, hi
+
+
+EXAMPLES: dict[str, Example] = {}
+
+
+def _register(ex: Example) -> Example:
+    EXAMPLES[ex.name] = ex
+    return ex
+
+
+def _gauss3(c, cx, cy, cz, width):
+    return np.exp(-((c.x - cx) ** 2 + (c.y - cy) ** 2 + (c.z - cz) ** 2) / width)
+
+
+# ----------------------------------------------------------------------------- heat3d (+ f32)
+
+
+def _lap7(u):
+    """The 7-point Laplacian (h = 1)."""
+    return u(-1, 0, 0) + u(1, 0, 0) + u(0, -1, 0) + u(0, 1, 0) + u(0, 0, -1) + u(0, 0, 1) - 6 * u()
+
+
+def _heat3d_update(f, p):
+    u = f["u"]
+    return {"u": u() + p.alpha * _lap7(u)}
+
+
+def _heat3d_init(c, p):
+    return _gauss3(c, c.nx / 2, c.ny / 2, c.nz / 2, 50.0)
+
+
+for _name, _T in (("heat3d", np.float64), ("heat3d_f32", np.float32)):
+    _register(Example(
+        name=_name, ndim=3, dtype=_T, halo_lo=(1, 1, 1), halo_hi=(1, 1, 1),
+        state={"u": (1, "dirichlet")}, inputs=(), params={"alpha": 0.1},
+        inits={"u": _heat3d_init}, update=_heat3d_update,
+        doc="explicit heat equation, 7-point star"))
+
+
+# ----------------------------------------------------------------------------- jacobi2d
+
+
+def _jacobi2d_update(f, p):
+    u = f["u"]
+    mean = (u(-1, 0) + u(1, 0) + u(0, -1) + u(0, 1)) / 4
+    return {"u": (1 - p.omega) * u() + p.omega * mean}
+
+
+_register(Example(
+    name="jacobi2d", ndim=2, dtype=np.float64, halo_lo=(1, 1), halo_hi=(1, 1),
+    state={"u": (1, "dirichlet")}, inputs=(), params={"omega": 0.8},
+    inits={"u": lambda c, p: np.sin(np.pi * c.x / (c.nx - 1)) * np.exp(-3.0 * c.y / c.ny)},
+    update=_jacobi2d_update, doc="weighted Jacobi for the Laplace equation"))
+
+
+# ----------------------------------------------------------------------------- box19
+
+
+def _box19_update(f, p):
+    u = f["u"]
+    faces = sum(u(*o) for o in _unit_offsets(3, 1))
+    edges = sum(u(*o) for o in _unit_offsets(3, 2))
+    return {"u": u() + p.alpha * (2 * faces + edges - 24 * u()) / 6}
+
+
+def _unit_offsets(nd, nonzero):
+    """All offsets in {-1, 0, 1}^nd with exactly `nonzero` non-zero entries."""
+    from itertools import product
+
+    return [o for o in product((-1, 0, 1), repeat=nd) if sum(map(abs, o)) == nonzero and max(map(abs, o)) == 1]
+
+
+_register(Example(
+    name="box19", ndim=3, dtype=np.float64, halo_lo=(1, 1, 1), halo_hi=(1, 1, 1),
+    state={"u": (1, "dirichlet")}, inputs=(), params={"alpha": 0.1},
+    inits={"u": lambda c, p: np.exp(-((c.x - 0.4 * c.nx) ** 2 / 40 + (c.y - c.ny / 2) ** 2 / 30
+                                      + (c.z - c.nz / 2) ** 2 / 20))},
+    update=_box19_update, doc="heat equation, 19-point Laplacian"))
+
+
+# ----------------------------------------------------------------------------- box27
+
+
+def _box27_update(f, p):
+    u = f["u"]
+    bx = by = np.array([1, 2, 1]) / 4  # binomial smoothing along x and y
+    bz = np.array([1, 6, 1]) / 8  # weaker along z
+    smooth = 0
+    for k in (-1, 0, 1):
+        for j in (-1, 0, 1):
+            for i in (-1, 0, 1):
+                smooth = smooth + (bx[i + 1] * by[j + 1] * bz[k + 1]) * u(i, j, k)
+    return {"u": (1 - p.theta) * u() + p.theta * smooth}
+
+
+_register(Example(
+    name="box27", ndim=3, dtype=np.float64, halo_lo=(1, 1, 1), halo_hi=(1, 1, 1),
+    state={"u": (1, "dirichlet")}, inputs=(), params={"theta": 0.5},
+    inits={"u": lambda c, p: _gauss3(c, c.nx / 3, c.ny / 3, c.nz / 2, 30.0)
+           + 0.5 * _gauss3(c, 2 * c.nx / 3, 2 * c.ny / 3, c.nz / 3, 15.0)},
+    update=_box27_update, doc="anisotropic 27-point binomial smoothing"))
+
+
+# ----------------------------------------------------------------------------- star2
+
+
+def _star2_update(f, p):
+    u = f["u"]
+    coef = {-2: -1 / 12, -1: 16 / 12, 0: -30 / 12, 1: 16 / 12, 2: -1 / 12}  # 4th-order d2/dx2
+    lap = 0
+    for axis in range(3):
+        for r, w in coef.items():
+            off = [0, 0, 0]
+            off[axis] = r
+            lap = lap + w * u(*off)
+    return {"u": u() + p.alpha * lap}
+
+
+_register(Example(
+    name="star2", ndim=3, dtype=np.float64, halo_lo=(2, 2, 2), halo_hi=(2, 2, 2),
+    state={"u": (1, "dirichlet")}, inputs=(), params={"alpha": 0.05},
+    inits={"u": lambda c, p: _gauss3(c, c.nx / 2, c.ny / 2, c.nz / 2, 40.0)},
+    update=_star2_update, doc="heat equation, 13-point 4th-order Laplacian"))
+
+
+# ----------------------------------------------------------------------------- varheat
+
+
+def _varheat_update(f, p):
+    u, c = f["u"], f["c"]
+    flux = 0
+    for o in _unit_offsets(3, 1):  # the six faces; conductivity = geometric mean
+        flux = flux + np.sqrt(c() * c(*o)) * (u(*o) - u())
+    return {"u": u() + p.alpha * flux}
+
+
+_register(Example(
+    name="varheat", ndim=3, dtype=np.float64, halo_lo=(1, 1, 1), halo_hi=(1, 1, 1),
+    state={"u": (1, "dirichlet")}, inputs=("c",), params={"alpha": 0.1},
+    inits={"c": lambda c, p: 0.55 + 0.45 * np.tanh((c.x - c.nx / 2) / 3),
+           "u": lambda c, p: _gauss3(c, c.nx / 4, c.ny / 2, c.nz / 2, 20.0)},
+    update=_varheat_update, doc="variable-coefficient heat conduction"))
+
+
+# ----------------------------------------------------------------------------- wave3d
+
+
+def _wave3d_update(f, p):
+    u = f["u"]
+    return {"u": 2 * u() - u.prev() + p.c2 * _lap7(u)}
+
+
+_register(Example(
+    name="wave3d", ndim=3, dtype=np.float64, halo_lo=(1, 1, 1), halo_hi=(1, 1, 1),
+    state={"u": (2, "dirichlet")}, inputs=(), params={"c2": 0.2},
+    inits={"u": lambda c, p: _gauss3(c, c.nx / 2, c.ny / 2, c.nz / 2, 20.0),
+           "u.prev": lambda c, p: _gauss3(c, c.nx / 2 - 0.5, c.ny / 2, c.nz / 2, 20.0)},
+    update=_wave3d_update, doc="wave equation, leapfrog"))
+
+
+# ----------------------------------------------------------------------------- grayscott2d
+
+
+def _lap5(u):
+    return u(-1, 0) + u(1, 0) + u(0, -1) + u(0, 1) - 4 * u()
+
+
+def _grayscott_update(f, p):
+    u, v = f["u"], f["v"]
+    reaction = u() * v() ** 2
+    return {"u": u() + p.Du * _lap5(u) - reaction + p.F * (1 - u()),
+            "v": v() + p.Dv * _lap5(v) + reaction - (p.F + p.k) * v()}
+
+
+def _spot(c):
+    return np.exp(-((c.x - c.nx / 2) ** 2 + (c.y - c.ny / 2) ** 2) / 20)
+
+
+_register(Example(
+    name="grayscott2d", ndim=2, dtype=np.float64, halo_lo=(1, 1), halo_hi=(1, 1),
+    state={"u": (1, "neumann"), "v": (1, "neumann")}, inputs=(),
+    params={"Du": 0.16, "Dv": 0.08, "F": 0.035, "k": 0.065},
+    inits={"u": lambda c, p: 1 - 0.5 * _spot(c), "v": lambda c, p: 0.25 * _spot(c)},
+    update=_grayscott_update, doc="Gray-Scott reaction-diffusion"))
+
+
+# ----------------------------------------------------------------------------- filter2d
+
+
+def _filter2d_update(f, p):
+    u = f["u"]
+    bx = np.array([1, 4, 6, 4, 1]) / 16  # wider along x
+    by = np.array([1, 2, 3, 2, 1]) / 9
+    blur = 0
+    for j in range(-2, 3):
+        for i in range(-2, 3):
+            blur = blur + (bx[i + 2] * by[j + 2]) * u(i, j)
+    return {"u": np.clip(u() + p.amount * (u() - blur), 0, 1)}
+
+
+_register(Example(
+    name="filter2d", ndim=2, dtype=np.float64, halo_lo=(2, 2), halo_hi=(2, 2),
+    state={"u": (1, "dirichlet")}, inputs=(), params={"amount": 0.5},
+    inits={"u": lambda c, p: 0.5 + 0.4 * np.tanh((8 - np.sqrt((c.x - c.nx / 2) ** 2 + (c.y - c.ny / 2) ** 2)) / 2)
+           * (0.8 + 0.2 * np.cos(c.x / 2))},
+    update=_filter2d_update, doc="5x5 unsharp mask, clamped to [0, 1]"))
+
+
+# ----------------------------------------------------------------------------- advect2d
+
+
+def _beam_warming_x(q, dy, cx):
+    """One Beam-Warming step along +x, evaluated on row offset dy."""
+    q0, q1, q2 = q(0, dy), q(-1, dy), q(-2, dy)
+    return q0 - cx / 2 * (3 * q0 - 4 * q1 + q2) + cx**2 / 2 * (q0 - 2 * q1 + q2)
+
+
+def _advect2d_update(f, p):
+    u, q = f["u"], f["q"]
+    new_u = u() - p.cx * (u() - u(-1, 0)) - p.cy * (u() - u(0, -1))
+    here, below = _beam_warming_x(q, 0, p.cx), _beam_warming_x(q, -1, p.cx)
+    return {"u": new_u, "q": here - p.cy * (here - below)}
+
+
+_register(Example(
+    name="advect2d", ndim=2, dtype=np.float64, halo_lo=(2, 1), halo_hi=(0, 0),
+    state={"u": (1, "neumann"), "q": (1, "dirichlet")}, inputs=(), params={"cx": 0.4, "cy": 0.3},
+    inits={"u": lambda c, p: np.exp(-((c.x - c.nx / 4) ** 2 + (c.y - c.ny / 4) ** 2) / 10),
+           "q": lambda c, p: np.exp(-((c.y - c.ny / 2) ** 2) / 8)},
+    update=_advect2d_update, doc="upwind advection of two tracers"))
