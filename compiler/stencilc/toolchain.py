@@ -27,7 +27,6 @@ from .diagnostics import InternalError
 from .resources import runtime_dir
 
 
-
 class ToolchainError(Exception):
     """The machine lacks something needed to build (no C compiler, unwritable output)."""
 
