@@ -33,7 +33,7 @@ INTERNAL_NAMES = frozenset(
 AXES = "xyz"
 TILE_BYTES = 256 * 1024
 DEFAULT_CFLAGS = "-O3 -march=native -fopenmp -ffp-contract=off -std=gnu11"
-LIBS = ["-lm"]  # linked into every program (the runtime adds its own later)
+LIBS = ["-laio", "-lm"]  # linked into every program (the runtime adds its own later)
 
 
 def _env() -> jinja2.Environment:
