@@ -499,6 +499,8 @@ static int check_line(parser *p) {
                        stn_tuner_names[o->tuner]);
     if (rc == 0)
         rc = check_files(p->d, o);
+    if (rc == 0 && !p->o->dir)
+        p->o->dir = "."; /* scratch files go beside the user's work unless told otherwise */
     return rc;
 }
 
@@ -507,7 +509,7 @@ static int check_line(parser *p) {
 int stn_opts_parse(const stn_program_desc *d, int argc, char **argv, stn_opts *o) {
     memset(o, 0, sizeof *o);
     o->size[0] = o->size[1] = o->size[2] = 1;
-    o->mode = STN_MODE_INCORE;
+    o->mode = STN_MODE_OOC;
     o->tuner = STN_TUNER_NONE;
     o->schedule = STN_SCHED_NONE;
     o->init_path = calloc(2 * (size_t)d->nfields + 1, sizeof *o->init_path);
@@ -571,8 +573,8 @@ void stn_usage(const stn_program_desc *d, FILE *out) {
             "                          NAME.prev=FILE gives the previous level of a two-level field\n"
             "  --out NAME=FILE         write a field's final values to a .npy file (repeatable)\n"
             "  --param NAME=VALUE      override a param (repeatable)\n"
-            "  --mode incore|ooc|mmap  the engine (this build has incore only; the default)\n"
-            "  --dir DIR               where the out-of-core scratch files go\n"
+            "  --mode ooc|incore|mmap  the engine: out-of-core (the default) or all in DRAM\n"
+            "  --dir DIR               where the out-of-core scratch files go (default: .)\n"
             "  --mem BYTES             DRAM budget, e.g. 2G (default: 3/4 of the available memory)\n"
             "  --tuner blk|naive       how the out-of-core blocking is chosen\n"
             "  --block %-15s fix the out-of-core blocking by hand\n"

@@ -246,7 +246,8 @@ static void note_ignored(stn_run *r) {
 }
 
 static int run(stn_run *r) {
-    note_ignored(r);
+    if (r->o->mode == STN_MODE_INCORE)
+        note_ignored(r);
     int rc = check_inputs(r);
     if (rc == 0) {
         r->writers = calloc(2 * (size_t)r->d->nfields, sizeof *r->writers);
@@ -256,7 +257,7 @@ static int run(stn_run *r) {
     if (rc == 0)
         rc = open_outputs(r);
     if (rc == 0)
-        rc = stn_incore_run(r);
+        rc = r->o->mode == STN_MODE_OOC ? stn_ooc_run(r) : stn_incore_run(r);
     if (rc == 0)
         rc = commit_outputs(r);
     abort_outputs(r); /* whatever is left after a failure */
@@ -271,14 +272,28 @@ static void free_run(stn_run *r) {
         free(r->warnings[k]);
 }
 
+/* What this build cannot do yet is refused, never silently replaced by something else. */
 static int not_in_this_build(const stn_program_desc *d, const stn_opts *o) {
-    char msg[300];
-    snprintf(msg, sizeof msg,
-             "--mode %s: the out-of-core engine is not in this build yet (it is the next milestone); "
-             "use --mode incore (the default)",
-             stn_mode_names[o->mode]);
+    char msg[400];
+    if (o->mode == STN_MODE_MMAP)
+        snprintf(msg, sizeof msg,
+                 "--mode mmap: the mmap baseline is not in this build yet; use --mode ooc or incore");
+    else if (o->schedule == STN_SCHED_ALG1 || o->schedule == STN_SCHED_ALG2)
+        snprintf(msg, sizeof msg, "--schedule %s: only the reference schedule (ref) is in this build yet",
+                 stn_schedule_names[o->schedule]);
+    else
+        snprintf(msg, sizeof msg,
+                 "--tuner %s: Blk-Tune is not in this build yet; without --tuner the engine picks the blocks "
+                 "with a simple rule that fits --mem, and --block fixes them by hand",
+                 stn_tuner_names[o->tuner]);
     print_error(d, msg);
     return 2;
+}
+
+static int unsupported(const stn_opts *o) {
+    return o->mode == STN_MODE_MMAP ||
+           (o->mode == STN_MODE_OOC &&
+            (o->schedule == STN_SCHED_ALG1 || o->schedule == STN_SCHED_ALG2 || o->tuner != STN_TUNER_NONE));
 }
 
 int stn_program_main(const stn_program_desc *d, int argc, char **argv) {
@@ -300,7 +315,7 @@ int stn_program_main(const stn_program_desc *d, int argc, char **argv) {
     } else if (o.version) {
         printf("%s (stencilc %s, runtime %s)\n", d->name, d->compiler_version ? d->compiler_version : "?",
                STN_RT_VERSION);
-    } else if (o.mode != STN_MODE_INCORE) {
+    } else if (unsupported(&o)) {
         status = not_in_this_build(d, &o);
     } else {
         int saved_threads = stn_omp_max_threads();

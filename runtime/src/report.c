@@ -194,8 +194,14 @@ static void r_stencil(json *j, const stn_run *r) {
 static void r_run(json *j, const stn_run *r) {
     const stn_opts *o = r->o;
     j_kstr(j, "mode", stn_mode_names[o->mode]);
-    j_null(j, "schedule"); /* in-core has neither schedule, tuner nor blocking */
-    j_null(j, "tuner");
+    if (o->mode == STN_MODE_OOC)
+        j_kstr(j, "schedule", "ref");
+    else
+        j_null(j, "schedule"); /* in-core has neither schedule, tuner nor blocking */
+    if (r->have_plan)
+        j_kstr(j, "tuner", o->have_block ? "manual" : "default-rule");
+    else
+        j_null(j, "tuner");
     j_open_as(j, "size", '[', 1);
     for (int k = 0; k < r->d->ndim; k++)
         j_i64(j, NULL, o->size[k]);
@@ -203,9 +209,20 @@ static void r_run(json *j, const stn_run *r) {
     j_i64(j, "steps", o->steps);
     j_open(j, "params", '{');
     static const char *const blk[] = {"by", "bz", "bt", "iy", "iz"};
-    for (int k = 0; k < 5; k++)
-        j_null(j, blk[k]);
+    for (int k = 0; k < 5; k++) {
+        if (r->have_plan && k < 3 && r->blk[k] >= 0)
+            j_i64(j, blk[k], r->blk[k]);
+        else
+            j_null(j, blk[k]); /* iBlocks: the kernel's default tile until Blk-Tune */
+    }
     j_close(j, '}');
+    if (r->have_plan) {
+        j_u64(j, "mem_plan_bytes", r->mem_plan_bytes);
+        j_open(j, "dio", '{');
+        j_u64(j, "align", r->dio_align);
+        j_kstr(j, "source", r->dio_source);
+        j_close(j, '}');
+    }
 }
 
 static void r_files(json *j, const char *key, const stn_run *r, const char *const *paths) {

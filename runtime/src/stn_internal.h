@@ -173,6 +173,12 @@ typedef struct stn_run {
     uint64_t engine_bytes;    /* peak of stn_alloc during the run */
     int nwarnings;
     char *warnings[STN_MAX_WARNINGS];
+    /* out-of-core only */
+    int have_plan;           /* the fields below are set */
+    int64_t blk[3];          /* by, bz, bt of the plan (-1: not applicable) */
+    uint64_t mem_plan_bytes; /* what the plan allocates, counted against the budget */
+    size_t dio_align;        /* O_DIRECT alignment of --dir */
+    char dio_source[160];    /* where that figure came from */
 } stn_run;
 
 /* Add a warning to the report and print it (unless --quiet). */
@@ -197,5 +203,6 @@ void stn_progress_end(stn_progress *p);
 
 int stn_report_write(const stn_run *r, const char *path);
 int stn_incore_run(stn_run *r);
+int stn_ooc_run(stn_run *r); /* ooc.c, see stn_ooc.h */
 
 #endif /* STN_INTERNAL_H */

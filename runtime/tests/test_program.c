@@ -735,14 +735,16 @@ static void test_command_line_errors(void) {
     expect(t_run(&heat_d, "--size", "8,8,8", "--steps", "1", "--dir", "", NULL), 2,
            "--dir: expected a directory");
 
-    /* the out-of-core engine is not in this build: refused, never run in-core instead */
+    /* what this build cannot do yet is refused, never run some other way instead */
     const char *o = t_path("ooc.npy");
-    expect(t_run(&heat_d, "--size", "8,8,8", "--steps", "1", "--mode", "ooc", "--block", "4,4,2",
+    expect(t_run(&heat_d, "--size", "8,8,8", "--steps", "1", "--mode", "ooc", "--block", "8,4,2",
                  "--schedule", "alg2", "--dir", t_dir, "--out", fmt("u=%s", o), NULL),
-           2, "--mode ooc: the out-of-core engine is not in this build yet");
+           2, "--schedule alg2: only the reference schedule (ref) is in this build yet");
     CHECK(!t_exists(o));
     expect(t_run(&heat_d, "--size", "8,8,8", "--steps", "1", "--mode=mmap", NULL), 2,
-           "--mode mmap: the out-of-core");
+           "--mode mmap: the mmap baseline is not in this build yet");
+    expect(t_run(&heat_d, "--size", "8,8,8", "--steps", "1", "--mode", "ooc", "--tuner", "blk", NULL), 2,
+           "--tuner blk: Blk-Tune is not in this build yet");
     /* ... but its options are still checked first */
     expect(t_run(&heat_d, "--size", "8,8,8", "--steps", "1", "--mode", "ooc", "--block", "0,4,2", NULL), 2,
            "--block 0,4,2");

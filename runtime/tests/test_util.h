@@ -179,10 +179,21 @@ T_UNUSED static t_run_result *t_run(const stn_program_desc *d, ...) {
     va_list ap;
     va_start(ap, d);
     const char *a;
-    while ((a = va_arg(ap, const char *)) && argc < 63)
+    int has_mode = 0;
+    argc += 2; /* room for "--mode incore" right after the name */
+    while ((a = va_arg(ap, const char *)) && argc < 63) {
+        has_mode |= strncmp(a, "--mode", 6) == 0;
         argv[argc++] = (char *)a;
+    }
     va_end(ap);
     argv[argc] = NULL;
+    if (has_mode) { /* close the gap */
+        memmove(argv + 1, argv + 3, (size_t)(argc - 3 + 1) * sizeof *argv);
+        argc -= 2;
+    } else { /* these tests exercise the in-core engine; ooc (the default) is tested by pytest */
+        argv[1] = (char *)"--mode";
+        argv[2] = (char *)"incore";
+    }
     free(t_last.out);
     free(t_last.err);
     char out_path[300], err_path[300];

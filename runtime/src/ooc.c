@@ -1,0 +1,987 @@
+/* ooc.c -- the out-of-core engine (--mode ooc), reference schedule.
+ *
+ * The grid's fields live in scratch files under --dir (the Buffer layer): rows padded to the
+ * O_DIRECT alignment, so any run of whole rows is one aligned transfer.  A sweep advances the
+ * whole grid by T = bt steps (the last sweep may be shorter).  It reads the levels it needs from
+ * a *source* file set and writes the levels the next sweep needs to a *destination* set.  The
+ * source is never written during a sweep, so a sweep that dies leaves the last complete state
+ * intact.  After each sweep the destination is synced and a state file is committed
+ * atomically; --resume continues from there.
+ *
+ * Blocking (this increment): blocks are ranges of the outermost dimension (z in 3d, y in 2d),
+ * each `bz` slices wide (a slice is a whole plane in 3d, a row in 2d), with all of the inner
+ * dimensions.  Blocks are skewed so that no point is computed twice.  With s = max(h-, h+) of
+ * the outer dimension, block k computes step t (1..T) on [A(k,t), A(k+1,t)), where
+ * A(k,t) = clamp(Z_k - (t-1)s, L, H) for inner split points Z_k, A(0,t) = L (the interior's lower
+ * edge) and A(K,t) = H.  Each state field keeps levels+1 arrays in the DRAM window, indexed by
+ * level modulo levels+1.  Every level a block reads is therefore still there, as out-of-core.md
+ * argues.  The window slides forward: the slices the next block needs are kept in DRAM and moved
+ * to the front (forwarding), and only new slices are read from the source, each exactly once per
+ * sweep.  Each slice's final level is written exactly once per sweep.  So the sweep's traffic is
+ * exactly kr + kw arrays of the grid, and the model (ooc_predict) is closed-form.
+ *
+ * Boundaries.  Dirichlet boundary cells are constant: before each step the new level's boundary
+ * cells are copied from the current level (over the window, cheap).  Neumann boundary cells are
+ * a function of the interior, so the engine re-mirrors the current level over the window before
+ * each step.  The window always holds the mirror sources of any boundary slice it contains.  A
+ * mirror from sources that are not yet valid writes values that are never read, and files'
+ * neumann boundary cells are not authoritative: the final export mirrors again.
+ *
+ * Overlap.  While block k computes, the new slices of block k+1 are read (libaio, O_DIRECT) into
+ * a staging buffer, and the output of block k-1 is written from one of two write-staging buffers.
+ * Every buffer counts against --mem. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "stn_gridio.h"
+#include "stn_internal.h"
+#include "stn_ooc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define BUF_ALIGN 4096
+#define MAX_FIELDS_LEVELS 64
+
+/* Where the values of one (field, level) come from at the start of the first sweep. */
+enum { SRC_SCRATCH = 0, SRC_NPY, SRC_INIT, SRC_ZERO, SRC_COPY /* previous level = current */ };
+
+typedef struct ooc_field {
+    int state, levels, narr; /* narr: arrays in the window (levels + 1 for state, 1 for inputs) */
+    int boundary;
+    int first_src[2];           /* SRC_* for level 0 and level -1 in the first sweep */
+    const char *npy[2];         /* --init files */
+    int64_t npy_offset[2];      /* their data offsets */
+    int npy_fd[2];              /* opened read-only */
+    stn_gridfile scratch[2][2]; /* [set][level]; inputs use scratch[0][0] (imported) */
+    int input_src;              /* SRC_SCRATCH (imported from npy), SRC_INIT or SRC_ZERO */
+    char *win[3];               /* window arrays */
+    char *rstage[2];            /* read staging, per level read from scratch */
+    char *wstage[2][2];         /* [buffer][level] write staging */
+} ooc_field;
+
+typedef struct ooc {
+    stn_run *r;
+    const stn_program_desc *d;
+    stn_ooc_plan plan;
+    ooc_field *f;
+    stn_aio *q;
+    stn_aio_group rgroup, wgroup[2];
+    int wbuf;         /* write-staging buffer for the next block */
+    int64_t wz0, wz1; /* slices held in the window */
+    int64_t win_cap;  /* slices each window array can hold */
+    const void **src;
+    void **dst;
+    char state_path[4096];
+    int direct_warned;
+} ooc;
+
+/* ------------------------------------------------------------------ geometry */
+
+static int64_t clamp64(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : v > hi ? hi : v; }
+
+/* A(k, t): the lower edge of block k's region at step t (1-based). */
+int64_t stn_ooc_edge(const stn_ooc_plan *p, int64_t k, int64_t t) {
+    if (k <= 0)
+        return p->L;
+    if (k >= p->nblocks)
+        return p->H;
+    return clamp64(p->L + k * p->bz - (t - 1) * p->skew, p->L, p->H);
+}
+
+/* The window of block k in a sweep of T steps: [lo, hi). */
+void stn_ooc_window(const stn_ooc_plan *p, int64_t k, int64_t T, int64_t *lo, int64_t *hi) {
+    int64_t a = stn_ooc_edge(p, k, T) - p->hlo, b = stn_ooc_edge(p, k + 1, 1) + p->hhi;
+    /* hold the mirror sources of any boundary slice the window holds */
+    if (a > p->H - p->hhi)
+        a = p->H - p->hhi;
+    if (b < 2 * p->L)
+        b = 2 * p->L;
+    *lo = clamp64(a, 0, p->n);
+    *hi = clamp64(b, 0, p->n);
+}
+
+/* The slices block k owns at step t: its region [A(k,t), A(k+1,t)), plus the boundary slices
+ * below L if the region holds L, and those from H up if it holds H-1.  Boundary slices thus
+ * follow the skew like the interior: a level is written into them by the same block, at the
+ * same step, as into the interior slices next to them, so a rotating array never loses a level
+ * a later block still reads (the prev level of a two-level field, with boundary values of its
+ * own, is the case that needs it).  At t = T this is also what block k writes out. */
+static void owned_range(const stn_ooc_plan *p, int64_t k, int64_t t, int64_t *lo, int64_t *hi) {
+    int64_t a = stn_ooc_edge(p, k, t), b = stn_ooc_edge(p, k + 1, t);
+    *lo = a == p->L && b > a ? 0 : a;
+    *hi = b == p->H && b > a ? p->n : b;
+}
+
+static void out_range(const stn_ooc_plan *p, int64_t k, int64_t T, int64_t *lo, int64_t *hi) {
+    owned_range(p, k, T, lo, hi);
+}
+
+/* ------------------------------------------------------------------ the plan and its model */
+
+static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
+
+/* Largest window, new-slice run and output run over the blocks of a sweep of T steps. */
+static void extents(const stn_ooc_plan *p, int64_t T, int64_t *win, int64_t *fresh, int64_t *out) {
+    int64_t prev_hi = 0;
+    *win = *fresh = *out = 0;
+    for (int64_t k = 0; k < p->nblocks; k++) {
+        int64_t lo, hi, olo, ohi;
+        stn_ooc_window(p, k, T, &lo, &hi);
+        out_range(p, k, T, &olo, &ohi);
+        *win = max64(*win, hi - lo);
+        *fresh = max64(*fresh, hi - max64(lo, prev_hi));
+        *out = max64(*out, ohi - olo);
+        prev_hi = hi;
+    }
+}
+
+/* The buffer extents of the whole run: the full sweeps, the last, shorter one, and the
+ * export, whose chunks must hold the mirror sources of both ends of the grid at once when the
+ * grid is short (min(n, 2*hlo + 2*hhi) slices). */
+static void plan_extents(const stn_ooc_plan *p, int64_t *win, int64_t *fresh, int64_t *out) {
+    extents(p, p->bt, win, fresh, out);
+    if (p->steps % p->bt) {
+        int64_t w2, f2, o2;
+        extents(p, p->steps % p->bt, &w2, &f2, &o2);
+        *win = max64(*win, w2), *fresh = max64(*fresh, f2), *out = max64(*out, o2);
+    }
+    int64_t ends = 2 * p->hlo + 2 * p->hhi;
+    *win = max64(*win, ends < p->n ? ends : p->n);
+}
+
+/* Bytes of DRAM the engine allocates for this plan (the budget constraint). */
+static uint64_t plan_memory(const stn_ooc_plan *p, const stn_program_desc *d) {
+    int64_t win, fresh, out;
+    plan_extents(p, &win, &fresh, &out);
+    uint64_t arrays = 0, reads = 0, writes = 0;
+    for (int i = 0; i < d->nfields; i++) {
+        const stn_field_desc *fd = &d->fields[i];
+        int state = fd->kind == STN_FIELD_STATE;
+        arrays += state ? (uint64_t)fd->levels + 1 : 1;
+        reads += state ? (uint64_t)fd->levels : 1;
+        writes += state ? (uint64_t)fd->levels : 0;
+    }
+    uint64_t sb = p->slice_bytes;
+    return sb * ((uint64_t)win * arrays + (uint64_t)fresh * reads + 2 * (uint64_t)out * writes) +
+           stn_aio_footprint(STN_AIO_DEFAULT_DEPTH);
+}
+
+int stn_ooc_make_plan(const stn_program_desc *d, const int64_t size[3], int64_t steps, int64_t bz, int64_t bt,
+                      size_t align, stn_ooc_plan *p) {
+    memset(p, 0, sizeof *p);
+    int o = d->ndim - 1; /* the outer dimension */
+    p->outer = o;
+    p->n = size[o];
+    p->hlo = d->halo_lo[o];
+    p->hhi = d->halo_hi[o];
+    p->skew = p->hlo > p->hhi ? p->hlo : p->hhi;
+    p->L = p->hlo;
+    p->H = p->n - p->hhi;
+    p->steps = steps;
+    p->bt = bt < 1 ? 1 : bt;
+    p->bz = bz < 1 ? 1 : bz;
+    p->nblocks = (p->H - p->L + p->bz - 1) / p->bz;
+    if (p->nblocks < 1)
+        p->nblocks = 1;
+    p->align = align;
+    p->row_bytes = stn_grid_row_bytes(size[0], d->elem_size, align);
+    p->rows_per_slice = d->ndim == 3 ? size[1] : 1;
+    p->slice_bytes = (uint64_t)p->row_bytes * (uint64_t)p->rows_per_slice;
+    p->nsweeps = steps == 0 ? 0 : (steps + p->bt - 1) / p->bt;
+    p->mem_bytes = plan_memory(p, d);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ small helpers */
+
+static char *slice_ptr(const ooc *e, char *base, int64_t z) {
+    return base + (size_t)(z - e->wz0) * e->plan.slice_bytes;
+}
+
+static stn_view window_view(const ooc *e) {
+    const stn_view *g = &e->r->view;
+    int64_t row = e->plan.row_bytes / e->d->elem_size;
+    if (e->d->ndim == 3)
+        return (stn_view){g->nx, g->ny, g->nz, row, row * g->ny, 0, e->wz0};
+    return (stn_view){g->nx, g->ny, 1, row, row * g->ny, e->wz0, 0};
+}
+
+/* The box of slices [z0, z1) with all of the inner dimensions. */
+static stn_box slices_box(const ooc *e, int64_t z0, int64_t z1) {
+    const stn_view *g = &e->r->view;
+    stn_box b = {{0, 0, 0}, {g->nx, g->ny, g->nz}};
+    b.lo[e->plan.outer] = z0;
+    b.hi[e->plan.outer] = z1;
+    return b;
+}
+
+static int arr_index(const ooc_field *f, int64_t level) {
+    return (int)(((level % f->narr) + f->narr) % f->narr);
+}
+
+static void scratch_name(char *buf, size_t n, const ooc *e, int f, int set, int level) {
+    const stn_field_desc *fd = &e->d->fields[f];
+    if (fd->kind == STN_FIELD_INPUT)
+        snprintf(buf, n, "%s/%s.%s.input.grid", e->r->o->dir, e->d->name, fd->name);
+    else
+        snprintf(buf, n, "%s/%s.%s%s.%c.grid", e->r->o->dir, e->d->name, fd->name, level ? ".prev" : "",
+                 set ? 'B' : 'A');
+}
+
+/* io on slices [z0, z1) of file f, buffer laid out slice after slice */
+static int io_slices(ooc *e, int write, stn_gridfile *gf, int64_t z0, int64_t z1, void *buf,
+                     stn_aio_group *g) {
+    stn_run *r = e->r;
+    if (e->d->ndim == 3)
+        return write ? stn_aio_write(e->q, gf, 0, gf->ny, z0, z1, buf, e->plan.slice_bytes, g, &r->st)
+                     : stn_aio_read(e->q, gf, 0, gf->ny, z0, z1, buf, e->plan.slice_bytes, g, &r->st);
+    size_t plane = (size_t)(z1 - z0) * e->plan.row_bytes;
+    return write ? stn_aio_write(e->q, gf, z0, z1, 0, 1, buf, plane, g, &r->st)
+                 : stn_aio_read(e->q, gf, z0, z1, 0, 1, buf, plane, g, &r->st);
+}
+
+/* Read slices [z0, z1) of a --init .npy (buffered pread, unpadded rows) into padded slices:
+ * one read into the tail of `dst`, then the rows spread out in place, first to last (row i
+ * moves down from D + i*rowb to i*row_bytes, D = rows * padding, never over a row not yet
+ * moved), so no buffer outside the plan is needed. */
+static int npy_slices(ooc *e, int f, int level, int64_t z0, int64_t z1, char *dst) {
+    ooc_field *of = &e->f[f];
+    size_t rowb = (size_t)e->r->view.nx * (size_t)e->d->elem_size, padded = (size_t)e->plan.row_bytes;
+    size_t rows = (size_t)((z1 - z0) * e->plan.rows_per_slice);
+    size_t tail = rows * (padded - rowb);
+    uint64_t off = (uint64_t)of->npy_offset[level] + (uint64_t)z0 * (uint64_t)e->plan.rows_per_slice * rowb;
+    double t0 = stn_now();
+    int rc = stn_pread_full(of->npy_fd[level], dst + tail, rows * rowb, off, of->npy[level]);
+    if (rc == 0) {
+        e->r->st.bytes_read += rows * rowb;
+        for (size_t i = 0; tail && i < rows; i++)
+            memmove(dst + i * padded, dst + tail + i * rowb, rowb);
+    }
+    posix_fadvise(of->npy_fd[level], (off_t)off, (off_t)(rows * rowb), POSIX_FADV_DONTNEED);
+    stn_stats_add_time(&e->r->st, STN_PHASE_READ, t0);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ the model */
+
+/* Bytes each source kind moves for one whole level of one field. */
+static uint64_t level_bytes(const ooc *e, int src) {
+    const stn_view *g = &e->r->view;
+    uint64_t slices = (uint64_t)e->plan.n;
+    switch (src) {
+    case SRC_SCRATCH:
+        return slices * e->plan.slice_bytes;
+    case SRC_NPY:
+        return (uint64_t)g->nx * (uint64_t)g->ny * (uint64_t)g->nz * (uint64_t)e->d->elem_size;
+    default:
+        return 0;
+    }
+}
+
+/* Where (field, level) comes from in sweep `sweep`; sweep == nsweeps is the final export.
+ * The engine and the model both ask this, so they cannot disagree about what moves. */
+static int source_of(const ooc *e, int f, int level, int64_t sweep) {
+    const ooc_field *of = &e->f[f];
+    if (!of->state) {
+        if (of->input_src == SRC_SCRATCH && e->plan.nsweeps == 0)
+            return SRC_NPY; /* no sweep, no import: the export copies the user's file */
+        return of->input_src;
+    }
+    return sweep == 0 ? of->first_src[level] : SRC_SCRATCH;
+}
+
+/* Predict every byte the run will read and write, from the plan alone: sweeps first_sweep..
+ * nsweeps-1, the import of input files (first sweep only) and the export of each --out. */
+static void predict(const ooc *e, int64_t first_sweep, uint64_t *rd, uint64_t *wr) {
+    const stn_program_desc *d = e->d;
+    uint64_t scratch = level_bytes(e, SRC_SCRATCH), npy = level_bytes(e, SRC_NPY);
+    *rd = *wr = 0;
+    for (int i = 0; i < d->nfields; i++) {
+        const ooc_field *f = &e->f[i];
+        if (!f->state && f->input_src == SRC_SCRATCH && first_sweep == 0 && e->plan.nsweeps > 0)
+            *rd += npy, *wr += scratch; /* the import */
+        for (int64_t s = first_sweep; s < e->plan.nsweeps; s++)
+            for (int l = 0; l < (f->state ? f->levels : 1); l++) {
+                *rd += level_bytes(e, source_of(e, i, l, s));
+                *wr += f->state ? scratch : 0;
+            }
+    }
+    for (int s = 0; s < 2 * d->nfields; s++)
+        if (e->r->o->out_path[s]) {
+            *rd += level_bytes(e, source_of(e, s / 2, s % 2, e->plan.nsweeps));
+            *wr += npy;
+        }
+}
+
+/* ------------------------------------------------------------------ loading slices */
+
+/* Put slices [z0, z1) of (field f, level) for sweep `sweep` into the window array `dst_arr`.
+ * Scratch data was prefetched into the read staging buffer (`staged`). */
+static int place(ooc *e, int f, int level, int64_t sweep, int64_t z0, int64_t z1, const char *staged) {
+    ooc_field *of = &e->f[f];
+    char *arr = of->win[arr_index(of, -level)];
+    char *dst = slice_ptr(e, arr, z0);
+    size_t bytes = (size_t)(z1 - z0) * e->plan.slice_bytes;
+    if (z1 <= z0)
+        return 0;
+    double t0 = stn_now();
+    switch (source_of(e, f, level, sweep)) {
+    case SRC_SCRATCH:
+        memcpy(dst, staged, bytes);
+        stn_stats_add_time(&e->r->st, STN_PHASE_COPY, t0);
+        return 0;
+    case SRC_NPY:
+        return npy_slices(e, f, level, z0, z1, dst);
+    case SRC_INIT: {
+        stn_view v = window_view(e);
+        stn_box b = slices_box(e, z0, z1);
+        e->d->init(f, level, arr, &v, e->r->o->params, &b);
+        stn_stats_add_time(&e->r->st, STN_PHASE_INIT, t0);
+        return 0;
+    }
+    case SRC_ZERO:
+        memset(dst, 0, bytes);
+        stn_stats_add_time(&e->r->st, STN_PHASE_INIT, t0);
+        return 0;
+    case SRC_COPY: /* the previous level starts equal to the current one (placed first) */
+        memcpy(dst, slice_ptr(e, of->win[arr_index(of, 0)], z0), bytes);
+        stn_stats_add_time(&e->r->st, STN_PHASE_COPY, t0);
+        return 0;
+    }
+    return stn_error(-EINVAL, "internal error: unknown source");
+}
+
+static int nlevels_read(const ooc_field *f) { return f->state ? f->levels : 1; }
+
+/* Queue the reads of block k's new slices [z0, z1) from the source set into read staging. */
+static int prefetch(ooc *e, int64_t sweep, int64_t z0, int64_t z1) {
+    stn_aio_group_reset(&e->rgroup);
+    if (z1 <= z0)
+        return 0;
+    for (int i = 0; i < e->d->nfields; i++) {
+        ooc_field *f = &e->f[i];
+        for (int l = 0; l < nlevels_read(f); l++) {
+            if (source_of(e, i, l, sweep) != SRC_SCRATCH)
+                continue;
+            stn_gridfile *gf = f->state ? &f->scratch[sweep % 2][l] : &f->scratch[0][0];
+            int rc = io_slices(e, 0, gf, z0, z1, f->rstage[l], &e->rgroup);
+            if (rc)
+                return rc;
+        }
+    }
+    return 0;
+}
+
+/* Slide the window to [lo, hi): keep what is already there, then place the new slices. */
+static int enter_block(ooc *e, int64_t sweep, int64_t lo, int64_t hi) {
+    int64_t keep_lo = lo > e->wz0 ? lo : e->wz0, keep_hi = e->wz1;
+    double t0 = stn_now();
+    if (keep_hi > keep_lo && keep_lo > e->wz0) {
+        size_t off = (size_t)(keep_lo - e->wz0) * e->plan.slice_bytes;
+        size_t n = (size_t)(keep_hi - keep_lo) * e->plan.slice_bytes;
+        for (int i = 0; i < e->d->nfields; i++)
+            for (int a = 0; a < e->f[i].narr; a++)
+                memmove(e->f[i].win[a], e->f[i].win[a] + off, n);
+    }
+    stn_stats_add_time(&e->r->st, STN_PHASE_COPY, t0);
+    int64_t new_lo = keep_hi > lo ? keep_hi : lo;
+    e->wz0 = lo;
+    e->wz1 = hi;
+    int rc = stn_aio_wait(e->q, &e->rgroup, &e->r->st);
+    for (int i = 0; rc == 0 && i < e->d->nfields; i++)
+        for (int l = 0; rc == 0 && l < nlevels_read(&e->f[i]); l++)
+            rc = place(e, i, l, sweep, new_lo, hi, e->f[i].rstage[l]);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ one block */
+
+static void before_step(ooc *e, int64_t k, int64_t t) {
+    stn_view v = window_view(e);
+    stn_box w = slices_box(e, e->wz0, e->wz1);
+    int64_t olo, ohi;
+    owned_range(&e->plan, k, t, &olo, &ohi);
+    stn_box own = slices_box(e, olo, ohi);
+    double t0 = stn_now();
+    for (int i = 0; i < e->d->nfields; i++) {
+        ooc_field *f = &e->f[i];
+        if (!f->state)
+            continue;
+        char *cur = f->win[arr_index(f, t - 1)];
+        if (f->boundary == STN_BC_NEUMANN) {
+            e->d->boundary(i, &v, cur, cur, &w);
+            if (t == 1 && f->levels == 2) {
+                char *prev = f->win[arr_index(f, -1)];
+                e->d->boundary(i, &v, prev, prev, &w);
+            }
+        } else if (own.hi[e->plan.outer] > own.lo[e->plan.outer]) {
+            /* dirichlet: only where this step writes the new level (see owned_range) */
+            e->d->boundary(i, &v, cur, f->win[arr_index(f, t)], &own);
+        }
+    }
+    stn_stats_add_time(&e->r->st, STN_PHASE_COMPUTE, t0);
+}
+
+static void compute_block(ooc *e, int64_t k, int64_t T) {
+    const stn_program_desc *d = e->d;
+    const stn_view *g = &e->r->view;
+    stn_view v = window_view(e);
+    for (int64_t t = 1; t <= T; t++) {
+        before_step(e, k, t);
+        stn_box b = {{d->halo_lo[0], d->halo_lo[1], d->halo_lo[2]},
+                     {g->nx - d->halo_hi[0], g->ny - d->halo_hi[1], g->nz - d->halo_hi[2]}};
+        b.lo[e->plan.outer] = stn_ooc_edge(&e->plan, k, t);
+        b.hi[e->plan.outer] = stn_ooc_edge(&e->plan, k + 1, t);
+        if (b.hi[e->plan.outer] <= b.lo[e->plan.outer])
+            continue;
+        for (int i = 0; i < d->nfields; i++) {
+            const stn_field_desc *fd = &d->fields[i];
+            ooc_field *f = &e->f[i];
+            if (fd->src_slot >= 0)
+                e->src[fd->src_slot] = f->win[f->state ? arr_index(f, t - 1) : 0];
+            if (fd->prev_slot >= 0)
+                e->src[fd->prev_slot] = f->win[arr_index(f, t - 2)];
+            if (fd->dst_slot >= 0)
+                e->dst[fd->dst_slot] = f->win[arr_index(f, t)];
+        }
+        double t0 = stn_now();
+        d->step(e->r->o->params, &v, e->src, e->dst, &b, 0, 0);
+        stn_stats_add_time(&e->r->st, STN_PHASE_COMPUTE, t0);
+    }
+}
+
+/* Write block k's final slices (levels T and, for two-level fields, T-1) to the destination. */
+static int write_block(ooc *e, int64_t sweep, int64_t k, int64_t T) {
+    int64_t lo, hi;
+    out_range(&e->plan, k, T, &lo, &hi);
+    if (hi <= lo)
+        return 0;
+    int b = e->wbuf;
+    e->wbuf ^= 1;
+    int rc = stn_aio_wait(e->q, &e->wgroup[b], &e->r->st);
+    if (rc)
+        return rc;
+    stn_aio_group_reset(&e->wgroup[b]);
+    size_t bytes = (size_t)(hi - lo) * e->plan.slice_bytes;
+    for (int i = 0; rc == 0 && i < e->d->nfields; i++) {
+        ooc_field *f = &e->f[i];
+        if (!f->state)
+            continue;
+        for (int l = 0; rc == 0 && l < f->levels; l++) {
+            double t0 = stn_now();
+            memcpy(f->wstage[b][l], slice_ptr(e, f->win[arr_index(f, T - l)], lo), bytes);
+            stn_stats_add_time(&e->r->st, STN_PHASE_COPY, t0);
+            rc = io_slices(e, 1, &f->scratch[(sweep + 1) % 2][l], lo, hi, f->wstage[b][l], &e->wgroup[b]);
+        }
+    }
+    return rc;
+}
+
+/* ------------------------------------------------------------------ sweeps */
+
+static int sync_destination(ooc *e, int64_t sweep) {
+    double t0 = stn_now();
+    int rc = stn_aio_wait_all(e->q, &e->r->st);
+    for (int i = 0; rc == 0 && i < e->d->nfields; i++)
+        for (int l = 0; rc == 0 && e->f[i].state && l < e->f[i].levels; l++)
+            rc = stn_gridfile_sync(&e->f[i].scratch[(sweep + 1) % 2][l]);
+    stn_stats_add_time(&e->r->st, STN_PHASE_WRITE, t0);
+    return rc;
+}
+
+static int run_sweep(ooc *e, int64_t sweep, int64_t T) {
+    const stn_ooc_plan *p = &e->plan;
+    int64_t lo, hi, nlo, nhi;
+    e->wz0 = e->wz1 = 0;
+    stn_ooc_window(p, 0, T, &lo, &hi);
+    int rc = prefetch(e, sweep, lo, hi);
+    for (int64_t k = 0; rc == 0 && k < p->nblocks; k++) {
+        stn_ooc_window(p, k, T, &lo, &hi);
+        rc = enter_block(e, sweep, lo, hi);
+        if (rc == 0 && k + 1 < p->nblocks) {
+            stn_ooc_window(p, k + 1, T, &nlo, &nhi);
+            rc = prefetch(e, sweep, hi > nlo ? hi : nlo, nhi);
+        }
+        if (rc == 0) {
+            compute_block(e, k, T);
+            rc = write_block(e, sweep, k, T);
+        }
+    }
+    if (rc == 0)
+        rc = sync_destination(e, sweep);
+    else
+        stn_aio_wait_all(e->q, &e->r->st); /* nothing may be in flight into freed buffers */
+    return rc;
+}
+
+/* Copy each input given as a .npy into its scratch file once, so that sweeps read it with
+ * O_DIRECT (the user's file stays untouched and out of the page cache). */
+static int import_inputs(ooc *e) {
+    int64_t chunk = e->win_cap;
+    for (int i = 0; i < e->d->nfields; i++) {
+        ooc_field *f = &e->f[i];
+        if (f->state || f->input_src != SRC_SCRATCH)
+            continue;
+        for (int64_t z0 = 0; z0 < e->plan.n; z0 += chunk) {
+            int64_t z1 = z0 + chunk < e->plan.n ? z0 + chunk : e->plan.n;
+            e->wz0 = z0, e->wz1 = z1;
+            stn_aio_group g = STN_AIO_GROUP_INIT;
+            int rc = npy_slices(e, i, 0, z0, z1, f->win[0]);
+            if (rc == 0)
+                rc = io_slices(e, 1, &f->scratch[0][0], z0, z1, f->win[0], &g);
+            if (rc == 0)
+                rc = stn_aio_wait(e->q, &g, &e->r->st);
+            if (rc)
+                return rc;
+        }
+        int rc = stn_gridfile_sync(&f->scratch[0][0]);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ export */
+
+/* Chunks of the outer dimension for the export: each holds the mirror sources of the
+ * boundary slices it contains (first chunk >= 2*hlo slices, last >= 2*hhi).  With a capacity
+ * of at least min(n, 2*hlo + 2*hhi) (plan_extents) moving the last edge down keeps the first
+ * chunk >= 2*hlo. */
+static int64_t export_edge(const ooc *e, int64_t c, int64_t cap, int64_t nchunks) {
+    const stn_ooc_plan *p = &e->plan;
+    if (c >= nchunks)
+        return p->n;
+    int64_t z = c * cap;
+    if (c == nchunks - 1 && p->n - z < 2 * p->hhi)
+        z = p->n - 2 * p->hhi;
+    return z;
+}
+
+static int export_one(ooc *e, int f, int level, stn_npy_writer *w, int64_t cap) {
+    ooc_field *of = &e->f[f];
+    const stn_view *g = &e->r->view;
+    int64_t nchunks = (e->plan.n + cap - 1) / cap;
+    int src = source_of(e, f, level, e->plan.nsweeps);
+    if (src == SRC_COPY) /* steps = 0 and no previous level of its own: it is the current one */
+        level = 0, src = source_of(e, f, 0, e->plan.nsweeps);
+    char *arr = of->win[0];
+    size_t rowb = (size_t)g->nx * (size_t)e->d->elem_size;
+    for (int64_t c = 0; c < nchunks; c++) {
+        int64_t z0 = export_edge(e, c, cap, nchunks), z1 = export_edge(e, c + 1, cap, nchunks);
+        e->wz0 = z0, e->wz1 = z1;
+        int rc = 0;
+        double t0 = stn_now();
+        if (src == SRC_SCRATCH) {
+            stn_gridfile *gf = of->state ? &of->scratch[e->plan.nsweeps % 2][level] : &of->scratch[0][0];
+            stn_aio_group grp = STN_AIO_GROUP_INIT;
+            rc = io_slices(e, 0, gf, z0, z1, arr, &grp);
+            if (rc == 0)
+                rc = stn_aio_wait(e->q, &grp, &e->r->st);
+        } else if (src == SRC_NPY) {
+            rc = npy_slices(e, f, level, z0, z1, arr);
+        } else if (src == SRC_INIT) {
+            stn_view v = window_view(e);
+            stn_box b = slices_box(e, z0, z1);
+            e->d->init(f, level, arr, &v, e->r->o->params, &b);
+            stn_stats_add_time(&e->r->st, STN_PHASE_INIT, t0);
+        } else {
+            memset(arr, 0, (size_t)(z1 - z0) * e->plan.slice_bytes);
+        }
+        if (rc)
+            return rc;
+        if (of->state && of->boundary == STN_BC_NEUMANN) {
+            stn_view v = window_view(e);
+            stn_box b = slices_box(e, z0, z1);
+            t0 = stn_now();
+            e->d->boundary(f, &v, arr, arr, &b);
+            stn_stats_add_time(&e->r->st, STN_PHASE_COMPUTE, t0);
+        }
+        /* compact the padded rows in place (each row moves down or stays) and append */
+        t0 = stn_now();
+        int64_t rows = (z1 - z0) * e->plan.rows_per_slice;
+        for (int64_t i = 1; i < rows; i++)
+            memmove(arr + (size_t)i * rowb, arr + (size_t)i * e->plan.row_bytes, rowb);
+        stn_stats_add_time(&e->r->st, STN_PHASE_COPY, t0);
+        rc = stn_npy_writer_write(w, arr, (size_t)rows * rowb, &e->r->st);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+static int export_outputs(ooc *e) {
+    int64_t cap = e->win_cap; /* >= 2*hlo and >= 2*hhi: blocks 0 and K-1 hold their mirror sources */
+    for (int s = 0; s < 2 * e->d->nfields; s++) {
+        if (!e->r->writers[s])
+            continue;
+        int rc = export_one(e, s / 2, s % 2, e->r->writers[s], cap);
+        if (rc)
+            return stn_error(rc, "--out %s%s=%s: %s", e->d->fields[s / 2].name, s % 2 ? ".prev" : "",
+                             e->r->o->out_path[s], stn_errmsg());
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ the state file (--resume) */
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n) {
+    const unsigned char *c = p;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ c[i]) * 1099511628211ull;
+    return h;
+}
+
+/* Everything that decides the content of the scratch files: a resumed run must match it. */
+static uint64_t fingerprint(const ooc *e) {
+    const stn_opts *o = e->r->o;
+    uint64_t h = 14695981039346656037ull;
+    h = fnv(h, e->d->name, strlen(e->d->name));
+    h = fnv(h, o->size, sizeof o->size);
+    h = fnv(h, &o->steps, sizeof o->steps);
+    h = fnv(h, &e->plan.bz, sizeof e->plan.bz);
+    h = fnv(h, &e->plan.bt, sizeof e->plan.bt);
+    h = fnv(h, &e->plan.row_bytes, sizeof e->plan.row_bytes);
+    h = fnv(h, o->params, sizeof(double) * (size_t)e->d->nparams);
+    for (int s = 0; s < 2 * e->d->nfields; s++) {
+        const char *p = o->init_path[s];
+        struct stat sb;
+        if (p && stat(p, &sb) == 0) {
+            h = fnv(h, p, strlen(p));
+            h = fnv(h, &sb.st_size, sizeof sb.st_size);
+            h = fnv(h, &sb.st_mtim, sizeof sb.st_mtim);
+        }
+    }
+    return h;
+}
+
+static int save_state(ooc *e, int64_t sweeps_done) {
+    char text[256];
+    int n = snprintf(text, sizeof text,
+                     "stencilc-ooc-state 1\nfingerprint %016" PRIx64 "\nsweeps_done %" PRId64 "\n",
+                     fingerprint(e), sweeps_done);
+    stn_afile af;
+    int rc = stn_afile_open(&af, e->state_path, 0);
+    if (rc == 0) {
+        rc = stn_afile_write(&af, text, (size_t)n);
+        rc = rc ? (stn_afile_abort(&af), rc) : stn_afile_commit(&af);
+    }
+    return rc ? stn_error(rc, "cannot save the run's state '%s': %s", e->state_path, stn_errmsg()) : 0;
+}
+
+/* The number of sweeps a previous run completed, or -1 if there is nothing to resume. */
+static int load_state(ooc *e, int64_t *done) {
+    *done = -1;
+    FILE *fp = fopen(e->state_path, "r");
+    if (!fp)
+        return 0;
+    uint64_t fp_hash = 0;
+    long long n = -1;
+    int ok = fscanf(fp, "stencilc-ooc-state 1\nfingerprint %" SCNx64 "\nsweeps_done %lld", &fp_hash, &n) == 2;
+    fclose(fp);
+    if (!ok || n < 0)
+        return stn_error(-EINVAL, "--resume: '%s' is not a state file this program wrote", e->state_path);
+    if (fp_hash != fingerprint(e))
+        return stn_error(
+            -EINVAL,
+            "--resume: the run saved in '%s' had other parameters (size, steps, block, params or "
+            "--init files differ); run without --resume to start over",
+            e->state_path);
+    *done = n;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ choosing the plan */
+
+static int64_t outer_block_opt(const stn_run *r) { return r->d->ndim == 3 ? r->o->block[1] : r->o->block[0]; }
+
+/* Until Blk-Tune: the largest bt (<= 32 and <= steps) whose largest fitting block is at least
+ * twice the skewed margin it drags along, then the largest block for it. */
+static int default_plan(ooc *e, size_t align) {
+    const stn_run *r = e->r;
+    int64_t bt_max = r->o->steps < 32 ? r->o->steps : 32, span;
+    stn_ooc_plan p;
+    stn_ooc_make_plan(e->d, r->o->size, r->o->steps, 1, 1, align, &p);
+    span = p.H - p.L;
+    for (int64_t bt = bt_max < 1 ? 1 : bt_max; bt >= 1; bt--) {
+        int64_t lo = 0, hi = span; /* the largest bz in [1, span] that fits, by bisection */
+        while (lo < hi) {
+            int64_t mid = (lo + hi + 1) / 2;
+            stn_ooc_make_plan(e->d, r->o->size, r->o->steps, mid, bt, align, &p);
+            if (p.mem_bytes <= r->mem_budget)
+                lo = mid;
+            else
+                hi = mid - 1;
+        }
+        if (lo >= 1 && (lo >= 2 * ((bt - 1) * p.skew + p.hlo + p.hhi) || lo == span || bt == 1)) {
+            stn_ooc_make_plan(e->d, r->o->size, r->o->steps, lo, bt, align, &e->plan);
+            return 0;
+        }
+    }
+    return -ENOMEM;
+}
+
+static int choose_plan(ooc *e, size_t align) {
+    stn_run *r = e->r;
+    char need[32], have[32];
+    if (r->o->have_block) {
+        if (r->d->ndim == 3 && r->o->block[0] != r->o->size[1])
+            return stn_error(-EINVAL,
+                             "--block %" PRId64 ",%" PRId64 ",%" PRId64
+                             ": this build blocks z only, with whole "
+                             "planes: by must be ny = %" PRId64 " (y-blocking is a later milestone)",
+                             r->o->block[0], r->o->block[1], r->o->block[2], r->o->size[1]);
+        stn_ooc_make_plan(r->d, r->o->size, r->o->steps, outer_block_opt(r), r->o->block[2], align, &e->plan);
+        if (e->plan.mem_bytes <= r->mem_budget)
+            return 0;
+    } else if (default_plan(e, align) == 0) {
+        return 0;
+    }
+    stn_ooc_plan smallest;
+    stn_ooc_make_plan(r->d, r->o->size, r->o->steps, 1, 1, align, &smallest);
+    stn_fmt_bytes(have, sizeof have, r->mem_budget);
+    if (r->o->have_block && smallest.mem_bytes <= r->mem_budget)
+        return stn_error(-ENOMEM, "--block: these blocks need %s of DRAM, more than the budget of %s (%s)",
+                         stn_fmt_bytes(need, sizeof need, e->plan.mem_bytes), have, r->mem_source);
+    return stn_error(
+        -ENOMEM,
+        "the DRAM budget of %s (%s) is too small: the smallest block (1 slice, bt = 1) needs %s; "
+        "give --mem %" PRIu64 " or more",
+        have, r->mem_source, stn_fmt_bytes(need, sizeof need, smallest.mem_bytes), smallest.mem_bytes);
+}
+
+/* ------------------------------------------------------------------ setup and teardown */
+
+static int open_npy(ooc *e, int f, int level, const char *path) {
+    ooc_field *of = &e->f[f];
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return stn_error(stn_neg_errno(errno), "cannot open '%s': %s", path, strerror(errno));
+    stn_npy_header h;
+    int rc = stn_npy_read_header(path, fd, &h);
+    if (rc) {
+        close(fd);
+        return rc;
+    }
+    of->npy[level] = path;
+    of->npy_fd[level] = fd;
+    of->npy_offset[level] = h.data_offset;
+    return 0;
+}
+
+static int classify_sources(ooc *e) {
+    const stn_program_desc *d = e->d;
+    const stn_opts *o = e->r->o;
+    for (int i = 0; i < d->nfields; i++) {
+        const stn_field_desc *fd = &d->fields[i];
+        ooc_field *f = &e->f[i];
+        f->npy_fd[0] = f->npy_fd[1] = -1;
+        f->state = fd->kind == STN_FIELD_STATE;
+        f->levels = f->state ? fd->levels : 1;
+        f->narr = f->state ? fd->levels + 1 : 1;
+        f->boundary = fd->boundary;
+        for (int l = 0; l < f->levels; l++) {
+            const char *path = o->init_path[2 * i + l];
+            int has = l == 0 ? fd->has_init : fd->has_prev_init;
+            int src = path ? SRC_NPY : has ? SRC_INIT : l == 0 ? SRC_ZERO : SRC_COPY;
+            if (path) {
+                int rc = open_npy(e, i, l, path);
+                if (rc)
+                    return stn_error(rc, "--init %s%s=%s: %s", fd->name, l ? ".prev" : "", path,
+                                     stn_errmsg());
+            }
+            f->first_src[l] = src;
+        }
+        if (!f->state)
+            f->input_src = f->first_src[0] == SRC_NPY ? SRC_SCRATCH : f->first_src[0];
+    }
+    return 0;
+}
+
+static int check_space(ooc *e, int resuming) {
+    uint64_t need = 0, avail = 0, file = (uint64_t)e->plan.n * e->plan.slice_bytes;
+    for (int i = 0; i < e->d->nfields; i++) {
+        ooc_field *f = &e->f[i];
+        need += f->state ? 2 * (uint64_t)f->levels * file : f->input_src == SRC_SCRATCH ? file : 0;
+    }
+    if (resuming || need == 0)
+        return 0; /* the files exist already */
+    int rc = stn_statvfs_free(e->r->o->dir, &avail);
+    if (rc)
+        return rc;
+    if (need > avail) {
+        char a[32], b[32];
+        return stn_error(-ENOSPC, "--dir %s: the scratch files need %s, but only %s is free there",
+                         e->r->o->dir, stn_fmt_bytes(a, sizeof a, need), stn_fmt_bytes(b, sizeof b, avail));
+    }
+    return 0;
+}
+
+static int open_scratch(ooc *e, int resuming) {
+    const stn_view *g = &e->r->view;
+    char path[4096];
+    for (int i = 0; i < e->d->nfields; i++) {
+        ooc_field *f = &e->f[i];
+        int sets = f->state ? 2 : f->input_src == SRC_SCRATCH ? 1 : 0;
+        for (int set = 0; set < sets; set++)
+            for (int l = 0; l < f->levels; l++) {
+                scratch_name(path, sizeof path, e, i, set, l);
+                int rc = stn_gridfile_open(&f->scratch[set][l], path, g->nx, g->ny, g->nz, e->d->elem_size,
+                                           e->plan.align, resuming ? 0 : STN_GRIDFILE_CREATE);
+                if (rc)
+                    return rc;
+                if (!f->scratch[set][l].direct && !e->direct_warned) {
+                    e->direct_warned = 1;
+                    stn_warn(e->r,
+                             "the file system under --dir %s refuses O_DIRECT; scratch IO goes through "
+                             "the page cache (buffered), which competes with the DRAM budget",
+                             e->r->o->dir);
+                }
+            }
+    }
+    return 0;
+}
+
+static int alloc_buffers(ooc *e) {
+    int64_t win, fresh, out;
+    plan_extents(&e->plan, &win, &fresh, &out);
+    e->win_cap = win;
+    size_t sb = e->plan.slice_bytes;
+    for (int i = 0; i < e->d->nfields; i++) {
+        ooc_field *f = &e->f[i];
+        for (int a = 0; a < f->narr; a++)
+            if (!(f->win[a] = stn_alloc((size_t)win * sb, BUF_ALIGN)))
+                return -ENOMEM;
+        for (int l = 0; l < f->levels; l++) {
+            if (!(f->rstage[l] = stn_alloc((size_t)(fresh ? fresh : 1) * sb, BUF_ALIGN)))
+                return -ENOMEM;
+            for (int b = 0; f->state && b < 2; b++)
+                if (!(f->wstage[b][l] = stn_alloc((size_t)(out ? out : 1) * sb, BUF_ALIGN)))
+                    return -ENOMEM;
+        }
+    }
+    return 0;
+}
+
+static void remove_scratch(ooc *e) {
+    for (int i = 0; i < e->d->nfields; i++)
+        for (int set = 0; set < 2; set++)
+            for (int l = 0; l < 2; l++)
+                if (e->f[i].scratch[set][l].path)
+                    unlink(e->f[i].scratch[set][l].path);
+    unlink(e->state_path);
+}
+
+static void ooc_free(ooc *e) {
+    if (e->q)
+        stn_aio_destroy(e->q);
+    for (int i = 0; e->f && i < e->d->nfields; i++) {
+        ooc_field *f = &e->f[i];
+        for (int a = 0; a < 3; a++)
+            stn_free(f->win[a]);
+        for (int l = 0; l < 2; l++) {
+            stn_free(f->rstage[l]);
+            stn_free(f->wstage[0][l]);
+            stn_free(f->wstage[1][l]);
+            if (f->npy_fd[l] >= 0)
+                close(f->npy_fd[l]);
+            for (int set = 0; set < 2; set++)
+                stn_gridfile_close(&f->scratch[set][l]);
+        }
+    }
+    free(e->f);
+    free(e->src);
+    free(e->dst);
+}
+
+/* ------------------------------------------------------------------ entry */
+
+static int ooc_setup(ooc *e, int64_t *first_sweep) {
+    stn_run *r = e->r;
+    size_t align;
+    char source[160];
+    int rc = stn_dio_alignment(r->o->dir, &align, source, sizeof source);
+    if (rc == 0)
+        rc = classify_sources(e);
+    if (rc == 0)
+        rc = choose_plan(e, align);
+    if (rc)
+        return rc;
+    snprintf(r->dio_source, sizeof r->dio_source, "%s", source);
+    r->dio_align = align;
+    r->have_plan = 1;
+    r->blk[0] = r->d->ndim == 3 ? r->o->size[1] : e->plan.bz;
+    r->blk[1] = r->d->ndim == 3 ? e->plan.bz : -1;
+    r->blk[2] = e->plan.bt;
+    snprintf(e->state_path, sizeof e->state_path, "%s/%s.ooc-state", r->o->dir, e->d->name);
+    *first_sweep = 0;
+    if (r->o->resume) {
+        int64_t done;
+        rc = load_state(e, &done);
+        if (rc)
+            return rc;
+        if (done < 0)
+            stn_warn(r, "--resume: no completed sweep saved in %s; starting from the beginning", r->o->dir);
+        *first_sweep = done < 0 ? 0 : done;
+    } else {
+        unlink(e->state_path); /* a stale state must never be trusted by a later --resume */
+    }
+    int resuming = *first_sweep > 0;
+    predict(e, *first_sweep, &r->predicted_read, &r->predicted_written);
+    rc = stn_aio_create(&e->q, STN_AIO_DEFAULT_DEPTH, STN_AIO_DEFAULT_MAX_REQUEST);
+    if (rc == 0 && e->plan.nsweeps > 0)
+        rc = check_space(e, resuming);
+    if (rc == 0 && e->plan.nsweeps > 0)
+        rc = open_scratch(e, resuming);
+    if (rc == 0 && (rc = alloc_buffers(e)) != 0) {
+        char a[32];
+        rc = stn_error(rc, "cannot allocate the out-of-core buffers (%s)",
+                       stn_fmt_bytes(a, sizeof a, e->plan.mem_bytes));
+    }
+    return rc;
+}
+
+int stn_ooc_run(stn_run *r) {
+    ooc e;
+    memset(&e, 0, sizeof e);
+    e.r = r;
+    e.d = r->d;
+    e.f = calloc((size_t)r->d->nfields, sizeof *e.f);
+    e.src = calloc((size_t)r->d->nsrc + 1, sizeof *e.src);
+    e.dst = calloc((size_t)r->d->ndst + 1, sizeof *e.dst);
+    if (!e.f || !e.src || !e.dst) {
+        ooc_free(&e);
+        return stn_error(-ENOMEM, "out of memory setting up the out-of-core engine");
+    }
+    for (int i = 0; i < r->d->nfields; i++)
+        e.f[i].npy_fd[0] = e.f[i].npy_fd[1] = -1;
+    int64_t first = 0;
+    int rc = ooc_setup(&e, &first);
+    stn_progress prog;
+    stn_progress_start(&prog, r->d->name, r->o->steps, (double)stn_grid_cells(r->o), r->o->quiet);
+    double t0 = stn_now();
+    if (rc == 0 && first == 0 && e.plan.nsweeps > 0)
+        rc = import_inputs(&e);
+    for (int64_t s = first; rc == 0 && s < e.plan.nsweeps; s++) {
+        int64_t T = s == e.plan.nsweeps - 1 && r->o->steps % e.plan.bt ? r->o->steps % e.plan.bt : e.plan.bt;
+        rc = run_sweep(&e, s, T);
+        if (rc == 0)
+            rc = save_state(&e, s + 1);
+        stn_progress_step(&prog, s * e.plan.bt + T);
+    }
+    r->loop_seconds = stn_now() - t0;
+    stn_progress_end(&prog);
+    if (rc == 0)
+        rc = export_outputs(&e);
+    if (rc == 0)
+        remove_scratch(&e);
+    r->engine_bytes = stn_peak_allocated_bytes();
+    r->mem_plan_bytes = e.plan.mem_bytes;
+    ooc_free(&e);
+    return rc;
+}

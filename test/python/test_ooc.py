@@ -1,0 +1,280 @@
+"""The out-of-core engine: bit-identical to in-core, exact IO model, crash safety.
+
+* Random stencils (radius 1-3, star and box shapes, asymmetric halos, one or two state
+  fields with one or two levels, an input field, dirichlet and neumann) on random grids with
+  random blocks (not dividing the grid, smaller than the skew, bt larger than the steps):
+  `--mode ooc` equals `--mode incore` bit for bit, and the bytes it counts equal the bytes
+  its model predicted.
+* A run killed with SIGKILL at random moments resumes (`--resume`) to the same result, the
+  input file never changes, and the output never appears before it is complete.
+* Budgets too small, file systems without O_DIRECT: refused or reported, never hidden.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+REPO = Path(__file__).resolve().parents[2]
+ENV = dict(os.environ, PYTHONPATH=str(REPO / "compiler"), OMP_NUM_THREADS="2")
+
+
+def stencilc(src: Path, exe: Path) -> None:
+    cmd = ["stencilc"] if os.environ.get("STENCILC_INSTALLED") == "1" else [sys.executable, "-m", "stencilc"]
+    r = subprocess.run(cmd + [str(src), "-o", str(exe)], capture_output=True, text=True, env=ENV)
+    assert r.returncode == 0, r.stderr
+
+
+def run(exe: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+    r = subprocess.run([str(exe), *args], capture_output=True, text=True, env=ENV, timeout=300)
+    if check:
+        assert r.returncode == 0, f"{exe.name} {' '.join(args)}\n{r.stderr}"
+    return r
+
+
+# ---------------------------------------------------------------- random stencils
+
+
+def random_stencil(rng: random.Random, name: str) -> tuple[str, int, list[str]]:
+    """A random, stable linear stencil; returns (source, ndim, fields to compare)."""
+    ndim = rng.choice([2, 3])
+    radius = rng.randint(1, 3)
+    shape = rng.choice(["star", "box"])
+    nstate = rng.randint(1, 2)
+    has_input = rng.random() < 0.4
+    lines = [f"stencil {name} {{", f"  grid {ndim}d f64;"]
+    states = []
+    for i in range(nstate):
+        levels = rng.choice([1, 1, 2])
+        states.append((f"s{i}", levels))
+        lines.append(f"  state s{i}" + (" levels 2;" if levels == 2 else ";"))
+    if has_input:
+        lines.append("  input c;")
+        lines.append(f"  init c = 0.5 + 0.25 * sin(0.3 * x + 0.7 * y{' + 0.2 * z' if ndim == 3 else ''});")
+
+    def offsets() -> list[tuple[int, ...]]:
+        if shape == "star":
+            cand = [tuple(d if k == a else 0 for k in range(ndim)) for a in range(ndim)
+                    for d in range(-radius, radius + 1)]
+        else:
+            cand = [tuple(rng.randint(-radius, radius) for _ in range(ndim)) for _ in range(4 + 3 * radius)]
+        # asymmetric: drop a random part of them, keep the centre
+        return sorted({o for o in cand if rng.random() < 0.7} | {tuple([0] * ndim)})
+
+    for name_i, levels in states:
+        terms = []
+        for src_name, src_levels in states:
+            for off in offsets():
+                w = rng.uniform(-1, 1)
+                terms.append((w, f"{src_name}[{','.join(map(str, off))}]"))
+            if src_levels == 2 and rng.random() < 0.7:
+                off = rng.choice(offsets())
+                terms.append((rng.uniform(-1, 1), f"{src_name}.prev[{','.join(map(str, off))}]"))
+        total = sum(abs(w) for w, _ in terms)
+        expr = " + ".join(f"{w / total:.6f} * {t}" for w, t in terms)
+        if has_input and rng.random() < 0.7:
+            expr = f"c * ({expr})"
+        lines.append(f"  {name_i}' = {expr};")
+        if rng.random() < 0.5:
+            lines.append(f"  boundary {name_i} neumann;")
+        coord = " + ".join(f"{a} * {v}" for a, v in zip((0.13, 0.29, 0.07), "xyz"[:ndim]))
+        lines.append(f"  init {name_i} = sin({coord} + {rng.uniform(0, 3):.3f});")
+        if levels == 2 and rng.random() < 0.5:
+            lines.append(f"  init {name_i}.prev = cos({coord});")
+    lines.append("}")
+    compare = [n for n, _ in states] + (["c"] if has_input else [])
+    return "\n".join(lines) + "\n", ndim, compare
+
+
+def min_extent(ir_text: str, axis: str) -> tuple[int, int]:
+    for line in ir_text.splitlines():
+        line = line.strip()
+        if line.startswith(f"halo {axis}:"):
+            lo, hi = line.split(":")[1].split()
+            return int(lo.lstrip("-")), int(hi.lstrip("+"))
+    return 0, 0
+
+
+@settings(max_examples=int(os.environ.get("STENCILC_OOC_EXAMPLES", "14")), deadline=None, derandomize=False,
+          suppress_health_check=[HealthCheck.too_slow], database=None)
+@given(seed=st.integers(0, 2**31), data=st.data())
+def test_random_stencils_ooc_equals_incore(tmp_path_factory, seed, data):
+    rng = random.Random(seed)
+    tmp = tmp_path_factory.mktemp("rand")
+    src, ndim, fields = random_stencil(rng, "rnd")
+    (tmp / "rnd.stn").write_text(src)
+    ir = subprocess.run([sys.executable, "-m", "stencilc", str(tmp / "rnd.stn"), "--emit=ir"], capture_output=True,
+                        text=True, env=ENV).stdout
+    exe = tmp / "rnd"
+    stencilc(tmp / "rnd.stn", exe)
+    size = []
+    for axis in "xyz"[:ndim]:
+        lo, hi = min_extent(ir, axis)
+        need = lo + hi + max(lo, hi, 1)  # neumann needs an interior as wide as the halo
+        size.append(data.draw(st.integers(need, need + (25 if ndim == 3 else 60)), label=f"n{axis}"))
+    steps = data.draw(st.integers(1, 9), label="steps")
+    bz = data.draw(st.integers(1, 12), label="bz")
+    bt = data.draw(st.integers(1, 12), label="bt")
+    block = ([size[1]] if ndim == 3 else []) + [bz, bt]
+    outs = []
+    for f in fields:
+        outs += ["--out", f"{f}=" + str(tmp / f"{{mode}}_{f}.npy")]
+    common = ["--size", ",".join(map(str, size)), "--steps", str(steps), "--quiet"]
+    run(exe, *common, "--mode", "incore", *[o.format(mode="in") for o in outs])
+    run(exe, *common, "--mode", "ooc", "--dir", str(tmp), "--block", ",".join(map(str, block)),
+        "--report", str(tmp / "r.json"), *[o.format(mode="ooc") for o in outs])
+    what = f"seed {seed}, size {size}, steps {steps}, block {block}\n{src}"
+    for f in fields:
+        a, b = np.load(tmp / f"in_{f}.npy"), np.load(tmp / f"ooc_{f}.npy")
+        assert np.array_equal(a, b), f"field {f} differs (max {np.abs(a - b).max()}): {what}"
+    r = json.loads((tmp / "r.json").read_text())
+    assert r["bytes_read"] == r["predicted_bytes_read"], what
+    assert r["bytes_written"] == r["predicted_bytes_written"], what
+    assert r["params"]["bt"] == bt and r["mem_plan_bytes"] <= r["mem_budget_bytes"]
+    assert not list(tmp.glob("*.grid")) and not list(tmp.glob("*.ooc-state")), "scratch files left behind"
+
+
+# ---------------------------------------------------------------- crash safety
+
+
+@pytest.fixture(scope="module")
+def heat3d(tmp_path_factory) -> Path:
+    exe = tmp_path_factory.mktemp("heat3d") / "heat3d"
+    stencilc(REPO / "examples/heat3d.stn", exe)
+    return exe
+
+
+def sha(p: Path) -> str:
+    return hashlib.sha256(p.read_bytes()).hexdigest()
+
+
+def test_sigkill_at_random_moments_resumes_bit_identically(heat3d, tmp_path):
+    size, steps = "72,64,80", "240"
+    rng = np.random.default_rng(7)
+    start = tmp_path / "start.npy"
+    np.save(start, rng.random((80, 64, 72)))
+    os.chmod(start, 0o444)
+    digest = sha(start)
+    ref = tmp_path / "ref.npy"
+    t0 = time.monotonic()
+    common = ["--size", size, "--steps", steps, "--block", "64,9,2", "--init", f"u={start}", "--quiet"]
+    run(heat3d, *common, "--dir", str(tmp_path), "--out", f"u={ref}")
+    full = time.monotonic() - t0
+    out, scratch = tmp_path / "out.npy", tmp_path / "scratch"
+    scratch.mkdir()
+    kills, attempts = 0, 0
+    moments = random.Random(11)
+    while attempts < 40:
+        attempts += 1
+        p = subprocess.Popen([str(heat3d), *common, "--dir", str(scratch), "--out", f"u={out}", "--resume"],
+                             env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        time.sleep(moments.uniform(0.02, max(0.05, full * 0.3)))
+        if p.poll() is None:
+            p.send_signal(signal.SIGKILL)
+            p.wait()
+            kills += 1
+            assert not out.exists(), "a killed run left an output under its final name"
+            assert sha(start) == digest, "the input file changed"
+            continue
+        assert p.returncode == 0, p.stderr.read().decode()
+        break
+    else:
+        pytest.fail("the run never finished")
+    assert kills >= 3, f"only {kills} kills landed before the run finished; the test did not test much"
+    assert np.array_equal(np.load(out), np.load(ref))
+    assert sha(start) == digest
+    assert not list(scratch.glob("*.grid")), "scratch files left after a successful run"
+
+
+def test_resume_refuses_a_different_run(heat3d, tmp_path):
+    common = ["--size", "40,40,60", "--block", "40,5,2", "--dir", str(tmp_path), "--quiet"]
+    p = subprocess.Popen([str(heat3d), *common, "--steps", "400"], env=ENV, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while not (tmp_path / "heat3d.ooc-state").exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+    r = run(heat3d, *common, "--steps", "401", "--resume", check=False)
+    assert r.returncode == 1
+    assert "had other parameters" in r.stderr and "without --resume" in r.stderr
+
+
+# ---------------------------------------------------------------- budgets and file systems
+
+
+def test_budget_too_small_is_refused_with_the_smallest_that_works(heat3d, tmp_path):
+    r = run(heat3d, "--size", "64,64,64", "--steps", "4", "--dir", str(tmp_path), "--mem", "100K", check=False)
+    assert r.returncode == 1
+    assert "too small" in r.stderr and "give --mem" in r.stderr
+    need = int(r.stderr.split("give --mem ")[1].split()[0])
+    short = run(heat3d, "--size", "64,64,64", "--steps", "4", "--dir", str(tmp_path), "--mem", str(need - 1),
+                check=False)
+    assert short.returncode == 1 and "too small" in short.stderr, "the figure given is not the smallest that works"
+    ok = run(heat3d, "--size", "64,64,64", "--steps", "4", "--dir", str(tmp_path), "--mem", str(need),
+             "--report", str(tmp_path / "r.json"), check=False)
+    assert ok.returncode == 0, ok.stderr
+    rep = json.loads((tmp_path / "r.json").read_text())
+    assert rep["mem_plan_bytes"] <= rep["mem_budget_bytes"]
+    assert rep["engine_bytes"] <= rep["mem_budget_bytes"]
+
+
+def test_explicit_blocks_over_budget_are_refused(heat3d, tmp_path):
+    r = run(heat3d, "--size", "64,64,64", "--steps", "4", "--dir", str(tmp_path), "--mem", "2M", "--block",
+            "64,60,4", check=False)
+    assert r.returncode == 1 and "more than the budget" in r.stderr
+
+
+def test_y_blocking_is_refused_until_it_exists(heat3d, tmp_path):
+    r = run(heat3d, "--size", "32,32,32", "--steps", "2", "--dir", str(tmp_path), "--block", "8,8,2", check=False)
+    assert r.returncode == 1 and "by must be ny = 32" in r.stderr
+
+
+def test_buffered_fallback_on_a_file_system_without_o_direct(heat3d, tmp_path):
+    shm = Path("/dev/shm")
+    if not shm.is_dir() or not os.access(shm, os.W_OK):
+        pytest.skip("no writable /dev/shm (tmpfs) on this machine")
+    d = shm / f"stencilc-test-{os.getpid()}"
+    d.mkdir()
+    try:
+        probe = d / "probe"
+        try:
+            os.close(os.open(probe, os.O_CREAT | os.O_WRONLY | os.O_DIRECT, 0o600))
+            pytest.skip("tmpfs accepts O_DIRECT on this kernel (Linux >= 6.6): no file system here refuses it; "
+                        "runtime/tests/test_gridio.c covers the buffered path")
+        except OSError:
+            pass
+        r = run(heat3d, "--size", "32,32,32", "--steps", "3", "--dir", str(d), "--report", str(tmp_path / "r.json"),
+                "--out", f"u={tmp_path / 'u.npy'}")
+        rep = json.loads((tmp_path / "r.json").read_text())
+        assert any("O_DIRECT" in w for w in rep["warnings"]), rep["warnings"]
+        assert "O_DIRECT" in r.stderr
+        ref = run(heat3d, "--size", "32,32,32", "--steps", "3", "--mode", "incore", "--quiet", "--out",
+                  f"u={tmp_path / 'in.npy'}")
+        assert ref.returncode == 0
+        assert np.array_equal(np.load(tmp_path / "u.npy"), np.load(tmp_path / "in.npy"))
+    finally:
+        for f in d.iterdir():
+            f.unlink()
+        d.rmdir()
+
+
+def test_default_mode_is_ooc_and_reports_its_plan(heat3d, tmp_path):
+    run(heat3d, "--size", "48,40,56", "--steps", "5", "--dir", str(tmp_path), "--quiet", "--report",
+        str(tmp_path / "r.json"))
+    rep = json.loads((tmp_path / "r.json").read_text())
+    assert rep["mode"] == "ooc" and rep["schedule"] == "ref"
+    assert rep["params"]["by"] == 40 and rep["params"]["bz"] >= 1 and 1 <= rep["params"]["bt"] <= 5
+    assert rep["bytes_read"] == rep["predicted_bytes_read"] and rep["bytes_written"] == rep["predicted_bytes_written"]
+    assert rep["dio"]["align"] >= 512
