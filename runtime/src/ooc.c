@@ -60,9 +60,7 @@ typedef struct ooc_field {
     int npy_fd[2];              /* opened read-only */
     stn_gridfile scratch[2][2]; /* [set][level]; inputs use scratch[0][0] (imported) */
     int input_src;              /* SRC_SCRATCH (imported from npy), SRC_INIT or SRC_ZERO */
-    char *win[3];               /* window arrays */
-    char *rstage[2];            /* read staging, per level read from scratch */
-    char *wstage[2][2];         /* [buffer][level] write staging */
+    char *ring[3];              /* window arrays: double-mapped rings (see ring.c) */
 } ooc_field;
 
 typedef struct ooc {
@@ -72,9 +70,9 @@ typedef struct ooc {
     ooc_field *f;
     stn_aio *q;
     stn_aio_group rgroup, wgroup[2];
-    int wbuf;         /* write-staging buffer for the next block */
-    int64_t wz0, wz1; /* slices held in the window */
-    int64_t win_cap;  /* slices each window array can hold */
+    int wbuf;            /* write group of the next block (two alternate) */
+    int64_t wz0, wz1;    /* slices held in the window */
+    int64_t ring_slices; /* slices per ring: slice z lives at z mod ring_slices */
     const void **src;
     void **dst;
     char state_path[4096];
@@ -126,50 +124,46 @@ static void out_range(const stn_ooc_plan *p, int64_t k, int64_t T, int64_t *lo, 
 
 static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 
-/* Largest window, new-slice run and output run over the blocks of a sweep of T steps. */
-static void extents(const stn_ooc_plan *p, int64_t T, int64_t *win, int64_t *fresh, int64_t *out) {
-    int64_t prev_hi = 0;
-    *win = *fresh = *out = 0;
+/* The slices that must be in DRAM at once in a sweep of T steps: while block k computes, its
+ * window [lo_k, hi_k), the slices of block k+1 being read, up to hi_{k+1}, and the output of
+ * block k-1 being written, from olo_{k-1}.  (Block k-2's writes are waited for before block
+ * k+1's reads are issued.)  A ring this long never overwrites a slice still in use. */
+static int64_t live_slices(const stn_ooc_plan *p, int64_t T) {
+    int64_t need = 0, lo, hi, nlo, nhi, olo = 0, ohi = 0;
     for (int64_t k = 0; k < p->nblocks; k++) {
-        int64_t lo, hi, olo, ohi;
         stn_ooc_window(p, k, T, &lo, &hi);
-        out_range(p, k, T, &olo, &ohi);
-        *win = max64(*win, hi - lo);
-        *fresh = max64(*fresh, hi - max64(lo, prev_hi));
-        *out = max64(*out, ohi - olo);
-        prev_hi = hi;
+        nhi = hi;
+        if (k + 1 < p->nblocks)
+            stn_ooc_window(p, k + 1, T, &nlo, &nhi);
+        int64_t low = k > 0 && olo < lo ? olo : lo;
+        need = max64(need, max64(hi, nhi) - low);
+        owned_range(p, k, T, &olo, &ohi);
     }
+    return need;
 }
 
-/* The buffer extents of the whole run: the full sweeps, the last, shorter one, and the
- * export, whose chunks must hold the mirror sources of both ends of the grid at once when the
- * grid is short (min(n, 2*hlo + 2*hhi) slices). */
-static void plan_extents(const stn_ooc_plan *p, int64_t *win, int64_t *fresh, int64_t *out) {
-    extents(p, p->bt, win, fresh, out);
-    if (p->steps % p->bt) {
-        int64_t w2, f2, o2;
-        extents(p, p->steps % p->bt, &w2, &f2, &o2);
-        *win = max64(*win, w2), *fresh = max64(*fresh, f2), *out = max64(*out, o2);
-    }
-    int64_t ends = 2 * p->hlo + 2 * p->hhi;
-    *win = max64(*win, ends < p->n ? ends : p->n);
+/* Slices per ring: every sweep's live set, and the export's chunk, which must hold the mirror
+ * sources of both ends of a short grid at once (min(n, 2*hlo + 2*hhi)); rounded up so that a
+ * ring is a whole number of pages. */
+static int64_t ring_slices(const stn_ooc_plan *p) {
+    int64_t c = live_slices(p, p->bt), ends = 2 * p->hlo + 2 * p->hhi;
+    if (p->steps % p->bt)
+        c = max64(c, live_slices(p, p->steps % p->bt));
+    c = max64(c, ends < p->n ? ends : p->n);
+    c = max64(c, 1);
+    uint64_t g = p->slice_bytes, per = 4096; /* slices per page-aligned group: 4096 / gcd */
+    while (per % 2 == 0 && g % 2 == 0)
+        per /= 2, g /= 2;
+    return (c + (int64_t)per - 1) / (int64_t)per * (int64_t)per;
 }
 
-/* Bytes of DRAM the engine allocates for this plan (the budget constraint). */
+/* Bytes of DRAM the engine allocates for this plan (the budget constraint): one ring per
+ * array (levels + 1 per state field, one per input) and the IO queue. */
 static uint64_t plan_memory(const stn_ooc_plan *p, const stn_program_desc *d) {
-    int64_t win, fresh, out;
-    plan_extents(p, &win, &fresh, &out);
-    uint64_t arrays = 0, reads = 0, writes = 0;
-    for (int i = 0; i < d->nfields; i++) {
-        const stn_field_desc *fd = &d->fields[i];
-        int state = fd->kind == STN_FIELD_STATE;
-        arrays += state ? (uint64_t)fd->levels + 1 : 1;
-        reads += state ? (uint64_t)fd->levels : 1;
-        writes += state ? (uint64_t)fd->levels : 0;
-    }
-    uint64_t sb = p->slice_bytes;
-    return sb * ((uint64_t)win * arrays + (uint64_t)fresh * reads + 2 * (uint64_t)out * writes) +
-           stn_aio_footprint(STN_AIO_DEFAULT_DEPTH);
+    uint64_t arrays = 0;
+    for (int i = 0; i < d->nfields; i++)
+        arrays += d->fields[i].kind == STN_FIELD_STATE ? (uint64_t)d->fields[i].levels + 1 : 1;
+    return arrays * (uint64_t)ring_slices(p) * p->slice_bytes + stn_aio_footprint(STN_AIO_DEFAULT_DEPTH);
 }
 
 int stn_ooc_make_plan(const stn_program_desc *d, const int64_t size[3], int64_t steps, int64_t bz, int64_t bt,
@@ -200,9 +194,13 @@ int stn_ooc_make_plan(const stn_program_desc *d, const int64_t size[3], int64_t 
 
 /* ------------------------------------------------------------------ small helpers */
 
-static char *slice_ptr(const ooc *e, char *base, int64_t z) {
-    return base + (size_t)(z - e->wz0) * e->plan.slice_bytes;
+/* Where slice z lives in a ring; the next ring_slices slices follow it contiguously. */
+static char *slice_ptr(const ooc *e, char *ring, int64_t z) {
+    return ring + (size_t)(z % e->ring_slices) * e->plan.slice_bytes;
 }
+
+/* The window of array a of field f: the data pointer for window_view(). */
+static char *win(const ooc *e, const ooc_field *f, int a) { return slice_ptr(e, f->ring[a], e->wz0); }
 
 static stn_view window_view(const ooc *e) {
     const stn_view *g = &e->r->view;
@@ -323,25 +321,23 @@ static void predict(const ooc *e, int64_t first_sweep, uint64_t *rd, uint64_t *w
 
 /* Put slices [z0, z1) of (field f, level) for sweep `sweep` into the window array `dst_arr`.
  * Scratch data was prefetched into the read staging buffer (`staged`). */
-static int place(ooc *e, int f, int level, int64_t sweep, int64_t z0, int64_t z1, const char *staged) {
+static int place(ooc *e, int f, int level, int64_t sweep, int64_t z0, int64_t z1) {
     ooc_field *of = &e->f[f];
-    char *arr = of->win[arr_index(of, -level)];
-    char *dst = slice_ptr(e, arr, z0);
+    int a = arr_index(of, -level);
+    char *dst = slice_ptr(e, of->ring[a], z0);
     size_t bytes = (size_t)(z1 - z0) * e->plan.slice_bytes;
     if (z1 <= z0)
         return 0;
     double t0 = stn_now();
     switch (source_of(e, f, level, sweep)) {
-    case SRC_SCRATCH:
-        memcpy(dst, staged, bytes);
-        stn_stats_add_time(&e->r->st, STN_PHASE_COPY, t0);
+    case SRC_SCRATCH: /* prefetched straight into the ring */
         return 0;
     case SRC_NPY:
         return npy_slices(e, f, level, z0, z1, dst);
     case SRC_INIT: {
         stn_view v = window_view(e);
         stn_box b = slices_box(e, z0, z1);
-        e->d->init(f, level, arr, &v, e->r->o->params, &b);
+        e->d->init(f, level, win(e, of, a), &v, e->r->o->params, &b);
         stn_stats_add_time(&e->r->st, STN_PHASE_INIT, t0);
         return 0;
     }
@@ -350,7 +346,7 @@ static int place(ooc *e, int f, int level, int64_t sweep, int64_t z0, int64_t z1
         stn_stats_add_time(&e->r->st, STN_PHASE_INIT, t0);
         return 0;
     case SRC_COPY: /* the previous level starts equal to the current one (placed first) */
-        memcpy(dst, slice_ptr(e, of->win[arr_index(of, 0)], z0), bytes);
+        memcpy(dst, slice_ptr(e, of->ring[arr_index(of, 0)], z0), bytes);
         stn_stats_add_time(&e->r->st, STN_PHASE_COPY, t0);
         return 0;
     }
@@ -370,7 +366,7 @@ static int prefetch(ooc *e, int64_t sweep, int64_t z0, int64_t z1) {
             if (source_of(e, i, l, sweep) != SRC_SCRATCH)
                 continue;
             stn_gridfile *gf = f->state ? &f->scratch[sweep % 2][l] : &f->scratch[0][0];
-            int rc = io_slices(e, 0, gf, z0, z1, f->rstage[l], &e->rgroup);
+            int rc = io_slices(e, 0, gf, z0, z1, slice_ptr(e, f->ring[arr_index(f, -l)], z0), &e->rgroup);
             if (rc)
                 return rc;
         }
@@ -378,51 +374,73 @@ static int prefetch(ooc *e, int64_t sweep, int64_t z0, int64_t z1) {
     return 0;
 }
 
-/* Slide the window to [lo, hi): keep what is already there, then place the new slices. */
+/* Move the window to [lo, hi): the slices it keeps are already in the ring, and so are the new
+ * ones read from scratch (once their reads complete); place the others. */
 static int enter_block(ooc *e, int64_t sweep, int64_t lo, int64_t hi) {
-    int64_t keep_lo = lo > e->wz0 ? lo : e->wz0, keep_hi = e->wz1;
-    double t0 = stn_now();
-    if (keep_hi > keep_lo && keep_lo > e->wz0) {
-        size_t off = (size_t)(keep_lo - e->wz0) * e->plan.slice_bytes;
-        size_t n = (size_t)(keep_hi - keep_lo) * e->plan.slice_bytes;
-        for (int i = 0; i < e->d->nfields; i++)
-            for (int a = 0; a < e->f[i].narr; a++)
-                memmove(e->f[i].win[a], e->f[i].win[a] + off, n);
-    }
-    stn_stats_add_time(&e->r->st, STN_PHASE_COPY, t0);
-    int64_t new_lo = keep_hi > lo ? keep_hi : lo;
+    int64_t new_lo = e->wz1 > lo ? e->wz1 : lo;
     e->wz0 = lo;
     e->wz1 = hi;
     int rc = stn_aio_wait(e->q, &e->rgroup, &e->r->st);
     for (int i = 0; rc == 0 && i < e->d->nfields; i++)
         for (int l = 0; rc == 0 && l < nlevels_read(&e->f[i]); l++)
-            rc = place(e, i, l, sweep, new_lo, hi, e->f[i].rstage[l]);
+            rc = place(e, i, l, sweep, new_lo, hi);
+    /* dirichlet: the level-1 array of a new slice gets the boundary cells of level 0 (which every
+     * level >= 0 shares); the kernels never write them, so this holds for the whole sweep */
+    stn_view v = window_view(e);
+    stn_box nb = slices_box(e, new_lo, hi);
+    double t0 = stn_now();
+    for (int i = 0; rc == 0 && hi > new_lo && i < e->d->nfields; i++) {
+        ooc_field *f = &e->f[i];
+        if (f->state && f->boundary == STN_BC_DIRICHLET)
+            e->d->boundary(i, &v, win(e, f, 0), win(e, f, 1), &nb);
+    }
+    stn_stats_add_time(&e->r->st, STN_PHASE_COMPUTE, t0);
     return rc;
 }
 
 /* ------------------------------------------------------------------ one block */
 
+/* The slices step t of block k reads, and the mirror sources of the boundary slices among them,
+ * clipped to the window: where a neumann field must be mirrored before the step. */
+static void read_range(const ooc *e, int64_t k, int64_t t, int64_t *lo, int64_t *hi) {
+    const stn_ooc_plan *p = &e->plan;
+    int64_t a = stn_ooc_edge(p, k, t) - p->hlo, b = stn_ooc_edge(p, k + 1, t) + p->hhi;
+    if (a < p->L && b < 2 * p->L)
+        b = 2 * p->L;
+    if (b > p->H && a > p->H - p->hhi)
+        a = p->H - p->hhi;
+    *lo = a > e->wz0 ? a : e->wz0;
+    *hi = b < e->wz1 ? b : e->wz1;
+}
+
+/* Boundary cells before step t.  Neumann: mirror the levels the step reads (current, and
+ * previous for two levels) over the slices it reads; mirroring is idempotent on valid data, and
+ * the slices a step reads hold valid levels.  Dirichlet: the new level's boundary cells were
+ * copied when the slice was placed (all levels >= 0 share them); only a previous level with
+ * boundary values of its own, read at step 1, is converted at step 2, where this block owns
+ * the slices (see owned_range). */
 static void before_step(ooc *e, int64_t k, int64_t t) {
     stn_view v = window_view(e);
-    stn_box w = slices_box(e, e->wz0, e->wz1);
-    int64_t olo, ohi;
-    owned_range(&e->plan, k, t, &olo, &ohi);
-    stn_box own = slices_box(e, olo, ohi);
+    int64_t lo, hi;
     double t0 = stn_now();
     for (int i = 0; i < e->d->nfields; i++) {
         ooc_field *f = &e->f[i];
         if (!f->state)
             continue;
-        char *cur = f->win[arr_index(f, t - 1)];
         if (f->boundary == STN_BC_NEUMANN) {
-            e->d->boundary(i, &v, cur, cur, &w);
-            if (t == 1 && f->levels == 2) {
-                char *prev = f->win[arr_index(f, -1)];
-                e->d->boundary(i, &v, prev, prev, &w);
+            read_range(e, k, t, &lo, &hi);
+            if (hi <= lo || stn_ooc_edge(&e->plan, k + 1, t) <= stn_ooc_edge(&e->plan, k, t))
+                continue; /* the step computes nothing here */
+            stn_box b = slices_box(e, lo, hi);
+            for (int l = 1; l <= f->levels; l++) {
+                char *a = win(e, f, arr_index(f, t - l));
+                e->d->boundary(i, &v, a, a, &b);
             }
-        } else if (own.hi[e->plan.outer] > own.lo[e->plan.outer]) {
-            /* dirichlet: only where this step writes the new level (see owned_range) */
-            e->d->boundary(i, &v, cur, f->win[arr_index(f, t)], &own);
+        } else if (f->levels == 2 && t == 2) {
+            owned_range(&e->plan, k, t, &lo, &hi);
+            stn_box own = slices_box(e, lo, hi);
+            if (hi > lo)
+                e->d->boundary(i, &v, win(e, f, arr_index(f, 1)), win(e, f, arr_index(f, 2)), &own);
         }
     }
     stn_stats_add_time(&e->r->st, STN_PHASE_COMPUTE, t0);
@@ -444,11 +462,11 @@ static void compute_block(ooc *e, int64_t k, int64_t T) {
             const stn_field_desc *fd = &d->fields[i];
             ooc_field *f = &e->f[i];
             if (fd->src_slot >= 0)
-                e->src[fd->src_slot] = f->win[f->state ? arr_index(f, t - 1) : 0];
+                e->src[fd->src_slot] = win(e, f, f->state ? arr_index(f, t - 1) : 0);
             if (fd->prev_slot >= 0)
-                e->src[fd->prev_slot] = f->win[arr_index(f, t - 2)];
+                e->src[fd->prev_slot] = win(e, f, arr_index(f, t - 2));
             if (fd->dst_slot >= 0)
-                e->dst[fd->dst_slot] = f->win[arr_index(f, t)];
+                e->dst[fd->dst_slot] = win(e, f, arr_index(f, t));
         }
         double t0 = stn_now();
         d->step(e->r->o->params, &v, e->src, e->dst, &b, 0, 0);
@@ -456,29 +474,21 @@ static void compute_block(ooc *e, int64_t k, int64_t T) {
     }
 }
 
-/* Write block k's final slices (levels T and, for two-level fields, T-1) to the destination. */
+/* Write block k's final slices (levels T and, for two-level fields, T-1) to the destination,
+ * straight from the ring.  Block k uses write group k % 2, after block k-2's writes finished. */
 static int write_block(ooc *e, int64_t sweep, int64_t k, int64_t T) {
     int64_t lo, hi;
-    out_range(&e->plan, k, T, &lo, &hi);
-    if (hi <= lo)
-        return 0;
-    int b = e->wbuf;
-    e->wbuf ^= 1;
-    int rc = stn_aio_wait(e->q, &e->wgroup[b], &e->r->st);
+    stn_aio_group *g = &e->wgroup[k % 2];
+    int rc = stn_aio_wait(e->q, g, &e->r->st);
     if (rc)
         return rc;
-    stn_aio_group_reset(&e->wgroup[b]);
-    size_t bytes = (size_t)(hi - lo) * e->plan.slice_bytes;
-    for (int i = 0; rc == 0 && i < e->d->nfields; i++) {
+    stn_aio_group_reset(g);
+    out_range(&e->plan, k, T, &lo, &hi);
+    for (int i = 0; rc == 0 && hi > lo && i < e->d->nfields; i++) {
         ooc_field *f = &e->f[i];
-        if (!f->state)
-            continue;
-        for (int l = 0; rc == 0 && l < f->levels; l++) {
-            double t0 = stn_now();
-            memcpy(f->wstage[b][l], slice_ptr(e, f->win[arr_index(f, T - l)], lo), bytes);
-            stn_stats_add_time(&e->r->st, STN_PHASE_COPY, t0);
-            rc = io_slices(e, 1, &f->scratch[(sweep + 1) % 2][l], lo, hi, f->wstage[b][l], &e->wgroup[b]);
-        }
+        for (int l = 0; rc == 0 && f->state && l < f->levels; l++)
+            rc = io_slices(e, 1, &f->scratch[(sweep + 1) % 2][l], lo, hi,
+                           slice_ptr(e, f->ring[arr_index(f, T - l)], lo), g);
     }
     return rc;
 }
@@ -505,8 +515,11 @@ static int run_sweep(ooc *e, int64_t sweep, int64_t T) {
         stn_ooc_window(p, k, T, &lo, &hi);
         rc = enter_block(e, sweep, lo, hi);
         if (rc == 0 && k + 1 < p->nblocks) {
+            /* block k+1's reads may land where block k-2 was written from: wait for those writes */
+            rc = stn_aio_wait(e->q, &e->wgroup[k % 2], &e->r->st);
             stn_ooc_window(p, k + 1, T, &nlo, &nhi);
-            rc = prefetch(e, sweep, hi > nlo ? hi : nlo, nhi);
+            if (rc == 0)
+                rc = prefetch(e, sweep, hi > nlo ? hi : nlo, nhi);
         }
         if (rc == 0) {
             compute_block(e, k, T);
@@ -523,7 +536,7 @@ static int run_sweep(ooc *e, int64_t sweep, int64_t T) {
 /* Copy each input given as a .npy into its scratch file once, so that sweeps read it with
  * O_DIRECT (the user's file stays untouched and out of the page cache). */
 static int import_inputs(ooc *e) {
-    int64_t chunk = e->win_cap;
+    int64_t chunk = e->ring_slices;
     for (int i = 0; i < e->d->nfields; i++) {
         ooc_field *f = &e->f[i];
         if (f->state || f->input_src != SRC_SCRATCH)
@@ -532,9 +545,9 @@ static int import_inputs(ooc *e) {
             int64_t z1 = z0 + chunk < e->plan.n ? z0 + chunk : e->plan.n;
             e->wz0 = z0, e->wz1 = z1;
             stn_aio_group g = STN_AIO_GROUP_INIT;
-            int rc = npy_slices(e, i, 0, z0, z1, f->win[0]);
+            int rc = npy_slices(e, i, 0, z0, z1, slice_ptr(e, f->ring[0], z0));
             if (rc == 0)
-                rc = io_slices(e, 1, &f->scratch[0][0], z0, z1, f->win[0], &g);
+                rc = io_slices(e, 1, &f->scratch[0][0], z0, z1, slice_ptr(e, f->ring[0], z0), &g);
             if (rc == 0)
                 rc = stn_aio_wait(e->q, &g, &e->r->st);
             if (rc)
@@ -551,7 +564,7 @@ static int import_inputs(ooc *e) {
 
 /* Chunks of the outer dimension for the export: each holds the mirror sources of the
  * boundary slices it contains (first chunk >= 2*hlo slices, last >= 2*hhi).  With a capacity
- * of at least min(n, 2*hlo + 2*hhi) (plan_extents) moving the last edge down keeps the first
+ * of at least min(n, 2*hlo + 2*hhi) (ring_slices) moving the last edge down keeps the first
  * chunk >= 2*hlo. */
 static int64_t export_edge(const ooc *e, int64_t c, int64_t cap, int64_t nchunks) {
     const stn_ooc_plan *p = &e->plan;
@@ -570,11 +583,11 @@ static int export_one(ooc *e, int f, int level, stn_npy_writer *w, int64_t cap) 
     int src = source_of(e, f, level, e->plan.nsweeps);
     if (src == SRC_COPY) /* steps = 0 and no previous level of its own: it is the current one */
         level = 0, src = source_of(e, f, 0, e->plan.nsweeps);
-    char *arr = of->win[0];
     size_t rowb = (size_t)g->nx * (size_t)e->d->elem_size;
     for (int64_t c = 0; c < nchunks; c++) {
         int64_t z0 = export_edge(e, c, cap, nchunks), z1 = export_edge(e, c + 1, cap, nchunks);
         e->wz0 = z0, e->wz1 = z1;
+        char *arr = slice_ptr(e, of->ring[0], z0); /* the chunk, contiguous in the ring */
         int rc = 0;
         double t0 = stn_now();
         if (src == SRC_SCRATCH) {
@@ -616,7 +629,7 @@ static int export_one(ooc *e, int f, int level, stn_npy_writer *w, int64_t cap) 
 }
 
 static int export_outputs(ooc *e) {
-    int64_t cap = e->win_cap; /* >= 2*hlo and >= 2*hhi: blocks 0 and K-1 hold their mirror sources */
+    int64_t cap = e->ring_slices; /* >= min(n, 2*hlo + 2*hhi), see ring_slices */
     for (int s = 0; s < 2 * e->d->nfields; s++) {
         if (!e->r->writers[s])
             continue;
@@ -700,30 +713,38 @@ static int load_state(ooc *e, int64_t *done) {
 
 static int64_t outer_block_opt(const stn_run *r) { return r->d->ndim == 3 ? r->o->block[1] : r->o->block[0]; }
 
-/* Until Blk-Tune: the largest bt (<= 32 and <= steps) whose largest fitting block is at least
- * twice the skewed margin it drags along, then the largest block for it. */
+/* Until Blk-Tune: the reference schedule moves (kr + kw) arrays of the grid per sweep whatever
+ * the blocks, so fewer sweeps is what matters.  Take the largest bt whose thinnest block fits the
+ * budget, balance it (the same number of sweeps with the smallest bt), then the widest block
+ * that fits with it (fewer, larger kernel calls). */
 static int default_plan(ooc *e, size_t align) {
     const stn_run *r = e->r;
-    int64_t bt_max = r->o->steps < 32 ? r->o->steps : 32, span;
     stn_ooc_plan p;
+    int64_t steps = r->o->steps < 1 ? 1 : r->o->steps;
     stn_ooc_make_plan(e->d, r->o->size, r->o->steps, 1, 1, align, &p);
-    span = p.H - p.L;
-    for (int64_t bt = bt_max < 1 ? 1 : bt_max; bt >= 1; bt--) {
-        int64_t lo = 0, hi = span; /* the largest bz in [1, span] that fits, by bisection */
-        while (lo < hi) {
-            int64_t mid = (lo + hi + 1) / 2;
-            stn_ooc_make_plan(e->d, r->o->size, r->o->steps, mid, bt, align, &p);
-            if (p.mem_bytes <= r->mem_budget)
-                lo = mid;
-            else
-                hi = mid - 1;
-        }
-        if (lo >= 1 && (lo >= 2 * ((bt - 1) * p.skew + p.hlo + p.hhi) || lo == span || bt == 1)) {
-            stn_ooc_make_plan(e->d, r->o->size, r->o->steps, lo, bt, align, &e->plan);
-            return 0;
-        }
+    if (p.mem_bytes > r->mem_budget)
+        return -ENOMEM;
+    int64_t span = p.H - p.L, lo = 1, hi = steps;
+    while (lo < hi) { /* largest bt with bz = 1 */
+        int64_t mid = (lo + hi + 1) / 2;
+        stn_ooc_make_plan(e->d, r->o->size, r->o->steps, 1, mid, align, &p);
+        if (p.mem_bytes <= r->mem_budget)
+            lo = mid;
+        else
+            hi = mid - 1;
     }
-    return -ENOMEM;
+    int64_t sweeps = (steps + lo - 1) / lo, bt = (steps + sweeps - 1) / sweeps;
+    lo = 1, hi = span > 1 ? span : 1;
+    while (lo < hi) { /* largest bz with that bt */
+        int64_t mid = (lo + hi + 1) / 2;
+        stn_ooc_make_plan(e->d, r->o->size, r->o->steps, mid, bt, align, &p);
+        if (p.mem_bytes <= r->mem_budget)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    stn_ooc_make_plan(e->d, r->o->size, r->o->steps, lo, bt, align, &e->plan);
+    return 0;
 }
 
 static int choose_plan(ooc *e, size_t align) {
@@ -848,23 +869,12 @@ static int open_scratch(ooc *e, int resuming) {
 }
 
 static int alloc_buffers(ooc *e) {
-    int64_t win, fresh, out;
-    plan_extents(&e->plan, &win, &fresh, &out);
-    e->win_cap = win;
-    size_t sb = e->plan.slice_bytes;
-    for (int i = 0; i < e->d->nfields; i++) {
-        ooc_field *f = &e->f[i];
-        for (int a = 0; a < f->narr; a++)
-            if (!(f->win[a] = stn_alloc((size_t)win * sb, BUF_ALIGN)))
+    e->ring_slices = ring_slices(&e->plan);
+    size_t bytes = (size_t)e->ring_slices * e->plan.slice_bytes;
+    for (int i = 0; i < e->d->nfields; i++)
+        for (int a = 0; a < e->f[i].narr; a++)
+            if (!(e->f[i].ring[a] = stn_ring_alloc(bytes)))
                 return -ENOMEM;
-        for (int l = 0; l < f->levels; l++) {
-            if (!(f->rstage[l] = stn_alloc((size_t)(fresh ? fresh : 1) * sb, BUF_ALIGN)))
-                return -ENOMEM;
-            for (int b = 0; f->state && b < 2; b++)
-                if (!(f->wstage[b][l] = stn_alloc((size_t)(out ? out : 1) * sb, BUF_ALIGN)))
-                    return -ENOMEM;
-        }
-    }
     return 0;
 }
 
@@ -883,11 +893,8 @@ static void ooc_free(ooc *e) {
     for (int i = 0; e->f && i < e->d->nfields; i++) {
         ooc_field *f = &e->f[i];
         for (int a = 0; a < 3; a++)
-            stn_free(f->win[a]);
+            stn_ring_free(f->ring[a], (size_t)e->ring_slices * e->plan.slice_bytes);
         for (int l = 0; l < 2; l++) {
-            stn_free(f->rstage[l]);
-            stn_free(f->wstage[0][l]);
-            stn_free(f->wstage[1][l]);
             if (f->npy_fd[l] >= 0)
                 close(f->npy_fd[l]);
             for (int set = 0; set < 2; set++)

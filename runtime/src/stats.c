@@ -95,6 +95,14 @@ void stn_free(void *p) {
     free(h->base);
 }
 
+/* Memory obtained some other way (the ring buffers' shared mappings) counted as engine memory. */
+void stn_mem_account(int64_t delta) {
+    if (delta >= 0)
+        note_peak(__atomic_add_fetch(&live_bytes, (uint64_t)delta, __ATOMIC_RELAXED));
+    else
+        __atomic_sub_fetch(&live_bytes, (uint64_t)-delta, __ATOMIC_RELAXED);
+}
+
 uint64_t stn_allocated_bytes(void) { return __atomic_load_n(&live_bytes, __ATOMIC_RELAXED); }
 
 uint64_t stn_peak_allocated_bytes(void) { return __atomic_load_n(&peak_bytes, __ATOMIC_RELAXED); }

@@ -73,6 +73,17 @@ void stn_stats_reset_peaks(void);
 /* st->seconds[phase] += stn_now() - t0; st may be NULL. */
 void stn_stats_add_time(stn_stats *st, int phase, double t0);
 
+/* Count memory the engine obtained other than through stn_alloc (+ when taken, - when freed). */
+void stn_mem_account(int64_t delta);
+
+/* ------------------------------------------------------------------ ring.c */
+
+/* A ring buffer of `bytes` (a multiple of the page size) mapped twice back to back, so that
+ * any run of up to `bytes` starting inside the first copy is contiguous in virtual memory,
+ * wrap or not.  Counted as engine memory.  NULL (with a message) on failure. */
+void *stn_ring_alloc(size_t bytes);
+void stn_ring_free(void *p, size_t bytes);
+
 /* ------------------------------------------------------------------ file.c */
 
 /* pread exactly n bytes at off; the message names the file, the sizes and the cause. */
