@@ -41,42 +41,59 @@ static uint64_t cgroup_number(const char *path) {
 }
 
 /* This process' cgroup v2 directory under /sys/fs/cgroup ("" for the root). */
-static void cgroup_v2_dir(char *out, size_t n) {
+/* The path of this process' cgroup in hierarchy `which`: "0::" (v2) or ":memory:" (v1). */
+static int cgroup_path(const char *which, char *out, size_t n) {
     out[0] = '\0';
     FILE *f = fopen("/proc/self/cgroup", "re");
     if (!f)
-        return;
+        return 0;
     char line[512];
-    while (fgets(line, sizeof line, f))
-        if (strncmp(line, "0::", 3) == 0) {
+    int found = 0;
+    while (!found && fgets(line, sizeof line, f)) {
+        char *p = strstr(line, which);
+        if (p && (which[0] != '0' || p == line)) {
             line[strcspn(line, "\n")] = '\0';
-            snprintf(out, n, "%s", strcmp(line + 3, "/") == 0 ? "" : line + 3);
-            break;
+            const char *path = p + strlen(which);
+            snprintf(out, n, "%s", strcmp(path, "/") == 0 ? "" : path);
+            found = 1;
         }
+    }
     fclose(f);
+    return found;
 }
 
-/* Memory left under the cgroup limit (0: no limit found).  v2 first, then v1. */
-static uint64_t cgroup_headroom(void) {
-    char dir[512], max_path[600], cur_path[600];
-    cgroup_v2_dir(dir, sizeof dir);
-    for (int pass = 0; pass < 2; pass++) {
-        /* the process' own cgroup, then the namespace root (containers often show only "/") */
-        const char *d = pass == 0 ? dir : "";
-        snprintf(max_path, sizeof max_path, "/sys/fs/cgroup%s/memory.max", d);
-        snprintf(cur_path, sizeof cur_path, "/sys/fs/cgroup%s/memory.current", d);
-        uint64_t limit = cgroup_number(max_path);
+/* The least headroom (limit - usage) over a cgroup and its ancestors: a cgroup can use no more
+ * than any ancestor allows.  0 when no level has a limit. */
+static uint64_t headroom_walk(const char *mount, const char *path, const char *max_file,
+                              const char *cur_file) {
+    char dir[600], file[700];
+    uint64_t best = 0;
+    snprintf(dir, sizeof dir, "%s", path);
+    for (;;) {
+        snprintf(file, sizeof file, "%s%s/%s", mount, dir, max_file);
+        uint64_t limit = cgroup_number(file);
         if (limit) {
-            uint64_t used = cgroup_number(cur_path);
-            return limit > used ? limit - used : 1;
+            snprintf(file, sizeof file, "%s%s/%s", mount, dir, cur_file);
+            uint64_t used = cgroup_number(file), room = limit > used ? limit - used : 1;
+            if (!best || room < best)
+                best = room;
         }
+        char *slash = strrchr(dir, '/');
+        if (!slash)
+            break;
+        *slash = '\0'; /* the parent; "" is the root */
     }
-    uint64_t limit = cgroup_number("/sys/fs/cgroup/memory/memory.limit_in_bytes");
-    if (limit) {
-        uint64_t used = cgroup_number("/sys/fs/cgroup/memory/memory.usage_in_bytes");
-        return limit > used ? limit - used : 1;
-    }
-    return 0;
+    return best;
+}
+
+static uint64_t cgroup_headroom(void) {
+    char path[512];
+    uint64_t room = 0;
+    if (cgroup_path("0::", path, sizeof path))
+        room = headroom_walk("/sys/fs/cgroup", path, "memory.max", "memory.current");
+    if (!room && cgroup_path(":memory:", path, sizeof path))
+        room = headroom_walk("/sys/fs/cgroup/memory", path, "memory.limit_in_bytes", "memory.usage_in_bytes");
+    return room;
 }
 
 uint64_t stn_default_mem_budget(char *source, size_t n) {

@@ -979,6 +979,9 @@ int stn_ooc_run(stn_run *r) {
         rc = run_sweep(&e, s, T);
         if (rc == 0)
             rc = save_state(&e, s + 1);
+        uint64_t pss = stn_pss_bytes(); /* the rings are fully touched by now */
+        if (pss > r->peak_pss)
+            r->peak_pss = pss;
         stn_progress_step(&prog, s * e.plan.bt + T);
     }
     r->loop_seconds = stn_now() - t0;

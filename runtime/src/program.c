@@ -242,11 +242,12 @@ static void note_ignored(stn_run *r) {
     if (o->resume)
         ignored[n++] = "--resume";
     for (int k = 0; k < n; k++)
-        stn_warn(r, "%s only affects the out-of-core engine; --mode incore ignores it", ignored[k]);
+        stn_warn(r, "%s only affects the out-of-core engine; --mode %s ignores it", ignored[k],
+                 stn_mode_names[o->mode]);
 }
 
 static int run(stn_run *r) {
-    if (r->o->mode == STN_MODE_INCORE)
+    if (r->o->mode != STN_MODE_OOC)
         note_ignored(r);
     int rc = check_inputs(r);
     if (rc == 0) {
@@ -275,10 +276,7 @@ static void free_run(stn_run *r) {
 /* What this build cannot do yet is refused, never silently replaced by something else. */
 static int not_in_this_build(const stn_program_desc *d, const stn_opts *o) {
     char msg[400];
-    if (o->mode == STN_MODE_MMAP)
-        snprintf(msg, sizeof msg,
-                 "--mode mmap: the mmap baseline is not in this build yet; use --mode ooc or incore");
-    else if (o->schedule == STN_SCHED_ALG1 || o->schedule == STN_SCHED_ALG2)
+    if (o->schedule == STN_SCHED_ALG1 || o->schedule == STN_SCHED_ALG2)
         snprintf(msg, sizeof msg, "--schedule %s: only the reference schedule (ref) is in this build yet",
                  stn_schedule_names[o->schedule]);
     else
@@ -291,8 +289,7 @@ static int not_in_this_build(const stn_program_desc *d, const stn_opts *o) {
 }
 
 static int unsupported(const stn_opts *o) {
-    return o->mode == STN_MODE_MMAP ||
-           (o->mode == STN_MODE_OOC &&
+    return (o->mode == STN_MODE_OOC &&
             (o->schedule == STN_SCHED_ALG1 || o->schedule == STN_SCHED_ALG2 || o->tuner != STN_TUNER_NONE));
 }
 

@@ -241,12 +241,18 @@ static void r_figures(json *j, const stn_run *r, double total) {
     j_u64(j, "bytes_written", r->st.bytes_written);
     j_u64(j, "predicted_bytes_read", r->predicted_read);
     j_u64(j, "predicted_bytes_written", r->predicted_written);
+    if (r->have_paging) { /* --mode mmap: what the page cache moved to and from the device */
+        j_u64(j, "paging_bytes_read", r->paging_read);
+        j_u64(j, "paging_bytes_written", r->paging_written);
+    }
     j_open(j, "seconds", '{');
     j_num(j, "total", total);
     for (int ph = 0; ph < STN_PHASE_N; ph++)
         j_num(j, stn_phase_name(ph), r->st.seconds[ph]);
     j_close(j, '}');
     j_u64(j, "peak_rss_bytes", stn_peak_rss_bytes());
+    if (r->peak_pss)
+        j_u64(j, "peak_pss_bytes", r->peak_pss); /* double-mapped ring pages counted once */
     j_u64(j, "mem_budget_bytes", r->mem_budget);
     j_kstr(j, "mem_budget_source", r->mem_source);
     j_u64(j, "engine_bytes", r->engine_bytes);

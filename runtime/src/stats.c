@@ -124,6 +124,21 @@ static uint64_t read_vmhwm(void) {
     return (uint64_t)kib * 1024u;
 }
 
+/* The proportional set size now (/proc/self/smaps_rollup "Pss"): resident memory with a page
+ * mapped twice counted once, as the memory cgroup counts it (RSS counts each mapping; the
+ * out-of-core window maps its rings twice).  0 where the kernel does not say. */
+uint64_t stn_pss_bytes(void) {
+    FILE *f = fopen("/proc/self/smaps_rollup", "re");
+    char line[256];
+    unsigned long long kib = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "Pss: %llu kB", &kib) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return (uint64_t)kib * 1024u;
+}
+
 uint64_t stn_peak_rss_bytes(void) {
     uint64_t hwm = read_vmhwm();
     if (hwm)

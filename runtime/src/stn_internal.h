@@ -73,6 +73,9 @@ void stn_stats_reset_peaks(void);
 /* st->seconds[phase] += stn_now() - t0; st may be NULL. */
 void stn_stats_add_time(stn_stats *st, int phase, double t0);
 
+/* Resident memory now, a page mapped twice counted once (0 if unknown); see stats.c. */
+uint64_t stn_pss_bytes(void);
+
 /* Count memory the engine obtained other than through stn_alloc (+ when taken, - when freed). */
 void stn_mem_account(int64_t delta);
 
@@ -189,7 +192,10 @@ typedef struct stn_run {
     int64_t blk[3];          /* by, bz, bt of the plan (-1: not applicable) */
     uint64_t mem_plan_bytes; /* what the plan allocates, counted against the budget */
     size_t dio_align;        /* O_DIRECT alignment of --dir */
-    char dio_source[160];    /* where that figure came from */
+    uint64_t peak_pss;       /* highest stn_pss_bytes() sampled during the run (ooc: after each sweep) */
+    int have_paging;         /* --mode mmap: the kernel's paging traffic was measured */
+    uint64_t paging_read, paging_written; /* storage bytes read / written back during the time loop */
+    char dio_source[160];                 /* where that figure came from */
 } stn_run;
 
 /* Add a warning to the report and print it (unless --quiet). */

@@ -741,8 +741,14 @@ static void test_command_line_errors(void) {
                  "--schedule", "alg2", "--dir", t_dir, "--out", fmt("u=%s", o), NULL),
            2, "--schedule alg2: only the reference schedule (ref) is in this build yet");
     CHECK(!t_exists(o));
-    expect(t_run(&heat_d, "--size", "8,8,8", "--steps", "1", "--mode=mmap", NULL), 2,
-           "--mode mmap: the mmap baseline is not in this build yet");
+    /* --mode mmap runs the in-core engine on mapped files: the same result, no files left */
+    const char *m = t_path("mmap.npy"), *ic = t_path("incore.npy");
+    expect(t_run(&heat_d, "--size", "12,10,8", "--steps", "3", "--mode=mmap", "--dir", t_dir, "--out",
+                 fmt("u=%s", m), NULL),
+           0, "");
+    expect(t_run(&heat_d, "--size", "12,10,8", "--steps", "3", "--out", fmt("u=%s", ic), NULL), 0, "");
+    CHECK(t_files_equal(m, ic));
+    CHECK(t_count_entries(".mmap-") == 0);
     expect(t_run(&heat_d, "--size", "8,8,8", "--steps", "1", "--mode", "ooc", "--tuner", "blk", NULL), 2,
            "--tuner blk: Blk-Tune is not in this build yet");
     /* ... but its options are still checked first */

@@ -125,6 +125,23 @@ T_UNUSED static char *t_read_file(const char *path, size_t *n) {
     return buf;
 }
 
+/* Whether two files hold the same bytes. */
+T_UNUSED static int t_files_equal(const char *a, const char *b) {
+    FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
+    int same = fa && fb, ca = 0, cb = 0;
+    while (same && (ca = fgetc(fa)) != EOF) {
+        cb = fgetc(fb);
+        same = ca == cb;
+    }
+    if (same)
+        same = fgetc(fb) == EOF;
+    if (fa)
+        fclose(fa);
+    if (fb)
+        fclose(fb);
+    return same;
+}
+
 T_UNUSED static int t_exists(const char *path) {
     struct stat sb;
     return stat(path, &sb) == 0;

@@ -278,3 +278,31 @@ def test_default_mode_is_ooc_and_reports_its_plan(heat3d, tmp_path):
     assert rep["params"]["by"] == 40 and rep["params"]["bz"] >= 1 and 1 <= rep["params"]["bt"] <= 5
     assert rep["bytes_read"] == rep["predicted_bytes_read"] and rep["bytes_written"] == rep["predicted_bytes_written"]
     assert rep["dio"]["align"] >= 512
+
+
+def test_short_disk_space_is_refused_with_the_numbers(heat3d, tmp_path):
+    small = tmp_path / "small"
+    small.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1M", "tmpfs", str(small)], capture_output=True).returncode:
+        pytest.skip("cannot mount a small tmpfs here (needs root)")
+    try:
+        r = run(heat3d, "--size", "64,64,64", "--steps", "2", "--dir", str(small), "--out", f"u={tmp_path / 'u.npy'}",
+                check=False)
+        assert r.returncode == 1
+        import re
+
+        assert re.search(r"the scratch files need [\d.]+ MiB, but only [\d.]+ (KiB|MiB) is free there", r.stderr), r.stderr
+        assert not (tmp_path / "u.npy").exists() and not list(small.iterdir())
+    finally:
+        subprocess.run(["umount", str(small)])
+
+
+def test_mmap_mode_equals_incore(heat3d, tmp_path):
+    args = ["--size", "40,36,44", "--steps", "5", "--quiet"]
+    run(heat3d, *args, "--mode", "mmap", "--dir", str(tmp_path), "--out", f"u={tmp_path / 'm.npy'}",
+        "--report", str(tmp_path / "r.json"))
+    run(heat3d, *args, "--mode", "incore", "--out", f"u={tmp_path / 'i.npy'}")
+    assert np.array_equal(np.load(tmp_path / "m.npy"), np.load(tmp_path / "i.npy"))
+    rep = json.loads((tmp_path / "r.json").read_text())
+    assert rep["mode"] == "mmap" and "paging_bytes_read" in rep and "paging_bytes_written" in rep
+    assert not list(tmp_path.glob("*.mmap-*")), "mapped files left behind"
