@@ -73,6 +73,8 @@ typedef struct ooc {
     int wbuf;            /* write group of the next block (two alternate) */
     int64_t wz0, wz1;    /* slices held in the window */
     int64_t ring_slices; /* slices per ring: slice z lives at z mod ring_slices */
+    int alg2;            /* --schedule alg2: every level array of a state field in place in one file set */
+    int64_t lvl0;        /* the global level at the start of this sweep (alg2 indexes arrays by it) */
     const void **src;
     void **dst;
     char state_path[4096];
@@ -118,6 +120,13 @@ static void owned_range(const stn_ooc_plan *p, int64_t k, int64_t t, int64_t *lo
 
 static void out_range(const stn_ooc_plan *p, int64_t k, int64_t T, int64_t *lo, int64_t *hi) {
     owned_range(p, k, T, lo, hi);
+}
+
+/* alg2 writes every array back over all the slices block k changed at any step, [A(k,T),
+ * A(k+1,1)), and over the boundary slices at the ends, which the first and last blocks own. */
+static void alg2_range(const stn_ooc_plan *p, int64_t k, int64_t T, int64_t *lo, int64_t *hi) {
+    *lo = k == 0 ? 0 : stn_ooc_edge(p, k, T);
+    *hi = k == p->nblocks - 1 ? p->n : stn_ooc_edge(p, k + 1, 1);
 }
 
 /* ------------------------------------------------------------------ the plan and its model */
@@ -227,6 +236,8 @@ static void scratch_name(char *buf, size_t n, const ooc *e, int f, int set, int 
     const stn_field_desc *fd = &e->d->fields[f];
     if (fd->kind == STN_FIELD_INPUT)
         snprintf(buf, n, "%s/%s.%s.input.grid", e->r->o->dir, e->d->name, fd->name);
+    else if (e->alg2) /* array a = 2 * set + level: the in-place arrays of the paper's algorithm 2 */
+        snprintf(buf, n, "%s/%s.%s.array%d.grid", e->r->o->dir, e->d->name, fd->name, 2 * set + level);
     else
         snprintf(buf, n, "%s/%s.%s%s.%c.grid", e->r->o->dir, e->d->name, fd->name, level ? ".prev" : "",
                  set ? 'B' : 'A');
@@ -291,6 +302,8 @@ static int source_of(const ooc *e, int f, int level, int64_t sweep) {
             return SRC_NPY; /* no sweep, no import: the export copies the user's file */
         return of->input_src;
     }
+    if (e->alg2 && e->plan.nsweeps > 0)
+        return SRC_SCRATCH; /* the import put every level in the in-place files */
     return sweep == 0 ? of->first_src[level] : SRC_SCRATCH;
 }
 
@@ -304,6 +317,25 @@ static void predict(const ooc *e, int64_t first_sweep, uint64_t *rd, uint64_t *w
         const ooc_field *f = &e->f[i];
         if (!f->state && f->input_src == SRC_SCRATCH && first_sweep == 0 && e->plan.nsweeps > 0)
             *rd += npy, *wr += scratch; /* the import */
+        if (f->state && e->alg2) {
+            if (first_sweep == 0 && e->plan.nsweeps > 0) /* the import: every array of the field */
+                for (int l = 0; l < f->levels; l++)
+                    *rd += level_bytes(e, f->first_src[l]);
+            *wr += first_sweep == 0 && e->plan.nsweeps > 0 ? (uint64_t)f->narr * scratch : 0;
+            for (int64_t s = first_sweep; s < e->plan.nsweeps; s++) {
+                int64_t T = s == e->plan.nsweeps - 1 && e->plan.steps % e->plan.bt
+                                ? e->plan.steps % e->plan.bt
+                                : e->plan.bt;
+                for (int64_t k = 0; k < e->plan.nblocks; k++) { /* each block reads its window, writes */
+                    int64_t lo, hi, wlo, whi;
+                    stn_ooc_window(&e->plan, k, T, &lo, &hi);
+                    alg2_range(&e->plan, k, T, &wlo, &whi);
+                    *rd += (uint64_t)f->narr * (uint64_t)(hi - lo) * e->plan.slice_bytes;
+                    *wr += (uint64_t)f->narr * (uint64_t)(whi - wlo) * e->plan.slice_bytes;
+                }
+            }
+            continue;
+        }
         for (int64_t s = first_sweep; s < e->plan.nsweeps; s++)
             for (int l = 0; l < (f->state ? f->levels : 1); l++) {
                 *rd += level_bytes(e, source_of(e, i, l, s));
@@ -321,7 +353,14 @@ static void predict(const ooc *e, int64_t first_sweep, uint64_t *rd, uint64_t *w
 
 /* Put slices [z0, z1) of (field f, level) for sweep `sweep` into the window array `dst_arr`.
  * Scratch data was prefetched into the read staging buffer (`staged`). */
+static int place_from(ooc *e, int f, int level, int src, int64_t z0, int64_t z1);
+
 static int place(ooc *e, int f, int level, int64_t sweep, int64_t z0, int64_t z1) {
+    return place_from(e, f, level, source_of(e, f, level, sweep), z0, z1);
+}
+
+/* The same, from an explicit source kind (SRC_*). */
+static int place_from(ooc *e, int f, int level, int src, int64_t z0, int64_t z1) {
     ooc_field *of = &e->f[f];
     int a = arr_index(of, -level);
     char *dst = slice_ptr(e, of->ring[a], z0);
@@ -329,7 +368,7 @@ static int place(ooc *e, int f, int level, int64_t sweep, int64_t z0, int64_t z1
     if (z1 <= z0)
         return 0;
     double t0 = stn_now();
-    switch (source_of(e, f, level, sweep)) {
+    switch (src) {
     case SRC_SCRATCH: /* prefetched straight into the ring */
         return 0;
     case SRC_NPY:
@@ -355,13 +394,36 @@ static int place(ooc *e, int f, int level, int64_t sweep, int64_t z0, int64_t z1
 
 static int nlevels_read(const ooc_field *f) { return f->state ? f->levels : 1; }
 
-/* Queue the reads of block k's new slices [z0, z1) from the source set into read staging. */
+/* The in-place file of array a of a state field (alg2). */
+static stn_gridfile *inplace(ooc_field *f, int a) { return &f->scratch[a / 2][a % 2]; }
+
+/* Queue reads of slices [z0, z1) of every array alg2 keeps in place (state fields only). */
+static int read_inplace(ooc *e, int64_t z0, int64_t z1, stn_aio_group *g) {
+    for (int i = 0; z1 > z0 && i < e->d->nfields; i++) {
+        ooc_field *f = &e->f[i];
+        for (int a = 0; f->state && a < f->narr; a++) {
+            int rc = io_slices(e, 0, inplace(f, a), z0, z1, slice_ptr(e, f->ring[a], z0), g);
+            if (rc)
+                return rc;
+        }
+    }
+    return 0;
+}
+
+/* Queue the reads of block k's new slices [z0, z1) from the source set into the ring. */
 static int prefetch(ooc *e, int64_t sweep, int64_t z0, int64_t z1) {
     stn_aio_group_reset(&e->rgroup);
     if (z1 <= z0)
         return 0;
+    if (e->alg2) {
+        int rc = read_inplace(e, z0, z1, &e->rgroup);
+        if (rc)
+            return rc;
+    }
     for (int i = 0; i < e->d->nfields; i++) {
         ooc_field *f = &e->f[i];
+        if (e->alg2 && f->state)
+            continue;
         for (int l = 0; l < nlevels_read(f); l++) {
             if (source_of(e, i, l, sweep) != SRC_SCRATCH)
                 continue;
@@ -389,7 +451,7 @@ static int enter_block(ooc *e, int64_t sweep, int64_t lo, int64_t hi) {
     stn_view v = window_view(e);
     stn_box nb = slices_box(e, new_lo, hi);
     double t0 = stn_now();
-    for (int i = 0; rc == 0 && hi > new_lo && i < e->d->nfields; i++) {
+    for (int i = 0; rc == 0 && !e->alg2 && hi > new_lo && i < e->d->nfields; i++) {
         ooc_field *f = &e->f[i];
         if (f->state && f->boundary == STN_BC_DIRICHLET)
             e->d->boundary(i, &v, win(e, f, 0), win(e, f, 1), &nb);
@@ -433,10 +495,10 @@ static void before_step(ooc *e, int64_t k, int64_t t) {
                 continue; /* the step computes nothing here */
             stn_box b = slices_box(e, lo, hi);
             for (int l = 1; l <= f->levels; l++) {
-                char *a = win(e, f, arr_index(f, t - l));
+                char *a = win(e, f, arr_index(f, e->lvl0 + t - l));
                 e->d->boundary(i, &v, a, a, &b);
             }
-        } else if (f->levels == 2 && t == 2) {
+        } else if (f->levels == 2 && e->lvl0 + t == 2) {
             owned_range(&e->plan, k, t, &lo, &hi);
             stn_box own = slices_box(e, lo, hi);
             if (hi > lo)
@@ -462,11 +524,11 @@ static void compute_block(ooc *e, int64_t k, int64_t T) {
             const stn_field_desc *fd = &d->fields[i];
             ooc_field *f = &e->f[i];
             if (fd->src_slot >= 0)
-                e->src[fd->src_slot] = win(e, f, f->state ? arr_index(f, t - 1) : 0);
+                e->src[fd->src_slot] = win(e, f, f->state ? arr_index(f, e->lvl0 + t - 1) : 0);
             if (fd->prev_slot >= 0)
-                e->src[fd->prev_slot] = win(e, f, arr_index(f, t - 2));
+                e->src[fd->prev_slot] = win(e, f, arr_index(f, e->lvl0 + t - 2));
             if (fd->dst_slot >= 0)
-                e->dst[fd->dst_slot] = win(e, f, arr_index(f, t));
+                e->dst[fd->dst_slot] = win(e, f, arr_index(f, e->lvl0 + t));
         }
         double t0 = stn_now();
         d->step(e->r->o->params, &v, e->src, e->dst, &b, 0, 0);
@@ -483,6 +545,15 @@ static int write_block(ooc *e, int64_t sweep, int64_t k, int64_t T) {
     if (rc)
         return rc;
     stn_aio_group_reset(g);
+    if (e->alg2) { /* every array back in place, over all the slices this block changed */
+        alg2_range(&e->plan, k, T, &lo, &hi);
+        for (int i = 0; rc == 0 && hi > lo && i < e->d->nfields; i++) {
+            ooc_field *f = &e->f[i];
+            for (int a = 0; rc == 0 && f->state && a < f->narr; a++)
+                rc = io_slices(e, 1, inplace(f, a), lo, hi, slice_ptr(e, f->ring[a], lo), g);
+        }
+        return rc;
+    }
     out_range(&e->plan, k, T, &lo, &hi);
     for (int i = 0; rc == 0 && hi > lo && i < e->d->nfields; i++) {
         ooc_field *f = &e->f[i];
@@ -498,9 +569,11 @@ static int write_block(ooc *e, int64_t sweep, int64_t k, int64_t T) {
 static int sync_destination(ooc *e, int64_t sweep) {
     double t0 = stn_now();
     int rc = stn_aio_wait_all(e->q, &e->r->st);
-    for (int i = 0; rc == 0 && i < e->d->nfields; i++)
-        for (int l = 0; rc == 0 && e->f[i].state && l < e->f[i].levels; l++)
-            rc = stn_gridfile_sync(&e->f[i].scratch[(sweep + 1) % 2][l]);
+    for (int i = 0; rc == 0 && i < e->d->nfields; i++) {
+        ooc_field *f = &e->f[i];
+        for (int a = 0; rc == 0 && f->state && a < (e->alg2 ? f->narr : f->levels); a++)
+            rc = stn_gridfile_sync(e->alg2 ? inplace(f, a) : &f->scratch[(sweep + 1) % 2][a]);
+    }
     stn_stats_add_time(&e->r->st, STN_PHASE_WRITE, t0);
     return rc;
 }
@@ -524,6 +597,17 @@ static int run_sweep(ooc *e, int64_t sweep, int64_t T) {
         if (rc == 0) {
             compute_block(e, k, T);
             rc = write_block(e, sweep, k, T);
+        }
+        if (rc == 0 && e->alg2 && k + 1 < p->nblocks) {
+            /* alg2 keeps nothing between blocks: the part of block k+1's window that block k also
+             * held comes back from the files, once block k's writes have landed there */
+            stn_aio_group g = STN_AIO_GROUP_INIT;
+            rc = stn_aio_wait(e->q, &e->wgroup[k % 2], &e->r->st);
+            stn_ooc_window(p, k + 1, T, &nlo, &nhi);
+            if (rc == 0)
+                rc = read_inplace(e, nlo, hi < nhi ? hi : nhi, &g);
+            int rc2 = stn_aio_wait(e->q, &g, &e->r->st);
+            rc = rc ? rc : rc2;
         }
     }
     if (rc == 0)
@@ -560,6 +644,35 @@ static int import_inputs(ooc *e) {
     return 0;
 }
 
+/* alg2: write every array of every state field to its in-place file before the first sweep:
+ * level 0, level -1 (two levels), and level 0 again in the array level 1 will use, so that
+ * the boundary cells, which no kernel writes, are right in every array. */
+static int import_state_alg2(ooc *e) {
+    for (int64_t z0 = 0; z0 < e->plan.n; z0 += e->ring_slices) {
+        int64_t z1 = z0 + e->ring_slices < e->plan.n ? z0 + e->ring_slices : e->plan.n;
+        e->wz0 = z0, e->wz1 = z1;
+        stn_aio_group g = STN_AIO_GROUP_INIT;
+        int rc = 0;
+        for (int i = 0; rc == 0 && i < e->d->nfields; i++) {
+            ooc_field *f = &e->f[i];
+            if (!f->state)
+                continue;
+            rc = place_from(e, i, 0, f->first_src[0], z0, z1);
+            if (rc == 0 && f->levels == 2)
+                rc = place_from(e, i, 1, f->first_src[1], z0, z1);
+            if (rc == 0)
+                memcpy(slice_ptr(e, f->ring[1], z0), slice_ptr(e, f->ring[0], z0),
+                       (size_t)(z1 - z0) * e->plan.slice_bytes);
+            for (int a = 0; rc == 0 && a < f->narr; a++)
+                rc = io_slices(e, 1, inplace(f, a), z0, z1, slice_ptr(e, f->ring[a], z0), &g);
+        }
+        int rc2 = stn_aio_wait(e->q, &g, &e->r->st);
+        if (rc || rc2)
+            return rc ? rc : rc2;
+    }
+    return 0;
+}
+
 /* ------------------------------------------------------------------ export */
 
 /* Chunks of the outer dimension for the export: each holds the mirror sources of the
@@ -591,7 +704,9 @@ static int export_one(ooc *e, int f, int level, stn_npy_writer *w, int64_t cap) 
         int rc = 0;
         double t0 = stn_now();
         if (src == SRC_SCRATCH) {
-            stn_gridfile *gf = of->state ? &of->scratch[e->plan.nsweeps % 2][level] : &of->scratch[0][0];
+            stn_gridfile *gf = !of->state ? &of->scratch[0][0]
+                               : e->alg2  ? inplace(of, arr_index(of, e->plan.steps - level))
+                                          : &of->scratch[e->plan.nsweeps % 2][level];
             stn_aio_group grp = STN_AIO_GROUP_INIT;
             rc = io_slices(e, 0, gf, z0, z1, arr, &grp);
             if (rc == 0)
@@ -828,7 +943,8 @@ static int check_space(ooc *e, int resuming) {
     uint64_t need = 0, avail = 0, file = (uint64_t)e->plan.n * e->plan.slice_bytes;
     for (int i = 0; i < e->d->nfields; i++) {
         ooc_field *f = &e->f[i];
-        need += f->state ? 2 * (uint64_t)f->levels * file : f->input_src == SRC_SCRATCH ? file : 0;
+        uint64_t arrays = e->alg2 ? (uint64_t)f->narr : 2 * (uint64_t)f->levels;
+        need += f->state ? arrays * file : f->input_src == SRC_SCRATCH ? file : 0;
     }
     if (resuming || need == 0)
         return 0; /* the files exist already */
@@ -848,22 +964,24 @@ static int open_scratch(ooc *e, int resuming) {
     char path[4096];
     for (int i = 0; i < e->d->nfields; i++) {
         ooc_field *f = &e->f[i];
-        int sets = f->state ? 2 : f->input_src == SRC_SCRATCH ? 1 : 0;
-        for (int set = 0; set < sets; set++)
-            for (int l = 0; l < f->levels; l++) {
-                scratch_name(path, sizeof path, e, i, set, l);
-                int rc = stn_gridfile_open(&f->scratch[set][l], path, g->nx, g->ny, g->nz, e->d->elem_size,
-                                           e->plan.align, resuming ? 0 : STN_GRIDFILE_CREATE);
-                if (rc)
-                    return rc;
-                if (!f->scratch[set][l].direct && !e->direct_warned) {
-                    e->direct_warned = 1;
-                    stn_warn(e->r,
-                             "the file system under --dir %s refuses O_DIRECT; scratch IO goes through "
-                             "the page cache (buffered), which competes with the DRAM budget",
-                             e->r->o->dir);
-                }
+        int narrays = !f->state ? (f->input_src == SRC_SCRATCH) : e->alg2 ? f->narr : 2 * f->levels;
+        for (int a = 0; a < narrays; a++) {
+            /* ref: set a / levels, level a % levels; alg2 and inputs: array a = 2 * set + level */
+            int ref = f->state && !e->alg2;
+            int set = ref ? a / f->levels : a / 2, l = ref ? a % f->levels : a % 2;
+            scratch_name(path, sizeof path, e, i, set, l);
+            int rc = stn_gridfile_open(&f->scratch[set][l], path, g->nx, g->ny, g->nz, e->d->elem_size,
+                                       e->plan.align, resuming ? 0 : STN_GRIDFILE_CREATE);
+            if (rc)
+                return rc;
+            if (!f->scratch[set][l].direct && !e->direct_warned) {
+                e->direct_warned = 1;
+                stn_warn(e->r,
+                         "the file system under --dir %s refuses O_DIRECT; scratch IO goes through "
+                         "the page cache (buffered), which competes with the DRAM budget",
+                         e->r->o->dir);
             }
+        }
     }
     return 0;
 }
@@ -912,6 +1030,11 @@ static int ooc_setup(ooc *e, int64_t *first_sweep) {
     stn_run *r = e->r;
     size_t align;
     char source[160];
+    e->alg2 = r->o->schedule == STN_SCHED_ALG2;
+    if (e->alg2 && r->o->resume)
+        return stn_error(-EINVAL,
+                         "--resume: --schedule alg2 updates its files in place (the paper's algorithm 2), "
+                         "so an interrupted run cannot be resumed; use the default schedule (ref) for that");
     int rc = stn_dio_alignment(r->o->dir, &align, source, sizeof source);
     if (rc == 0)
         rc = classify_sources(e);
@@ -974,10 +1097,13 @@ int stn_ooc_run(stn_run *r) {
     double t0 = stn_now();
     if (rc == 0 && first == 0 && e.plan.nsweeps > 0)
         rc = import_inputs(&e);
+    if (rc == 0 && e.alg2 && e.plan.nsweeps > 0)
+        rc = import_state_alg2(&e);
     for (int64_t s = first; rc == 0 && s < e.plan.nsweeps; s++) {
         int64_t T = s == e.plan.nsweeps - 1 && r->o->steps % e.plan.bt ? r->o->steps % e.plan.bt : e.plan.bt;
+        e.lvl0 = e.alg2 ? s * e.plan.bt : 0;
         rc = run_sweep(&e, s, T);
-        if (rc == 0)
+        if (rc == 0 && !e.alg2) /* alg2 updates its files in place: there is no state to resume */
             rc = save_state(&e, s + 1);
         uint64_t pss = stn_pss_bytes(); /* the rings are fully touched by now */
         if (pss > r->peak_pss)

@@ -195,7 +195,7 @@ static void r_run(json *j, const stn_run *r) {
     const stn_opts *o = r->o;
     j_kstr(j, "mode", stn_mode_names[o->mode]);
     if (o->mode == STN_MODE_OOC)
-        j_kstr(j, "schedule", "ref");
+        j_kstr(j, "schedule", stn_schedule_names[o->schedule < 0 ? STN_SCHED_REF : o->schedule]);
     else
         j_null(j, "schedule"); /* in-core has neither schedule, tuner nor blocking */
     if (r->have_plan)

@@ -232,12 +232,13 @@ def test_out_of_core_is_bit_identical_to_incore(name, compile_example, run_progr
 
     @settings(max_examples=5, **SETTINGS)
     @given(size=sizes(ex), steps=st.integers(1, MAX_STEPS), seed=st.integers(0, 2**32 - 1),
+           schedule=st.sampled_from(["ref", "alg2"]),
            block=st.lists(st.integers(1, 9), min_size=nblock, max_size=nblock))
-    def check(size, steps, seed, block):
+    def check(size, steps, seed, block, schedule):
         if ex.ndim == 3:
             block = [size[1]] + block  # by = ny: whole planes
         files = random_fields(ex, size, seed, True)
-        what = describe(ex, size, steps, {}, f"ooc --block {','.join(map(str, block))}")
+        what = describe(ex, size, steps, {}, f"ooc --schedule {schedule} --block {','.join(map(str, block))}")
         with tempfile.TemporaryDirectory() as tmp:
             tmp = Path(tmp)
             (tmp / "a").mkdir()
@@ -245,7 +246,7 @@ def test_out_of_core_is_bit_identical_to_incore(name, compile_example, run_progr
             (tmp / "scratch").mkdir()
             incore, _ = run_stencil(run_program, exe, ex, size, steps, {}, files, tmp / "a")
             ooc, report = run_stencil(run_program, exe, ex, size, steps, {}, files, tmp / "b",
-                                      extra=("--mode", "ooc", "--dir", str(tmp / "scratch"),
+                                      extra=("--mode", "ooc", "--schedule", schedule, "--dir", str(tmp / "scratch"),
                                              "--block", ",".join(map(str, block))))
         for f in ex.fields:
             np.testing.assert_array_equal(ooc[f], incore[f], err_msg=f"{what}: field {f}")

@@ -127,15 +127,16 @@ def test_random_stencils_ooc_equals_incore(tmp_path_factory, seed, data):
     steps = data.draw(st.integers(1, 9), label="steps")
     bz = data.draw(st.integers(1, 12), label="bz")
     bt = data.draw(st.integers(1, 12), label="bt")
+    schedule = data.draw(st.sampled_from(["ref", "alg2"]), label="schedule")
     block = ([size[1]] if ndim == 3 else []) + [bz, bt]
     outs = []
     for f in fields:
         outs += ["--out", f"{f}=" + str(tmp / f"{{mode}}_{f}.npy")]
     common = ["--size", ",".join(map(str, size)), "--steps", str(steps), "--quiet"]
     run(exe, *common, "--mode", "incore", *[o.format(mode="in") for o in outs])
-    run(exe, *common, "--mode", "ooc", "--dir", str(tmp), "--block", ",".join(map(str, block)),
+    run(exe, *common, "--mode", "ooc", "--schedule", schedule, "--dir", str(tmp), "--block", ",".join(map(str, block)),
         "--report", str(tmp / "r.json"), *[o.format(mode="ooc") for o in outs])
-    what = f"seed {seed}, size {size}, steps {steps}, block {block}\n{src}"
+    what = f"seed {seed}, size {size}, steps {steps}, block {block}, schedule {schedule}\n{src}"
     for f in fields:
         a, b = np.load(tmp / f"in_{f}.npy"), np.load(tmp / f"ooc_{f}.npy")
         assert np.array_equal(a, b), f"field {f} differs (max {np.abs(a - b).max()}): {what}"
