@@ -19,13 +19,18 @@ def main(path: str) -> int:
         r = json.load(f)
     size = "x".join(str(n) for n in r["size"])
     print(f"{r.get('stencil', '?')}: mode {r['mode']}, grid {size}, {r['steps']} steps")
+    p = r.get("params") or {}
+    if r.get("schedule"):
+        blocks = ", ".join(f"{k}={p[k]}" for k in ("by", "bz", "bt") if p.get(k) is not None)
+        print(f"  blocks    {blocks} (schedule {r['schedule']}, chosen by {r.get('tuner')})")
     s = r["seconds"]
     phases = ", ".join(f"{k} {s[k]:.3f}s" for k in ("read", "write", "copy", "compute", "wait") if k in s)
     print(f"  time      {s['total']:.3f} s ({phases})")
     print(f"  speed     {r['cells_per_second']:.3e} cells/s")
     print(f"  io        read {human(r['bytes_read'])} (model {human(r['predicted_bytes_read'])}), "
           f"written {human(r['bytes_written'])} (model {human(r['predicted_bytes_written'])})")
-    print(f"  memory    peak RSS {human(r['peak_rss_bytes'])}, budget {human(r['mem_budget_bytes'])}")
+    peak = r.get("peak_pss_bytes") or r["peak_rss_bytes"]
+    print(f"  memory    peak {human(peak)}, budget {human(r['mem_budget_bytes'])} ({r.get('mem_budget_source', '?')})")
     for w in r.get("warnings", []):
         print(f"  warning   {w}")
     print(f"  report    {path}")
