@@ -75,6 +75,7 @@ typedef struct ooc {
     int64_t ring_slices; /* slices per ring: slice z lives at z mod ring_slices */
     int alg2;            /* --schedule alg2: every level array of a state field in place in one file set */
     int64_t lvl0;        /* the global level at the start of this sweep (alg2 indexes arrays by it) */
+    int64_t T;           /* steps in this sweep */
     const void **src;
     void **dst;
     char state_path[4096];
@@ -95,8 +96,17 @@ int64_t stn_ooc_edge(const stn_ooc_plan *p, int64_t k, int64_t t) {
 }
 
 /* The window of block k in a sweep of T steps: [lo, hi). */
+/* Z_k: the split points of the interior (Z_0 = L, Z_K = H). */
+static int64_t split(const stn_ooc_plan *p, int64_t k) {
+    return k <= 0 ? p->L : k >= p->nblocks ? p->H : p->L + k * p->bz;
+}
+
 void stn_ooc_window(const stn_ooc_plan *p, int64_t k, int64_t T, int64_t *lo, int64_t *hi) {
     int64_t a = stn_ooc_edge(p, k, T) - p->hlo, b = stn_ooc_edge(p, k + 1, 1) + p->hhi;
+    if (p->schedule == STN_SCHED_ALG1) { /* overlapped halos: T*s slices on each side, all read */
+        a = k == 0 ? 0 : split(p, k) - T * p->skew;
+        b = k == p->nblocks - 1 ? p->n : split(p, k + 1) + T * p->skew;
+    }
     /* hold the mirror sources of any boundary slice the window holds */
     if (a > p->H - p->hhi)
         a = p->H - p->hhi;
@@ -118,7 +128,31 @@ static void owned_range(const stn_ooc_plan *p, int64_t k, int64_t t, int64_t *lo
     *hi = b == p->H && b > a ? p->n : b;
 }
 
+/* What block k computes at step t of a sweep of T steps.  ref and alg2: [A(k,t), A(k+1,t)).
+ * alg1: its own slices widened by (T-t)*s on each side, redundantly computed by the neighbours
+ * too, so that after T steps its own slices are exact with nothing shared between blocks. */
+static void step_region(const stn_ooc_plan *p, int64_t k, int64_t t, int64_t T, int64_t *lo, int64_t *hi) {
+    if (p->schedule != STN_SCHED_ALG1) {
+        *lo = stn_ooc_edge(p, k, t);
+        *hi = stn_ooc_edge(p, k + 1, t);
+        return;
+    }
+    *lo = clamp64(split(p, k) - (T - t) * p->skew, p->L, p->H);
+    *hi = clamp64(split(p, k + 1) + (T - t) * p->skew, p->L, p->H);
+    if (k == 0)
+        *lo = p->L;
+    if (k == p->nblocks - 1)
+        *hi = p->H;
+}
+
+/* The slices block k writes at the end of a sweep: ref, its final region (owned_range); alg1,
+ * its own slices [Z_k, Z_k+1); both with the boundary slices at the ends of the grid. */
 static void out_range(const stn_ooc_plan *p, int64_t k, int64_t T, int64_t *lo, int64_t *hi) {
+    if (p->schedule == STN_SCHED_ALG1) {
+        *lo = k == 0 ? 0 : split(p, k);
+        *hi = k == p->nblocks - 1 ? p->n : split(p, k + 1);
+        return;
+    }
     owned_range(p, k, T, lo, hi);
 }
 
@@ -146,7 +180,7 @@ static int64_t live_slices(const stn_ooc_plan *p, int64_t T) {
             stn_ooc_window(p, k + 1, T, &nlo, &nhi);
         int64_t low = k > 0 && olo < lo ? olo : lo;
         need = max64(need, max64(hi, nhi) - low);
-        owned_range(p, k, T, &olo, &ohi);
+        out_range(p, k, T, &olo, &ohi);
     }
     return need;
 }
@@ -175,10 +209,11 @@ static uint64_t plan_memory(const stn_ooc_plan *p, const stn_program_desc *d) {
     return arrays * (uint64_t)ring_slices(p) * p->slice_bytes + stn_aio_footprint(STN_AIO_DEFAULT_DEPTH);
 }
 
-int stn_ooc_make_plan(const stn_program_desc *d, const int64_t size[3], int64_t steps, int64_t bz, int64_t bt,
-                      size_t align, stn_ooc_plan *p) {
+int stn_ooc_make_plan(const stn_program_desc *d, const int64_t size[3], int64_t steps, int schedule,
+                      int64_t bz, int64_t bt, size_t align, stn_ooc_plan *p) {
     memset(p, 0, sizeof *p);
     int o = d->ndim - 1; /* the outer dimension */
+    p->schedule = schedule < 0 ? STN_SCHED_REF : schedule;
     p->outer = o;
     p->n = size[o];
     p->hlo = d->halo_lo[o];
@@ -293,6 +328,20 @@ static uint64_t level_bytes(const ooc *e, int src) {
     }
 }
 
+/* Slices of each state level a sweep reads: the grid once (ref), or every block's window
+ * (alg1, whose windows overlap by 2*T*s). */
+static uint64_t sweep_read_slices(const stn_ooc_plan *p, int64_t s) {
+    if (p->schedule != STN_SCHED_ALG1)
+        return (uint64_t)p->n;
+    int64_t T = s == p->nsweeps - 1 && p->steps % p->bt ? p->steps % p->bt : p->bt, lo, hi;
+    uint64_t n = 0;
+    for (int64_t k = 0; k < p->nblocks; k++) {
+        stn_ooc_window(p, k, T, &lo, &hi);
+        n += (uint64_t)(hi - lo);
+    }
+    return n;
+}
+
 /* Where (field, level) comes from in sweep `sweep`; sweep == nsweeps is the final export.
  * The engine and the model both ask this, so they cannot disagree about what moves. */
 static int source_of(const ooc *e, int f, int level, int64_t sweep) {
@@ -336,11 +385,14 @@ static void predict(const ooc *e, int64_t first_sweep, uint64_t *rd, uint64_t *w
             }
             continue;
         }
-        for (int64_t s = first_sweep; s < e->plan.nsweeps; s++)
+        for (int64_t s = first_sweep; s < e->plan.nsweeps; s++) {
+            /* ref reads each slice once a sweep; alg1 reads every block's whole window */
+            uint64_t slices = f->state ? sweep_read_slices(&e->plan, s) : (uint64_t)e->plan.n;
             for (int l = 0; l < (f->state ? f->levels : 1); l++) {
-                *rd += level_bytes(e, source_of(e, i, l, s));
+                *rd += level_bytes(e, source_of(e, i, l, s)) / (uint64_t)e->plan.n * slices;
                 *wr += f->state ? scratch : 0;
             }
+        }
     }
     for (int s = 0; s < 2 * d->nfields; s++)
         if (e->r->o->out_path[s]) {
@@ -466,7 +518,9 @@ static int enter_block(ooc *e, int64_t sweep, int64_t lo, int64_t hi) {
  * clipped to the window: where a neumann field must be mirrored before the step. */
 static void read_range(const ooc *e, int64_t k, int64_t t, int64_t *lo, int64_t *hi) {
     const stn_ooc_plan *p = &e->plan;
-    int64_t a = stn_ooc_edge(p, k, t) - p->hlo, b = stn_ooc_edge(p, k + 1, t) + p->hhi;
+    int64_t a, b;
+    step_region(p, k, t, e->T, &a, &b);
+    a -= p->hlo, b += p->hhi;
     if (a < p->L && b < 2 * p->L)
         b = 2 * p->L;
     if (b > p->H && a > p->H - p->hhi)
@@ -491,7 +545,9 @@ static void before_step(ooc *e, int64_t k, int64_t t) {
             continue;
         if (f->boundary == STN_BC_NEUMANN) {
             read_range(e, k, t, &lo, &hi);
-            if (hi <= lo || stn_ooc_edge(&e->plan, k + 1, t) <= stn_ooc_edge(&e->plan, k, t))
+            int64_t rlo, rhi;
+            step_region(&e->plan, k, t, e->T, &rlo, &rhi);
+            if (hi <= lo || rhi <= rlo)
                 continue; /* the step computes nothing here */
             stn_box b = slices_box(e, lo, hi);
             for (int l = 1; l <= f->levels; l++) {
@@ -500,6 +556,8 @@ static void before_step(ooc *e, int64_t k, int64_t t) {
             }
         } else if (f->levels == 2 && e->lvl0 + t == 2) {
             owned_range(&e->plan, k, t, &lo, &hi);
+            if (e->plan.schedule == STN_SCHED_ALG1) /* alg1 blocks share nothing: the whole window */
+                lo = e->wz0, hi = e->wz1;
             stn_box own = slices_box(e, lo, hi);
             if (hi > lo)
                 e->d->boundary(i, &v, win(e, f, arr_index(f, 1)), win(e, f, arr_index(f, 2)), &own);
@@ -516,8 +574,7 @@ static void compute_block(ooc *e, int64_t k, int64_t T) {
         before_step(e, k, t);
         stn_box b = {{d->halo_lo[0], d->halo_lo[1], d->halo_lo[2]},
                      {g->nx - d->halo_hi[0], g->ny - d->halo_hi[1], g->nz - d->halo_hi[2]}};
-        b.lo[e->plan.outer] = stn_ooc_edge(&e->plan, k, t);
-        b.hi[e->plan.outer] = stn_ooc_edge(&e->plan, k + 1, t);
+        step_region(&e->plan, k, t, T, &b.lo[e->plan.outer], &b.hi[e->plan.outer]);
         if (b.hi[e->plan.outer] <= b.lo[e->plan.outer])
             continue;
         for (int i = 0; i < d->nfields; i++) {
@@ -578,9 +635,29 @@ static int sync_destination(ooc *e, int64_t sweep) {
     return rc;
 }
 
+/* alg1: read slices [z0, z1) of every state level again from the sweep's source. */
+static int reread_alg1(ooc *e, int64_t sweep, int64_t z0, int64_t z1) {
+    stn_aio_group g = STN_AIO_GROUP_INIT;
+    int rc = 0;
+    for (int i = 0; rc == 0 && z1 > z0 && i < e->d->nfields; i++) {
+        ooc_field *f = &e->f[i];
+        for (int l = 0; rc == 0 && f->state && l < f->levels; l++) {
+            int src = source_of(e, i, l, sweep);
+            if (src == SRC_SCRATCH)
+                rc = io_slices(e, 0, &f->scratch[sweep % 2][l], z0, z1,
+                               slice_ptr(e, f->ring[arr_index(f, -l)], z0), &g);
+            else
+                rc = place_from(e, i, l, src, z0, z1);
+        }
+    }
+    int rc2 = stn_aio_wait(e->q, &g, &e->r->st);
+    return rc ? rc : rc2;
+}
+
 static int run_sweep(ooc *e, int64_t sweep, int64_t T) {
     const stn_ooc_plan *p = &e->plan;
     int64_t lo, hi, nlo, nhi;
+    e->T = T;
     e->wz0 = e->wz1 = 0;
     stn_ooc_window(p, 0, T, &lo, &hi);
     int rc = prefetch(e, sweep, lo, hi);
@@ -597,6 +674,14 @@ static int run_sweep(ooc *e, int64_t sweep, int64_t T) {
         if (rc == 0) {
             compute_block(e, k, T);
             rc = write_block(e, sweep, k, T);
+        }
+        if (rc == 0 && p->schedule == STN_SCHED_ALG1 && k + 1 < p->nblocks) {
+            /* alg1 advanced the slices it shares with block k+1's window: they come back at level 0
+             * from the source, after block k's writes (from the same ring positions) have landed */
+            rc = stn_aio_wait(e->q, &e->wgroup[k % 2], &e->r->st);
+            stn_ooc_window(p, k + 1, T, &nlo, &nhi);
+            if (rc == 0)
+                rc = reread_alg1(e, sweep, nlo, hi < nhi ? hi : nhi);
         }
         if (rc == 0 && e->alg2 && k + 1 < p->nblocks) {
             /* alg2 keeps nothing between blocks: the part of block k+1's window that block k also
@@ -826,6 +911,8 @@ static int load_state(ooc *e, int64_t *done) {
 
 /* ------------------------------------------------------------------ choosing the plan */
 
+static int sched_of(const stn_run *r) { return r->o->schedule < 0 ? STN_SCHED_REF : r->o->schedule; }
+
 static int64_t outer_block_opt(const stn_run *r) { return r->d->ndim == 3 ? r->o->block[1] : r->o->block[0]; }
 
 /* Until Blk-Tune: the reference schedule moves (kr + kw) arrays of the grid per sweep whatever
@@ -836,13 +923,13 @@ static int default_plan(ooc *e, size_t align) {
     const stn_run *r = e->r;
     stn_ooc_plan p;
     int64_t steps = r->o->steps < 1 ? 1 : r->o->steps;
-    stn_ooc_make_plan(e->d, r->o->size, r->o->steps, 1, 1, align, &p);
+    stn_ooc_make_plan(e->d, r->o->size, r->o->steps, sched_of(r), 1, 1, align, &p);
     if (p.mem_bytes > r->mem_budget)
         return -ENOMEM;
     int64_t span = p.H - p.L, lo = 1, hi = steps;
     while (lo < hi) { /* largest bt with bz = 1 */
         int64_t mid = (lo + hi + 1) / 2;
-        stn_ooc_make_plan(e->d, r->o->size, r->o->steps, 1, mid, align, &p);
+        stn_ooc_make_plan(e->d, r->o->size, r->o->steps, sched_of(r), 1, mid, align, &p);
         if (p.mem_bytes <= r->mem_budget)
             lo = mid;
         else
@@ -852,13 +939,13 @@ static int default_plan(ooc *e, size_t align) {
     lo = 1, hi = span > 1 ? span : 1;
     while (lo < hi) { /* largest bz with that bt */
         int64_t mid = (lo + hi + 1) / 2;
-        stn_ooc_make_plan(e->d, r->o->size, r->o->steps, mid, bt, align, &p);
+        stn_ooc_make_plan(e->d, r->o->size, r->o->steps, sched_of(r), mid, bt, align, &p);
         if (p.mem_bytes <= r->mem_budget)
             lo = mid;
         else
             hi = mid - 1;
     }
-    stn_ooc_make_plan(e->d, r->o->size, r->o->steps, lo, bt, align, &e->plan);
+    stn_ooc_make_plan(e->d, r->o->size, r->o->steps, sched_of(r), lo, bt, align, &e->plan);
     return 0;
 }
 
@@ -872,14 +959,15 @@ static int choose_plan(ooc *e, size_t align) {
                              ": this build blocks z only, with whole "
                              "planes: by must be ny = %" PRId64 " (y-blocking is a later milestone)",
                              r->o->block[0], r->o->block[1], r->o->block[2], r->o->size[1]);
-        stn_ooc_make_plan(r->d, r->o->size, r->o->steps, outer_block_opt(r), r->o->block[2], align, &e->plan);
+        stn_ooc_make_plan(r->d, r->o->size, r->o->steps, sched_of(r), outer_block_opt(r), r->o->block[2],
+                          align, &e->plan);
         if (e->plan.mem_bytes <= r->mem_budget)
             return 0;
     } else if (default_plan(e, align) == 0) {
         return 0;
     }
     stn_ooc_plan smallest;
-    stn_ooc_make_plan(r->d, r->o->size, r->o->steps, 1, 1, align, &smallest);
+    stn_ooc_make_plan(r->d, r->o->size, r->o->steps, sched_of(r), 1, 1, align, &smallest);
     stn_fmt_bytes(have, sizeof have, r->mem_budget);
     if (r->o->have_block && smallest.mem_bytes <= r->mem_budget)
         return stn_error(-ENOMEM, "--block: these blocks need %s of DRAM, more than the budget of %s (%s)",

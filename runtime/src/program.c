@@ -276,20 +276,15 @@ static void free_run(stn_run *r) {
 /* What this build cannot do yet is refused, never silently replaced by something else. */
 static int not_in_this_build(const stn_program_desc *d, const stn_opts *o) {
     char msg[400];
-    if (o->schedule == STN_SCHED_ALG1)
-        snprintf(msg, sizeof msg, "--schedule alg1: not in this build yet; ref (the default) and alg2 are");
-    else
-        snprintf(msg, sizeof msg,
-                 "--tuner %s: Blk-Tune is not in this build yet; without --tuner the engine picks the blocks "
-                 "with a simple rule that fits --mem, and --block fixes them by hand",
-                 stn_tuner_names[o->tuner]);
+    snprintf(msg, sizeof msg,
+             "--tuner %s: Blk-Tune is not in this build yet; without --tuner the engine picks the blocks "
+             "with a simple rule that fits --mem, and --block fixes them by hand",
+             stn_tuner_names[o->tuner]);
     print_error(d, msg);
     return 2;
 }
 
-static int unsupported(const stn_opts *o) {
-    return (o->mode == STN_MODE_OOC && (o->schedule == STN_SCHED_ALG1 || o->tuner != STN_TUNER_NONE));
-}
+static int unsupported(const stn_opts *o) { return o->mode == STN_MODE_OOC && o->tuner != STN_TUNER_NONE; }
 
 int stn_program_main(const stn_program_desc *d, int argc, char **argv) {
     double t_start = stn_now();

@@ -8,6 +8,7 @@
 #include "stn_internal.h"
 
 typedef struct stn_ooc_plan {
+    int schedule;           /* STN_SCHED_REF, _ALG1 or _ALG2: their windows differ */
     int outer;              /* the blocked dimension: 2 (z) in 3d, 1 (y) in 2d */
     int64_t n;              /* its extent */
     int64_t hlo, hhi, skew; /* its halo and the skew s = max(hlo, hhi) */
@@ -23,8 +24,8 @@ typedef struct stn_ooc_plan {
 } stn_ooc_plan;
 
 /* Fill `p` for blocks of `bz` slices and `bt` steps (no feasibility check). */
-int stn_ooc_make_plan(const stn_program_desc *d, const int64_t size[3], int64_t steps, int64_t bz, int64_t bt,
-                      size_t align, stn_ooc_plan *p);
+int stn_ooc_make_plan(const stn_program_desc *d, const int64_t size[3], int64_t steps, int schedule,
+                      int64_t bz, int64_t bt, size_t align, stn_ooc_plan *p);
 /* A(k, t): the lower edge of block k's region at step t (t = 1..T). */
 int64_t stn_ooc_edge(const stn_ooc_plan *p, int64_t k, int64_t t);
 /* The slices block k holds in DRAM during a sweep of T steps: [lo, hi). */

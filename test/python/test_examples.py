@@ -232,7 +232,7 @@ def test_out_of_core_is_bit_identical_to_incore(name, compile_example, run_progr
 
     @settings(max_examples=5, **SETTINGS)
     @given(size=sizes(ex), steps=st.integers(1, MAX_STEPS), seed=st.integers(0, 2**32 - 1),
-           schedule=st.sampled_from(["ref", "alg2"]),
+           schedule=st.sampled_from(["ref", "alg1", "alg2"]),
            block=st.lists(st.integers(1, 9), min_size=nblock, max_size=nblock))
     def check(size, steps, seed, block, schedule):
         if ex.ndim == 3:

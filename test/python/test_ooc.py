@@ -127,7 +127,7 @@ def test_random_stencils_ooc_equals_incore(tmp_path_factory, seed, data):
     steps = data.draw(st.integers(1, 9), label="steps")
     bz = data.draw(st.integers(1, 12), label="bz")
     bt = data.draw(st.integers(1, 12), label="bt")
-    schedule = data.draw(st.sampled_from(["ref", "alg2"]), label="schedule")
+    schedule = data.draw(st.sampled_from(["ref", "alg1", "alg2"]), label="schedule")
     block = ([size[1]] if ndim == 3 else []) + [bz, bt]
     outs = []
     for f in fields:
