@@ -70,12 +70,14 @@ typedef struct ooc {
     ooc_field *f;
     stn_aio *q;
     stn_aio_group rgroup, wgroup[2];
-    int wbuf;            /* write group of the next block (two alternate) */
-    int64_t wz0, wz1;    /* slices held in the window */
-    int64_t ring_slices; /* slices per ring: slice z lives at z mod ring_slices */
-    int alg2;            /* --schedule alg2: every level array of a state field in place in one file set */
-    int64_t lvl0;        /* the global level at the start of this sweep (alg2 indexes arrays by it) */
-    int64_t T;           /* steps in this sweep */
+    int wbuf;             /* write group of the next block (two alternate) */
+    int64_t wz0, wz1;     /* slices held in the window */
+    int64_t ring_slices;  /* slices per ring: slice z lives at z mod ring_slices */
+    int alg2;             /* --schedule alg2: every level array of a state field in place in one file set */
+    int64_t lvl0;         /* the global level at the start of this sweep (alg2 indexes arrays by it) */
+    int64_t T;            /* steps in this sweep */
+    stn_progress *prog;   /* the progress line, advanced after every block */
+    int64_t steps_before; /* steps completed by the sweeps before this one */
     const void **src;
     void **dst;
     char state_path[4096];
@@ -674,6 +676,8 @@ static int run_sweep(ooc *e, int64_t sweep, int64_t T) {
         if (rc == 0) {
             compute_block(e, k, T);
             rc = write_block(e, sweep, k, T);
+            if (e->prog) /* a sweep can be long: report the fraction of its blocks done */
+                stn_progress_step(e->prog, e->steps_before + T * (k + 1) / p->nblocks);
         }
         if (rc == 0 && p->schedule == STN_SCHED_ALG1 && k + 1 < p->nblocks) {
             /* alg1 advanced the slices it shares with block k+1's window: they come back at level 0
@@ -1123,6 +1127,12 @@ static int ooc_setup(ooc *e, int64_t *first_sweep) {
         return stn_error(-EINVAL,
                          "--resume: --schedule alg2 updates its files in place (the paper's algorithm 2), "
                          "so an interrupted run cannot be resumed; use the default schedule (ref) for that");
+    struct stat sb;
+    if (stat(r->o->dir, &sb) != 0)
+        return stn_error(stn_neg_errno(errno), "--dir %s: %s (the scratch files of --mode ooc go there)",
+                         r->o->dir, errno == ENOENT ? "no such directory" : strerror(errno));
+    if (!S_ISDIR(sb.st_mode))
+        return stn_error(-ENOTDIR, "--dir %s: not a directory", r->o->dir);
     int rc = stn_dio_alignment(r->o->dir, &align, source, sizeof source);
     if (rc == 0)
         rc = classify_sources(e);
@@ -1190,6 +1200,8 @@ int stn_ooc_run(stn_run *r) {
     for (int64_t s = first; rc == 0 && s < e.plan.nsweeps; s++) {
         int64_t T = s == e.plan.nsweeps - 1 && r->o->steps % e.plan.bt ? r->o->steps % e.plan.bt : e.plan.bt;
         e.lvl0 = e.alg2 ? s * e.plan.bt : 0;
+        e.prog = &prog;
+        e.steps_before = s * e.plan.bt;
         rc = run_sweep(&e, s, T);
         if (rc == 0 && !e.alg2) /* alg2 updates its files in place: there is no state to resume */
             rc = save_state(&e, s + 1);

@@ -307,3 +307,11 @@ def test_mmap_mode_equals_incore(heat3d, tmp_path):
     rep = json.loads((tmp_path / "r.json").read_text())
     assert rep["mode"] == "mmap" and "paging_bytes_read" in rep and "paging_bytes_written" in rep
     assert not list(tmp_path.glob("*.mmap-*")), "mapped files left behind"
+
+
+def test_bad_scratch_directory_is_named(heat3d, tmp_path):
+    r = run(heat3d, "--size", "16,16,16", "--steps", "1", "--dir", str(tmp_path / "missing"), check=False)
+    assert r.returncode == 1 and "missing: no such directory" in r.stderr
+    (tmp_path / "file").write_text("")
+    r = run(heat3d, "--size", "16,16,16", "--steps", "1", "--dir", str(tmp_path / "file"), check=False)
+    assert r.returncode == 1 and "file: not a directory" in r.stderr
