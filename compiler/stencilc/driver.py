@@ -17,13 +17,7 @@ from .codegen import generate
 from .diagnostics import SourceFile
 from .toolchain import ToolchainError, build
 
-__all__ = ["run", "ToolchainError", "compile_to_ir"]
-
-
-def compile_to_ir(source: SourceFile) -> ir.Program:
-    tree = frontend.parse(source)
-    checked = sema.check(tree, source)
-    return lower.lower(checked)
+__all__ = ["run", "ToolchainError"]
 
 
 def _write_text(text: str, output: str | None) -> None:

@@ -25,7 +25,7 @@ import itertools
 from dataclasses import dataclass, field
 
 from . import ast
-from .diagnostics import CompileError, Diagnostic, Loc, Reporter, SourceFile
+from .diagnostics import Diagnostic, Loc, Reporter, SourceFile
 from .ir import FUNCTIONS
 
 COORDS = {"x": 0, "y": 1, "z": 2}
@@ -609,7 +609,4 @@ def _loc(e) -> Loc:
 
 def check(tree: ast.Stencil, source: SourceFile) -> Checked:
     """Run every semantic check; raise ``CompileError`` with all errors found."""
-    try:
-        return _Checker(tree, source).run()
-    except CompileError:
-        raise
+    return _Checker(tree, source).run()

@@ -1,4 +1,5 @@
-/* ooc.c -- the out-of-core engine (--mode ooc), reference schedule.
+/* ooc.c -- the out-of-core engine (--mode ooc): the reference schedule, and the paper's
+ * algorithms 1 and 2 (--schedule alg1|alg2) for comparison.  docs/design/003 is the long form.
  *
  * The grid's fields live in scratch files under --dir (the Buffer layer): rows padded to the
  * O_DIRECT alignment, so any run of whole rows is one aligned transfer.  A sweep advances the
@@ -15,21 +16,21 @@
  * A(k,t) = clamp(Z_k - (t-1)s, L, H) for inner split points Z_k, A(0,t) = L (the interior's lower
  * edge) and A(K,t) = H.  Each state field keeps levels+1 arrays in the DRAM window, indexed by
  * level modulo levels+1.  Every level a block reads is therefore still there, as out-of-core.md
- * argues.  The window slides forward: the slices the next block needs are kept in DRAM and moved
- * to the front (forwarding), and only new slices are read from the source, each exactly once per
- * sweep.  Each slice's final level is written exactly once per sweep.  So the sweep's traffic is
- * exactly kr + kw arrays of the grid, and the model (ooc_predict) is closed-form.
+ * argues.  The window is a double-mapped ring (ring.c): slice z lives at z mod C, and the slices
+ * the next block shares with this one simply stay (forwarding); only new slices are read, each
+ * exactly once per sweep, and each slice's final level is written exactly once per sweep.  So
+ * the sweep's traffic is exactly kr + kw arrays of the grid, and the model (predict) is
+ * closed-form.
  *
- * Boundaries.  Dirichlet boundary cells are constant: before each step the new level's boundary
- * cells are copied from the current level (over the window, cheap).  Neumann boundary cells are
- * a function of the interior, so the engine re-mirrors the current level over the window before
- * each step.  The window always holds the mirror sources of any boundary slice it contains.  A
- * mirror from sources that are not yet valid writes values that are never read, and files'
- * neumann boundary cells are not authoritative: the final export mirrors again.
+ * Boundaries.  Dirichlet boundary cells are constant for every level >= 0: they are copied into
+ * the other arrays when a slice enters the window.  Neumann boundary cells are a function of the
+ * interior: before each step the engine mirrors the levels the step reads, over the slices it
+ * reads.  The window always holds the mirror sources of any boundary slice it contains; files'
+ * neumann boundary cells are not authoritative, and the final export mirrors again.
  *
- * Overlap.  While block k computes, the new slices of block k+1 are read (libaio, O_DIRECT) into
- * a staging buffer, and the output of block k-1 is written from one of two write-staging buffers.
- * Every buffer counts against --mem. */
+ * Overlap.  While block k computes, the new slices of block k+1 are read (libaio, O_DIRECT)
+ * straight into the ring, and block k-1's output is written straight from it.  The ring and the
+ * IO queue are all the engine allocates, and plan_memory counts them against --mem. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -44,9 +45,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#define BUF_ALIGN 4096
-#define MAX_FIELDS_LEVELS 64
 
 /* Where the values of one (field, level) come from at the start of the first sweep. */
 enum { SRC_SCRATCH = 0, SRC_NPY, SRC_INIT, SRC_ZERO, SRC_COPY /* previous level = current */ };
@@ -405,8 +403,8 @@ static void predict(const ooc *e, int64_t first_sweep, uint64_t *rd, uint64_t *w
 
 /* ------------------------------------------------------------------ loading slices */
 
-/* Put slices [z0, z1) of (field f, level) for sweep `sweep` into the window array `dst_arr`.
- * Scratch data was prefetched into the read staging buffer (`staged`). */
+/* Put slices [z0, z1) of (field f, level) for sweep `sweep` into its ring.  Data from scratch
+ * files was prefetched there already; the other sources are placed now. */
 static int place_from(ooc *e, int f, int level, int src, int64_t z0, int64_t z1);
 
 static int place(ooc *e, int f, int level, int64_t sweep, int64_t z0, int64_t z1) {
