@@ -328,12 +328,17 @@ static uint64_t level_bytes(const ooc *e, int src) {
     }
 }
 
+/* Steps in sweep s: bt, except a shorter last sweep when bt does not divide the steps. */
+static int64_t sweep_steps(const stn_ooc_plan *p, int64_t s) {
+    return s == p->nsweeps - 1 && p->steps % p->bt ? p->steps % p->bt : p->bt;
+}
+
 /* Slices of each state level a sweep reads: the grid once (ref), or every block's window
  * (alg1, whose windows overlap by 2*T*s). */
 static uint64_t sweep_read_slices(const stn_ooc_plan *p, int64_t s) {
     if (p->schedule != STN_SCHED_ALG1)
         return (uint64_t)p->n;
-    int64_t T = s == p->nsweeps - 1 && p->steps % p->bt ? p->steps % p->bt : p->bt, lo, hi;
+    int64_t T = sweep_steps(p, s), lo, hi;
     uint64_t n = 0;
     for (int64_t k = 0; k < p->nblocks; k++) {
         stn_ooc_window(p, k, T, &lo, &hi);
@@ -372,9 +377,7 @@ static void predict(const ooc *e, int64_t first_sweep, uint64_t *rd, uint64_t *w
                     *rd += level_bytes(e, f->first_src[l]);
             *wr += first_sweep == 0 && e->plan.nsweeps > 0 ? (uint64_t)f->narr * scratch : 0;
             for (int64_t s = first_sweep; s < e->plan.nsweeps; s++) {
-                int64_t T = s == e->plan.nsweeps - 1 && e->plan.steps % e->plan.bt
-                                ? e->plan.steps % e->plan.bt
-                                : e->plan.bt;
+                int64_t T = sweep_steps(&e->plan, s);
                 for (int64_t k = 0; k < e->plan.nblocks; k++) { /* each block reads its window, writes */
                     int64_t lo, hi, wlo, whi;
                     stn_ooc_window(&e->plan, k, T, &lo, &hi);
@@ -1196,7 +1199,7 @@ int stn_ooc_run(stn_run *r) {
     if (rc == 0 && e.alg2 && e.plan.nsweeps > 0)
         rc = import_state_alg2(&e);
     for (int64_t s = first; rc == 0 && s < e.plan.nsweeps; s++) {
-        int64_t T = s == e.plan.nsweeps - 1 && r->o->steps % e.plan.bt ? r->o->steps % e.plan.bt : e.plan.bt;
+        int64_t T = sweep_steps(&e.plan, s);
         e.lvl0 = e.alg2 ? s * e.plan.bt : 0;
         e.prog = &prog;
         e.steps_before = s * e.plan.bt;

@@ -189,7 +189,8 @@ def generate(program: ir.Program) -> dict[str, str]:
 
 
 class _Renamer:
-    """Rewrites params and lets to their C names (loads are named by the printer)."""
+    """Rewrites params and lets to their C names (loads are named by the printer); the only
+    place DSL names become C identifiers."""
 
     def __init__(self, cname: dict[str, str]):
         self.cname = cname

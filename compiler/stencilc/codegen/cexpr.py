@@ -1,7 +1,8 @@
 """A small precedence-aware printer from IR expressions to C.
 
-Expects: validated IR expressions, and a callback that names each ``Load`` (the
-generator decides how rows are addressed).  Guarantees: the printed C evaluates exactly
+Expects: validated IR expressions whose params and lets already carry C names (the
+generator renames them), and a callback that names each ``Load`` (the generator decides
+how rows are addressed).  Guarantees: the printed C evaluates exactly
 the IR's tree, in the grid's element type: parentheses appear wherever C's grammar would
 otherwise regroup the operands (floating-point addition is not associative, so a right
 operand of equal precedence is always parenthesised), literals carry the element type
@@ -26,11 +27,6 @@ C_KEYWORDS = frozenset(
 _PREC = {"+": 4, "-": 4, "*": 5, "/": 5}
 _UNARY = 6
 _PRIMARY = 7
-
-
-def c_name(name: str) -> str:
-    """A DSL name as a C identifier: itself, unless C (or the generated code) reserves it."""
-    return name + "_" if name in C_KEYWORDS else name
 
 
 def c_literal(value: float, dtype: str) -> str:
@@ -68,10 +64,8 @@ class CPrinter:
         if isinstance(e, ir.Const):
             text = c_literal(e.value, self.dtype)
             return (text, _UNARY) if text.startswith("-") else (text, _PRIMARY)
-        if isinstance(e, ir.ParamRef):
-            return c_name(e.name), _PRIMARY
-        if isinstance(e, ir.TempRef):
-            return c_name(e.name), _PRIMARY
+        if isinstance(e, (ir.ParamRef, ir.TempRef)):  # already C names: codegen's _Namer renamed them
+            return e.name, _PRIMARY
         if isinstance(e, ir.Load):
             return self.load_name(e), _PRIMARY
         if isinstance(e, ir.Coord):
