@@ -136,6 +136,7 @@ enum {
     OPT_TUNER,
     OPT_BLOCK,
     OPT_SCHEDULE,
+    OPT_STRIP,
     OPT_RESUME,
     OPT_REPORT,
     OPT_QUIET,
@@ -157,7 +158,7 @@ static const opt_spec opt_specs[] = {
     {"param", OPT_PARAM, 1, 1},   {"mode", OPT_MODE, 1, 0},         {"tuner", OPT_TUNER, 1, 0},
     {"block", OPT_BLOCK, 1, 0},   {"schedule", OPT_SCHEDULE, 1, 0}, {"resume", OPT_RESUME, 0, 0},
     {"report", OPT_REPORT, 1, 0}, {"quiet", OPT_QUIET, 0, 0},       {"threads", OPT_THREADS, 1, 0},
-    {"help", OPT_HELP, 0, 0},     {"version", OPT_VERSION, 0, 0},
+    {"help", OPT_HELP, 0, 0},     {"version", OPT_VERSION, 0, 0},   {"strip", OPT_STRIP, 1, 0},
 };
 #define N_OPTS ((int)(sizeof opt_specs / sizeof opt_specs[0]))
 
@@ -347,6 +348,12 @@ static int apply(parser *p) {
         return opt_block(p);
     case OPT_SCHEDULE:
         return opt_choice(p, stn_schedule_names, &o->schedule);
+    case OPT_STRIP: {
+        static const char *const strips[] = {"dram", "file", NULL};
+        int rc = opt_choice(p, strips, &o->strip);
+        o->strip += rc == 0; /* STN_STRIP_DRAM or STN_STRIP_FILE */
+        return rc;
+    }
     case OPT_REPORT:
         return opt_name(p, &o->report, "a file name");
     case OPT_THREADS:
@@ -512,6 +519,7 @@ int stn_opts_parse(const stn_program_desc *d, int argc, char **argv, stn_opts *o
     o->mode = STN_MODE_OOC;
     o->tuner = STN_TUNER_NONE;
     o->schedule = STN_SCHED_NONE;
+    o->strip = -1;
     o->init_path = calloc(2 * (size_t)d->nfields + 1, sizeof *o->init_path);
     o->out_path = calloc(2 * (size_t)d->nfields + 1, sizeof *o->out_path);
     o->params = calloc((size_t)d->nparams + 1, sizeof *o->params);
@@ -579,6 +587,7 @@ void stn_usage(const stn_program_desc *d, FILE *out) {
             "  --tuner blk|naive       how the out-of-core blocking is chosen\n"
             "  --block %-15s fix the out-of-core blocking by hand\n"
             "  --schedule ref|alg1|alg2  the out-of-core schedule\n"
+            "  --strip dram|file       y-blocked (by < ny): keep the z-strip in DRAM or spill it\n"
             "  --resume                continue an interrupted out-of-core run\n"
             "  --threads N             OpenMP threads\n"
             "  --report FILE           write a JSON report of the run\n"

@@ -53,6 +53,23 @@ int stn_write_full(int fd, const void *buf, size_t n, const char *path) {
     return 0;
 }
 
+int stn_pwrite_full(int fd, const void *buf, size_t n, uint64_t off, const char *path) {
+    size_t done = 0;
+    while (done < n) {
+        size_t want = n - done < IO_CHUNK ? n - done : IO_CHUNK;
+        ssize_t put = pwrite(fd, (const char *)buf + done, want, (off_t)(off + done));
+        if (put < 0 && errno == EINTR)
+            continue;
+        if (put <= 0) {
+            int e = put < 0 ? errno : EIO;
+            return stn_error(stn_neg_errno(e), "cannot write %zu bytes at offset %llu of '%s': %s", want,
+                             (unsigned long long)(off + done), path, strerror(e));
+        }
+        done += (size_t)put;
+    }
+    return 0;
+}
+
 /* ------------------------------------------------------------------ atomic files */
 
 /* Split `path` into its directory ("." if none) and basename. */

@@ -505,6 +505,27 @@ int stn_npy_writer_write(stn_npy_writer *w, const void *data, size_t nbytes, stn
     return rc;
 }
 
+int stn_npy_writer_pwrite(stn_npy_writer *w, const void *data, size_t nbytes, uint64_t off, stn_stats *st) {
+    if (off > w->nbytes || nbytes > w->nbytes - off || nbytes > w->nbytes - w->written)
+        return stn_error(-EINVAL,
+                         "cannot write %zu bytes at data offset %llu of '%s': its array has %llu bytes, %llu "
+                         "written",
+                         nbytes, (unsigned long long)off, w->af.path, (unsigned long long)w->nbytes,
+                         (unsigned long long)w->written);
+    double t0 = stn_now();
+    w->af.synced = 0;
+    int rc = stn_pwrite_full(w->af.fd, data, nbytes, STN_NPY_DATA_OFFSET + off, w->af.tmp);
+    if (rc)
+        rc = stn_error(rc, "cannot write '%s': %s", w->af.path, stn_errmsg());
+    else {
+        w->written += nbytes;
+        if (st)
+            st->bytes_written += nbytes;
+    }
+    stn_stats_add_time(st, STN_PHASE_WRITE, t0);
+    return rc;
+}
+
 int stn_npy_writer_finish(stn_npy_writer *w) {
     if (w->written != w->nbytes)
         return stn_error(-EIO, "'%s' is incomplete: %llu of its %llu data bytes were written", w->af.path,

@@ -9,28 +9,35 @@
  * intact.  After each sweep the destination is synced and a state file is committed
  * atomically; --resume continues from there.
  *
- * Blocking (this increment): blocks are ranges of the outermost dimension (z in 3d, y in 2d),
- * each `bz` slices wide (a slice is a whole plane in 3d, a row in 2d), with all of the inner
- * dimensions.  Blocks are skewed so that no point is computed twice.  With s = max(h-, h+) of
- * the outer dimension, block k computes step t (1..T) on [A(k,t), A(k+1,t)), where
- * A(k,t) = clamp(Z_k - (t-1)s, L, H) for inner split points Z_k, A(0,t) = L (the interior's lower
- * edge) and A(K,t) = H.  Each state field keeps levels+1 arrays in the DRAM window, indexed by
- * level modulo levels+1.  Every level a block reads is therefore still there, as out-of-core.md
- * argues.  The window is a double-mapped ring (ring.c): slice z lives at z mod C, and the slices
- * the next block shares with this one simply stay (forwarding); only new slices are read, each
- * exactly once per sweep, and each slice's final level is written exactly once per sweep.  So
- * the sweep's traffic is exactly kr + kw arrays of the grid, and the model (predict) is
- * closed-form.
+ * Blocking.  Blocks are tiles of two dimensions (stn_ooc.h): blocks j along `r`, the dimension
+ * the DRAM window slides along, in rows k along `q`.  Whole planes (by = ny in 3d, and 2d) have
+ * one row; y-blocked 3d (by < ny) has r = y and rows of z.  Blocks are skewed in both so that no
+ * point is computed twice.  In a dimension with skew s = max(h-, h+), block k computes step t
+ * (1..T) on [A(k,t), A(k+1,t)), where A(k,t) = clamp(Z_k - (t-1)s, L, H) for inner split points
+ * Z_k, A(0,t) = L (the interior's lower edge) and A(K,t) = H; a tile computes the product of its
+ * two ranges.  Tiles run row by row, and each state field keeps levels+1 arrays in the DRAM
+ * window, indexed by level modulo levels+1, so every level a tile reads is still there, as
+ * out-of-core.md argues.
+ *
+ * The window is a double-mapped ring along r (ring.c): slice r lives at r mod C, and the slices
+ * the next block shares with this one simply stay (forwarding along r); y-blocked, each z-plane
+ * of the row has its own ring.  Only new slices are read, each exactly once per sweep.  The
+ * z-planes the next row of tiles shares with this one (the z-strip) are copied, as each slice
+ * leaves the ring, to a DRAM buffer, or spilled to a scratch file when the budget is short, and
+ * come back from there into the next row.  Each point's final levels are written exactly once
+ * per sweep.  So a sweep moves exactly kr + kw arrays of the grid, plus the spilled strip, and
+ * the model (predict) is closed-form.
  *
  * Boundaries.  Dirichlet boundary cells are constant for every level >= 0: they are copied into
  * the other arrays when a slice enters the window.  Neumann boundary cells are a function of the
- * interior: before each step the engine mirrors the levels the step reads, over the slices it
- * reads.  The window always holds the mirror sources of any boundary slice it contains; files'
+ * interior: before each step the engine mirrors the levels the step reads, over the cells it
+ * reads.  The window always holds the mirror sources of any boundary cell it contains; files'
  * neumann boundary cells are not authoritative, and the final export mirrors again.
  *
- * Overlap.  While block k computes, the new slices of block k+1 are read (libaio, O_DIRECT)
- * straight into the ring, and block k-1's output is written straight from it.  The ring and the
- * IO queue are all the engine allocates, and plan_memory counts them against --mem. */
+ * Overlap.  While block j computes, the new slices of block j+1 are read (libaio, O_DIRECT)
+ * straight into the ring, and block j-1's output is written straight from it.  The rings, the
+ * strip and the IO queue are all the engine allocates, and plan_memory counts them against
+ * --mem. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -46,6 +53,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+const char *const stn_strip_names[] = {"none", "dram", "file", NULL};
+
 /* Where the values of one (field, level) come from at the start of the first sweep. */
 enum { SRC_SCRATCH = 0, SRC_NPY, SRC_INIT, SRC_ZERO, SRC_COPY /* previous level = current */ };
 
@@ -59,6 +68,8 @@ typedef struct ooc_field {
     stn_gridfile scratch[2][2]; /* [set][level]; inputs use scratch[0][0] (imported) */
     int input_src;              /* SRC_SCRATCH (imported from npy), SRC_INIT or SRC_ZERO */
     char *ring[3];              /* window arrays: double-mapped rings (see ring.c) */
+    char *strip[3];             /* the z-strip of each array, in DRAM (y-blocked) */
+    stn_gridfile spill[3];      /* the z-strip of each array, in a scratch file (y-blocked) */
 } ooc_field;
 
 typedef struct ooc {
@@ -68,9 +79,13 @@ typedef struct ooc {
     ooc_field *f;
     stn_aio *q;
     stn_aio_group rgroup, wgroup[2];
-    int wbuf;             /* write group of the next block (two alternate) */
-    int64_t wz0, wz1;     /* slices held in the window */
-    int64_t ring_slices;  /* slices per ring: slice z lives at z mod ring_slices */
+    int64_t wr0, wr1;     /* r indices (slices) held in the window */
+    int64_t qlo, qhi;     /* q indices of the current row's window */
+    int64_t qnew;         /* [qlo, qnew) comes from the z-strip, [qnew, qhi) from the source */
+    int64_t qnext;        /* the next row's qlo: [qnext, qhi) goes to the z-strip (none if >= qhi) */
+    int64_t qbase;        /* q index of a ring's first plane (0 unless y-blocked) */
+    int64_t qstride;      /* bytes from q to q + 1 in a ring: a row, or a ring plane (y-blocked) */
+    int64_t row;          /* k: the current row of blocks */
     int alg2;             /* --schedule alg2: every level array of a state field in place in one file set */
     int64_t lvl0;         /* the global level at the start of this sweep (alg2 indexes arrays by it) */
     int64_t T;            /* steps in this sweep */
@@ -85,182 +100,292 @@ typedef struct ooc {
 /* ------------------------------------------------------------------ geometry */
 
 static int64_t clamp64(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : v > hi ? hi : v; }
+static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
+static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 
 /* A(k, t): the lower edge of block k's region at step t (1-based). */
-int64_t stn_ooc_edge(const stn_ooc_plan *p, int64_t k, int64_t t) {
+int64_t stn_ooc_edge(const stn_ooc_dim *g, int64_t k, int64_t t) {
     if (k <= 0)
-        return p->L;
-    if (k >= p->nblocks)
-        return p->H;
-    return clamp64(p->L + k * p->bz - (t - 1) * p->skew, p->L, p->H);
+        return g->L;
+    if (k >= g->nblocks)
+        return g->H;
+    return clamp64(g->L + k * g->b - (t - 1) * g->skew, g->L, g->H);
+}
+
+/* Z_k: the split points of the interior (Z_0 = L, Z_K = H). */
+static int64_t split(const stn_ooc_dim *g, int64_t k) {
+    return k <= 0 ? g->L : k >= g->nblocks ? g->H : g->L + k * g->b;
 }
 
 /* The window of block k in a sweep of T steps: [lo, hi). */
-/* Z_k: the split points of the interior (Z_0 = L, Z_K = H). */
-static int64_t split(const stn_ooc_plan *p, int64_t k) {
-    return k <= 0 ? p->L : k >= p->nblocks ? p->H : p->L + k * p->bz;
-}
-
-void stn_ooc_window(const stn_ooc_plan *p, int64_t k, int64_t T, int64_t *lo, int64_t *hi) {
-    int64_t a = stn_ooc_edge(p, k, T) - p->hlo, b = stn_ooc_edge(p, k + 1, 1) + p->hhi;
+void stn_ooc_window(const stn_ooc_plan *p, const stn_ooc_dim *g, int64_t k, int64_t T, int64_t *lo,
+                    int64_t *hi) {
+    int64_t a = stn_ooc_edge(g, k, T) - g->hlo, b = stn_ooc_edge(g, k + 1, 1) + g->hhi;
     if (p->schedule == STN_SCHED_ALG1) { /* overlapped halos: T*s slices on each side, all read */
-        a = k == 0 ? 0 : split(p, k) - T * p->skew;
-        b = k == p->nblocks - 1 ? p->n : split(p, k + 1) + T * p->skew;
+        a = k == 0 ? 0 : split(g, k) - T * g->skew;
+        b = k == g->nblocks - 1 ? g->n : split(g, k + 1) + T * g->skew;
     }
-    /* hold the mirror sources of any boundary slice the window holds */
-    if (a > p->H - p->hhi)
-        a = p->H - p->hhi;
-    if (b < 2 * p->L)
-        b = 2 * p->L;
-    *lo = clamp64(a, 0, p->n);
-    *hi = clamp64(b, 0, p->n);
+    /* hold the mirror sources of any boundary index the window holds */
+    if (a > g->H - g->hhi)
+        a = g->H - g->hhi;
+    if (b < 2 * g->L)
+        b = 2 * g->L;
+    *lo = clamp64(a, 0, g->n);
+    *hi = clamp64(b, 0, g->n);
 }
 
-/* The slices block k owns at step t: its region [A(k,t), A(k+1,t)), plus the boundary slices
- * below L if the region holds L, and those from H up if it holds H-1.  Boundary slices thus
+/* The indices block k owns at step t: its region [A(k,t), A(k+1,t)), plus the boundary indices
+ * below L if the region holds L, and those from H up if it holds H-1.  Boundary cells thus
  * follow the skew like the interior: a level is written into them by the same block, at the
- * same step, as into the interior slices next to them, so a rotating array never loses a level
+ * same step, as into the interior cells next to them, so a rotating array never loses a level
  * a later block still reads (the prev level of a two-level field, with boundary values of its
  * own, is the case that needs it).  At t = T this is also what block k writes out. */
-static void owned_range(const stn_ooc_plan *p, int64_t k, int64_t t, int64_t *lo, int64_t *hi) {
-    int64_t a = stn_ooc_edge(p, k, t), b = stn_ooc_edge(p, k + 1, t);
-    *lo = a == p->L && b > a ? 0 : a;
-    *hi = b == p->H && b > a ? p->n : b;
+static void owned_range(const stn_ooc_dim *g, int64_t k, int64_t t, int64_t *lo, int64_t *hi) {
+    int64_t a = stn_ooc_edge(g, k, t), b = stn_ooc_edge(g, k + 1, t);
+    *lo = a == g->L && b > a ? 0 : a;
+    *hi = b == g->H && b > a ? g->n : b;
 }
 
 /* What block k computes at step t of a sweep of T steps.  ref and alg2: [A(k,t), A(k+1,t)).
- * alg1: its own slices widened by (T-t)*s on each side, redundantly computed by the neighbours
- * too, so that after T steps its own slices are exact with nothing shared between blocks. */
-static void step_region(const stn_ooc_plan *p, int64_t k, int64_t t, int64_t T, int64_t *lo, int64_t *hi) {
+ * alg1: its own indices widened by (T-t)*s on each side, redundantly computed by the neighbours
+ * too, so that after T steps its own indices are exact with nothing shared between blocks. */
+static void step_region(const stn_ooc_plan *p, const stn_ooc_dim *g, int64_t k, int64_t t, int64_t T,
+                        int64_t *lo, int64_t *hi) {
     if (p->schedule != STN_SCHED_ALG1) {
-        *lo = stn_ooc_edge(p, k, t);
-        *hi = stn_ooc_edge(p, k + 1, t);
+        *lo = stn_ooc_edge(g, k, t);
+        *hi = stn_ooc_edge(g, k + 1, t);
         return;
     }
-    *lo = clamp64(split(p, k) - (T - t) * p->skew, p->L, p->H);
-    *hi = clamp64(split(p, k + 1) + (T - t) * p->skew, p->L, p->H);
+    *lo = clamp64(split(g, k) - (T - t) * g->skew, g->L, g->H);
+    *hi = clamp64(split(g, k + 1) + (T - t) * g->skew, g->L, g->H);
     if (k == 0)
-        *lo = p->L;
-    if (k == p->nblocks - 1)
-        *hi = p->H;
+        *lo = g->L;
+    if (k == g->nblocks - 1)
+        *hi = g->H;
 }
 
-/* The slices block k writes at the end of a sweep: ref, its final region (owned_range); alg1,
- * its own slices [Z_k, Z_k+1); both with the boundary slices at the ends of the grid. */
-static void out_range(const stn_ooc_plan *p, int64_t k, int64_t T, int64_t *lo, int64_t *hi) {
+/* The indices block k writes at the end of a sweep: ref, its final region (owned_range); alg1,
+ * its own indices [Z_k, Z_k+1); both with the boundary indices at the ends of the grid. */
+static void out_range(const stn_ooc_plan *p, const stn_ooc_dim *g, int64_t k, int64_t T, int64_t *lo,
+                      int64_t *hi) {
     if (p->schedule == STN_SCHED_ALG1) {
-        *lo = k == 0 ? 0 : split(p, k);
-        *hi = k == p->nblocks - 1 ? p->n : split(p, k + 1);
+        *lo = k == 0 ? 0 : split(g, k);
+        *hi = k == g->nblocks - 1 ? g->n : split(g, k + 1);
         return;
     }
-    owned_range(p, k, T, lo, hi);
+    owned_range(g, k, T, lo, hi);
 }
 
 /* alg2 writes every array back over all the slices block k changed at any step, [A(k,T),
  * A(k+1,1)), and over the boundary slices at the ends, which the first and last blocks own. */
-static void alg2_range(const stn_ooc_plan *p, int64_t k, int64_t T, int64_t *lo, int64_t *hi) {
-    *lo = k == 0 ? 0 : stn_ooc_edge(p, k, T);
-    *hi = k == p->nblocks - 1 ? p->n : stn_ooc_edge(p, k + 1, 1);
+static void alg2_range(const stn_ooc_dim *g, int64_t k, int64_t T, int64_t *lo, int64_t *hi) {
+    *lo = k == 0 ? 0 : stn_ooc_edge(g, k, T);
+    *hi = k == g->nblocks - 1 ? g->n : stn_ooc_edge(g, k + 1, 1);
+}
+
+/* The indices step t of block k reads, and the mirror sources of the boundary indices among
+ * them, clipped to the window [wlo, whi): where a neumann field must be mirrored. */
+static void read_range(const stn_ooc_plan *p, const stn_ooc_dim *g, int64_t k, int64_t t, int64_t T,
+                       int64_t wlo, int64_t whi, int64_t *lo, int64_t *hi) {
+    int64_t a, b;
+    step_region(p, g, k, t, T, &a, &b);
+    a -= g->hlo, b += g->hhi;
+    if (a < g->L && b < 2 * g->L)
+        b = 2 * g->L;
+    if (b > g->H && a > g->H - g->hhi)
+        a = g->H - g->hhi;
+    *lo = a > wlo ? a : wlo;
+    *hi = b < whi ? b : whi;
+}
+
+/* The z-planes row k of a sweep of T steps passes to row k+1: [next row's window lo, this
+ * row's window hi); empty for the last row. */
+static void strip_range(const stn_ooc_plan *p, int64_t k, int64_t T, int64_t *lo, int64_t *hi) {
+    int64_t a, b, c, d;
+    *lo = *hi = 0;
+    if (p->strip == STN_STRIP_NONE || k + 1 >= p->q.nblocks)
+        return;
+    stn_ooc_window(p, &p->q, k, T, &a, &b);
+    stn_ooc_window(p, &p->q, k + 1, T, &c, &d);
+    *lo = c;
+    *hi = b > c ? b : c;
 }
 
 /* ------------------------------------------------------------------ the plan and its model */
 
-static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
-
-/* The slices that must be in DRAM at once in a sweep of T steps: while block k computes, its
- * window [lo_k, hi_k), the slices of block k+1 being read, up to hi_{k+1}, and the output of
- * block k-1 being written, from olo_{k-1}.  (Block k-2's writes are waited for before block
- * k+1's reads are issued.)  A ring this long never overwrites a slice still in use. */
+/* The slices that must be in DRAM at once in a row of a sweep of T steps: while block j
+ * computes, its window [lo_j, hi_j), the slices of block j+1 being read, up to hi_{j+1}, and
+ * what block j-1 is writing, from its output's lower edge (its window's, when it also spills
+ * the z-strip).  (Block j-2's writes are waited for before block j+1's reads are issued.)  A
+ * ring this long never overwrites a slice still in use. */
 static int64_t live_slices(const stn_ooc_plan *p, int64_t T) {
+    const stn_ooc_dim *g = &p->r;
+    int spills = p->strip == STN_STRIP_FILE && p->q.nblocks > 1;
     int64_t need = 0, lo, hi, nlo, nhi, olo = 0, ohi = 0;
-    for (int64_t k = 0; k < p->nblocks; k++) {
-        stn_ooc_window(p, k, T, &lo, &hi);
+    for (int64_t k = 0; k < g->nblocks; k++) {
+        stn_ooc_window(p, g, k, T, &lo, &hi);
         nhi = hi;
-        if (k + 1 < p->nblocks)
-            stn_ooc_window(p, k + 1, T, &nlo, &nhi);
+        if (k + 1 < g->nblocks)
+            stn_ooc_window(p, g, k + 1, T, &nlo, &nhi);
         int64_t low = k > 0 && olo < lo ? olo : lo;
         need = max64(need, max64(hi, nhi) - low);
-        out_range(p, k, T, &olo, &ohi);
+        if (spills)
+            olo = lo;
+        else
+            out_range(p, g, k, T, &olo, &ohi);
     }
     return need;
 }
 
-/* Slices per ring: every sweep's live set, and the export's chunk, which must hold the mirror
- * sources of both ends of a short grid at once (min(n, 2*hlo + 2*hhi)); rounded up so that a
- * ring is a whole number of pages. */
+/* Slices per ring: every sweep's live set, and the import/export chunk, which must hold the
+ * mirror sources of both ends of a short grid at once (min(n, 2*hlo + 2*hhi)); rounded up so
+ * that a ring is a whole number of pages. */
 static int64_t ring_slices(const stn_ooc_plan *p) {
-    int64_t c = live_slices(p, p->bt), ends = 2 * p->hlo + 2 * p->hhi;
+    const stn_ooc_dim *g = &p->r;
+    int64_t c = live_slices(p, p->bt), ends = 2 * g->hlo + 2 * g->hhi;
     if (p->steps % p->bt)
         c = max64(c, live_slices(p, p->steps % p->bt));
-    c = max64(c, ends < p->n ? ends : p->n);
+    c = max64(c, min64(ends, g->n));
     c = max64(c, 1);
-    uint64_t g = p->slice_bytes, per = 4096; /* slices per page-aligned group: 4096 / gcd */
-    while (per % 2 == 0 && g % 2 == 0)
-        per /= 2, g /= 2;
+    uint64_t sb = p->slice_bytes, per = 4096; /* slices per page-aligned group: 4096 / gcd */
+    while (per % 2 == 0 && sb % 2 == 0)
+        per /= 2, sb /= 2;
     return (c + (int64_t)per - 1) / (int64_t)per * (int64_t)per;
 }
 
-/* Bytes of DRAM the engine allocates for this plan (the budget constraint): one ring per
- * array (levels + 1 per state field, one per input) and the IO queue. */
-static uint64_t plan_memory(const stn_ooc_plan *p, const stn_program_desc *d) {
+/* y-blocked: the z-planes a ring array holds (the widest row window, and the export's chunk),
+ * and the widest z-strip, over the sweeps of bt steps and the last shorter one. */
+static void row_extents(const stn_ooc_plan *p, int64_t *planes, int64_t *strip) {
+    const stn_ooc_dim *g = &p->q;
+    int64_t Ts[2] = {p->bt, p->steps % p->bt ? p->steps % p->bt : p->bt}, lo, hi;
+    *planes = min64(2 * g->hlo + 2 * g->hhi, g->n);
+    *strip = 0;
+    for (int i = 0; i < 2; i++)
+        for (int64_t k = 0; k < g->nblocks; k++) {
+            stn_ooc_window(p, g, k, Ts[i], &lo, &hi);
+            *planes = max64(*planes, hi - lo);
+            strip_range(p, k, Ts[i], &lo, &hi);
+            *strip = max64(*strip, hi - lo);
+        }
+    *planes = max64(*planes, 1);
+}
+
+static uint64_t total_arrays(const stn_program_desc *d) {
     uint64_t arrays = 0;
     for (int i = 0; i < d->nfields; i++)
         arrays += d->fields[i].kind == STN_FIELD_STATE ? (uint64_t)d->fields[i].levels + 1 : 1;
-    return arrays * (uint64_t)ring_slices(p) * p->slice_bytes + stn_aio_footprint(STN_AIO_DEFAULT_DEPTH);
+    return arrays;
+}
+
+/* Bytes of DRAM the engine allocates for this plan (the budget constraint): one ring per array
+ * (levels + 1 per state field, one per input), the z-strip when it stays in DRAM, and the IO
+ * queue. */
+static uint64_t plan_memory(const stn_ooc_plan *p, const stn_program_desc *d, int64_t ny) {
+    uint64_t arrays = total_arrays(d);
+    uint64_t ring = (uint64_t)p->qplanes * (uint64_t)p->ring_slices * p->slice_bytes;
+    uint64_t strip =
+        p->strip == STN_STRIP_DRAM ? (uint64_t)p->strip_planes * (uint64_t)ny * (uint64_t)p->row_bytes : 0;
+    return arrays * (ring + strip) + stn_aio_footprint(STN_AIO_DEFAULT_DEPTH);
+}
+
+static void dim_init(stn_ooc_dim *g, int axis, int64_t n, int64_t hlo, int64_t hhi, int64_t b) {
+    g->axis = axis;
+    g->n = n;
+    g->hlo = hlo;
+    g->hhi = hhi;
+    g->skew = hlo > hhi ? hlo : hhi;
+    g->L = hlo;
+    g->H = n - hhi;
+    g->b = b < 1 ? 1 : b;
+    g->nblocks = (g->H - g->L + g->b - 1) / g->b;
+    if (g->nblocks < 1)
+        g->nblocks = 1;
 }
 
 int stn_ooc_make_plan(const stn_program_desc *d, const int64_t size[3], int64_t steps, int schedule,
-                      int64_t bz, int64_t bt, size_t align, stn_ooc_plan *p) {
+                      int64_t by, int64_t bz, int64_t bt, int strip, size_t align, stn_ooc_plan *p) {
     memset(p, 0, sizeof *p);
-    int o = d->ndim - 1; /* the outer dimension */
     p->schedule = schedule < 0 ? STN_SCHED_REF : schedule;
-    p->outer = o;
-    p->n = size[o];
-    p->hlo = d->halo_lo[o];
-    p->hhi = d->halo_hi[o];
-    p->skew = p->hlo > p->hhi ? p->hlo : p->hhi;
-    p->L = p->hlo;
-    p->H = p->n - p->hhi;
+    int64_t whole = INT64_MAX / 4;
+    if (d->ndim == 2) {
+        dim_init(&p->r, 1, size[1], d->halo_lo[1], d->halo_hi[1], by);
+        dim_init(&p->q, 2, 1, 0, 0, whole);
+    } else if (by >= size[1]) { /* whole planes */
+        dim_init(&p->r, 2, size[2], d->halo_lo[2], d->halo_hi[2], bz);
+        dim_init(&p->q, 1, size[1], d->halo_lo[1], d->halo_hi[1], whole);
+    } else { /* y-blocked: tiles of y x z */
+        dim_init(&p->r, 1, size[1], d->halo_lo[1], d->halo_hi[1], by);
+        dim_init(&p->q, 2, size[2], d->halo_lo[2], d->halo_hi[2], bz);
+        p->strip = strip == STN_STRIP_FILE ? STN_STRIP_FILE : STN_STRIP_DRAM;
+    }
     p->steps = steps;
     p->bt = bt < 1 ? 1 : bt;
-    p->bz = bz < 1 ? 1 : bz;
-    p->nblocks = (p->H - p->L + p->bz - 1) / p->bz;
-    if (p->nblocks < 1)
-        p->nblocks = 1;
     p->align = align;
     p->row_bytes = stn_grid_row_bytes(size[0], d->elem_size, align);
-    p->rows_per_slice = d->ndim == 3 ? size[1] : 1;
-    p->slice_bytes = (uint64_t)p->row_bytes * (uint64_t)p->rows_per_slice;
+    p->grid_bytes = (uint64_t)p->row_bytes * (uint64_t)size[1] * (uint64_t)(d->ndim == 3 ? size[2] : 1);
+    p->slice_bytes = (uint64_t)p->row_bytes * (uint64_t)(p->r.axis == 2 ? size[1] : 1);
     p->nsweeps = steps == 0 ? 0 : (steps + p->bt - 1) / p->bt;
-    p->mem_bytes = plan_memory(p, d);
+    p->ring_slices = ring_slices(p);
+    if (p->strip != STN_STRIP_NONE) {
+        row_extents(p, &p->qplanes, &p->strip_planes);
+        p->qcap = p->qplanes;
+    } else {
+        p->qplanes = 1;
+        p->qcap = p->q.n;
+    }
+    p->mem_bytes = plan_memory(p, d, size[1]);
     return 0;
 }
 
 /* ------------------------------------------------------------------ small helpers */
 
-/* Where slice z lives in a ring; the next ring_slices slices follow it contiguously. */
-static char *slice_ptr(const ooc *e, char *ring, int64_t z) {
-    return ring + (size_t)(z % e->ring_slices) * e->plan.slice_bytes;
+/* Where row (r, q) of a ring lives: slice r at r mod C, q within the slice (whole planes) or
+ * in the ring's plane q - qbase (y-blocked).  The next C slices follow contiguously. */
+static char *at(const ooc *e, char *ring, int64_t r, int64_t q) {
+    return ring + (size_t)(r % e->plan.ring_slices) * e->plan.slice_bytes +
+           (size_t)(q - e->qbase) * (size_t)e->qstride;
 }
 
 /* The window of array a of field f: the data pointer for window_view(). */
-static char *win(const ooc *e, const ooc_field *f, int a) { return slice_ptr(e, f->ring[a], e->wz0); }
+static char *win(const ooc *e, const ooc_field *f, int a) { return at(e, f->ring[a], e->wr0, e->qbase); }
 
 static stn_view window_view(const ooc *e) {
     const stn_view *g = &e->r->view;
-    int64_t row = e->plan.row_bytes / e->d->elem_size;
-    if (e->d->ndim == 3)
-        return (stn_view){g->nx, g->ny, g->nz, row, row * g->ny, 0, e->wz0};
-    return (stn_view){g->nx, g->ny, 1, row, row * g->ny, e->wz0, 0};
+    int64_t el = e->d->elem_size, row = e->plan.row_bytes / el;
+    if (e->d->ndim == 2)
+        return (stn_view){g->nx, g->ny, 1, row, row * g->ny, e->wr0, 0};
+    if (e->plan.r.axis == 2)
+        return (stn_view){g->nx, g->ny, g->nz, row, (int64_t)e->plan.slice_bytes / el, 0, e->wr0};
+    return (stn_view){g->nx, g->ny, g->nz, row, e->qstride / el, e->wr0, e->qbase};
 }
 
-/* The box of slices [z0, z1) with all of the inner dimensions. */
-static stn_box slices_box(const ooc *e, int64_t z0, int64_t z1) {
+/* The box of r indices [r0, r1) and q indices [q0, q1), all of x. */
+static stn_box tile_box(const ooc *e, int64_t r0, int64_t r1, int64_t q0, int64_t q1) {
     const stn_view *g = &e->r->view;
     stn_box b = {{0, 0, 0}, {g->nx, g->ny, g->nz}};
-    b.lo[e->plan.outer] = z0;
-    b.hi[e->plan.outer] = z1;
+    b.lo[e->plan.r.axis] = r0;
+    b.hi[e->plan.r.axis] = r1;
+    b.lo[e->plan.q.axis] = q0;
+    b.hi[e->plan.q.axis] = q1;
     return b;
+}
+
+/* Rows [r0, r1) x [q0, q1) as runs contiguous both in the grid's row order (z * ny + y) and in
+ * the ring: one run for whole planes (q covers all of y), one per z-plane otherwise. */
+typedef struct rows_run {
+    char *buf;
+    int64_t rows;
+    uint64_t row0; /* the first row's index in the grid's row order */
+} rows_run;
+
+static int64_t nruns(const ooc *e, int64_t q0, int64_t q1) { return e->plan.r.axis == 2 ? 1 : q1 - q0; }
+
+static rows_run get_run(const ooc *e, char *ring, int64_t r0, int64_t r1, int64_t q0, int64_t i) {
+    int64_t ny = e->r->view.ny;
+    if (e->plan.r.axis == 2)
+        return (rows_run){at(e, ring, r0, 0), (r1 - r0) * ny, (uint64_t)r0 * (uint64_t)ny};
+    int64_t z = q0 + i;
+    return (rows_run){at(e, ring, r0, z), r1 - r0, (uint64_t)z * (uint64_t)ny + (uint64_t)r0};
 }
 
 static int arr_index(const ooc_field *f, int64_t level) {
@@ -278,38 +403,61 @@ static void scratch_name(char *buf, size_t n, const ooc *e, int f, int set, int 
                  set ? 'B' : 'A');
 }
 
-/* io on slices [z0, z1) of file f, buffer laid out slice after slice */
-static int io_slices(ooc *e, int write, stn_gridfile *gf, int64_t z0, int64_t z1, void *buf,
-                     stn_aio_group *g) {
+/* Queue IO of rows [r0, r1) x [q0, q1) between grid file gf and `ring`.  `qfile` is the file's
+ * index of q0 (q0 itself for grid files; the strip's plane for a spill file). */
+static int io_box(ooc *e, int write, stn_gridfile *gf, char *ring, int64_t r0, int64_t r1, int64_t q0,
+                  int64_t q1, int64_t qfile, stn_aio_group *g) {
     stn_run *r = e->r;
-    if (e->d->ndim == 3)
-        return write ? stn_aio_write(e->q, gf, 0, gf->ny, z0, z1, buf, e->plan.slice_bytes, g, &r->st)
-                     : stn_aio_read(e->q, gf, 0, gf->ny, z0, z1, buf, e->plan.slice_bytes, g, &r->st);
-    size_t plane = (size_t)(z1 - z0) * e->plan.row_bytes;
-    return write ? stn_aio_write(e->q, gf, z0, z1, 0, 1, buf, plane, g, &r->st)
-                 : stn_aio_read(e->q, gf, z0, z1, 0, 1, buf, plane, g, &r->st);
+    if (r1 <= r0 || q1 <= q0)
+        return 0;
+    char *buf = at(e, ring, r0, q0);
+    int64_t y0, y1, z0, z1;
+    size_t plane;
+    if (e->plan.r.axis == 2) /* whole planes: r = z, q = y */
+        y0 = q0, y1 = q1, z0 = r0, z1 = r1, plane = e->plan.slice_bytes;
+    else if (e->d->ndim == 3) /* y-blocked: r = y, q = z, one ring plane per z */
+        y0 = r0, y1 = r1, z0 = qfile, z1 = qfile + (q1 - q0), plane = (size_t)e->qstride;
+    else /* 2d */
+        y0 = r0, y1 = r1, z0 = 0, z1 = 1, plane = (size_t)(r1 - r0) * (size_t)e->plan.row_bytes;
+    return write ? stn_aio_write(e->q, gf, y0, y1, z0, z1, buf, plane, g, &r->st)
+                 : stn_aio_read(e->q, gf, y0, y1, z0, z1, buf, plane, g, &r->st);
 }
 
-/* Read slices [z0, z1) of a --init .npy (buffered pread, unpadded rows) into padded slices:
- * one read into the tail of `dst`, then the rows spread out in place, first to last (row i
- * moves down from D + i*rowb to i*row_bytes, D = rows * padding, never over a row not yet
- * moved), so no buffer outside the plan is needed. */
-static int npy_slices(ooc *e, int f, int level, int64_t z0, int64_t z1, char *dst) {
+/* Read rows [r0, r1) x [q0, q1) of a --init .npy (buffered pread, unpadded rows) into padded
+ * rows, run by run: one read into the tail of the run, then the rows spread out in place, first
+ * to last (row i moves down from D + i*rowb to i*row_bytes, D = rows * padding, never over a
+ * row not yet moved), so no buffer outside the plan is needed. */
+static int npy_box(ooc *e, int f, int level, char *ring, int64_t r0, int64_t r1, int64_t q0, int64_t q1) {
     ooc_field *of = &e->f[f];
     size_t rowb = (size_t)e->r->view.nx * (size_t)e->d->elem_size, padded = (size_t)e->plan.row_bytes;
-    size_t rows = (size_t)((z1 - z0) * e->plan.rows_per_slice);
-    size_t tail = rows * (padded - rowb);
-    uint64_t off = (uint64_t)of->npy_offset[level] + (uint64_t)z0 * (uint64_t)e->plan.rows_per_slice * rowb;
     double t0 = stn_now();
-    int rc = stn_pread_full(of->npy_fd[level], dst + tail, rows * rowb, off, of->npy[level]);
-    if (rc == 0) {
-        e->r->st.bytes_read += rows * rowb;
-        for (size_t i = 0; tail && i < rows; i++)
-            memmove(dst + i * padded, dst + tail + i * rowb, rowb);
+    int rc = 0;
+    for (int64_t i = 0; rc == 0 && r1 > r0 && i < nruns(e, q0, q1); i++) {
+        rows_run run = get_run(e, ring, r0, r1, q0, i);
+        size_t rows = (size_t)run.rows, tail = rows * (padded - rowb);
+        uint64_t off = (uint64_t)of->npy_offset[level] + run.row0 * rowb;
+        rc = stn_pread_full(of->npy_fd[level], run.buf + tail, rows * rowb, off, of->npy[level]);
+        if (rc == 0) {
+            e->r->st.bytes_read += rows * rowb;
+            for (size_t k = 0; tail && k < rows; k++)
+                memmove(run.buf + k * padded, run.buf + tail + k * rowb, rowb);
+        }
+        posix_fadvise(of->npy_fd[level], (off_t)off, (off_t)(rows * rowb), POSIX_FADV_DONTNEED);
     }
-    posix_fadvise(of->npy_fd[level], (off_t)off, (off_t)(rows * rowb), POSIX_FADV_DONTNEED);
     stn_stats_add_time(&e->r->st, STN_PHASE_READ, t0);
     return rc;
+}
+
+/* Copy (or zero, src NULL) rows [r0, r1) x [q0, q1) of one ring array from another. */
+static void copy_box(const ooc *e, char *dst, char *src, int64_t r0, int64_t r1, int64_t q0, int64_t q1) {
+    for (int64_t i = 0; r1 > r0 && i < nruns(e, q0, q1); i++) {
+        rows_run d = get_run(e, dst, r0, r1, q0, i);
+        size_t bytes = (size_t)d.rows * (size_t)e->plan.row_bytes;
+        if (src)
+            memcpy(d.buf, get_run(e, src, r0, r1, q0, i).buf, bytes);
+        else
+            memset(d.buf, 0, bytes);
+    }
 }
 
 /* ------------------------------------------------------------------ the model */
@@ -317,10 +465,9 @@ static int npy_slices(ooc *e, int f, int level, int64_t z0, int64_t z1, char *ds
 /* Bytes each source kind moves for one whole level of one field. */
 static uint64_t level_bytes(const ooc *e, int src) {
     const stn_view *g = &e->r->view;
-    uint64_t slices = (uint64_t)e->plan.n;
     switch (src) {
     case SRC_SCRATCH:
-        return slices * e->plan.slice_bytes;
+        return e->plan.grid_bytes;
     case SRC_NPY:
         return (uint64_t)g->nx * (uint64_t)g->ny * (uint64_t)g->nz * (uint64_t)e->d->elem_size;
     default:
@@ -333,18 +480,32 @@ static int64_t sweep_steps(const stn_ooc_plan *p, int64_t s) {
     return s == p->nsweeps - 1 && p->steps % p->bt ? p->steps % p->bt : p->bt;
 }
 
-/* Slices of each state level a sweep reads: the grid once (ref), or every block's window
- * (alg1, whose windows overlap by 2*T*s). */
-static uint64_t sweep_read_slices(const stn_ooc_plan *p, int64_t s) {
+/* Bytes of one state level a sweep reads from a source moving `whole` bytes for the whole
+ * level: all of it once (ref), or every block's window (alg1, whose windows overlap by 2*T*s;
+ * whole planes only, so a slice is whole / n). */
+static uint64_t sweep_read_bytes(const stn_ooc_plan *p, int64_t s, uint64_t whole) {
     if (p->schedule != STN_SCHED_ALG1)
-        return (uint64_t)p->n;
+        return whole;
     int64_t T = sweep_steps(p, s), lo, hi;
     uint64_t n = 0;
-    for (int64_t k = 0; k < p->nblocks; k++) {
-        stn_ooc_window(p, k, T, &lo, &hi);
+    for (int64_t k = 0; k < p->r.nblocks; k++) {
+        stn_ooc_window(p, &p->r, k, T, &lo, &hi);
         n += (uint64_t)(hi - lo);
     }
-    return n;
+    return whole / (uint64_t)p->r.n * n;
+}
+
+/* Bytes of one array a sweep of T steps spills to the z-strip file (and reads back). */
+static uint64_t spill_bytes(const stn_ooc_plan *p, int64_t T, int64_t ny) {
+    uint64_t planes = 0;
+    int64_t lo, hi;
+    if (p->strip != STN_STRIP_FILE)
+        return 0;
+    for (int64_t k = 0; k + 1 < p->q.nblocks; k++) {
+        strip_range(p, k, T, &lo, &hi);
+        planes += (uint64_t)(hi - lo);
+    }
+    return planes * (uint64_t)ny * (uint64_t)p->row_bytes;
 }
 
 /* Where (field, level) comes from in sweep `sweep`; sweep == nsweeps is the final export.
@@ -365,82 +526,78 @@ static int source_of(const ooc *e, int f, int level, int64_t sweep) {
  * nsweeps-1, the import of input files (first sweep only) and the export of each --out. */
 static void predict(const ooc *e, int64_t first_sweep, uint64_t *rd, uint64_t *wr) {
     const stn_program_desc *d = e->d;
+    const stn_ooc_plan *p = &e->plan;
     uint64_t scratch = level_bytes(e, SRC_SCRATCH), npy = level_bytes(e, SRC_NPY);
     *rd = *wr = 0;
     for (int i = 0; i < d->nfields; i++) {
         const ooc_field *f = &e->f[i];
-        if (!f->state && f->input_src == SRC_SCRATCH && first_sweep == 0 && e->plan.nsweeps > 0)
-            *rd += npy, *wr += scratch; /* the import */
+        if (!f->state && f->input_src == SRC_SCRATCH && first_sweep == 0 && p->nsweeps > 0)
+            *rd += npy, *wr += scratch;                      /* the import */
+        for (int64_t s = first_sweep; s < p->nsweeps; s++) { /* the z-strip, every array */
+            uint64_t spill = (uint64_t)f->narr * spill_bytes(p, sweep_steps(p, s), e->r->view.ny);
+            *rd += spill, *wr += spill;
+        }
         if (f->state && e->alg2) {
-            if (first_sweep == 0 && e->plan.nsweeps > 0) /* the import: every array of the field */
+            if (first_sweep == 0 && p->nsweeps > 0) /* the import: every array of the field */
                 for (int l = 0; l < f->levels; l++)
                     *rd += level_bytes(e, f->first_src[l]);
-            *wr += first_sweep == 0 && e->plan.nsweeps > 0 ? (uint64_t)f->narr * scratch : 0;
-            for (int64_t s = first_sweep; s < e->plan.nsweeps; s++) {
-                int64_t T = sweep_steps(&e->plan, s);
-                for (int64_t k = 0; k < e->plan.nblocks; k++) { /* each block reads its window, writes */
+            *wr += first_sweep == 0 && p->nsweeps > 0 ? (uint64_t)f->narr * scratch : 0;
+            for (int64_t s = first_sweep; s < p->nsweeps; s++) {
+                int64_t T = sweep_steps(p, s);
+                for (int64_t k = 0; k < p->r.nblocks; k++) { /* each block reads its window, writes */
                     int64_t lo, hi, wlo, whi;
-                    stn_ooc_window(&e->plan, k, T, &lo, &hi);
-                    alg2_range(&e->plan, k, T, &wlo, &whi);
-                    *rd += (uint64_t)f->narr * (uint64_t)(hi - lo) * e->plan.slice_bytes;
-                    *wr += (uint64_t)f->narr * (uint64_t)(whi - wlo) * e->plan.slice_bytes;
+                    stn_ooc_window(p, &p->r, k, T, &lo, &hi);
+                    alg2_range(&p->r, k, T, &wlo, &whi);
+                    *rd += (uint64_t)f->narr * (uint64_t)(hi - lo) * p->slice_bytes;
+                    *wr += (uint64_t)f->narr * (uint64_t)(whi - wlo) * p->slice_bytes;
                 }
             }
             continue;
         }
-        for (int64_t s = first_sweep; s < e->plan.nsweeps; s++) {
-            /* ref reads each slice once a sweep; alg1 reads every block's whole window */
-            uint64_t slices = f->state ? sweep_read_slices(&e->plan, s) : (uint64_t)e->plan.n;
+        for (int64_t s = first_sweep; s < p->nsweeps; s++) {
+            /* ref reads each point once a sweep; alg1 reads every block's whole window */
             for (int l = 0; l < (f->state ? f->levels : 1); l++) {
-                *rd += level_bytes(e, source_of(e, i, l, s)) / (uint64_t)e->plan.n * slices;
+                uint64_t whole = level_bytes(e, source_of(e, i, l, s));
+                *rd += f->state ? sweep_read_bytes(p, s, whole) : whole;
                 *wr += f->state ? scratch : 0;
             }
         }
     }
     for (int s = 0; s < 2 * d->nfields; s++)
         if (e->r->o->out_path[s]) {
-            *rd += level_bytes(e, source_of(e, s / 2, s % 2, e->plan.nsweeps));
+            *rd += level_bytes(e, source_of(e, s / 2, s % 2, p->nsweeps));
             *wr += npy;
         }
 }
 
 /* ------------------------------------------------------------------ loading slices */
 
-/* Put slices [z0, z1) of (field f, level) for sweep `sweep` into its ring.  Data from scratch
- * files was prefetched there already; the other sources are placed now. */
-static int place_from(ooc *e, int f, int level, int src, int64_t z0, int64_t z1);
-
-static int place(ooc *e, int f, int level, int64_t sweep, int64_t z0, int64_t z1) {
-    return place_from(e, f, level, source_of(e, f, level, sweep), z0, z1);
-}
-
-/* The same, from an explicit source kind (SRC_*). */
-static int place_from(ooc *e, int f, int level, int src, int64_t z0, int64_t z1) {
+/* Put rows [r0, r1) x [q0, q1) of (field f, level) into its ring from source kind `src`
+ * (SRC_*).  Data from scratch files is prefetched there by the caller. */
+static int place_from(ooc *e, int f, int level, int src, int64_t r0, int64_t r1, int64_t q0, int64_t q1) {
     ooc_field *of = &e->f[f];
     int a = arr_index(of, -level);
-    char *dst = slice_ptr(e, of->ring[a], z0);
-    size_t bytes = (size_t)(z1 - z0) * e->plan.slice_bytes;
-    if (z1 <= z0)
+    if (r1 <= r0 || q1 <= q0)
         return 0;
     double t0 = stn_now();
     switch (src) {
     case SRC_SCRATCH: /* prefetched straight into the ring */
         return 0;
     case SRC_NPY:
-        return npy_slices(e, f, level, z0, z1, dst);
+        return npy_box(e, f, level, of->ring[a], r0, r1, q0, q1);
     case SRC_INIT: {
         stn_view v = window_view(e);
-        stn_box b = slices_box(e, z0, z1);
+        stn_box b = tile_box(e, r0, r1, q0, q1);
         e->d->init(f, level, win(e, of, a), &v, e->r->o->params, &b);
         stn_stats_add_time(&e->r->st, STN_PHASE_INIT, t0);
         return 0;
     }
     case SRC_ZERO:
-        memset(dst, 0, bytes);
+        copy_box(e, of->ring[a], NULL, r0, r1, q0, q1);
         stn_stats_add_time(&e->r->st, STN_PHASE_INIT, t0);
         return 0;
     case SRC_COPY: /* the previous level starts equal to the current one (placed first) */
-        memcpy(dst, slice_ptr(e, of->ring[arr_index(of, 0)], z0), bytes);
+        copy_box(e, of->ring[a], of->ring[arr_index(of, 0)], r0, r1, q0, q1);
         stn_stats_add_time(&e->r->st, STN_PHASE_COPY, t0);
         return 0;
     }
@@ -452,12 +609,12 @@ static int nlevels_read(const ooc_field *f) { return f->state ? f->levels : 1; }
 /* The in-place file of array a of a state field (alg2). */
 static stn_gridfile *inplace(ooc_field *f, int a) { return &f->scratch[a / 2][a % 2]; }
 
-/* Queue reads of slices [z0, z1) of every array alg2 keeps in place (state fields only). */
-static int read_inplace(ooc *e, int64_t z0, int64_t z1, stn_aio_group *g) {
-    for (int i = 0; z1 > z0 && i < e->d->nfields; i++) {
+/* Queue reads of slices [r0, r1) of every array alg2 keeps in place (state fields only). */
+static int read_inplace(ooc *e, int64_t r0, int64_t r1, stn_aio_group *g) {
+    for (int i = 0; r1 > r0 && i < e->d->nfields; i++) {
         ooc_field *f = &e->f[i];
         for (int a = 0; f->state && a < f->narr; a++) {
-            int rc = io_slices(e, 0, inplace(f, a), z0, z1, slice_ptr(e, f->ring[a], z0), g);
+            int rc = io_box(e, 0, inplace(f, a), f->ring[a], r0, r1, e->qlo, e->qhi, e->qlo, g);
             if (rc)
                 return rc;
         }
@@ -465,13 +622,53 @@ static int read_inplace(ooc *e, int64_t z0, int64_t z1, stn_aio_group *g) {
     return 0;
 }
 
-/* Queue the reads of block k's new slices [z0, z1) from the source set into the ring. */
-static int prefetch(ooc *e, int64_t sweep, int64_t z0, int64_t z1) {
+/* The z-strip (y-blocked).  Save: rows [r0, r1) of planes [qnext, qhi), every array, as they
+ * leave the ring.  Restore: rows [r0, r1) of planes [qlo, qnew) into a new row's ring.  In DRAM
+ * the strip is ny rows per plane, plane z at z minus the row's first strip plane; in the spill
+ * file, plane z - that is the file's plane.  A position is saved only after its restore (it
+ * leaves the ring after it entered), so one buffer serves both rows. */
+static char *strip_at(const ooc *e, const ooc_field *f, int a, int64_t y, int64_t zrel) {
+    return f->strip[a] + ((size_t)zrel * (size_t)e->r->view.ny + (size_t)y) * (size_t)e->plan.row_bytes;
+}
+
+static int strip_io(ooc *e, int save, int64_t r0, int64_t r1, stn_aio_group *g) {
+    int64_t q0 = save ? e->qnext : e->qlo, q1 = save ? e->qhi : e->qnew;
+    if (r1 <= r0 || q1 <= q0)
+        return 0;
+    double t0 = stn_now();
+    int rc = 0;
+    for (int i = 0; rc == 0 && i < e->d->nfields; i++) {
+        ooc_field *f = &e->f[i];
+        for (int a = 0; rc == 0 && a < f->narr; a++) {
+            if (e->plan.strip == STN_STRIP_FILE) {
+                rc = io_box(e, save, &f->spill[a], f->ring[a], r0, r1, q0, q1, 0, g);
+                continue;
+            }
+            for (int64_t z = q0; z < q1; z++) {
+                char *ring = at(e, f->ring[a], r0, z), *strip = strip_at(e, f, a, r0, z - q0);
+                size_t bytes = (size_t)(r1 - r0) * (size_t)e->plan.row_bytes;
+                memcpy(save ? strip : ring, save ? ring : strip, bytes);
+            }
+        }
+    }
+    if (e->plan.strip == STN_STRIP_DRAM)
+        stn_stats_add_time(&e->r->st, STN_PHASE_COPY, t0);
+    return rc;
+}
+
+/* Queue the reads of block j's new slices [r0, r1) from the source set (and the spilled strip)
+ * into the ring. */
+static int prefetch(ooc *e, int64_t sweep, int64_t r0, int64_t r1) {
     stn_aio_group_reset(&e->rgroup);
-    if (z1 <= z0)
+    if (r1 <= r0)
         return 0;
     if (e->alg2) {
-        int rc = read_inplace(e, z0, z1, &e->rgroup);
+        int rc = read_inplace(e, r0, r1, &e->rgroup);
+        if (rc)
+            return rc;
+    }
+    if (e->plan.strip == STN_STRIP_FILE) {
+        int rc = strip_io(e, 0, r0, r1, &e->rgroup);
         if (rc)
             return rc;
     }
@@ -483,7 +680,8 @@ static int prefetch(ooc *e, int64_t sweep, int64_t z0, int64_t z1) {
             if (source_of(e, i, l, sweep) != SRC_SCRATCH)
                 continue;
             stn_gridfile *gf = f->state ? &f->scratch[sweep % 2][l] : &f->scratch[0][0];
-            int rc = io_slices(e, 0, gf, z0, z1, slice_ptr(e, f->ring[arr_index(f, -l)], z0), &e->rgroup);
+            int rc =
+                io_box(e, 0, gf, f->ring[arr_index(f, -l)], r0, r1, e->qnew, e->qhi, e->qnew, &e->rgroup);
             if (rc)
                 return rc;
         }
@@ -492,21 +690,23 @@ static int prefetch(ooc *e, int64_t sweep, int64_t z0, int64_t z1) {
 }
 
 /* Move the window to [lo, hi): the slices it keeps are already in the ring, and so are the new
- * ones read from scratch (once their reads complete); place the others. */
+ * ones read from files (once their reads complete); place the others. */
 static int enter_block(ooc *e, int64_t sweep, int64_t lo, int64_t hi) {
-    int64_t new_lo = e->wz1 > lo ? e->wz1 : lo;
-    e->wz0 = lo;
-    e->wz1 = hi;
+    int64_t new_lo = e->wr1 > lo ? e->wr1 : lo;
+    e->wr0 = lo;
+    e->wr1 = hi;
     int rc = stn_aio_wait(e->q, &e->rgroup, &e->r->st);
+    if (rc == 0 && e->plan.strip == STN_STRIP_DRAM)
+        rc = strip_io(e, 0, new_lo, hi, NULL);
     for (int i = 0; rc == 0 && i < e->d->nfields; i++)
         for (int l = 0; rc == 0 && l < nlevels_read(&e->f[i]); l++)
-            rc = place(e, i, l, sweep, new_lo, hi);
+            rc = place_from(e, i, l, source_of(e, i, l, sweep), new_lo, hi, e->qnew, e->qhi);
     /* dirichlet: the level-1 array of a new slice gets the boundary cells of level 0 (which every
      * level >= 0 shares); the kernels never write them, so this holds for the whole sweep */
     stn_view v = window_view(e);
-    stn_box nb = slices_box(e, new_lo, hi);
+    stn_box nb = tile_box(e, new_lo, hi, e->qnew, e->qhi);
     double t0 = stn_now();
-    for (int i = 0; rc == 0 && !e->alg2 && hi > new_lo && i < e->d->nfields; i++) {
+    for (int i = 0; rc == 0 && !e->alg2 && hi > new_lo && e->qhi > e->qnew && i < e->d->nfields; i++) {
         ooc_field *f = &e->f[i];
         if (f->state && f->boundary == STN_BC_DIRICHLET)
             e->d->boundary(i, &v, win(e, f, 0), win(e, f, 1), &nb);
@@ -517,68 +717,60 @@ static int enter_block(ooc *e, int64_t sweep, int64_t lo, int64_t hi) {
 
 /* ------------------------------------------------------------------ one block */
 
-/* The slices step t of block k reads, and the mirror sources of the boundary slices among them,
- * clipped to the window: where a neumann field must be mirrored before the step. */
-static void read_range(const ooc *e, int64_t k, int64_t t, int64_t *lo, int64_t *hi) {
+/* Boundary cells before step t of block j (of row e->row).  Neumann: mirror the levels the step
+ * reads (current, and previous for two levels) over the cells it reads; mirroring is idempotent
+ * on valid data, and the cells a step reads hold valid levels.  Dirichlet: the new level's
+ * boundary cells were copied when the slice was placed (all levels >= 0 share them); only a
+ * previous level with boundary values of its own, read at step 1, is converted at step 2, where
+ * this block owns the cells (see owned_range). */
+static void before_step(ooc *e, int64_t j, int64_t t) {
     const stn_ooc_plan *p = &e->plan;
-    int64_t a, b;
-    step_region(p, k, t, e->T, &a, &b);
-    a -= p->hlo, b += p->hhi;
-    if (a < p->L && b < 2 * p->L)
-        b = 2 * p->L;
-    if (b > p->H && a > p->H - p->hhi)
-        a = p->H - p->hhi;
-    *lo = a > e->wz0 ? a : e->wz0;
-    *hi = b < e->wz1 ? b : e->wz1;
-}
-
-/* Boundary cells before step t.  Neumann: mirror the levels the step reads (current, and
- * previous for two levels) over the slices it reads; mirroring is idempotent on valid data, and
- * the slices a step reads hold valid levels.  Dirichlet: the new level's boundary cells were
- * copied when the slice was placed (all levels >= 0 share them); only a previous level with
- * boundary values of its own, read at step 1, is converted at step 2, where this block owns
- * the slices (see owned_range). */
-static void before_step(ooc *e, int64_t k, int64_t t) {
     stn_view v = window_view(e);
-    int64_t lo, hi;
     double t0 = stn_now();
     for (int i = 0; i < e->d->nfields; i++) {
         ooc_field *f = &e->f[i];
         if (!f->state)
             continue;
+        int64_t rlo, rhi, qlo, qhi, a, b, c, d;
         if (f->boundary == STN_BC_NEUMANN) {
-            read_range(e, k, t, &lo, &hi);
-            int64_t rlo, rhi;
-            step_region(&e->plan, k, t, e->T, &rlo, &rhi);
-            if (hi <= lo || rhi <= rlo)
+            step_region(p, &p->r, j, t, e->T, &a, &b);
+            step_region(p, &p->q, e->row, t, e->T, &c, &d);
+            if (b <= a || d <= c)
                 continue; /* the step computes nothing here */
-            stn_box b = slices_box(e, lo, hi);
+            read_range(p, &p->r, j, t, e->T, e->wr0, e->wr1, &rlo, &rhi);
+            read_range(p, &p->q, e->row, t, e->T, e->qlo, e->qhi, &qlo, &qhi);
+            if (rhi <= rlo || qhi <= qlo)
+                continue;
+            stn_box box = tile_box(e, rlo, rhi, qlo, qhi);
             for (int l = 1; l <= f->levels; l++) {
-                char *a = win(e, f, arr_index(f, e->lvl0 + t - l));
-                e->d->boundary(i, &v, a, a, &b);
+                char *arr = win(e, f, arr_index(f, e->lvl0 + t - l));
+                e->d->boundary(i, &v, arr, arr, &box);
             }
         } else if (f->levels == 2 && e->lvl0 + t == 2) {
-            owned_range(&e->plan, k, t, &lo, &hi);
-            if (e->plan.schedule == STN_SCHED_ALG1) /* alg1 blocks share nothing: the whole window */
-                lo = e->wz0, hi = e->wz1;
-            stn_box own = slices_box(e, lo, hi);
-            if (hi > lo)
+            owned_range(&p->r, j, t, &rlo, &rhi);
+            owned_range(&p->q, e->row, t, &qlo, &qhi);
+            if (p->schedule == STN_SCHED_ALG1) /* alg1 blocks share nothing: the whole window */
+                rlo = e->wr0, rhi = e->wr1, qlo = e->qlo, qhi = e->qhi;
+            stn_box own = tile_box(e, rlo, rhi, qlo, qhi);
+            if (rhi > rlo && qhi > qlo)
                 e->d->boundary(i, &v, win(e, f, arr_index(f, 1)), win(e, f, arr_index(f, 2)), &own);
         }
     }
     stn_stats_add_time(&e->r->st, STN_PHASE_COMPUTE, t0);
 }
 
-static void compute_block(ooc *e, int64_t k, int64_t T) {
+static void compute_block(ooc *e, int64_t j, int64_t T) {
     const stn_program_desc *d = e->d;
+    const stn_ooc_plan *p = &e->plan;
     const stn_view *g = &e->r->view;
     stn_view v = window_view(e);
     for (int64_t t = 1; t <= T; t++) {
-        before_step(e, k, t);
+        before_step(e, j, t);
         stn_box b = {{d->halo_lo[0], d->halo_lo[1], d->halo_lo[2]},
                      {g->nx - d->halo_hi[0], g->ny - d->halo_hi[1], g->nz - d->halo_hi[2]}};
-        step_region(&e->plan, k, t, T, &b.lo[e->plan.outer], &b.hi[e->plan.outer]);
-        if (b.hi[e->plan.outer] <= b.lo[e->plan.outer])
+        step_region(p, &p->r, j, t, T, &b.lo[p->r.axis], &b.hi[p->r.axis]);
+        step_region(p, &p->q, e->row, t, T, &b.lo[p->q.axis], &b.hi[p->q.axis]);
+        if (b.hi[p->r.axis] <= b.lo[p->r.axis] || b.hi[p->q.axis] <= b.lo[p->q.axis])
             continue;
         for (int i = 0; i < d->nfields; i++) {
             const stn_field_desc *fd = &d->fields[i];
@@ -596,30 +788,32 @@ static void compute_block(ooc *e, int64_t k, int64_t T) {
     }
 }
 
-/* Write block k's final slices (levels T and, for two-level fields, T-1) to the destination,
- * straight from the ring.  Block k uses write group k % 2, after block k-2's writes finished. */
-static int write_block(ooc *e, int64_t sweep, int64_t k, int64_t T) {
-    int64_t lo, hi;
-    stn_aio_group *g = &e->wgroup[k % 2];
+/* Write block j's final cells (levels T and, for two-level fields, T-1) to the destination,
+ * straight from the ring.  Block j uses write group j % 2, after block j-2's writes finished. */
+static int write_block(ooc *e, int64_t sweep, int64_t j, int64_t T) {
+    const stn_ooc_plan *p = &e->plan;
+    int64_t lo, hi, qlo, qhi;
+    stn_aio_group *g = &e->wgroup[j % 2];
     int rc = stn_aio_wait(e->q, g, &e->r->st);
     if (rc)
         return rc;
     stn_aio_group_reset(g);
     if (e->alg2) { /* every array back in place, over all the slices this block changed */
-        alg2_range(&e->plan, k, T, &lo, &hi);
+        alg2_range(&p->r, j, T, &lo, &hi);
         for (int i = 0; rc == 0 && hi > lo && i < e->d->nfields; i++) {
             ooc_field *f = &e->f[i];
             for (int a = 0; rc == 0 && f->state && a < f->narr; a++)
-                rc = io_slices(e, 1, inplace(f, a), lo, hi, slice_ptr(e, f->ring[a], lo), g);
+                rc = io_box(e, 1, inplace(f, a), f->ring[a], lo, hi, e->qlo, e->qhi, e->qlo, g);
         }
         return rc;
     }
-    out_range(&e->plan, k, T, &lo, &hi);
+    out_range(p, &p->r, j, T, &lo, &hi);
+    out_range(p, &p->q, e->row, T, &qlo, &qhi);
     for (int i = 0; rc == 0 && hi > lo && i < e->d->nfields; i++) {
         ooc_field *f = &e->f[i];
         for (int l = 0; rc == 0 && f->state && l < f->levels; l++)
-            rc = io_slices(e, 1, &f->scratch[(sweep + 1) % 2][l], lo, hi,
-                           slice_ptr(e, f->ring[arr_index(f, T - l)], lo), g);
+            rc = io_box(e, 1, &f->scratch[(sweep + 1) % 2][l], f->ring[arr_index(f, T - l)], lo, hi, qlo, qhi,
+                        qlo, g);
     }
     return rc;
 }
@@ -638,68 +832,106 @@ static int sync_destination(ooc *e, int64_t sweep) {
     return rc;
 }
 
-/* alg1: read slices [z0, z1) of every state level again from the sweep's source. */
-static int reread_alg1(ooc *e, int64_t sweep, int64_t z0, int64_t z1) {
+/* alg1: read slices [r0, r1) of every state level again from the sweep's source. */
+static int reread_alg1(ooc *e, int64_t sweep, int64_t r0, int64_t r1) {
     stn_aio_group g = STN_AIO_GROUP_INIT;
     int rc = 0;
-    for (int i = 0; rc == 0 && z1 > z0 && i < e->d->nfields; i++) {
+    for (int i = 0; rc == 0 && r1 > r0 && i < e->d->nfields; i++) {
         ooc_field *f = &e->f[i];
         for (int l = 0; rc == 0 && f->state && l < f->levels; l++) {
             int src = source_of(e, i, l, sweep);
             if (src == SRC_SCRATCH)
-                rc = io_slices(e, 0, &f->scratch[sweep % 2][l], z0, z1,
-                               slice_ptr(e, f->ring[arr_index(f, -l)], z0), &g);
+                rc = io_box(e, 0, &f->scratch[sweep % 2][l], f->ring[arr_index(f, -l)], r0, r1, e->qlo,
+                            e->qhi, e->qlo, &g);
             else
-                rc = place_from(e, i, l, src, z0, z1);
+                rc = place_from(e, i, l, src, r0, r1, e->qlo, e->qhi);
         }
     }
     int rc2 = stn_aio_wait(e->q, &g, &e->r->st);
     return rc ? rc : rc2;
 }
 
-static int run_sweep(ooc *e, int64_t sweep, int64_t T) {
+/* Row k of blocks: set the row's q window and strip ranges. */
+static void enter_row(ooc *e, int64_t k, int64_t T) {
     const stn_ooc_plan *p = &e->plan;
-    int64_t lo, hi, nlo, nhi;
-    e->T = T;
-    e->wz0 = e->wz1 = 0;
-    stn_ooc_window(p, 0, T, &lo, &hi);
+    int64_t lo, hi;
+    e->row = k;
+    stn_ooc_window(p, &p->q, k, T, &e->qlo, &e->qhi);
+    e->qnew = e->qlo;
+    if (k > 0) {
+        strip_range(p, k - 1, T, &lo, &hi);
+        e->qnew = max64(e->qlo, hi);
+    }
+    e->qnext = e->qhi;
+    if (p->strip != STN_STRIP_NONE && k + 1 < p->q.nblocks)
+        strip_range(p, k, T, &e->qnext, &hi);
+    e->qbase = p->strip != STN_STRIP_NONE ? e->qlo : 0;
+    e->wr0 = e->wr1 = 0;
+}
+
+static int run_row(ooc *e, int64_t sweep, int64_t k, int64_t T) {
+    const stn_ooc_plan *p = &e->plan;
+    int64_t lo, hi, nlo, nhi, nblocks = p->r.nblocks;
+    enter_row(e, k, T);
+    stn_ooc_window(p, &p->r, 0, T, &lo, &hi);
     int rc = prefetch(e, sweep, lo, hi);
-    for (int64_t k = 0; rc == 0 && k < p->nblocks; k++) {
-        stn_ooc_window(p, k, T, &lo, &hi);
+    for (int64_t j = 0; rc == 0 && j < nblocks; j++) {
+        stn_ooc_window(p, &p->r, j, T, &lo, &hi);
         rc = enter_block(e, sweep, lo, hi);
-        if (rc == 0 && k + 1 < p->nblocks) {
-            /* block k+1's reads may land where block k-2 was written from: wait for those writes */
-            rc = stn_aio_wait(e->q, &e->wgroup[k % 2], &e->r->st);
-            stn_ooc_window(p, k + 1, T, &nlo, &nhi);
+        if (rc == 0 && j + 1 < nblocks) {
+            /* block j+1's reads may land where block j-2 was written from: wait for those writes */
+            rc = stn_aio_wait(e->q, &e->wgroup[j % 2], &e->r->st);
+            stn_ooc_window(p, &p->r, j + 1, T, &nlo, &nhi);
             if (rc == 0)
                 rc = prefetch(e, sweep, hi > nlo ? hi : nlo, nhi);
         }
         if (rc == 0) {
-            compute_block(e, k, T);
-            rc = write_block(e, sweep, k, T);
-            if (e->prog) /* a sweep can be long: report the fraction of its blocks done */
-                stn_progress_step(e->prog, e->steps_before + T * (k + 1) / p->nblocks);
+            compute_block(e, j, T);
+            rc = write_block(e, sweep, j, T);
         }
-        if (rc == 0 && p->schedule == STN_SCHED_ALG1 && k + 1 < p->nblocks) {
-            /* alg1 advanced the slices it shares with block k+1's window: they come back at level 0
-             * from the source, after block k's writes (from the same ring positions) have landed */
-            rc = stn_aio_wait(e->q, &e->wgroup[k % 2], &e->r->st);
-            stn_ooc_window(p, k + 1, T, &nlo, &nhi);
+        if (rc == 0 && e->qnext < e->qhi) { /* the slices leaving the ring: their z-strip */
+            int64_t leave = hi;
+            if (j + 1 < nblocks)
+                stn_ooc_window(p, &p->r, j + 1, T, &leave, &nhi);
+            rc = strip_io(e, 1, lo, leave, &e->wgroup[j % 2]);
+        }
+        if (rc == 0 && e->prog) { /* a sweep can be long: report the fraction of its blocks done */
+            int64_t done = k * nblocks + j + 1, all = p->q.nblocks * nblocks;
+            stn_progress_step(e->prog, e->steps_before + T * done / all);
+        }
+        if (rc == 0 && p->schedule == STN_SCHED_ALG1 && j + 1 < nblocks) {
+            /* alg1 advanced the slices it shares with block j+1's window: they come back at level 0
+             * from the source, after block j's writes (from the same ring positions) have landed */
+            rc = stn_aio_wait(e->q, &e->wgroup[j % 2], &e->r->st);
+            stn_ooc_window(p, &p->r, j + 1, T, &nlo, &nhi);
             if (rc == 0)
                 rc = reread_alg1(e, sweep, nlo, hi < nhi ? hi : nhi);
         }
-        if (rc == 0 && e->alg2 && k + 1 < p->nblocks) {
-            /* alg2 keeps nothing between blocks: the part of block k+1's window that block k also
-             * held comes back from the files, once block k's writes have landed there */
+        if (rc == 0 && e->alg2 && j + 1 < nblocks) {
+            /* alg2 keeps nothing between blocks: the part of block j+1's window that block j also
+             * held comes back from the files, once block j's writes have landed there */
             stn_aio_group g = STN_AIO_GROUP_INIT;
-            rc = stn_aio_wait(e->q, &e->wgroup[k % 2], &e->r->st);
-            stn_ooc_window(p, k + 1, T, &nlo, &nhi);
+            rc = stn_aio_wait(e->q, &e->wgroup[j % 2], &e->r->st);
+            stn_ooc_window(p, &p->r, j + 1, T, &nlo, &nhi);
             if (rc == 0)
                 rc = read_inplace(e, nlo, hi < nhi ? hi : nhi, &g);
             int rc2 = stn_aio_wait(e->q, &g, &e->r->st);
             rc = rc ? rc : rc2;
         }
     }
+    if (rc == 0 && k + 1 < p->q.nblocks) { /* the next row starts the ring afresh */
+        rc = stn_aio_wait(e->q, &e->wgroup[0], &e->r->st);
+        int rc2 = stn_aio_wait(e->q, &e->wgroup[1], &e->r->st);
+        rc = rc ? rc : rc2;
+    }
+    return rc;
+}
+
+static int run_sweep(ooc *e, int64_t sweep, int64_t T) {
+    e->T = T;
+    int rc = 0;
+    for (int64_t k = 0; rc == 0 && k < e->plan.q.nblocks; k++)
+        rc = run_row(e, sweep, k, T);
     if (rc == 0)
         rc = sync_destination(e, sweep);
     else
@@ -707,27 +939,65 @@ static int run_sweep(ooc *e, int64_t sweep, int64_t T) {
     return rc;
 }
 
+/* ------------------------------------------------------------------ import and export */
+
+/* Chunks of dimension g of at most `cap` indices for the import and export: each holds the
+ * mirror sources of the boundary indices it contains (first chunk >= 2*hlo, last >= 2*hhi).
+ * With cap >= min(n, 2*hlo + 2*hhi) (ring_slices, row_extents) moving the last edge down keeps
+ * the first chunk >= 2*hlo. */
+static int64_t chunk_edge(const stn_ooc_dim *g, int64_t c, int64_t cap, int64_t nchunks) {
+    if (c >= nchunks)
+        return g->n;
+    int64_t z = c * cap;
+    if (c == nchunks - 1 && g->n - z < 2 * g->hhi)
+        z = g->n - 2 * g->hhi;
+    return z;
+}
+
+/* Call fn for every chunk of the grid the window holds at once: q chunks of qcap (one, unless
+ * y-blocked), r chunks of ring_slices, with the window set to the chunk. */
+typedef int (*chunk_fn)(ooc *e, void *arg);
+
+static int for_chunks(ooc *e, chunk_fn fn, void *arg) {
+    const stn_ooc_plan *p = &e->plan;
+    int64_t cr = p->ring_slices, cq = p->qcap;
+    int64_t nr = (p->r.n + cr - 1) / cr, nq = (p->q.n + cq - 1) / cq;
+    for (int64_t a = 0; a < nq; a++) {
+        e->qlo = e->qnew = chunk_edge(&p->q, a, cq, nq);
+        e->qhi = e->qnext = chunk_edge(&p->q, a + 1, cq, nq);
+        e->qbase = p->strip != STN_STRIP_NONE ? e->qlo : 0;
+        for (int64_t b = 0; b < nr; b++) {
+            e->wr0 = chunk_edge(&p->r, b, cr, nr);
+            e->wr1 = chunk_edge(&p->r, b + 1, cr, nr);
+            int rc = fn(e, arg);
+            if (rc)
+                return rc;
+        }
+    }
+    return 0;
+}
+
 /* Copy each input given as a .npy into its scratch file once, so that sweeps read it with
  * O_DIRECT (the user's file stays untouched and out of the page cache). */
+static int import_chunk(ooc *e, void *arg) {
+    int i = *(int *)arg;
+    ooc_field *f = &e->f[i];
+    stn_aio_group g = STN_AIO_GROUP_INIT;
+    int rc = npy_box(e, i, 0, f->ring[0], e->wr0, e->wr1, e->qlo, e->qhi);
+    if (rc == 0)
+        rc = io_box(e, 1, &f->scratch[0][0], f->ring[0], e->wr0, e->wr1, e->qlo, e->qhi, e->qlo, &g);
+    int rc2 = stn_aio_wait(e->q, &g, &e->r->st);
+    return rc ? rc : rc2;
+}
+
 static int import_inputs(ooc *e) {
-    int64_t chunk = e->ring_slices;
     for (int i = 0; i < e->d->nfields; i++) {
         ooc_field *f = &e->f[i];
         if (f->state || f->input_src != SRC_SCRATCH)
             continue;
-        for (int64_t z0 = 0; z0 < e->plan.n; z0 += chunk) {
-            int64_t z1 = z0 + chunk < e->plan.n ? z0 + chunk : e->plan.n;
-            e->wz0 = z0, e->wz1 = z1;
-            stn_aio_group g = STN_AIO_GROUP_INIT;
-            int rc = npy_slices(e, i, 0, z0, z1, slice_ptr(e, f->ring[0], z0));
-            if (rc == 0)
-                rc = io_slices(e, 1, &f->scratch[0][0], z0, z1, slice_ptr(e, f->ring[0], z0), &g);
-            if (rc == 0)
-                rc = stn_aio_wait(e->q, &g, &e->r->st);
-            if (rc)
-                return rc;
-        }
-        int rc = stn_gridfile_sync(&f->scratch[0][0]);
+        int rc = for_chunks(e, import_chunk, &i);
+        if (rc == 0)
+            rc = stn_gridfile_sync(&f->scratch[0][0]);
         if (rc)
             return rc;
     }
@@ -737,96 +1007,78 @@ static int import_inputs(ooc *e) {
 /* alg2: write every array of every state field to its in-place file before the first sweep:
  * level 0, level -1 (two levels), and level 0 again in the array level 1 will use, so that
  * the boundary cells, which no kernel writes, are right in every array. */
-static int import_state_alg2(ooc *e) {
-    for (int64_t z0 = 0; z0 < e->plan.n; z0 += e->ring_slices) {
-        int64_t z1 = z0 + e->ring_slices < e->plan.n ? z0 + e->ring_slices : e->plan.n;
-        e->wz0 = z0, e->wz1 = z1;
-        stn_aio_group g = STN_AIO_GROUP_INIT;
-        int rc = 0;
-        for (int i = 0; rc == 0 && i < e->d->nfields; i++) {
-            ooc_field *f = &e->f[i];
-            if (!f->state)
-                continue;
-            rc = place_from(e, i, 0, f->first_src[0], z0, z1);
-            if (rc == 0 && f->levels == 2)
-                rc = place_from(e, i, 1, f->first_src[1], z0, z1);
-            if (rc == 0)
-                memcpy(slice_ptr(e, f->ring[1], z0), slice_ptr(e, f->ring[0], z0),
-                       (size_t)(z1 - z0) * e->plan.slice_bytes);
-            for (int a = 0; rc == 0 && a < f->narr; a++)
-                rc = io_slices(e, 1, inplace(f, a), z0, z1, slice_ptr(e, f->ring[a], z0), &g);
-        }
-        int rc2 = stn_aio_wait(e->q, &g, &e->r->st);
-        if (rc || rc2)
-            return rc ? rc : rc2;
+static int import_alg2_chunk(ooc *e, void *arg) {
+    (void)arg;
+    stn_aio_group g = STN_AIO_GROUP_INIT;
+    int64_t r0 = e->wr0, r1 = e->wr1, q0 = e->qlo, q1 = e->qhi;
+    int rc = 0;
+    for (int i = 0; rc == 0 && i < e->d->nfields; i++) {
+        ooc_field *f = &e->f[i];
+        if (!f->state)
+            continue;
+        rc = place_from(e, i, 0, f->first_src[0], r0, r1, q0, q1);
+        if (rc == 0 && f->levels == 2)
+            rc = place_from(e, i, 1, f->first_src[1], r0, r1, q0, q1);
+        if (rc == 0)
+            copy_box(e, f->ring[1], f->ring[0], r0, r1, q0, q1);
+        for (int a = 0; rc == 0 && a < f->narr; a++)
+            rc = io_box(e, 1, inplace(f, a), f->ring[a], r0, r1, q0, q1, q0, &g);
     }
-    return 0;
+    int rc2 = stn_aio_wait(e->q, &g, &e->r->st);
+    return rc ? rc : rc2;
 }
 
-/* ------------------------------------------------------------------ export */
+static int import_state_alg2(ooc *e) { return for_chunks(e, import_alg2_chunk, NULL); }
 
-/* Chunks of the outer dimension for the export: each holds the mirror sources of the
- * boundary slices it contains (first chunk >= 2*hlo slices, last >= 2*hhi).  With a capacity
- * of at least min(n, 2*hlo + 2*hhi) (ring_slices) moving the last edge down keeps the first
- * chunk >= 2*hlo. */
-static int64_t export_edge(const ooc *e, int64_t c, int64_t cap, int64_t nchunks) {
-    const stn_ooc_plan *p = &e->plan;
-    if (c >= nchunks)
-        return p->n;
-    int64_t z = c * cap;
-    if (c == nchunks - 1 && p->n - z < 2 * p->hhi)
-        z = p->n - 2 * p->hhi;
-    return z;
-}
+typedef struct export_job {
+    int f, level, src;
+    stn_npy_writer *w;
+} export_job;
 
-static int export_one(ooc *e, int f, int level, stn_npy_writer *w, int64_t cap) {
-    ooc_field *of = &e->f[f];
+static int export_chunk(ooc *e, void *arg) {
+    export_job *x = arg;
+    ooc_field *of = &e->f[x->f];
     const stn_view *g = &e->r->view;
-    int64_t nchunks = (e->plan.n + cap - 1) / cap;
-    int src = source_of(e, f, level, e->plan.nsweeps);
-    if (src == SRC_COPY) /* steps = 0 and no previous level of its own: it is the current one */
-        level = 0, src = source_of(e, f, 0, e->plan.nsweeps);
-    size_t rowb = (size_t)g->nx * (size_t)e->d->elem_size;
-    for (int64_t c = 0; c < nchunks; c++) {
-        int64_t z0 = export_edge(e, c, cap, nchunks), z1 = export_edge(e, c + 1, cap, nchunks);
-        e->wz0 = z0, e->wz1 = z1;
-        char *arr = slice_ptr(e, of->ring[0], z0); /* the chunk, contiguous in the ring */
-        int rc = 0;
-        double t0 = stn_now();
-        if (src == SRC_SCRATCH) {
-            stn_gridfile *gf = !of->state ? &of->scratch[0][0]
-                               : e->alg2  ? inplace(of, arr_index(of, e->plan.steps - level))
-                                          : &of->scratch[e->plan.nsweeps % 2][level];
-            stn_aio_group grp = STN_AIO_GROUP_INIT;
-            rc = io_slices(e, 0, gf, z0, z1, arr, &grp);
-            if (rc == 0)
-                rc = stn_aio_wait(e->q, &grp, &e->r->st);
-        } else if (src == SRC_NPY) {
-            rc = npy_slices(e, f, level, z0, z1, arr);
-        } else if (src == SRC_INIT) {
-            stn_view v = window_view(e);
-            stn_box b = slices_box(e, z0, z1);
-            e->d->init(f, level, arr, &v, e->r->o->params, &b);
-            stn_stats_add_time(&e->r->st, STN_PHASE_INIT, t0);
-        } else {
-            memset(arr, 0, (size_t)(z1 - z0) * e->plan.slice_bytes);
-        }
-        if (rc)
-            return rc;
-        if (of->state && of->boundary == STN_BC_NEUMANN) {
-            stn_view v = window_view(e);
-            stn_box b = slices_box(e, z0, z1);
-            t0 = stn_now();
-            e->d->boundary(f, &v, arr, arr, &b);
-            stn_stats_add_time(&e->r->st, STN_PHASE_COMPUTE, t0);
-        }
-        /* compact the padded rows in place (each row moves down or stays) and append */
+    int64_t r0 = e->wr0, r1 = e->wr1, q0 = e->qlo, q1 = e->qhi;
+    char *ring = of->ring[0];
+    int rc = 0;
+    double t0 = stn_now();
+    if (x->src == SRC_SCRATCH) {
+        stn_gridfile *gf = !of->state ? &of->scratch[0][0]
+                           : e->alg2  ? inplace(of, arr_index(of, e->plan.steps - x->level))
+                                      : &of->scratch[e->plan.nsweeps % 2][x->level];
+        stn_aio_group grp = STN_AIO_GROUP_INIT;
+        rc = io_box(e, 0, gf, ring, r0, r1, q0, q1, q0, &grp);
+        int rc2 = stn_aio_wait(e->q, &grp, &e->r->st);
+        rc = rc ? rc : rc2;
+    } else if (x->src == SRC_NPY) {
+        rc = npy_box(e, x->f, x->level, ring, r0, r1, q0, q1);
+    } else if (x->src == SRC_INIT) {
+        stn_view v = window_view(e);
+        stn_box b = tile_box(e, r0, r1, q0, q1);
+        e->d->init(x->f, x->level, win(e, of, 0), &v, e->r->o->params, &b);
+        stn_stats_add_time(&e->r->st, STN_PHASE_INIT, t0);
+    } else {
+        copy_box(e, ring, NULL, r0, r1, q0, q1);
+    }
+    if (rc)
+        return rc;
+    if (of->state && of->boundary == STN_BC_NEUMANN) {
+        stn_view v = window_view(e);
+        stn_box b = tile_box(e, r0, r1, q0, q1);
         t0 = stn_now();
-        int64_t rows = (z1 - z0) * e->plan.rows_per_slice;
-        for (int64_t i = 1; i < rows; i++)
-            memmove(arr + (size_t)i * rowb, arr + (size_t)i * e->plan.row_bytes, rowb);
+        e->d->boundary(x->f, &v, win(e, of, 0), win(e, of, 0), &b);
+        stn_stats_add_time(&e->r->st, STN_PHASE_COMPUTE, t0);
+    }
+    /* compact each run's padded rows in place (each row moves down or stays) and write it */
+    size_t rowb = (size_t)g->nx * (size_t)e->d->elem_size;
+    for (int64_t i = 0; i < nruns(e, q0, q1); i++) {
+        rows_run run = get_run(e, ring, r0, r1, q0, i);
+        t0 = stn_now();
+        for (int64_t k = 1; k < run.rows; k++)
+            memmove(run.buf + (size_t)k * rowb, run.buf + (size_t)k * (size_t)e->plan.row_bytes, rowb);
         stn_stats_add_time(&e->r->st, STN_PHASE_COPY, t0);
-        rc = stn_npy_writer_write(w, arr, (size_t)rows * rowb, &e->r->st);
+        rc = stn_npy_writer_pwrite(x->w, run.buf, (size_t)run.rows * rowb, run.row0 * rowb, &e->r->st);
         if (rc)
             return rc;
     }
@@ -834,11 +1086,13 @@ static int export_one(ooc *e, int f, int level, stn_npy_writer *w, int64_t cap) 
 }
 
 static int export_outputs(ooc *e) {
-    int64_t cap = e->ring_slices; /* >= min(n, 2*hlo + 2*hhi), see ring_slices */
     for (int s = 0; s < 2 * e->d->nfields; s++) {
         if (!e->r->writers[s])
             continue;
-        int rc = export_one(e, s / 2, s % 2, e->r->writers[s], cap);
+        export_job x = {s / 2, s % 2, source_of(e, s / 2, s % 2, e->plan.nsweeps), e->r->writers[s]};
+        if (x.src == SRC_COPY) /* steps = 0 and no previous level of its own: it is the current one */
+            x.level = 0, x.src = source_of(e, x.f, 0, e->plan.nsweeps);
+        int rc = for_chunks(e, export_chunk, &x);
         if (rc)
             return stn_error(rc, "--out %s%s=%s: %s", e->d->fields[s / 2].name, s % 2 ? ".prev" : "",
                              e->r->o->out_path[s], stn_errmsg());
@@ -862,7 +1116,9 @@ static uint64_t fingerprint(const ooc *e) {
     h = fnv(h, e->d->name, strlen(e->d->name));
     h = fnv(h, o->size, sizeof o->size);
     h = fnv(h, &o->steps, sizeof o->steps);
-    h = fnv(h, &e->plan.bz, sizeof e->plan.bz);
+    h = fnv(h, &e->plan.r.b, sizeof e->plan.r.b);
+    h = fnv(h, &e->plan.q.b, sizeof e->plan.q.b);
+    h = fnv(h, &e->plan.strip, sizeof e->plan.strip);
     h = fnv(h, &e->plan.bt, sizeof e->plan.bt);
     h = fnv(h, &e->plan.row_bytes, sizeof e->plan.row_bytes);
     h = fnv(h, o->params, sizeof(double) * (size_t)e->d->nparams);
@@ -918,70 +1174,133 @@ static int load_state(ooc *e, int64_t *done) {
 
 static int sched_of(const stn_run *r) { return r->o->schedule < 0 ? STN_SCHED_REF : r->o->schedule; }
 
-static int64_t outer_block_opt(const stn_run *r) { return r->d->ndim == 3 ? r->o->block[1] : r->o->block[0]; }
+typedef struct plan_try {
+    ooc *e;
+    size_t align;
+    int yblock, strip;
+} plan_try;
+
+/* A plan of square-ish tiles b x b (y-blocked) or b slices (whole planes) and bt steps. */
+static void try_plan(const plan_try *t, int64_t b, int64_t bt, stn_ooc_plan *p) {
+    const stn_run *r = t->e->r;
+    int64_t by = t->yblock ? b : r->o->size[1];
+    stn_ooc_make_plan(t->e->d, r->o->size, r->o->steps, sched_of(r), r->d->ndim == 2 ? b : by, b, bt,
+                      t->strip, t->align, p);
+}
 
 /* Until Blk-Tune: the reference schedule moves (kr + kw) arrays of the grid per sweep whatever
  * the blocks, so fewer sweeps is what matters.  Take the largest bt whose thinnest block fits the
  * budget, balance it (the same number of sweeps with the smallest bt), then the widest block
  * that fits with it (fewer, larger kernel calls). */
-static int default_plan(ooc *e, size_t align) {
-    const stn_run *r = e->r;
+static int rule_plan(const plan_try *t, stn_ooc_plan *out) {
+    const stn_run *r = t->e->r;
     stn_ooc_plan p;
     int64_t steps = r->o->steps < 1 ? 1 : r->o->steps;
-    stn_ooc_make_plan(e->d, r->o->size, r->o->steps, sched_of(r), 1, 1, align, &p);
+    try_plan(t, 1, 1, &p);
     if (p.mem_bytes > r->mem_budget)
         return -ENOMEM;
-    int64_t span = p.H - p.L, lo = 1, hi = steps;
-    while (lo < hi) { /* largest bt with bz = 1 */
+    int64_t lo = 1, hi = steps;
+    while (lo < hi) { /* largest bt with the thinnest block */
         int64_t mid = (lo + hi + 1) / 2;
-        stn_ooc_make_plan(e->d, r->o->size, r->o->steps, sched_of(r), 1, mid, align, &p);
+        try_plan(t, 1, mid, &p);
         if (p.mem_bytes <= r->mem_budget)
             lo = mid;
         else
             hi = mid - 1;
     }
     int64_t sweeps = (steps + lo - 1) / lo, bt = (steps + sweeps - 1) / sweeps;
+    int64_t span = p.r.H - p.r.L;
     lo = 1, hi = span > 1 ? span : 1;
-    while (lo < hi) { /* largest bz with that bt */
+    while (lo < hi) { /* the widest block with that bt */
         int64_t mid = (lo + hi + 1) / 2;
-        stn_ooc_make_plan(e->d, r->o->size, r->o->steps, sched_of(r), mid, bt, align, &p);
+        try_plan(t, mid, bt, &p);
         if (p.mem_bytes <= r->mem_budget)
             lo = mid;
         else
             hi = mid - 1;
     }
-    stn_ooc_make_plan(e->d, r->o->size, r->o->steps, sched_of(r), lo, bt, align, &e->plan);
+    try_plan(t, lo, bt, out);
     return 0;
+}
+
+/* The flash traffic of the sweeps of plan p (reference schedule): kr + kw arrays of the grid
+ * per sweep, plus the spilled z-strip both ways. */
+static double rule_traffic(const stn_ooc_plan *p, const stn_program_desc *d, int64_t ny) {
+    double krkw = 0, arrays = (double)total_arrays(d), bytes = 0;
+    for (int i = 0; i < d->nfields; i++)
+        krkw += d->fields[i].kind == STN_FIELD_STATE ? 2.0 * d->fields[i].levels : 1.0;
+    for (int64_t s = 0; s < p->nsweeps; s++)
+        bytes += krkw * (double)p->grid_bytes + 2.0 * arrays * (double)spill_bytes(p, sweep_steps(p, s), ny);
+    return bytes;
+}
+
+/* The rule: whole planes, y-blocked tiles with the z-strip in DRAM, and with it spilled
+ * (--strip forces one of the last two), each with the rule above; the one that fits and moves
+ * the fewest bytes wins (whole planes on a tie). */
+static int default_plan(ooc *e, size_t align) {
+    const stn_run *r = e->r;
+    int found = 0;
+    double best = 0;
+    for (int s = STN_STRIP_NONE; s <= STN_STRIP_FILE; s++) {
+        if (s != STN_STRIP_NONE && (r->d->ndim != 3 || sched_of(r) != STN_SCHED_REF))
+            break;
+        if (s != STN_STRIP_NONE && r->o->strip >= 0 && r->o->strip != s)
+            continue;
+        plan_try t = {e, align, s != STN_STRIP_NONE, s};
+        stn_ooc_plan p;
+        if (rule_plan(&t, &p) != 0)
+            continue;
+        double cost = rule_traffic(&p, e->d, r->o->size[1]);
+        if (!found || cost < best)
+            e->plan = p, best = cost, found = 1;
+    }
+    return found ? 0 : -ENOMEM;
+}
+
+/* The smallest plan there is (for the message when nothing fits). */
+static void smallest_plan(ooc *e, size_t align, stn_ooc_plan *p) {
+    const stn_run *r = e->r;
+    int yb = r->d->ndim == 3 && sched_of(r) == STN_SCHED_REF;
+    int strip = r->o->strip == STN_STRIP_DRAM ? STN_STRIP_DRAM : STN_STRIP_FILE;
+    plan_try t = {e, align, yb, yb ? strip : STN_STRIP_NONE};
+    try_plan(&t, 1, 1, p);
 }
 
 static int choose_plan(ooc *e, size_t align) {
     stn_run *r = e->r;
+    const stn_opts *o = r->o;
     char need[32], have[32];
-    if (r->o->have_block) {
-        if (r->d->ndim == 3 && r->o->block[0] != r->o->size[1])
+    if (o->have_block) {
+        int yb = r->d->ndim == 3 && o->block[0] < o->size[1];
+        if (yb && sched_of(r) != STN_SCHED_REF)
             return stn_error(-EINVAL,
                              "--block %" PRId64 ",%" PRId64 ",%" PRId64
-                             ": this build blocks z only, with whole "
-                             "planes: by must be ny = %" PRId64 " (y-blocking is a later milestone)",
-                             r->o->block[0], r->o->block[1], r->o->block[2], r->o->size[1]);
-        stn_ooc_make_plan(r->d, r->o->size, r->o->steps, sched_of(r), outer_block_opt(r), r->o->block[2],
+                             ": --schedule %s blocks whole planes (the paper's algorithms block z only): "
+                             "by must be ny = %" PRId64 "; y-blocking needs the default schedule (ref)",
+                             o->block[0], o->block[1], o->block[2], stn_schedule_names[sched_of(r)],
+                             o->size[1]);
+        int strip = o->strip >= 0 ? o->strip : STN_STRIP_DRAM;
+        stn_ooc_make_plan(r->d, o->size, o->steps, sched_of(r), o->block[0], o->block[1], o->block[2], strip,
                           align, &e->plan);
+        if (yb && o->strip < 0 && e->plan.mem_bytes > r->mem_budget) /* the strip does not fit: spill it */
+            stn_ooc_make_plan(r->d, o->size, o->steps, sched_of(r), o->block[0], o->block[1], o->block[2],
+                              STN_STRIP_FILE, align, &e->plan);
         if (e->plan.mem_bytes <= r->mem_budget)
             return 0;
     } else if (default_plan(e, align) == 0) {
         return 0;
     }
     stn_ooc_plan smallest;
-    stn_ooc_make_plan(r->d, r->o->size, r->o->steps, sched_of(r), 1, 1, align, &smallest);
+    smallest_plan(e, align, &smallest);
     stn_fmt_bytes(have, sizeof have, r->mem_budget);
-    if (r->o->have_block && smallest.mem_bytes <= r->mem_budget)
+    if (o->have_block && smallest.mem_bytes <= r->mem_budget)
         return stn_error(-ENOMEM, "--block: these blocks need %s of DRAM, more than the budget of %s (%s)",
                          stn_fmt_bytes(need, sizeof need, e->plan.mem_bytes), have, r->mem_source);
-    return stn_error(
-        -ENOMEM,
-        "the DRAM budget of %s (%s) is too small: the smallest block (1 slice, bt = 1) needs %s; "
-        "give --mem %" PRIu64 " or more",
-        have, r->mem_source, stn_fmt_bytes(need, sizeof need, smallest.mem_bytes), smallest.mem_bytes);
+    return stn_error(-ENOMEM,
+                     "the DRAM budget of %s (%s) is too small: the smallest block (%s, bt = 1) needs %s; "
+                     "give --mem %" PRIu64 " or more",
+                     have, r->mem_source, smallest.strip != STN_STRIP_NONE ? "1 x 1 rows" : "1 slice",
+                     stn_fmt_bytes(need, sizeof need, smallest.mem_bytes), smallest.mem_bytes);
 }
 
 /* ------------------------------------------------------------------ setup and teardown */
@@ -1033,11 +1352,16 @@ static int classify_sources(ooc *e) {
 }
 
 static int check_space(ooc *e, int resuming) {
-    uint64_t need = 0, avail = 0, file = (uint64_t)e->plan.n * e->plan.slice_bytes;
+    uint64_t need = 0, avail = 0, file = e->plan.grid_bytes;
+    uint64_t spill =
+        e->plan.strip == STN_STRIP_FILE
+            ? (uint64_t)e->plan.strip_planes * (uint64_t)e->r->view.ny * (uint64_t)e->plan.row_bytes
+            : 0;
     for (int i = 0; i < e->d->nfields; i++) {
         ooc_field *f = &e->f[i];
         uint64_t arrays = e->alg2 ? (uint64_t)f->narr : 2 * (uint64_t)f->levels;
         need += f->state ? arrays * file : f->input_src == SRC_SCRATCH ? file : 0;
+        need += (uint64_t)f->narr * spill;
     }
     if (resuming || need == 0)
         return 0; /* the files exist already */
@@ -1079,13 +1403,36 @@ static int open_scratch(ooc *e, int resuming) {
     return 0;
 }
 
+/* y-blocked with the z-strip spilled: one scratch file per array, strip_planes planes of ny
+ * rows, unlinked at once (its content lives only within a sweep). */
+static int open_spill(ooc *e) {
+    const stn_view *g = &e->r->view;
+    char path[4096];
+    for (int i = 0; e->plan.strip == STN_STRIP_FILE && e->plan.strip_planes > 0 && i < e->d->nfields; i++)
+        for (int a = 0; a < e->f[i].narr; a++) {
+            snprintf(path, sizeof path, "%s/%s.%s.strip%d.grid", e->r->o->dir, e->d->name,
+                     e->d->fields[i].name, a);
+            int rc = stn_gridfile_open(&e->f[i].spill[a], path, g->nx, g->ny, e->plan.strip_planes,
+                                       e->d->elem_size, e->plan.align, STN_GRIDFILE_CREATE);
+            if (rc)
+                return rc;
+            unlink(path);
+        }
+    return 0;
+}
+
 static int alloc_buffers(ooc *e) {
-    e->ring_slices = ring_slices(&e->plan);
-    size_t bytes = (size_t)e->ring_slices * e->plan.slice_bytes;
+    const stn_ooc_plan *p = &e->plan;
+    size_t bytes = (size_t)p->ring_slices * p->slice_bytes;
+    size_t strip = (size_t)p->strip_planes * (size_t)e->r->view.ny * (size_t)p->row_bytes;
+    e->qstride = p->strip != STN_STRIP_NONE ? 2 * (int64_t)bytes : e->d->ndim == 3 ? p->row_bytes : 0;
     for (int i = 0; i < e->d->nfields; i++)
-        for (int a = 0; a < e->f[i].narr; a++)
-            if (!(e->f[i].ring[a] = stn_ring_alloc(bytes)))
+        for (int a = 0; a < e->f[i].narr; a++) {
+            if (!(e->f[i].ring[a] = stn_ring_alloc(bytes, p->qplanes)))
                 return -ENOMEM;
+            if (p->strip == STN_STRIP_DRAM && strip > 0 && !(e->f[i].strip[a] = stn_alloc(strip, 4096)))
+                return -ENOMEM;
+        }
     return 0;
 }
 
@@ -1103,8 +1450,11 @@ static void ooc_free(ooc *e) {
         stn_aio_destroy(e->q);
     for (int i = 0; e->f && i < e->d->nfields; i++) {
         ooc_field *f = &e->f[i];
-        for (int a = 0; a < 3; a++)
-            stn_ring_free(f->ring[a], (size_t)e->ring_slices * e->plan.slice_bytes);
+        for (int a = 0; a < 3; a++) {
+            stn_ring_free(f->ring[a], (size_t)e->plan.ring_slices * e->plan.slice_bytes, e->plan.qplanes);
+            stn_free(f->strip[a]);
+            stn_gridfile_close(&f->spill[a]);
+        }
         for (int l = 0; l < 2; l++) {
             if (f->npy_fd[l] >= 0)
                 close(f->npy_fd[l]);
@@ -1144,8 +1494,9 @@ static int ooc_setup(ooc *e, int64_t *first_sweep) {
     snprintf(r->dio_source, sizeof r->dio_source, "%s", source);
     r->dio_align = align;
     r->have_plan = 1;
-    r->blk[0] = r->d->ndim == 3 ? r->o->size[1] : e->plan.bz;
-    r->blk[1] = r->d->ndim == 3 ? e->plan.bz : -1;
+    r->blk[0] = e->plan.r.axis == 1 ? e->plan.r.b : r->o->size[1];
+    r->blk[1] = r->d->ndim == 2 ? -1 : e->plan.r.axis == 2 ? e->plan.r.b : e->plan.q.b;
+    r->strip = stn_strip_names[e->plan.strip];
     r->blk[2] = e->plan.bt;
     snprintf(e->state_path, sizeof e->state_path, "%s/%s.ooc-state", r->o->dir, e->d->name);
     *first_sweep = 0;
@@ -1167,6 +1518,8 @@ static int ooc_setup(ooc *e, int64_t *first_sweep) {
         rc = check_space(e, resuming);
     if (rc == 0 && e->plan.nsweeps > 0)
         rc = open_scratch(e, resuming);
+    if (rc == 0 && e->plan.nsweeps > 0)
+        rc = open_spill(e);
     if (rc == 0 && (rc = alloc_buffers(e)) != 0) {
         char a[32];
         rc = stn_error(rc, "cannot allocate the out-of-core buffers (%s)",

@@ -218,6 +218,7 @@ static void r_run(json *j, const stn_run *r) {
     j_close(j, '}');
     if (r->have_plan) {
         j_u64(j, "mem_plan_bytes", r->mem_plan_bytes);
+        j_kstr(j, "strip", r->strip ? r->strip : "none");
         j_open(j, "dio", '{');
         j_u64(j, "align", r->dio_align);
         j_kstr(j, "source", r->dio_source);

@@ -81,11 +81,12 @@ void stn_mem_account(int64_t delta);
 
 /* ------------------------------------------------------------------ ring.c */
 
-/* A ring buffer of `bytes` (a multiple of the page size) mapped twice back to back, so that
- * any run of up to `bytes` starting inside the first copy is contiguous in virtual memory,
- * wrap or not.  Counted as engine memory.  NULL (with a message) on failure. */
-void *stn_ring_alloc(size_t bytes);
-void stn_ring_free(void *p, size_t bytes);
+/* `nplanes` ring buffers of `bytes` each (a multiple of the page size), plane p at
+ * p * 2 * bytes, each mapped twice back to back, so that any run of up to `bytes` starting
+ * inside a plane's first copy is contiguous in virtual memory, wrap or not.  Counted as engine
+ * memory (nplanes * bytes).  NULL (with a message) on failure. */
+void *stn_ring_alloc(size_t bytes, int64_t nplanes);
+void stn_ring_free(void *p, size_t bytes, int64_t nplanes);
 
 /* ------------------------------------------------------------------ file.c */
 
@@ -93,6 +94,7 @@ void stn_ring_free(void *p, size_t bytes);
 int stn_pread_full(int fd, void *buf, size_t n, uint64_t off, const char *path);
 /* write exactly n bytes at the current offset. */
 int stn_write_full(int fd, const void *buf, size_t n, const char *path);
+int stn_pwrite_full(int fd, const void *buf, size_t n, uint64_t off, const char *path);
 
 /* A file written atomically: everything goes to `.<basename>.partial-<pid>` in the same
  * directory; commit fsyncs it and renames it over `path`; abort unlinks it. */
@@ -122,6 +124,9 @@ int stn_same_file(const char *a, const char *b);
 int stn_npy_elem_size(const char *descr);
 /* Check that all data was written and fsync it, so that commit is only a rename. */
 int stn_npy_writer_finish(stn_npy_writer *w);
+/* Write data bytes [off, off + nbytes) of the array (any order; each byte exactly once, so that
+ * finish can tell a complete file). */
+int stn_npy_writer_pwrite(stn_npy_writer *w, const void *data, size_t nbytes, uint64_t off, stn_stats *st);
 
 /* ------------------------------------------------------------------ mem.c */
 
@@ -154,6 +159,7 @@ typedef struct stn_opts {
     int tuner;              /* STN_TUNER_* */
     int have_block;
     int64_t block[3]; /* by, bz, bt (bz = 0 in 2d) */
+    int strip;        /* STN_STRIP_*; -1: chosen by the plan (DRAM when the budget allows) */
     int schedule;     /* STN_SCHED_* */
     int resume, quiet, help, version;
     int threads; /* 0: not given */
@@ -190,6 +196,7 @@ typedef struct stn_run {
     /* out-of-core only */
     int have_plan;           /* the fields below are set */
     int64_t blk[3];          /* by, bz, bt of the plan (-1: not applicable) */
+    const char *strip;       /* where the z-strip of a y-blocked plan goes: "none", "dram", "file" */
     uint64_t mem_plan_bytes; /* what the plan allocates, counted against the budget */
     size_t dio_align;        /* O_DIRECT alignment of --dir */
     uint64_t peak_pss;       /* highest stn_pss_bytes() sampled during the run (ooc: after each sweep) */

@@ -228,17 +228,19 @@ def test_out_of_core_is_bit_identical_to_incore(name, compile_example, run_progr
     ``bt > steps``...) gives exactly the in-core result, and counts the bytes it predicts."""
     ex = ref.EXAMPLES[name]
     exe = compile_example(name)
-    nblock = 2  # the outer block and bt: this build blocks z (3d) or y (2d), whole planes or rows
+    nblock = ex.ndim  # by,bz,bt in 3d, by,bt in 2d
 
-    @settings(max_examples=5, **SETTINGS)
+    @settings(max_examples=6, **SETTINGS)
     @given(size=sizes(ex), steps=st.integers(1, MAX_STEPS), seed=st.integers(0, 2**32 - 1),
-           schedule=st.sampled_from(["ref", "alg1", "alg2"]),
-           block=st.lists(st.integers(1, 9), min_size=nblock, max_size=nblock))
-    def check(size, steps, seed, block, schedule):
-        if ex.ndim == 3:
-            block = [size[1]] + block  # by = ny: whole planes
+           schedule=st.sampled_from(["ref", "ref", "alg1", "alg2"]), strip=st.sampled_from(["dram", "file"]),
+           whole=st.booleans(), block=st.lists(st.integers(1, 9), min_size=nblock, max_size=nblock))
+    def check(size, steps, seed, block, schedule, strip, whole):
+        if ex.ndim == 3 and (whole or schedule != "ref"):
+            block[0] = size[1]  # by = ny: whole planes (alg1 and alg2 block z only)
+        extra = ("--strip", strip) if ex.ndim == 3 and block[0] < size[1] else ()
         files = random_fields(ex, size, seed, True)
-        what = describe(ex, size, steps, {}, f"ooc --schedule {schedule} --block {','.join(map(str, block))}")
+        what = describe(ex, size, steps, {},
+                        f"ooc --schedule {schedule} --block {','.join(map(str, block))} {' '.join(extra)}")
         with tempfile.TemporaryDirectory() as tmp:
             tmp = Path(tmp)
             (tmp / "a").mkdir()
@@ -247,7 +249,7 @@ def test_out_of_core_is_bit_identical_to_incore(name, compile_example, run_progr
             incore, _ = run_stencil(run_program, exe, ex, size, steps, {}, files, tmp / "a")
             ooc, report = run_stencil(run_program, exe, ex, size, steps, {}, files, tmp / "b",
                                       extra=("--mode", "ooc", "--schedule", schedule, "--dir", str(tmp / "scratch"),
-                                             "--block", ",".join(map(str, block))))
+                                             "--block", ",".join(map(str, block)), *extra))
         for f in ex.fields:
             np.testing.assert_array_equal(ooc[f], incore[f], err_msg=f"{what}: field {f}")
         compare(ex, ooc, ex.run(ex.initial(size, None, files), None, steps), what)

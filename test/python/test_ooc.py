@@ -127,16 +127,21 @@ def test_random_stencils_ooc_equals_incore(tmp_path_factory, seed, data):
     steps = data.draw(st.integers(1, 9), label="steps")
     bz = data.draw(st.integers(1, 12), label="bz")
     bt = data.draw(st.integers(1, 12), label="bt")
-    schedule = data.draw(st.sampled_from(["ref", "alg1", "alg2"]), label="schedule")
-    block = ([size[1]] if ndim == 3 else []) + [bz, bt]
+    schedule = data.draw(st.sampled_from(["ref", "ref", "alg1", "alg2"]), label="schedule")
+    by = size[1]  # whole planes; the reference schedule also blocks y (tiles, with a z-strip)
+    strip = []
+    if ndim == 3 and schedule == "ref" and data.draw(st.booleans(), label="yblock"):
+        by = data.draw(st.integers(1, max(1, size[1] - 1)), label="by")
+        strip = ["--strip", data.draw(st.sampled_from(["dram", "file"]), label="strip")]
+    block = ([by] if ndim == 3 else []) + [bz, bt]
     outs = []
     for f in fields:
         outs += ["--out", f"{f}=" + str(tmp / f"{{mode}}_{f}.npy")]
     common = ["--size", ",".join(map(str, size)), "--steps", str(steps), "--quiet"]
     run(exe, *common, "--mode", "incore", *[o.format(mode="in") for o in outs])
     run(exe, *common, "--mode", "ooc", "--schedule", schedule, "--dir", str(tmp), "--block", ",".join(map(str, block)),
-        "--report", str(tmp / "r.json"), *[o.format(mode="ooc") for o in outs])
-    what = f"seed {seed}, size {size}, steps {steps}, block {block}, schedule {schedule}\n{src}"
+        *strip, "--report", str(tmp / "r.json"), *[o.format(mode="ooc") for o in outs])
+    what = f"seed {seed}, size {size}, steps {steps}, block {block} {strip}, schedule {schedule}\n{src}"
     for f in fields:
         a, b = np.load(tmp / f"in_{f}.npy"), np.load(tmp / f"ooc_{f}.npy")
         assert np.array_equal(a, b), f"field {f} differs (max {np.abs(a - b).max()}): {what}"
@@ -161,7 +166,9 @@ def sha(p: Path) -> str:
     return hashlib.sha256(p.read_bytes()).hexdigest()
 
 
-def test_sigkill_at_random_moments_resumes_bit_identically(heat3d, tmp_path):
+@pytest.mark.parametrize("blocking", [["--block", "64,9,2"], ["--block", "20,9,2", "--strip", "file"]],
+                         ids=["whole-planes", "y-blocked-spilled"])
+def test_sigkill_at_random_moments_resumes_bit_identically(heat3d, tmp_path, blocking):
     size, steps = "72,64,80", "240"
     rng = np.random.default_rng(7)
     start = tmp_path / "start.npy"
@@ -170,7 +177,7 @@ def test_sigkill_at_random_moments_resumes_bit_identically(heat3d, tmp_path):
     digest = sha(start)
     ref = tmp_path / "ref.npy"
     t0 = time.monotonic()
-    common = ["--size", size, "--steps", steps, "--block", "64,9,2", "--init", f"u={start}", "--quiet"]
+    common = ["--size", size, "--steps", steps, *blocking, "--init", f"u={start}", "--quiet"]
     run(heat3d, *common, "--dir", str(tmp_path), "--out", f"u={ref}")
     full = time.monotonic() - t0
     out, scratch = tmp_path / "out.npy", tmp_path / "scratch"
@@ -216,7 +223,7 @@ def test_resume_refuses_a_different_run(heat3d, tmp_path):
 
 
 def test_budget_too_small_is_refused_with_the_smallest_that_works(heat3d, tmp_path):
-    r = run(heat3d, "--size", "64,64,64", "--steps", "4", "--dir", str(tmp_path), "--mem", "100K", check=False)
+    r = run(heat3d, "--size", "64,64,64", "--steps", "4", "--dir", str(tmp_path), "--mem", "10K", check=False)
     assert r.returncode == 1
     assert "too small" in r.stderr and "give --mem" in r.stderr
     need = int(r.stderr.split("give --mem ")[1].split()[0])
@@ -237,9 +244,29 @@ def test_explicit_blocks_over_budget_are_refused(heat3d, tmp_path):
     assert r.returncode == 1 and "more than the budget" in r.stderr
 
 
-def test_y_blocking_is_refused_until_it_exists(heat3d, tmp_path):
-    r = run(heat3d, "--size", "32,32,32", "--steps", "2", "--dir", str(tmp_path), "--block", "8,8,2", check=False)
-    assert r.returncode == 1 and "by must be ny = 32" in r.stderr
+def test_planes_too_big_for_the_budget_are_tiled_in_y(heat3d, tmp_path):
+    """A plane of 512 x 512 doubles is 2 MiB: with 12 MiB whole planes do not fit, so the rule
+    tiles y and z; a spilled z-strip is counted in the model and the result is unchanged."""
+    size = ["--size", "512,512,12", "--steps", "5", "--quiet"]
+    run(heat3d, *size, "--mode", "incore", "--out", f"u={tmp_path / 'in.npy'}")
+    for extra, strip in (([], None), (["--strip", "dram"], "dram"), (["--strip", "file"], "file"),
+                         (["--block", "48,3,2"], None)):
+        rep = tmp_path / "r.json"
+        run(heat3d, *size, "--mem", "12M", *extra, "--dir", str(tmp_path), "--report", str(rep),
+            "--out", f"u={tmp_path / 'ooc.npy'}")
+        r = json.loads(rep.read_text())
+        assert r["params"]["by"] < 512, r["params"]
+        assert r["strip"] == strip or (strip is None and r["strip"] in ("dram", "file")), r["strip"]
+        assert r["bytes_read"] == r["predicted_bytes_read"] and r["bytes_written"] == r["predicted_bytes_written"]
+        assert r["mem_plan_bytes"] <= 12 << 20 and r["engine_bytes"] <= 12 << 20
+        assert np.array_equal(np.load(tmp_path / "ooc.npy"), np.load(tmp_path / "in.npy")), (extra, r["params"])
+
+
+def test_y_blocking_with_the_paper_schedules_is_refused(heat3d, tmp_path):
+    for sched in ("alg1", "alg2"):
+        r = run(heat3d, "--size", "32,32,32", "--steps", "2", "--dir", str(tmp_path), "--block", "8,8,2",
+                "--schedule", sched, check=False)
+        assert r.returncode == 1 and "by must be ny = 32" in r.stderr and "ref" in r.stderr
 
 
 def test_buffered_fallback_on_a_file_system_without_o_direct(heat3d, tmp_path):
