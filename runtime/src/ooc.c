@@ -522,46 +522,62 @@ static int source_of(const ooc *e, int f, int level, int64_t sweep) {
     return sweep == 0 ? of->first_src[level] : SRC_SCRATCH;
 }
 
+
+/* What sweep s moves for field i, added to rd and wr `times` times. */
+static void sweep_bytes(const ooc *e, int i, int64_t s, uint64_t times, uint64_t *rd, uint64_t *wr) {
+    const stn_ooc_plan *p = &e->plan;
+    const ooc_field *f = &e->f[i];
+    uint64_t scratch = level_bytes(e, SRC_SCRATCH), r = 0, w = 0;
+    int64_t T = sweep_steps(p, s);
+    uint64_t spill = (uint64_t)f->narr * spill_bytes(p, T, e->r->view.ny); /* the z-strip, every array */
+    r += spill, w += spill;
+    if (f->state && e->alg2) {
+        for (int64_t k = 0; k < p->r.nblocks; k++) { /* each block reads its window, writes */
+            int64_t lo, hi, wlo, whi;
+            stn_ooc_window(p, &p->r, k, T, &lo, &hi);
+            alg2_range(&p->r, k, T, &wlo, &whi);
+            r += (uint64_t)f->narr * (uint64_t)(hi - lo) * p->slice_bytes;
+            w += (uint64_t)f->narr * (uint64_t)(whi - wlo) * p->slice_bytes;
+        }
+    } else {
+        /* ref reads each point once a sweep; alg1 reads every block's whole window */
+        for (int l = 0; l < (f->state ? f->levels : 1); l++) {
+            uint64_t whole = level_bytes(e, source_of(e, i, l, s));
+            r += f->state ? sweep_read_bytes(p, s, whole) : whole;
+            w += f->state ? scratch : 0;
+        }
+    }
+    *rd += times * r;
+    *wr += times * w;
+}
+
 /* Predict every byte the run will read and write, from the plan alone: sweeps first_sweep..
- * nsweeps-1, the import of input files (first sweep only) and the export of each --out. */
+ * nsweeps-1, the import of input files (first sweep only) and the export of each --out.
+ * Sweeps between the first and the last are alike (bt steps from scratch), so this costs one
+ * pass over the blocks of three sweeps, whatever the steps: the tuner calls it for every
+ * plan it weighs. */
 static void predict(const ooc *e, int64_t first_sweep, uint64_t *rd, uint64_t *wr) {
     const stn_program_desc *d = e->d;
     const stn_ooc_plan *p = &e->plan;
     uint64_t scratch = level_bytes(e, SRC_SCRATCH), npy = level_bytes(e, SRC_NPY);
+    int64_t last = p->nsweeps - 1;
     *rd = *wr = 0;
     for (int i = 0; i < d->nfields; i++) {
         const ooc_field *f = &e->f[i];
         if (!f->state && f->input_src == SRC_SCRATCH && first_sweep == 0 && p->nsweeps > 0)
-            *rd += npy, *wr += scratch;                      /* the import */
-        for (int64_t s = first_sweep; s < p->nsweeps; s++) { /* the z-strip, every array */
-            uint64_t spill = (uint64_t)f->narr * spill_bytes(p, sweep_steps(p, s), e->r->view.ny);
-            *rd += spill, *wr += spill;
+            *rd += npy, *wr += scratch; /* the import */
+        if (f->state && e->alg2 && first_sweep == 0 && p->nsweeps > 0) {
+            for (int l = 0; l < f->levels; l++) /* the import: every array of the field */
+                *rd += level_bytes(e, f->first_src[l]);
+            *wr += (uint64_t)f->narr * scratch;
         }
-        if (f->state && e->alg2) {
-            if (first_sweep == 0 && p->nsweeps > 0) /* the import: every array of the field */
-                for (int l = 0; l < f->levels; l++)
-                    *rd += level_bytes(e, f->first_src[l]);
-            *wr += first_sweep == 0 && p->nsweeps > 0 ? (uint64_t)f->narr * scratch : 0;
-            for (int64_t s = first_sweep; s < p->nsweeps; s++) {
-                int64_t T = sweep_steps(p, s);
-                for (int64_t k = 0; k < p->r.nblocks; k++) { /* each block reads its window, writes */
-                    int64_t lo, hi, wlo, whi;
-                    stn_ooc_window(p, &p->r, k, T, &lo, &hi);
-                    alg2_range(&p->r, k, T, &wlo, &whi);
-                    *rd += (uint64_t)f->narr * (uint64_t)(hi - lo) * p->slice_bytes;
-                    *wr += (uint64_t)f->narr * (uint64_t)(whi - wlo) * p->slice_bytes;
-                }
-            }
+        if (first_sweep > last)
             continue;
-        }
-        for (int64_t s = first_sweep; s < p->nsweeps; s++) {
-            /* ref reads each point once a sweep; alg1 reads every block's whole window */
-            for (int l = 0; l < (f->state ? f->levels : 1); l++) {
-                uint64_t whole = level_bytes(e, source_of(e, i, l, s));
-                *rd += f->state ? sweep_read_bytes(p, s, whole) : whole;
-                *wr += f->state ? scratch : 0;
-            }
-        }
+        sweep_bytes(e, i, first_sweep, 1, rd, wr);
+        if (last - first_sweep > 1)
+            sweep_bytes(e, i, first_sweep + 1, (uint64_t)(last - first_sweep - 1), rd, wr);
+        if (last > first_sweep)
+            sweep_bytes(e, i, last, 1, rd, wr);
     }
     for (int s = 0; s < 2 * d->nfields; s++)
         if (e->r->o->out_path[s]) {
