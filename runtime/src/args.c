@@ -14,7 +14,7 @@
 #include <string.h>
 
 const char *const stn_mode_names[] = {"incore", "ooc", "mmap", NULL};
-const char *const stn_tuner_names[] = {"blk", "naive", NULL};
+const char *const stn_tuner_names[] = {"blk", "naive", "brute", NULL};
 const char *const stn_schedule_names[] = {"ref", "alg1", "alg2", NULL};
 
 /* ------------------------------------------------------------------ stn_parse_bytes */
@@ -137,6 +137,7 @@ enum {
     OPT_BLOCK,
     OPT_SCHEDULE,
     OPT_STRIP,
+    OPT_PLAN_ONLY,
     OPT_RESUME,
     OPT_REPORT,
     OPT_QUIET,
@@ -153,12 +154,25 @@ typedef struct opt_spec {
 } opt_spec;
 
 static const opt_spec opt_specs[] = {
-    {"size", OPT_SIZE, 1, 0},     {"steps", OPT_STEPS, 1, 0},       {"dir", OPT_DIR, 1, 0},
-    {"mem", OPT_MEM, 1, 0},       {"init", OPT_INIT, 1, 1},         {"out", OPT_OUT, 1, 1},
-    {"param", OPT_PARAM, 1, 1},   {"mode", OPT_MODE, 1, 0},         {"tuner", OPT_TUNER, 1, 0},
-    {"block", OPT_BLOCK, 1, 0},   {"schedule", OPT_SCHEDULE, 1, 0}, {"resume", OPT_RESUME, 0, 0},
-    {"report", OPT_REPORT, 1, 0}, {"quiet", OPT_QUIET, 0, 0},       {"threads", OPT_THREADS, 1, 0},
-    {"help", OPT_HELP, 0, 0},     {"version", OPT_VERSION, 0, 0},   {"strip", OPT_STRIP, 1, 0},
+    {"size", OPT_SIZE, 1, 0},
+    {"steps", OPT_STEPS, 1, 0},
+    {"dir", OPT_DIR, 1, 0},
+    {"mem", OPT_MEM, 1, 0},
+    {"init", OPT_INIT, 1, 1},
+    {"out", OPT_OUT, 1, 1},
+    {"param", OPT_PARAM, 1, 1},
+    {"mode", OPT_MODE, 1, 0},
+    {"tuner", OPT_TUNER, 1, 0},
+    {"block", OPT_BLOCK, 1, 0},
+    {"schedule", OPT_SCHEDULE, 1, 0},
+    {"resume", OPT_RESUME, 0, 0},
+    {"report", OPT_REPORT, 1, 0},
+    {"quiet", OPT_QUIET, 0, 0},
+    {"threads", OPT_THREADS, 1, 0},
+    {"help", OPT_HELP, 0, 0},
+    {"version", OPT_VERSION, 0, 0},
+    {"strip", OPT_STRIP, 1, 0},
+    {"plan-only", OPT_PLAN_ONLY, 0, 0},
 };
 #define N_OPTS ((int)(sizeof opt_specs / sizeof opt_specs[0]))
 
@@ -361,6 +375,9 @@ static int apply(parser *p) {
     case OPT_RESUME:
         o->resume = 1;
         return 0;
+    case OPT_PLAN_ONLY:
+        o->plan_only = 1;
+        return 0;
     case OPT_QUIET:
         o->quiet = 1;
         return 0;
@@ -506,6 +523,12 @@ static int check_line(parser *p) {
                        stn_tuner_names[o->tuner]);
     if (rc == 0)
         rc = check_files(p->d, o);
+    for (int i = 0; rc == 0 && o->plan_only && i < 2 * p->d->nfields; i++)
+        if (o->out_path[i])
+            rc = stn_error(-EINVAL, "--plan-only computes nothing, so it writes no --out (%s)",
+                           o->out_path[i]);
+    if (rc == 0 && o->plan_only && o->mode != STN_MODE_OOC)
+        rc = stn_error(-EINVAL, "--plan-only shows the out-of-core plan: it needs --mode ooc");
     if (rc == 0 && !p->o->dir)
         p->o->dir = "."; /* scratch files go beside the user's work unless told otherwise */
     return rc;
@@ -584,11 +607,14 @@ void stn_usage(const stn_program_desc *d, FILE *out) {
             "  --mode ooc|incore|mmap  the engine: out-of-core (the default) or all in DRAM\n"
             "  --dir DIR               where the out-of-core scratch files go (default: .)\n"
             "  --mem BYTES             DRAM budget, e.g. 2G (default: 3/4 of the available memory)\n"
-            "  --tuner blk|naive       how the out-of-core blocking is chosen\n"
+            "  --tuner blk|naive|brute how the out-of-core blocking is chosen (default blk: Blk-Tune;\n"
+            "                          naive: the paper's Naive-Tune; brute: every combination, slow)\n"
             "  --block %-15s fix the out-of-core blocking by hand\n"
             "  --schedule ref|alg1|alg2  the out-of-core schedule\n"
             "  --strip dram|file       y-blocked (by < ny): keep the z-strip in DRAM or spill it\n"
             "  --resume                continue an interrupted out-of-core run\n"
+            "  --plan-only             choose the blocks (tuner or --block), print them and the\n"
+            "                          predicted bytes, and stop: no scratch file, no step\n"
             "  --threads N             OpenMP threads\n"
             "  --report FILE           write a JSON report of the run\n"
             "  --quiet                 no progress line\n"

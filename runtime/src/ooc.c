@@ -522,7 +522,6 @@ static int source_of(const ooc *e, int f, int level, int64_t sweep) {
     return sweep == 0 ? of->first_src[level] : SRC_SCRATCH;
 }
 
-
 /* What sweep s moves for field i, added to rd and wr `times` times. */
 static void sweep_bytes(const ooc *e, int i, int64_t s, uint64_t times, uint64_t *rd, uint64_t *wr) {
     const stn_ooc_plan *p = &e->plan;
@@ -1204,75 +1203,6 @@ static void try_plan(const plan_try *t, int64_t b, int64_t bt, stn_ooc_plan *p) 
                       t->strip, t->align, p);
 }
 
-/* Until Blk-Tune: the reference schedule moves (kr + kw) arrays of the grid per sweep whatever
- * the blocks, so fewer sweeps is what matters.  Take the largest bt whose thinnest block fits the
- * budget, balance it (the same number of sweeps with the smallest bt), then the widest block
- * that fits with it (fewer, larger kernel calls). */
-static int rule_plan(const plan_try *t, stn_ooc_plan *out) {
-    const stn_run *r = t->e->r;
-    stn_ooc_plan p;
-    int64_t steps = r->o->steps < 1 ? 1 : r->o->steps;
-    try_plan(t, 1, 1, &p);
-    if (p.mem_bytes > r->mem_budget)
-        return -ENOMEM;
-    int64_t lo = 1, hi = steps;
-    while (lo < hi) { /* largest bt with the thinnest block */
-        int64_t mid = (lo + hi + 1) / 2;
-        try_plan(t, 1, mid, &p);
-        if (p.mem_bytes <= r->mem_budget)
-            lo = mid;
-        else
-            hi = mid - 1;
-    }
-    int64_t sweeps = (steps + lo - 1) / lo, bt = (steps + sweeps - 1) / sweeps;
-    int64_t span = p.r.H - p.r.L;
-    lo = 1, hi = span > 1 ? span : 1;
-    while (lo < hi) { /* the widest block with that bt */
-        int64_t mid = (lo + hi + 1) / 2;
-        try_plan(t, mid, bt, &p);
-        if (p.mem_bytes <= r->mem_budget)
-            lo = mid;
-        else
-            hi = mid - 1;
-    }
-    try_plan(t, lo, bt, out);
-    return 0;
-}
-
-/* The flash traffic of the sweeps of plan p (reference schedule): kr + kw arrays of the grid
- * per sweep, plus the spilled z-strip both ways. */
-static double rule_traffic(const stn_ooc_plan *p, const stn_program_desc *d, int64_t ny) {
-    double krkw = 0, arrays = (double)total_arrays(d), bytes = 0;
-    for (int i = 0; i < d->nfields; i++)
-        krkw += d->fields[i].kind == STN_FIELD_STATE ? 2.0 * d->fields[i].levels : 1.0;
-    for (int64_t s = 0; s < p->nsweeps; s++)
-        bytes += krkw * (double)p->grid_bytes + 2.0 * arrays * (double)spill_bytes(p, sweep_steps(p, s), ny);
-    return bytes;
-}
-
-/* The rule: whole planes, y-blocked tiles with the z-strip in DRAM, and with it spilled
- * (--strip forces one of the last two), each with the rule above; the one that fits and moves
- * the fewest bytes wins (whole planes on a tie). */
-static int default_plan(ooc *e, size_t align) {
-    const stn_run *r = e->r;
-    int found = 0;
-    double best = 0;
-    for (int s = STN_STRIP_NONE; s <= STN_STRIP_FILE; s++) {
-        if (s != STN_STRIP_NONE && (r->d->ndim != 3 || sched_of(r) != STN_SCHED_REF))
-            break;
-        if (s != STN_STRIP_NONE && r->o->strip >= 0 && r->o->strip != s)
-            continue;
-        plan_try t = {e, align, s != STN_STRIP_NONE, s};
-        stn_ooc_plan p;
-        if (rule_plan(&t, &p) != 0)
-            continue;
-        double cost = rule_traffic(&p, e->d, r->o->size[1]);
-        if (!found || cost < best)
-            e->plan = p, best = cost, found = 1;
-    }
-    return found ? 0 : -ENOMEM;
-}
-
 /* The smallest plan there is (for the message when nothing fits). */
 static void smallest_plan(ooc *e, size_t align, stn_ooc_plan *p) {
     const stn_run *r = e->r;
@@ -1280,6 +1210,228 @@ static void smallest_plan(ooc *e, size_t align, stn_ooc_plan *p) {
     int strip = r->o->strip == STN_STRIP_DRAM ? STN_STRIP_DRAM : STN_STRIP_FILE;
     plan_try t = {e, align, yb, yb ? strip : STN_STRIP_NONE};
     try_plan(&t, 1, 1, p);
+}
+
+/* ------------------------------------------------------------------ Blk-Tune */
+
+/* The cost of a plan: every byte predict() says the run moves, the same function the report
+ * sets against the counters, so the tuner minimises exactly what the engine will do. */
+static uint64_t plan_cost(ooc *e, const stn_ooc_plan *p) {
+    stn_ooc_plan keep = e->plan;
+    uint64_t rd, wr;
+    e->plan = *p;
+    predict(e, 0, &rd, &wr);
+    e->plan = keep;
+    return rd + wr;
+}
+
+typedef struct tune_best {
+    stn_ooc_plan p;
+    uint64_t cost;
+    int ok;
+    int64_t weighed; /* plans evaluated */
+} tune_best;
+
+/* Keep p if it fits and beats the best so far: fewer bytes, then less DRAM (the paper's step
+ * 3: leave the most room to the system). */
+static void consider(ooc *e, tune_best *b, const stn_ooc_plan *p) {
+    b->weighed++;
+    if (p->mem_bytes > e->r->mem_budget)
+        return;
+    uint64_t c = plan_cost(e, p);
+    if (!b->ok || c < b->cost || (c == b->cost && p->mem_bytes < b->p.mem_bytes))
+        b->p = *p, b->cost = c, b->ok = 1;
+}
+
+typedef struct tune_space {
+    ooc *e;
+    size_t align;
+    int64_t by_min, bz_min; /* the smallest blocks weighed (see tune_limits) */
+} tune_space;
+
+/* strip NONE: whole planes, b = bz (3d) or by (2d); else y-blocked tiles of by_min x b. */
+static void space_plan(const tune_space *t, int strip, int64_t b, int64_t bt, stn_ooc_plan *p) {
+    const stn_run *r = t->e->r;
+    int64_t by = strip == STN_STRIP_NONE ? (r->d->ndim == 3 ? r->o->size[1] : b) : t->by_min;
+    stn_ooc_make_plan(t->e->d, r->o->size, r->o->steps, sched_of(r), by, b, bt, strip, t->align, p);
+}
+
+/* Blocks smaller than the iBlock the kernels tile with, or y-ranges shorter than an efficient
+ * IO request, are not weighed: the byte count cannot see their overheads (paper, eq. 2: a block
+ * holds whole iBlocks). */
+static void tune_limits(tune_space *t) {
+    const stn_run *r = t->e->r;
+    int64_t row = stn_grid_row_bytes(r->o->size[0], r->d->elem_size, t->align);
+    int64_t ny = r->o->size[1];
+    t->by_min = (STN_TUNE_MIN_REQUEST + row - 1) / row;
+    t->by_min = t->by_min < 1 ? 1 : t->by_min >= ny ? ny : t->by_min;
+    t->bz_min = 1;
+}
+
+/* The next balanced bt: for each sweep count S, the smallest bt giving S sweeps (step 3). */
+static int64_t next_bt(int64_t steps, int64_t bt) {
+    int64_t S = (steps + bt - 1) / bt; /* sweeps with this bt */
+    if (S <= 1)
+        return 0;
+    S--; /* one sweep fewer: the smallest bt that gives it */
+    return (steps + S - 1) / S;
+}
+
+/* The global minimum over (by, bz, bt, strip).  Memory grows with every block dimension and bt,
+ * and the bytes fall (or stay) as the block along the sweep's rows grows, so for each balanced
+ * bt and strip choice the widest block that fits gives the least traffic, and the smallest block
+ * with that same traffic the least DRAM (two binary searches); by changes only the DRAM of a
+ * y-blocked plan, so by_min is the tie's answer.  O(sqrt(steps) x log(n)) plans: well under a
+ * second for any grid.  stn_tune_brute checks it against every combination. */
+static int tune_blk(tune_space *t, tune_best *b) {
+    const stn_run *r = t->e->r;
+    int64_t steps = r->o->steps < 1 ? 1 : r->o->steps;
+    for (int strip = STN_STRIP_NONE; strip <= STN_STRIP_FILE; strip++) {
+        if (strip != STN_STRIP_NONE &&
+            (r->d->ndim != 3 || sched_of(r) != STN_SCHED_REF || t->by_min >= r->o->size[1]))
+            break;
+        if (strip != STN_STRIP_NONE && r->o->strip >= 0 && r->o->strip != strip)
+            continue;
+        /* ref: the bytes depend on the sweep count alone (the strip's grow linearly with T), so the
+         * balanced bt of each count is the cheapest in DRAM; alg1 and alg2 re-read a window that
+         * grows with T, and an unbalanced division can move less (paper, fig. 18): every bt */
+        int every = sched_of(r) != STN_SCHED_REF;
+        int64_t bmin = strip == STN_STRIP_NONE && r->d->ndim == 2 ? t->by_min : t->bz_min; /* 2d: rows */
+        for (int64_t bt = 1; bt > 0 && bt <= steps; bt = every ? bt + 1 : next_bt(steps, bt)) {
+            stn_ooc_plan p;
+            space_plan(t, strip, bmin, bt, &p);
+            b->weighed++;
+            if (p.mem_bytes > r->mem_budget)
+                break; /* larger bt needs more */
+            int64_t span = (strip == STN_STRIP_NONE ? p.r.H - p.r.L : p.q.H - p.q.L);
+            int64_t lo = bmin, hi = span > lo ? span : lo;
+            while (lo < hi) { /* the widest block that fits */
+                int64_t mid = lo + (hi - lo + 1) / 2;
+                space_plan(t, strip, mid, bt, &p);
+                b->weighed++;
+                if (p.mem_bytes <= r->mem_budget)
+                    lo = mid;
+                else
+                    hi = mid - 1;
+            }
+            space_plan(t, strip, lo, bt, &p);
+            uint64_t cmin = plan_cost(t->e, &p);
+            int64_t a = bmin, z = lo;
+            while (a < z) { /* the smallest block with the same bytes */
+                int64_t mid = a + (z - a) / 2;
+                space_plan(t, strip, mid, bt, &p);
+                b->weighed++;
+                if (plan_cost(t->e, &p) <= cmin)
+                    z = mid;
+                else
+                    a = mid + 1;
+            }
+            space_plan(t, strip, a, bt, &p);
+            consider(t->e, b, &p);
+        }
+    }
+    return b->ok ? 0 : -ENOMEM;
+}
+
+/* Every feasible combination (by, bz, bt, strip): for checking tune_blk on small grids. */
+static int tune_brute(tune_space *t, tune_best *b) {
+    const stn_run *r = t->e->r;
+    const stn_opts *o = r->o;
+    int64_t steps = o->steps < 1 ? 1 : o->steps, ny = o->size[1], nz = r->d->ndim == 3 ? o->size[2] : 1;
+    for (int strip = STN_STRIP_NONE; strip <= STN_STRIP_FILE; strip++) {
+        if (strip != STN_STRIP_NONE && (r->d->ndim != 3 || sched_of(r) != STN_SCHED_REF))
+            break;
+        if (strip != STN_STRIP_NONE && o->strip >= 0 && o->strip != strip)
+            continue;
+        int64_t bymax = strip == STN_STRIP_NONE ? (r->d->ndim == 3 ? ny : ny) : ny - 1;
+        for (int64_t by = strip == STN_STRIP_NONE && r->d->ndim == 3 ? ny : t->by_min; by <= bymax; by++)
+            for (int64_t bz = t->bz_min; bz <= (r->d->ndim == 3 ? nz : 1); bz++)
+                for (int64_t bt = 1; bt <= steps; bt++) {
+                    stn_ooc_plan p;
+                    stn_ooc_make_plan(r->d, o->size, o->steps, sched_of(r), by, r->d->ndim == 3 ? bz : by, bt,
+                                      strip, t->align, &p);
+                    if (strip == STN_STRIP_NONE && r->d->ndim == 2 && bz > 1)
+                        continue;
+                    consider(t->e, b, &p);
+                }
+    }
+    return b->ok ? 0 : -ENOMEM;
+}
+
+/* The paper's Naive-Tune (section VI.B): by and bz powers of two, equal or one twice the other,
+ * as large as the "typical" block volume (eq. 2f') allows; then the largest bt the typical
+ * volume (eq. 2g') allows, balanced (step 3).  It sizes blocks without the engine's real
+ * buffers, so where its choice does not fit the budget after all, bt and then the blocks
+ * shrink until it does. */
+static int tune_naive(tune_space *t, tune_best *b) {
+    const stn_run *r = t->e->r;
+    const stn_opts *o = r->o;
+    double esz = (double)r->d->elem_size * (double)total_arrays(r->d), nx = (double)o->size[0];
+    double budget = (double)r->mem_budget;
+    int64_t ny = o->size[1], nz = r->d->ndim == 3 ? o->size[2] : 1;
+    int64_t steps = o->steps < 1 ? 1 : o->steps, best_by = 1, best_bz = 1;
+    double vol = 0;
+    for (int64_t bz = 1; bz <= 2 * nz; bz *= 2) /* step 1 */
+        for (int k = 0; k < 3; k++) {
+            int64_t by = k == 0 ? bz : k == 1 ? 2 * bz : bz / 2;
+            if (by < 1 || (r->d->ndim == 2 && bz > 1))
+                continue;
+            double v = (nx + 2) * (double)(by + 2) * (double)(bz + 2);
+            if (v * esz <= budget && v > vol)
+                vol = v, best_by = by, best_bz = bz;
+        }
+    int64_t bt = 1;
+    while (bt < steps &&
+           (nx + 2) * (double)(best_by + 2 + bt + 1) * (double)(best_bz + 2 + bt + 1) * esz <= budget)
+        bt++; /* step 2 */
+    int64_t sweeps = (steps + bt - 1) / bt;
+    bt = (steps + sweeps - 1) / sweeps; /* step 3 */
+    for (;;) {
+        int64_t by = r->d->ndim == 3 ? (best_by >= ny ? ny : best_by) : best_by;
+        int strip = r->d->ndim == 3 && by < ny ? STN_STRIP_DRAM : STN_STRIP_NONE;
+        if (strip != STN_STRIP_NONE && sched_of(r) != STN_SCHED_REF)
+            by = ny, strip = STN_STRIP_NONE;
+        stn_ooc_plan p;
+        stn_ooc_make_plan(r->d, o->size, o->steps, sched_of(r), by, r->d->ndim == 3 ? best_bz : by, bt, strip,
+                          t->align, &p);
+        if (p.mem_bytes > r->mem_budget && strip == STN_STRIP_DRAM)
+            stn_ooc_make_plan(r->d, o->size, o->steps, sched_of(r), by, best_bz, bt, STN_STRIP_FILE, t->align,
+                              &p);
+        b->weighed++;
+        if (p.mem_bytes <= r->mem_budget) {
+            b->p = p, b->cost = plan_cost(t->e, &p), b->ok = 1;
+            return 0;
+        }
+        if (bt > 1)
+            bt--;
+        else if (best_by > 1 || best_bz > 1)
+            best_by = best_by > 1 ? best_by / 2 : 1, best_bz = best_bz > 1 ? best_bz / 2 : 1;
+        else
+            return -ENOMEM;
+    }
+}
+
+static int tune(ooc *e, size_t align) {
+    tune_space t = {e, align, 1, 1};
+    tune_best b = {0};
+    tune_limits(&t);
+    double t0 = stn_now();
+    int tuner = e->r->o->tuner < 0 ? STN_TUNER_BLK : e->r->o->tuner;
+    int (*fn)(tune_space *, tune_best *) = tuner == STN_TUNER_NAIVE   ? tune_naive
+                                           : tuner == STN_TUNER_BRUTE ? tune_brute
+                                                                      : tune_blk;
+    int rc = fn(&t, &b);
+    if (rc == -ENOMEM && t.by_min > 1) { /* nothing fits with efficient requests: allow shorter ones */
+        t.by_min = 1;
+        rc = fn(&t, &b);
+    }
+    if (rc == 0) {
+        e->plan = b.p;
+        e->r->tune_cost = b.cost;
+        e->r->tune_weighed = b.weighed;
+        e->r->tune_seconds = stn_now() - t0;
+    }
+    return rc;
 }
 
 static int choose_plan(ooc *e, size_t align) {
@@ -1303,7 +1455,7 @@ static int choose_plan(ooc *e, size_t align) {
                               STN_STRIP_FILE, align, &e->plan);
         if (e->plan.mem_bytes <= r->mem_budget)
             return 0;
-    } else if (default_plan(e, align) == 0) {
+    } else if (tune(e, align) == 0) {
         return 0;
     }
     stn_ooc_plan smallest;
@@ -1529,6 +1681,17 @@ static int ooc_setup(ooc *e, int64_t *first_sweep) {
     }
     int resuming = *first_sweep > 0;
     predict(e, *first_sweep, &r->predicted_read, &r->predicted_written);
+    if (r->o->plan_only) {
+        char mem[32];
+        printf("by %" PRId64 " bz %" PRId64 " bt %" PRId64 " strip %s tuner %s predicted_bytes_read %" PRIu64
+               " predicted_bytes_written %" PRIu64 " mem_plan_bytes %" PRIu64
+               " (%s) mem_budget_bytes %" PRIu64 "\n",
+               r->blk[0], r->blk[1], r->blk[2], r->strip,
+               r->o->have_block ? "manual" : stn_tuner_names[r->o->tuner < 0 ? STN_TUNER_BLK : r->o->tuner],
+               r->predicted_read, r->predicted_written, e->plan.mem_bytes,
+               stn_fmt_bytes(mem, sizeof mem, e->plan.mem_bytes), r->mem_budget);
+        return 1; /* nothing more to do */
+    }
     rc = stn_aio_create(&e->q, STN_AIO_DEFAULT_DEPTH, STN_AIO_DEFAULT_MAX_REQUEST);
     if (rc == 0 && e->plan.nsweeps > 0)
         rc = check_space(e, resuming);
@@ -1560,6 +1723,11 @@ int stn_ooc_run(stn_run *r) {
         e.f[i].npy_fd[0] = e.f[i].npy_fd[1] = -1;
     int64_t first = 0;
     int rc = ooc_setup(&e, &first);
+    if (rc == 1) { /* --plan-only */
+        r->mem_plan_bytes = e.plan.mem_bytes;
+        ooc_free(&e);
+        return 0;
+    }
     stn_progress prog;
     stn_progress_start(&prog, r->d->name, r->o->steps, (double)stn_grid_cells(r->o), r->o->quiet);
     double t0 = stn_now();

@@ -273,19 +273,6 @@ static void free_run(stn_run *r) {
         free(r->warnings[k]);
 }
 
-/* What this build cannot do yet is refused, never silently replaced by something else. */
-static int not_in_this_build(const stn_program_desc *d, const stn_opts *o) {
-    char msg[400];
-    snprintf(msg, sizeof msg,
-             "--tuner %s: Blk-Tune is not in this build yet; without --tuner the engine picks the blocks "
-             "with a simple rule that fits --mem, and --block fixes them by hand",
-             stn_tuner_names[o->tuner]);
-    print_error(d, msg);
-    return 2;
-}
-
-static int unsupported(const stn_opts *o) { return o->mode == STN_MODE_OOC && o->tuner != STN_TUNER_NONE; }
-
 int stn_program_main(const stn_program_desc *d, int argc, char **argv) {
     double t_start = stn_now();
     stn_error_clear();
@@ -305,8 +292,6 @@ int stn_program_main(const stn_program_desc *d, int argc, char **argv) {
     } else if (o.version) {
         printf("%s (stencilc %s, runtime %s)\n", d->name, d->compiler_version ? d->compiler_version : "?",
                STN_RT_VERSION);
-    } else if (unsupported(&o)) {
-        status = not_in_this_build(d, &o);
     } else {
         int saved_threads = stn_omp_max_threads();
         if (o.threads)

@@ -199,7 +199,8 @@ static void r_run(json *j, const stn_run *r) {
     else
         j_null(j, "schedule"); /* in-core has neither schedule, tuner nor blocking */
     if (r->have_plan)
-        j_kstr(j, "tuner", o->have_block ? "manual" : "default-rule");
+        j_kstr(j, "tuner",
+               o->have_block ? "manual" : stn_tuner_names[o->tuner < 0 ? STN_TUNER_BLK : o->tuner]);
     else
         j_null(j, "tuner");
     j_open_as(j, "size", '[', 1);
@@ -219,6 +220,13 @@ static void r_run(json *j, const stn_run *r) {
     if (r->have_plan) {
         j_u64(j, "mem_plan_bytes", r->mem_plan_bytes);
         j_kstr(j, "strip", r->strip ? r->strip : "none");
+        if (!o->have_block) {
+            j_open(j, "tune", '{');
+            j_u64(j, "predicted_bytes", r->tune_cost);
+            j_i64(j, "plans_weighed", r->tune_weighed);
+            j_num(j, "seconds", r->tune_seconds);
+            j_close(j, '}');
+        }
         j_open(j, "dio", '{');
         j_u64(j, "align", r->dio_align);
         j_kstr(j, "source", r->dio_source);

@@ -137,7 +137,7 @@ uint64_t stn_default_mem_budget(char *source, size_t n);
 /* ------------------------------------------------------------------ args.c */
 
 enum { STN_MODE_INCORE = 0, STN_MODE_OOC, STN_MODE_MMAP };
-enum { STN_TUNER_NONE = -1, STN_TUNER_BLK = 0, STN_TUNER_NAIVE };
+enum { STN_TUNER_NONE = -1, STN_TUNER_BLK = 0, STN_TUNER_NAIVE, STN_TUNER_BRUTE };
 enum { STN_SCHED_NONE = -1, STN_SCHED_REF = 0, STN_SCHED_ALG1, STN_SCHED_ALG2 };
 
 extern const char *const stn_mode_names[];     /* indexed by STN_MODE_* */
@@ -162,7 +162,8 @@ typedef struct stn_opts {
     int strip;        /* STN_STRIP_*; -1: chosen by the plan (DRAM when the budget allows) */
     int schedule;     /* STN_SCHED_* */
     int resume, quiet, help, version;
-    int threads; /* 0: not given */
+    int plan_only; /* --plan-only: choose and print the out-of-core plan, run nothing */
+    int threads;   /* 0: not given */
     const char *report;
 } stn_opts;
 
@@ -197,6 +198,9 @@ typedef struct stn_run {
     int have_plan;           /* the fields below are set */
     int64_t blk[3];          /* by, bz, bt of the plan (-1: not applicable) */
     const char *strip;       /* where the z-strip of a y-blocked plan goes: "none", "dram", "file" */
+    uint64_t tune_cost;      /* the tuner's figure for the chosen plan: predicted bytes */
+    int64_t tune_weighed;    /* plans it evaluated */
+    double tune_seconds;     /* and the time it took */
     uint64_t mem_plan_bytes; /* what the plan allocates, counted against the budget */
     size_t dio_align;        /* O_DIRECT alignment of --dir */
     uint64_t peak_pss;       /* highest stn_pss_bytes() sampled during the run (ooc: after each sweep) */

@@ -23,6 +23,8 @@ typedef struct stn_ooc_dim {
 } stn_ooc_dim;
 
 enum { STN_STRIP_NONE = 0, STN_STRIP_DRAM, STN_STRIP_FILE };
+/* y-blocked tiles at least this many bytes of rows per plane: one efficient IO request */
+#define STN_TUNE_MIN_REQUEST ((int64_t)64 << 10)
 extern const char *const stn_strip_names[]; /* "none", "dram", "file" */
 
 typedef struct stn_ooc_plan {

@@ -749,9 +749,12 @@ static void test_command_line_errors(void) {
     expect(t_run(&heat_d, "--size", "12,10,8", "--steps", "3", "--out", fmt("u=%s", ic), NULL), 0, "");
     CHECK(t_files_equal(m, ic));
     CHECK(t_count_entries(".mmap-") == 0);
-    expect(t_run(&heat_d, "--size", "8,8,8", "--steps", "1", "--mode", "ooc", "--tuner", "blk", NULL), 2,
-           "--tuner blk: Blk-Tune is not in this build yet");
-    /* ... but its options are still checked first */
+    expect(t_run(&heat_d, "--size", "8,8,8", "--steps", "1", "--mode", "ooc", "--dir", t_dir, "--tuner",
+                 "naive", NULL),
+           0, "");
+    expect(t_run(&heat_d, "--size", "8,8,8", "--steps", "1", "--mode", "ooc", "--plan-only", "--out",
+                 fmt("u=%s", ic), NULL),
+           2, "--plan-only computes nothing");
     expect(t_run(&heat_d, "--size", "8,8,8", "--steps", "1", "--mode", "ooc", "--block", "0,4,2", NULL), 2,
            "--block 0,4,2");
 }
