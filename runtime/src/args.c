@@ -363,9 +363,10 @@ static int apply(parser *p) {
     case OPT_SCHEDULE:
         return opt_choice(p, stn_schedule_names, &o->schedule);
     case OPT_STRIP: {
-        static const char *const strips[] = {"dram", "file", NULL};
-        int rc = opt_choice(p, strips, &o->strip);
-        o->strip += rc == 0; /* STN_STRIP_DRAM or STN_STRIP_FILE */
+        static const char *const strips[] = {"dram", "file", NULL}; /* STN_STRIP_DRAM - 1, _FILE - 1 */
+        int i, rc = opt_choice(p, strips, &i);
+        if (rc == 0)
+            o->strip = i + 1;
         return rc;
     }
     case OPT_REPORT:

@@ -280,11 +280,12 @@ static uint64_t total_arrays(const stn_program_desc *d) {
 /* Bytes of DRAM the engine allocates for this plan (the budget constraint): one ring per array
  * (levels + 1 per state field, one per input), the z-strip when it stays in DRAM, and the IO
  * queue. */
-static uint64_t plan_memory(const stn_ooc_plan *p, const stn_program_desc *d, int64_t ny) {
+static uint64_t plan_memory(const stn_ooc_plan *p, const stn_program_desc *d) {
     uint64_t arrays = total_arrays(d);
     uint64_t ring = (uint64_t)p->qplanes * (uint64_t)p->ring_slices * p->slice_bytes;
-    uint64_t strip =
-        p->strip == STN_STRIP_DRAM ? (uint64_t)p->strip_planes * (uint64_t)ny * (uint64_t)p->row_bytes : 0;
+    uint64_t strip = p->strip == STN_STRIP_DRAM
+                         ? (uint64_t)p->strip_planes * (uint64_t)p->r.n * (uint64_t)p->row_bytes
+                         : 0;
     return arrays * (ring + strip) + stn_aio_footprint(STN_AIO_DEFAULT_DEPTH);
 }
 
@@ -333,7 +334,7 @@ int stn_ooc_make_plan(const stn_program_desc *d, const int64_t size[3], int64_t 
         p->qplanes = 1;
         p->qcap = p->q.n;
     }
-    p->mem_bytes = plan_memory(p, d, size[1]);
+    p->mem_bytes = plan_memory(p, d);
     return 0;
 }
 
@@ -496,7 +497,7 @@ static uint64_t sweep_read_bytes(const stn_ooc_plan *p, int64_t s, uint64_t whol
 }
 
 /* Bytes of one array a sweep of T steps spills to the z-strip file (and reads back). */
-static uint64_t spill_bytes(const stn_ooc_plan *p, int64_t T, int64_t ny) {
+static uint64_t spill_bytes(const stn_ooc_plan *p, int64_t T) {
     uint64_t planes = 0;
     int64_t lo, hi;
     if (p->strip != STN_STRIP_FILE)
@@ -505,7 +506,7 @@ static uint64_t spill_bytes(const stn_ooc_plan *p, int64_t T, int64_t ny) {
         strip_range(p, k, T, &lo, &hi);
         planes += (uint64_t)(hi - lo);
     }
-    return planes * (uint64_t)ny * (uint64_t)p->row_bytes;
+    return planes * (uint64_t)p->r.n * (uint64_t)p->row_bytes; /* y-blocked: r is y */
 }
 
 /* Where (field, level) comes from in sweep `sweep`; sweep == nsweeps is the final export.
@@ -528,7 +529,7 @@ static void sweep_bytes(const ooc *e, int i, int64_t s, uint64_t times, uint64_t
     const ooc_field *f = &e->f[i];
     uint64_t scratch = level_bytes(e, SRC_SCRATCH), r = 0, w = 0;
     int64_t T = sweep_steps(p, s);
-    uint64_t spill = (uint64_t)f->narr * spill_bytes(p, T, e->r->view.ny); /* the z-strip, every array */
+    uint64_t spill = (uint64_t)f->narr * spill_bytes(p, T); /* the z-strip, every array */
     r += spill, w += spill;
     if (f->state && e->alg2) {
         for (int64_t k = 0; k < p->r.nblocks; k++) { /* each block reads its window, writes */
@@ -877,9 +878,8 @@ static void enter_row(ooc *e, int64_t k, int64_t T) {
         strip_range(p, k - 1, T, &lo, &hi);
         e->qnew = max64(e->qlo, hi);
     }
-    e->qnext = e->qhi;
-    if (p->strip != STN_STRIP_NONE && k + 1 < p->q.nblocks)
-        strip_range(p, k, T, &e->qnext, &hi);
+    strip_range(p, k, T, &lo, &hi); /* empty for the last row and without a strip */
+    e->qnext = hi > lo ? lo : e->qhi;
     e->qbase = p->strip != STN_STRIP_NONE ? e->qlo : 0;
     e->wr0 = e->wr1 = 0;
 }
@@ -1189,27 +1189,14 @@ static int load_state(ooc *e, int64_t *done) {
 
 static int sched_of(const stn_run *r) { return r->o->schedule < 0 ? STN_SCHED_REF : r->o->schedule; }
 
-typedef struct plan_try {
-    ooc *e;
-    size_t align;
-    int yblock, strip;
-} plan_try;
-
-/* A plan of square-ish tiles b x b (y-blocked) or b slices (whole planes) and bt steps. */
-static void try_plan(const plan_try *t, int64_t b, int64_t bt, stn_ooc_plan *p) {
-    const stn_run *r = t->e->r;
-    int64_t by = t->yblock ? b : r->o->size[1];
-    stn_ooc_make_plan(t->e->d, r->o->size, r->o->steps, sched_of(r), r->d->ndim == 2 ? b : by, b, bt,
-                      t->strip, t->align, p);
-}
-
-/* The smallest plan there is (for the message when nothing fits). */
+/* The smallest plan there is (for the message when nothing fits): 1 x 1 tiles with the strip
+ * spilled (unless --strip dram), or one slice where only whole planes are allowed; bt = 1. */
 static void smallest_plan(ooc *e, size_t align, stn_ooc_plan *p) {
     const stn_run *r = e->r;
     int yb = r->d->ndim == 3 && sched_of(r) == STN_SCHED_REF;
-    int strip = r->o->strip == STN_STRIP_DRAM ? STN_STRIP_DRAM : STN_STRIP_FILE;
-    plan_try t = {e, align, yb, yb ? strip : STN_STRIP_NONE};
-    try_plan(&t, 1, 1, p);
+    int strip = !yb ? STN_STRIP_NONE : r->o->strip == STN_STRIP_DRAM ? STN_STRIP_DRAM : STN_STRIP_FILE;
+    int64_t by = yb || r->d->ndim == 2 ? 1 : r->o->size[1];
+    stn_ooc_make_plan(e->d, r->o->size, r->o->steps, sched_of(r), by, 1, 1, strip, align, p);
 }
 
 /* ------------------------------------------------------------------ Blk-Tune */
@@ -1246,7 +1233,7 @@ static void consider(ooc *e, tune_best *b, const stn_ooc_plan *p) {
 typedef struct tune_space {
     ooc *e;
     size_t align;
-    int64_t by_min, bz_min; /* the smallest blocks weighed (see tune_limits) */
+    int64_t by_min; /* the shortest y-range weighed (see tune_limits); other blocks start at 1 */
 } tune_space;
 
 /* strip NONE: whole planes, b = bz (3d) or by (2d); else y-blocked tiles of by_min x b. */
@@ -1265,7 +1252,6 @@ static void tune_limits(tune_space *t) {
     int64_t ny = r->o->size[1];
     t->by_min = (STN_TUNE_MIN_REQUEST + row - 1) / row;
     t->by_min = t->by_min < 1 ? 1 : t->by_min >= ny ? ny : t->by_min;
-    t->bz_min = 1;
 }
 
 /* The next balanced bt: for each sweep count S, the smallest bt giving S sweeps (step 3). */
@@ -1296,7 +1282,7 @@ static int tune_blk(tune_space *t, tune_best *b) {
          * balanced bt of each count is the cheapest in DRAM; alg1 and alg2 re-read a window that
          * grows with T, and an unbalanced division can move less (paper, fig. 18): every bt */
         int every = sched_of(r) != STN_SCHED_REF;
-        int64_t bmin = strip == STN_STRIP_NONE && r->d->ndim == 2 ? t->by_min : t->bz_min; /* 2d: rows */
+        int64_t bmin = strip == STN_STRIP_NONE && r->d->ndim == 2 ? t->by_min : 1; /* 2d: rows */
         for (int64_t bt = 1; bt > 0 && bt <= steps; bt = every ? bt + 1 : next_bt(steps, bt)) {
             stn_ooc_plan p;
             space_plan(t, strip, bmin, bt, &p);
@@ -1343,15 +1329,13 @@ static int tune_brute(tune_space *t, tune_best *b) {
             break;
         if (strip != STN_STRIP_NONE && o->strip >= 0 && o->strip != strip)
             continue;
-        int64_t bymax = strip == STN_STRIP_NONE ? (r->d->ndim == 3 ? ny : ny) : ny - 1;
+        /* whole planes: by = ny (3d) or every row block (2d); y-blocked: every by < ny */
+        int64_t bymax = strip == STN_STRIP_NONE ? ny : ny - 1;
         for (int64_t by = strip == STN_STRIP_NONE && r->d->ndim == 3 ? ny : t->by_min; by <= bymax; by++)
-            for (int64_t bz = t->bz_min; bz <= (r->d->ndim == 3 ? nz : 1); bz++)
+            for (int64_t bz = 1; bz <= nz; bz++)
                 for (int64_t bt = 1; bt <= steps; bt++) {
                     stn_ooc_plan p;
-                    stn_ooc_make_plan(r->d, o->size, o->steps, sched_of(r), by, r->d->ndim == 3 ? bz : by, bt,
-                                      strip, t->align, &p);
-                    if (strip == STN_STRIP_NONE && r->d->ndim == 2 && bz > 1)
-                        continue;
+                    stn_ooc_make_plan(r->d, o->size, o->steps, sched_of(r), by, bz, bt, strip, t->align, &p);
                     consider(t->e, b, &p);
                 }
     }
@@ -1412,7 +1396,7 @@ static int tune_naive(tune_space *t, tune_best *b) {
 }
 
 static int tune(ooc *e, size_t align) {
-    tune_space t = {e, align, 1, 1};
+    tune_space t = {e, align, 1};
     tune_best b = {0};
     tune_limits(&t);
     double t0 = stn_now();
@@ -1637,6 +1621,19 @@ static void ooc_free(ooc *e) {
 
 /* ------------------------------------------------------------------ entry */
 
+/* --plan-only: the plan and what it will move, on one line. */
+static void print_plan(const ooc *e) {
+    const stn_run *r = e->r;
+    char mem[32];
+    printf("by %" PRId64 " bz %" PRId64 " bt %" PRId64 " strip %s tuner %s predicted_bytes_read %" PRIu64
+           " predicted_bytes_written %" PRIu64 " mem_plan_bytes %" PRIu64 " (%s) mem_budget_bytes %" PRIu64
+           "\n",
+           r->blk[0], r->blk[1], r->blk[2], r->strip,
+           r->o->have_block ? "manual" : stn_tuner_names[r->o->tuner < 0 ? STN_TUNER_BLK : r->o->tuner],
+           r->predicted_read, r->predicted_written, e->plan.mem_bytes,
+           stn_fmt_bytes(mem, sizeof mem, e->plan.mem_bytes), r->mem_budget);
+}
+
 static int ooc_setup(ooc *e, int64_t *first_sweep) {
     stn_run *r = e->r;
     size_t align;
@@ -1681,17 +1678,8 @@ static int ooc_setup(ooc *e, int64_t *first_sweep) {
     }
     int resuming = *first_sweep > 0;
     predict(e, *first_sweep, &r->predicted_read, &r->predicted_written);
-    if (r->o->plan_only) {
-        char mem[32];
-        printf("by %" PRId64 " bz %" PRId64 " bt %" PRId64 " strip %s tuner %s predicted_bytes_read %" PRIu64
-               " predicted_bytes_written %" PRIu64 " mem_plan_bytes %" PRIu64
-               " (%s) mem_budget_bytes %" PRIu64 "\n",
-               r->blk[0], r->blk[1], r->blk[2], r->strip,
-               r->o->have_block ? "manual" : stn_tuner_names[r->o->tuner < 0 ? STN_TUNER_BLK : r->o->tuner],
-               r->predicted_read, r->predicted_written, e->plan.mem_bytes,
-               stn_fmt_bytes(mem, sizeof mem, e->plan.mem_bytes), r->mem_budget);
-        return 1; /* nothing more to do */
-    }
+    if (r->o->plan_only)
+        return 0; /* no queue, no file: stn_ooc_run prints the plan */
     rc = stn_aio_create(&e->q, STN_AIO_DEFAULT_DEPTH, STN_AIO_DEFAULT_MAX_REQUEST);
     if (rc == 0 && e->plan.nsweeps > 0)
         rc = check_space(e, resuming);
@@ -1723,7 +1711,8 @@ int stn_ooc_run(stn_run *r) {
         e.f[i].npy_fd[0] = e.f[i].npy_fd[1] = -1;
     int64_t first = 0;
     int rc = ooc_setup(&e, &first);
-    if (rc == 1) { /* --plan-only */
+    if (rc == 0 && r->o->plan_only) {
+        print_plan(&e);
         r->mem_plan_bytes = e.plan.mem_bytes;
         ooc_free(&e);
         return 0;
