@@ -87,6 +87,19 @@ typedef void (*stn_step_fn)(const double *params, const stn_view *v, const void 
 typedef void (*stn_boundary_fn)(int field, const stn_view *v, const void *cur, void *next,
                                 const stn_box *box);
 
+/* Blocking parameters built into a program by `stencilc tune --emit-variant`: the defaults of
+ * --mode ooc when the command line fixes neither --block, --tuner nor --iblock, used when the run's
+ * --size is the one they were tuned for (else the program tunes itself, with a warning). */
+typedef struct stn_tuned_desc {
+    const char *machine;  /* the machine file's name, e.g. "crest4" */
+    int64_t size[3];      /* the --size tuned for (size[2] = 1 in 2d) */
+    int64_t steps;        /* the --steps tuned for */
+    int64_t block[3];     /* by, bz, bt (bz = 0 in 2d) */
+    int64_t iblock[2];    /* iy, iz (iz = 1 in 2d) */
+    const char *strip;    /* "none", "dram" or "file" */
+    const char *schedule; /* "ref", "alg1" or "alg2" */
+} stn_tuned_desc;
+
 typedef struct stn_program_desc {
     const char *name;             /* the stencil's name */
     const char *source;           /* the .stn file it was generated from */
@@ -108,6 +121,7 @@ typedef struct stn_program_desc {
     stn_init_fn init;
     stn_step_fn step;
     stn_boundary_fn boundary;
+    const stn_tuned_desc *tuned; /* NULL unless built by `stencilc tune --emit-variant` */
 } stn_program_desc;
 
 /* Parse the command line (see interface.md), run, write outputs and the report.

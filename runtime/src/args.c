@@ -138,6 +138,8 @@ enum {
     OPT_SCHEDULE,
     OPT_STRIP,
     OPT_PLAN_ONLY,
+    OPT_MACHINE,
+    OPT_IBLOCK,
     OPT_RESUME,
     OPT_REPORT,
     OPT_QUIET,
@@ -173,6 +175,8 @@ static const opt_spec opt_specs[] = {
     {"version", OPT_VERSION, 0, 0},
     {"strip", OPT_STRIP, 1, 0},
     {"plan-only", OPT_PLAN_ONLY, 0, 0},
+    {"machine", OPT_MACHINE, 1, 0},
+    {"iblock", OPT_IBLOCK, 1, 0},
 };
 #define N_OPTS ((int)(sizeof opt_specs / sizeof opt_specs[0]))
 
@@ -321,6 +325,17 @@ static int opt_block(parser *p) {
     return 0;
 }
 
+static int opt_iblock(parser *p) {
+    int n = p->d->ndim - 1; /* iy,iz in 3d; iy in 2d */
+    int64_t v[2] = {0, 1};
+    if (parse_positive_list(p->val, n, v) != 0)
+        return stn_error(-EINVAL, "--iblock %s: expected %s (%d positive integer%s separated by commas)",
+                         p->val, n == 2 ? "iy,iz" : "iy", n, n == 2 ? "s" : "");
+    p->o->iblock[0] = v[0];
+    p->o->iblock[1] = v[1];
+    return 0;
+}
+
 static int opt_threads(parser *p) {
     int64_t n;
     const char *end = parse_count(p->val, &n);
@@ -379,6 +394,10 @@ static int apply(parser *p) {
     case OPT_PLAN_ONLY:
         o->plan_only = 1;
         return 0;
+    case OPT_MACHINE:
+        return opt_name(p, &o->machine, "a machine file (JSON, see docs/machines.md)");
+    case OPT_IBLOCK:
+        return opt_iblock(p);
     case OPT_QUIET:
         o->quiet = 1;
         return 0;
@@ -530,6 +549,11 @@ static int check_line(parser *p) {
                            o->out_path[i]);
     if (rc == 0 && o->plan_only && o->mode != STN_MODE_OOC)
         rc = stn_error(-EINVAL, "--plan-only shows the out-of-core plan: it needs --mode ooc");
+    if (rc == 0 && o->machine && !o->plan_only)
+        rc = stn_error(-EINVAL,
+                       "--machine %s describes a machine to plan for: it needs --plan-only (a run "
+                       "uses the figures of the machine it runs on)",
+                       o->machine);
     if (rc == 0 && !p->o->dir)
         p->o->dir = "."; /* scratch files go beside the user's work unless told otherwise */
     return rc;
@@ -616,10 +640,12 @@ void stn_usage(const stn_program_desc *d, FILE *out) {
             "  --resume                continue an interrupted out-of-core run\n"
             "  --plan-only             choose the blocks (tuner or --block), print them and the\n"
             "                          predicted bytes, and stop: no scratch file, no step\n"
+            "  --iblock %-14s fix the iBlock (the cache block all threads share) by hand\n"
+            "  --machine FILE.json     with --plan-only: plan for a described machine (offline tuning)\n"
             "  --threads N             OpenMP threads\n"
             "  --report FILE           write a JSON report of the run\n"
             "  --quiet                 no progress line\n"
             "  --help, --version\n",
-            xyz, d->ndim == 3 ? "BY,BZ,BT" : "BY,BT");
+            xyz, d->ndim == 3 ? "BY,BZ,BT" : "BY,BT", d->ndim == 3 ? "IY,IZ" : "IY");
     usage_fields(d, out);
 }

@@ -247,10 +247,12 @@ static void time_loop(engine *e) {
     stn_run *r = e->r;
     stn_progress prog;
     stn_progress_start(&prog, e->d->name, r->o->steps, (double)stn_grid_cells(r->o), r->o->quiet);
+    int64_t tile[2]; /* Blk-Tune's step 1 in-core too: the same cache tiles as out-of-core */
+    stn_iblock_choose(r, tile);
     double t0 = stn_now();
     for (int64_t t = 0; t < r->o->steps; t++) {
         bind_slots(e);
-        e->d->step(r->o->params, &r->view, e->src, e->dst, &e->interior, 0, 0);
+        e->d->step(r->o->params, &r->view, e->src, e->dst, &e->interior, tile[0], tile[1]);
         boundaries(e);
         rotate(e);
         stn_progress_step(&prog, t + 1);

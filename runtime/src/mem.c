@@ -1,4 +1,5 @@
-/* mem.c -- the default DRAM budget: a safe share of what the machine and its cgroup allow. */
+/* mem.c -- the memory figures of the system: /proc/meminfo and the memory cgroup (v1 and v2).
+ * hw.c combines them with hwloc's into the DRAM figure a budget is planned from. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -8,13 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
-/* The share of the available memory a run may plan with: the rest covers the page cache the
- * IO needs, the program itself and whatever else runs beside it. */
-#define SAFE_NUM 3
-#define SAFE_DEN 4
-
 /* A "key: value kB" line of /proc/meminfo, in bytes (0 if absent). */
-static uint64_t meminfo_bytes(const char *key) {
+uint64_t stn_meminfo_bytes(const char *key) {
     FILE *f = fopen("/proc/meminfo", "re");
     if (!f)
         return 0;
@@ -40,7 +36,6 @@ static uint64_t cgroup_number(const char *path) {
     return v >= (1ULL << 60) ? 0 : (uint64_t)v; /* cgroup v1 writes "unlimited" as ~2^63 */
 }
 
-/* This process' cgroup v2 directory under /sys/fs/cgroup ("" for the root). */
 /* The path of this process' cgroup in hierarchy `which`: "0::" (v2) or ":memory:" (v1). */
 static int cgroup_path(const char *which, char *out, size_t n) {
     out[0] = '\0';
@@ -86,29 +81,21 @@ static uint64_t headroom_walk(const char *mount, const char *path, const char *m
     return best;
 }
 
-static uint64_t cgroup_headroom(void) {
+uint64_t stn_cgroup_headroom(char *where, size_t n) {
     char path[512];
     uint64_t room = 0;
     if (cgroup_path("0::", path, sizeof path))
         room = headroom_walk("/sys/fs/cgroup", path, "memory.max", "memory.current");
-    if (!room && cgroup_path(":memory:", path, sizeof path))
+    if (room) {
+        snprintf(where, n, "cgroup v2 memory.max - memory.current of /sys/fs/cgroup%s or an ancestor", path);
+        return room;
+    }
+    if (cgroup_path(":memory:", path, sizeof path))
         room = headroom_walk("/sys/fs/cgroup/memory", path, "memory.limit_in_bytes", "memory.usage_in_bytes");
+    if (room)
+        snprintf(where, n,
+                 "cgroup v1 memory.limit_in_bytes - memory.usage_in_bytes of /sys/fs/cgroup/memory%s "
+                 "or an ancestor",
+                 path);
     return room;
-}
-
-uint64_t stn_default_mem_budget(char *source, size_t n) {
-    uint64_t avail = meminfo_bytes("MemAvailable");
-    const char *what = "MemAvailable";
-    if (!avail) {
-        long pages = sysconf(_SC_AVPHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
-        avail = pages > 0 && psize > 0 ? (uint64_t)pages * (uint64_t)psize : (1ULL << 30);
-        what = pages > 0 ? "free memory (sysconf)" : "a guess of 1 GiB";
-    }
-    uint64_t cg = cgroup_headroom();
-    if (cg && cg < avail) {
-        avail = cg;
-        what = "the cgroup's memory limit minus its usage";
-    }
-    snprintf(source, n, "default: %d/%d of %s", SAFE_NUM, SAFE_DEN, what);
-    return avail / SAFE_DEN * SAFE_NUM;
 }

@@ -95,6 +95,7 @@ typedef struct ooc {
     void **dst;
     char state_path[4096];
     int direct_warned;
+    int64_t tile[2]; /* the kernels' cache tile of one thread: iy x iz / Nc of the iBlock */
 } ooc;
 
 /* ------------------------------------------------------------------ geometry */
@@ -270,18 +271,11 @@ static void row_extents(const stn_ooc_plan *p, int64_t *planes, int64_t *strip) 
     *planes = max64(*planes, 1);
 }
 
-static uint64_t total_arrays(const stn_program_desc *d) {
-    uint64_t arrays = 0;
-    for (int i = 0; i < d->nfields; i++)
-        arrays += d->fields[i].kind == STN_FIELD_STATE ? (uint64_t)d->fields[i].levels + 1 : 1;
-    return arrays;
-}
-
 /* Bytes of DRAM the engine allocates for this plan (the budget constraint): one ring per array
  * (levels + 1 per state field, one per input), the z-strip when it stays in DRAM, and the IO
  * queue. */
 static uint64_t plan_memory(const stn_ooc_plan *p, const stn_program_desc *d) {
-    uint64_t arrays = total_arrays(d);
+    uint64_t arrays = stn_total_arrays(d);
     uint64_t ring = (uint64_t)p->qplanes * (uint64_t)p->ring_slices * p->slice_bytes;
     uint64_t strip = p->strip == STN_STRIP_DRAM
                          ? (uint64_t)p->strip_planes * (uint64_t)p->r.n * (uint64_t)p->row_bytes
@@ -799,7 +793,7 @@ static void compute_block(ooc *e, int64_t j, int64_t T) {
                 e->dst[fd->dst_slot] = win(e, f, arr_index(f, e->lvl0 + t));
         }
         double t0 = stn_now();
-        d->step(e->r->o->params, &v, e->src, e->dst, &b, 0, 0);
+        d->step(e->r->o->params, &v, e->src, e->dst, &b, e->tile[0], e->tile[1]);
         stn_stats_add_time(&e->r->st, STN_PHASE_COMPUTE, t0);
     }
 }
@@ -1219,22 +1213,53 @@ typedef struct tune_best {
     int64_t weighed; /* plans evaluated */
 } tune_best;
 
-/* Keep p if it fits and beats the best so far: fewer bytes, then less DRAM (the paper's step
- * 3: leave the most room to the system). */
+/* Keep p if it fits and beats the best so far: fewer bytes; then whole planes over y-blocked
+ * tiles (which copy their z-strip out and back at every row: DRAM traffic the flash bytes do
+ * not show, measured in docs/design/004-blk-tune.md); then less DRAM (the paper's step 3: leave
+ * the most room to the system). */
 static void consider(ooc *e, tune_best *b, const stn_ooc_plan *p) {
     b->weighed++;
     if (p->mem_bytes > e->r->mem_budget)
         return;
     uint64_t c = plan_cost(e, p);
-    if (!b->ok || c < b->cost || (c == b->cost && p->mem_bytes < b->p.mem_bytes))
+    int tiles = p->strip != STN_STRIP_NONE, best_tiles = b->p.strip != STN_STRIP_NONE;
+    if (!b->ok || c < b->cost ||
+        (c == b->cost && (tiles < best_tiles || (tiles == best_tiles && p->mem_bytes < b->p.mem_bytes))))
         b->p = *p, b->cost = c, b->ok = 1;
 }
 
 typedef struct tune_space {
     ooc *e;
     size_t align;
-    int64_t by_min; /* the shortest y-range weighed (see tune_limits); other blocks start at 1 */
+    int64_t by_min; /* the shortest y-range weighed (see tune_limits) */
+    int64_t unit;   /* the searched block (bz in 3d, by in 2d) is a multiple of this: the depth of
+                     * one thread's tile of the iBlock (iz / Nc; iy / Nc in 2d), so that every
+                     * kernel call gives each thread whole tiles (paper eq. 2, constraints a-b);
+                     * halved, for each placement of the strip on its own, while nothing fits */
+    int64_t unit0;  /* that depth before halving */
 } tune_space;
+
+/* The searched block of multiple m, clipped to the span (one block: anything wider is the same). */
+static int64_t space_b(const tune_space *t, int64_t m, int64_t span) {
+    int64_t b = m * t->unit;
+    return b < span ? b : span;
+}
+
+static void space_plan(const tune_space *t, int strip, int64_t b, int64_t bt, stn_ooc_plan *p);
+
+/* The unit for one placement of the strip and one bt: the tile depth, halved until the thinnest
+ * block of that kind fits.  Each (kind, bt) relaxes on its own: thin whole planes that allow one
+ * sweep beat whole tiles that need two (docs/design/004-blk-tune.md). */
+static void class_unit(tune_space *t, int strip, int64_t bt) {
+    const stn_run *r = t->e->r;
+    int64_t bmin = strip == STN_STRIP_NONE && r->d->ndim == 2 ? t->by_min : 1;
+    for (t->unit = t->unit0; t->unit > 1; t->unit /= 2) {
+        stn_ooc_plan p;
+        space_plan(t, strip, (bmin + t->unit - 1) / t->unit * t->unit, bt, &p);
+        if (p.mem_bytes <= r->mem_budget)
+            break;
+    }
+}
 
 /* strip NONE: whole planes, b = bz (3d) or by (2d); else y-blocked tiles of by_min x b. */
 static void space_plan(const tune_space *t, int strip, int64_t b, int64_t bt, stn_ooc_plan *p) {
@@ -1243,14 +1268,15 @@ static void space_plan(const tune_space *t, int strip, int64_t b, int64_t bt, st
     stn_ooc_make_plan(t->e->d, r->o->size, r->o->steps, sched_of(r), by, b, bt, strip, t->align, p);
 }
 
-/* Blocks smaller than the iBlock the kernels tile with, or y-ranges shorter than an efficient
- * IO request, are not weighed: the byte count cannot see their overheads (paper, eq. 2: a block
- * holds whole iBlocks). */
+/* y-ranges shorter than an efficient IO request are not weighed (unless nothing else fits): the
+ * byte count cannot see their overhead.  by is also a multiple of the iBlock's iy (eq. 2, b). */
 static void tune_limits(tune_space *t) {
     const stn_run *r = t->e->r;
     int64_t row = stn_grid_row_bytes(r->o->size[0], r->d->elem_size, t->align);
-    int64_t ny = r->o->size[1];
+    int64_t ny = r->o->size[1], iy = r->iblk[0] > 0 ? r->iblk[0] : 1;
     t->by_min = (STN_TUNE_MIN_REQUEST + row - 1) / row;
+    if (r->d->ndim == 3)
+        t->by_min = (t->by_min + iy - 1) / iy * iy;
     t->by_min = t->by_min < 1 ? 1 : t->by_min >= ny ? ny : t->by_min;
 }
 
@@ -1284,35 +1310,39 @@ static int tune_blk(tune_space *t, tune_best *b) {
         int every = sched_of(r) != STN_SCHED_REF;
         int64_t bmin = strip == STN_STRIP_NONE && r->d->ndim == 2 ? t->by_min : 1; /* 2d: rows */
         for (int64_t bt = 1; bt > 0 && bt <= steps; bt = every ? bt + 1 : next_bt(steps, bt)) {
+            class_unit(t, strip, bt);
+            int64_t mmin = (bmin + t->unit - 1) / t->unit;
             stn_ooc_plan p;
-            space_plan(t, strip, bmin, bt, &p);
+            space_plan(t, strip, 1, bt, &p);
+            int64_t span = (strip == STN_STRIP_NONE ? p.r.H - p.r.L : p.q.H - p.q.L);
+            span = span > bmin ? span : bmin;
+            space_plan(t, strip, space_b(t, mmin, span), bt, &p);
             b->weighed++;
             if (p.mem_bytes > r->mem_budget)
                 break; /* larger bt needs more */
-            int64_t span = (strip == STN_STRIP_NONE ? p.r.H - p.r.L : p.q.H - p.q.L);
-            int64_t lo = bmin, hi = span > lo ? span : lo;
+            int64_t lo = mmin, hi = max64(mmin, (span + t->unit - 1) / t->unit);
             while (lo < hi) { /* the widest block that fits */
                 int64_t mid = lo + (hi - lo + 1) / 2;
-                space_plan(t, strip, mid, bt, &p);
+                space_plan(t, strip, space_b(t, mid, span), bt, &p);
                 b->weighed++;
                 if (p.mem_bytes <= r->mem_budget)
                     lo = mid;
                 else
                     hi = mid - 1;
             }
-            space_plan(t, strip, lo, bt, &p);
+            space_plan(t, strip, space_b(t, lo, span), bt, &p);
             uint64_t cmin = plan_cost(t->e, &p);
-            int64_t a = bmin, z = lo;
+            int64_t a = mmin, z = lo;
             while (a < z) { /* the smallest block with the same bytes */
                 int64_t mid = a + (z - a) / 2;
-                space_plan(t, strip, mid, bt, &p);
+                space_plan(t, strip, space_b(t, mid, span), bt, &p);
                 b->weighed++;
                 if (plan_cost(t->e, &p) <= cmin)
                     z = mid;
                 else
                     a = mid + 1;
             }
-            space_plan(t, strip, a, bt, &p);
+            space_plan(t, strip, space_b(t, a, span), bt, &p);
             consider(t->e, b, &p);
         }
     }
@@ -1330,85 +1360,107 @@ static int tune_brute(tune_space *t, tune_best *b) {
         if (strip != STN_STRIP_NONE && o->strip >= 0 && o->strip != strip)
             continue;
         /* whole planes: by = ny (3d) or every row block (2d); y-blocked: every by < ny */
-        int64_t bymax = strip == STN_STRIP_NONE ? ny : ny - 1;
-        for (int64_t by = strip == STN_STRIP_NONE && r->d->ndim == 3 ? ny : t->by_min; by <= bymax; by++)
-            for (int64_t bz = 1; bz <= nz; bz++)
-                for (int64_t bt = 1; bt <= steps; bt++) {
+        int64_t bymax = strip == STN_STRIP_NONE ? ny : ny - 1, iy = r->iblk[0] > 0 ? r->iblk[0] : 1;
+        for (int64_t bt = 1; bt <= steps; bt++) {
+            class_unit(t, strip, bt);
+            int64_t ystep = r->d->ndim == 2 ? t->unit : iy, zstep = r->d->ndim == 3 ? t->unit : 1;
+            int64_t by0 = strip == STN_STRIP_NONE && r->d->ndim == 3 ? ny
+                          : r->d->ndim == 2                          ? (t->by_min + ystep - 1) / ystep * ystep
+                                                                     : t->by_min;
+            for (int64_t by = by0; by <= bymax; by += ystep)
+                for (int64_t bz = zstep; bz < nz + zstep; bz += zstep) {
                     stn_ooc_plan p;
                     stn_ooc_make_plan(r->d, o->size, o->steps, sched_of(r), by, bz, bt, strip, t->align, &p);
                     consider(t->e, b, &p);
                 }
+        }
     }
     return b->ok ? 0 : -ENOMEM;
 }
 
-/* The paper's Naive-Tune (section VI.B): by and bz powers of two, equal or one twice the other,
- * as large as the "typical" block volume (eq. 2f') allows; then the largest bt the typical
- * volume (eq. 2g') allows, balanced (step 3).  It sizes blocks without the engine's real
- * buffers, so where its choice does not fit the budget after all, bt and then the blocks
- * shrink until it does. */
+/* The paper's Naive-Tune (section VI.B) for a DRAM capacity `budget`: by and bz powers of two,
+ * equal or one twice the other, as large as the "typical" block volume (eq. 2f') allows; then
+ * the largest bt the typical volume (eq. 2g') allows, balanced (step 3). */
+static void naive_pick(const tune_space *t, double budget, int64_t *by, int64_t *bz, int64_t *bt) {
+    const stn_run *r = t->e->r;
+    const stn_opts *o = r->o;
+    double esz = (double)r->d->elem_size * (double)stn_total_arrays(r->d), nx = (double)o->size[0];
+    int64_t nz = r->d->ndim == 3 ? o->size[2] : 1, steps = o->steps < 1 ? 1 : o->steps;
+    double vol = 0;
+    *by = *bz = 1;
+    for (int64_t z = 1; z <= 2 * nz; z *= 2) /* step 1 */
+        for (int k = 0; k < 3; k++) {
+            int64_t y = k == 0 ? z : k == 1 ? 2 * z : z / 2;
+            if (y < 1 || (r->d->ndim == 2 && z > 1))
+                continue;
+            double v = (nx + 2) * (double)(y + 2) * (double)(z + 2);
+            if (v * esz <= budget && v > vol)
+                vol = v, *by = y, *bz = z;
+        }
+    *bt = 1;
+    while (*bt < steps &&
+           (nx + 2) * (double)(*by + 2 + *bt + 1) * (double)(*bz + 2 + *bt + 1) * esz <= budget)
+        ++*bt; /* step 2 */
+    int64_t sweeps = (steps + *bt - 1) / *bt;
+    *bt = (steps + sweeps - 1) / sweeps; /* step 3 */
+}
+
+/* Naive-Tune sizes blocks by typical volumes, not by the engine's real buffers: where its choice
+ * does not fit after all, it is run again for a 10% smaller DRAM capacity, until it does. */
 static int tune_naive(tune_space *t, tune_best *b) {
     const stn_run *r = t->e->r;
     const stn_opts *o = r->o;
-    double esz = (double)r->d->elem_size * (double)total_arrays(r->d), nx = (double)o->size[0];
-    double budget = (double)r->mem_budget;
-    int64_t ny = o->size[1], nz = r->d->ndim == 3 ? o->size[2] : 1;
-    int64_t steps = o->steps < 1 ? 1 : o->steps, best_by = 1, best_bz = 1;
-    double vol = 0;
-    for (int64_t bz = 1; bz <= 2 * nz; bz *= 2) /* step 1 */
-        for (int k = 0; k < 3; k++) {
-            int64_t by = k == 0 ? bz : k == 1 ? 2 * bz : bz / 2;
-            if (by < 1 || (r->d->ndim == 2 && bz > 1))
-                continue;
-            double v = (nx + 2) * (double)(by + 2) * (double)(bz + 2);
-            if (v * esz <= budget && v > vol)
-                vol = v, best_by = by, best_bz = bz;
-        }
-    int64_t bt = 1;
-    while (bt < steps &&
-           (nx + 2) * (double)(best_by + 2 + bt + 1) * (double)(best_bz + 2 + bt + 1) * esz <= budget)
-        bt++; /* step 2 */
-    int64_t sweeps = (steps + bt - 1) / bt;
-    bt = (steps + sweeps - 1) / sweeps; /* step 3 */
-    for (;;) {
-        int64_t by = r->d->ndim == 3 ? (best_by >= ny ? ny : best_by) : best_by;
+    int64_t ny = o->size[1];
+    for (double budget = (double)r->mem_budget; budget >= 1.0; budget *= 0.9) {
+        int64_t by, bz, bt;
+        naive_pick(t, budget, &by, &bz, &bt);
+        if (r->d->ndim == 3)
+            by = by >= ny ? ny : by;
         int strip = r->d->ndim == 3 && by < ny ? STN_STRIP_DRAM : STN_STRIP_NONE;
         if (strip != STN_STRIP_NONE && sched_of(r) != STN_SCHED_REF)
             by = ny, strip = STN_STRIP_NONE;
         stn_ooc_plan p;
-        stn_ooc_make_plan(r->d, o->size, o->steps, sched_of(r), by, r->d->ndim == 3 ? best_bz : by, bt, strip,
+        stn_ooc_make_plan(r->d, o->size, o->steps, sched_of(r), by, r->d->ndim == 3 ? bz : by, bt, strip,
                           t->align, &p);
         if (p.mem_bytes > r->mem_budget && strip == STN_STRIP_DRAM)
-            stn_ooc_make_plan(r->d, o->size, o->steps, sched_of(r), by, best_bz, bt, STN_STRIP_FILE, t->align,
-                              &p);
+            stn_ooc_make_plan(r->d, o->size, o->steps, sched_of(r), by, bz, bt, STN_STRIP_FILE, t->align, &p);
         b->weighed++;
         if (p.mem_bytes <= r->mem_budget) {
             b->p = p, b->cost = plan_cost(t->e, &p), b->ok = 1;
             return 0;
         }
-        if (bt > 1)
-            bt--;
-        else if (best_by > 1 || best_bz > 1)
-            best_by = best_by > 1 ? best_by / 2 : 1, best_bz = best_bz > 1 ? best_bz / 2 : 1;
-        else
-            return -ENOMEM;
+        if (by == 1 && bz == 1 && bt == 1)
+            break;
     }
+    return -ENOMEM;
 }
 
 static int tune(ooc *e, size_t align) {
-    tune_space t = {e, align, 1};
-    tune_best b = {0};
+    stn_run *r = e->r;
+    int64_t depth = e->tile[r->d->ndim == 3 ? 1 : 0];
+    tune_space t = {e, align, 1, depth, depth};
     tune_limits(&t);
     double t0 = stn_now();
-    int tuner = e->r->o->tuner < 0 ? STN_TUNER_BLK : e->r->o->tuner;
+    int tuner = r->o->tuner < 0 ? STN_TUNER_BLK : r->o->tuner;
     int (*fn)(tune_space *, tune_best *) = tuner == STN_TUNER_NAIVE   ? tune_naive
                                            : tuner == STN_TUNER_BRUTE ? tune_brute
                                                                       : tune_blk;
-    int rc = fn(&t, &b);
-    if (rc == -ENOMEM && t.by_min > 1) { /* nothing fits with efficient requests: allow shorter ones */
-        t.by_min = 1;
+    int64_t weighed = 0;
+    tune_best b;
+    int rc;
+    for (;;) { /* nothing fits with efficient requests: allow shorter ones */
+        memset(&b, 0, sizeof b);
         rc = fn(&t, &b);
+        weighed += b.weighed;
+        if (rc != -ENOMEM || t.by_min == 1)
+            break;
+        t.by_min = 1;
     }
+    b.weighed = weighed;
+    const stn_ooc_dim *g = b.p.strip != STN_STRIP_NONE ? &b.p.q : &b.p.r; /* the searched block */
+    if (rc == 0 && tuner != STN_TUNER_NAIVE && g->b % t.unit0 && g->b < g->H - g->L)
+        snprintf(r->iblk_source + strlen(r->iblk_source), sizeof r->iblk_source - strlen(r->iblk_source),
+                 "; the budget fits no block of whole tiles: blocks of %" PRId64, g->b);
     if (rc == 0) {
         e->plan = b.p;
         e->r->tune_cost = b.cost;
@@ -1422,6 +1474,33 @@ static int choose_plan(ooc *e, size_t align) {
     stn_run *r = e->r;
     const stn_opts *o = r->o;
     char need[32], have[32];
+    stn_iblock_choose(r, e->tile);
+    const stn_tuned_desc *tu = r->d->tuned;
+    if (tu && o->mode == STN_MODE_OOC && !o->have_block && o->tuner == STN_TUNER_NONE && o->iblock[0] <= 0) {
+        if (!stn_tuned_applies(r)) {
+            stn_warn(r,
+                     "the built-in blocks were tuned offline for %s with --size %" PRId64 ",%" PRId64
+                     ",%" PRId64 " --schedule %s; this run differs, so Blk-Tune chooses its blocks now",
+                     tu->machine, tu->size[0], tu->size[1], tu->size[2], tu->schedule);
+        } else {
+            int strip = strcmp(tu->strip, "file") == 0 ? STN_STRIP_FILE : STN_STRIP_DRAM;
+            stn_ooc_make_plan(r->d, o->size, o->steps, sched_of(r), tu->block[0], tu->block[1], tu->block[2],
+                              strip, align, &e->plan);
+            if (e->plan.mem_bytes <= r->mem_budget) {
+                r->chooser = "built-in";
+                return 0;
+            }
+            stn_warn(
+                r,
+                "the built-in blocks (tuned offline for %s) need %s of DRAM, more than the budget of %s; "
+                "Blk-Tune chooses its blocks now",
+                tu->machine, stn_fmt_bytes(need, sizeof need, e->plan.mem_bytes),
+                stn_fmt_bytes(have, sizeof have, r->mem_budget));
+            r->tuned_off = 1;
+            stn_iblock_choose(r, e->tile); /* eq. 1a for this machine, then */
+        }
+    }
+    r->chooser = o->have_block ? "manual" : stn_tuner_names[o->tuner < 0 ? STN_TUNER_BLK : o->tuner];
     if (o->have_block) {
         int yb = r->d->ndim == 3 && o->block[0] < o->size[1];
         if (yb && sched_of(r) != STN_SCHED_REF)
@@ -1628,28 +1707,34 @@ static void print_plan(const ooc *e) {
     printf("by %" PRId64 " bz %" PRId64 " bt %" PRId64 " strip %s tuner %s predicted_bytes_read %" PRIu64
            " predicted_bytes_written %" PRIu64 " mem_plan_bytes %" PRIu64 " (%s) mem_budget_bytes %" PRIu64
            "\n",
-           r->blk[0], r->blk[1], r->blk[2], r->strip,
-           r->o->have_block ? "manual" : stn_tuner_names[r->o->tuner < 0 ? STN_TUNER_BLK : r->o->tuner],
-           r->predicted_read, r->predicted_written, e->plan.mem_bytes,
-           stn_fmt_bytes(mem, sizeof mem, e->plan.mem_bytes), r->mem_budget);
+           r->blk[0], r->blk[1], r->blk[2], r->strip, r->chooser, r->predicted_read, r->predicted_written,
+           e->plan.mem_bytes, stn_fmt_bytes(mem, sizeof mem, e->plan.mem_bytes), r->mem_budget);
 }
 
 static int ooc_setup(ooc *e, int64_t *first_sweep) {
     stn_run *r = e->r;
     size_t align;
-    char source[160];
+    char source[200];
     e->alg2 = r->o->schedule == STN_SCHED_ALG2;
     if (e->alg2 && r->o->resume)
         return stn_error(-EINVAL,
                          "--resume: --schedule alg2 updates its files in place (the paper's algorithm 2), "
                          "so an interrupted run cannot be resumed; use the default schedule (ref) for that");
-    struct stat sb;
-    if (stat(r->o->dir, &sb) != 0)
-        return stn_error(stn_neg_errno(errno), "--dir %s: %s (the scratch files of --mode ooc go there)",
-                         r->o->dir, errno == ENOENT ? "no such directory" : strerror(errno));
-    if (!S_ISDIR(sb.st_mode))
-        return stn_error(-ENOTDIR, "--dir %s: not a directory", r->o->dir);
-    int rc = stn_dio_alignment(r->o->dir, &align, source, sizeof source);
+    int rc = 0;
+    if (r->hw.described) { /* --machine: plan for its device, touch no directory */
+        align = (size_t)r->hw.block.value;
+        snprintf(source, sizeof source, "%s", r->hw.block.source);
+    } else {
+        struct stat sb;
+        if (stat(r->o->dir, &sb) != 0)
+            return stn_error(stn_neg_errno(errno), "--dir %s: %s (the scratch files of --mode ooc go there)",
+                             r->o->dir, errno == ENOENT ? "no such directory" : strerror(errno));
+        if (!S_ISDIR(sb.st_mode))
+            return stn_error(-ENOTDIR, "--dir %s: not a directory", r->o->dir);
+        rc = stn_dio_alignment(r->o->dir, &align, source, sizeof source);
+        if (rc == 0)
+            snprintf(r->hw.block.source, sizeof r->hw.block.source, "%s", source), r->hw.block.value = align;
+    }
     if (rc == 0)
         rc = classify_sources(e);
     if (rc == 0)

@@ -207,7 +207,7 @@ static void abort_outputs(stn_run *r) {
 
 /* ------------------------------------------------------------------ the run */
 
-static void setup_run(stn_run *r, const stn_program_desc *d, const stn_opts *o, double t_start) {
+static int setup_run(stn_run *r, const stn_program_desc *d, const stn_opts *o, double t_start) {
     memset(r, 0, sizeof *r);
     r->d = d;
     r->o = o;
@@ -219,12 +219,16 @@ static void setup_run(stn_run *r, const stn_program_desc *d, const stn_opts *o, 
         r->predicted_read += o->init_path[s] ? r->grid_bytes : 0;
         r->predicted_written += o->out_path[s] ? r->grid_bytes : 0;
     }
+    int rc = o->machine ? stn_hw_load_machine(o->machine, &r->hw) : stn_hw_discover(&r->hw);
+    if (rc)
+        return rc;
     if (o->mem_given) {
         r->mem_budget = o->mem;
         snprintf(r->mem_source, sizeof r->mem_source, "--mem");
     } else {
-        r->mem_budget = stn_default_mem_budget(r->mem_source, sizeof r->mem_source);
+        r->mem_budget = stn_hw_budget(&r->hw, r->mem_source, sizeof r->mem_source);
     }
+    return 0;
 }
 
 /* Options of the out-of-core engine are accepted in-core but do nothing; say so.  (--dir is
@@ -298,8 +302,7 @@ int stn_program_main(const stn_program_desc *d, int argc, char **argv) {
             stn_omp_set_threads(o.threads);
         stn_stats_reset_peaks();
         stn_run r;
-        setup_run(&r, d, &o, t_start);
-        if (run(&r) != 0) {
+        if (setup_run(&r, d, &o, t_start) != 0 || run(&r) != 0) {
             print_error(d, stn_errmsg());
             status = 1;
         }

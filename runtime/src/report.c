@@ -199,8 +199,7 @@ static void r_run(json *j, const stn_run *r) {
     else
         j_null(j, "schedule"); /* in-core has neither schedule, tuner nor blocking */
     if (r->have_plan)
-        j_kstr(j, "tuner",
-               o->have_block ? "manual" : stn_tuner_names[o->tuner < 0 ? STN_TUNER_BLK : o->tuner]);
+        j_kstr(j, "tuner", r->chooser);
     else
         j_null(j, "tuner");
     j_open_as(j, "size", '[', 1);
@@ -211,16 +210,19 @@ static void r_run(json *j, const stn_run *r) {
     j_open(j, "params", '{');
     static const char *const blk[] = {"by", "bz", "bt", "iy", "iz"};
     for (int k = 0; k < 5; k++) {
-        if (r->have_plan && k < 3 && r->blk[k] >= 0)
-            j_i64(j, blk[k], r->blk[k]);
+        int64_t v = k >= 3 ? r->iblk[k - 3] : r->have_plan ? r->blk[k] : -1;
+        if (v > 0)
+            j_i64(j, blk[k], v);
         else
-            j_null(j, blk[k]); /* iBlocks: the kernel's default tile until Blk-Tune */
+            j_null(j, blk[k]); /* not applicable (in-core; bz in 2d; iz in 2d) */
     }
     j_close(j, '}');
+    if (r->iblk[0] > 0)
+        j_kstr(j, "iblock_source", r->iblk_source);
     if (r->have_plan) {
         j_u64(j, "mem_plan_bytes", r->mem_plan_bytes);
         j_kstr(j, "strip", r->strip ? r->strip : "none");
-        if (!o->have_block) {
+        if (r->tune_weighed > 0) {
             j_open(j, "tune", '{');
             j_u64(j, "predicted_bytes", r->tune_cost);
             j_i64(j, "plans_weighed", r->tune_weighed);
@@ -269,16 +271,41 @@ static void r_figures(json *j, const stn_run *r, double total) {
     j_num(j, "cells_per_second", r->o->steps > 0 && r->loop_seconds > 0 ? cells / r->loop_seconds : 0.0);
 }
 
+static void r_fig(json *j, const char *key, const stn_hw_fig *f) {
+    if (!f->value && !f->source[0])
+        return;
+    j_open(j, key, '{');
+    j_u64(j, "value", f->value);
+    j_kstr(j, "source", f->source);
+    j_close(j, '}');
+}
+
 static void r_hardware(json *j, const stn_run *r) {
+    const stn_hw *hw = &r->hw;
     j_open(j, "hardware", '{');
+    j_kstr(j, "machine", hw->machine);
+    if (hw->described)
+        j_kstr(j, "description", hw->description);
     j_open(j, "threads", '{');
-    j_i64(j, "value", stn_omp_max_threads());
+    j_i64(j, "value", hw->described ? (int64_t)hw->cores.value : stn_omp_max_threads());
 #ifdef _OPENMP
-    j_kstr(j, "source", "omp_get_max_threads");
+    j_kstr(j, "source", hw->described ? "the machine's cores (--machine)" : "omp_get_max_threads");
 #else
     j_kstr(j, "source", "built without OpenMP");
 #endif
     j_close(j, '}');
+    r_fig(j, "cores", &hw->cores);
+    r_fig(j, "pus", &hw->pus);
+    r_fig(j, "sockets", &hw->sockets);
+    r_fig(j, "numa_nodes", &hw->numa_nodes);
+    r_fig(j, "l2_bytes", &hw->l2);
+    r_fig(j, "l3_bytes", &hw->l3);
+    r_fig(j, "dram_hwloc_bytes", &hw->dram_hwloc);
+    r_fig(j, "mem_available_bytes", &hw->mem_available);
+    r_fig(j, "cgroup_headroom_bytes", &hw->cgroup);
+    r_fig(j, "dram_bytes", &hw->dram);
+    r_fig(j, "reserve_bytes", &hw->reserve);
+    r_fig(j, "device_block_bytes", &hw->block);
     j_close(j, '}');
     j_open(j, "warnings", '[');
     for (int k = 0; k < r->nwarnings; k++)

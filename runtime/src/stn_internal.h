@@ -128,11 +128,51 @@ int stn_npy_writer_finish(stn_npy_writer *w);
  * finish can tell a complete file). */
 int stn_npy_writer_pwrite(stn_npy_writer *w, const void *data, size_t nbytes, uint64_t off, stn_stats *st);
 
-/* ------------------------------------------------------------------ mem.c */
+/* ------------------------------------------------------------------ mem.c, hw.c */
 
-/* A safe default DRAM budget: 3/4 of min(MemAvailable, cgroup limit - usage).
- * `source` receives a short description of where the figure came from. */
-uint64_t stn_default_mem_budget(char *source, size_t n);
+/* A "key: value kB" line of /proc/meminfo, in bytes (0 if absent). */
+uint64_t stn_meminfo_bytes(const char *key);
+/* The least (limit - usage) over this process' memory cgroup and its ancestors, v2 then v1;
+ * 0 when no level has a limit.  `where` names the files. */
+uint64_t stn_cgroup_headroom(char *where, size_t n);
+
+/* One figure of the machine and where it came from (value 0: unknown or none). */
+typedef struct stn_hw_fig {
+    uint64_t value;
+    char source[200];
+} stn_hw_fig;
+
+/* The default reserve: this share of the DRAM figure is left to the page cache, the program and
+ * the rest of the system. */
+#define STN_HW_RESERVE_DEN 4
+
+/* The machine a plan is made for. */
+typedef struct stn_hw {
+    char machine[96];      /* "this machine", or the name in the --machine file */
+    char description[256]; /* a --machine file's description */
+    int described;         /* from --machine, not discovered */
+    char dram_from[48];    /* which source gave the DRAM figure (discovered) */
+    stn_hw_fig cores, pus, sockets, numa_nodes;
+    stn_hw_fig l2, l3;                            /* bytes: per core, per socket */
+    stn_hw_fig dram_hwloc, mem_available, cgroup; /* discovered sources of the DRAM figure */
+    stn_hw_fig dram;                              /* the figure planned from: the smallest of them */
+    stn_hw_fig reserve;                           /* left to the system; budget = dram - reserve */
+    stn_hw_fig block;                             /* the device's block size (O_DIRECT alignment) */
+} stn_hw;
+
+int stn_hw_discover(stn_hw *hw);
+/* Read a machine description (docs/machines.md); the message names the file, line and key. */
+int stn_hw_load_machine(const char *path, stn_hw *hw);
+/* The default DRAM budget: dram - reserve; `source` says where it came from. */
+uint64_t stn_hw_budget(const stn_hw *hw, char *source, size_t n);
+
+/* ------------------------------------------------------------------ iblock.c */
+
+/* Arrays a step touches: levels + 1 per state field, 1 per input (the k of eqs. 1a and 2e). */
+uint64_t stn_total_arrays(const stn_program_desc *d);
+/* Blk-Tune step 1 (eq. 1a): the iBlock (iy, iz) for `threads` threads on `hw`. */
+void stn_iblock(const stn_program_desc *d, const int64_t size[3], const stn_hw *hw, int64_t threads,
+                int64_t out[2]);
 
 /* ------------------------------------------------------------------ args.c */
 
@@ -162,8 +202,10 @@ typedef struct stn_opts {
     int strip;        /* STN_STRIP_*; -1: chosen by the plan (DRAM when the budget allows) */
     int schedule;     /* STN_SCHED_* */
     int resume, quiet, help, version;
-    int plan_only; /* --plan-only: choose and print the out-of-core plan, run nothing */
-    int threads;   /* 0: not given */
+    int plan_only;       /* --plan-only: choose and print the out-of-core plan, run nothing */
+    const char *machine; /* --machine FILE: plan for a described machine (with --plan-only) */
+    int64_t iblock[2];   /* --iblock iy,iz (0: chosen by the tuner's step 1) */
+    int threads;         /* 0: not given */
     const char *report;
 } stn_opts;
 
@@ -182,12 +224,13 @@ int64_t stn_grid_cells(const stn_opts *o);
 typedef struct stn_run {
     const stn_program_desc *d;
     const stn_opts *o;
+    stn_hw hw; /* the machine planned for: discovered, or --machine */
     stn_view view;
     uint64_t grid_bytes; /* bytes of one level of one field */
     stn_stats st;
     uint64_t predicted_read, predicted_written;
     uint64_t mem_budget;
-    char mem_source[160];
+    char mem_source[256];
     stn_npy_writer **writers; /* [2 * nfields], indexed like o->out_path */
     double t_start;           /* stn_program_main entered */
     double loop_seconds;      /* the time loop alone */
@@ -197,6 +240,10 @@ typedef struct stn_run {
     /* out-of-core only */
     int have_plan;           /* the fields below are set */
     int64_t blk[3];          /* by, bz, bt of the plan (-1: not applicable) */
+    const char *chooser;     /* who chose them: "manual", "built-in" or a tuner's name */
+    int tuned_off;           /* the built-in blocks do not fit this run's budget */
+    int64_t iblk[2];         /* iy, iz: the iBlock (the tuner's step 1, or --iblock) */
+    char iblk_source[96];    /* how it was chosen */
     const char *strip;       /* where the z-strip of a y-blocked plan goes: "none", "dram", "file" */
     uint64_t tune_cost;      /* the tuner's figure for the chosen plan: predicted bytes */
     int64_t tune_weighed;    /* plans it evaluated */
@@ -206,7 +253,7 @@ typedef struct stn_run {
     uint64_t peak_pss;       /* highest stn_pss_bytes() sampled during the run (ooc: after each sweep) */
     int have_paging;         /* --mode mmap: the kernel's paging traffic was measured */
     uint64_t paging_read, paging_written; /* storage bytes read / written back during the time loop */
-    char dio_source[160];                 /* where that figure came from */
+    char dio_source[200];                 /* where that figure came from */
 } stn_run;
 
 /* Add a warning to the report and print it (unless --quiet). */
@@ -230,6 +277,12 @@ void stn_progress_end(stn_progress *p);
 /* ------------------------------------------------------------------ report.c, incore.c */
 
 int stn_report_write(const stn_run *r, const char *path);
+/* Step 1 for a run: r->iblk from --iblock or eq. 1a (with its source), and the kernels' tile of
+ * one thread (iy x iz / Nc; iy / Nc rows in 2d). */
+void stn_iblock_choose(stn_run *r, int64_t tile[2]);
+/* The program's built-in (offline-tuned) blocks apply to this run: nothing on the command line
+ * overrides them and the run's --size (and --schedule) are those they were tuned for. */
+int stn_tuned_applies(const stn_run *r);
 int stn_incore_run(stn_run *r);
 int stn_ooc_run(stn_run *r); /* ooc.c, see stn_ooc.h */
 

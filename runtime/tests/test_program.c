@@ -126,7 +126,8 @@ static const stn_program_desc heat_d = {"heat3d",  "heat3d.stn",
                                         7,         8.0,
                                         16,        1,
                                         1,         heat_init,
-                                        heat_step, heat_boundary_d};
+                                        heat_step, heat_boundary_d,
+                                        NULL};
 static const stn_program_desc heat_n = {"heat3dn", "heat3dn.stn",
                                         "test",    3,
                                         8,         "<f8",
@@ -137,7 +138,8 @@ static const stn_program_desc heat_n = {"heat3dn", "heat3dn.stn",
                                         7,         8.0,
                                         16,        1,
                                         1,         heat_init,
-                                        heat_step, heat_boundary_n};
+                                        heat_step, heat_boundary_n,
+                                        NULL};
 
 /* --- wave2d (f32): u' = 2u - u.prev + c * (4 neighbours - 4u); c is an input field */
 
@@ -198,7 +200,7 @@ static const stn_field_desc wave_fields_copy[] = {{"u", STN_FIELD_STATE, 2, STN_
 #define WAVE_DESC(fields, bc)                                                                                \
     {                                                                                                        \
         "wave2d", "wave2d.stn", "test", 2, 4, "<f4", 2, fields, 0, NULL, {1, 1, 0}, {1, 1, 0}, 3, 1, 5, 9.0, \
-            12, 3, 2, wave_init, wave_step, bc                                                               \
+            12, 3, 2, wave_init, wave_step, bc, NULL                                                         \
     }
 static const stn_program_desc wave_d = WAVE_DESC(wave_fields_d, wave_boundary_d);
 static const stn_program_desc wave_n = WAVE_DESC(wave_fields_n, wave_boundary_n);
@@ -353,7 +355,15 @@ static const char *check_report_py =
     "assert not need - set(d), need - set(d)\n"
     "assert set(d['seconds']) == {'total', 'read', 'write', 'copy', 'compute', 'wait', 'init'}, "
     "d['seconds']\n"
-    "assert d['params'] == {'by': None, 'bz': None, 'bt': None, 'iy': None, 'iz': None}, d['params']\n"
+    "p = d['params']\n"
+    "assert (p['by'], p['bz'], p['bt']) == (None, None, None), p\n"
+    "assert p['iy'] >= 1 and p['iz'] >= 1 and d['iblock_source'].startswith('eq. 1a'), p\n"
+    "hw = d['hardware']\n"
+    "for k in ('cores', 'sockets', 'numa_nodes', 'l2_bytes', 'dram_bytes', 'reserve_bytes'):\n"
+    "    assert hw[k]['value'] > 0 and hw[k]['source'], (k, hw.get(k))\n"
+    "assert hw['dram_bytes']['value'] <= hw['mem_available_bytes']['value'], hw\n"
+    "assert d['mem_budget_bytes'] == hw['dram_bytes']['value'] - hw['reserve_bytes']['value'] or "
+    "d['mem_budget_source'] == '--mem'\n"
     "assert d['mode'] == 'incore' and d['schedule'] is None and d['tuner'] is None\n"
     "assert d['bytes_read'] == d['predicted_bytes_read'] and d['bytes_written'] == "
     "d['predicted_bytes_written']\n"
