@@ -11,7 +11,7 @@ import argparse
 import sys
 import traceback
 
-from . import __version__, driver
+from . import __version__, driver, tune
 from .diagnostics import CompileError, InternalError
 
 EMITS = ("ast", "ir", "c", "exe")
@@ -33,6 +33,29 @@ def _compile_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _tune_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="stencilc tune",
+        description="Offline Blk-Tune: choose the out-of-core blocking for a described machine. The generated "
+                    "program's own runtime plans it (--plan-only --machine), so offline and online tuning agree.",
+    )
+    p.add_argument("file", help="the .stn source file")
+    p.add_argument("--machine", required=True, help="machine description (JSON; see docs/machines.md)")
+    p.add_argument("--size", required=True, help="the whole grid, x first, e.g. 2048,2048,2048")
+    p.add_argument("--steps", required=True, help="time steps")
+    p.add_argument("--mem", help="DRAM budget (default: the machine's dram less its reserve)")
+    p.add_argument("--tuner", choices=("blk", "naive", "brute"), help="default blk (Blk-Tune)")
+    p.add_argument("--schedule", choices=("ref", "alg1", "alg2"), help="out-of-core schedule (default ref)")
+    p.add_argument("--report", help="write the plan's JSON report here")
+    p.add_argument("--emit-variant", action="store_true",
+                   help="write the program's C sources and header with these parameters built in as defaults, "
+                        "and build it, into -o DIR")
+    p.add_argument("-o", "--output", help="the directory for --emit-variant")
+    p.add_argument("--cc", default=None, help="C compiler (default: $CC or cc)")
+    p.add_argument("--cflags", default=None, help="extra C compiler flags (default: $STENCILC_CFLAGS)")
+    return p
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["--runtime-dir"]:
@@ -42,10 +65,14 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     try:
         if argv[:1] == ["tune"]:
-            sys.stderr.write(
-                "stencilc: error: 'stencilc tune' (offline Blk-Tune for a described machine) is not in this "
-                "build yet; a generated program picks its out-of-core blocks itself, and --block sets them\n")
-            return 2
+            a = _tune_parser().parse_args(argv[1:])
+            try:
+                return tune.run(a.file, a.machine, a.size, a.steps, mem=a.mem, tuner=a.tuner, schedule=a.schedule,
+                                report=a.report, emit_variant=a.emit_variant, output=a.output, cc=a.cc,
+                                cflags=a.cflags)
+            except tune.TuneError as e:
+                sys.stderr.write(f"stencilc tune: error: {e}\n")
+                return e.status
         args = _compile_parser().parse_args(argv)
         return driver.run(args.file, emit=args.emit, output=args.output, cc=args.cc, cflags=args.cflags)
     except CompileError as e:

@@ -27,30 +27,39 @@ def _write_text(text: str, output: str | None) -> None:
         Path(output).write_text(text)
 
 
-def run(path: str, emit: str = "exe", output: str | None = None, cc: str | None = None,
-        cflags: str | None = None) -> int:
+def front(path: str) -> ir.Program:
+    """parse -> check -> lower: the IR of a .stn file (warnings printed on stderr)."""
     source = SourceFile.read(path)
-    tree = frontend.parse(source)
-    if emit == "ast":
-        _write_text(ast.format_ast(tree), output)
-        return 0
-    checked = sema.check(tree, source)
+    checked = sema.check(frontend.parse(source), source)
     for w in checked.warnings:
         sys.stderr.write(w.render() + "\n")
-    program = lower.lower(checked)
+    return lower.lower(checked)
+
+
+def write_sources(files: dict[str, str], output: str | None) -> None:
+    """The C files into directory ``output`` (stdout, with file markers, for None or '-')."""
+    if output is None or output == "-":
+        for name, text in files.items():
+            sys.stdout.write(f"// ---- file: {name} ----\n{text}")
+        return
+    out = Path(output)
+    out.mkdir(parents=True, exist_ok=True)
+    for name, text in files.items():
+        (out / name).write_text(text)
+
+
+def run(path: str, emit: str = "exe", output: str | None = None, cc: str | None = None,
+        cflags: str | None = None) -> int:
+    if emit == "ast":
+        _write_text(ast.format_ast(frontend.parse(SourceFile.read(path))), output)
+        return 0
+    program = front(path)
     if emit == "ir":
         _write_text(ir.format_program(program), output)
         return 0
     files = generate(program)
     if emit == "c":
-        if output is None or output == "-":
-            for name, text in files.items():
-                sys.stdout.write(f"// ---- file: {name} ----\n{text}")
-        else:
-            out = Path(output)
-            out.mkdir(parents=True, exist_ok=True)
-            for name, text in files.items():
-                (out / name).write_text(text)
+        write_sources(files, output)
         return 0
     exe = Path(output) if output else Path(Path(path).stem)
     build(program, files, exe, cc=cc, cflags=cflags)

@@ -16,6 +16,8 @@ is an internal error, never an empty string); expressions come from ``cexpr.CPri
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import jinja2
 
 from .. import __version__, ir
@@ -33,7 +35,7 @@ INTERNAL_NAMES = frozenset(
 AXES = "xyz"
 TILE_BYTES = 256 * 1024
 DEFAULT_CFLAGS = "-O3 -march=native -fopenmp -ffp-contract=off -std=gnu11"
-LIBS = ["-laio", "-lm"]  # linked into every program (the runtime adds its own later)
+LIBS = ["-laio", "-lhwloc", "-lm"]  # linked into every program (the runtime adds its own later)
 
 
 def _env() -> jinja2.Environment:
@@ -69,7 +71,33 @@ def _c_string(s: str) -> str:
     return s.replace("\\", "\\\\").replace('"', '\\"')
 
 
-def generate(program: ir.Program) -> dict[str, str]:
+@dataclass(frozen=True)
+class Tuned:
+    """Blocking parameters chosen offline (``stencilc tune``) to build into a program as its
+    defaults; ``machine_file`` and the figures are for the header comment."""
+
+    machine: str
+    machine_file: str
+    size: tuple[int, int, int]
+    steps: int
+    block: tuple[int, int, int]  # by, bz, bt (bz = 0 in 2d)
+    iblock: tuple[int, int]  # iy, iz (iz = 1 in 2d)
+    strip: str
+    schedule: str
+    tuner: str
+    mem_budget: int
+    mem_plan: int
+    predicted_read: int
+    predicted_written: int
+
+    def __post_init__(self) -> None:
+        if min(self.size) < 1 or self.steps < 0 or min(self.block[0], self.block[2], *self.iblock) < 1:
+            raise InternalError(f"tuned parameters out of range: {self}")
+        if self.strip not in ("none", "dram", "file") or self.schedule not in ("ref", "alg1", "alg2"):
+            raise InternalError(f"tuned strip/schedule unknown: {self.strip} {self.schedule}")
+
+
+def generate(program: ir.Program, tuned: Tuned | None = None) -> dict[str, str]:
     program.validate()
     facts = program.facts or program.derive_facts()
     name = program.name
@@ -170,6 +198,7 @@ def generate(program: ir.Program) -> dict[str, str]:
         "has_dirichlet": any(f.boundary == "dirichlet" for f in program.fields),
         "ir_lines": [ln for ln in ir.format_program(program).splitlines() if ln.startswith(("let ", "update "))],
         "runtime_dir": str(runtime_dir()), "cflags": DEFAULT_CFLAGS, "libs": " ".join(LIBS),
+        "tuned": tuned, "tuned_machine_c": _c_string(tuned.machine) if tuned else "",
     }
     if program.ndim == 2:
         # the header lists only the axes that exist
