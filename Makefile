@@ -6,7 +6,7 @@ BUILD := build
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
 .DEFAULT_GOAL := help
-.PHONY: help setup demo test test-lit test-py test-c lint format grammar bench-incore bench-ooc clean
+.PHONY: help setup demo test test-lit test-py test-c lint format grammar bench-incore bench-ooc bench-tuners clean
 
 help: ## this list
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN{FS=":.*## "}{printf "  make %-14s %s\n", $$1, $$2}'
@@ -50,6 +50,9 @@ bench-incore: setup ## heat3d 512^3 in-core: stencilc vs a hand-written OpenMP l
 
 bench-ooc: setup ## heat3d under a memory cgroup at 8x and 16x: ooc vs incore vs mmap (root, ~25 min)
 	$(BIN)/python bench/ooc_vs_incore.py
+
+bench-tuners: setup ## heat3d at 8x the budget under a cgroup: Blk-Tune vs Naive-Tune vs manual blocks (root, ~10 min)
+	$(BIN)/python bench/tuners.py
 
 clean: ## remove build outputs (keeps .venv)
 	rm -rf $(BUILD)

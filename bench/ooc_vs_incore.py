@@ -23,79 +23,12 @@ import argparse
 import json
 import os
 import shlex
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-
-
-class Cgroup:
-    """A child memory cgroup of our own, v2 if this machine's memory controller is v2, else v1."""
-
-    def __init__(self, name: str, limit: int):
-        self.limit = limit
-        v2_root = Path("/sys/fs/cgroup")
-        if (v2_root / "cgroup.controllers").exists() and "memory" in (v2_root / "cgroup.controllers").read_text():
-            own = next(ln[3:].strip() for ln in open("/proc/self/cgroup") if ln.startswith("0::"))
-            self.v2, self.dir = True, v2_root / own.lstrip("/") / name
-        else:
-            own = next(ln.split(":", 2)[2].strip() for ln in open("/proc/self/cgroup") if ":memory:" in ln)
-            self.v2, self.dir = False, Path("/sys/fs/cgroup/memory") / own.lstrip("/") / name
-        self.dir.mkdir(exist_ok=True)
-        if self.v2:
-            (self.dir / "memory.max").write_text(str(limit))
-            (self.dir / "memory.swap.max").write_text("0") if (self.dir / "memory.swap.max").exists() else None
-        else:
-            (self.dir / "memory.limit_in_bytes").write_text(str(limit))
-            (self.dir / "memory.max_usage_in_bytes").write_text("0")
-
-    def add_self(self) -> None:  # runs in the child before exec
-        (self.dir / "cgroup.procs").write_text(str(os.getpid()))
-
-    def peak(self) -> int:
-        f = self.dir / ("memory.peak" if self.v2 else "memory.max_usage_in_bytes")
-        return int(f.read_text()) if f.exists() else -1
-
-    def oom_kills(self) -> int:
-        if self.v2:
-            ev = dict(ln.split() for ln in (self.dir / "memory.events").read_text().splitlines())
-            return int(ev.get("oom_kill", 0))
-        ctl = dict(ln.split() for ln in (self.dir / "memory.oom_control").read_text().splitlines())
-        return int(ctl.get("oom_kill", 0))
-
-    def remove(self) -> None:
-        for _ in range(50):
-            try:
-                self.dir.rmdir()
-                return
-            except OSError:
-                time.sleep(0.1)
-
-
-def drop_caches() -> str:
-    try:
-        subprocess.run(["sync"], check=True)
-        Path("/proc/sys/vm/drop_caches").write_text("3")
-        return "dropped"
-    except OSError as e:
-        return f"not dropped ({e.strerror})"
-
-
-def run(exe: Path, args: list[str], cg: Cgroup | None, timeout: float | None) -> tuple[dict | None, float, str]:
-    t0 = time.monotonic()
-    try:
-        p = subprocess.run([str(exe), *args], capture_output=True, text=True, timeout=timeout,
-                           preexec_fn=cg.add_self if cg else None)
-    except subprocess.TimeoutExpired:
-        return None, time.monotonic() - t0, "timeout"
-    wall = time.monotonic() - t0
-    if p.returncode != 0:
-        return None, wall, f"exit {p.returncode}: {p.stderr.strip()[-500:]}"
-    rep = Path(args[args.index("--report") + 1])
-    return json.loads(rep.read_text()), wall, "ok"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import Cgroup, build, drop_caches, run  # noqa: E402
 
 
 def main() -> int:
@@ -117,8 +50,7 @@ def main() -> int:
     work = Path(env_dir)
     work.mkdir(parents=True, exist_ok=True)
     exe = work / "heat3d"
-    cmd = [sys.executable, "-m", "stencilc", str(REPO / "examples/heat3d.stn"), "-o", str(exe)]
-    subprocess.run(cmd, check=True, env=dict(os.environ, PYTHONPATH=str(REPO / "compiler")))
+    build("examples/heat3d.stn", exe)
     common = ["--size", args.size, "--steps", str(args.steps), "--quiet", "--dir", str(work)]
     results: dict = {"size": args.size, "steps": args.steps, "problem_bytes": problem, "runs": []}
 

@@ -23,6 +23,13 @@ def main(path: str) -> int:
     if r.get("schedule"):
         blocks = ", ".join(f"{k}={p[k]}" for k in ("by", "bz", "bt") if p.get(k) is not None)
         print(f"  blocks    {blocks} (schedule {r['schedule']}, chosen by {r.get('tuner')})")
+    if p.get("iy") is not None:
+        iblock = ", ".join(f"{k}={p[k]}" for k in ("iy", "iz") if p.get(k) is not None)
+        print(f"  iBlock    {iblock} ({r.get('iblock_source', '?')})")
+    hw = r.get("hardware", {})
+    if "cores" in hw:
+        print(f"  machine   {hw['cores']['value']} cores, L2 {human(hw['l2_bytes']['value'])}, DRAM "
+              f"{human(hw['dram_bytes']['value'])} ({hw['dram_bytes']['source']})")
     s = r["seconds"]
     phases = ", ".join(f"{k} {s[k]:.3f}s" for k in ("read", "write", "copy", "compute", "wait") if k in s)
     print(f"  time      {s['total']:.3f} s ({phases})")
