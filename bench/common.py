@@ -8,10 +8,21 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+
+
+def start(size: str, scratch: str | None, prefix: str) -> tuple[tuple[int, int, int], Path]:
+    """Refuse to run without root; the grid's (nx, ny, nz) and the scratch directory (made)."""
+    if os.geteuid() != 0:
+        sys.exit("this benchmark needs root: it makes memory cgroups and drops the page cache")
+    nx, ny, nz = (int(v) for v in size.split(","))
+    work = Path(scratch or tempfile.mkdtemp(prefix=prefix, dir="/var/tmp"))
+    work.mkdir(parents=True, exist_ok=True)
+    return (nx, ny, nz), work
 
 
 def build(stn: str, exe: Path) -> Path:

@@ -21,14 +21,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shlex
 import sys
-import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import Cgroup, build, drop_caches, run  # noqa: E402
+from common import Cgroup, build, drop_caches, run, start  # noqa: E402
 
 
 def main() -> int:
@@ -41,14 +39,9 @@ def main() -> int:
     ap.add_argument("--skip-mmap", action="store_true")
     ap.add_argument("--json", default=None, help="write the results here too")
     args = ap.parse_args()
-    if os.geteuid() != 0:
-        sys.exit("this benchmark needs root: it makes memory cgroups and drops the page cache")
-    nx, ny, nz = (int(v) for v in args.size.split(","))
+    (nx, ny, nz), work = start(args.size, args.dir, "stencilc-bench-")
     problem = nx * ny * nz * 8
     cells = nx * ny * nz * args.steps
-    env_dir = args.dir or tempfile.mkdtemp(prefix="stencilc-bench-", dir="/var/tmp")
-    work = Path(env_dir)
-    work.mkdir(parents=True, exist_ok=True)
     exe = work / "heat3d"
     build("examples/heat3d.stn", exe)
     common = ["--size", args.size, "--steps", str(args.steps), "--quiet", "--dir", str(work)]

@@ -27,11 +27,10 @@ import os
 import shlex
 import statistics
 import sys
-import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import Cgroup, build, drop_caches, run  # noqa: E402
+from common import Cgroup, build, drop_caches, run, start  # noqa: E402
 
 GiB = float(1 << 30)
 
@@ -112,14 +111,10 @@ def main() -> int:
                     help="more runs, interleaved, of blk, naive and the three fastest manual choices")
     ap.add_argument("--json", default=None, help="write the results here too")
     args = ap.parse_args()
-    if os.geteuid() != 0:
-        sys.exit("this benchmark needs root: it makes memory cgroups and drops the page cache")
-    nx, ny, nz = (int(v) for v in args.size.split(","))
+    (nx, ny, nz), work = start(args.size, args.dir, "stencilc-tuners-")
     problem = nx * ny * nz * 8
     budget = problem // args.ratio
     cap = budget * 4 // 3
-    work = Path(args.dir or tempfile.mkdtemp(prefix="stencilc-tuners-", dir="/var/tmp"))
-    work.mkdir(parents=True, exist_ok=True)
     exe = build("examples/heat3d.stn", work / "heat3d")
     common = ["--size", args.size, "--steps", str(args.steps), "--quiet", "--dir", str(work), "--mem", str(budget)]
     print(f"heat3d {args.size} f64, {args.steps} steps: problem {problem / GiB:.2f} GiB, budget {budget / 2**20:.0f} "

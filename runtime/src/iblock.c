@@ -83,10 +83,16 @@ void stn_iblock_choose(stn_run *r, int64_t tile[2]) {
         r->iblk[1] = -1;
 }
 
+int stn_tuned_wanted(const stn_run *r) {
+    const stn_opts *o = r->o;
+    return r->d->tuned && !r->tuned_off && !o->have_block && o->tuner == STN_TUNER_NONE &&
+           o->iblock[0] <= 0 && !o->machine;
+}
+
 int stn_tuned_applies(const stn_run *r) {
     const stn_opts *o = r->o;
     const stn_tuned_desc *tu = r->d->tuned;
-    if (!tu || r->tuned_off || o->have_block || o->tuner != STN_TUNER_NONE || o->iblock[0] > 0 || o->machine)
+    if (!stn_tuned_wanted(r))
         return 0;
     for (int k = 0; k < 3; k++)
         if (o->size[k] != tu->size[k])

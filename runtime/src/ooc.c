@@ -1232,16 +1232,15 @@ typedef struct tune_space {
     ooc *e;
     size_t align;
     int64_t by_min; /* the shortest y-range weighed (see tune_limits) */
-    int64_t unit;   /* the searched block (bz in 3d, by in 2d) is a multiple of this: the depth of
-                     * one thread's tile of the iBlock (iz / Nc; iy / Nc in 2d), so that every
-                     * kernel call gives each thread whole tiles (paper eq. 2, constraints a-b);
-                     * halved, for each placement of the strip on its own, while nothing fits */
-    int64_t unit0;  /* that depth before halving */
+    int64_t depth;  /* the depth of one thread's tile of the iBlock (iz / Nc; iy / Nc in 2d): the
+                     * searched block (bz in 3d, by in 2d) is a multiple of it, so that every
+                     * kernel call gives each thread whole tiles (paper eq. 2, constraints a-b),
+                     * unless class_unit has to halve it */
 } tune_space;
 
-/* The searched block of multiple m, clipped to the span (one block: anything wider is the same). */
-static int64_t space_b(const tune_space *t, int64_t m, int64_t span) {
-    int64_t b = m * t->unit;
+/* The searched block of `m` units, clipped to the span (one block: anything wider is the same). */
+static int64_t space_b(int64_t unit, int64_t m, int64_t span) {
+    int64_t b = m * unit;
     return b < span ? b : span;
 }
 
@@ -1250,15 +1249,16 @@ static void space_plan(const tune_space *t, int strip, int64_t b, int64_t bt, st
 /* The unit for one placement of the strip and one bt: the tile depth, halved until the thinnest
  * block of that kind fits.  Each (kind, bt) relaxes on its own: thin whole planes that allow one
  * sweep beat whole tiles that need two (docs/design/004-blk-tune.md). */
-static void class_unit(tune_space *t, int strip, int64_t bt) {
+static int64_t class_unit(const tune_space *t, int strip, int64_t bt) {
     const stn_run *r = t->e->r;
-    int64_t bmin = strip == STN_STRIP_NONE && r->d->ndim == 2 ? t->by_min : 1;
-    for (t->unit = t->unit0; t->unit > 1; t->unit /= 2) {
+    int64_t bmin = strip == STN_STRIP_NONE && r->d->ndim == 2 ? t->by_min : 1, unit = t->depth;
+    for (; unit > 1; unit /= 2) {
         stn_ooc_plan p;
-        space_plan(t, strip, (bmin + t->unit - 1) / t->unit * t->unit, bt, &p);
+        space_plan(t, strip, (bmin + unit - 1) / unit * unit, bt, &p);
         if (p.mem_bytes <= r->mem_budget)
             break;
     }
+    return unit;
 }
 
 /* strip NONE: whole planes, b = bz (3d) or by (2d); else y-blocked tiles of by_min x b. */
@@ -1310,39 +1310,38 @@ static int tune_blk(tune_space *t, tune_best *b) {
         int every = sched_of(r) != STN_SCHED_REF;
         int64_t bmin = strip == STN_STRIP_NONE && r->d->ndim == 2 ? t->by_min : 1; /* 2d: rows */
         for (int64_t bt = 1; bt > 0 && bt <= steps; bt = every ? bt + 1 : next_bt(steps, bt)) {
-            class_unit(t, strip, bt);
-            int64_t mmin = (bmin + t->unit - 1) / t->unit;
+            int64_t unit = class_unit(t, strip, bt), mmin = (bmin + unit - 1) / unit;
             stn_ooc_plan p;
             space_plan(t, strip, 1, bt, &p);
             int64_t span = (strip == STN_STRIP_NONE ? p.r.H - p.r.L : p.q.H - p.q.L);
             span = span > bmin ? span : bmin;
-            space_plan(t, strip, space_b(t, mmin, span), bt, &p);
+            space_plan(t, strip, space_b(unit, mmin, span), bt, &p);
             b->weighed++;
             if (p.mem_bytes > r->mem_budget)
                 break; /* larger bt needs more */
-            int64_t lo = mmin, hi = max64(mmin, (span + t->unit - 1) / t->unit);
+            int64_t lo = mmin, hi = max64(mmin, (span + unit - 1) / unit);
             while (lo < hi) { /* the widest block that fits */
                 int64_t mid = lo + (hi - lo + 1) / 2;
-                space_plan(t, strip, space_b(t, mid, span), bt, &p);
+                space_plan(t, strip, space_b(unit, mid, span), bt, &p);
                 b->weighed++;
                 if (p.mem_bytes <= r->mem_budget)
                     lo = mid;
                 else
                     hi = mid - 1;
             }
-            space_plan(t, strip, space_b(t, lo, span), bt, &p);
+            space_plan(t, strip, space_b(unit, lo, span), bt, &p);
             uint64_t cmin = plan_cost(t->e, &p);
             int64_t a = mmin, z = lo;
             while (a < z) { /* the smallest block with the same bytes */
                 int64_t mid = a + (z - a) / 2;
-                space_plan(t, strip, space_b(t, mid, span), bt, &p);
+                space_plan(t, strip, space_b(unit, mid, span), bt, &p);
                 b->weighed++;
                 if (plan_cost(t->e, &p) <= cmin)
                     z = mid;
                 else
                     a = mid + 1;
             }
-            space_plan(t, strip, space_b(t, a, span), bt, &p);
+            space_plan(t, strip, space_b(unit, a, span), bt, &p);
             consider(t->e, b, &p);
         }
     }
@@ -1362,8 +1361,8 @@ static int tune_brute(tune_space *t, tune_best *b) {
         /* whole planes: by = ny (3d) or every row block (2d); y-blocked: every by < ny */
         int64_t bymax = strip == STN_STRIP_NONE ? ny : ny - 1, iy = r->iblk[0] > 0 ? r->iblk[0] : 1;
         for (int64_t bt = 1; bt <= steps; bt++) {
-            class_unit(t, strip, bt);
-            int64_t ystep = r->d->ndim == 2 ? t->unit : iy, zstep = r->d->ndim == 3 ? t->unit : 1;
+            int64_t unit = class_unit(t, strip, bt);
+            int64_t ystep = r->d->ndim == 2 ? unit : iy, zstep = r->d->ndim == 3 ? unit : 1;
             int64_t by0 = strip == STN_STRIP_NONE && r->d->ndim == 3 ? ny
                           : r->d->ndim == 2                          ? (t->by_min + ystep - 1) / ystep * ystep
                                                                      : t->by_min;
@@ -1437,8 +1436,7 @@ static int tune_naive(tune_space *t, tune_best *b) {
 
 static int tune(ooc *e, size_t align) {
     stn_run *r = e->r;
-    int64_t depth = e->tile[r->d->ndim == 3 ? 1 : 0];
-    tune_space t = {e, align, 1, depth, depth};
+    tune_space t = {e, align, 1, e->tile[r->d->ndim == 3 ? 1 : 0]};
     tune_limits(&t);
     double t0 = stn_now();
     int tuner = r->o->tuner < 0 ? STN_TUNER_BLK : r->o->tuner;
@@ -1458,7 +1456,7 @@ static int tune(ooc *e, size_t align) {
     }
     b.weighed = weighed;
     const stn_ooc_dim *g = b.p.strip != STN_STRIP_NONE ? &b.p.q : &b.p.r; /* the searched block */
-    if (rc == 0 && tuner != STN_TUNER_NAIVE && g->b % t.unit0 && g->b < g->H - g->L)
+    if (rc == 0 && tuner != STN_TUNER_NAIVE && g->b % t.depth && g->b < g->H - g->L)
         snprintf(r->iblk_source + strlen(r->iblk_source), sizeof r->iblk_source - strlen(r->iblk_source),
                  "; the budget fits no block of whole tiles: blocks of %" PRId64, g->b);
     if (rc == 0) {
@@ -1476,7 +1474,7 @@ static int choose_plan(ooc *e, size_t align) {
     char need[32], have[32];
     stn_iblock_choose(r, e->tile);
     const stn_tuned_desc *tu = r->d->tuned;
-    if (tu && o->mode == STN_MODE_OOC && !o->have_block && o->tuner == STN_TUNER_NONE && o->iblock[0] <= 0) {
+    if (stn_tuned_wanted(r)) {
         if (!stn_tuned_applies(r)) {
             stn_warn(r,
                      "the built-in blocks were tuned offline for %s with --size %" PRId64 ",%" PRId64
@@ -1713,36 +1711,31 @@ static void print_plan(const ooc *e) {
 
 static int ooc_setup(ooc *e, int64_t *first_sweep) {
     stn_run *r = e->r;
-    size_t align;
-    char source[200];
+    size_t align = 0;
     e->alg2 = r->o->schedule == STN_SCHED_ALG2;
     if (e->alg2 && r->o->resume)
         return stn_error(-EINVAL,
                          "--resume: --schedule alg2 updates its files in place (the paper's algorithm 2), "
                          "so an interrupted run cannot be resumed; use the default schedule (ref) for that");
     int rc = 0;
-    if (r->hw.described) { /* --machine: plan for its device, touch no directory */
-        align = (size_t)r->hw.block.value;
-        snprintf(source, sizeof source, "%s", r->hw.block.source);
-    } else {
+    stn_hw_fig *block = &r->hw.block; /* --machine: its device_block, and no directory is touched */
+    if (!r->hw.described) {
         struct stat sb;
         if (stat(r->o->dir, &sb) != 0)
             return stn_error(stn_neg_errno(errno), "--dir %s: %s (the scratch files of --mode ooc go there)",
                              r->o->dir, errno == ENOENT ? "no such directory" : strerror(errno));
         if (!S_ISDIR(sb.st_mode))
             return stn_error(-ENOTDIR, "--dir %s: not a directory", r->o->dir);
-        rc = stn_dio_alignment(r->o->dir, &align, source, sizeof source);
-        if (rc == 0)
-            snprintf(r->hw.block.source, sizeof r->hw.block.source, "%s", source), r->hw.block.value = align;
+        rc = stn_dio_alignment(r->o->dir, &align, block->source, sizeof block->source);
+        block->value = rc == 0 ? align : 0;
     }
+    align = (size_t)block->value;
     if (rc == 0)
         rc = classify_sources(e);
     if (rc == 0)
         rc = choose_plan(e, align);
     if (rc)
         return rc;
-    snprintf(r->dio_source, sizeof r->dio_source, "%s", source);
-    r->dio_align = align;
     r->have_plan = 1;
     r->blk[0] = e->plan.r.axis == 1 ? e->plan.r.b : r->o->size[1];
     r->blk[1] = r->d->ndim == 2 ? -1 : e->plan.r.axis == 2 ? e->plan.r.b : e->plan.q.b;

@@ -230,8 +230,8 @@ static void r_run(json *j, const stn_run *r) {
             j_close(j, '}');
         }
         j_open(j, "dio", '{');
-        j_u64(j, "align", r->dio_align);
-        j_kstr(j, "source", r->dio_source);
+        j_u64(j, "align", r->hw.block.value); /* the O_DIRECT alignment the plan padded rows to */
+        j_kstr(j, "source", r->hw.block.source);
         j_close(j, '}');
     }
 }

@@ -249,11 +249,9 @@ typedef struct stn_run {
     int64_t tune_weighed;    /* plans it evaluated */
     double tune_seconds;     /* and the time it took */
     uint64_t mem_plan_bytes; /* what the plan allocates, counted against the budget */
-    size_t dio_align;        /* O_DIRECT alignment of --dir */
     uint64_t peak_pss;       /* highest stn_pss_bytes() sampled during the run (ooc: after each sweep) */
     int have_paging;         /* --mode mmap: the kernel's paging traffic was measured */
     uint64_t paging_read, paging_written; /* storage bytes read / written back during the time loop */
-    char dio_source[200];                 /* where that figure came from */
 } stn_run;
 
 /* Add a warning to the report and print it (unless --quiet). */
@@ -280,8 +278,10 @@ int stn_report_write(const stn_run *r, const char *path);
 /* Step 1 for a run: r->iblk from --iblock or eq. 1a (with its source), and the kernels' tile of
  * one thread (iy x iz / Nc; iy / Nc rows in 2d). */
 void stn_iblock_choose(stn_run *r, int64_t tile[2]);
-/* The program's built-in (offline-tuned) blocks apply to this run: nothing on the command line
- * overrides them and the run's --size (and --schedule) are those they were tuned for. */
+/* The program has built-in (offline-tuned) blocks, nothing on the command line overrides them
+ * (--block, --tuner, --iblock, --machine) and they were not found too big for the budget. */
+int stn_tuned_wanted(const stn_run *r);
+/* ... and the run's --size (and --schedule) are those they were tuned for: they apply. */
 int stn_tuned_applies(const stn_run *r);
 int stn_incore_run(stn_run *r);
 int stn_ooc_run(stn_run *r); /* ooc.c, see stn_ooc.h */
