@@ -6,7 +6,7 @@ BUILD := build
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
 .DEFAULT_GOAL := help
-.PHONY: help setup demo test test-lit test-py test-c lint format grammar bench-incore bench-ooc bench-tuners clean
+.PHONY: help setup demo test test-lit test-py test-c lint format grammar bench bench-full clean
 
 help: ## this list
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN{FS=":.*## "}{printf "  make %-14s %s\n", $$1, $$2}'
@@ -45,14 +45,13 @@ format: ## apply ruff's and clang-format's fixes
 grammar: ## regenerate the ANTLR parser from grammar/Stencil.g4 (needs java)
 	tools/gen-parser.sh
 
-bench-incore: setup ## heat3d 512^3 in-core: stencilc vs a hand-written OpenMP loop
-	$(BIN)/python bench/incore_vs_handwritten.py
+bench: setup ## the quick benchmark profile (~10 min, root): report and plots in build/bench/quick
+	$(BIN)/python -m pip install -q -e ".[bench]"
+	$(BIN)/python -m bench --profile quick
 
-bench-ooc: setup ## heat3d under a memory cgroup at 8x and 16x: ooc vs incore vs mmap (root, ~25 min)
-	$(BIN)/python bench/ooc_vs_incore.py
-
-bench-tuners: setup ## heat3d at 8x the budget under a cgroup: Blk-Tune vs Naive-Tune vs manual blocks (root, ~10 min)
-	$(BIN)/python bench/tuners.py
+bench-full: setup ## the full profile (about an hour, root): writes docs/benchmarks.md and docs/bench/*.png
+	$(BIN)/python -m pip install -q -e ".[bench]"
+	$(BIN)/python -m bench --profile full --out docs/bench --report docs/benchmarks.md
 
 clean: ## remove build outputs (keeps .venv)
 	rm -rf $(BUILD)

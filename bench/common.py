@@ -1,39 +1,55 @@
-"""What the benchmarks share: a memory cgroup of our own, dropping the page cache, running a
-generated program and reading its report, building a program from a .stn file.  Needs root for
-the cgroup and drop_caches."""
+"""What the experiments share: a memory cgroup of our own (v1 or v2), dropping the page cache,
+building a program from a .stn file, running it and reading its report, and medians.  The
+cgroup and drop_caches need root; without it the runner says what it could not do."""
 
 from __future__ import annotations
 
 import json
 import os
+import shlex
+import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+MiB, GiB = float(1 << 20), float(1 << 30)
 
 
-def start(size: str, scratch: str | None, prefix: str) -> tuple[tuple[int, int, int], Path]:
-    """Refuse to run without root; the grid's (nx, ny, nz) and the scratch directory (made)."""
-    if os.geteuid() != 0:
-        sys.exit("this benchmark needs root: it makes memory cgroups and drops the page cache")
-    nx, ny, nz = (int(v) for v in size.split(","))
-    work = Path(scratch or tempfile.mkdtemp(prefix=prefix, dir="/var/tmp"))
-    work.mkdir(parents=True, exist_ok=True)
-    return (nx, ny, nz), work
+def sh(cmd: list[str], **kw) -> subprocess.CompletedProcess:
+    """Run a command; a failure stops the benchmark with the command and its output."""
+    r = subprocess.run(cmd, capture_output=True, text=True, **kw)
+    if r.returncode != 0:
+        raise RuntimeError(f"failed ({r.returncode}): {shlex.join(map(str, cmd))}\n{r.stdout[-2000:]}{r.stderr[-2000:]}")
+    return r
 
 
 def build(stn: str, exe: Path) -> Path:
-    """stencilc STN -o EXE from this checkout."""
-    cmd = [sys.executable, "-m", "stencilc", str(REPO / stn), "-o", str(exe)]
-    subprocess.run(cmd, check=True, env=dict(os.environ, PYTHONPATH=str(REPO / "compiler")))
+    """stencilc STN -o EXE from this checkout (skipped when EXE is newer than the .stn and the compiler)."""
+    src = REPO / stn
+    newest = max([src.stat().st_mtime] + [p.stat().st_mtime for d in ("compiler/stencilc", "runtime", "templates")
+                                          for p in (REPO / d).rglob("*") if p.is_file()])
+    if exe.exists() and exe.stat().st_mtime > newest:
+        return exe
+    exe.parent.mkdir(parents=True, exist_ok=True)
+    sh([sys.executable, "-m", "stencilc", str(src), "-o", str(exe)], env=dict(os.environ, PYTHONPATH=str(REPO / "compiler")))
+    return exe
+
+
+def cc(src: str, exe: Path, *flags: str) -> Path:
+    """Compile one of bench/c/*.c with the flags stencilc uses for its own programs."""
+    sys.path.insert(0, str(REPO / "compiler"))
+    from stencilc.codegen import DEFAULT_CFLAGS
+
+    exe.parent.mkdir(parents=True, exist_ok=True)
+    sh(["cc", *shlex.split(DEFAULT_CFLAGS), str(REPO / "bench" / "c" / src), "-o", str(exe), *flags])
     return exe
 
 
 class Cgroup:
-    """A child memory cgroup of our own, v2 if this machine's memory controller is v2, else v1."""
+    """A child memory cgroup of our own, v2 if this machine's memory controller is v2, else v1.
+    The limit counts the page cache, so it is what proves a DRAM budget."""
 
     def __init__(self, name: str, limit: int):
         self.limit = limit
@@ -47,10 +63,23 @@ class Cgroup:
         self.dir.mkdir(exist_ok=True)
         if self.v2:
             (self.dir / "memory.max").write_text(str(limit))
-            (self.dir / "memory.swap.max").write_text("0") if (self.dir / "memory.swap.max").exists() else None
+            if (self.dir / "memory.swap.max").exists():
+                (self.dir / "memory.swap.max").write_text("0")
         else:
             (self.dir / "memory.limit_in_bytes").write_text(str(limit))
             (self.dir / "memory.max_usage_in_bytes").write_text("0")
+
+    @staticmethod
+    def available() -> str | None:
+        """None when we can make memory cgroups here, else why not."""
+        if os.geteuid() != 0:
+            return "not root"
+        try:
+            cg = Cgroup(f"stencilc-probe-{os.getpid()}", 1 << 30)
+            cg.remove()
+            return None
+        except (OSError, StopIteration) as e:
+            return f"no memory cgroup: {e}"
 
     def add_self(self) -> None:  # runs in the child before exec
         (self.dir / "cgroup.procs").write_text(str(os.getpid()))
@@ -76,6 +105,7 @@ class Cgroup:
 
 
 def drop_caches() -> str:
+    """Write back and drop the page cache: 'dropped', or why not."""
     try:
         subprocess.run(["sync"], check=True)
         Path("/proc/sys/vm/drop_caches").write_text("3")
@@ -84,11 +114,13 @@ def drop_caches() -> str:
         return f"not dropped ({e.strerror})"
 
 
-def run(exe: Path, args: list[str], cg: Cgroup | None, timeout: float | None) -> tuple[dict | None, float, str]:
+def run(exe: Path, args: list[str], cg: Cgroup | None = None, timeout: float | None = None,
+        env: dict | None = None) -> tuple[dict | None, float, str]:
+    """Run a generated program with --report; (its report or None, wall seconds, 'ok' or why not)."""
     t0 = time.monotonic()
     try:
         p = subprocess.run([str(exe), *args], capture_output=True, text=True, timeout=timeout,
-                           preexec_fn=cg.add_self if cg else None)
+                           preexec_fn=cg.add_self if cg else None, env=env)
     except subprocess.TimeoutExpired:
         return None, time.monotonic() - t0, "timeout"
     wall = time.monotonic() - t0
@@ -96,3 +128,9 @@ def run(exe: Path, args: list[str], cg: Cgroup | None, timeout: float | None) ->
         return None, wall, f"exit {p.returncode}: {p.stderr.strip()[-500:]}"
     rep = Path(args[args.index("--report") + 1])
     return json.loads(rep.read_text()), wall, "ok"
+
+
+def median_spread(xs: list[float]) -> tuple[float, float]:
+    """The median and the spread (max - min) / median of repeated measurements."""
+    m = statistics.median(xs)
+    return m, ((max(xs) - min(xs)) / m if m and len(xs) > 1 else 0.0)

@@ -3,8 +3,9 @@
  * of examples/heat3d.stn as one OpenMP loop nest over a dense grid, same expression order,
  * same initial state, dirichlet boundary (the halo keeps its initial values).
  *
- *   handwritten_heat3d NX NY NZ STEPS OUT.npy|-
+ *   handwritten_heat3d NX NY NZ STEPS OUT.npy|- [INIT.npy]
  * prints: seconds=<time loop> cells_per_second=<nx*ny*nz*steps/seconds>
+ * INIT.npy (<f8, C order, shape (NZ, NY, NX)) replaces the Gaussian initial state.
  */
 #include <math.h>
 #include <stdint.h>
@@ -41,10 +42,23 @@ static int write_npy(const char *path, const double *a, int64_t nx, int64_t ny, 
     return (fclose(f) == 0 && ok) ? 0 : -1;
 }
 
+/* The data of a version 1 .npy of `cells` doubles (the header's shape is the caller's word). */
+static int read_npy(const char *path, double *a, size_t cells)
+{
+    FILE *f = fopen(path, "rb");
+    unsigned char h[10];
+    if (!f)
+        return -1;
+    int ok = fread(h, 1, 10, f) == 10 && memcmp(h, "\x93NUMPY\x01", 7) == 0 &&
+             fseek(f, 10 + (long)(h[8] | h[9] << 8), SEEK_SET) == 0 && fread(a, sizeof(double), cells, f) == cells;
+    fclose(f);
+    return ok ? 0 : -1;
+}
+
 int main(int argc, char **argv)
 {
-    if (argc != 6) {
-        fprintf(stderr, "usage: %s NX NY NZ STEPS OUT.npy|-\n", argv[0]);
+    if (argc != 6 && argc != 7) {
+        fprintf(stderr, "usage: %s NX NY NZ STEPS OUT.npy|- [INIT.npy]\n", argv[0]);
         return 2;
     }
     const int64_t nx = atoll(argv[1]), ny = atoll(argv[2]), nz = atoll(argv[3]), steps = atoll(argv[4]);
@@ -63,6 +77,11 @@ int main(int argc, char **argv)
                 const size_t c = (size_t)((z * ny + y) * nx + x);
                 u[c] = v[c] = exp(-(dx * dx + dy * dy + dz * dz) / 50.0);
             }
+    if (argc == 7 && read_npy(argv[6], u, cells) != 0) {
+        fprintf(stderr, "cannot read %zu doubles from %s (a version 1 .npy, <f8, C order)\n", cells, argv[6]);
+        return 1;
+    }
+    memcpy(v, u, cells * sizeof(double));
     const int64_t sy = nx, sz = nx * ny;
     const double t0 = now();
     for (int64_t t = 0; t < steps; t++) {

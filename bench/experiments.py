@@ -1,0 +1,242 @@
+"""The experiments (seed 001's figures at this machine's scale).  Each takes the run's context and
+returns its rows: one dict per measured point, medians over the profile's repeats.
+
+A DRAM budget B is what the program is told (`--mem B`); every out-of-core run happens in a
+fresh memory cgroup capped at 4/3 B (the runtime's own reserve), page cache included, with the
+page cache dropped before it.  "Problem Rx" means the grid's bytes are R x B.
+
+- size     heat3d, problem 1x..16x the budget: ooc against incore (fig. 6);
+- methods  the reference schedule, alg2, alg1 and mmap at 8x, with time components (figs. 5, 12, 20);
+- tuners   Blk-Tune, Naive-Tune and a hand-picked sweep at 8x (figs. 19-21);
+- shapes   7-, 19-, 27-point and a radius-2 star, ooc against incore at 8x;
+- peers    in-core heat3d against a plain C OpenMP loop, Devito, pystencils and NumPy
+           (bench/peers.py).
+"""
+
+from __future__ import annotations
+
+import statistics
+from pathlib import Path
+
+from bench.common import Cgroup, GiB, MiB, build, drop_caches, median_spread, run
+
+PHASES = ("read", "write", "copy", "compute", "wait", "init")
+STENCILS = {"heat3d": ("examples/heat3d.stn", "7-point star"), "box19": ("examples/box19.stn", "19-point box"),
+            "box27": ("examples/box27.stn", "27-point box"), "star2": ("examples/star2.stn", "13-point star, radius 2")}
+
+
+def grid_for(ctx, ratio: float) -> tuple[int, int, int]:
+    """(nx, ny, nz) of an f64 grid of `ratio` x the budget, nx = ny = the profile's plane edge."""
+    e = ctx.profile.plane
+    nz = max(8, round(ratio * ctx.profile.budget / (e * e * 8)))
+    return e, e, nz
+
+
+def point(ctx, stencil: str, size: tuple[int, int, int], steps: int, extra: list[str], *, mode: str = "ooc",
+          label: str = "", repeat: int | None = None, timeout: float | None = None, keep_out: Path | None = None,
+          budget: int | None = None) -> dict:
+    """Run one configuration `repeat` times (caches dropped, a fresh cgroup for ooc and mmap) and
+    return its row: medians of the loop time and of each phase, the counted and predicted bytes."""
+    exe = build(STENCILS[stencil][0], ctx.work / "bin" / stencil)
+    repeat = repeat or ctx.profile.repeat
+    budget = budget or ctx.profile.budget
+    sz = ",".join(map(str, size))
+    args = ["--size", sz, "--steps", str(steps), "--quiet", "--mode", mode, "--dir", str(ctx.scratch),
+            "--report", str(ctx.scratch / "report.json"), *extra]
+    capped = mode in ("ooc", "mmap")
+    if capped and "--mem" not in extra:
+        args += ["--mem", str(budget)]
+    cap = budget * 4 // 3 if capped and ctx.cgroups else None
+    row = {"stencil": stencil, "label": label or mode, "mode": mode, "size": list(size), "steps": steps,
+           "args": extra, "budget": budget if capped else None, "cap": cap, "problem_bytes": size[0] * size[1] * size[2] * 8,
+           "cells": size[0] * size[1] * size[2] * steps, "status": "ok", "runs": []}
+    for i in range(repeat):
+        ctx.caches = drop_caches()
+        cg = Cgroup(f"stencilc-bench-{mode}", cap) if cap else None
+        a = args + (["--out", f"u={keep_out}"] if keep_out and i == 0 else [])
+        rep, wall, status = run(exe, a, cg, timeout, env=ctx.omp_env())
+        peak, ooms = (cg.peak(), cg.oom_kills()) if cg else (None, 0)
+        if cg:
+            cg.remove()
+        if rep is None:
+            row.update(status=status, wall=wall)
+            if status == "timeout":  # a bound: it would have needed at least this long
+                row["cells_per_second_at_most"] = row["cells"] / wall
+            break
+        loop = row["cells"] / rep["cells_per_second"] if rep["cells_per_second"] else rep["seconds"]["total"]
+        row["runs"].append({"loop_seconds": loop, "total_seconds": rep["seconds"]["total"], "wall": wall,
+                            "phases": {k: rep["seconds"].get(k, 0.0) for k in PHASES}, "peak_cgroup": peak,
+                            "oom_kills": ooms})
+        row["report"] = rep
+    if not row["runs"]:
+        ctx.log(f"    {label or mode:24s} {status}")
+        return row
+    rep = row.pop("report")
+    loops = [r["loop_seconds"] for r in row["runs"]]
+    row["seconds"], row["spread"] = median_spread(loops)
+    row["cells_per_second"] = row["cells"] / row["seconds"]
+    row["phases"] = {k: statistics.median(r["phases"][k] for r in row["runs"]) for k in PHASES}
+    row["total_seconds"] = statistics.median(r["total_seconds"] for r in row["runs"])
+    row["peak_cgroup"] = max((r["peak_cgroup"] or 0) for r in row["runs"]) if cap else None
+    row["oom_kills"] = sum(r["oom_kills"] for r in row["runs"])
+    row["params"] = rep.get("params")
+    row["strip"] = rep.get("strip")
+    for k in ("bytes_read", "bytes_written", "predicted_bytes_read", "predicted_bytes_written", "paging_bytes_read",
+              "paging_bytes_written", "mem_plan_bytes", "peak_rss_bytes", "peak_pss_bytes"):
+        if k in rep:
+            row[k] = rep[k]
+    p = row["params"] or {}
+    blk = f" blocks {p.get('by')},{p.get('bz')},{p.get('bt')}" if mode == "ooc" and p else ""
+    io = (f" IO {row['bytes_read'] / GiB:.2f}+{row['bytes_written'] / GiB:.2f} GiB" if row.get("bytes_read") is not None
+          and mode == "ooc" else "")
+    mem = f" peak {row['peak_cgroup'] / MiB:.0f}/{cap / MiB:.0f} MiB" if cap else ""
+    ctx.log(f"    {label or mode:24s} {row['cells_per_second']:.3e} cells/s  {row['seconds']:7.2f} s "
+            f"(spread {row['spread']:.0%}, {len(loops)} runs){blk}{io}{mem}"
+            + (f" OOM kills {row['oom_kills']}" if row["oom_kills"] else ""))
+    return row
+
+
+def incore_out(ctx, stencil: str, size: tuple[int, int, int], steps: int) -> Path:
+    return ctx.scratch / f"{stencil}-{'x'.join(map(str, size))}-{steps}-incore.npy"
+
+
+def incore(ctx, stencil: str, size: tuple[int, int, int], steps: int) -> dict:
+    """The in-core run of a stencil at a size (no cap: it needs the whole grid twice), memoized;
+    its result stays in the scratch directory (incore_out) for the bit-for-bit comparisons."""
+    key = (stencil, tuple(size), steps)
+    if key not in ctx.memo:
+        ctx.memo[key] = point(ctx, stencil, size, steps, [], mode="incore", label=f"{stencil} incore",
+                              keep_out=incore_out(ctx, stencil, size, steps))
+    return ctx.memo[key]
+
+
+def in_cache(ctx, stencil: str) -> dict:
+    """The compute bound: the stencil in-core on a grid that fits in cache, many steps."""
+    e = ctx.profile.cache_edge
+    row = incore(ctx, stencil, (e, e, e), ctx.profile.cache_steps)
+    row["label"] = f"{stencil} in cache ({e}^3)"
+    return row
+
+
+def same_grid(a: Path, b: Path) -> bool:
+    import numpy as np
+
+    x, y = np.load(a, mmap_mode="r"), np.load(b, mmap_mode="r")
+    return x.shape == y.shape and bool(np.array_equal(x, y))
+
+
+def ooc_vs_incore(ctx, stencil: str, ratio: float, label: str, extra: list[str] | None = None) -> tuple[dict, dict]:
+    """incore and ooc at `ratio` x the budget, results compared bit for bit."""
+    size = grid_for(ctx, ratio)
+    steps = ctx.profile.steps
+    ref_out, out = incore_out(ctx, stencil, size, steps), ctx.scratch / f"{stencil}-ooc.npy"
+    inc = incore(ctx, stencil, size, steps)
+    o = point(ctx, stencil, size, steps, extra or [], label=label, keep_out=out)
+    if o["status"] == "ok" and ref_out.exists():
+        o["bit_identical_to_incore"] = same_grid(out, ref_out)
+        if not o["bit_identical_to_incore"]:
+            ctx.log(f"    ** {label}: the out-of-core result differs from in-core **")
+    out.unlink(missing_ok=True)
+    for r in (inc, o):
+        r.update(ratio=ratio)
+    o["incore_cells_per_second"] = inc.get("cells_per_second")
+    return inc, o
+
+
+def size(ctx) -> list[dict]:
+    """heat3d with the problem 1x..16x the budget: ooc against incore."""
+    rows = []
+    for ratio in ctx.profile.ratios:
+        inc, o = ooc_vs_incore(ctx, "heat3d", ratio, f"heat3d ooc {ratio}x")
+        rows += [dict(inc, experiment="size"), dict(o, experiment="size")]
+    return rows
+
+
+def methods(ctx) -> list[dict]:
+    """The reference schedule, alg2, alg1 and mmap at the profile's method ratio (8x)."""
+    ratio, steps = ctx.profile.method_ratio, ctx.profile.steps
+    size_ = grid_for(ctx, ratio)
+    inc = incore(ctx, "heat3d", size_, steps)
+    rows = [dict(inc, experiment="methods", ratio=ratio, label="incore (no cap)")]
+    for sched in ("ref", "alg2", "alg1"):
+        r = point(ctx, "heat3d", size_, steps, ["--schedule", sched], label=f"ooc {sched}")
+        rows.append(dict(r, experiment="methods", ratio=ratio, incore_cells_per_second=inc.get("cells_per_second")))
+    r = point(ctx, "heat3d", size_, steps, [], mode="mmap", label="mmap", repeat=1, timeout=ctx.profile.mmap_timeout)
+    rows.append(dict(r, experiment="methods", ratio=ratio))
+    return rows
+
+
+def _fits(ctx, exe_stencil: str, size_: tuple, steps: int, extra: list[str]) -> bool:
+    exe = build(STENCILS[exe_stencil][0], ctx.work / "bin" / exe_stencil)
+    rep, _, _ = run(exe, ["--size", ",".join(map(str, size_)), "--steps", str(steps), "--quiet", "--dir",
+                          str(ctx.scratch), "--mem", str(ctx.profile.budget), "--plan-only", "--report",
+                          str(ctx.scratch / "plan.json"), *extra], None, 60)
+    return rep is not None
+
+
+def manual_choices(ctx, size_: tuple, steps: int) -> list[list[str]]:
+    """What a careful person picks by hand (seed 001, section VI): for each power-of-two bt, the
+    largest power-of-two bz that fits with whole planes, and the largest power-of-two square
+    y x z tile that fits; then the same shapes at half the size for the largest bts.  The bts go
+    from the largest down, so that a short sweep (the quick profile) keeps the likely best."""
+    ny = size_[1]
+    out = []
+    for bt in sorted((1 << k for k in range(12) if (1 << k) <= steps), reverse=True):
+        if len(out) >= ctx.profile.manual_max:
+            break
+        best_planes = None
+        for bz in (1 << k for k in range(14)):
+            if not _fits(ctx, "heat3d", size_, steps, ["--block", f"{ny},{bz},{bt}"]):
+                break
+            best_planes = bz
+        if best_planes:
+            out.append(["--block", f"{ny},{best_planes},{bt}"])
+        best_tile = None
+        for b in (1 << k for k in range(3, 14)):
+            if b >= ny or not _fits(ctx, "heat3d", size_, steps, ["--block", f"{b},{b},{bt}"]):
+                break
+            best_tile = b
+        if best_tile:
+            out.append(["--block", f"{best_tile},{best_tile},{bt}"])
+    for args in list(out[:4]):
+        by, bz, bt = (int(v) for v in args[1].split(","))
+        half = ["--block", f"{by if by == ny else max(1, by // 2)},{max(1, bz // 2)},{bt}"]
+        if half not in out and _fits(ctx, "heat3d", size_, steps, half):
+            out.append(half)
+    return out
+
+
+def tuners(ctx) -> list[dict]:
+    """Blk-Tune, Naive-Tune and the manual sweep at the method ratio; the finalists again, interleaved."""
+    ratio, steps = ctx.profile.method_ratio, ctx.profile.steps
+    size_ = grid_for(ctx, ratio)
+    inc = incore(ctx, "heat3d", size_, steps)
+    choices = [("blk", ["--tuner", "blk"]), ("naive", ["--tuner", "naive"])]
+    choices += [(f"manual {m[1]}", m) for m in manual_choices(ctx, size_, steps)]
+    ctx.log(f"    {len(choices) - 2} manual choices")
+    rows = [dict(point(ctx, "heat3d", size_, steps, a, label=lbl, repeat=1), experiment="tuners", ratio=ratio,
+                 incore_cells_per_second=inc.get("cells_per_second")) for lbl, a in choices]
+    ok = [r for r in rows if r["status"] == "ok"]
+    finalists = [r for r in ok if r["label"] in ("blk", "naive")]
+    finalists += sorted((r for r in ok if r["label"].startswith("manual")), key=lambda r: r["seconds"])[:3]
+    for _ in range(ctx.profile.repeat - 1):  # the finalists' medians are taken side by side
+        for r in finalists:
+            again = point(ctx, "heat3d", size_, steps, r["args"], label=r["label"] + " (again)", repeat=1)
+            if again["status"] == "ok":
+                r["runs"] += again["runs"]
+    for r in finalists:
+        r["seconds"], r["spread"] = median_spread([x["loop_seconds"] for x in r["runs"]])
+        r["cells_per_second"] = r["cells"] / r["seconds"]
+        r["finalist"] = True
+    return rows
+
+
+def shapes(ctx) -> list[dict]:
+    """7-, 19-, 27-point and the radius-2 star out-of-core at the method ratio, against in-core."""
+    rows = []
+    for st in STENCILS:
+        inc, o = ooc_vs_incore(ctx, st, ctx.profile.method_ratio, f"{st} ooc")
+        cache = in_cache(ctx, st)
+        rows += [dict(inc, experiment="shapes"), dict(o, experiment="shapes"),
+                 dict(cache, experiment="shapes", label=f"{st} in cache")]
+    return rows

@@ -1,0 +1,166 @@
+"""In-core heat3d against the tools a user would pick instead, on the same 7-point update.
+
+Each Python peer is installed from PyPI by the runner into an environment of its own
+(build/bench/venvs/NAME, made once, pinned versions below), and runs bench/peers/heat3d_NAME.py
+there.  Every tool first runs CHECK_STEPS steps from the same random initial grid, and its
+result is compared with the NumPy reference of the test suite (examples/reference.py); only a
+tool that agrees (to 1e-12 of the largest value) is timed.  Times are of the time loop only
+(no compilation, no auto-tuning, no initialisation), on all threads, the median of the repeats.
+
+- stencilc   the generated program, --mode incore, --init u=U0.npy
+- plain C    bench/c/handwritten_heat3d.c: one OpenMP loop nest, same flags as stencilc's
+- Devito     OpenMP, auto-tuning on (aggressive), the tuned block sizes timed
+- pystencils OpenMP, vectorized for this CPU
+- NumPy      whole-array slices (one thread: NumPy's element-wise operations are not threaded)
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from bench.common import REPO, build, cc, median_spread, run, sh
+
+CHECK_STEPS = 3
+PEERS = {  # name -> the packages pip installs into its environment
+    "devito": ["devito==4.8.23"],
+    "pystencils": ["pystencils==2.0", "py-cpuinfo==9.0.0"],
+    "numpy": ["numpy==2.4.3"],
+}
+
+
+def venv(ctx, name: str) -> Path:
+    """The peer's own environment, made and filled from PyPI once; its python."""
+    d = ctx.root / "venvs" / name
+    py = d / "bin" / "python"
+    stamp = d / ".installed"
+    want = " ".join(PEERS[name])
+    if not (stamp.exists() and stamp.read_text() == want):
+        ctx.log(f"    installing {want} into {d} from PyPI")
+        sh([sys.executable, "-m", "venv", "--clear", str(d)])
+        sh([str(py), "-m", "pip", "install", "-q", "--upgrade", "pip"])
+        sh([str(py), "-m", "pip", "install", "-q", *PEERS[name]])
+        stamp.write_text(want)
+    return py
+
+
+def reference(u0_path: Path, steps: int):
+    sys.path.insert(0, str(REPO / "examples"))
+    import numpy as np
+    from reference import EXAMPLES
+
+    return EXAMPLES["heat3d"].run({"u": np.load(u0_path)}, {"alpha": 0.1}, steps=steps)["u"]
+
+
+def agrees(out: Path, ref) -> tuple[bool, float]:
+    import numpy as np
+
+    got = np.load(out)
+    if got.shape != ref.shape:
+        return False, float("inf")
+    err = float(np.max(np.abs(got - ref)))
+    return err <= 1e-12 * float(np.max(np.abs(ref))), err
+
+
+def tool_runs(ctx, n: int, steps: int, u0: Path) -> dict:
+    """name -> (check(out) -> None, timed(repeat) -> (seconds list, info))."""
+    w = ctx.work
+    env = ctx.omp_env()
+    ours = build("examples/heat3d.stn", w / "bin" / "heat3d")
+    plain = cc("handwritten_heat3d.c", w / "bin" / "handwritten_heat3d", "-lm")
+    size = f"{n},{n},{n}"
+
+    def ours_check(out):
+        rep, _, st = run(ours, ["--mode", "incore", "--quiet", "--size", size, "--steps", str(CHECK_STEPS), "--init",
+                                f"u={u0}", "--out", f"u={out}", "--report", str(w / "peer.json")], env=env)
+        if rep is None:
+            raise RuntimeError(st)
+
+    def ours_timed(repeat):
+        secs = []
+        for _ in range(repeat):
+            rep, _, st = run(ours, ["--mode", "incore", "--quiet", "--size", size, "--steps", str(steps), "--init",
+                                    f"u={u0}", "--report", str(w / "peer.json")], env=env)
+            if rep is None:
+                raise RuntimeError(st)
+            secs.append(n**3 * steps / rep["cells_per_second"])
+        p = rep["params"]
+        return secs, {"version": f"stencilc {rep['compiler_version']}", "threads": rep["hardware"]["threads"]["value"],
+                      "notes": f"iBlock {p['iy']}x{p['iz']}"}
+
+    def plain_check(out):
+        sh([str(plain), str(n), str(n), str(n), str(CHECK_STEPS), str(out), str(u0)], env=env)
+
+    def plain_timed(repeat):
+        secs = [float(sh([str(plain), str(n), str(n), str(n), str(steps), "-", str(u0)], env=env).stdout.split()[0][8:])
+                for _ in range(repeat)]
+        return secs, {"version": "cc " + _cflags(), "threads": int(env["OMP_NUM_THREADS"]), "notes": "one loop nest"}
+
+    tools = {"stencilc": (ours_check, ours_timed), "plain C OpenMP": (plain_check, plain_timed)}
+    for name in PEERS:
+        script = REPO / "bench" / "peers" / f"heat3d_{name}.py"
+
+        def check(out, script=script, name=name):
+            sh([str(venv(ctx, name)), str(script), "--init", str(u0), "--steps", str(CHECK_STEPS), "--check", str(out)],
+               env=env)
+
+        def timed(repeat, script=script, name=name):
+            st = steps if name != "numpy" else max(2, steps // ctx.profile.numpy_divisor)
+            r = json.loads(sh([str(venv(ctx, name)), str(script), "--init", str(u0), "--steps", str(st), "--repeat",
+                               str(repeat)], env=env).stdout.splitlines()[-1])
+            secs = [s * steps / st for s in r.pop("seconds")]  # per `steps` steps, like the others
+            if st != steps:
+                r["notes"] += f"; timed over {st} steps, scaled"
+            return secs, r
+
+        tools[{"devito": "Devito", "pystencils": "pystencils", "numpy": "NumPy"}[name]] = (check, timed)
+    return tools
+
+
+def _cflags() -> str:
+    sys.path.insert(0, str(REPO / "compiler"))
+    from stencilc.codegen import DEFAULT_CFLAGS as f
+
+    return f
+
+
+def peers(ctx) -> list[dict]:
+    import numpy as np
+
+    rows = []
+    for n in ctx.profile.peer_sizes:
+        steps = ctx.profile.peer_steps
+        u0 = ctx.scratch / f"peer-u0-{n}.npy"
+        np.save(u0, np.random.default_rng(n).random((n, n, n)))
+        ref = reference(u0, CHECK_STEPS)
+        ctx.log(f"    {n}^3, {steps} steps; every tool checked against the NumPy reference after {CHECK_STEPS} steps")
+        for name, (check, timed) in tool_runs(ctx, n, steps, u0).items():
+            row = {"experiment": "peers", "label": name, "size": [n, n, n], "steps": steps, "cells": n**3 * steps,
+                   "mode": "incore"}
+            out = ctx.scratch / "peer-check.npy"
+            try:
+                check(out)
+                ok, err = agrees(out, ref)
+                row.update(check_max_abs_error=err, check="agrees" if ok else "DISAGREES")
+                if ok:
+                    secs, info = timed(ctx.profile.repeat)
+                    row.update(info)
+                    row["times"] = secs
+                    row["seconds"], row["spread"] = median_spread(secs)
+                    row["cells_per_second"] = row["cells"] / row["seconds"]
+                    row["status"] = "ok"
+                else:
+                    row["status"] = f"not timed: differs from the reference by {err:.3g}"
+            except (RuntimeError, subprocess.SubprocessError, OSError, ValueError) as e:
+                row["status"] = f"failed: {str(e).strip()[-400:]}"
+            out.unlink(missing_ok=True)
+            if row["status"] == "ok":
+                ctx.log(f"    {name:16s} {row['cells_per_second']:.3e} cells/s  {row['seconds']:7.3f} s (spread "
+                        f"{row['spread']:.0%}); max error {row['check_max_abs_error']:.1e}; {row.get('version', '')}")
+            else:
+                ctx.log(f"    {name:16s} {row['status']}")
+            rows.append(row)
+        u0.unlink(missing_ok=True)
+    return rows

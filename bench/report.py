@@ -1,0 +1,349 @@
+"""The markdown report: the run's facts, one section per experiment (its command line, a table,
+its plot, its bound and where stencilc stands against it), and a summary that says plainly
+where stencilc is behind a peer or far from a bound.  Every sentence with a number in it is
+computed from the results; nothing here is written by hand after the fact."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from bench import model
+
+GiB, MiB = float(1 << 30), float(1 << 20)
+FAR = 0.5  # below this fraction of its bound a point is called far from it
+
+
+def _ok(rows):
+    return [r for r in rows if r.get("status") == "ok"]
+
+
+def _rows(res, exp):
+    return [r for r in res["rows"] if r.get("experiment") == exp]
+
+
+def _e(x, fmt=".3g"):
+    return "n/a" if x is None else format(x, fmt)
+
+
+def _blk(r):
+    p = r.get("params") or {}
+    return f"{p.get('by')},{p.get('bz')},{p.get('bt')}" if p.get("by") else ""
+
+
+def _traffic(r):
+    if "bytes_read" not in r:
+        return ""
+    c = (r["bytes_read"] + r["bytes_written"]) / GiB
+    p = (r["predicted_bytes_read"] + r["predicted_bytes_written"]) / GiB
+    return f"{c:.2f} ({'= model' if abs(c - p) < 1e-9 else f'model {p:.2f}'})"
+
+
+def _bound_txt(res, r):
+    b, kind = model.bound(res, r)
+    if not b or "cells_per_second" not in r:
+        return "n/a"
+    return f"{kind} {b:.2e}: {r['cells_per_second'] / b:.0%}"
+
+
+def _peak(r):
+    if not r.get("cap"):
+        return "no cap"
+    return f"{(r.get('peak_cgroup') or 0) / MiB:.0f} / {r['cap'] / MiB:.0f}"
+
+
+def _cmd(res, name):
+    base = res["command"]
+    prof = res["profile"]["name"]
+    return f"python -m bench --profile {prof} --only {name}" + (f" --dir {res['dir']}" if "--dir" in base else "")
+
+
+class Report:
+    def __init__(self, res, figs, path: Path):
+        self.res, self.figs, self.path = res, figs, path
+        self.lines: list[str] = []
+        self.findings: list[str] = []
+
+    def w(self, *ls):
+        self.lines += ls
+
+    def fig(self, name, alt):
+        if name in self.figs:
+            rel = os.path.relpath(self.figs[name], self.path.parent)
+            self.w("", f"![{alt}]({rel})", "")
+
+    def table(self, head, rows):
+        self.w("", "| " + " | ".join(head) + " |", "|" + "---|" * len(head))
+        for r in rows:
+            self.w("| " + " | ".join(str(x) for x in r) + " |")
+        self.w("")
+
+    # ------------------------------------------------------------------ sections
+
+    def header(self):
+        res = self.res
+        m = res["machine"]
+        self.w("# Benchmarks", "",
+               f"Measured on {res['date'][:10]} (started {res['date']}) with the `{res['profile']['name']}` profile, "
+               f"in {res.get('seconds_total', 0) / 60:.0f} minutes. This file is written by the runner; rerun it "
+               "rather than editing it.", "",
+               f"- Command: `{res['command']}`",
+               f"- Machine: {m['cpu']}, {m['cores']} cores, {m['mem_total_bytes'] / GiB:.1f} GiB, Linux {m['kernel']}",
+               f"- Device under test: `{res['dir']}`",
+               f"- DRAM budgets: {'enforced' if res['cgroups'] else '**not enforced**'} ({res['cgroup_note']}; each "
+               "cap is 4/3 of the `--mem` budget, page cache included)",
+               f"- Page cache before each run: {res['caches']}",
+               f"- Repeats: {res['profile']['repeat']} per point; tables give the median, and the spread is "
+               "(max - min) / median.",
+               "- Plots and data: the PNGs beside this file's images, and `results.json`, `results.csv` and `log.txt` "
+               "in the runner's output folder.")
+
+    def limits(self):
+        res = self.res
+        lim = res["limits"]
+        t = lim["triad"]
+        self.w("", "## The machine's limits", "",
+               "These are measured at the start of the same run (`bench/limits.py`).")
+        rows = [["DRAM, STREAM triad", f"{t['bytes_per_second'] / 1e9:.1f} GB/s",
+                 f"{t['threads']} threads, 3 x {t['n'] * 8 / MiB:.0f} MiB, best of {t['repeats']}"],
+                ["DRAM, STREAM copy", f"{t.get('copy_bytes_per_second', 0) / 1e9:.1f} GB/s", "the stencil's pattern"]]
+        for x in lim["aio"].get("runs", []):
+            rows.append([f"O_DIRECT {x['direction']}, QD {x['qd']}", f"{x['bytes_per_second'] / 1e9:.2f} GB/s",
+                         f"libaio, {x['request_bytes'] / MiB:.0f} MiB requests, {x['bytes'] / GiB:.0f} GiB"])
+        if lim["aio"].get("refused"):
+            rows.append(["O_DIRECT", "refused", lim["aio"]["refused"]])
+        for st, r in lim["in_cache"].items():
+            if r.get("cells_per_second"):
+                rows.append([f"compute, {st} in cache", f"{r['cells_per_second']:.3e} cells/s",
+                             f"in-core {r['size'][0]}^3, {r['steps']} steps"])
+        self.table(["limit", "value", "how"], rows)
+        self.w(f"The bounds drawn in the plots: in-core, **DRAM** {model.dram_bound(res):.3e} cells/s (the better "
+               "bandwidth / 16 bytes per cell) and **compute** (the stencil in cache); out-of-core, **IO**, the run's "
+               "own traffic at the best read and write bandwidths above (`bench/model.py`).")
+        self.fig("limits", "bandwidth against queue depth; STREAM")
+
+    def size(self):
+        rows = _rows(self.res, "size")
+        if not rows:
+            return
+        res = self.res
+        p = res["profile"]
+        self.w("", "## 1. Problem size against a fixed DRAM budget (seed 001, fig. 6)", "",
+               f"Command: `{_cmd(res, 'size')}`", "",
+               f"heat3d (f64), {p['plane']} x {p['plane']} planes, {p['steps']} steps. The out-of-core runs get "
+               f"`--mem {p['budget'] >> 20}M` and a cgroup of {p['budget'] * 4 // 3 >> 20} MiB; in-core runs have no cap. "
+               "Every out-of-core result is compared bit for bit with in-core.")
+        inc = {r["ratio"]: r for r in _ok(rows) if r["mode"] == "incore"}
+        tab = []
+        for r in (r for r in rows if r["mode"] == "ooc"):
+            i = inc.get(r["ratio"])
+            rel = r["cells_per_second"] / i["cells_per_second"] if i and r["status"] == "ok" else None
+            tab.append([f"{r['ratio']}x", f"{r['problem_bytes'] / GiB:.2f}", _e(i and i["cells_per_second"], ".3e"),
+                        _e(r.get("cells_per_second"), ".3e"), _e(rel, ".2f"), f"{r.get('spread', 0):.0%}", _blk(r),
+                        _traffic(r), _peak(r), r.get("bit_identical_to_incore", r["status"]), _bound_txt(res, r)])
+            if rel is not None and rel < 0.8:
+                self.findings.append(f"Out-of-core at {r['ratio']}x the budget runs at {rel:.2f} of in-core "
+                                     f"({r['cells_per_second']:.2e} against {i['cells_per_second']:.2e} cells/s).")
+            self._far(r, f"heat3d out-of-core at {r['ratio']}x")
+        self.table(["problem / budget", "GiB", "in-core cells/s", "ooc cells/s", "ooc / in-core", "spread",
+                    "blocks by,bz,bt", "traffic GiB", "cgroup peak / cap MiB", "bit-identical", "bound: ooc at"], tab)
+        self.fig("size", "cells/s against problem size / budget")
+
+    def _far(self, r, what):
+        b, kind = model.bound(self.res, r)
+        if b and r.get("cells_per_second") and r["cells_per_second"] / b < FAR:
+            self.findings.append(f"{what} is far from its {kind} bound: {r['cells_per_second']:.2e} cells/s, "
+                                 f"{r['cells_per_second'] / b:.0%} of {b:.2e}.")
+
+    def methods(self):
+        rows = _rows(self.res, "methods")
+        if not rows:
+            return
+        res = self.res
+        self.w("", "## 2. Out-of-core methods (seed 001, figs. 5, 12 and 20)", "",
+               f"Command: `{_cmd(res, 'methods')}`", "",
+               f"heat3d at {rows[0]['ratio']}x the budget: the reference schedule (`--schedule ref`), `alg2`, `alg1` "
+               f"and `--mode mmap` (the same kernels on mmap'ed files; stopped after {res['profile']['mmap_timeout']:.0f} s), "
+               "each in the same cgroup. Time components are the main thread's: read (synchronous reads), write "
+               "(final syncs), copy, compute, wait (for asynchronous IO), init, and other (the rest of the loop).")
+        tab = []
+        for r in rows:
+            ph = r.get("phases", {})
+            cps = (f"{r['cells_per_second']:.3e}" if r["status"] == "ok" else
+                   f"< {r.get('cells_per_second_at_most', 0):.2e} ({r['status']} at {r.get('wall', 0):.0f} s)")
+            tab.append([r["label"], cps, _e(r.get("seconds"), ".2f"), f"{r.get('spread', 0):.0%}", _blk(r),
+                        _traffic(r) or (f"paging {r.get('paging_bytes_read', 0) / GiB:.1f} + "
+                                        f"{r.get('paging_bytes_written', 0) / GiB:.1f}" if r["mode"] == "mmap" and
+                                        r["status"] == "ok" else ""),
+                        " / ".join(f"{ph.get(k, 0):.2f}" for k in ("read", "write", "copy", "compute", "wait")) if ph
+                        else "", _peak(r), _bound_txt(res, r)])
+            if r["mode"] == "ooc":
+                self._far(r, f"The {r['label']} schedule")
+        self.table(["method", "cells/s", "loop s", "spread", "blocks", "traffic GiB", "read/write/copy/compute/wait s",
+                    "cgroup peak / cap MiB", "bound: at"], tab)
+        ref = next((r for r in _ok(rows) if r["label"] == "ooc ref"), None)
+        if ref:
+            for r in rows:
+                if r is ref or r["mode"] == "incore":
+                    continue
+                if r["status"] == "ok":
+                    s = ref["cells_per_second"] / r["cells_per_second"]
+                    self.w(f"- The reference schedule is {s:.2f}x the speed of {r['label']}.")
+                    if s < 0.95:
+                        self.findings.append(f"The reference schedule is slower than {r['label']} ({s:.2f}x).")
+                elif r.get("cells_per_second_at_most"):
+                    self.w(f"- The reference schedule is at least {ref['cells_per_second'] / r['cells_per_second_at_most']:.0f}x "
+                           f"the speed of {r['label']} (which did not finish).")
+        self.fig("methods", "time components and cells/s of each method")
+
+    def tuners(self):
+        rows = _rows(self.res, "tuners")
+        if not rows:
+            return
+        res = self.res
+        ok = _ok(rows)
+        self.w("", "## 3. Blk-Tune against Naive-Tune and hand-picked blocks (seed 001, figs. 19-21)", "",
+               f"Command: `{_cmd(res, 'tuners')}`", "",
+               f"heat3d at {rows[0]['ratio']}x the budget. Manual choices follow the paper's section VI: for each "
+               "power-of-two bt, the largest power-of-two whole-plane bz that fits and the largest square tile, then "
+               "halves. Everything ran once; then blk, naive and the three fastest manual choices ran again, "
+               "interleaved, and their times are the medians of all their runs.")
+        tab = [[r["label"], _blk(r), r.get("strip", ""), f"{r['seconds']:.2f}", f"{r['spread']:.0%}", len(r["runs"]),
+                _traffic(r), _peak(r), _bound_txt(res, r)] for r in sorted(ok, key=lambda r: r["seconds"])]
+        tab += [[r["label"], "", "", r["status"], "", "", "", "", ""] for r in rows if r["status"] != "ok"]
+        self.table(["choice", "by,bz,bt", "strip", "loop s", "spread", "runs", "traffic GiB", "cgroup peak / cap MiB",
+                    "bound: at"], tab)
+        blk = next((r for r in ok if r["label"] == "blk"), None)
+        naive = next((r for r in ok if r["label"] == "naive"), None)
+        manual = [r for r in ok if r["label"].startswith("manual")]
+        if blk and manual:
+            best = min(manual, key=lambda r: r["seconds"])
+            q = blk["seconds"] / best["seconds"]
+            self.w(f"- blk / best manual ({best['label']}) = **{q:.3f}** in time (target <= 1.05).")
+            if q > 1.05:
+                self.findings.append(f"Blk-Tune's choice is {q:.2f}x the time of the best hand-picked block "
+                                     f"({best['label']}).")
+        if blk and naive:
+            q = naive["seconds"] / blk["seconds"]
+            self.w(f"- naive / blk = **{q:.2f}** in time (target >= 1.2).")
+            if q < 1.2:
+                self.findings.append(f"Naive-Tune's choice is only {q:.2f}x the time of Blk-Tune's here.")
+        self.fig("tuners", "time of each tuner's and each hand-picked choice")
+
+    def shapes(self):
+        rows = _rows(self.res, "shapes")
+        if not rows:
+            return
+        from bench.experiments import STENCILS
+
+        res = self.res
+        self.w("", "## 4. Stencil shapes", "", f"Command: `{_cmd(res, 'shapes')}`", "",
+               f"Each stencil out-of-core at {res['profile']['method_ratio']}x the budget against its in-core run (bit "
+               "for bit) and its in-cache rate.")
+        tab = []
+        for st in dict.fromkeys(r["stencil"] for r in rows):
+            o = next((r for r in rows if r["stencil"] == st and r["mode"] == "ooc"), {})
+            i = next((r for r in rows if r["stencil"] == st and r["mode"] == "incore" and "in cache" not in r["label"]),
+                     {})
+            c = next((r for r in rows if r["stencil"] == st and "in cache" in r["label"]), {})
+            rel = o["cells_per_second"] / i["cells_per_second"] if o.get("cells_per_second") and i.get(
+                "cells_per_second") else None
+            tab.append([st, STENCILS[st][1], _e(c.get("cells_per_second"), ".3e"), _e(i.get("cells_per_second"), ".3e"),
+                        _e(o.get("cells_per_second"), ".3e"), _e(rel, ".2f"), _blk(o), _traffic(o),
+                        o.get("bit_identical_to_incore", o.get("status")), _bound_txt(res, o) if o else ""])
+            if rel is not None and rel < 0.8:
+                self.findings.append(f"{st} out-of-core runs at {rel:.2f} of its in-core speed.")
+            if o:
+                self._far(o, f"{st} out-of-core")
+        self.table(["stencil", "shape", "in cache cells/s", "in-core", "out-of-core", "ooc / in-core", "blocks",
+                    "traffic GiB", "bit-identical", "bound: ooc at"], tab)
+        self.fig("shapes", "cells/s of each stencil shape")
+
+    def peers(self):
+        rows = _rows(self.res, "peers")
+        if not rows:
+            return
+        res = self.res
+        self.w("", "## 5. In-core against the tools users pick instead", "", f"Command: `{_cmd(res, 'peers')}`", "",
+               "The same heat3d update (7-point, f64, Dirichlet) on all threads. Each Python tool is installed from "
+               "PyPI by the runner into an environment of its own (`build/bench/venvs/`), and each tool, stencilc "
+               "included, is checked against the NumPy reference of the test suite before it is timed. Times are of "
+               "the time loop only (no compilation, no auto-tuning), the median of the repeats.")
+        tab = []
+        for r in rows:
+            b, kind = model.bound(res, r) if r.get("cells_per_second") else (None, "")
+            tab.append([f"{r['size'][0]}^3", r["label"], _e(r.get("cells_per_second"), ".3e"),
+                        _e(r.get("seconds"), ".3f"), f"{r.get('spread', 0):.0%}", r.get("check", ""),
+                        _e(r.get("check_max_abs_error"), ".1e"), f"{kind} {r['cells_per_second'] / b:.0%}" if b else "",
+                        r.get("version", ""), (r.get("notes", "") + ("" if r["status"] == "ok" else " " + r["status"]))])
+        self.table(["grid", "tool", "cells/s", "loop s", "spread", "check", "max error", "bound: at", "version",
+                    "notes"], tab)
+        for n in dict.fromkeys(r["size"][0] for r in rows):
+            at = {r["label"]: r for r in _ok(rows) if r["size"][0] == n}
+            ours = at.get("stencilc")
+            if not ours:
+                self.findings.append(f"stencilc did not run in-core at {n}^3.")
+                continue
+            parts = []
+            for name, r in at.items():
+                if name == "stencilc":
+                    continue
+                q = ours["cells_per_second"] / r["cells_per_second"]
+                parts.append(f"{q:.2f}x {name}")
+                if q < 0.95:
+                    self.findings.append(f"In-core at {n}^3 stencilc is behind {name}: {ours['cells_per_second']:.2e} "
+                                         f"against {r['cells_per_second']:.2e} cells/s ({q:.2f}x).")
+            self.w(f"- {n}^3: stencilc runs at " + ", ".join(parts) + " the speed.")
+            self._far(ours, f"stencilc in-core at {n}^3")
+            for r in rows:
+                if r["size"][0] == n and r.get("status") != "ok":
+                    self.findings.append(f"{r['label']} at {n}^3 was not measured: {r['status']}")
+        self.fig("peers", "in-core cells/s of stencilc and its peers")
+
+    def model_section(self):
+        res = self.res
+        rows = [r for r in _ok(res["rows"]) if r.get("mode") == "ooc" and "predicted_bytes_read" in r]
+        if not rows:
+            return
+        exact = sum(1 for r in rows if r["bytes_read"] == r["predicted_bytes_read"] and
+                    r["bytes_written"] == r["predicted_bytes_written"])
+        errs = []
+        for r in rows:
+            p = model.predicted_seconds(res, r)
+            if p:
+                errs.append((r["seconds"] / p, r))
+        self.w("", "## 6. The IO model against measurement", "",
+               "Every out-of-core run above: the flash traffic the cost model predicted against the bytes the runtime "
+               "counted, and the time predicted from it (`bench/model.py`: the predicted bytes at the measured "
+               "bandwidths, overlapped with the compute at the in-core rate) against the measured time loop.", "",
+               f"- Bytes: {exact} of {len(rows)} runs moved exactly the predicted bytes.")
+        if exact < len(rows):
+            self.findings.append(f"{len(rows) - exact} out-of-core runs did not move the bytes the model predicted.")
+        if errs:
+            qs = sorted(q for q, _ in errs)
+            worst = max(errs, key=lambda x: abs(x[0] - 1))
+            self.w(f"- Time: measured / predicted has median {qs[len(qs) // 2]:.2f} (from {qs[0]:.2f} to {qs[-1]:.2f}); "
+                   f"the worst is {worst[1]['experiment']} {worst[1]['label']} at {worst[0]:.2f}.")
+            slow = [x for x in errs if x[0] > 1.5]
+            if slow:
+                self.findings.append(f"{len(slow)} of {len(errs)} out-of-core runs took more than 1.5x the time the "
+                                     f"model predicts (worst: {worst[1]['experiment']} {worst[1]['label']}, "
+                                     f"{worst[0]:.2f}x): IO and compute overlap less than the model assumes.")
+        self.fig("model", "predicted against measured bytes and time")
+
+    def write(self):
+        self.header()
+        body_start = len(self.lines)
+        self.limits()
+        for s in (self.size, self.methods, self.tuners, self.shapes, self.peers, self.model_section):
+            s()
+        summary = ["", "## Where stencilc is behind or far from a bound", ""]
+        summary += [f"- {f}" for f in self.findings] or ["- Nowhere in this run: no peer was faster, no point fell "
+                                                         f"below {FAR:.0%} of its bound."]
+        self.lines[body_start:body_start] = summary
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path.write_text("\n".join(self.lines) + "\n")
+
+
+def write(res: dict, figs: dict, path: Path) -> None:
+    Report(res, figs, path).write()
