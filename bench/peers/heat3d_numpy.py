@@ -1,25 +1,15 @@
 """heat3d (7-point, f64, dirichlet) as a NumPy user writes it: whole-array slices, two buffers.
 
-Runs inside the peer's own environment (only numpy).  Protocol, shared by every peer script:
-    python heat3d_numpy.py --init U0.npy --steps S --check OUT.npy   # S steps, save the result
-    python heat3d_numpy.py --init U0.npy --steps S --repeat R         # print {"seconds": [...], ...}
+Runs inside the peer's own environment (only numpy), with the protocol of protocol.py.
 NumPy runs one thread (its element-wise operations are not threaded).
 """
 
-import argparse
-import json
 import time
 
 import numpy as np
+from protocol import parse, serve
 
-ap = argparse.ArgumentParser()
-ap.add_argument("--init", required=True)
-ap.add_argument("--steps", type=int, required=True)
-ap.add_argument("--check")
-ap.add_argument("--repeat", type=int, default=1)
-ap.add_argument("--alpha", type=float, default=0.1)
-a = ap.parse_args()
-u0 = np.load(a.init)
+a, u0 = parse()
 alpha = a.alpha
 c = (slice(1, -1),) * 3
 
@@ -34,9 +24,4 @@ def run(steps):
     return u, time.perf_counter() - t0
 
 
-if a.check:
-    np.save(a.check, run(a.steps)[0])
-else:
-    secs = [run(a.steps)[1] for _ in range(a.repeat)]
-    print(json.dumps({"seconds": secs, "version": f"numpy {np.__version__}", "threads": 1,
-                      "notes": "whole-array slices; one thread"}))
+serve(a, run, {"version": f"numpy {np.__version__}", "threads": 1, "notes": "whole-array slices; one thread"})

@@ -1,27 +1,18 @@
 """heat3d (7-point, f64, dirichlet) in pystencils: one kernel src -> dst, OpenMP, vectorized for
 this CPU (Target.CurrentCPU, inner stride one), swapped each step.
 
-The same protocol as heat3d_numpy.py.  The kernel iterates the interior (one ghost layer), so
+The protocol of protocol.py.  The kernel iterates the interior (one ghost layer), so
 the boundary layer keeps its initial values in both buffers.
 """
 
-import argparse
-import json
 import os
 import time
 
-import numpy as np
 import pystencils as ps
 import sympy as sp
+from protocol import parse, serve
 
-ap = argparse.ArgumentParser()
-ap.add_argument("--init", required=True)
-ap.add_argument("--steps", type=int, required=True)
-ap.add_argument("--check")
-ap.add_argument("--repeat", type=int, default=1)
-ap.add_argument("--alpha", type=float, default=0.1)
-a = ap.parse_args()
-u0 = np.load(a.init)
+a, u0 = parse()
 src, dst = ps.fields("src, dst: float64[3D]", layout="c")
 alpha = sp.Symbol("alpha")
 lap = src[-1, 0, 0] + src[1, 0, 0] + src[0, -1, 0] + src[0, 1, 0] + src[0, 0, -1] + src[0, 0, 1]
@@ -41,11 +32,6 @@ def run(steps):
     return s, time.perf_counter() - t0
 
 
-if a.check:
-    np.save(a.check, run(a.steps)[0])
-else:
-    run(1)  # the first call loads the compiled module
-    secs = [run(a.steps)[1] for _ in range(a.repeat)]
-    print(json.dumps({"seconds": secs, "version": f"pystencils {ps.__version__}",
-                      "threads": int(os.environ.get("OMP_NUM_THREADS", os.cpu_count())),
-                      "notes": f"openmp, vectorized for {ps.Target.CurrentCPU.name}"}))
+run(1)  # the first call loads the compiled module
+serve(a, run, {"version": f"pystencils {ps.__version__}", "threads": int(os.environ.get("OMP_NUM_THREADS", os.cpu_count())),
+               "notes": "openmp, vectorized for this CPU"})
