@@ -71,6 +71,9 @@ def bound(res: dict, row: dict) -> tuple[float | None, str]:
     cands = [(compute_bound(res, st), "compute")]
     if row.get("mode") == "ooc":
         cands.append((io_bound(res, row), "IO"))
+    elif row.get("mode") == "mmap" and "paging_bytes_read" in row:  # the page cache's traffic
+        t = io_min_seconds(res, row["paging_bytes_read"], row.get("paging_bytes_written", 0))
+        cands.append((row["cells"] / t if t else None, "IO"))
     elif row.get("mode") == "incore":
         cands.append((dram_bound(res), "DRAM"))
     cands = [(v, k) for v, k in cands if v]

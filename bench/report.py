@@ -32,7 +32,9 @@ def _blk(r):
 
 
 def _traffic(r):
-    if "bytes_read" not in r:
+    if r.get("mode") == "mmap" and r.get("status") == "ok":
+        return f"paging {r.get('paging_bytes_read', 0) / GiB:.1f} + {r.get('paging_bytes_written', 0) / GiB:.1f}"
+    if "bytes_read" not in r or r.get("mode") != "ooc":
         return ""
     c = (r["bytes_read"] + r["bytes_written"]) / GiB
     p = (r["predicted_bytes_read"] + r["predicted_bytes_written"]) / GiB
@@ -171,10 +173,7 @@ class Report:
             ph = r.get("phases", {})
             cps = (f"{r['cells_per_second']:.3e}" if r["status"] == "ok" else
                    f"< {r.get('cells_per_second_at_most', 0):.2e} ({r['status']} at {r.get('wall', 0):.0f} s)")
-            tab.append([r["label"], cps, _e(r.get("seconds"), ".2f"), f"{r.get('spread', 0):.0%}", _blk(r),
-                        _traffic(r) or (f"paging {r.get('paging_bytes_read', 0) / GiB:.1f} + "
-                                        f"{r.get('paging_bytes_written', 0) / GiB:.1f}" if r["mode"] == "mmap" and
-                                        r["status"] == "ok" else ""),
+            tab.append([r["label"], cps, _e(r.get("seconds"), ".2f"), f"{r.get('spread', 0):.0%}", _blk(r), _traffic(r),
                         " / ".join(f"{ph.get(k, 0):.2f}" for k in ("read", "write", "copy", "compute", "wait")) if ph
                         else "", _peak(r), _bound_txt(res, r)])
             if r["mode"] == "ooc":

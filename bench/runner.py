@@ -116,6 +116,20 @@ def write_csv(rows: list[dict], path: Path) -> None:
             w.writerow({k: (json.dumps(v) if isinstance(v, (list, dict)) else v) for k, v in r.items()})
 
 
+def redraw(path: Path, args) -> int:
+    """Plots and report again from saved results (into --out, default beside the JSON)."""
+    from bench import plots, report
+
+    results = json.loads(path.read_text())
+    out = Path(args.out).resolve() if args.out else path.resolve().parent
+    out.mkdir(parents=True, exist_ok=True)
+    figs = plots.make(results, out)
+    dest = Path(args.report).resolve() if args.report else out / "benchmarks.md"
+    report.write(results, figs, dest)
+    print(f"{dest} and {len(figs)} plots in {out}, from {path} (measured {results['date']})")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n\n")[0])
     ap.add_argument("--profile", choices=PROFILES, default="quick")
@@ -125,7 +139,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default=None, help="JSON, CSV and PNGs (default build/bench/PROFILE)")
     ap.add_argument("--report", default=None, help="the markdown report (default OUT/benchmarks.md)")
     ap.add_argument("--repeat", type=int, default=None, help="override the profile's repeats")
+    ap.add_argument("--from-results", metavar="JSON", default=None,
+                    help="measure nothing: redraw the plots and rewrite the report from a results.json")
     args = ap.parse_args(argv)
+    if args.from_results:
+        return redraw(Path(args.from_results), args)
     only = [e for e in args.only.split(",") if e]
     bad = [e for e in only if e not in EXPERIMENTS]
     if bad:

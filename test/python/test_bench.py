@@ -157,3 +157,14 @@ def test_plots_have_titles_and_labels(tmp_path):
 def test_runner_rejects_an_unknown_experiment():
     r = subprocess.run([sys.executable, "-m", "bench", "--only", "size,nope"], cwd=REPO, capture_output=True, text=True)
     assert r.returncode == 2 and "unknown experiment nope" in r.stderr
+
+
+def test_runner_redraws_from_saved_results(tmp_path):
+    pytest.importorskip("matplotlib")
+    saved = tmp_path / "results.json"
+    saved.write_text(json.dumps(_results()))
+    r = subprocess.run([sys.executable, "-m", "bench", "--from-results", str(saved), "--out", str(tmp_path / "o")],
+                       cwd=REPO, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    text = (tmp_path / "o" / "benchmarks.md").read_text()
+    assert "![cells/s against problem size / budget](size.png)" in text and (tmp_path / "o" / "size.png").exists()
