@@ -4,6 +4,7 @@ cgroup and drop_caches need root; without it the runner says what it could not d
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shlex
@@ -25,8 +26,10 @@ def sh(cmd: list[str], **kw) -> subprocess.CompletedProcess:
     return r
 
 
+@functools.cache
 def build(stn: str, exe: Path) -> Path:
-    """stencilc STN -o EXE from this checkout (skipped when EXE is newer than the .stn and the compiler)."""
+    """stencilc STN -o EXE from this checkout (skipped when EXE is newer than the .stn and the compiler).
+    Once per process: the sources do not change during a run."""
     src = REPO / stn
     newest = max([src.stat().st_mtime] + [p.stat().st_mtime for d in ("compiler/stencilc", "runtime", "templates")
                                           for p in (REPO / d).rglob("*") if p.is_file()])
@@ -37,13 +40,20 @@ def build(stn: str, exe: Path) -> Path:
     return exe
 
 
-def cc(src: str, exe: Path, *flags: str) -> Path:
-    """Compile one of bench/c/*.c with the flags stencilc uses for its own programs."""
-    sys.path.insert(0, str(REPO / "compiler"))
+def cflags() -> str:
+    """The flags stencilc compiles its own programs with."""
+    if str(REPO / "compiler") not in sys.path:
+        sys.path.insert(0, str(REPO / "compiler"))
     from stencilc.codegen import DEFAULT_CFLAGS
 
+    return DEFAULT_CFLAGS
+
+
+@functools.cache
+def cc(src: str, exe: Path, *flags: str) -> Path:
+    """Compile one of bench/c/*.c with stencilc's flags (once per process)."""
     exe.parent.mkdir(parents=True, exist_ok=True)
-    sh(["cc", *shlex.split(DEFAULT_CFLAGS), str(REPO / "bench" / "c" / src), "-o", str(exe), *flags])
+    sh(["cc", *shlex.split(cflags()), str(REPO / "bench" / "c" / src), "-o", str(exe), *flags])
     return exe
 
 

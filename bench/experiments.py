@@ -33,18 +33,18 @@ def grid_for(ctx, ratio: float) -> tuple[int, int, int]:
 
 
 def point(ctx, stencil: str, size: tuple[int, int, int], steps: int, extra: list[str], *, mode: str = "ooc",
-          label: str = "", repeat: int | None = None, timeout: float | None = None, keep_out: Path | None = None,
-          budget: int | None = None) -> dict:
+          label: str = "", repeat: int | None = None, timeout: float | None = None,
+          keep_out: Path | None = None) -> dict:
     """Run one configuration `repeat` times (caches dropped, a fresh cgroup for ooc and mmap) and
     return its row: medians of the loop time and of each phase, the counted and predicted bytes."""
     exe = build(STENCILS[stencil][0], ctx.work / "bin" / stencil)
     repeat = repeat or ctx.profile.repeat
-    budget = budget or ctx.profile.budget
+    budget = ctx.profile.budget
     sz = ",".join(map(str, size))
     args = ["--size", sz, "--steps", str(steps), "--quiet", "--mode", mode, "--dir", str(ctx.scratch),
             "--report", str(ctx.scratch / "report.json"), *extra]
     capped = mode in ("ooc", "mmap")
-    if capped and "--mem" not in extra:
+    if capped:
         args += ["--mem", str(budget)]
     cap = budget * 4 // 3 if capped and ctx.cgroups else None
     row = {"stencil": stencil, "label": label or mode, "mode": mode, "size": list(size), "steps": steps,
@@ -100,12 +100,12 @@ def incore_out(ctx, stencil: str, size: tuple[int, int, int], steps: int) -> Pat
     return ctx.scratch / f"{stencil}-{'x'.join(map(str, size))}-{steps}-incore.npy"
 
 
-def incore(ctx, stencil: str, size: tuple[int, int, int], steps: int) -> dict:
+def incore(ctx, stencil: str, size: tuple[int, int, int], steps: int, label: str = "") -> dict:
     """The in-core run of a stencil at a size (no cap: it needs the whole grid twice), memoized;
     its result stays in the scratch directory (incore_out) for the bit-for-bit comparisons."""
     key = (stencil, tuple(size), steps)
     if key not in ctx.memo:
-        ctx.memo[key] = point(ctx, stencil, size, steps, [], mode="incore", label=f"{stencil} incore",
+        ctx.memo[key] = point(ctx, stencil, size, steps, [], mode="incore", label=label or f"{stencil} incore",
                               keep_out=incore_out(ctx, stencil, size, steps))
     return ctx.memo[key]
 
@@ -113,9 +113,7 @@ def incore(ctx, stencil: str, size: tuple[int, int, int], steps: int) -> dict:
 def in_cache(ctx, stencil: str) -> dict:
     """The compute bound: the stencil in-core on a grid that fits in cache, many steps."""
     e = ctx.profile.cache_edge
-    row = incore(ctx, stencil, (e, e, e), ctx.profile.cache_steps)
-    row["label"] = f"{stencil} in cache ({e}^3)"
-    return row
+    return incore(ctx, stencil, (e, e, e), ctx.profile.cache_steps, label=f"{stencil} in cache ({e}^3)")
 
 
 def same_grid(a: Path, b: Path) -> bool:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 from pathlib import Path
 
 from bench.common import GiB, MiB, cc, sh
@@ -33,8 +34,6 @@ def aio(ctx) -> dict:
     p = ctx.profile
     f = Path(ctx.dir) / f".stencilc-aiobw-{os.getpid()}"
     cmd = [str(exe), str(f), str(p.aio_bytes), str(p.aio_request), ",".join(map(str, p.aio_qds))]
-    import subprocess
-
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode == 77:
         print(f"  IO: {ctx.dir} refuses O_DIRECT ({r.stderr.strip()}); no IO bound drawn")

@@ -23,7 +23,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from bench.common import REPO, build, cc, median_spread, run, sh
+from bench.common import REPO, build, cc, cflags, median_spread, run, sh
 
 CHECK_STEPS = 3
 PEERS = {  # name -> the packages pip installs into its environment
@@ -67,7 +67,7 @@ def agrees(out: Path, ref) -> tuple[bool, float]:
 
 
 def tool_runs(ctx, n: int, steps: int, u0: Path) -> dict:
-    """name -> (check(out) -> None, timed(repeat) -> (seconds list, info))."""
+    """name -> (check(out) -> None, timed() -> (seconds of one timed run, info))."""
     w = ctx.work
     env = ctx.omp_env()
     ours = build("examples/heat3d.stn", w / "bin" / "heat3d")
@@ -80,25 +80,22 @@ def tool_runs(ctx, n: int, steps: int, u0: Path) -> dict:
         if rep is None:
             raise RuntimeError(st)
 
-    def ours_timed(repeat):
-        secs = []
-        for _ in range(repeat):
-            rep, _, st = run(ours, ["--mode", "incore", "--quiet", "--size", size, "--steps", str(steps), "--init",
-                                    f"u={u0}", "--report", str(w / "peer.json")], env=env)
-            if rep is None:
-                raise RuntimeError(st)
-            secs.append(n**3 * steps / rep["cells_per_second"])
+    def ours_timed():
+        rep, _, st = run(ours, ["--mode", "incore", "--quiet", "--size", size, "--steps", str(steps), "--init",
+                                f"u={u0}", "--report", str(w / "peer.json")], env=env)
+        if rep is None:
+            raise RuntimeError(st)
         p = rep["params"]
-        return secs, {"version": f"stencilc {rep['compiler_version']}", "threads": rep["hardware"]["threads"]["value"],
+        return n**3 * steps / rep["cells_per_second"], {"version": f"stencilc {rep['compiler_version']}", "threads": rep["hardware"]["threads"]["value"],
                       "notes": f"iBlock {p['iy']}x{p['iz']}"}
 
     def plain_check(out):
         sh([str(plain), str(n), str(n), str(n), str(CHECK_STEPS), str(out), str(u0)], env=env)
 
-    def plain_timed(repeat):
-        secs = [float(sh([str(plain), str(n), str(n), str(n), str(steps), "-", str(u0)], env=env).stdout.split()[0][8:])
-                for _ in range(repeat)]
-        return secs, {"version": "cc " + _cflags(), "threads": int(env["OMP_NUM_THREADS"]), "notes": "one loop nest"}
+    def plain_timed():
+        out = sh([str(plain), str(n), str(n), str(n), str(steps), "-", str(u0)], env=env).stdout
+        info = {"version": "cc " + cflags(), "threads": int(env["OMP_NUM_THREADS"]), "notes": "one loop nest"}
+        return float(out.split()[0].removeprefix("seconds=")), info
 
     tools = {"stencilc": (ours_check, ours_timed), "plain C OpenMP": (plain_check, plain_timed)}
     for name in PEERS:
@@ -108,24 +105,17 @@ def tool_runs(ctx, n: int, steps: int, u0: Path) -> dict:
             sh([str(venv(ctx, name)), str(script), "--init", str(u0), "--steps", str(CHECK_STEPS), "--check", str(out)],
                env=env)
 
-        def timed(repeat, script=script, name=name):
+        def timed(script=script, name=name):
             st = steps if name != "numpy" else max(2, steps // ctx.profile.numpy_divisor)
-            r = json.loads(sh([str(venv(ctx, name)), str(script), "--init", str(u0), "--steps", str(st), "--repeat",
-                               str(repeat)], env=env).stdout.splitlines()[-1])
-            secs = [s * steps / st for s in r.pop("seconds")]  # per `steps` steps, like the others
+            r = json.loads(sh([str(venv(ctx, name)), str(script), "--init", str(u0), "--steps", str(st)],
+                              env=env).stdout.splitlines()[-1])
+            secs = r.pop("seconds")[0] * steps / st  # per `steps` steps, like the others
             if st != steps:
                 r["notes"] += f"; timed over {st} steps, scaled"
             return secs, r
 
         tools[{"devito": "Devito", "pystencils": "pystencils", "numpy": "NumPy"}[name]] = (check, timed)
     return tools
-
-
-def _cflags() -> str:
-    sys.path.insert(0, str(REPO / "compiler"))
-    from stencilc.codegen import DEFAULT_CFLAGS as f
-
-    return f
 
 
 def peers(ctx) -> list[dict]:
@@ -164,9 +154,9 @@ def peers(ctx) -> list[dict]:
                 if row["status"] != "ok":
                     continue
                 try:
-                    secs, info = timed(1)
+                    secs, info = timed()
                     row.update(info)
-                    row["times"] += secs
+                    row["times"].append(secs)
                 except (RuntimeError, subprocess.SubprocessError, OSError, ValueError) as e:
                     row["status"] = f"failed: {str(e).strip()[-400:]}"
         for name, (row, _) in timers.items():

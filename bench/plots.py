@@ -122,9 +122,8 @@ def methods(res, plt, path):
     a.set_ylabel("seconds (whole run, main thread)")
     a.set_title("time components (seed 001, fig. 20)")
     a.legend(fontsize=7, ncol=2)
-    allr = [r for r in rows]
     labels, vals, hatch = [], [], []
-    for r in allr:
+    for r in rows:
         labels.append(r["label"])
         if r["status"] == "ok":
             vals.append(r["cells_per_second"])
@@ -133,7 +132,7 @@ def methods(res, plt, path):
             vals.append(r.get("cells_per_second_at_most", 0.0))
             hatch.append("//")
     bb = b.bar(labels, vals, color="#4c72b0")
-    for bar_, h, r, v in zip(bb, hatch, allr, vals):
+    for bar_, h, r, v in zip(bb, hatch, rows, vals):
         bar_.set_hatch(h)
         txt = f"{v:.2e}" if not h else f"< {v:.1e}\n(stopped at {r.get('wall', 0):.0f} s)"
         b.text(bar_.get_x() + bar_.get_width() / 2, v, txt, ha="center", va="bottom", fontsize=7)

@@ -72,13 +72,12 @@ EXPERIMENTS = {"size": experiments.size, "methods": experiments.methods, "tuners
 class Context:
     """What every experiment sees: the profile, where things go, whether budgets are enforced."""
 
-    def __init__(self, profile: Profile, dev_dir: Path, out: Path):
+    def __init__(self, profile: Profile, dev_dir: Path):
         self.profile = profile
         self.root = REPO / "build" / "bench"
         self.work = self.root / "work"
         self.dir = dev_dir
         self.scratch = Path(tempfile.mkdtemp(prefix="stencilc-bench-", dir=dev_dir))
-        self.out = out
         why = Cgroup.available()
         self.cgroups, self.cgroup_note = why is None, why or "every out-of-core run in its own memory cgroup"
         self.caches = drop_caches()
@@ -157,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
     dev = Path(args.dir).resolve()
     if not dev.is_dir():
         ap.error(f"--dir {dev}: not a directory")
-    ctx = Context(prof, dev, out)
+    ctx = Context(prof, dev)
     ctx.logfile = open(out / "log.txt", "w")
     command = "python -m bench " + shlex.join(sys.argv[1:] if argv is None else argv)
     t0 = time.monotonic()

@@ -41,7 +41,7 @@ static int pass(int fd, const char *path, long long bytes, long req, int qd, int
     struct iocb **ptrs = calloc((size_t)qd, sizeof *ptrs);
     struct io_event *ev = calloc((size_t)qd, sizeof *ev);
     long long next = 0, done = 0;
-    int inflight = 0, slot_free[1024], nfree = 0;
+    int slot_free[1024], nfree = 0;
     for (int i = qd - 1; i >= 0; i--)
         slot_free[nfree++] = i;
     double t0 = now();
@@ -65,7 +65,6 @@ static int pass(int fd, const char *path, long long bytes, long req, int qd, int
                         rc < 0 ? strerror(-rc) : "short submit");
                 return 1;
             }
-            inflight += n;
         }
         rc = io_getevents(ctx, 1, qd, ev, NULL);
         if (rc < 0) {
@@ -83,7 +82,6 @@ static int pass(int fd, const char *path, long long bytes, long req, int qd, int
             done += res;
             slot_free[nfree++] = (int)(long)cb->data;
         }
-        inflight -= rc;
     }
     if (write && fdatasync(fd) != 0) {
         fprintf(stderr, "aiobw: fdatasync '%s': %s\n", path, strerror(errno));

@@ -329,17 +329,15 @@ int stn_incore_run(stn_run *r) {
     memset(&e, 0, sizeof e);
     e.r = r;
     e.d = r->d;
-    e.f = calloc((size_t)r->d->nfields, sizeof *e.f);
-    e.src = calloc((size_t)r->d->nsrc + 1, sizeof *e.src);
-    e.dst = calloc((size_t)r->d->ndst + 1, sizeof *e.dst);
-    if (!e.f || !e.src || !e.dst) {
+    int rc = stn_engine_arrays(r->d, sizeof *e.f, (void **)&e.f, &e.src, &e.dst, "in-core");
+    if (rc != 0) {
         engine_free(&e);
-        return stn_error(-ENOMEM, "out of memory setting up the in-core engine");
+        return rc;
     }
     set_boxes(&e);
     if (r->o->mode == STN_MODE_INCORE)
         check_budget(r);
-    int rc = alloc_buffers(&e);
+    rc = alloc_buffers(&e);
     if (rc == 0)
         rc = initial_values(&e);
     if (rc == 0) {

@@ -1778,17 +1778,15 @@ int stn_ooc_run(stn_run *r) {
     memset(&e, 0, sizeof e);
     e.r = r;
     e.d = r->d;
-    e.f = calloc((size_t)r->d->nfields, sizeof *e.f);
-    e.src = calloc((size_t)r->d->nsrc + 1, sizeof *e.src);
-    e.dst = calloc((size_t)r->d->ndst + 1, sizeof *e.dst);
-    if (!e.f || !e.src || !e.dst) {
+    int rc = stn_engine_arrays(r->d, sizeof *e.f, (void **)&e.f, &e.src, &e.dst, "out-of-core");
+    if (rc != 0) {
         ooc_free(&e);
-        return stn_error(-ENOMEM, "out of memory setting up the out-of-core engine");
+        return rc;
     }
     for (int i = 0; i < r->d->nfields; i++)
         e.f[i].npy_fd[0] = e.f[i].npy_fd[1] = -1;
     int64_t first = 0;
-    int rc = ooc_setup(&e, &first);
+    rc = ooc_setup(&e, &first);
     if (rc == 0 && r->o->plan_only) {
         print_plan(&e);
         r->mem_plan_bytes = e.plan.mem_bytes;

@@ -314,3 +314,13 @@ int stn_program_main(const stn_program_desc *d, int argc, char **argv) {
     stn_opts_free(&o);
     return status;
 }
+
+int stn_engine_arrays(const stn_program_desc *d, size_t field_size, void **f, const void ***src, void ***dst,
+                      const char *engine) {
+    *f = calloc((size_t)d->nfields, field_size);
+    *src = calloc((size_t)d->nsrc + 1, sizeof **src);
+    *dst = calloc((size_t)d->ndst + 1, sizeof **dst);
+    if (!*f || !*src || !*dst)
+        return stn_error(-ENOMEM, "out of memory setting up the %s engine", engine);
+    return 0;
+}

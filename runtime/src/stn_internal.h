@@ -284,6 +284,11 @@ int stn_tuned_wanted(const stn_run *r);
 /* ... and the run's --size (and --schedule) are those they were tuned for: they apply. */
 int stn_tuned_applies(const stn_run *r);
 int stn_incore_run(stn_run *r);
+/* The arrays both engines keep: one zeroed record of `field_size` bytes per field, and the
+ * kernels' source and destination pointer lists (one spare slot each).  0, or -ENOMEM with the
+ * error set (naming `engine`); on failure the caller frees whatever is not NULL. */
+int stn_engine_arrays(const stn_program_desc *d, size_t field_size, void **f, const void ***src, void ***dst,
+                      const char *engine);
 int stn_ooc_run(stn_run *r); /* ooc.c, see stn_ooc.h */
 
 #endif /* STN_INTERNAL_H */
