@@ -4,7 +4,7 @@ Written by hand from the mathematics of each example (not generated from the ``.
 files), so that the tests can compare what stencilc generates against something that
 shares no code with it.
 
-Conventions (the same as the generated programs, see ``docs``/``interface.md``):
+Conventions (the same as the generated programs; see ``docs/language.md`` and ``docs/cli.md``):
 
 - ``size`` is the whole grid, boundary layer included, x first: ``(nx, ny)`` or
   ``(nx, ny, nz)``.  Arrays are NumPy ``(ny, nx)`` / ``(nz, ny, nx)``, C order, so x is the

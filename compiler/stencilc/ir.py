@@ -146,7 +146,7 @@ class Update:
 
 @dataclass
 class Facts:
-    """Derived, never declared.  See out-of-core.md for kr/kw."""
+    """Derived, never declared.  See docs/out-of-core.md for kr/kw."""
 
     halo_lo: tuple[int, int, int]
     halo_hi: tuple[int, int, int]

@@ -1,7 +1,7 @@
 """Unit tests of the front end: grammar, AST builder, locations and syntax diagnostics.
 
 Expects: the source tree (``compiler/`` importable; ``conftest.py`` is not needed).  Guarantees:
-pins the language of shared/design/interface.md as ``frontend.parse`` reads it -- operator
+pins the language of docs/language.md as ``frontend.parse`` reads it -- operator
 precedence and associativity (a fully parenthesised rendering of each tree), every declaration
 kind, the ``Loc`` of every node kind, lexing corner cases, and the wording and position of
 syntax errors -- so that a wrong grammar or builder fails here, not downstream.
