@@ -64,7 +64,7 @@ class CPrinter:
         if isinstance(e, ir.Const):
             text = c_literal(e.value, self.dtype)
             return (text, _UNARY) if text.startswith("-") else (text, _PRIMARY)
-        if isinstance(e, (ir.ParamRef, ir.TempRef)):  # already C names: codegen's _Namer renamed them
+        if isinstance(e, (ir.ParamRef, ir.TempRef)):  # already C names: build_layout renamed them
             return e.name, _PRIMARY
         if isinstance(e, ir.Load):
             return self.load_name(e), _PRIMARY

@@ -1,0 +1,161 @@
+"""Building the kernel layout: a validated IR program -> a ``KernelLayout``.
+
+Expects: an ``ir.Program`` (validated again here) and, for a tuned variant, a ``Tuned``.
+Guarantees: ``build_layout`` is pure -- the same program gives an equal layout, C names
+included -- and makes every decision the C depends on, so the templates only print:
+
+* C names: DSL names (params, lets, fields, in that order) keep their spelling unless C or
+  the templates reserve it, and then get a ``_`` appended (``int`` -> ``int_``); the names
+  the generator makes (``u_prev``, ``u_next``, row pointers ``u_ym1_z0``, output rows
+  ``u_next_row``) are then taken in a fixed order, each avoiding every name before it;
+* slots: as lowering assigned them, sorted; row pointers: one per distinct (field, level,
+  dy, dz) read, in the order of ``Program.loads``; a load prints as ``row[x + dx]``;
+* expressions: printed by ``cexpr.CPrinter`` over the renamed IR.
+
+Field names that differ only in case (their macros would clash) are an ``InternalError``.
+"""
+
+from __future__ import annotations
+
+from .. import __version__, ir
+from ..diagnostics import InternalError
+from ..resources import runtime_dir
+from .cexpr import C_KEYWORDS, CPrinter, c_literal
+from .layout import (
+    AXES,
+    DTYPES,
+    INTERNAL_NAMES,
+    Assign,
+    Axis,
+    FieldDesc,
+    Init,
+    KernelLayout,
+    Let,
+    OutRow,
+    Param,
+    PointFacts,
+    RowPointer,
+    Slot,
+    Tuned,
+)
+
+TILE_BYTES = 256 * 1024  # the default cache tile: about this many bytes of rows per thread
+DEFAULT_CFLAGS = "-O3 -march=native -fopenmp -ffp-contract=off -std=gnu11"
+LIBS = ["-laio", "-lhwloc", "-lm"]  # linked into every program (the runtime adds its own later)
+
+
+class _Namer:
+    """Gives each generated identifier a C name that collides with nothing else."""
+
+    def __init__(self) -> None:
+        self.taken: set[str] = set()
+
+    def fresh(self, wanted: str) -> str:
+        name = wanted
+        while name in self.taken or name in C_KEYWORDS or name in INTERNAL_NAMES:
+            name += "_"
+        self.taken.add(name)
+        return name
+
+
+class _Renamer:
+    """Rewrites params and lets to their C names (loads are named by the printer); the only
+    place DSL names become C identifiers."""
+
+    def __init__(self, cname: dict[str, str]):
+        self.cname = cname
+
+    def __call__(self, e: ir.Expr) -> ir.Expr:
+        if isinstance(e, ir.ParamRef):
+            return ir.ParamRef(self.cname[e.name])
+        if isinstance(e, ir.TempRef):
+            return ir.TempRef(self.cname[e.name])
+        if isinstance(e, ir.Neg):
+            return ir.Neg(self(e.operand))
+        if isinstance(e, ir.BinOp):
+            return ir.BinOp(e.op, self(e.lhs), self(e.rhs))
+        if isinstance(e, ir.Call):
+            return ir.Call(e.func, tuple(self(a) for a in e.args))
+        return e
+
+
+def _off(v: int) -> str:
+    return f"m{-v}" if v < 0 else f"p{v}" if v > 0 else "0"
+
+
+def build_layout(program: ir.Program, tuned: Tuned | None = None) -> KernelLayout:
+    """The layout of ``program`` (validated first), with ``tuned`` built in as its defaults."""
+    program.validate()
+    facts = program.facts or program.derive_facts()
+    name, ndim, dtype = program.name, program.ndim, program.dtype
+
+    # DSL names keep their spelling unless C or the templates reserve it; then the other
+    # names the kernels declare, in a fixed order, so that every C name is stable.
+    namer = _Namer()
+    cname: dict[str, str] = {}
+    for n in [p.name for p in program.params] + [x.name for x in program.lets] + [f.name for f in program.fields]:
+        cname[n] = namer.fresh(n)
+
+    src_slots: list[Slot] = []
+    dst_slots: list[Slot] = []
+    for f in program.fields:
+        src_slots.append(Slot("src", f.src_slot, f.name.upper(), cname[f.name],
+                              f.name + (" (input)" if f.kind == "input" else " (current level)"), f.name, 0))
+        if f.prev_slot >= 0:
+            src_slots.append(Slot("src", f.prev_slot, f.name.upper() + "_PREV", namer.fresh(cname[f.name] + "_prev"),
+                                  f"{f.name}.prev (previous level)", f.name, 1))
+        if f.dst_slot >= 0:
+            dst_slots.append(Slot("dst", f.dst_slot, f.name.upper() + "_NEXT", namer.fresh(cname[f.name] + "_next"),
+                                  f"{f.name}' (new level)", f.name, 0))
+    src_slots.sort(key=lambda s: s.slot)
+    dst_slots.sort(key=lambda s: s.slot)
+    upper = [s.NAME for s in src_slots + dst_slots]
+    if len(set(upper)) != len(upper) or len({f.name.upper() for f in program.fields}) != len(program.fields):
+        raise InternalError(f"field names that differ only in case are not supported yet: {upper}")
+    array_of = {(s.field, s.level): s.arg for s in src_slots}
+
+    # row pointers, one per distinct (array, dy, dz), in the order of program.loads()
+    rows: dict[tuple[str, int, int, int], RowPointer] = {}
+    for ld in program.loads():
+        key = (ld.field, ld.level, ld.offset[1], ld.offset[2])
+        if key not in rows:
+            arr = array_of[(ld.field, ld.level)]
+            suffix = f"_y{_off(ld.offset[1])}" + (f"_z{_off(ld.offset[2])}" if ndim == 3 else "")
+            rows[key] = RowPointer(namer.fresh(arr + suffix), arr, ld.field, ld.level, ld.offset[1], ld.offset[2])
+
+    def load_name(ld: ir.Load) -> str:
+        r = rows[(ld.field, ld.level, ld.offset[1], ld.offset[2])].name
+        dx = ld.offset[0]
+        return f"{r}[x {'+' if dx > 0 else '-'} {abs(dx)}]" if dx else f"{r}[x]"
+
+    printer = CPrinter(dtype, load_name, prefix=f"{name}_")
+    rename = _Renamer(cname)
+    out_rows: list[OutRow] = []
+    assigns: list[Assign] = []
+    for s in dst_slots:
+        row = OutRow(namer.fresh(s.arg + "_row"), s.arg, s.field)
+        out_rows.append(row)
+        upd = next(u for u in program.updates if u.field == s.field)
+        assigns.append(Assign(s.field, row.name, printer.print(rename(upd.value))))
+    lets = tuple(Let(x.name, cname[x.name], printer.print(rename(x.value))) for x in program.lets)
+    inits = tuple(
+        Init(f.name, f.name.upper(), level, printer.print(rename(e)),
+             f"init {f.name}{'.prev' if level else ''} = {ir.format_expr(e, ndim)}")
+        for f in program.fields for level, e in ((0, f.init), (1, f.init_prev)) if e is not None)
+
+    real, elem_size, npy_descr = DTYPES[dtype]
+    return KernelLayout(
+        name=name, version=__version__, source=program.source_name, dtype=dtype, real=real,
+        elem_size=elem_size, npy_descr=npy_descr, ndim=ndim,
+        facts=PointFacts(facts.points, facts.flops, facts.bytes_per_point, facts.kr, facts.kw),
+        axes=tuple(Axis(AXES[d], facts.halo_lo[d], facts.halo_hi[d]) if d < ndim else Axis(AXES[d], 0, 0)
+                   for d in range(3)),
+        fields=tuple(FieldDesc(f.name, f.name.upper(), f.kind, f.levels, f.boundary, f.init is not None,
+                               f.init_prev is not None, f.src_slot, f.prev_slot, f.dst_slot) for f in program.fields),
+        params=tuple(Param(p.name, cname[p.name], p.value, c_literal(p.value, dtype), c_literal(p.value, "f64"))
+                     for p in program.params),
+        src_slots=tuple(src_slots), dst_slots=tuple(dst_slots), rows=tuple(rows.values()), out_rows=tuple(out_rows),
+        lets=lets, assigns=tuple(assigns), inits=inits,
+        ir_lines=tuple(ln for ln in ir.format_program(program).splitlines() if ln.startswith(("let ", "update "))),
+        tile_bytes=TILE_BYTES, runtime_dir=str(runtime_dir()), cflags=DEFAULT_CFLAGS, libs=tuple(LIBS), tuned=tuned,
+    )

@@ -1,0 +1,460 @@
+"""The kernel layout: everything the C templates print, as typed, immutable values.
+
+Expects: to be built by ``build.build_layout`` (or, in tests, by hand).  Guarantees: a
+``KernelLayout`` is made only of frozen dataclasses, tuples, strings, numbers and booleans --
+deeply immutable and hashable -- and every dataclass checks its own invariants when it is
+built, raising ``InternalError`` if one is broken, so a template never sees a bad value:
+
+* names printed as C identifiers are identifiers, and every local the kernels declare (argument
+  arrays, row pointers, output rows, lets, params) is neither a C keyword nor a name the
+  templates use for their own locals (``INTERNAL_NAMES``), and no two of them are equal;
+* slot indices are dense (``0 .. n-1``), unique and in order, the slots are exactly those the
+  field descriptors name, and every row pointer, output row, assignment and init refers to a
+  slot, row or field that exists;
+* ``ndim`` is 2 or 3; ``dtype`` is f32 or f64 and ``real``, ``elem_size`` and ``npy_descr``
+  agree with it; halos are non-negative, the axes are x, y, z, and z has no halo in 2d;
+* sequences are tuples, never lists.
+
+Nothing here reads the IR: this module is the contract between building and rendering.  The
+templates read a layout's fields and properties as their top-level names (``codegen.render``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass
+
+from ..diagnostics import InternalError
+from .cexpr import C_KEYWORDS, c_literal
+
+# Identifiers the templates use for their own locals; DSL names that collide get a "_".
+INTERNAL_NAMES = frozenset(
+    "sy sz y0 z0 x0 x1 ty tz kz ky zb ze yb ye row p v pv w c b src dst box iy ix iz whole interior nx ny nz "
+    "m r a cur next field level data xl xh yl yh zl zh xi0 xi1 yi0 yi1 zi0 zi1 nrx threads splits memcpy "
+    "omp_get_max_threads MIN_ MAX_ default_tiles_ dirichlet_ neumann_ params_ view_ box_ init_ step_ "
+    "boundary_ fields_ params_desc_ program_ argc argv".split()
+)
+AXES = "xyz"
+
+# dtype -> (C type, bytes, NumPy descriptor)
+DTYPES = {"f32": ("float", 4, "<f4"), "f64": ("double", 8, "<f8")}
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_MACRO = re.compile(r"[A-Z_][A-Z0-9_]*\Z")
+
+
+# ---------------------------------------------------------------- checks
+
+
+def c_string(s: str) -> str:
+    """``s`` escaped for the inside of a C string literal."""
+    return s.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def _fail(what: object, msg: str) -> None:
+    raise InternalError(f"bad {type(what).__name__}: {msg} (in {what!r})")
+
+
+def _ident(what: object, role: str, name: object) -> None:
+    """``name`` is a C identifier (it may still be a keyword: it is only used inside other names)."""
+    if not isinstance(name, str) or not _IDENT.match(name):
+        _fail(what, f"{role} {name!r} is not a C identifier")
+
+
+def _local(what: object, role: str, name: object) -> None:
+    """``name`` is a C identifier the kernels may declare: no keyword, no name of the templates."""
+    _ident(what, role, name)
+    if name in C_KEYWORDS or name in INTERNAL_NAMES:
+        _fail(what, f"{role} {name!r} is reserved by C or by the templates")
+
+
+def _macro(what: object, role: str, name: object) -> None:
+    if not isinstance(name, str) or not _MACRO.match(name):
+        _fail(what, f"{role} {name!r} is not an upper-case C macro name")
+
+
+def _nonneg(what: object, role: str, value: object) -> None:
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        _fail(what, f"{role} {value!r} is not a non-negative integer")
+
+
+def _tuple_of(what: object, role: str, value: object, kind: type) -> None:
+    if not isinstance(value, tuple) or not all(isinstance(v, kind) for v in value):
+        _fail(what, f"{role} must be a tuple of {kind.__name__}")
+
+
+def _dense(what: object, role: str, indices: list[int]) -> None:
+    if indices != list(range(len(indices))):
+        _fail(what, f"{role} slots {indices} are not 0..{len(indices) - 1} in order, each once")
+
+
+# ---------------------------------------------------------------- the parts
+
+
+@dataclass(frozen=True)
+class Tuned:
+    """Blocking parameters chosen offline (``stencilc tune``) to build into a program as its
+    defaults; ``machine_file`` and the figures are for the header comment."""
+
+    machine: str
+    machine_file: str
+    size: tuple[int, int, int]
+    steps: int
+    block: tuple[int, int, int]  # by, bz, bt (bz = 0 in 2d)
+    iblock: tuple[int, int]  # iy, iz (iz = 1 in 2d)
+    strip: str
+    schedule: str
+    tuner: str
+    mem_budget: int
+    mem_plan: int
+    predicted_read: int
+    predicted_written: int
+
+    def __post_init__(self) -> None:
+        if min(self.size) < 1 or self.steps < 0 or min(self.block[0], self.block[2], *self.iblock) < 1:
+            raise InternalError(f"tuned parameters out of range: {self}")
+        if self.strip not in ("none", "dram", "file") or self.schedule not in ("ref", "alg1", "alg2"):
+            raise InternalError(f"tuned strip/schedule unknown: {self.strip} {self.schedule}")
+
+    @property
+    def machine_c(self) -> str:
+        """The machine's name inside a C string literal."""
+        return c_string(self.machine)
+
+
+@dataclass(frozen=True)
+class Axis:
+    """One grid axis and its halo: ``lo`` cells below the interior, ``hi`` above."""
+
+    name: str  # x, y or z
+    lo: int
+    hi: int
+
+    def __post_init__(self) -> None:
+        if self.name not in AXES:
+            _fail(self, f"axis {self.name!r} is not one of x, y, z")
+        _nonneg(self, "halo lo", self.lo)
+        _nonneg(self, "halo hi", self.hi)
+
+    @property
+    def NAME(self) -> str:  # upper case: the templates' spelling of macro names
+        return self.name.upper()
+
+
+@dataclass(frozen=True)
+class Slot:
+    """One array argument of the kernels: ``src[slot]`` (``side`` "src": an old level, or an
+    input) or ``dst[slot]`` (``side`` "dst": a new level)."""
+
+    side: str  # "src" | "dst"
+    slot: int
+    NAME: str  # after NAME_SRC_ / NAME_DST_: U, U_PREV, U_NEXT
+    arg: str  # the C name of the array (an argument of NAME_step, a local of NAME_step_box)
+    what: str  # the description in the enum's comment
+    field: str  # the DSL field
+    level: int  # 0 current (src) or new (dst), 1 previous
+
+    def __post_init__(self) -> None:
+        if self.side not in ("src", "dst"):
+            _fail(self, f"side {self.side!r} is not src or dst")
+        _nonneg(self, "slot", self.slot)
+        _macro(self, "NAME", self.NAME)
+        _local(self, "argument", self.arg)
+        _ident(self, "field", self.field)
+        if self.level not in ((0, 1) if self.side == "src" else (0,)):
+            _fail(self, f"level {self.level!r} for a {self.side} slot")
+        if "*/" in self.what:
+            _fail(self, "the description would end its C comment")
+
+
+@dataclass(frozen=True)
+class RowPointer:
+    """``const real *restrict name = array + row + shift``: the row of ``field`` at ``level``
+    offset by (dy, dz); the point update reads ``name[x + dx]``."""
+
+    name: str
+    array: str  # a src slot's arg
+    field: str
+    level: int
+    dy: int
+    dz: int
+
+    def __post_init__(self) -> None:
+        _local(self, "row pointer", self.name)
+        _local(self, "array", self.array)
+        if self.level not in (0, 1) or not isinstance(self.dy, int) or not isinstance(self.dz, int):
+            _fail(self, "level or offset out of range")
+
+    @property
+    def shift(self) -> str:
+        """The C added to ``row``: "", " + sy", " - 2 * sy", " + sz", ..."""
+        out = ""
+        for d, stride in ((self.dy, "sy"), (self.dz, "sz")):
+            if d:
+                out += f" {'+' if d > 0 else '-'} " + (f"{abs(d)} * {stride}" if abs(d) != 1 else stride)
+        return out
+
+
+@dataclass(frozen=True)
+class OutRow:
+    """``real *restrict name = array + row``: the row of a new level the update writes."""
+
+    name: str
+    array: str  # a dst slot's arg
+    field: str
+
+    def __post_init__(self) -> None:
+        _local(self, "output row", self.name)
+        _local(self, "array", self.array)
+        _ident(self, "field", self.field)
+
+
+@dataclass(frozen=True)
+class Assign:
+    """``row[x] = expr;`` -- the update of ``field``."""
+
+    field: str
+    row: str  # an OutRow's name
+    expr: str  # C
+
+    def __post_init__(self) -> None:
+        _local(self, "row", self.row)
+        if not isinstance(self.expr, str) or not self.expr:
+            _fail(self, "empty expression")
+
+
+@dataclass(frozen=True)
+class Let:
+    """``const real cname = expr;`` inside the x loop, before the assignments."""
+
+    name: str  # the DSL's
+    cname: str
+    expr: str  # C
+
+    def __post_init__(self) -> None:
+        _local(self, "let", self.cname)
+        if not isinstance(self.expr, str) or not self.expr:
+            _fail(self, "empty expression")
+
+
+@dataclass(frozen=True)
+class Init:
+    """The init expression of ``field`` at ``level`` (0 current, 1 previous), over x, y, z, nx..."""
+
+    field: str
+    NAME: str  # the field's
+    level: int
+    expr: str  # C
+    what: str  # the IR of it, for the comment
+
+    def __post_init__(self) -> None:
+        _ident(self, "field", self.field)
+        _macro(self, "NAME", self.NAME)
+        if self.level not in (0, 1):
+            _fail(self, f"level {self.level!r}")
+        if not isinstance(self.expr, str) or not self.expr:
+            _fail(self, "empty expression")
+        if "*/" in self.what:
+            _fail(self, "the description would end its C comment")
+
+
+@dataclass(frozen=True)
+class FieldDesc:
+    """What the runtime's ``stn_field_desc`` and the kernels' switches need of one field."""
+
+    name: str
+    NAME: str
+    kind: str  # "state" | "input"
+    levels: int
+    boundary: str | None  # "dirichlet" | "neumann"; None for inputs
+    has_init: bool
+    has_prev_init: bool
+    src_slot: int
+    prev_slot: int  # -1: one level
+    dst_slot: int  # -1: input
+
+    def __post_init__(self) -> None:
+        _ident(self, "field", self.name)
+        _macro(self, "NAME", self.NAME)
+        if self.NAME != self.name.upper():
+            _fail(self, f"NAME {self.NAME!r} is not the field's name in upper case")
+        if self.kind not in ("state", "input") or self.levels not in (1, 2):
+            _fail(self, f"kind {self.kind!r} levels {self.levels!r}")
+        if self.boundary not in ((None,) if self.kind == "input" else ("dirichlet", "neumann")):
+            _fail(self, f"boundary {self.boundary!r} for a field of kind {self.kind}")
+        if not isinstance(self.has_init, bool) or not isinstance(self.has_prev_init, bool):
+            _fail(self, "has_init and has_prev_init are booleans")
+        _nonneg(self, "src slot", self.src_slot)
+        if (self.prev_slot >= 0) != (self.levels == 2) or self.prev_slot < -1:
+            _fail(self, f"prev slot {self.prev_slot} for {self.levels} level(s)")
+        if (self.dst_slot >= 0) != (self.kind == "state") or self.dst_slot < -1:
+            _fail(self, f"dst slot {self.dst_slot} for a field of kind {self.kind}")
+        if self.has_prev_init and self.levels != 2:
+            _fail(self, "an init of the previous level of a one-level field")
+
+
+@dataclass(frozen=True)
+class Param:
+    """A run-time parameter: its DSL name (the runtime's --param), its C name, its default."""
+
+    name: str
+    cname: str
+    value: float
+    literal: str  # the default as a literal of the element type
+    double_literal: str  # ... and as a double (the runtime's descriptor)
+
+    def __post_init__(self) -> None:
+        _ident(self, "param", self.name)
+        _local(self, "param", self.cname)
+        if self.double_literal != c_literal(self.value, "f64") or self.literal not in (
+                self.double_literal, c_literal(self.value, "f32")):
+            _fail(self, f"literals {self.literal!r} {self.double_literal!r} do not spell {self.value!r}")
+
+    @property
+    def value_repr(self) -> str:
+        return repr(self.value)
+
+
+@dataclass(frozen=True)
+class PointFacts:
+    """The derived facts the generated code states (``ir.Facts``, less the halo, which is in
+    the axes, and the per-schedule traffic, which the runtime computes)."""
+
+    points: int
+    flops: int
+    bytes_per_point: int
+    kr: int
+    kw: int
+
+    def __post_init__(self) -> None:
+        for f in dataclasses.fields(self):
+            _nonneg(self, f.name, getattr(self, f.name))
+
+
+@dataclass(frozen=True)
+class KernelLayout:
+    """Everything the templates print for one stencil."""
+
+    name: str
+    version: str
+    source: str  # the .stn path, as given
+    dtype: str  # "f32" | "f64"
+    real: str  # its C type
+    elem_size: int
+    npy_descr: str
+    ndim: int
+    facts: PointFacts
+    axes: tuple[Axis, ...]  # x, y, z always: the kernels' views and boxes are 3d (in 2d, nz = 1, no z halo)
+    fields: tuple[FieldDesc, ...]  # in declaration order: NAME_FIELD_* is the index
+    params: tuple[Param, ...]  # in declaration order: the runtime's pv[] index
+    src_slots: tuple[Slot, ...]  # by slot
+    dst_slots: tuple[Slot, ...]  # by slot
+    rows: tuple[RowPointer, ...]  # one per distinct (field, level, dy, dz) read
+    out_rows: tuple[OutRow, ...]  # one per dst slot, in slot order
+    lets: tuple[Let, ...]
+    assigns: tuple[Assign, ...]  # one per out row, in the same order
+    inits: tuple[Init, ...]
+    ir_lines: tuple[str, ...]  # the lets and updates as IR, for the .c file's comment
+    tile_bytes: int
+    runtime_dir: str
+    cflags: str
+    libs: tuple[str, ...]
+    tuned: Tuned | None = None
+
+    def __post_init__(self) -> None:
+        _ident(self, "stencil name", self.name)
+        if self.ndim not in (2, 3):
+            _fail(self, f"ndim {self.ndim!r} is not 2 or 3")
+        if self.dtype not in DTYPES:
+            _fail(self, f"dtype {self.dtype!r} is not f32 or f64")
+        if (self.real, self.elem_size, self.npy_descr) != DTYPES[self.dtype]:
+            _fail(self, f"real {self.real!r}, elem_size {self.elem_size!r} and npy_descr {self.npy_descr!r} "
+                        f"do not match dtype {self.dtype}")
+        if not isinstance(self.facts, PointFacts):
+            _fail(self, "facts must be PointFacts")
+        for role, kind in (("axes", Axis), ("fields", FieldDesc), ("params", Param), ("src_slots", Slot),
+                           ("dst_slots", Slot), ("rows", RowPointer), ("out_rows", OutRow), ("lets", Let),
+                           ("assigns", Assign), ("inits", Init), ("ir_lines", str), ("libs", str)):
+            _tuple_of(self, role, getattr(self, role), kind)
+        if self.tuned is not None and not isinstance(self.tuned, Tuned):
+            _fail(self, "tuned must be Tuned or None")
+        if tuple(a.name for a in self.axes) != tuple(AXES) or (self.ndim == 2 and (self.axes[2].lo or self.axes[2].hi)):
+            _fail(self, f"axes {self.axes} are not x, y, z (with no z halo in 2d)")
+        _nonneg(self, "tile_bytes", self.tile_bytes)
+        if self.tile_bytes == 0:
+            _fail(self, "tile_bytes is 0")
+
+        # slots: dense, on their side, and exactly those the fields name
+        if any(s.side != "src" for s in self.src_slots) or any(s.side != "dst" for s in self.dst_slots):
+            _fail(self, "a slot is on the wrong side")
+        _dense(self, "src", [s.slot for s in self.src_slots])
+        _dense(self, "dst", [s.slot for s in self.dst_slots])
+        macros = [s.NAME for s in self.src_slots + self.dst_slots]
+        if len(set(macros)) != len(macros):
+            _fail(self, f"slot names {macros} repeat")
+        fields = {f.name: f for f in self.fields}
+        if len(fields) != len(self.fields) or len({f.NAME for f in self.fields}) != len(self.fields):
+            _fail(self, f"field names {[f.name for f in self.fields]} repeat")
+        want_src = {(f.name, 0): f.src_slot for f in self.fields}
+        want_src.update({(f.name, 1): f.prev_slot for f in self.fields if f.prev_slot >= 0})
+        if {(s.field, s.level): s.slot for s in self.src_slots} != want_src or len(want_src) != len(self.src_slots):
+            _fail(self, "src slots do not match the fields' src and prev slots")
+        want_dst = {(f.name, 0): f.dst_slot for f in self.fields if f.dst_slot >= 0}
+        if {(s.field, s.level): s.slot for s in self.dst_slots} != want_dst or len(want_dst) != len(self.dst_slots):
+            _fail(self, "dst slots do not match the fields' dst slots")
+
+        # the kernels' C names: distinct, and each reference resolves
+        locals_ = ([s.arg for s in self.src_slots + self.dst_slots] + [r.name for r in self.rows]
+                   + [r.name for r in self.out_rows] + [x.cname for x in self.lets] + [p.cname for p in self.params])
+        if len(set(locals_)) != len(locals_):
+            _fail(self, f"C names {locals_} repeat")
+        src_args = {(s.field, s.level): s.arg for s in self.src_slots}
+        for r in self.rows:
+            if src_args.get((r.field, r.level)) != r.array or (self.ndim == 2 and r.dz):
+                _fail(self, f"row pointer {r.name} does not address a src slot of this grid")
+        if len({(r.field, r.level, r.dy, r.dz) for r in self.rows}) != len(self.rows):
+            _fail(self, "two row pointers for one row")
+        if [(r.field, r.array) for r in self.out_rows] != [(s.field, s.arg) for s in self.dst_slots]:
+            _fail(self, "output rows do not match the dst slots")
+        if [(a.field, a.row) for a in self.assigns] != [(r.field, r.name) for r in self.out_rows]:
+            _fail(self, "assignments do not match the output rows")
+        for i in self.inits:
+            f = fields.get(i.field)
+            if f is None or f.NAME != i.NAME or not (f.has_prev_init if i.level else f.has_init):
+                _fail(self, f"init of {i.field} level {i.level} does not match its field")
+        if len(self.inits) != sum(f.has_init + f.has_prev_init for f in self.fields):
+            _fail(self, "inits do not match the fields' has_init / has_prev_init")
+        if len({p.name for p in self.params}) != len(self.params):
+            _fail(self, "param names repeat")
+        if self.tuned is not None and self.ndim == 2 and (
+                self.tuned.size[2] != 1 or self.tuned.block[1] != 0 or self.tuned.iblock[1] != 1):
+            _fail(self, "a 2d stencil tuned with z blocking")
+
+    # -- derived, for the templates
+    @property
+    def NAME(self) -> str:
+        return self.name.upper()
+
+    @property
+    def header_axes(self) -> tuple[Axis, ...]:
+        """The axes that exist: the header's halo macros and comments name only these."""
+        return self.axes[: self.ndim]
+
+    @property
+    def source_c(self) -> str:
+        """The source path inside a C string literal."""
+        return c_string(self.source)
+
+    @property
+    def rows_per_tile_row(self) -> int:
+        """Rows held in cache per tile row: every distinct row read, plus the rows written."""
+        return max(1, len(self.rows) + len(self.out_rows))
+
+    @property
+    def has_neumann(self) -> bool:
+        return any(f.boundary == "neumann" for f in self.fields)
+
+    @property
+    def has_dirichlet(self) -> bool:
+        return any(f.boundary == "dirichlet" for f in self.fields)
