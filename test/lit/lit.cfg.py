@@ -8,7 +8,9 @@ use these substitutions:
   the command in the env var ``STENCILC`` (or ``stencilc`` from PATH when ``STENCILC_INSTALLED=1``),
   to test an installed compiler;
 * ``FileCheck`` -- the FileCheck found above;
-* ``%examples`` -- the repository's ``examples/`` directory.
+* ``%examples`` -- the repository's ``examples/`` directory;
+* ``%python`` -- the Python that runs lit (for ``%python %S/../validate_report.py REPORT.json``,
+  which checks a run report against ``docs/report.schema.json``; it needs jsonschema).
 
 Guarantees: tests run with lit's internal shell (``execute_external=False``), so ``not`` works on
 every platform; a missing FileCheck is a configuration error, not a silent pass; lit's scratch files
@@ -74,5 +76,7 @@ for var in ("HOME", "TMPDIR", "CC", "STENCILC_CFLAGS", "LANG", "LC_ALL"):
 
 # Word-boundary substitutions: `stencilc` must not rewrite `stencilc` inside a path or a word.
 config.substitutions.append(("%examples", os.path.join(repo_root, "examples")))
+# (lit applies these before its own, so %python is never read as %p followed by "ython")
+config.substitutions.append(("%python", shlex.quote(sys.executable)))
 config.substitutions.append((r"(?<![\w/.-])stencilc(?![\w/.-])", stencilc))
 config.substitutions.append((r"(?<![\w/.-])FileCheck(?![\w/.-])", shlex.quote(filecheck)))

@@ -6,23 +6,34 @@
   compiler's diagnostic).  Uses ``python -m stencilc`` from ``compiler/``, or the ``stencilc``
   on PATH when the environment has ``STENCILC_INSTALLED=1``.
 - ``run_program(exe, args, timeout=...)``: runs a program, returns ``(returncode, stdout, stderr)``.
+- ``load_report(path) -> dict`` (a function: ``from conftest import load_report``): reads a run
+  report (``--report FILE``) and validates it against ``docs/report.schema.json``; a report that
+  does not validate fails the test with the path and the message of every error.  Every test that
+  reads a report goes through it; ``validate_report(dict)`` checks one already in memory.
+- An autouse fixture validates, after each test that used ``tmp_path``, every run report left
+  there (a JSON object with ``runtime_version`` and ``mode``): a safety net for a report a test
+  writes and never reads.
 
 ``examples/`` is put on ``sys.path`` so tests can ``import reference``.
 """
 
 from __future__ import annotations
 
+import functools
+import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+import jsonschema
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES_DIR = REPO_ROOT / "examples"
 COMPILE_TIMEOUT_S = 300
 RUN_TIMEOUT_S = 120
+REPORT_SCHEMA = REPO_ROOT / "docs" / "report.schema.json"
 
 if str(EXAMPLES_DIR) not in sys.path:
     sys.path.insert(0, str(EXAMPLES_DIR))
@@ -86,3 +97,87 @@ def compile_example(tmp_path_factory):
         return exe
 
     return build
+
+
+# ------------------------------------------------------------------ run reports
+
+
+@functools.cache
+def report_validator() -> jsonschema.Draft202012Validator:
+    """The validator of docs/report.schema.json (the schema itself checked first)."""
+    schema = json.loads(REPORT_SCHEMA.read_text())
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return jsonschema.Draft202012Validator(schema)
+
+
+def report_errors(report: object) -> list[str]:
+    """Every way `report` breaks the schema, as ``JSON-PATH: message`` lines (empty: it validates)."""
+    errors = sorted(report_validator().iter_errors(report), key=lambda e: (list(map(str, e.absolute_path)), e.message))
+    return [f"{e.json_path}: {_message(e)}" for e in errors]
+
+
+def _message(e: jsonschema.ValidationError) -> str:
+    if e.validator == "not" and e.validator_value == {}:  # the schema's $defs/absent
+        return "not in a report of this kind (see the conditions of docs/report.schema.json)"
+    return e.message
+
+
+def validate_report(report: object, what: str = "the report") -> dict:
+    """Fail the test unless `report` validates against docs/report.schema.json; return it."""
+    errors = report_errors(report)
+    if errors:
+        shown = "\n  ".join(errors[:20]) + (f"\n  ... and {len(errors) - 20} more" if len(errors) > 20 else "")
+        pytest.fail(f"{what} does not match docs/report.schema.json:\n  {shown}", pytrace=False)
+    assert isinstance(report, dict)
+    return report
+
+
+def load_report(path: Path | str) -> dict:
+    """Read the run report at `path` (--report FILE), validate it against the schema, return it."""
+    text = Path(path).read_text()
+    try:
+        report = json.loads(text)
+    except ValueError as e:
+        pytest.fail(f"the report {path} is not JSON: {e}\n{text[:2000]}", pytrace=False)
+    return validate_report(report, f"the report {path}")
+
+
+def is_run_report(doc: object) -> bool:
+    """What the safety net takes for a run report: a JSON object with runtime_version and mode."""
+    return isinstance(doc, dict) and "runtime_version" in doc and "mode" in doc
+
+
+def run_reports_under(root: Path, max_bytes: int = 4 << 20):
+    """(path, report) for every run report in the JSON files under `root` (symlinks not followed)."""
+    for dirpath, _, files in os.walk(root):
+        for name in sorted(files):
+            path = Path(dirpath) / name
+            if not name.endswith(".json") or path.is_symlink():
+                continue
+            try:
+                if path.stat().st_size > max_bytes:
+                    continue
+                doc = json.loads(path.read_text())
+            except (OSError, ValueError):
+                continue
+            if is_run_report(doc):
+                yield path, doc
+
+
+@pytest.fixture(autouse=True)
+def _validate_reports_left_in_tmp_path(request):
+    """After a test that used tmp_path: every run report left there must validate (the net for a
+    report a test writes and never reads).  tmp_path is taken at setup, so that this teardown
+    runs before tmp_path's own (which may remove the directory)."""
+    tmp = request.getfixturevalue("tmp_path") if "tmp_path" in request.fixturenames else None
+    yield
+    if tmp is None or not tmp.is_dir():
+        return
+    bad = []
+    for path, report in run_reports_under(tmp):
+        errors = report_errors(report)
+        if errors:
+            bad.append(f"{path.relative_to(tmp)}:\n    " + "\n    ".join(errors[:10]))
+    if bad:
+        pytest.fail("run reports left in tmp_path do not match docs/report.schema.json:\n  " + "\n  ".join(bad),
+                    pytrace=False)

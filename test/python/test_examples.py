@@ -10,13 +10,13 @@ grid sizes (primes, the smallest legal size, sizes just above the halo), the num
 
 from __future__ import annotations
 
-import json
 import tempfile
 from pathlib import Path
 
 import numpy as np
 import pytest
 import reference as ref
+from conftest import load_report
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -105,7 +105,7 @@ def run_stencil(run_program, exe: Path, ex: ref.Example, size: tuple[int, ...], 
     rc, stdout, stderr = run_program(exe, args)
     assert rc == 0, f"{ex.name} exited with {rc}\n$ {exe.name} {' '.join(args)}\n{stdout}{stderr}"
     got = {f: np.load(path) for f, path in outs.items()}
-    return got, json.loads(report.read_text())
+    return got, load_report(report)  # validated before a temporary workdir vanishes
 
 
 def compare(ex: ref.Example, got: dict[str, np.ndarray], want: dict[str, np.ndarray], what: str) -> None:

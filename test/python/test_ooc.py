@@ -13,7 +13,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import random
 import signal
@@ -24,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import load_report
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -145,7 +145,7 @@ def test_random_stencils_ooc_equals_incore(tmp_path_factory, seed, data):
     for f in fields:
         a, b = np.load(tmp / f"in_{f}.npy"), np.load(tmp / f"ooc_{f}.npy")
         assert np.array_equal(a, b), f"field {f} differs (max {np.abs(a - b).max()}): {what}"
-    r = json.loads((tmp / "r.json").read_text())
+    r = load_report(tmp / "r.json")
     assert r["bytes_read"] == r["predicted_bytes_read"], what
     assert r["bytes_written"] == r["predicted_bytes_written"], what
     assert r["params"]["bt"] == bt and r["mem_plan_bytes"] <= r["mem_budget_bytes"]
@@ -233,7 +233,7 @@ def test_budget_too_small_is_refused_with_the_smallest_that_works(heat3d, tmp_pa
     ok = run(heat3d, "--size", "64,64,64", "--steps", "4", "--dir", str(tmp_path), "--mem", str(need),
              "--report", str(tmp_path / "r.json"), check=False)
     assert ok.returncode == 0, ok.stderr
-    rep = json.loads((tmp_path / "r.json").read_text())
+    rep = load_report(tmp_path / "r.json")
     assert rep["mem_plan_bytes"] <= rep["mem_budget_bytes"]
     assert rep["engine_bytes"] <= rep["mem_budget_bytes"]
 
@@ -254,7 +254,7 @@ def test_planes_too_big_for_the_budget_are_tiled_in_y(heat3d, tmp_path):
         rep = tmp_path / "r.json"
         run(heat3d, *size, "--mem", "12M", *extra, "--dir", str(tmp_path), "--report", str(rep),
             "--out", f"u={tmp_path / 'ooc.npy'}")
-        r = json.loads(rep.read_text())
+        r = load_report(rep)
         assert r["params"]["by"] < 512, r["params"]
         assert r["strip"] == strip or (strip is None and r["strip"] in ("dram", "file")), r["strip"]
         assert r["bytes_read"] == r["predicted_bytes_read"] and r["bytes_written"] == r["predicted_bytes_written"]
@@ -285,7 +285,7 @@ def test_buffered_fallback_on_a_file_system_without_o_direct(heat3d, tmp_path):
             pass
         r = run(heat3d, "--size", "32,32,32", "--steps", "3", "--dir", str(d), "--report", str(tmp_path / "r.json"),
                 "--out", f"u={tmp_path / 'u.npy'}")
-        rep = json.loads((tmp_path / "r.json").read_text())
+        rep = load_report(tmp_path / "r.json")
         assert any("O_DIRECT" in w for w in rep["warnings"]), rep["warnings"]
         assert "O_DIRECT" in r.stderr
         ref = run(heat3d, "--size", "32,32,32", "--steps", "3", "--mode", "incore", "--quiet", "--out",
@@ -301,7 +301,7 @@ def test_buffered_fallback_on_a_file_system_without_o_direct(heat3d, tmp_path):
 def test_default_mode_is_ooc_and_reports_its_plan(heat3d, tmp_path):
     run(heat3d, "--size", "48,40,56", "--steps", "5", "--dir", str(tmp_path), "--quiet", "--report",
         str(tmp_path / "r.json"))
-    rep = json.loads((tmp_path / "r.json").read_text())
+    rep = load_report(tmp_path / "r.json")
     assert rep["mode"] == "ooc" and rep["schedule"] == "ref"
     assert rep["params"]["by"] == 40 and rep["params"]["bz"] >= 1 and 1 <= rep["params"]["bt"] <= 5
     assert rep["bytes_read"] == rep["predicted_bytes_read"] and rep["bytes_written"] == rep["predicted_bytes_written"]
@@ -331,7 +331,7 @@ def test_mmap_mode_equals_incore(heat3d, tmp_path):
         "--report", str(tmp_path / "r.json"))
     run(heat3d, *args, "--mode", "incore", "--out", f"u={tmp_path / 'i.npy'}")
     assert np.array_equal(np.load(tmp_path / "m.npy"), np.load(tmp_path / "i.npy"))
-    rep = json.loads((tmp_path / "r.json").read_text())
+    rep = load_report(tmp_path / "r.json")
     assert rep["mode"] == "mmap" and "paging_bytes_read" in rep and "paging_bytes_written" in rep
     assert not list(tmp_path.glob("*.mmap-*")), "mapped files left behind"
 

@@ -9,13 +9,13 @@
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from conftest import load_report
 
 REPO = Path(__file__).resolve().parents[2]
 ENV = dict(os.environ, PYTHONPATH=str(REPO / "compiler"), OMP_NUM_THREADS="2")
@@ -41,7 +41,7 @@ def tuned(exe: Path, tmp: Path, tuner: str, *args: str) -> dict | None:
     if r.returncode != 0:
         assert "too small" in r.stderr, r.stderr
         return None
-    rep = json.loads(rep.read_text())
+    rep = load_report(rep)
     moved = rep["bytes_read"] + rep["bytes_written"]
     assert rep["tune"]["predicted_bytes"] == moved, f"{tuner}: the tuner's model {rep['tune']} != counted {moved}"
     assert rep["mem_plan_bytes"] <= rep["mem_budget_bytes"]
@@ -99,7 +99,7 @@ def test_blk_is_fast_for_a_terabyte_problem(programs, tmp_path):
                            capture_output=True, text=True, env=ENV, timeout=60)
         assert r.returncode == 0, r.stderr
         assert f"tuner {tuner}" in r.stdout and "predicted_bytes_read" in r.stdout
-        reps[tuner] = json.loads(rep.read_text())
+        reps[tuner] = load_report(rep)
     assert reps["blk"]["tune"]["seconds"] < 1.0
     assert reps["blk"]["mem_plan_bytes"] <= 16 << 30
     assert reps["blk"]["tune"]["predicted_bytes"] < reps["naive"]["tune"]["predicted_bytes"]
@@ -115,7 +115,7 @@ def test_blocks_are_whole_tiles_of_eq_1a(programs, tmp_path):
     r = subprocess.run([str(programs["heat3d"]), *args, "--mem", "120M", "--report", str(rep)],
                        capture_output=True, text=True, env=ENV, timeout=60)
     assert r.returncode == 0, r.stderr
-    d = json.loads(rep.read_text())
+    d = load_report(rep)
     iy, iz = d["params"]["iy"], d["params"]["iz"]
     assert d["iblock_source"].startswith("eq. 1a: 2 threads"), d["iblock_source"]
     assert iz % 2 == 0 and 2 * 256 * 8 * iy * iz <= 3 * d["hardware"]["l2_bytes"]["value"] * 2, (iy, iz)
@@ -123,7 +123,7 @@ def test_blocks_are_whole_tiles_of_eq_1a(programs, tmp_path):
     r = subprocess.run([str(programs["heat3d"]), *args, "--mem", "8M", "--report", str(rep)],
                        capture_output=True, text=True, env=ENV, timeout=60)
     assert r.returncode == 0, r.stderr
-    d = json.loads(rep.read_text())
+    d = load_report(rep)
     assert "fits no block of whole tiles" in d["iblock_source"], d["iblock_source"]
     assert d["mem_plan_bytes"] <= 8 << 20
 
@@ -138,7 +138,7 @@ def test_machine_figures_and_refusals(programs, tmp_path):
                         "--dir", str(tmp_path / "absent"), "--report", str(rep)],
                        capture_output=True, text=True, env=ENV, timeout=60)
     assert r.returncode == 0, r.stderr
-    d = json.loads(rep.read_text())
+    d = load_report(rep)
     hw = d["hardware"]
     assert hw["machine"] == "crest6" and hw["cores"]["value"] == 20 and hw["threads"]["value"] == 20
     assert d["mem_budget_bytes"] == 96 << 30 and hw["device_block_bytes"]["value"] == 4096
@@ -174,7 +174,7 @@ def test_dram_figure_is_the_smallest_source_under_a_cgroup(programs, tmp_path):
     finally:
         cg.remove()
     assert r.returncode == 0, r.stderr
-    d = json.loads(rep.read_text())
+    d = load_report(rep)
     hw = d["hardware"]
     room = hw["cgroup_headroom_bytes"]["value"]
     assert 0 < room <= 300 << 20 and "cgroup" in hw["cgroup_headroom_bytes"]["source"], hw
