@@ -1,5 +1,5 @@
 /*
- * Stencil.g4 -- the grammar of the .stn language (see shared/design/interface.md).
+ * Stencil.g4 -- the grammar of the .stn language (docs/language.md describes it).
  *
  * Expects: ANTLR 4.13.2 (tools/fetch-antlr.sh); tools/gen-parser.sh turns it into the Python3
  * parser and visitor under compiler/stencilc/frontend/generated/ (committed, kept current by
