@@ -1,4 +1,4 @@
-"""The experiments (seed 001's figures at this machine's scale).  Each takes the run's context and
+"""The experiments (the Blk-Tune paper's figures at this machine's scale).  Each takes the run's context and
 returns its rows: one dict per measured point, medians over the profile's repeats.
 
 A DRAM budget B is what the program is told (`--mem B`); every out-of-core run happens in a
@@ -10,7 +10,7 @@ page cache dropped before it.  "Problem Rx" means the grid's bytes are R x B.
 - tuners   Blk-Tune, Naive-Tune and a hand-picked sweep at 8x (figs. 19-21);
 - shapes   7-, 19-, 27-point and a radius-2 star, ooc against incore at 8x;
 - peers    in-core heat3d against a plain C OpenMP loop, Devito, pystencils and NumPy
-           (bench/peers.py).
+           (bench/peer_runs.py).
 """
 
 from __future__ import annotations
@@ -173,7 +173,7 @@ def _fits(ctx, exe_stencil: str, size_: tuple, steps: int, extra: list[str]) -> 
 
 
 def manual_choices(ctx, size_: tuple, steps: int) -> list[list[str]]:
-    """What a careful person picks by hand (seed 001, section VI): for each power-of-two bt, the
+    """What a careful person picks by hand (Blk-Tune paper, section VI): for each power-of-two bt, the
     largest power-of-two bz that fits with whole planes, and the largest power-of-two square
     y x z tile that fits; then the same shapes at half the size for the largest bts.  The bts go
     from the largest down, so that a short sweep (the quick profile) keeps the likely best."""

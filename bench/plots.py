@@ -96,7 +96,7 @@ def size(res, plt, path):
     _hline(b, 1.0, "in-core speed", "black", "-")
     b.set_xlabel("problem size / DRAM budget")
     b.set_ylabel("out-of-core / in-core (cells/s ratio)")
-    b.set_title("relative to in-core (seed 001, fig. 6)")
+    b.set_title("relative to in-core (Blk-Tune paper, fig. 6)")
     fig.suptitle("Problem size against a fixed DRAM budget")
     fig.tight_layout()
     fig.savefig(path)
@@ -120,7 +120,7 @@ def methods(res, plt, path):
             a.plot([i - 0.4, i + 0.4], [t_io, t_io], color="#d62728", lw=2)
     a.plot([], [], color="#d62728", lw=2, label="IO bound of its traffic")
     a.set_ylabel("seconds (whole run, main thread)")
-    a.set_title("time components (seed 001, fig. 20)")
+    a.set_title("time components (Blk-Tune paper, fig. 20)")
     a.legend(fontsize=7, ncol=2)
     labels, vals, hatch = [], [], []
     for r in rows:
@@ -140,7 +140,7 @@ def methods(res, plt, path):
     b.set_yscale("log")
     b.set_ylabel("cells updated per second (log)")
     ratio = rows[0]["ratio"] if rows else "?"
-    b.set_title(f"methods at {ratio}x the budget (seed 001, figs. 5 and 12)")
+    b.set_title(f"methods at {ratio}x the budget (Blk-Tune paper, figs. 5 and 12)")
     fig.suptitle("Out-of-core methods: the reference schedule, alg2, alg1 and mmap")
     fig.tight_layout()
     fig.savefig(path)
@@ -164,7 +164,7 @@ def tuners(res, plt, path):
     ax.set_xlabel("choice (by,bz,bt) and the flash traffic it moved")
     ratio = rows[0]["ratio"] if rows else "?"
     ax.set_title(f"Blk-Tune (red) vs Naive-Tune (orange) vs hand-picked blocks (grey), heat3d at {ratio}x "
-                 "the budget (seed 001, figs. 19-21)")
+                 "the budget (Blk-Tune paper, figs. 19-21)")
     fig.tight_layout()
     fig.savefig(path)
 

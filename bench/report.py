@@ -130,7 +130,7 @@ class Report:
             return
         res = self.res
         p = res["profile"]
-        self.w("", "## 1. Problem size against a fixed DRAM budget (seed 001, fig. 6)", "",
+        self.w("", "## 1. Problem size against a fixed DRAM budget (Blk-Tune paper, fig. 6)", "",
                f"Command: `{_cmd(res, 'size')}`", "",
                f"heat3d (f64), {p['plane']} x {p['plane']} planes, {p['steps']} steps. The out-of-core runs get "
                f"`--mem {p['budget'] >> 20}M` and a cgroup of {p['budget'] * 4 // 3 >> 20} MiB; in-core runs have no cap. "
@@ -162,7 +162,7 @@ class Report:
         if not rows:
             return
         res = self.res
-        self.w("", "## 2. Out-of-core methods (seed 001, figs. 5, 12 and 20)", "",
+        self.w("", "## 2. Out-of-core methods (Blk-Tune paper, figs. 5, 12 and 20)", "",
                f"Command: `{_cmd(res, 'methods')}`", "",
                f"heat3d at {rows[0]['ratio']}x the budget: the reference schedule (`--schedule ref`), `alg2`, `alg1` "
                f"and `--mode mmap` (the same kernels on mmap'ed files; stopped after {res['profile']['mmap_timeout']:.0f} s), "
@@ -201,7 +201,7 @@ class Report:
             return
         res = self.res
         ok = _ok(rows)
-        self.w("", "## 3. Blk-Tune against Naive-Tune and hand-picked blocks (seed 001, figs. 19-21)", "",
+        self.w("", "## 3. Blk-Tune against Naive-Tune and hand-picked blocks (Blk-Tune paper, figs. 19-21)", "",
                f"Command: `{_cmd(res, 'tuners')}`", "",
                f"heat3d at {rows[0]['ratio']}x the budget. Manual choices follow the paper's section VI: for each "
                "power-of-two bt, the largest power-of-two whole-plane bz that fits and the largest square tile, then "

@@ -1,4 +1,4 @@
-"""stencilc's benchmark runner: seed 001's experiments at this machine's scale, with the machine's
+"""stencilc's benchmark runner: the Blk-Tune paper's experiments at this machine's scale, with the machine's
 limits measured in the same run, written as JSON, CSV, PNG plots and a markdown report.
 
     python -m bench [--profile quick|full] [--only EXP,...] [--dir DIR] [--out DIR] [--report FILE]
@@ -6,7 +6,7 @@ limits measured in the same run, written as JSON, CSV, PNG plots and a markdown 
 Profiles: `quick` (a few minutes: small grids, 2 repeats; what `make bench` runs) and `full`
 (about an hour on a 2-core VM: larger grids, 3 repeats, both peer sizes; what
 docs/benchmarks.md holds).  Experiments: limits (always), size, methods, tuners, shapes, peers
-(bench/experiments.py, bench/peers.py).  --dir is the device under test: the scratch files and
+(bench/experiments.py, bench/peer_runs.py).  --dir is the device under test: the scratch files and
 the O_DIRECT bandwidth test go there.
 
 Needs root for what proves a DRAM budget: the memory cgroup (v1 or v2) each out-of-core run is
@@ -30,7 +30,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from bench import experiments, limits, peers
+from bench import experiments, limits, peer_runs
 from bench.common import REPO, Cgroup, drop_caches
 
 
@@ -66,7 +66,7 @@ PROFILES = {
                     aio_qds=(1, 2, 4, 8, 16, 32, 64)),
 }
 EXPERIMENTS = {"size": experiments.size, "methods": experiments.methods, "tuners": experiments.tuners,
-               "shapes": experiments.shapes, "peers": peers.peers}
+               "shapes": experiments.shapes, "peers": peer_runs.peers}
 
 
 class Context:

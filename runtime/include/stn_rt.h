@@ -124,7 +124,7 @@ typedef struct stn_program_desc {
     const stn_tuned_desc *tuned; /* NULL unless built by `stencilc tune --emit-variant` */
 } stn_program_desc;
 
-/* Parse the command line (see interface.md), run, write outputs and the report.
+/* Parse the command line (docs/cli.md), run, write outputs and the report.
  * Returns the process exit status; prints errors as "NAME: error: ..." on stderr. */
 int stn_program_main(const stn_program_desc *d, int argc, char **argv);
 

@@ -1,4 +1,4 @@
-/* args.c -- the generated program's command line (interface.md, "The generated program").
+/* args.c -- the generated program's command line (docs/cli.md).
  *
  * Every mistake is reported with the option and the value as the user wrote them, and what
  * would have been accepted; the caller prints "NAME: error: MESSAGE" and exits with 2. */
@@ -16,6 +16,7 @@
 const char *const stn_mode_names[] = {"incore", "ooc", "mmap", NULL};
 const char *const stn_tuner_names[] = {"blk", "naive", "brute", NULL};
 const char *const stn_schedule_names[] = {"ref", "alg1", "alg2", NULL};
+const char *const stn_strip_names[] = {"none", "dram", "file", NULL};
 
 /* ------------------------------------------------------------------ stn_parse_bytes */
 
@@ -378,8 +379,7 @@ static int apply(parser *p) {
     case OPT_SCHEDULE:
         return opt_choice(p, stn_schedule_names, &o->schedule);
     case OPT_STRIP: {
-        static const char *const strips[] = {"dram", "file", NULL}; /* STN_STRIP_DRAM - 1, _FILE - 1 */
-        int i, rc = opt_choice(p, strips, &i);
+        int i, rc = opt_choice(p, stn_strip_names + STN_STRIP_DRAM, &i); /* "dram" or "file" */
         if (rc == 0)
             o->strip = i + 1;
         return rc;

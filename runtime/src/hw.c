@@ -1,6 +1,7 @@
 /*
  * hw.c -- the machine a plan is made for: discovered (hwloc, /proc/meminfo, the memory cgroup)
- * or described (--machine FILE.json, for offline tuning).  Every figure keeps its source, and
+ * or described (--machine FILE.json, for offline tuning).  The memory figures of the system
+ * (/proc/meminfo, the memory cgroup v1 and v2) are read here too.  Every figure keeps its source, and
  * the report lists them.
  *
  * The DRAM figure is the smallest of hwloc's NUMA memory, MemAvailable and the cgroup's
@@ -30,6 +31,101 @@ static void fig(stn_hw_fig *f, uint64_t v, const char *fmt, ...) {
     f->value = v;
     vsnprintf(f->source, sizeof f->source, fmt, ap);
     va_end(ap);
+}
+
+/* ------------------------------------------------------------------ memory: /proc/meminfo, the cgroup */
+
+/* A "key: value kB" line of /proc/meminfo, in bytes (0 if absent). */
+static uint64_t meminfo_bytes(const char *key) {
+    FILE *f = fopen("/proc/meminfo", "re");
+    if (!f)
+        return 0;
+    char line[256];
+    size_t klen = strlen(key);
+    unsigned long long kib = 0;
+    while (fgets(line, sizeof line, f))
+        if (strncmp(line, key, klen) == 0 && line[klen] == ':' && sscanf(line + klen + 1, "%llu", &kib) == 1)
+            break;
+    fclose(f);
+    return (uint64_t)kib * 1024u;
+}
+
+/* One number from a cgroup file; 0 for "max", a missing file or an absurd value. */
+static uint64_t cgroup_number(const char *path) {
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return 0;
+    unsigned long long v = 0;
+    if (fscanf(f, "%llu", &v) != 1)
+        v = 0;
+    fclose(f);
+    return v >= (1ULL << 60) ? 0 : (uint64_t)v; /* cgroup v1 writes "unlimited" as ~2^63 */
+}
+
+/* The path of this process' cgroup in hierarchy `which`: "0::" (v2) or ":memory:" (v1). */
+static int cgroup_path(const char *which, char *out, size_t n) {
+    out[0] = '\0';
+    FILE *f = fopen("/proc/self/cgroup", "re");
+    if (!f)
+        return 0;
+    char line[512];
+    int found = 0;
+    while (!found && fgets(line, sizeof line, f)) {
+        char *p = strstr(line, which);
+        if (p && (which[0] != '0' || p == line)) {
+            line[strcspn(line, "\n")] = '\0';
+            const char *path = p + strlen(which);
+            snprintf(out, n, "%s", strcmp(path, "/") == 0 ? "" : path);
+            found = 1;
+        }
+    }
+    fclose(f);
+    return found;
+}
+
+/* The least headroom (limit - usage) over a cgroup and its ancestors: a cgroup can use no more
+ * than any ancestor allows.  0 when no level has a limit. */
+static uint64_t headroom_walk(const char *mount, const char *path, const char *max_file,
+                              const char *cur_file) {
+    char dir[600], file[700];
+    uint64_t best = 0;
+    snprintf(dir, sizeof dir, "%s", path);
+    for (;;) {
+        snprintf(file, sizeof file, "%s%s/%s", mount, dir, max_file);
+        uint64_t limit = cgroup_number(file);
+        if (limit) {
+            snprintf(file, sizeof file, "%s%s/%s", mount, dir, cur_file);
+            uint64_t used = cgroup_number(file), room = limit > used ? limit - used : 1;
+            if (!best || room < best)
+                best = room;
+        }
+        char *slash = strrchr(dir, '/');
+        if (!slash)
+            break;
+        *slash = '\0'; /* the parent; "" is the root */
+    }
+    return best;
+}
+
+/* The least (limit - usage) over this process' memory cgroup and its ancestors, v2 then v1;
+ * 0 when no level has a limit.  `where` names the files. */
+static uint64_t cgroup_headroom(char *where, size_t n) {
+    char path[512];
+    uint64_t room = 0;
+    if (cgroup_path("0::", path, sizeof path))
+        room = headroom_walk("/sys/fs/cgroup", path, "memory.max", "memory.current");
+    if (room) {
+        snprintf(where, n, "cgroup v2 memory.max - memory.current of /sys/fs/cgroup%s or an ancestor", path);
+        return room;
+    }
+    if (cgroup_path(":memory:", path, sizeof path))
+        room = headroom_walk("/sys/fs/cgroup/memory", path, "memory.limit_in_bytes", "memory.usage_in_bytes");
+    if (room)
+        snprintf(where, n,
+                 "cgroup v1 memory.limit_in_bytes - memory.usage_in_bytes of /sys/fs/cgroup/memory%s "
+                 "or an ancestor",
+                 path);
+    return room;
 }
 
 /* ------------------------------------------------------------------ discovery */
@@ -98,11 +194,11 @@ int stn_hw_discover(stn_hw *hw) {
         long v = sysconf(_SC_LEVEL3_CACHE_SIZE);
         fig(&hw->l3, v > 0 ? (uint64_t)v : 0, v > 0 ? "sysconf(_SC_LEVEL3_CACHE_SIZE)" : "none found");
     }
-    uint64_t avail = stn_meminfo_bytes("MemAvailable");
+    uint64_t avail = meminfo_bytes("MemAvailable");
     if (avail)
         fig(&hw->mem_available, avail, "/proc/meminfo MemAvailable");
-    char where[160];
-    uint64_t cg = stn_cgroup_headroom(where, sizeof where);
+    char where[720]; /* a cgroup path of up to 511 bytes and the words around it */
+    uint64_t cg = cgroup_headroom(where, sizeof where);
     if (cg)
         fig(&hw->cgroup, cg, "%s", where);
     /* the smallest figure any source gives */

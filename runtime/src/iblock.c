@@ -13,7 +13,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "stn_internal.h"
+#include "stn_run.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -60,33 +60,32 @@ void stn_iblock(const stn_program_desc *d, const int64_t size[3], const stn_hw *
     *free_ = best_f;
 }
 
-void stn_iblock_choose(stn_run *r, int64_t tile[2]) {
+void stn_iblock_choose(const stn_run *r, int builtin, stn_iblock_pick *ib) {
     int64_t nc = r->hw.described ? (int64_t)r->hw.cores.value : stn_omp_max_threads();
     const stn_tuned_desc *tu = r->d->tuned;
     if (r->o->iblock[0] > 0) {
-        r->iblk[0] = r->o->iblock[0];
-        r->iblk[1] = r->o->iblock[1];
-        snprintf(r->iblk_source, sizeof r->iblk_source, "--iblock");
-    } else if (tu && stn_tuned_applies(r)) {
-        r->iblk[0] = tu->iblock[0];
-        r->iblk[1] = tu->iblock[1];
-        snprintf(r->iblk_source, sizeof r->iblk_source, "built in: tuned offline for %s", tu->machine);
+        ib->iblk[0] = r->o->iblock[0];
+        ib->iblk[1] = r->o->iblock[1];
+        snprintf(ib->source, sizeof ib->source, "--iblock");
+    } else if (tu && builtin) {
+        ib->iblk[0] = tu->iblock[0];
+        ib->iblk[1] = tu->iblock[1];
+        snprintf(ib->source, sizeof ib->source, "built in: tuned offline for %s", tu->machine);
     } else {
-        stn_iblock(r->d, r->o->size, &r->hw, nc, r->iblk);
-        snprintf(r->iblk_source, sizeof r->iblk_source, "eq. 1a: %" PRId64 " threads, L2 %" PRIu64 " bytes",
-                 nc, r->hw.l2.value);
+        stn_iblock(r->d, r->o->size, &r->hw, nc, ib->iblk);
+        snprintf(ib->source, sizeof ib->source, "eq. 1a: %" PRId64 " threads, L2 %" PRIu64 " bytes", nc,
+                 r->hw.l2.value);
     }
     /* a thread's share: iy x iz / Nc in 3d, iy / Nc rows in 2d */
-    tile[0] = r->d->ndim == 3 ? r->iblk[0] : (r->iblk[0] + nc - 1) / nc;
-    tile[1] = r->d->ndim == 3 ? (r->iblk[1] + nc - 1) / nc : 1;
+    ib->tile[0] = r->d->ndim == 3 ? ib->iblk[0] : (ib->iblk[0] + nc - 1) / nc;
+    ib->tile[1] = r->d->ndim == 3 ? (ib->iblk[1] + nc - 1) / nc : 1;
     if (r->d->ndim == 2)
-        r->iblk[1] = -1;
+        ib->iblk[1] = -1;
 }
 
 int stn_tuned_wanted(const stn_run *r) {
     const stn_opts *o = r->o;
-    return r->d->tuned && !r->tuned_off && !o->have_block && o->tuner == STN_TUNER_NONE &&
-           o->iblock[0] <= 0 && !o->machine;
+    return r->d->tuned && !o->have_block && o->tuner == STN_TUNER_NONE && o->iblock[0] <= 0 && !o->machine;
 }
 
 int stn_tuned_applies(const stn_run *r) {

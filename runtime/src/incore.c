@@ -12,7 +12,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "stn_internal.h"
+#include "stn_run.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -39,7 +39,8 @@ typedef struct field_bufs {
 } field_bufs;
 
 typedef struct engine {
-    stn_run *r;
+    const stn_run *r;
+    stn_result *res;
     const stn_program_desc *d;
     field_bufs *f;
     const void **src;
@@ -146,14 +147,14 @@ static int alloc_buffers(engine *e) {
             par_zero(fb->buf[b], bytes); /* first touch, and the zero of fields without init */
         }
     }
-    stn_stats_add_time(&e->r->st, STN_PHASE_INIT, t0);
+    stn_stats_add_time(&e->res->st, STN_PHASE_INIT, t0);
     return 0;
 }
 
 /* One level of one field: the --init file, else the stencil's init, else (already) zero.
  * Returns 1 in *given when the level got values of its own. */
 static int fill_level(engine *e, int f, int level, void *data, int *given) {
-    stn_run *r = e->r;
+    const stn_run *r = e->r;
     const stn_field_desc *fd = &e->d->fields[f];
     const char *path = r->o->init_path[2 * f + level];
     int has_init = level == 0 ? fd->has_init : fd->has_prev_init;
@@ -161,13 +162,13 @@ static int fill_level(engine *e, int f, int level, void *data, int *given) {
     if (path) {
         int64_t shape[3] = {r->o->size[2], r->o->size[1], r->o->size[0]};
         const int64_t *sh = e->d->ndim == 3 ? shape : shape + 1;
-        int rc = stn_npy_load(path, e->d->npy_descr, e->d->ndim, sh, data, &r->st);
+        int rc = stn_npy_load(path, e->d->npy_descr, e->d->ndim, sh, data, &e->res->st);
         if (rc)
             return stn_error(rc, "--init %s%s=%s: %s", fd->name, level ? ".prev" : "", path, stn_errmsg());
     } else if (has_init) {
         double t0 = stn_now();
         e->d->init(f, level, data, &r->view, r->o->params, &e->whole);
-        stn_stats_add_time(&r->st, STN_PHASE_INIT, t0);
+        stn_stats_add_time(&e->res->st, STN_PHASE_INIT, t0);
     }
     return 0;
 }
@@ -175,7 +176,7 @@ static int fill_level(engine *e, int f, int level, void *data, int *given) {
 static void mirror(engine *e, int f, void *data) {
     double t0 = stn_now();
     e->d->boundary(f, &e->r->view, data, data, &e->whole);
-    stn_stats_add_time(&e->r->st, STN_PHASE_COMPUTE, t0);
+    stn_stats_add_time(&e->res->st, STN_PHASE_COMPUTE, t0);
 }
 
 static int initial_values(engine *e) {
@@ -195,9 +196,9 @@ static int initial_values(engine *e) {
         if (neumann && prev_given)
             mirror(e, i, fb->buf[fb->prev]);
         if (fb->prev >= 0 && !prev_given)
-            par_copy(fb->buf[fb->prev], fb->buf[fb->cur], bytes, &e->r->st);
+            par_copy(fb->buf[fb->prev], fb->buf[fb->cur], bytes, &e->res->st);
         if (fb->next >= 0)
-            par_copy(fb->buf[fb->next], fb->buf[fb->cur], bytes, &e->r->st);
+            par_copy(fb->buf[fb->next], fb->buf[fb->cur], bytes, &e->res->st);
         fb->bc_initial[fb->cur] = 1;
         if (fb->next >= 0)
             fb->bc_initial[fb->next] = 1;
@@ -253,11 +254,12 @@ static void rotate(engine *e) {
 }
 
 static void time_loop(engine *e) {
-    stn_run *r = e->r;
+    const stn_run *r = e->r;
     stn_progress prog;
     stn_progress_start(&prog, e->d->name, r->o->steps, (double)stn_grid_cells(r->o), r->o->quiet);
-    int64_t tile[2]; /* Blk-Tune's step 1 in-core too: the same cache tiles as out-of-core */
-    stn_iblock_choose(r, tile);
+    /* Blk-Tune's step 1 in-core too: the same cache tiles as out-of-core */
+    stn_iblock_choose(r, stn_tuned_applies(r), &e->res->ib);
+    const int64_t *tile = e->res->ib.tile;
     double t0 = stn_now();
     for (int64_t t = 0; t < r->o->steps; t++) {
         bind_slots(e);
@@ -266,19 +268,19 @@ static void time_loop(engine *e) {
         rotate(e);
         stn_progress_step(&prog, t + 1);
     }
-    r->loop_seconds = stn_now() - t0;
-    r->st.seconds[STN_PHASE_COMPUTE] += r->loop_seconds;
+    e->res->loop_seconds = stn_now() - t0;
+    e->res->st.seconds[STN_PHASE_COMPUTE] += e->res->loop_seconds;
     stn_progress_end(&prog);
 }
 
 static int write_outputs(engine *e) {
-    stn_run *r = e->r;
+    const stn_run *r = e->r;
     for (int s = 0; s < 2 * e->d->nfields; s++) {
         if (!r->writers[s])
             continue;
         field_bufs *fb = &e->f[s / 2];
         void *data = fb->buf[s % 2 ? fb->prev : fb->cur];
-        int rc = stn_npy_writer_write(r->writers[s], data, (size_t)r->grid_bytes, &r->st);
+        int rc = stn_npy_writer_write(r->writers[s], data, (size_t)r->grid_bytes, &e->res->st);
         if (rc)
             return rc;
     }
@@ -312,23 +314,29 @@ static void engine_free(engine *e) {
 
 /* In-core needs every buffer at once; say so when that is more than the budget (a warning,
  * not a refusal: the budget is a plan for the out-of-core engine, the kernel decides here). */
-static void check_budget(stn_run *r) {
+static void check_budget(const stn_run *r) {
     uint64_t need = 0;
     for (int i = 0; i < r->d->nfields; i++)
         need += r->grid_bytes *
                 (uint64_t)(r->d->fields[i].kind == STN_FIELD_STATE ? r->d->fields[i].levels + 1 : 1);
     if (need > r->mem_budget) {
         char a[32], b[32];
-        stn_warn(r, "the in-core run needs %s for its buffers, more than the DRAM budget of %s (%s)",
+        stn_warn(r->log, "the in-core run needs %s for its buffers, more than the DRAM budget of %s (%s)",
                  stn_fmt_bytes(a, sizeof a, need), stn_fmt_bytes(b, sizeof b, r->mem_budget), r->mem_source);
     }
 }
 
-int stn_incore_run(stn_run *r) {
+int stn_incore_run(const stn_run *r, stn_result *res) {
     engine e;
     memset(&e, 0, sizeof e);
     e.r = r;
+    e.res = res;
     e.d = r->d;
+    /* The in-core IO model: each --init file is read once, each --out written once. */
+    for (int s = 0; s < 2 * r->d->nfields; s++) {
+        res->predicted_read += r->o->init_path[s] ? r->grid_bytes : 0;
+        res->predicted_written += r->o->out_path[s] ? r->grid_bytes : 0;
+    }
     int rc = stn_engine_arrays(r->d, sizeof *e.f, (void **)&e.f, &e.src, &e.dst, "in-core");
     if (rc != 0) {
         engine_free(&e);
@@ -346,13 +354,13 @@ int stn_incore_run(stn_run *r) {
         time_loop(&e);
         proc_io(&r1, &w1);
         if (r->o->mode == STN_MODE_MMAP) { /* the kernel's paging during the time loop */
-            r->have_paging = 1;
-            r->paging_read = r1 - r0;
-            r->paging_written = w1 - w0;
+            res->have_paging = 1;
+            res->paging_read = r1 - r0;
+            res->paging_written = w1 - w0;
         }
         rc = write_outputs(&e);
     }
-    r->engine_bytes = stn_peak_allocated_bytes();
+    res->engine_bytes = stn_peak_allocated_bytes();
     engine_free(&e);
     return rc;
 }

@@ -7,33 +7,19 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "stn_internal.h"
+#include "stn_gridio.h"
+#include "stn_run.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static void print_error(const stn_program_desc *d, const char *msg) {
     fprintf(stderr, "%s: error: %s\n", d && d->name ? d->name : "stencil", msg);
     fflush(stderr);
-}
-
-void stn_warn(stn_run *r, const char *fmt, ...) {
-    char buf[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    if (r->nwarnings < STN_MAX_WARNINGS) {
-        char *copy = strdup(buf);
-        if (copy)
-            r->warnings[r->nwarnings++] = copy;
-    }
-    if (!r->o->quiet)
-        fprintf(stderr, "%s: warning: %s\n", r->d->name, buf);
 }
 
 /* ------------------------------------------------------------------ the descriptor */
@@ -183,7 +169,7 @@ static int open_outputs(stn_run *r) {
 
 /* Rename the outputs only once all of them are complete and synced, so that a failing run
  * leaves none of them behind (only a failing rename, after the others, could). */
-static int commit_outputs(stn_run *r) {
+static int commit_outputs(stn_run *r, stn_result *res) {
     double t0 = stn_now();
     int n = 2 * r->d->nfields, rc = 0;
     for (int s = 0; rc == 0 && s < n; s++)
@@ -194,7 +180,7 @@ static int commit_outputs(stn_run *r) {
             rc = stn_npy_writer_commit(r->writers[s]);
             r->writers[s] = NULL;
         }
-    stn_stats_add_time(&r->st, STN_PHASE_WRITE, t0);
+    stn_stats_add_time(&res->st, STN_PHASE_WRITE, t0);
     return rc;
 }
 
@@ -207,18 +193,24 @@ static void abort_outputs(stn_run *r) {
 
 /* ------------------------------------------------------------------ the run */
 
-static int setup_run(stn_run *r, const stn_program_desc *d, const stn_opts *o, double t_start) {
-    memset(r, 0, sizeof *r);
+/* A run: what it is given, its warnings, and what the engine gives back. */
+typedef struct program_run {
+    stn_run in;
+    stn_log log;
+    stn_result res;
+    stn_ooc_result plan; /* out-of-core only */
+} program_run;
+
+static int setup_run(program_run *pr, const stn_program_desc *d, const stn_opts *o, double t_start) {
+    memset(pr, 0, sizeof *pr);
+    stn_run *r = &pr->in;
+    pr->log = (stn_log){d->name, o->quiet, 0, {0}};
     r->d = d;
     r->o = o;
+    r->log = &pr->log;
     r->t_start = t_start;
     r->view = (stn_view){o->size[0], o->size[1], o->size[2], o->size[0], o->size[0] * o->size[1], 0, 0};
     r->grid_bytes = (uint64_t)stn_grid_cells(o) * (uint64_t)d->elem_size;
-    /* The trivial in-core IO model: each --init file is read once, each --out written once. */
-    for (int s = 0; s < 2 * d->nfields; s++) {
-        r->predicted_read += o->init_path[s] ? r->grid_bytes : 0;
-        r->predicted_written += o->out_path[s] ? r->grid_bytes : 0;
-    }
     int rc = o->machine ? stn_hw_load_machine(o->machine, &r->hw) : stn_hw_discover(&r->hw);
     if (rc)
         return rc;
@@ -229,6 +221,24 @@ static int setup_run(stn_run *r, const stn_program_desc *d, const stn_opts *o, d
         r->mem_budget = stn_hw_budget(&r->hw, r->mem_source, sizeof r->mem_source);
     }
     return 0;
+}
+
+/* The out-of-core engine's device: --dir must be a directory, and its O_DIRECT alignment is the
+ * machine's block figure (a --machine file gives its own, and no directory is touched). */
+static int find_device(stn_run *r) {
+    if (r->hw.described)
+        return 0;
+    struct stat sb;
+    if (stat(r->o->dir, &sb) != 0)
+        return stn_error(stn_neg_errno(errno), "--dir %s: %s (the scratch files of --mode ooc go there)",
+                         r->o->dir, errno == ENOENT ? "no such directory" : strerror(errno));
+    if (!S_ISDIR(sb.st_mode))
+        return stn_error(-ENOTDIR, "--dir %s: not a directory", r->o->dir);
+    size_t align = 0;
+    stn_hw_fig *block = &r->hw.block;
+    int rc = stn_dio_alignment(r->o->dir, &align, block->source, sizeof block->source);
+    block->value = rc == 0 ? align : 0;
+    return rc;
 }
 
 /* Options of the out-of-core engine are accepted in-core but do nothing; say so.  (--dir is
@@ -246,12 +256,14 @@ static void note_ignored(stn_run *r) {
     if (o->resume)
         ignored[n++] = "--resume";
     for (int k = 0; k < n; k++)
-        stn_warn(r, "%s only affects the out-of-core engine; --mode %s ignores it", ignored[k],
+        stn_warn(r->log, "%s only affects the out-of-core engine; --mode %s ignores it", ignored[k],
                  stn_mode_names[o->mode]);
 }
 
-static int run(stn_run *r) {
-    if (r->o->mode != STN_MODE_OOC)
+static int run(program_run *pr) {
+    stn_run *r = &pr->in;
+    int ooc = r->o->mode == STN_MODE_OOC;
+    if (!ooc)
         note_ignored(r);
     int rc = check_inputs(r);
     if (rc == 0) {
@@ -261,20 +273,21 @@ static int run(stn_run *r) {
     }
     if (rc == 0)
         rc = open_outputs(r);
+    if (rc == 0 && ooc)
+        rc = find_device(r);
     if (rc == 0)
-        rc = r->o->mode == STN_MODE_OOC ? stn_ooc_run(r) : stn_incore_run(r);
+        rc = ooc ? stn_ooc_run(r, &pr->res, &pr->plan) : stn_incore_run(r, &pr->res);
     if (rc == 0)
-        rc = commit_outputs(r);
+        rc = commit_outputs(r, &pr->res);
     abort_outputs(r); /* whatever is left after a failure */
     if (rc == 0 && r->o->report)
-        rc = stn_report_write(r, r->o->report);
+        rc = stn_report_write(r, &pr->res, ooc ? &pr->plan : NULL, r->o->report);
     return rc;
 }
 
-static void free_run(stn_run *r) {
-    free(r->writers);
-    for (int k = 0; k < r->nwarnings; k++)
-        free(r->warnings[k]);
+static void free_run(program_run *pr) {
+    free(pr->in.writers);
+    stn_log_free(&pr->log);
 }
 
 int stn_program_main(const stn_program_desc *d, int argc, char **argv) {
@@ -301,7 +314,7 @@ int stn_program_main(const stn_program_desc *d, int argc, char **argv) {
         if (o.threads)
             stn_omp_set_threads(o.threads);
         stn_stats_reset_peaks();
-        stn_run r;
+        program_run r;
         if (setup_run(&r, d, &o, t_start) != 0 || run(&r) != 0) {
             print_error(d, stn_errmsg());
             status = 1;
@@ -313,14 +326,4 @@ int stn_program_main(const stn_program_desc *d, int argc, char **argv) {
     fflush(stdout);
     stn_opts_free(&o);
     return status;
-}
-
-int stn_engine_arrays(const stn_program_desc *d, size_t field_size, void **f, const void ***src, void ***dst,
-                      const char *engine) {
-    *f = calloc((size_t)d->nfields, field_size);
-    *src = calloc((size_t)d->nsrc + 1, sizeof **src);
-    *dst = calloc((size_t)d->ndst + 1, sizeof **dst);
-    if (!*f || !*src || !*dst)
-        return stn_error(-ENOMEM, "out of memory setting up the %s engine", engine);
-    return 0;
 }

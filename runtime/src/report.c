@@ -2,7 +2,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "stn_internal.h"
+#include "stn_run.h"
 
 #include <errno.h>
 #include <math.h>
@@ -191,15 +191,15 @@ static void r_stencil(json *j, const stn_run *r) {
     j_close(j, '}');
 }
 
-static void r_run(json *j, const stn_run *r) {
+static void r_run(json *j, const stn_run *r, const stn_result *res, const stn_ooc_result *plan) {
     const stn_opts *o = r->o;
     j_kstr(j, "mode", stn_mode_names[o->mode]);
     if (o->mode == STN_MODE_OOC)
         j_kstr(j, "schedule", stn_schedule_names[o->schedule < 0 ? STN_SCHED_REF : o->schedule]);
     else
         j_null(j, "schedule"); /* in-core has neither schedule, tuner nor blocking */
-    if (r->have_plan)
-        j_kstr(j, "tuner", r->chooser);
+    if (plan)
+        j_kstr(j, "tuner", plan->chooser);
     else
         j_null(j, "tuner");
     j_open_as(j, "size", '[', 1);
@@ -210,23 +210,23 @@ static void r_run(json *j, const stn_run *r) {
     j_open(j, "params", '{');
     static const char *const blk[] = {"by", "bz", "bt", "iy", "iz"};
     for (int k = 0; k < 5; k++) {
-        int64_t v = k >= 3 ? r->iblk[k - 3] : r->have_plan ? r->blk[k] : -1;
+        int64_t v = k >= 3 ? res->ib.iblk[k - 3] : plan ? plan->blk[k] : -1;
         if (v > 0)
             j_i64(j, blk[k], v);
         else
             j_null(j, blk[k]); /* not applicable (in-core; bz in 2d; iz in 2d) */
     }
     j_close(j, '}');
-    if (r->iblk[0] > 0)
-        j_kstr(j, "iblock_source", r->iblk_source);
-    if (r->have_plan) {
-        j_u64(j, "mem_plan_bytes", r->mem_plan_bytes);
-        j_kstr(j, "strip", r->strip ? r->strip : "none");
-        if (r->tune_weighed > 0) {
+    if (res->ib.iblk[0] > 0)
+        j_kstr(j, "iblock_source", res->ib.source);
+    if (plan) {
+        j_u64(j, "mem_plan_bytes", plan->mem_plan_bytes);
+        j_kstr(j, "strip", plan->strip ? plan->strip : "none");
+        if (plan->tune_weighed > 0) {
             j_open(j, "tune", '{');
-            j_u64(j, "predicted_bytes", r->tune_cost);
-            j_i64(j, "plans_weighed", r->tune_weighed);
-            j_num(j, "seconds", r->tune_seconds);
+            j_u64(j, "predicted_bytes", plan->tune_cost);
+            j_i64(j, "plans_weighed", plan->tune_weighed);
+            j_num(j, "seconds", plan->tune_seconds);
             j_close(j, '}');
         }
         j_open(j, "dio", '{');
@@ -247,28 +247,28 @@ static void r_files(json *j, const char *key, const stn_run *r, const char *cons
     j_close(j, '}');
 }
 
-static void r_figures(json *j, const stn_run *r, double total) {
-    j_u64(j, "bytes_read", r->st.bytes_read);
-    j_u64(j, "bytes_written", r->st.bytes_written);
-    j_u64(j, "predicted_bytes_read", r->predicted_read);
-    j_u64(j, "predicted_bytes_written", r->predicted_written);
-    if (r->have_paging) { /* --mode mmap: what the page cache moved to and from the device */
-        j_u64(j, "paging_bytes_read", r->paging_read);
-        j_u64(j, "paging_bytes_written", r->paging_written);
+static void r_figures(json *j, const stn_run *r, const stn_result *res, double total) {
+    j_u64(j, "bytes_read", res->st.bytes_read);
+    j_u64(j, "bytes_written", res->st.bytes_written);
+    j_u64(j, "predicted_bytes_read", res->predicted_read);
+    j_u64(j, "predicted_bytes_written", res->predicted_written);
+    if (res->have_paging) { /* --mode mmap: what the page cache moved to and from the device */
+        j_u64(j, "paging_bytes_read", res->paging_read);
+        j_u64(j, "paging_bytes_written", res->paging_written);
     }
     j_open(j, "seconds", '{');
     j_num(j, "total", total);
     for (int ph = 0; ph < STN_PHASE_N; ph++)
-        j_num(j, stn_phase_name(ph), r->st.seconds[ph]);
+        j_num(j, stn_phase_name(ph), res->st.seconds[ph]);
     j_close(j, '}');
     j_u64(j, "peak_rss_bytes", stn_peak_rss_bytes());
-    if (r->peak_pss)
-        j_u64(j, "peak_pss_bytes", r->peak_pss); /* double-mapped ring pages counted once */
+    if (res->peak_pss)
+        j_u64(j, "peak_pss_bytes", res->peak_pss); /* double-mapped ring pages counted once */
     j_u64(j, "mem_budget_bytes", r->mem_budget);
     j_kstr(j, "mem_budget_source", r->mem_source);
-    j_u64(j, "engine_bytes", r->engine_bytes);
+    j_u64(j, "engine_bytes", res->engine_bytes);
     double cells = (double)stn_grid_cells(r->o) * (double)r->o->steps;
-    j_num(j, "cells_per_second", r->o->steps > 0 && r->loop_seconds > 0 ? cells / r->loop_seconds : 0.0);
+    j_num(j, "cells_per_second", r->o->steps > 0 && res->loop_seconds > 0 ? cells / res->loop_seconds : 0.0);
 }
 
 static void r_fig(json *j, const char *key, const stn_hw_fig *f) {
@@ -308,18 +308,18 @@ static void r_hardware(json *j, const stn_run *r) {
     r_fig(j, "device_block_bytes", &hw->block);
     j_close(j, '}');
     j_open(j, "warnings", '[');
-    for (int k = 0; k < r->nwarnings; k++)
-        j_str(j, r->warnings[k]);
+    for (int k = 0; k < r->log->n; k++)
+        j_str(j, r->log->msg[k]);
     j_close(j, ']');
 }
 
-int stn_report_write(const stn_run *r, const char *path) {
+int stn_report_write(const stn_run *r, const stn_result *res, const stn_ooc_result *plan, const char *path) {
     json j = {0};
     j.first[0] = 1;
     double total = stn_now() - r->t_start;
     j_open(&j, NULL, '{');
-    r_run(&j, r);
-    r_figures(&j, r, total);
+    r_run(&j, r, res, plan);
+    r_figures(&j, r, res, total);
     r_hardware(&j, r);
     r_stencil(&j, r);
     r_files(&j, "init_files", r, r->o->init_path);

@@ -67,8 +67,8 @@ const char *stn_fmt_bytes(char *buf, size_t n, uint64_t bytes);
 
 /* ------------------------------------------------------------------ stats.c */
 
-/* Forget the allocation peak (it restarts at the live amount) and, where the kernel allows,
- * the process' peak RSS, so that each stn_program_main reports its own run. */
+/* Forget the allocation peak (alloc.c) and, where the kernel allows, the process' peak RSS, so
+ * that each stn_program_main reports its own run. */
 void stn_stats_reset_peaks(void);
 /* st->seconds[phase] += stn_now() - t0; st may be NULL. */
 void stn_stats_add_time(stn_stats *st, int phase, double t0);
@@ -76,8 +76,13 @@ void stn_stats_add_time(stn_stats *st, int phase, double t0);
 /* Resident memory now, a page mapped twice counted once (0 if unknown); see stats.c. */
 uint64_t stn_pss_bytes(void);
 
+/* ------------------------------------------------------------------ alloc.c */
+
+/* stn_alloc, stn_free and the live and peak engine memory are declared in stn_rt.h. */
 /* Count memory the engine obtained other than through stn_alloc (+ when taken, - when freed). */
 void stn_mem_account(int64_t delta);
+/* The allocation peak restarts at the live amount. */
+void stn_alloc_reset_peak(void);
 
 /* ------------------------------------------------------------------ ring.c */
 
@@ -128,13 +133,7 @@ int stn_npy_writer_finish(stn_npy_writer *w);
  * finish can tell a complete file). */
 int stn_npy_writer_pwrite(stn_npy_writer *w, const void *data, size_t nbytes, uint64_t off, stn_stats *st);
 
-/* ------------------------------------------------------------------ mem.c, hw.c */
-
-/* A "key: value kB" line of /proc/meminfo, in bytes (0 if absent). */
-uint64_t stn_meminfo_bytes(const char *key);
-/* The least (limit - usage) over this process' memory cgroup and its ancestors, v2 then v1;
- * 0 when no level has a limit.  `where` names the files. */
-uint64_t stn_cgroup_headroom(char *where, size_t n);
+/* ------------------------------------------------------------------ hw.c: the machine */
 
 /* One figure of the machine and where it came from (value 0: unknown or none). */
 typedef struct stn_hw_fig {
@@ -166,7 +165,22 @@ int stn_hw_load_machine(const char *path, stn_hw *hw);
 /* The default DRAM budget: dram - reserve; `source` says where it came from. */
 uint64_t stn_hw_budget(const stn_hw *hw, char *source, size_t n);
 
-/* ------------------------------------------------------------------ iblock.c */
+/* ------------------------------------------------------------------ progress.c: the progress line */
+
+typedef struct stn_progress {
+    const char *name;
+    int64_t total;         /* steps */
+    double cells_per_step; /* for the rate */
+    double t0, last;       /* loop start, last line printed */
+    int enabled, tty, shown;
+    int width; /* of the last line written on a tty */
+} stn_progress;
+
+void stn_progress_start(stn_progress *p, const char *name, int64_t total, double cells_per_step, int quiet);
+void stn_progress_step(stn_progress *p, int64_t done); /* call after each step */
+void stn_progress_end(stn_progress *p);
+
+/* ------------------------------------------------------------------ iblock.c: Blk-Tune's step 1 */
 
 /* Arrays a step touches: levels + 1 per state field, 1 per input (the k of eqs. 1a and 2e). */
 uint64_t stn_total_arrays(const stn_program_desc *d);
@@ -174,15 +188,17 @@ uint64_t stn_total_arrays(const stn_program_desc *d);
 void stn_iblock(const stn_program_desc *d, const int64_t size[3], const stn_hw *hw, int64_t threads,
                 int64_t out[2]);
 
-/* ------------------------------------------------------------------ args.c */
+/* ------------------------------------------------------------------ args.c: the command line */
 
 enum { STN_MODE_INCORE = 0, STN_MODE_OOC, STN_MODE_MMAP };
 enum { STN_TUNER_NONE = -1, STN_TUNER_BLK = 0, STN_TUNER_NAIVE, STN_TUNER_BRUTE };
 enum { STN_SCHED_NONE = -1, STN_SCHED_REF = 0, STN_SCHED_ALG1, STN_SCHED_ALG2 };
+enum { STN_STRIP_NONE = 0, STN_STRIP_DRAM, STN_STRIP_FILE };
 
 extern const char *const stn_mode_names[];     /* indexed by STN_MODE_* */
 extern const char *const stn_tuner_names[];    /* indexed by STN_TUNER_* >= 0 */
 extern const char *const stn_schedule_names[]; /* indexed by STN_SCHED_* >= 0 */
+extern const char *const stn_strip_names[];    /* indexed by STN_STRIP_*: "none", "dram", "file" */
 
 /* The parsed and validated command line.  Strings point into argv. */
 typedef struct stn_opts {
@@ -216,79 +232,5 @@ void stn_opts_free(stn_opts *o);
 void stn_usage(const stn_program_desc *d, FILE *out);
 /* Cells of the grid and bytes of one field, overflow already excluded by stn_opts_parse. */
 int64_t stn_grid_cells(const stn_opts *o);
-
-/* ------------------------------------------------------------------ program.c: one run */
-
-#define STN_MAX_WARNINGS 16
-
-typedef struct stn_run {
-    const stn_program_desc *d;
-    const stn_opts *o;
-    stn_hw hw; /* the machine planned for: discovered, or --machine */
-    stn_view view;
-    uint64_t grid_bytes; /* bytes of one level of one field */
-    stn_stats st;
-    uint64_t predicted_read, predicted_written;
-    uint64_t mem_budget;
-    char mem_source[256];
-    stn_npy_writer **writers; /* [2 * nfields], indexed like o->out_path */
-    double t_start;           /* stn_program_main entered */
-    double loop_seconds;      /* the time loop alone */
-    uint64_t engine_bytes;    /* peak of stn_alloc during the run */
-    int nwarnings;
-    char *warnings[STN_MAX_WARNINGS];
-    /* out-of-core only */
-    int have_plan;           /* the fields below are set */
-    int64_t blk[3];          /* by, bz, bt of the plan (-1: not applicable) */
-    const char *chooser;     /* who chose them: "manual", "built-in" or a tuner's name */
-    int tuned_off;           /* the built-in blocks do not fit this run's budget */
-    int64_t iblk[2];         /* iy, iz: the iBlock (the tuner's step 1, or --iblock) */
-    char iblk_source[96];    /* how it was chosen */
-    const char *strip;       /* where the z-strip of a y-blocked plan goes: "none", "dram", "file" */
-    uint64_t tune_cost;      /* the tuner's figure for the chosen plan: predicted bytes */
-    int64_t tune_weighed;    /* plans it evaluated */
-    double tune_seconds;     /* and the time it took */
-    uint64_t mem_plan_bytes; /* what the plan allocates, counted against the budget */
-    uint64_t peak_pss;       /* highest stn_pss_bytes() sampled during the run (ooc: after each sweep) */
-    int have_paging;         /* --mode mmap: the kernel's paging traffic was measured */
-    uint64_t paging_read, paging_written; /* storage bytes read / written back during the time loop */
-} stn_run;
-
-/* Add a warning to the report and print it (unless --quiet). */
-void stn_warn(stn_run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* ------------------------------------------------------------------ progress.c */
-
-typedef struct stn_progress {
-    const char *name;
-    int64_t total;         /* steps */
-    double cells_per_step; /* for the rate */
-    double t0, last;       /* loop start, last line printed */
-    int enabled, tty, shown;
-    int width; /* of the last line written on a tty */
-} stn_progress;
-
-void stn_progress_start(stn_progress *p, const char *name, int64_t total, double cells_per_step, int quiet);
-void stn_progress_step(stn_progress *p, int64_t done); /* call after each step */
-void stn_progress_end(stn_progress *p);
-
-/* ------------------------------------------------------------------ report.c, incore.c */
-
-int stn_report_write(const stn_run *r, const char *path);
-/* Step 1 for a run: r->iblk from --iblock or eq. 1a (with its source), and the kernels' tile of
- * one thread (iy x iz / Nc; iy / Nc rows in 2d). */
-void stn_iblock_choose(stn_run *r, int64_t tile[2]);
-/* The program has built-in (offline-tuned) blocks, nothing on the command line overrides them
- * (--block, --tuner, --iblock, --machine) and they were not found too big for the budget. */
-int stn_tuned_wanted(const stn_run *r);
-/* ... and the run's --size (and --schedule) are those they were tuned for: they apply. */
-int stn_tuned_applies(const stn_run *r);
-int stn_incore_run(stn_run *r);
-/* The arrays both engines keep: one zeroed record of `field_size` bytes per field, and the
- * kernels' source and destination pointer lists (one spare slot each).  0, or -ENOMEM with the
- * error set (naming `engine`); on failure the caller frees whatever is not NULL. */
-int stn_engine_arrays(const stn_program_desc *d, size_t field_size, void **f, const void ***src, void ***dst,
-                      const char *engine);
-int stn_ooc_run(stn_run *r); /* ooc.c, see stn_ooc.h */
 
 #endif /* STN_INTERNAL_H */

@@ -1,17 +1,22 @@
 /*
- * stn_ooc.h -- the out-of-core engine's plan: block geometry, the DRAM it needs, and the run
- * entry point.  Private to the runtime (the tuner uses it too).
+ * stn_ooc.h -- the out-of-core plan: block geometry, the DRAM it needs, and its exact IO model
+ * (ooc_plan.c); the tuners that choose a plan (tune.c).  Pure functions of the program, the grid
+ * and the budget: no engine, no file, no allocation.  Private to the runtime.
  *
  * Blocks are tiles of two blocked dimensions.  `r` is the dimension the DRAM window slides along
  * as a ring (blocks within a row); `q` is the dimension of the rows of blocks.  Whole planes
  * (3d, by = ny): r = z, q = y with one block.  2d: r = y, q = z (n = 1).  y-blocked 3d
  * (by < ny): r = y, q = z; each z-row of blocks keeps a y-ring per plane, and the planes the
  * next z-row shares with this one (the z-strip) are kept in DRAM or spilled to a file.
+ * docs/out-of-core.md is the long form.
  */
 #ifndef STN_OOC_H
 #define STN_OOC_H
 
 #include "stn_internal.h"
+#include "stn_run.h"
+
+/* ------------------------------------------------------------------ ooc_plan.c: geometry */
 
 /* One blocked dimension. */
 typedef struct stn_ooc_dim {
@@ -22,10 +27,8 @@ typedef struct stn_ooc_dim {
     int64_t b, nblocks;     /* block width, blocks */
 } stn_ooc_dim;
 
-enum { STN_STRIP_NONE = 0, STN_STRIP_DRAM, STN_STRIP_FILE };
 /* y-blocked tiles at least this many bytes of rows per plane: one efficient IO request */
 #define STN_TUNE_MIN_REQUEST ((int64_t)64 << 10)
-extern const char *const stn_strip_names[]; /* "none", "dram", "file" */
 
 typedef struct stn_ooc_plan {
     int schedule;           /* STN_SCHED_REF, _ALG1 or _ALG2: their windows differ */
@@ -35,7 +38,8 @@ typedef struct stn_ooc_plan {
     int64_t steps, nsweeps; /* the run: ceil(steps / bt) sweeps, the last maybe shorter */
     size_t align;           /* O_DIRECT alignment rows are padded to */
     int64_t row_bytes;      /* a padded x-row */
-    uint64_t grid_bytes;    /* one level of one field, padded rows */
+    uint64_t grid_bytes;    /* one level of one field, padded rows (a scratch file) */
+    uint64_t npy_bytes;     /* one level of one field as a .npy array: nx * ny * nz * element */
     uint64_t slice_bytes;   /* one slice of r: ny rows (whole planes) or one row */
     int64_t ring_slices;    /* C: slices per ring (slice r lives at r mod C) */
     int64_t qplanes;        /* ring planes per array (q rows held at once: 1 unless y-blocked) */
@@ -49,13 +53,115 @@ typedef struct stn_ooc_plan {
  * (ignored otherwise). */
 int stn_ooc_make_plan(const stn_program_desc *d, const int64_t size[3], int64_t steps, int schedule,
                       int64_t by, int64_t bz, int64_t bt, int strip, size_t align, stn_ooc_plan *p);
-/* A(k, t): the lower edge of block k's region at step t (t = 1..T) in dimension g. */
+
+/* A lower bound on the DRAM (mem_bytes) of p and of every plan that differs from p only in a wider
+ * searched block (bz y-blocked or with whole planes in 3d, by in 2d) and, y-blocked, in a ring
+ * of at least `min_ring` slices: the ring (or, y-blocked, its planes) holds block 0's window,
+ * [0, A(1,1) + h+), which grows with the block.  DRAM itself need not grow with the block (the
+ * last block's window can shrink as the others grow), so the tuners stop on this instead. */
+uint64_t stn_ooc_mem_floor(const stn_program_desc *d, const stn_ooc_plan *p, int64_t min_ring);
+/* The extent of block 0's window in dimension g for blocks of b: grows with b. */
+int64_t stn_ooc_window0(const stn_ooc_dim *g, int64_t b);
+/* A lower bound on p's ring_slices were its r blocks b wide (and on any wider): block 0's window,
+ * rounded like the ring. */
+int64_t stn_ooc_ring_floor(const stn_ooc_plan *p, int64_t b);
+
+/* Steps in sweep s: bt, except a shorter last sweep when bt does not divide the steps. */
+int64_t stn_ooc_sweep_steps(const stn_ooc_plan *p, int64_t s);
+
+/* Ranges of dimension g for block k in a sweep of T steps, t = 1..T; all half-open [lo, hi).
+ *   edge:   A(k, t), the lower edge of block k's region at step t.
+ *   window: the indices block k holds in DRAM during the sweep.
+ *   owned:  the indices block k owns at step t: its region, plus the boundary indices below L if
+ *           the region holds L and those from H up if it holds H-1 (boundary cells follow the skew
+ *           like the interior next to them); at t = T, what the reference schedule writes out.
+ *   step:   what block k computes at step t (alg1: widened by (T-t)s on each side, redundantly).
+ *   out:    what block k writes at the end of a sweep (alg1: its own indices [Z_k, Z_k+1)).
+ *   alg2:   what alg2 writes back: every slice block k changed at any step, [A(k,T), A(k+1,1)).
+ *   read:   what step t reads, with the mirror sources of boundary indices, within [wlo, whi).
+ *   strip:  the z-planes row k passes to row k+1 (empty for the last row and without a strip). */
 int64_t stn_ooc_edge(const stn_ooc_dim *g, int64_t k, int64_t t);
-/* The indices of g block k holds in DRAM during a sweep of T steps: [lo, hi). */
 void stn_ooc_window(const stn_ooc_plan *p, const stn_ooc_dim *g, int64_t k, int64_t T, int64_t *lo,
                     int64_t *hi);
+void stn_ooc_owned_range(const stn_ooc_dim *g, int64_t k, int64_t t, int64_t *lo, int64_t *hi);
+void stn_ooc_step_range(const stn_ooc_plan *p, const stn_ooc_dim *g, int64_t k, int64_t t, int64_t T,
+                        int64_t *lo, int64_t *hi);
+void stn_ooc_out_range(const stn_ooc_plan *p, const stn_ooc_dim *g, int64_t k, int64_t T, int64_t *lo,
+                       int64_t *hi);
+void stn_ooc_alg2_range(const stn_ooc_dim *g, int64_t k, int64_t T, int64_t *lo, int64_t *hi);
+void stn_ooc_read_range(const stn_ooc_plan *p, const stn_ooc_dim *g, int64_t k, int64_t t, int64_t T,
+                        int64_t wlo, int64_t whi, int64_t *lo, int64_t *hi);
+void stn_ooc_strip_range(const stn_ooc_plan *p, int64_t k, int64_t T, int64_t *lo, int64_t *hi);
 
-/* Run --mode ooc (fills r's counters, predictions, plan and warnings). */
-int stn_ooc_run(stn_run *r);
+/* ------------------------------------------------------------------ ooc_plan.c: the IO model */
+
+/* Where the values of one (field, level) come from at the start of the first sweep. */
+enum { STN_SRC_SCRATCH = 0, STN_SRC_NPY, STN_SRC_INIT, STN_SRC_ZERO, STN_SRC_COPY /* prev = current */ };
+
+/* What the model must know of one field besides the plan: its arrays and its data's sources. */
+typedef struct stn_ooc_fsrc {
+    int state, levels, narr; /* narr: arrays in the window (levels + 1 for state, 1 for inputs) */
+    int first[2];            /* STN_SRC_* of level 0 and level -1 at the first sweep */
+    int input;               /* inputs: STN_SRC_SCRATCH (imported from --init), _INIT or _ZERO */
+    int out[2];              /* --out writes level 0 / the previous level */
+} stn_ooc_fsrc;
+
+/* The fields' sources: what decides the bytes a plan moves, besides the plan. */
+typedef struct stn_ooc_model {
+    int nfields;
+    const stn_ooc_fsrc *f;
+} stn_ooc_model;
+
+/* The sources of field i from the descriptor and the --init / --out paths ([2 * nfields] each,
+ * NULL: none). */
+void stn_ooc_fsrc_init(const stn_program_desc *d, int i, const char *const *init_path,
+                       const char *const *out_path, stn_ooc_fsrc *f);
+/* Where (field, level) comes from in sweep `sweep`; sweep == p->nsweeps is the final export.
+ * The engine and the model both ask this, so they cannot disagree about what moves. */
+int stn_ooc_source_of(const stn_ooc_model *m, const stn_ooc_plan *p, int f, int level, int64_t sweep);
+/* Every byte the run will read and write, from the plan and the sources alone: sweeps
+ * first_sweep..nsweeps-1, the import of input files (first sweep only) and the export of each
+ * --out.  Costs one pass over the blocks of three sweeps, whatever the steps. */
+void stn_ooc_predict(const stn_ooc_model *m, const stn_ooc_plan *p, int64_t first_sweep, uint64_t *rd,
+                     uint64_t *wr);
+
+/* ------------------------------------------------------------------ tune.c: choosing a plan */
+
+/* A problem for the tuners: the program, the grid, the sources and the budget. */
+typedef struct stn_tune_problem {
+    const stn_program_desc *d;
+    const stn_ooc_model *m;
+    int64_t size[3]; /* nx, ny, nz (nz = 1 in 2d) */
+    int64_t steps;
+    int schedule; /* STN_SCHED_REF, _ALG1 or _ALG2 */
+    int strip;    /* -1: the tuner weighs both; STN_STRIP_DRAM or _FILE: only that one */
+    size_t align; /* the O_DIRECT alignment rows are padded to */
+    uint64_t budget;
+    int64_t iy;    /* the iBlock's iy: y-blocks are multiples of it (<= 1: any) */
+    int64_t depth; /* one thread's tile depth (iz / Nc in 3d, iy / Nc in 2d): the searched block
+                    * (bz in 3d, by in 2d) is a multiple of it, unless nothing of that kind fits */
+} stn_tune_problem;
+
+typedef struct stn_tune_result {
+    stn_ooc_plan plan;
+    uint64_t cost;   /* predicted bytes read + written */
+    int64_t weighed; /* plans evaluated */
+    double seconds;
+    int relaxed; /* the plan's searched block is not whole tiles (the budget fits none) */
+} stn_tune_result;
+
+/* Run tuner STN_TUNER_BLK, _NAIVE or _BRUTE: 0, or -ENOMEM when no plan fits (no message). */
+int stn_tune(const stn_tune_problem *t, int tuner, stn_tune_result *out);
+/* The smallest plan there is (for the message when nothing fits): 1 x 1 tiles with the strip
+ * spilled (unless `strip` is STN_STRIP_DRAM), or one slice where only whole planes are allowed;
+ * bt = 1. */
+void stn_tune_smallest(const stn_tune_problem *t, stn_ooc_plan *p);
+
+/* The run's plan: the built-in blocks when they apply and fit, else --block, else the tuner
+ * (--tuner, default blk); and the iBlock that goes with it (step 1).  Fills res's chooser and
+ * tuner figures; adds warnings to the run's log.  On failure the message gives the smallest
+ * budget that works. */
+int stn_ooc_choose(const stn_run *r, const stn_ooc_model *m, size_t align, stn_ooc_plan *p,
+                   stn_ooc_result *res, stn_iblock_pick *ib);
 
 #endif /* STN_OOC_H */

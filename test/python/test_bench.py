@@ -79,7 +79,7 @@ def test_numpy_peer_agrees_with_the_reference(tmp_path):
     subprocess.run([sys.executable, str(REPO / "bench/peers/heat3d_numpy.py"), "--init", str(p), "--steps", "3",
                     "--check", str(out)], check=True)
     ref = EXAMPLES["heat3d"].run({"u": u0}, {"alpha": 0.1}, steps=3)["u"]
-    from bench.peers import agrees
+    from bench.peer_runs import agrees
 
     ok, err = agrees(out, ref)
     assert ok and err < 1e-12

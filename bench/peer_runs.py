@@ -1,4 +1,5 @@
-"""In-core heat3d against the tools a user would pick instead, on the same 7-point update.
+"""In-core heat3d against the tools a user would pick instead, on the same 7-point update: the
+runs of the peers experiment (the scripts each peer runs in its own environment are bench/peers/).
 
 Each Python peer is installed from PyPI by the runner into an environment of its own
 (build/bench/venvs/NAME, made once, pinned versions below), and runs bench/peers/heat3d_NAME.py

@@ -1,0 +1,438 @@
+/* ooc_plan.c -- the out-of-core plan: the geometry of skewed blocks, the DRAM a plan needs, and
+ * the exact IO model.  Pure functions of the program, the grid, the plan and the fields' sources
+ * (stn_ooc.h); the engine (ooc.c) and the tuners (tune.c) both use them, so the bytes the tuner
+ * weighs are the bytes the engine moves.
+ *
+ * Skew.  In a blocked dimension with skew s = max(h-, h+), block k computes step t (1..T) on
+ * [A(k,t), A(k+1,t)), where A(k,t) = clamp(Z_k - (t-1)s, L, H) for inner split points Z_k,
+ * A(0,t) = L (the interior's lower edge) and A(K,t) = H; a tile computes the product of its two
+ * ranges.  No point is computed twice, and with levels + 1 arrays per state field every level a
+ * tile reads is still in DRAM.
+ *
+ * The model.  The reference schedule reads each level it needs once per sweep from the source
+ * file set and writes each level the next sweep needs once to the destination set: kr + kw
+ * arrays of the grid a sweep, plus the z-strip when it is spilled (written and read back once).
+ * alg1 reads every block's overlapping window; alg2 reads each block's window of every array
+ * and writes back all it changed.  The import of --init inputs, and the export of every --out,
+ * are counted too.  docs/out-of-core.md states it in full. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "stn_gridio.h"
+#include "stn_ooc.h"
+
+#include <stdint.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------ geometry */
+
+static int64_t clamp64(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : v > hi ? hi : v; }
+static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
+static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* A(k, t): the lower edge of block k's region at step t (1-based). */
+int64_t stn_ooc_edge(const stn_ooc_dim *g, int64_t k, int64_t t) {
+    if (k <= 0)
+        return g->L;
+    if (k >= g->nblocks)
+        return g->H;
+    return clamp64(g->L + k * g->b - (t - 1) * g->skew, g->L, g->H);
+}
+
+/* Z_k: the split points of the interior (Z_0 = L, Z_K = H). */
+static int64_t split(const stn_ooc_dim *g, int64_t k) {
+    return k <= 0 ? g->L : k >= g->nblocks ? g->H : g->L + k * g->b;
+}
+
+/* The window of block k in a sweep of T steps: [lo, hi). */
+void stn_ooc_window(const stn_ooc_plan *p, const stn_ooc_dim *g, int64_t k, int64_t T, int64_t *lo,
+                    int64_t *hi) {
+    int64_t a = stn_ooc_edge(g, k, T) - g->hlo, b = stn_ooc_edge(g, k + 1, 1) + g->hhi;
+    if (p->schedule == STN_SCHED_ALG1) { /* overlapped halos: T*s slices on each side, all read */
+        a = k == 0 ? 0 : split(g, k) - T * g->skew;
+        b = k == g->nblocks - 1 ? g->n : split(g, k + 1) + T * g->skew;
+    }
+    /* hold the mirror sources of any boundary index the window holds */
+    if (a > g->H - g->hhi)
+        a = g->H - g->hhi;
+    if (b < 2 * g->L)
+        b = 2 * g->L;
+    *lo = clamp64(a, 0, g->n);
+    *hi = clamp64(b, 0, g->n);
+}
+
+/* The indices block k owns at step t: its region [A(k,t), A(k+1,t)), plus the boundary indices
+ * below L if the region holds L, and those from H up if it holds H-1.  Boundary cells thus
+ * follow the skew like the interior: a level is written into them by the same block, at the
+ * same step, as into the interior cells next to them, so a rotating array never loses a level
+ * a later block still reads (the prev level of a two-level field, with boundary values of its
+ * own, is the case that needs it).  At t = T this is also what block k writes out. */
+void stn_ooc_owned_range(const stn_ooc_dim *g, int64_t k, int64_t t, int64_t *lo, int64_t *hi) {
+    int64_t a = stn_ooc_edge(g, k, t), b = stn_ooc_edge(g, k + 1, t);
+    *lo = a == g->L && b > a ? 0 : a;
+    *hi = b == g->H && b > a ? g->n : b;
+}
+
+/* What block k computes at step t of a sweep of T steps.  ref and alg2: [A(k,t), A(k+1,t)).
+ * alg1: its own indices widened by (T-t)*s on each side, redundantly computed by the neighbours
+ * too, so that after T steps its own indices are exact with nothing shared between blocks. */
+void stn_ooc_step_range(const stn_ooc_plan *p, const stn_ooc_dim *g, int64_t k, int64_t t, int64_t T,
+                        int64_t *lo, int64_t *hi) {
+    if (p->schedule != STN_SCHED_ALG1) {
+        *lo = stn_ooc_edge(g, k, t);
+        *hi = stn_ooc_edge(g, k + 1, t);
+        return;
+    }
+    *lo = clamp64(split(g, k) - (T - t) * g->skew, g->L, g->H);
+    *hi = clamp64(split(g, k + 1) + (T - t) * g->skew, g->L, g->H);
+    if (k == 0)
+        *lo = g->L;
+    if (k == g->nblocks - 1)
+        *hi = g->H;
+}
+
+/* The indices block k writes at the end of a sweep: ref, its final region (owned_range); alg1,
+ * its own indices [Z_k, Z_k+1); both with the boundary indices at the ends of the grid. */
+void stn_ooc_out_range(const stn_ooc_plan *p, const stn_ooc_dim *g, int64_t k, int64_t T, int64_t *lo,
+                       int64_t *hi) {
+    if (p->schedule == STN_SCHED_ALG1) {
+        *lo = k == 0 ? 0 : split(g, k);
+        *hi = k == g->nblocks - 1 ? g->n : split(g, k + 1);
+        return;
+    }
+    stn_ooc_owned_range(g, k, T, lo, hi);
+}
+
+/* alg2 writes every array back over all the slices block k changed at any step, [A(k,T),
+ * A(k+1,1)), and over the boundary slices at the ends, which the first and last blocks own. */
+void stn_ooc_alg2_range(const stn_ooc_dim *g, int64_t k, int64_t T, int64_t *lo, int64_t *hi) {
+    *lo = k == 0 ? 0 : stn_ooc_edge(g, k, T);
+    *hi = k == g->nblocks - 1 ? g->n : stn_ooc_edge(g, k + 1, 1);
+}
+
+/* The indices step t of block k reads, and the mirror sources of the boundary indices among
+ * them, clipped to the window [wlo, whi): where a neumann field must be mirrored. */
+void stn_ooc_read_range(const stn_ooc_plan *p, const stn_ooc_dim *g, int64_t k, int64_t t, int64_t T,
+                        int64_t wlo, int64_t whi, int64_t *lo, int64_t *hi) {
+    int64_t a, b;
+    stn_ooc_step_range(p, g, k, t, T, &a, &b);
+    a -= g->hlo, b += g->hhi;
+    if (a < g->L && b < 2 * g->L)
+        b = 2 * g->L;
+    if (b > g->H && a > g->H - g->hhi)
+        a = g->H - g->hhi;
+    *lo = a > wlo ? a : wlo;
+    *hi = b < whi ? b : whi;
+}
+
+/* The z-planes row k of a sweep of T steps passes to row k+1: [next row's window lo, this
+ * row's window hi); empty for the last row. */
+void stn_ooc_strip_range(const stn_ooc_plan *p, int64_t k, int64_t T, int64_t *lo, int64_t *hi) {
+    int64_t a, b, c, d;
+    *lo = *hi = 0;
+    if (p->strip == STN_STRIP_NONE || k + 1 >= p->q.nblocks)
+        return;
+    stn_ooc_window(p, &p->q, k, T, &a, &b);
+    stn_ooc_window(p, &p->q, k + 1, T, &c, &d);
+    *lo = c;
+    *hi = b > c ? b : c;
+}
+
+/* ------------------------------------------------------------------ the plan and its model */
+
+/* The slices that must be in DRAM at once in a row of a sweep of T steps: while block j
+ * computes, its window [lo_j, hi_j), the slices of block j+1 being read, up to hi_{j+1}, and
+ * what block j-1 is writing, from its output's lower edge (its window's, when it also spills
+ * the z-strip).  (Block j-2's writes are waited for before block j+1's reads are issued.)  A
+ * ring this long never overwrites a slice still in use. */
+static int64_t live_slices(const stn_ooc_plan *p, int64_t T) {
+    const stn_ooc_dim *g = &p->r;
+    int spills = p->strip == STN_STRIP_FILE && p->q.nblocks > 1;
+    int64_t need = 0, lo, hi, nlo, nhi, olo = 0, ohi = 0;
+    for (int64_t k = 0; k < g->nblocks; k++) {
+        stn_ooc_window(p, g, k, T, &lo, &hi);
+        nhi = hi;
+        if (k + 1 < g->nblocks)
+            stn_ooc_window(p, g, k + 1, T, &nlo, &nhi);
+        int64_t low = k > 0 && olo < lo ? olo : lo;
+        need = max64(need, max64(hi, nhi) - low);
+        if (spills)
+            olo = lo;
+        else
+            stn_ooc_out_range(p, g, k, T, &olo, &ohi);
+    }
+    return need;
+}
+
+/* Slices per ring: every sweep's live set, and the import/export chunk, which must hold the
+ * mirror sources of both ends of a short grid at once (min(n, 2*hlo + 2*hhi)); rounded up so
+ * that a ring is a whole number of pages. */
+static int64_t round_slices(const stn_ooc_plan *p, int64_t c) {
+    uint64_t sb = p->slice_bytes, per = 4096; /* slices per page-aligned group: 4096 / gcd */
+    while (per % 2 == 0 && sb % 2 == 0)
+        per /= 2, sb /= 2;
+    return (c + (int64_t)per - 1) / (int64_t)per * (int64_t)per;
+}
+
+/* What ring_slices depends on.  The tuners build many plans that differ only in the q blocks (a
+ * y-blocked bz): the last answer is kept, per thread, so that those cost O(q blocks), not
+ * O(r blocks). */
+typedef struct ring_key {
+    stn_ooc_dim r;
+    int64_t bt, steps;
+    uint64_t slice_bytes;
+    int schedule, spills;
+} ring_key;
+
+static int64_t ring_slices(const stn_ooc_plan *p) {
+    static __thread ring_key last_key;
+    static __thread int64_t last_value;
+    static __thread int have_last;
+    ring_key key;
+    memset(&key, 0, sizeof key); /* no padding bytes left to compare */
+    key.r = p->r;
+    key.bt = p->bt;
+    key.steps = p->steps;
+    key.slice_bytes = p->slice_bytes;
+    key.schedule = p->schedule;
+    key.spills = p->strip == STN_STRIP_FILE && p->q.nblocks > 1;
+    if (have_last && memcmp(&key, &last_key, sizeof key) == 0)
+        return last_value;
+    const stn_ooc_dim *g = &p->r;
+    int64_t c = live_slices(p, p->bt), ends = 2 * g->hlo + 2 * g->hhi;
+    if (p->steps % p->bt)
+        c = max64(c, live_slices(p, p->steps % p->bt));
+    c = max64(c, min64(ends, g->n));
+    c = max64(c, 1);
+    last_key = key;
+    last_value = round_slices(p, c);
+    have_last = 1;
+    return last_value;
+}
+
+/* y-blocked: the z-planes a ring array holds (the widest row window, and the export's chunk),
+ * and the widest z-strip, over the sweeps of bt steps and the last shorter one. */
+static void row_extents(const stn_ooc_plan *p, int64_t *planes, int64_t *strip) {
+    const stn_ooc_dim *g = &p->q;
+    int64_t Ts[2] = {p->bt, p->steps % p->bt ? p->steps % p->bt : p->bt}, lo, hi;
+    *planes = min64(2 * g->hlo + 2 * g->hhi, g->n);
+    *strip = 0;
+    for (int i = 0; i < 2; i++)
+        for (int64_t k = 0; k < g->nblocks; k++) {
+            stn_ooc_window(p, g, k, Ts[i], &lo, &hi);
+            *planes = max64(*planes, hi - lo);
+            stn_ooc_strip_range(p, k, Ts[i], &lo, &hi);
+            *strip = max64(*strip, hi - lo);
+        }
+    *planes = max64(*planes, 1);
+}
+
+/* Bytes of DRAM the engine allocates for this plan (the budget constraint): one ring per array
+ * (levels + 1 per state field, one per input), the z-strip when it stays in DRAM, and the IO
+ * queue. */
+static uint64_t plan_memory(const stn_ooc_plan *p, const stn_program_desc *d) {
+    uint64_t arrays = stn_total_arrays(d);
+    uint64_t ring = (uint64_t)p->qplanes * (uint64_t)p->ring_slices * p->slice_bytes;
+    uint64_t strip = p->strip == STN_STRIP_DRAM
+                         ? (uint64_t)p->strip_planes * (uint64_t)p->r.n * (uint64_t)p->row_bytes
+                         : 0;
+    return arrays * (ring + strip) + stn_aio_footprint(STN_AIO_DEFAULT_DEPTH);
+}
+
+static void dim_init(stn_ooc_dim *g, int axis, int64_t n, int64_t hlo, int64_t hhi, int64_t b) {
+    g->axis = axis;
+    g->n = n;
+    g->hlo = hlo;
+    g->hhi = hhi;
+    g->skew = hlo > hhi ? hlo : hhi;
+    g->L = hlo;
+    g->H = n - hhi;
+    g->b = b < 1 ? 1 : b;
+    g->nblocks = (g->H - g->L + g->b - 1) / g->b;
+    if (g->nblocks < 1)
+        g->nblocks = 1;
+}
+
+int stn_ooc_make_plan(const stn_program_desc *d, const int64_t size[3], int64_t steps, int schedule,
+                      int64_t by, int64_t bz, int64_t bt, int strip, size_t align, stn_ooc_plan *p) {
+    memset(p, 0, sizeof *p);
+    p->schedule = schedule < 0 ? STN_SCHED_REF : schedule;
+    int64_t whole = INT64_MAX / 4;
+    if (d->ndim == 2) {
+        dim_init(&p->r, 1, size[1], d->halo_lo[1], d->halo_hi[1], by);
+        dim_init(&p->q, 2, 1, 0, 0, whole);
+    } else if (by >= size[1]) { /* whole planes */
+        dim_init(&p->r, 2, size[2], d->halo_lo[2], d->halo_hi[2], bz);
+        dim_init(&p->q, 1, size[1], d->halo_lo[1], d->halo_hi[1], whole);
+    } else { /* y-blocked: tiles of y x z */
+        dim_init(&p->r, 1, size[1], d->halo_lo[1], d->halo_hi[1], by);
+        dim_init(&p->q, 2, size[2], d->halo_lo[2], d->halo_hi[2], bz);
+        p->strip = strip == STN_STRIP_FILE ? STN_STRIP_FILE : STN_STRIP_DRAM;
+    }
+    p->steps = steps;
+    p->bt = bt < 1 ? 1 : bt;
+    p->align = align;
+    p->row_bytes = stn_grid_row_bytes(size[0], d->elem_size, align);
+    p->grid_bytes = (uint64_t)p->row_bytes * (uint64_t)size[1] * (uint64_t)(d->ndim == 3 ? size[2] : 1);
+    p->npy_bytes = (uint64_t)size[0] * (uint64_t)size[1] * (uint64_t)(d->ndim == 3 ? size[2] : 1) *
+                   (uint64_t)d->elem_size;
+    p->slice_bytes = (uint64_t)p->row_bytes * (uint64_t)(p->r.axis == 2 ? size[1] : 1);
+    p->nsweeps = steps == 0 ? 0 : (steps + p->bt - 1) / p->bt;
+    p->ring_slices = ring_slices(p);
+    if (p->strip != STN_STRIP_NONE) {
+        row_extents(p, &p->qplanes, &p->strip_planes);
+        p->qcap = p->qplanes;
+    } else {
+        p->qplanes = 1;
+        p->qcap = p->q.n;
+    }
+    p->mem_bytes = plan_memory(p, d);
+    return 0;
+}
+
+int64_t stn_ooc_window0(const stn_ooc_dim *g, int64_t b) {
+    int64_t nblocks = b >= g->H - g->L ? 1 : (g->H - g->L + b - 1) / b;
+    int64_t w = (nblocks > 1 ? g->L + b : g->H) + g->hhi; /* [0, A(1,1) + hhi) */
+    return max64(min64(max64(w, 2 * g->L), g->n), 1);     /* with the lower edge's mirror sources */
+}
+
+int64_t stn_ooc_ring_floor(const stn_ooc_plan *p, int64_t b) {
+    return round_slices(p, stn_ooc_window0(&p->r, b));
+}
+
+uint64_t stn_ooc_mem_floor(const stn_program_desc *d, const stn_ooc_plan *p, int64_t min_ring) {
+    int yb = p->strip != STN_STRIP_NONE;
+    uint64_t ring =
+        yb ? (uint64_t)stn_ooc_window0(&p->q, p->q.b) * (uint64_t)max64(min_ring, 1) * p->slice_bytes
+           : (uint64_t)stn_ooc_ring_floor(p, p->r.b) * p->slice_bytes;
+    return stn_total_arrays(d) * ring + stn_aio_footprint(STN_AIO_DEFAULT_DEPTH);
+}
+
+/* ------------------------------------------------------------------ the model */
+
+void stn_ooc_fsrc_init(const stn_program_desc *d, int i, const char *const *init_path,
+                       const char *const *out_path, stn_ooc_fsrc *f) {
+    const stn_field_desc *fd = &d->fields[i];
+    memset(f, 0, sizeof *f);
+    f->state = fd->kind == STN_FIELD_STATE;
+    f->levels = f->state ? fd->levels : 1;
+    f->narr = f->state ? fd->levels + 1 : 1;
+    for (int l = 0; l < f->levels; l++) {
+        int has = l == 0 ? fd->has_init : fd->has_prev_init;
+        f->first[l] = init_path[2 * i + l] ? STN_SRC_NPY
+                      : has                ? STN_SRC_INIT
+                      : l == 0             ? STN_SRC_ZERO
+                                           : STN_SRC_COPY;
+    }
+    if (!f->state)
+        f->input = f->first[0] == STN_SRC_NPY ? STN_SRC_SCRATCH : f->first[0];
+    for (int l = 0; l < 2; l++)
+        f->out[l] = out_path[2 * i + l] != NULL;
+}
+
+/* Bytes each source kind moves for one whole level of one field. */
+static uint64_t level_bytes(const stn_ooc_plan *p, int src) {
+    return src == STN_SRC_SCRATCH ? p->grid_bytes : src == STN_SRC_NPY ? p->npy_bytes : 0;
+}
+
+int64_t stn_ooc_sweep_steps(const stn_ooc_plan *p, int64_t s) {
+    return s == p->nsweeps - 1 && p->steps % p->bt ? p->steps % p->bt : p->bt;
+}
+
+/* Bytes of one state level a sweep reads from a source moving `whole` bytes for the whole
+ * level: all of it once (ref), or every block's window (alg1, whose windows overlap by 2*T*s;
+ * whole planes only, so a slice is whole / n). */
+static uint64_t sweep_read_bytes(const stn_ooc_plan *p, int64_t s, uint64_t whole) {
+    if (p->schedule != STN_SCHED_ALG1)
+        return whole;
+    int64_t T = stn_ooc_sweep_steps(p, s), lo, hi;
+    uint64_t n = 0;
+    for (int64_t k = 0; k < p->r.nblocks; k++) {
+        stn_ooc_window(p, &p->r, k, T, &lo, &hi);
+        n += (uint64_t)(hi - lo);
+    }
+    return whole / (uint64_t)p->r.n * n;
+}
+
+/* Bytes of one array a sweep of T steps spills to the z-strip file (and reads back). */
+static uint64_t spill_bytes(const stn_ooc_plan *p, int64_t T) {
+    uint64_t planes = 0;
+    int64_t lo, hi;
+    if (p->strip != STN_STRIP_FILE)
+        return 0;
+    for (int64_t k = 0; k + 1 < p->q.nblocks; k++) {
+        stn_ooc_strip_range(p, k, T, &lo, &hi);
+        planes += (uint64_t)(hi - lo);
+    }
+    return planes * (uint64_t)p->r.n * (uint64_t)p->row_bytes; /* y-blocked: r is y */
+}
+
+int stn_ooc_source_of(const stn_ooc_model *m, const stn_ooc_plan *p, int f, int level, int64_t sweep) {
+    const stn_ooc_fsrc *of = &m->f[f];
+    if (!of->state) {
+        if (of->input == STN_SRC_SCRATCH && p->nsweeps == 0)
+            return STN_SRC_NPY; /* no sweep, no import: the export copies the user's file */
+        return of->input;
+    }
+    if (p->schedule == STN_SCHED_ALG2 && p->nsweeps > 0)
+        return STN_SRC_SCRATCH; /* the import put every level in the in-place files */
+    return sweep == 0 ? of->first[level] : STN_SRC_SCRATCH;
+}
+
+/* What sweep s moves for field i, added to rd and wr `times` times. */
+static void sweep_bytes(const stn_ooc_model *m, const stn_ooc_plan *p, int i, int64_t s, uint64_t times,
+                        uint64_t *rd, uint64_t *wr) {
+    const stn_ooc_fsrc *f = &m->f[i];
+    uint64_t scratch = level_bytes(p, STN_SRC_SCRATCH), r = 0, w = 0;
+    int64_t T = stn_ooc_sweep_steps(p, s);
+    uint64_t spill = (uint64_t)f->narr * spill_bytes(p, T); /* the z-strip, every array */
+    r += spill, w += spill;
+    if (f->state && p->schedule == STN_SCHED_ALG2) {
+        for (int64_t k = 0; k < p->r.nblocks; k++) { /* each block reads its window, writes */
+            int64_t lo, hi, wlo, whi;
+            stn_ooc_window(p, &p->r, k, T, &lo, &hi);
+            stn_ooc_alg2_range(&p->r, k, T, &wlo, &whi);
+            r += (uint64_t)f->narr * (uint64_t)(hi - lo) * p->slice_bytes;
+            w += (uint64_t)f->narr * (uint64_t)(whi - wlo) * p->slice_bytes;
+        }
+    } else {
+        /* ref reads each point once a sweep; alg1 reads every block's whole window */
+        for (int l = 0; l < (f->state ? f->levels : 1); l++) {
+            uint64_t whole = level_bytes(p, stn_ooc_source_of(m, p, i, l, s));
+            r += f->state ? sweep_read_bytes(p, s, whole) : whole;
+            w += f->state ? scratch : 0;
+        }
+    }
+    *rd += times * r;
+    *wr += times * w;
+}
+
+void stn_ooc_predict(const stn_ooc_model *m, const stn_ooc_plan *p, int64_t first_sweep, uint64_t *rd,
+                     uint64_t *wr) {
+    uint64_t scratch = level_bytes(p, STN_SRC_SCRATCH), npy = level_bytes(p, STN_SRC_NPY);
+    int64_t last = p->nsweeps - 1;
+    int alg2 = p->schedule == STN_SCHED_ALG2;
+    *rd = *wr = 0;
+    for (int i = 0; i < m->nfields; i++) {
+        const stn_ooc_fsrc *f = &m->f[i];
+        if (!f->state && f->input == STN_SRC_SCRATCH && first_sweep == 0 && p->nsweeps > 0)
+            *rd += npy, *wr += scratch; /* the import */
+        if (f->state && alg2 && first_sweep == 0 && p->nsweeps > 0) {
+            for (int l = 0; l < f->levels; l++) /* the import: every array of the field */
+                *rd += level_bytes(p, f->first[l]);
+            *wr += (uint64_t)f->narr * scratch;
+        }
+        if (first_sweep <= last) {
+            sweep_bytes(m, p, i, first_sweep, 1, rd, wr);
+            if (last - first_sweep > 1)
+                sweep_bytes(m, p, i, first_sweep + 1, (uint64_t)(last - first_sweep - 1), rd, wr);
+            if (last > first_sweep)
+                sweep_bytes(m, p, i, last, 1, rd, wr);
+        }
+        for (int l = 0; l < 2; l++)
+            if (f->out[l]) {
+                *rd += level_bytes(p, stn_ooc_source_of(m, p, i, l, p->nsweeps));
+                *wr += npy;
+            }
+    }
+}

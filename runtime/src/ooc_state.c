@@ -1,0 +1,82 @@
+/* ooc_state.c -- the out-of-core engine's state file, `NAME.ooc-state` under --dir: after every
+ * sweep it is committed atomically (written beside, fsynced, renamed) with the number of sweeps
+ * whose results are in the scratch files and a fingerprint of everything that decides their
+ * content.  --resume continues after the last committed sweep, and only with the same
+ * fingerprint. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "stn_ooc_engine.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n) {
+    const unsigned char *c = p;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ c[i]) * 1099511628211ull;
+    return h;
+}
+
+/* Everything that decides the content of the scratch files: a resumed run must match it. */
+static uint64_t fingerprint(const ooc *e) {
+    const stn_opts *o = e->r->o;
+    uint64_t h = 14695981039346656037ull;
+    h = fnv(h, e->d->name, strlen(e->d->name));
+    h = fnv(h, o->size, sizeof o->size);
+    h = fnv(h, &o->steps, sizeof o->steps);
+    h = fnv(h, &e->plan.r.b, sizeof e->plan.r.b);
+    h = fnv(h, &e->plan.q.b, sizeof e->plan.q.b);
+    h = fnv(h, &e->plan.strip, sizeof e->plan.strip);
+    h = fnv(h, &e->plan.bt, sizeof e->plan.bt);
+    h = fnv(h, &e->plan.row_bytes, sizeof e->plan.row_bytes);
+    h = fnv(h, o->params, sizeof(double) * (size_t)e->d->nparams);
+    for (int s = 0; s < 2 * e->d->nfields; s++) {
+        const char *p = o->init_path[s];
+        struct stat sb;
+        if (p && stat(p, &sb) == 0) {
+            h = fnv(h, p, strlen(p));
+            h = fnv(h, &sb.st_size, sizeof sb.st_size);
+            h = fnv(h, &sb.st_mtim, sizeof sb.st_mtim);
+        }
+    }
+    return h;
+}
+
+int stn_ooc_save_state(ooc *e, int64_t sweeps_done) {
+    char text[256];
+    int n = snprintf(text, sizeof text,
+                     "stencilc-ooc-state 1\nfingerprint %016" PRIx64 "\nsweeps_done %" PRId64 "\n",
+                     fingerprint(e), sweeps_done);
+    stn_afile af;
+    int rc = stn_afile_open(&af, e->state_path, 0);
+    if (rc == 0) {
+        rc = stn_afile_write(&af, text, (size_t)n);
+        rc = rc ? (stn_afile_abort(&af), rc) : stn_afile_commit(&af);
+    }
+    return rc ? stn_error(rc, "cannot save the run's state '%s': %s", e->state_path, stn_errmsg()) : 0;
+}
+
+int stn_ooc_load_state(ooc *e, int64_t *done) {
+    *done = -1;
+    FILE *fp = fopen(e->state_path, "r");
+    if (!fp)
+        return 0;
+    uint64_t fp_hash = 0;
+    long long n = -1;
+    int ok = fscanf(fp, "stencilc-ooc-state 1\nfingerprint %" SCNx64 "\nsweeps_done %lld", &fp_hash, &n) == 2;
+    fclose(fp);
+    if (!ok || n < 0)
+        return stn_error(-EINVAL, "--resume: '%s' is not a state file this program wrote", e->state_path);
+    if (fp_hash != fingerprint(e))
+        return stn_error(
+            -EINVAL,
+            "--resume: the run saved in '%s' had other parameters (size, steps, block, params or "
+            "--init files differ); run without --resume to start over",
+            e->state_path);
+    *done = n;
+    return 0;
+}

@@ -1,0 +1,121 @@
+/* ooc_window.c -- the out-of-core engine's window: the views and boxes of the rings the kernels
+ * see, and moving a box of rows into or out of them: from and to grid files (libaio), from a
+ * --init .npy, from an init expression, zeros or another level.  The executor (ooc.c) and the
+ * import and export (ooc_xfer.c) both use these; they call nothing of theirs. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "stn_ooc_engine.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+
+stn_view stn_ooc_view(const ooc *e) {
+    const stn_view *g = &e->r->view;
+    int64_t el = e->d->elem_size, row = e->plan.row_bytes / el;
+    if (e->d->ndim == 2)
+        return (stn_view){g->nx, g->ny, 1, row, row * g->ny, e->wr0, 0};
+    if (e->plan.r.axis == 2)
+        return (stn_view){g->nx, g->ny, g->nz, row, (int64_t)e->plan.slice_bytes / el, 0, e->wr0};
+    return (stn_view){g->nx, g->ny, g->nz, row, e->qstride / el, e->wr0, e->qbase};
+}
+
+/* The box of r indices [r0, r1) and q indices [q0, q1), all of x. */
+stn_box stn_ooc_box(const ooc *e, int64_t r0, int64_t r1, int64_t q0, int64_t q1) {
+    const stn_view *g = &e->r->view;
+    stn_box b = {{0, 0, 0}, {g->nx, g->ny, g->nz}};
+    b.lo[e->plan.r.axis] = r0;
+    b.hi[e->plan.r.axis] = r1;
+    b.lo[e->plan.q.axis] = q0;
+    b.hi[e->plan.q.axis] = q1;
+    return b;
+}
+
+/* Queue IO of rows [r0, r1) x [q0, q1) between grid file gf and `ring`.  `qfile` is the file's
+ * index of q0 (q0 itself for grid files; the strip's plane for a spill file). */
+int stn_ooc_io_box(ooc *e, int write, stn_gridfile *gf, char *ring, int64_t r0, int64_t r1, int64_t q0,
+                   int64_t q1, int64_t qfile, stn_aio_group *g) {
+    if (r1 <= r0 || q1 <= q0)
+        return 0;
+    char *buf = ooc_at(e, ring, r0, q0);
+    int64_t y0, y1, z0, z1;
+    size_t plane;
+    if (e->plan.r.axis == 2) /* whole planes: r = z, q = y */
+        y0 = q0, y1 = q1, z0 = r0, z1 = r1, plane = e->plan.slice_bytes;
+    else if (e->d->ndim == 3) /* y-blocked: r = y, q = z, one ring plane per z */
+        y0 = r0, y1 = r1, z0 = qfile, z1 = qfile + (q1 - q0), plane = (size_t)e->qstride;
+    else /* 2d */
+        y0 = r0, y1 = r1, z0 = 0, z1 = 1, plane = (size_t)(r1 - r0) * (size_t)e->plan.row_bytes;
+    return write ? stn_aio_write(e->q, gf, y0, y1, z0, z1, buf, plane, g, &e->res->st)
+                 : stn_aio_read(e->q, gf, y0, y1, z0, z1, buf, plane, g, &e->res->st);
+}
+
+/* Read rows [r0, r1) x [q0, q1) of a --init .npy (buffered pread, unpadded rows) into padded
+ * rows, run by run: one read into the tail of the run, then the rows spread out in place, first
+ * to last (row i moves down from D + i*rowb to i*row_bytes, D = rows * padding, never over a
+ * row not yet moved), so no buffer outside the plan is needed. */
+int stn_ooc_npy_box(ooc *e, int f, int level, char *ring, int64_t r0, int64_t r1, int64_t q0, int64_t q1) {
+    ooc_field *of = &e->f[f];
+    size_t rowb = (size_t)e->r->view.nx * (size_t)e->d->elem_size, padded = (size_t)e->plan.row_bytes;
+    double t0 = stn_now();
+    int rc = 0;
+    for (int64_t i = 0; rc == 0 && r1 > r0 && i < ooc_nruns(e, q0, q1); i++) {
+        rows_run run = ooc_run_of(e, ring, r0, r1, q0, i);
+        size_t rows = (size_t)run.rows, tail = rows * (padded - rowb);
+        uint64_t off = (uint64_t)of->npy_offset[level] + run.row0 * rowb;
+        rc = stn_pread_full(of->npy_fd[level], run.buf + tail, rows * rowb, off, of->npy[level]);
+        if (rc == 0) {
+            e->res->st.bytes_read += rows * rowb;
+            for (size_t k = 0; tail && k < rows; k++)
+                memmove(run.buf + k * padded, run.buf + tail + k * rowb, rowb);
+        }
+        posix_fadvise(of->npy_fd[level], (off_t)off, (off_t)(rows * rowb), POSIX_FADV_DONTNEED);
+    }
+    stn_stats_add_time(&e->res->st, STN_PHASE_READ, t0);
+    return rc;
+}
+
+/* Copy (or zero, src NULL) rows [r0, r1) x [q0, q1) of one ring array from another. */
+void stn_ooc_copy_box(const ooc *e, char *dst, char *src, int64_t r0, int64_t r1, int64_t q0, int64_t q1) {
+    for (int64_t i = 0; r1 > r0 && i < ooc_nruns(e, q0, q1); i++) {
+        rows_run d = ooc_run_of(e, dst, r0, r1, q0, i);
+        size_t bytes = (size_t)d.rows * (size_t)e->plan.row_bytes;
+        if (src)
+            memcpy(d.buf, ooc_run_of(e, src, r0, r1, q0, i).buf, bytes);
+        else
+            memset(d.buf, 0, bytes);
+    }
+}
+
+/* Put rows [r0, r1) x [q0, q1) of (field f, level) into its ring from source kind `src`
+ * (SRC_*).  Data from scratch files is prefetched there by the caller. */
+int stn_ooc_place(ooc *e, int f, int level, int src, int64_t r0, int64_t r1, int64_t q0, int64_t q1) {
+    ooc_field *of = &e->f[f];
+    int a = ooc_arr(of, -level);
+    if (r1 <= r0 || q1 <= q0)
+        return 0;
+    double t0 = stn_now();
+    switch (src) {
+    case STN_SRC_SCRATCH: /* prefetched straight into the ring */
+        return 0;
+    case STN_SRC_NPY:
+        return stn_ooc_npy_box(e, f, level, of->ring[a], r0, r1, q0, q1);
+    case STN_SRC_INIT: {
+        stn_view v = stn_ooc_view(e);
+        stn_box b = stn_ooc_box(e, r0, r1, q0, q1);
+        e->d->init(f, level, ooc_win(e, of, a), &v, e->r->o->params, &b);
+        stn_stats_add_time(&e->res->st, STN_PHASE_INIT, t0);
+        return 0;
+    }
+    case STN_SRC_ZERO:
+        stn_ooc_copy_box(e, of->ring[a], NULL, r0, r1, q0, q1);
+        stn_stats_add_time(&e->res->st, STN_PHASE_INIT, t0);
+        return 0;
+    case STN_SRC_COPY: /* the previous level starts equal to the current one (placed first) */
+        stn_ooc_copy_box(e, of->ring[a], of->ring[ooc_arr(of, 0)], r0, r1, q0, q1);
+        stn_stats_add_time(&e->res->st, STN_PHASE_COPY, t0);
+        return 0;
+    }
+    return stn_error(-EINVAL, "internal error: unknown source");
+}

@@ -1,0 +1,171 @@
+/* ooc_xfer.c -- what the out-of-core engine moves outside its sweeps: each input given as a .npy
+ * copied once into its scratch file (so that sweeps read it with O_DIRECT, and the user's file
+ * stays untouched and out of the page cache), alg2's in-place files written before its first
+ * sweep, and every --out exported from the final state.  All of it goes through the window's
+ * rings in chunks, so no buffer outside the plan is needed. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "stn_ooc_engine.h"
+
+#include <string.h>
+
+/* Chunks of dimension g of at most `cap` indices for the import and export: each holds the
+ * mirror sources of the boundary indices it contains (first chunk >= 2*hlo, last >= 2*hhi).
+ * With cap >= min(n, 2*hlo + 2*hhi) (ring_slices, row_extents) moving the last edge down keeps
+ * the first chunk >= 2*hlo. */
+static int64_t chunk_edge(const stn_ooc_dim *g, int64_t c, int64_t cap, int64_t nchunks) {
+    if (c >= nchunks)
+        return g->n;
+    int64_t z = c * cap;
+    if (c == nchunks - 1 && g->n - z < 2 * g->hhi)
+        z = g->n - 2 * g->hhi;
+    return z;
+}
+
+/* Call fn for every chunk of the grid the window holds at once: q chunks of qcap (one, unless
+ * y-blocked), r chunks of ring_slices, with the window set to the chunk. */
+typedef int (*chunk_fn)(ooc *e, void *arg);
+
+static int for_chunks(ooc *e, chunk_fn fn, void *arg) {
+    const stn_ooc_plan *p = &e->plan;
+    int64_t cr = p->ring_slices, cq = p->qcap;
+    int64_t nr = (p->r.n + cr - 1) / cr, nq = (p->q.n + cq - 1) / cq;
+    for (int64_t a = 0; a < nq; a++) {
+        e->qlo = e->qnew = chunk_edge(&p->q, a, cq, nq);
+        e->qhi = e->qnext = chunk_edge(&p->q, a + 1, cq, nq);
+        e->qbase = p->strip != STN_STRIP_NONE ? e->qlo : 0;
+        for (int64_t b = 0; b < nr; b++) {
+            e->wr0 = chunk_edge(&p->r, b, cr, nr);
+            e->wr1 = chunk_edge(&p->r, b + 1, cr, nr);
+            int rc = fn(e, arg);
+            if (rc)
+                return rc;
+        }
+    }
+    return 0;
+}
+
+/* Copy each input given as a .npy into its scratch file once, so that sweeps read it with
+ * O_DIRECT (the user's file stays untouched and out of the page cache). */
+static int import_chunk(ooc *e, void *arg) {
+    int i = *(int *)arg;
+    ooc_field *f = &e->f[i];
+    stn_aio_group g = STN_AIO_GROUP_INIT;
+    int rc = stn_ooc_npy_box(e, i, 0, f->ring[0], e->wr0, e->wr1, e->qlo, e->qhi);
+    if (rc == 0)
+        rc = stn_ooc_io_box(e, 1, &f->scratch[0][0], f->ring[0], e->wr0, e->wr1, e->qlo, e->qhi, e->qlo, &g);
+    int rc2 = stn_aio_wait(e->q, &g, &e->res->st);
+    return rc ? rc : rc2;
+}
+
+int stn_ooc_import_inputs(ooc *e) {
+    for (int i = 0; i < e->d->nfields; i++) {
+        ooc_field *f = &e->f[i];
+        if (f->m->state || f->m->input != STN_SRC_SCRATCH)
+            continue;
+        int rc = for_chunks(e, import_chunk, &i);
+        if (rc == 0)
+            rc = stn_gridfile_sync(&f->scratch[0][0]);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/* alg2: write every array of every state field to its in-place file before the first sweep:
+ * level 0, level -1 (two levels), and level 0 again in the array level 1 will use, so that
+ * the boundary cells, which no kernel writes, are right in every array. */
+static int import_alg2_chunk(ooc *e, void *arg) {
+    (void)arg;
+    stn_aio_group g = STN_AIO_GROUP_INIT;
+    int64_t r0 = e->wr0, r1 = e->wr1, q0 = e->qlo, q1 = e->qhi;
+    int rc = 0;
+    for (int i = 0; rc == 0 && i < e->d->nfields; i++) {
+        ooc_field *f = &e->f[i];
+        if (!f->m->state)
+            continue;
+        rc = stn_ooc_place(e, i, 0, f->m->first[0], r0, r1, q0, q1);
+        if (rc == 0 && f->m->levels == 2)
+            rc = stn_ooc_place(e, i, 1, f->m->first[1], r0, r1, q0, q1);
+        if (rc == 0)
+            stn_ooc_copy_box(e, f->ring[1], f->ring[0], r0, r1, q0, q1);
+        for (int a = 0; rc == 0 && a < f->m->narr; a++)
+            rc = stn_ooc_io_box(e, 1, ooc_inplace(f, a), f->ring[a], r0, r1, q0, q1, q0, &g);
+    }
+    int rc2 = stn_aio_wait(e->q, &g, &e->res->st);
+    return rc ? rc : rc2;
+}
+
+int stn_ooc_import_alg2(ooc *e) { return for_chunks(e, import_alg2_chunk, NULL); }
+
+typedef struct export_job {
+    int f, level, src;
+    stn_npy_writer *w;
+} export_job;
+
+static int export_chunk(ooc *e, void *arg) {
+    export_job *x = arg;
+    ooc_field *of = &e->f[x->f];
+    const stn_view *g = &e->r->view;
+    int64_t r0 = e->wr0, r1 = e->wr1, q0 = e->qlo, q1 = e->qhi;
+    char *ring = of->ring[0];
+    int rc = 0;
+    double t0 = stn_now();
+    if (x->src == STN_SRC_SCRATCH) {
+        stn_gridfile *gf = !of->m->state ? &of->scratch[0][0]
+                           : e->alg2     ? ooc_inplace(of, ooc_arr(of, e->plan.steps - x->level))
+                                         : &of->scratch[e->plan.nsweeps % 2][x->level];
+        stn_aio_group grp = STN_AIO_GROUP_INIT;
+        rc = stn_ooc_io_box(e, 0, gf, ring, r0, r1, q0, q1, q0, &grp);
+        int rc2 = stn_aio_wait(e->q, &grp, &e->res->st);
+        rc = rc ? rc : rc2;
+    } else if (x->src == STN_SRC_NPY) {
+        rc = stn_ooc_npy_box(e, x->f, x->level, ring, r0, r1, q0, q1);
+    } else if (x->src == STN_SRC_INIT) {
+        stn_view v = stn_ooc_view(e);
+        stn_box b = stn_ooc_box(e, r0, r1, q0, q1);
+        e->d->init(x->f, x->level, ooc_win(e, of, 0), &v, e->r->o->params, &b);
+        stn_stats_add_time(&e->res->st, STN_PHASE_INIT, t0);
+    } else {
+        stn_ooc_copy_box(e, ring, NULL, r0, r1, q0, q1);
+    }
+    if (rc)
+        return rc;
+    if (of->m->state && of->boundary == STN_BC_NEUMANN) {
+        stn_view v = stn_ooc_view(e);
+        stn_box b = stn_ooc_box(e, r0, r1, q0, q1);
+        t0 = stn_now();
+        e->d->boundary(x->f, &v, ooc_win(e, of, 0), ooc_win(e, of, 0), &b);
+        stn_stats_add_time(&e->res->st, STN_PHASE_COMPUTE, t0);
+    }
+    /* compact each run's padded rows in place (each row moves down or stays) and write it */
+    size_t rowb = (size_t)g->nx * (size_t)e->d->elem_size;
+    for (int64_t i = 0; i < ooc_nruns(e, q0, q1); i++) {
+        rows_run run = ooc_run_of(e, ring, r0, r1, q0, i);
+        t0 = stn_now();
+        for (int64_t k = 1; k < run.rows; k++)
+            memmove(run.buf + (size_t)k * rowb, run.buf + (size_t)k * (size_t)e->plan.row_bytes, rowb);
+        stn_stats_add_time(&e->res->st, STN_PHASE_COPY, t0);
+        rc = stn_npy_writer_pwrite(x->w, run.buf, (size_t)run.rows * rowb, run.row0 * rowb, &e->res->st);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+int stn_ooc_export(ooc *e) {
+    for (int s = 0; s < 2 * e->d->nfields; s++) {
+        if (!e->r->writers[s])
+            continue;
+        export_job x = {s / 2, s % 2, stn_ooc_source_of(&e->model, &e->plan, s / 2, s % 2, e->plan.nsweeps),
+                        e->r->writers[s]};
+        if (x.src == STN_SRC_COPY) /* steps = 0 and no previous level of its own: it is the current one */
+            x.level = 0, x.src = stn_ooc_source_of(&e->model, &e->plan, x.f, 0, e->plan.nsweeps);
+        int rc = for_chunks(e, export_chunk, &x);
+        if (rc)
+            return stn_error(rc, "--out %s%s=%s: %s", e->d->fields[s / 2].name, s % 2 ? ".prev" : "",
+                             e->r->o->out_path[s], stn_errmsg());
+    }
+    return 0;
+}

@@ -1,0 +1,134 @@
+/*
+ * stn_ooc_engine.h -- the out-of-core engine's state, shared by its files: ooc.c (the executor:
+ * sweeps, rows, blocks), ooc_window.c (the window: views, and boxes of rows moved in and out),
+ * ooc_xfer.c (the import of inputs and the export of --out), ooc_state.c (the state file
+ * --resume reads).  Private to those files; ooc.c calls the other three, ooc_xfer.c calls
+ * ooc_window.c.
+ */
+#ifndef STN_OOC_ENGINE_H
+#define STN_OOC_ENGINE_H
+
+#include "stn_gridio.h"
+#include "stn_ooc.h"
+#include "stn_run.h"
+
+/* One field in the engine. */
+typedef struct ooc_field {
+    const stn_ooc_fsrc *m;      /* its arrays and the sources of its levels (the model's) */
+    int boundary;               /* STN_BC_* */
+    const char *npy[2];         /* --init files */
+    int64_t npy_offset[2];      /* their data offsets */
+    int npy_fd[2];              /* opened read-only */
+    stn_gridfile scratch[2][2]; /* [set][level]; inputs use scratch[0][0] (imported) */
+    char *ring[3];              /* window arrays: double-mapped rings (see ring.c) */
+    char *strip[3];             /* the z-strip of each array, in DRAM (y-blocked) */
+    stn_gridfile spill[3];      /* the z-strip of each array, in a scratch file (y-blocked) */
+} ooc_field;
+
+typedef struct ooc {
+    const stn_run *r;
+    const stn_program_desc *d;
+    stn_result *res;     /* counters, predictions, timings */
+    stn_ooc_result *out; /* the plan, as reported */
+    stn_ooc_plan plan;
+    stn_ooc_model model;
+    stn_ooc_fsrc *fsrc; /* the model's fields */
+    ooc_field *f;
+    stn_aio *q;
+    stn_aio_group rgroup, wgroup[2];
+    int64_t wr0, wr1;     /* r indices (slices) held in the window */
+    int64_t qlo, qhi;     /* q indices of the current row's window */
+    int64_t qnew;         /* [qlo, qnew) comes from the z-strip, [qnew, qhi) from the source */
+    int64_t qnext;        /* the next row's qlo: [qnext, qhi) goes to the z-strip (none if >= qhi) */
+    int64_t qbase;        /* q index of a ring's first plane (0 unless y-blocked) */
+    int64_t qstride;      /* bytes from q to q + 1 in a ring: a row, or a ring plane (y-blocked) */
+    int64_t row;          /* k: the current row of blocks */
+    int alg2;             /* --schedule alg2: every level array of a state field in place in one file set */
+    int64_t lvl0;         /* the global level at the start of this sweep (alg2 indexes arrays by it) */
+    int64_t T;            /* steps in this sweep */
+    stn_progress *prog;   /* the progress line, advanced after every block */
+    int64_t steps_before; /* steps completed by the sweeps before this one */
+    const void **src;
+    void **dst;
+    char state_path[4096];
+    int direct_warned;
+} ooc;
+
+/* ------------------------------------------------------------------ ring addressing (inline) */
+
+/* Where row (r, q) of a ring lives: slice r at r mod C, q within the slice (whole planes) or
+ * in the ring's plane q - qbase (y-blocked).  The next C slices follow contiguously. */
+static inline char *ooc_at(const ooc *e, char *ring, int64_t r, int64_t q) {
+    return ring + (size_t)(r % e->plan.ring_slices) * e->plan.slice_bytes +
+           (size_t)(q - e->qbase) * (size_t)e->qstride;
+}
+
+/* The window of array a of field f: the data pointer for stn_ooc_view(). */
+static inline char *ooc_win(const ooc *e, const ooc_field *f, int a) {
+    return ooc_at(e, f->ring[a], e->wr0, e->qbase);
+}
+
+/* The array of field f that holds `level` (levels rotate through narr arrays). */
+static inline int ooc_arr(const ooc_field *f, int64_t level) {
+    return (int)(((level % f->m->narr) + f->m->narr) % f->m->narr);
+}
+
+/* The in-place file of array a of a state field (alg2). */
+static inline stn_gridfile *ooc_inplace(ooc_field *f, int a) { return &f->scratch[a / 2][a % 2]; }
+
+/* Rows [r0, r1) x [q0, q1) as runs contiguous both in the grid's row order (z * ny + y) and in
+ * the ring: one run for whole planes (q covers all of y), one per z-plane otherwise. */
+typedef struct rows_run {
+    char *buf;
+    int64_t rows;
+    uint64_t row0; /* the first row's index in the grid's row order */
+} rows_run;
+
+static inline int64_t ooc_nruns(const ooc *e, int64_t q0, int64_t q1) {
+    return e->plan.r.axis == 2 ? 1 : q1 - q0;
+}
+
+static inline rows_run ooc_run_of(const ooc *e, char *ring, int64_t r0, int64_t r1, int64_t q0, int64_t i) {
+    int64_t ny = e->r->view.ny;
+    if (e->plan.r.axis == 2)
+        return (rows_run){ooc_at(e, ring, r0, 0), (r1 - r0) * ny, (uint64_t)r0 * (uint64_t)ny};
+    int64_t z = q0 + i;
+    return (rows_run){ooc_at(e, ring, r0, z), r1 - r0, (uint64_t)z * (uint64_t)ny + (uint64_t)r0};
+}
+
+/* ------------------------------------------------------------------ ooc_window.c */
+
+/* The view of the window (the kernels' stn_view), and the box of r indices [r0, r1) and q
+ * indices [q0, q1), all of x. */
+stn_view stn_ooc_view(const ooc *e);
+stn_box stn_ooc_box(const ooc *e, int64_t r0, int64_t r1, int64_t q0, int64_t q1);
+/* Queue IO of rows [r0, r1) x [q0, q1) between grid file gf and `ring`; `qfile` is the file's
+ * index of q0 (q0 itself for grid files; the strip's plane for a spill file). */
+int stn_ooc_io_box(ooc *e, int write, stn_gridfile *gf, char *ring, int64_t r0, int64_t r1, int64_t q0,
+                   int64_t q1, int64_t qfile, stn_aio_group *g);
+/* Read rows [r0, r1) x [q0, q1) of field f's --init .npy of `level` into padded ring rows. */
+int stn_ooc_npy_box(ooc *e, int f, int level, char *ring, int64_t r0, int64_t r1, int64_t q0, int64_t q1);
+/* Copy (or zero, src NULL) rows [r0, r1) x [q0, q1) of one ring array from another. */
+void stn_ooc_copy_box(const ooc *e, char *dst, char *src, int64_t r0, int64_t r1, int64_t q0, int64_t q1);
+/* Put rows [r0, r1) x [q0, q1) of (field f, level) into its ring from source kind `src`
+ * (STN_SRC_*); scratch data is prefetched there by the caller. */
+int stn_ooc_place(ooc *e, int f, int level, int src, int64_t r0, int64_t r1, int64_t q0, int64_t q1);
+
+/* ------------------------------------------------------------------ ooc_xfer.c */
+
+/* Copy each input given as a .npy into its scratch file once, before the first sweep. */
+int stn_ooc_import_inputs(ooc *e);
+/* alg2: every array of every state field to its in-place file before the first sweep. */
+int stn_ooc_import_alg2(ooc *e);
+/* Write every --out from the final state (the writers' temporaries; program.c commits them). */
+int stn_ooc_export(ooc *e);
+
+/* ------------------------------------------------------------------ ooc_state.c */
+
+/* Commit the state file: `sweeps_done` sweeps of this run's parameters are in the files. */
+int stn_ooc_save_state(ooc *e, int64_t sweeps_done);
+/* The sweeps a previous run of the same parameters completed, or -1 when there is no state file;
+ * an error when it is not this program's or its parameters differ. */
+int stn_ooc_load_state(ooc *e, int64_t *done);
+
+#endif /* STN_OOC_ENGINE_H */

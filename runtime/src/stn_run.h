@@ -1,0 +1,113 @@
+/*
+ * stn_run.h -- one run of a generated program: what it is given (stn_run), what each engine gives
+ * back (stn_result, and stn_ooc_result for the out-of-core plan), and the engines' entry points.
+ * Private to the runtime.
+ *
+ * The runtime's files in layers, lowest first; a file calls only into its own layer or lower ones
+ * (test/python/test_runtime_layers.py checks this on the object files with nm):
+ *   1. error, stats, alloc, file, ring, npy, progress, hw, gridio, args       the pieces
+ *   2. run.c (warnings, the engines' arrays), iblock.c (step 1 of Blk-Tune)   what engines share
+ *   3. ooc_plan.c (block geometry, the exact IO model), tune.c (the tuners)   planning, no engine
+ *   4. incore.c; ooc.c, ooc_window.c, ooc_xfer.c, ooc_state.c                the engines
+ *   5. report.c                                                               the JSON report
+ *   6. program.c                                                              stn_program_main
+ */
+#ifndef STN_RUN_H
+#define STN_RUN_H
+
+#include "stn_internal.h"
+
+/* ------------------------------------------------------------------ run.c: warnings */
+
+#define STN_MAX_WARNINGS 16
+
+/* The warnings of a run: kept for the report (the first STN_MAX_WARNINGS), printed on stderr
+ * as "NAME: warning: ..." unless quiet. */
+typedef struct stn_log {
+    const char *name; /* the program's name */
+    int quiet;
+    int n;
+    char *msg[STN_MAX_WARNINGS];
+} stn_log;
+
+void stn_warn(stn_log *log, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void stn_log_free(stn_log *log);
+
+/* ------------------------------------------------------------------ run.c: one run */
+
+/* What a run is given: the program, its command line, the machine it plans for and the DRAM
+ * budget.  program.c sets it up; the engines read it, add warnings to `log` and fill the
+ * writers' files. */
+typedef struct stn_run {
+    const stn_program_desc *d;
+    const stn_opts *o;
+    stn_hw hw; /* the machine planned for: discovered, or --machine */
+    stn_view view;
+    uint64_t grid_bytes; /* bytes of one level of one field */
+    uint64_t mem_budget;
+    char mem_source[256];
+    stn_npy_writer **writers; /* [2 * nfields], indexed like o->out_path */
+    double t_start;           /* stn_program_main entered */
+    stn_log *log;
+} stn_run;
+
+/* The iBlock of a run (Blk-Tune's step 1) and the kernels' tile of one thread. */
+typedef struct stn_iblock_pick {
+    int64_t iblk[2];  /* iy, iz (iz = -1 in 2d) */
+    char source[160]; /* how it was chosen */
+    int64_t tile[2];  /* one thread's share: iy x iz / Nc in 3d, iy / Nc rows in 2d */
+} stn_iblock_pick;
+
+/* What every engine gives back. */
+typedef struct stn_result {
+    stn_stats st;
+    uint64_t predicted_read, predicted_written; /* the engine's IO model */
+    double loop_seconds;                        /* the time loop alone */
+    uint64_t engine_bytes;                      /* peak of stn_alloc during the run */
+    uint64_t peak_pss; /* highest stn_pss_bytes() sampled during the run (ooc: after each sweep) */
+    stn_iblock_pick ib;
+    int have_paging;                      /* --mode mmap: the kernel's paging traffic was measured */
+    uint64_t paging_read, paging_written; /* storage bytes read / written back during the time loop */
+} stn_result;
+
+/* What the out-of-core engine adds: its plan and how it was chosen. */
+typedef struct stn_ooc_result {
+    int64_t blk[3];          /* by, bz, bt of the plan (-1: not applicable) */
+    const char *chooser;     /* who chose them: "manual", "built-in" or a tuner's name */
+    const char *strip;       /* where the z-strip of a y-blocked plan goes: "none", "dram", "file" */
+    uint64_t tune_cost;      /* the tuner's figure for the chosen plan: predicted bytes */
+    int64_t tune_weighed;    /* plans it evaluated (0: no tuner ran) */
+    double tune_seconds;     /* and the time it took */
+    uint64_t mem_plan_bytes; /* what the plan allocates, counted against the budget */
+} stn_ooc_result;
+
+/* The arrays both engines keep: one zeroed record of `field_size` bytes per field, and the
+ * kernels' source and destination pointer lists (one spare slot each).  0, or -ENOMEM with the
+ * error set (naming `engine`); on failure the caller frees whatever is not NULL. */
+int stn_engine_arrays(const stn_program_desc *d, size_t field_size, void **f, const void ***src, void ***dst,
+                      const char *engine);
+
+/* ------------------------------------------------------------------ iblock.c */
+
+/* Step 1 for a run: --iblock, else the built-in iBlock when `builtin` (see stn_tuned_applies),
+ * else eq. 1a for the machine; with its source and the kernels' tile of one thread. */
+void stn_iblock_choose(const stn_run *r, int builtin, stn_iblock_pick *out);
+/* The program has built-in (offline-tuned) blocks and nothing on the command line overrides
+ * them (--block, --tuner, --iblock, --machine). */
+int stn_tuned_wanted(const stn_run *r);
+/* ... and the run's --size (and --schedule) are those they were tuned for: they apply. */
+int stn_tuned_applies(const stn_run *r);
+
+/* ------------------------------------------------------------------ the engines */
+
+/* incore.c: --mode incore and --mode mmap. */
+int stn_incore_run(const stn_run *r, stn_result *res);
+/* ooc.c: --mode ooc (or, with --plan-only, only its plan). */
+int stn_ooc_run(const stn_run *r, stn_result *res, stn_ooc_result *plan);
+
+/* ------------------------------------------------------------------ report.c */
+
+/* The JSON report of a run (`plan` NULL unless out-of-core), written atomically. */
+int stn_report_write(const stn_run *r, const stn_result *res, const stn_ooc_result *plan, const char *path);
+
+#endif /* STN_RUN_H */

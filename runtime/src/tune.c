@@ -1,0 +1,430 @@
+/* tune.c -- Blk-Tune's steps 2 and 3: choosing the out-of-core blocks (by, bz, bt, strip) for a
+ * problem and a DRAM budget, and the run's plan (built in, --block, or a tuner).
+ *
+ * The tuners weigh plans with the exact IO model (stn_ooc_predict), the same function the report
+ * sets against the engine's counters, so they minimise exactly what the engine will do; and the
+ * DRAM a plan needs is stn_ooc_make_plan's mem_bytes, every buffer the engine allocates.  No
+ * engine is involved: runtime/tests/test_tune.c runs the tuners on their own.
+ *   blk    the global minimum, weighing far fewer plans than brute force (tune_blk);
+ *   brute  every feasible combination, for checking blk;
+ *   naive  the paper's Naive-Tune (section VI.B).
+ * docs/design/004-blk-tune.md records the decisions and their measurements. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "stn_gridio.h"
+#include "stn_ooc.h"
+#include "stn_run.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+/* The cost of a plan: every byte the model says the run moves. */
+static uint64_t plan_cost(const stn_tune_problem *pb, const stn_ooc_plan *p) {
+    uint64_t rd, wr;
+    stn_ooc_predict(pb->m, p, 0, &rd, &wr);
+    return rd + wr;
+}
+
+typedef struct tune_best {
+    stn_ooc_plan p;
+    uint64_t cost;
+    int ok;
+    int64_t weighed; /* plans evaluated */
+} tune_best;
+
+/* Keep p if it fits and beats the best so far: fewer bytes; then whole planes over y-blocked
+ * tiles (which copy their z-strip out and back at every row: DRAM traffic the flash bytes do
+ * not show, measured in docs/design/004-blk-tune.md); then less DRAM (the paper's step 3: leave
+ * the most room to the system). */
+static void consider(const stn_tune_problem *pb, tune_best *b, const stn_ooc_plan *p) {
+    b->weighed++;
+    if (p->mem_bytes > pb->budget)
+        return;
+    uint64_t c = plan_cost(pb, p);
+    int tiles = p->strip != STN_STRIP_NONE, best_tiles = b->p.strip != STN_STRIP_NONE;
+    if (!b->ok || c < b->cost ||
+        (c == b->cost && (tiles < best_tiles || (tiles == best_tiles && p->mem_bytes < b->p.mem_bytes))))
+        b->p = *p, b->cost = c, b->ok = 1;
+}
+
+/* The problem, and the shortest y-range weighed (see tune_limits).  The searched block (bz in 3d,
+ * by in 2d) is a multiple of the problem's tile depth, so that every kernel call gives each thread
+ * whole tiles (paper eq. 2, constraints a-b), unless class_unit has to halve it. */
+typedef struct tune_space {
+    const stn_tune_problem *pb;
+    int64_t by_min;
+} tune_space;
+
+/* The searched block of `m` units, clipped to the span (one block: anything wider is the same). */
+static int64_t space_b(int64_t unit, int64_t m, int64_t span) {
+    int64_t b = m * unit;
+    return b < span ? b : span;
+}
+
+static void space_plan(const tune_space *t, int strip, int64_t b, int64_t bt, stn_ooc_plan *p);
+
+/* The unit for one placement of the strip and one bt: the tile depth, halved until the thinnest
+ * block of that kind fits.  Each (kind, bt) relaxes on its own: thin whole planes that allow one
+ * sweep beat whole tiles that need two (docs/design/004-blk-tune.md). */
+static int64_t class_unit(const tune_space *t, int strip, int64_t bt) {
+    const stn_tune_problem *pb = t->pb;
+    int64_t bmin = strip == STN_STRIP_NONE && pb->d->ndim == 2 ? t->by_min : 1;
+    int64_t unit = pb->depth < 1 ? 1 : pb->depth;
+    for (; unit > 1; unit /= 2) {
+        stn_ooc_plan p;
+        space_plan(t, strip, (bmin + unit - 1) / unit * unit, bt, &p);
+        if (p.mem_bytes <= pb->budget)
+            break;
+    }
+    return unit;
+}
+
+/* strip NONE: whole planes, b = bz (3d) or by (2d); else y-blocked tiles of by_min x b. */
+static void space_plan(const tune_space *t, int strip, int64_t b, int64_t bt, stn_ooc_plan *p) {
+    const stn_tune_problem *pb = t->pb;
+    int64_t by = strip == STN_STRIP_NONE ? (pb->d->ndim == 3 ? pb->size[1] : b) : t->by_min;
+    stn_ooc_make_plan(pb->d, pb->size, pb->steps, pb->schedule, by, b, bt, strip, pb->align, p);
+}
+
+/* y-ranges shorter than an efficient IO request are not weighed (unless nothing else fits): the
+ * byte count cannot see their overhead.  by is also a multiple of the iBlock's iy (eq. 2, b). */
+static void tune_limits(tune_space *t) {
+    const stn_tune_problem *pb = t->pb;
+    int64_t row = stn_grid_row_bytes(pb->size[0], pb->d->elem_size, pb->align);
+    int64_t ny = pb->size[1], iy = pb->iy > 0 ? pb->iy : 1;
+    t->by_min = (STN_TUNE_MIN_REQUEST + row - 1) / row;
+    if (pb->d->ndim == 3)
+        t->by_min = (t->by_min + iy - 1) / iy * iy;
+    t->by_min = t->by_min < 1 ? 1 : t->by_min >= ny ? ny : t->by_min;
+}
+
+/* The next balanced bt: for each sweep count S, the smallest bt giving S sweeps (step 3). */
+static int64_t next_bt(int64_t steps, int64_t bt) {
+    int64_t S = (steps + bt - 1) / bt; /* sweeps with this bt */
+    if (S <= 1)
+        return 0;
+    S--; /* one sweep fewer: the smallest bt that gives it */
+    return (steps + S - 1) / S;
+}
+
+/* The balanced bt of bt's sweep count: the smallest bt that gives as many sweeps. */
+static int64_t balanced_bt(int64_t steps, int64_t bt) {
+    int64_t S = (steps + bt - 1) / bt;
+    return (steps + S - 1) / S;
+}
+
+/* The unit of the searched block for one placement of the strip and one bt.  ref weighs one bt per
+ * sweep count, so the unit is that of the count (its balanced bt), for blk and brute alike. */
+static int64_t unit_of(const tune_space *t, int strip, int64_t bt) {
+    const stn_tune_problem *pb = t->pb;
+    int64_t steps = pb->steps < 1 ? 1 : pb->steps;
+    return class_unit(t, strip, pb->schedule == STN_SCHED_REF ? balanced_bt(steps, bt) : bt);
+}
+
+/* y-blocked: the by (from by_min, in steps of iy, below ny) whose ring along y is the smallest,
+ * for a bt and for one row of z-blocks or several (a spilled strip needs room for its writes
+ * only with several).  The bytes of a y-blocked plan do not depend on by, and its DRAM only
+ * through this ring, so this by is the best for every bz. */
+static int64_t best_by(const tune_space *t, int strip, int64_t bt, int64_t bz, int64_t *ring) {
+    const stn_tune_problem *pb = t->pb;
+    int64_t iy = pb->iy > 0 ? pb->iy : 1, best = t->by_min;
+    stn_ooc_plan p;
+    stn_ooc_make_plan(pb->d, pb->size, pb->steps, pb->schedule, best, bz, bt, strip, pb->align, &p);
+    *ring = p.ring_slices;
+    for (int64_t by = best + iy; by < pb->size[1] && stn_ooc_ring_floor(&p, by) < *ring; by += iy) {
+        stn_ooc_plan q; /* (the floor grows with by: no wider by has a smaller ring once it reaches it) */
+        stn_ooc_make_plan(pb->d, pb->size, pb->steps, pb->schedule, by, bz, bt, strip, pb->align, &q);
+        if (q.ring_slices < *ring)
+            *ring = q.ring_slices, best = by;
+    }
+    return best;
+}
+
+/* The global minimum over (by, bz, bt, strip), the same as brute force's, in far fewer plans.
+ *   - ref moves the same bytes for every bt of a sweep count (each sweep reads and writes every
+ *     level once; the spilled strip grows linearly with each sweep's steps), and the balanced bt
+ *     of the count needs the least DRAM (every window grows with T): one bt per count.  alg1 and
+ *     alg2 re-read windows that grow with T, and an unbalanced division can move less (paper,
+ *     fig. 18): every bt.
+ *   - y-blocked, by changes only the ring along y (best_by), so one by per bt and row count.
+ *   - For each (strip, bt) the searched block grows from the thinnest of whole tiles while
+ *     stn_ooc_mem_floor fits: DRAM is not monotone in the block (with one or two blocks, the last
+ *     one's window shrinks as the first grows; one row of z-blocks needs no z-strip at all), the
+ *     floor is.  Each plan costs O(its blocks), so a (strip, bt) costs O(n log n) at most.
+ * 0.1 s for a 1 TiB description (test_tune.py); runtime/tests/test_tune.c checks it against
+ * tune_brute on hundreds of random problems. */
+static int tune_blk(tune_space *t, tune_best *b) {
+    const stn_tune_problem *pb = t->pb;
+    int64_t steps = pb->steps < 1 ? 1 : pb->steps;
+    for (int strip = STN_STRIP_NONE; strip <= STN_STRIP_FILE; strip++) {
+        if (strip != STN_STRIP_NONE &&
+            (pb->d->ndim != 3 || pb->schedule != STN_SCHED_REF || t->by_min >= pb->size[1]))
+            break;
+        if (strip != STN_STRIP_NONE && pb->strip >= 0 && pb->strip != strip)
+            continue;
+        int every = pb->schedule != STN_SCHED_REF, yb = strip != STN_STRIP_NONE;
+        int64_t bmin = !yb && pb->d->ndim == 2 ? t->by_min : 1; /* 2d: rows */
+        for (int64_t bt = 1; bt > 0 && bt <= steps; bt = every ? bt + 1 : next_bt(steps, bt)) {
+            int64_t unit = unit_of(t, strip, bt), m = (bmin + unit - 1) / unit;
+            stn_ooc_plan p;
+            space_plan(t, strip, 1, bt, &p);
+            int64_t span = yb ? p.q.H - p.q.L : p.r.H - p.r.L;
+            span = span > bmin ? span : bmin;
+            int64_t by[2] = {t->by_min, t->by_min}, ring[2] = {0, 0}; /* [0]: several z-rows, [1]: one */
+            if (yb) {
+                by[0] = best_by(t, strip, bt, 1, &ring[0]);
+                by[1] = best_by(t, strip, bt, span, &ring[1]);
+            }
+            int64_t min_ring = ring[0] < ring[1] ? ring[0] : ring[1];
+            for (;; m++) {
+                int64_t bz = space_b(unit, m, span);
+                if (yb)
+                    stn_ooc_make_plan(pb->d, pb->size, pb->steps, pb->schedule, by[bz >= span], bz, bt, strip,
+                                      pb->align, &p);
+                else
+                    space_plan(t, strip, bz, bt, &p);
+                if (stn_ooc_mem_floor(pb->d, &p, min_ring) > pb->budget)
+                    break; /* no wider block fits */
+                consider(pb, b, &p);
+                if (bz >= span)
+                    break;
+            }
+        }
+    }
+    return b->ok ? 0 : -ENOMEM;
+}
+
+/* Every feasible combination (by, bz, bt, strip): for checking tune_blk on small grids. */
+static int tune_brute(tune_space *t, tune_best *b) {
+    const stn_tune_problem *pb = t->pb;
+    int64_t steps = pb->steps < 1 ? 1 : pb->steps, ny = pb->size[1], nz = pb->d->ndim == 3 ? pb->size[2] : 1;
+    for (int strip = STN_STRIP_NONE; strip <= STN_STRIP_FILE; strip++) {
+        if (strip != STN_STRIP_NONE && (pb->d->ndim != 3 || pb->schedule != STN_SCHED_REF))
+            break;
+        if (strip != STN_STRIP_NONE && pb->strip >= 0 && pb->strip != strip)
+            continue;
+        /* whole planes: by = ny (3d) or every row block (2d, up to one block of all rows); y-blocked:
+         * every by < ny */
+        int64_t iy = pb->iy > 0 ? pb->iy : 1;
+        for (int64_t bt = 1; bt <= steps; bt++) {
+            int64_t unit = unit_of(t, strip, bt);
+            int64_t ystep = pb->d->ndim == 2 ? unit : iy, zstep = pb->d->ndim == 3 ? unit : 1;
+            int64_t bymax = strip != STN_STRIP_NONE ? ny - 1 : pb->d->ndim == 2 ? ny + ystep - 1 : ny;
+            int64_t by0 = strip == STN_STRIP_NONE && pb->d->ndim == 3 ? ny
+                          : pb->d->ndim == 2 ? (t->by_min + ystep - 1) / ystep * ystep
+                                             : t->by_min;
+            for (int64_t by = by0; by <= bymax; by += ystep)
+                for (int64_t bz = zstep; bz < nz + zstep; bz += zstep) {
+                    stn_ooc_plan p;
+                    stn_ooc_make_plan(pb->d, pb->size, pb->steps, pb->schedule, by, bz, bt, strip, pb->align,
+                                      &p);
+                    consider(t->pb, b, &p);
+                }
+        }
+    }
+    return b->ok ? 0 : -ENOMEM;
+}
+
+/* The paper's Naive-Tune (section VI.B) for a DRAM capacity `budget`: by and bz powers of two,
+ * equal or one twice the other, as large as the "typical" block volume (eq. 2f') allows; then
+ * the largest bt the typical volume (eq. 2g') allows, balanced (step 3). */
+static void naive_pick(const tune_space *t, double budget, int64_t *by, int64_t *bz, int64_t *bt) {
+    const stn_tune_problem *pb = t->pb;
+    double esz = (double)pb->d->elem_size * (double)stn_total_arrays(pb->d), nx = (double)pb->size[0];
+    int64_t nz = pb->d->ndim == 3 ? pb->size[2] : 1, steps = pb->steps < 1 ? 1 : pb->steps;
+    double vol = 0;
+    *by = *bz = 1;
+    for (int64_t z = 1; z <= 2 * nz; z *= 2) /* step 1 */
+        for (int k = 0; k < 3; k++) {
+            int64_t y = k == 0 ? z : k == 1 ? 2 * z : z / 2;
+            if (y < 1 || (pb->d->ndim == 2 && z > 1))
+                continue;
+            double v = (nx + 2) * (double)(y + 2) * (double)(z + 2);
+            if (v * esz <= budget && v > vol)
+                vol = v, *by = y, *bz = z;
+        }
+    *bt = 1;
+    while (*bt < steps &&
+           (nx + 2) * (double)(*by + 2 + *bt + 1) * (double)(*bz + 2 + *bt + 1) * esz <= budget)
+        ++*bt; /* step 2 */
+    int64_t sweeps = (steps + *bt - 1) / *bt;
+    *bt = (steps + sweeps - 1) / sweeps; /* step 3 */
+}
+
+/* Naive-Tune sizes blocks by typical volumes, not by the engine's real buffers: where its choice
+ * does not fit after all, it is run again for a 10% smaller DRAM capacity, until it does. */
+static int tune_naive(tune_space *t, tune_best *b) {
+    const stn_tune_problem *pb = t->pb;
+    int64_t ny = pb->size[1];
+    for (double budget = (double)pb->budget; budget >= 1.0; budget *= 0.9) {
+        int64_t by, bz, bt;
+        naive_pick(t, budget, &by, &bz, &bt);
+        if (pb->d->ndim == 3)
+            by = by >= ny ? ny : by;
+        int strip = pb->d->ndim == 3 && by < ny ? STN_STRIP_DRAM : STN_STRIP_NONE;
+        if (strip != STN_STRIP_NONE && pb->schedule != STN_SCHED_REF)
+            by = ny, strip = STN_STRIP_NONE;
+        if (strip != STN_STRIP_NONE && pb->strip >= 0) /* --strip: that placement only */
+            strip = pb->strip;
+        stn_ooc_plan p;
+        stn_ooc_make_plan(pb->d, pb->size, pb->steps, pb->schedule, by, pb->d->ndim == 3 ? bz : by, bt, strip,
+                          pb->align, &p);
+        if (p.mem_bytes > pb->budget && strip == STN_STRIP_DRAM && pb->strip < 0) /* spill the strip */
+            stn_ooc_make_plan(pb->d, pb->size, pb->steps, pb->schedule, by, bz, bt, STN_STRIP_FILE, pb->align,
+                              &p);
+        b->weighed++;
+        if (p.mem_bytes <= pb->budget) {
+            b->p = p, b->cost = plan_cost(t->pb, &p), b->ok = 1;
+            return 0;
+        }
+        if (by == 1 && bz == 1 && bt == 1)
+            break;
+    }
+    return -ENOMEM;
+}
+
+void stn_tune_smallest(const stn_tune_problem *pb, stn_ooc_plan *p) {
+    int yb = pb->d->ndim == 3 && pb->schedule == STN_SCHED_REF;
+    int strip = !yb ? STN_STRIP_NONE : pb->strip == STN_STRIP_DRAM ? STN_STRIP_DRAM : STN_STRIP_FILE;
+    int64_t by = yb || pb->d->ndim == 2 ? 1 : pb->size[1];
+    stn_ooc_make_plan(pb->d, pb->size, pb->steps, pb->schedule, by, 1, 1, strip, pb->align, p);
+}
+
+int stn_tune(const stn_tune_problem *pb, int tuner, stn_tune_result *out) {
+    tune_space t = {pb, 1};
+    tune_limits(&t);
+    double t0 = stn_now();
+    int (*fn)(tune_space *, tune_best *) = tuner == STN_TUNER_NAIVE   ? tune_naive
+                                           : tuner == STN_TUNER_BRUTE ? tune_brute
+                                                                      : tune_blk;
+    int64_t weighed = 0;
+    tune_best b;
+    int rc;
+    for (;;) { /* nothing fits with efficient requests: allow shorter ones */
+        memset(&b, 0, sizeof b);
+        rc = fn(&t, &b);
+        weighed += b.weighed;
+        if (rc != -ENOMEM || t.by_min == 1)
+            break;
+        t.by_min = 1;
+    }
+    memset(out, 0, sizeof *out);
+    out->weighed = weighed;
+    out->seconds = stn_now() - t0;
+    if (rc)
+        return rc;
+    const stn_ooc_dim *g = b.p.strip != STN_STRIP_NONE ? &b.p.q : &b.p.r; /* the searched block */
+    int64_t depth = pb->depth < 1 ? 1 : pb->depth;
+    out->relaxed = tuner != STN_TUNER_NAIVE && g->b % depth && g->b < g->H - g->L;
+    out->plan = b.p;
+    out->cost = b.cost;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ the run's plan */
+
+static int sched_of(const stn_run *r) { return r->o->schedule < 0 ? STN_SCHED_REF : r->o->schedule; }
+
+/* The built-in blocks of a program tuned offline, when they apply to this run and fit: 1 (p set),
+ * else 0 (with a warning saying why the run tunes itself). */
+static int builtin_plan(const stn_run *r, size_t align, stn_ooc_plan *p) {
+    const stn_opts *o = r->o;
+    const stn_tuned_desc *tu = r->d->tuned;
+    char need[32], have[32];
+    if (!stn_tuned_applies(r)) {
+        stn_warn(r->log,
+                 "the built-in blocks were tuned offline for %s with --size %" PRId64 ",%" PRId64 ",%" PRId64
+                 " --schedule %s; this run differs, so Blk-Tune chooses its blocks now",
+                 tu->machine, tu->size[0], tu->size[1], tu->size[2], tu->schedule);
+        return 0;
+    }
+    int strip = strcmp(tu->strip, "file") == 0 ? STN_STRIP_FILE : STN_STRIP_DRAM;
+    stn_ooc_make_plan(r->d, o->size, o->steps, sched_of(r), tu->block[0], tu->block[1], tu->block[2], strip,
+                      align, p);
+    if (p->mem_bytes <= r->mem_budget)
+        return 1;
+    stn_warn(r->log,
+             "the built-in blocks (tuned offline for %s) need %s of DRAM, more than the budget of %s; "
+             "Blk-Tune chooses its blocks now",
+             tu->machine, stn_fmt_bytes(need, sizeof need, p->mem_bytes),
+             stn_fmt_bytes(have, sizeof have, r->mem_budget));
+    return 0;
+}
+
+/* --block by,bz,bt: 0 when the blocks fit (the strip spilled if it must and --strip allows). */
+static int manual_plan(const stn_run *r, size_t align, stn_ooc_plan *p) {
+    const stn_opts *o = r->o;
+    int yb = r->d->ndim == 3 && o->block[0] < o->size[1];
+    if (yb && sched_of(r) != STN_SCHED_REF)
+        return stn_error(-EINVAL,
+                         "--block %" PRId64 ",%" PRId64 ",%" PRId64
+                         ": --schedule %s blocks whole planes (the paper's algorithms block z only): "
+                         "by must be ny = %" PRId64 "; y-blocking needs the default schedule (ref)",
+                         o->block[0], o->block[1], o->block[2], stn_schedule_names[sched_of(r)], o->size[1]);
+    int strip = o->strip >= 0 ? o->strip : STN_STRIP_DRAM;
+    stn_ooc_make_plan(r->d, o->size, o->steps, sched_of(r), o->block[0], o->block[1], o->block[2], strip,
+                      align, p);
+    if (yb && o->strip < 0 && p->mem_bytes > r->mem_budget) /* the strip does not fit: spill it */
+        stn_ooc_make_plan(r->d, o->size, o->steps, sched_of(r), o->block[0], o->block[1], o->block[2],
+                          STN_STRIP_FILE, align, p);
+    return p->mem_bytes <= r->mem_budget ? 0 : -ENOMEM;
+}
+
+int stn_ooc_choose(const stn_run *r, const stn_ooc_model *m, size_t align, stn_ooc_plan *p,
+                   stn_ooc_result *res, stn_iblock_pick *ib) {
+    const stn_opts *o = r->o;
+    char need[32], have[32];
+    int builtin = stn_tuned_wanted(r) && builtin_plan(r, align, p);
+    stn_iblock_choose(r, builtin, ib); /* the built-in iBlock goes with the built-in blocks */
+    if (builtin) {
+        res->chooser = "built-in";
+        return 0;
+    }
+    res->chooser = o->have_block ? "manual" : stn_tuner_names[o->tuner < 0 ? STN_TUNER_BLK : o->tuner];
+    stn_tune_problem pb = {r->d,
+                           m,
+                           {o->size[0], o->size[1], o->size[2]},
+                           o->steps,
+                           sched_of(r),
+                           o->strip,
+                           align,
+                           r->mem_budget,
+                           ib->iblk[0],
+                           ib->tile[r->d->ndim == 3 ? 1 : 0]};
+    int rc;
+    if (o->have_block) {
+        rc = manual_plan(r, align, p);
+        if (rc == -EINVAL)
+            return rc;
+    } else {
+        stn_tune_result t;
+        int tuner = o->tuner < 0 ? STN_TUNER_BLK : o->tuner;
+        rc = stn_tune(&pb, tuner, &t);
+        if (rc == 0) {
+            *p = t.plan;
+            res->tune_cost = t.cost;
+            res->tune_weighed = t.weighed;
+            res->tune_seconds = t.seconds;
+            const stn_ooc_dim *g = p->strip != STN_STRIP_NONE ? &p->q : &p->r; /* the searched block */
+            size_t len = strlen(ib->source);
+            if (t.relaxed)
+                snprintf(ib->source + len, sizeof ib->source - len,
+                         "; the budget fits no block of whole tiles: blocks of %" PRId64, g->b);
+        }
+    }
+    if (rc == 0)
+        return 0;
+    stn_ooc_plan smallest;
+    stn_tune_smallest(&pb, &smallest);
+    stn_fmt_bytes(have, sizeof have, r->mem_budget);
+    if (o->have_block && smallest.mem_bytes <= r->mem_budget)
+        return stn_error(-ENOMEM, "--block: these blocks need %s of DRAM, more than the budget of %s (%s)",
+                         stn_fmt_bytes(need, sizeof need, p->mem_bytes), have, r->mem_source);
+    return stn_error(-ENOMEM,
+                     "the DRAM budget of %s (%s) is too small: the smallest block (%s, bt = 1) needs %s; "
+                     "give --mem %" PRIu64 " or more",
+                     have, r->mem_source, smallest.strip != STN_STRIP_NONE ? "1 x 1 rows" : "1 slice",
+                     stn_fmt_bytes(need, sizeof need, smallest.mem_bytes), smallest.mem_bytes);
+}
