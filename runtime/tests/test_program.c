@@ -376,11 +376,22 @@ static const char *check_report_py =
     "assert all(isinstance(v, float) or isinstance(v, int) for v in d['stencil_params'].values())\n"
     "for k, v in zip(sys.argv[4::2], sys.argv[5::2]):\n"
     "    got = d['out_files'][k]\n"
-    "    assert got == v, (got, v)\n";
+    "    assert got == v, (got, v)\n"
+    "import os\n"
+    "schema = os.environ.get('STN_REPORT_SCHEMA')\n"
+    "if schema:\n"
+    "    try:\n"
+    "        import jsonschema\n"
+    "    except ImportError:\n"
+    "        sys.stderr.write('%s: not checked against %s: no jsonschema module\\n' % (sys.argv[1], "
+    "schema))\n"
+    "    else:\n"
+    "        jsonschema.Draft202012Validator(json.load(open(schema))).validate(d)\n";
 
 static int have_python = -1;
 
-/* Parse the report with Python's json module (when there is one) and check keys and values. */
+/* Parse the report with Python's json module (when there is one) and check keys and values, and
+ * against docs/report.schema.json (STN_REPORT_SCHEMA, set by CTest) where jsonschema is installed. */
 static void python_check(const char *report, const char *size, const char *steps, const char *out_key,
                          const char *out_path) {
     if (have_python < 0) {
