@@ -21,18 +21,7 @@ sys.path.insert(0, str(REPO_ROOT / "compiler"))
 
 from stencilc import codegen, frontend, ir, lower, sema  # noqa: E402
 from stencilc.codegen import KernelLayout, Tuned, build_layout, generate, render  # noqa: E402
-from stencilc.codegen.layout import (  # noqa: E402
-    Assign,
-    Axis,
-    FieldDesc,
-    Init,
-    Let,
-    OutRow,
-    Param,
-    PointFacts,
-    RowPointer,
-    Slot,
-)
+from stencilc.codegen import layout as L  # noqa: E402
 from stencilc.diagnostics import InternalError, SourceFile  # noqa: E402
 
 EXAMPLES = sorted(p.stem for p in (REPO_ROOT / "examples").glob("*.stn"))
@@ -81,18 +70,18 @@ def test_heat3d(layouts):
         ("u_yp1_z0", "u", 1, 0, " + sy"),
         ("u_y0_zp1", "u", 0, 1, " + sz"),
     ]
-    assert k.out_rows == (OutRow("u_next_row", "u_next", "u"),)
+    assert k.out_rows == (L.OutRow("u_next_row", "u_next", "u"),)
     (a,) = k.assigns
     assert a.row == "u_next_row"
     assert a.expr == ("u_y0_z0[x] + alpha * (u_y0_z0[x - 1] + u_y0_z0[x + 1] + u_ym1_z0[x] + u_yp1_z0[x] "
                       "+ u_y0_zm1[x] + u_y0_zp1[x] - 6.0 * u_y0_z0[x])")
     assert k.lets == ()
-    assert k.params == (Param("alpha", "alpha", 0.1, "0.1", "0.1"),)
+    assert k.params == (L.Param("alpha", "alpha", 0.1, "0.1", "0.1"),)
     assert k.params[0].value_repr == "0.1"
-    assert k.fields == (FieldDesc("u", "U", "state", 1, "dirichlet", True, False, 0, -1, 0),)
+    assert k.fields == (L.FieldDesc("u", "U", "state", 1, "dirichlet", True, False, 0, -1, 0),)
     assert [(i.field, i.NAME, i.level) for i in k.inits] == [("u", "U", 0)]
     assert k.inits[0].what.startswith("init u = exp(")
-    assert k.facts == PointFacts(points=7, flops=9, bytes_per_point=16, kr=1, kw=1)
+    assert k.facts == L.PointFacts(points=7, flops=9, bytes_per_point=16, kr=1, kw=1)
     assert k.rows_per_tile_row == 6
     assert (k.has_dirichlet, k.has_neumann) == (True, False)
     assert k.ir_lines and all(ln.startswith(("let ", "update ")) for ln in k.ir_lines)
@@ -107,7 +96,7 @@ def test_wave3d_two_levels(layouts):
         (1, "U_PREV", "u_prev", 1, "u.prev (previous level)"),
     ]
     assert [(s.slot, s.NAME, s.arg, s.what) for s in k.dst_slots] == [(0, "U_NEXT", "u_next", "u' (new level)")]
-    assert k.fields == (FieldDesc("u", "U", "state", 2, "dirichlet", True, True, 0, 1, 0),)
+    assert k.fields == (L.FieldDesc("u", "U", "state", 2, "dirichlet", True, True, 0, 1, 0),)
     assert [(i.level, i.what.split(" = ")[0]) for i in k.inits] == [(0, "init u"), (1, "init u.prev")]
     prev_rows = [r for r in k.rows if r.level == 1]
     assert [(r.name, r.array, r.shift) for r in prev_rows] == [("u_prev_y0_z0", "u_prev", "")]
@@ -120,8 +109,8 @@ def test_varheat_input(layouts):
     assert [(s.slot, s.NAME, s.arg, s.field, s.what) for s in k.src_slots] == [
         (0, "C", "c_", "c", "c (input)"), (1, "U", "u", "u", "u (current level)")]
     assert [s.NAME for s in k.dst_slots] == ["U_NEXT"]
-    assert k.fields[0] == FieldDesc("c", "C", "input", 1, None, True, False, 0, -1, -1)
-    assert k.fields[1] == FieldDesc("u", "U", "state", 1, "dirichlet", True, False, 1, -1, 0)
+    assert k.fields[0] == L.FieldDesc("c", "C", "input", 1, None, True, False, 0, -1, -1)
+    assert k.fields[1] == L.FieldDesc("u", "U", "state", 1, "dirichlet", True, False, 1, -1, 0)
     assert [x.cname for x in k.lets] == ["fxm", "fxp", "fym", "fyp", "fzm", "fzp"]
     assert k.lets[0].expr == "sqrt(c__y0_z0[x] * c__y0_z0[x - 1]) * (u_y0_z0[x - 1] - u_y0_z0[x])"
     assert {r.array for r in k.rows} == {"c_", "u"} and len(k.rows) == 10
@@ -152,7 +141,7 @@ def test_neumann_and_f32(layouts):
     assert [(x.name, x.lo, x.hi) for x in a.axes] == [("x", 2, 0), ("y", 1, 0), ("z", 0, 0)]
     f = layouts["heat3d_f32"]
     assert (f.dtype, f.real, f.elem_size, f.npy_descr) == ("f32", "float", 4, "<f4")
-    assert f.params == (Param("alpha", "alpha", 0.1, "0.1f", "0.1"),)
+    assert f.params == (L.Param("alpha", "alpha", 0.1, "0.1f", "0.1"),)
     assert "6.0f" in f.assigns[0].expr
 
 
@@ -274,43 +263,44 @@ def test_layout_scalar_validation(layouts):
     bad("PointFacts", lambda: dataclasses.replace(k, facts=example("heat3d").derive_facts()))
     bad("tuned must be", lambda: dataclasses.replace(k, tuned={"block": (1, 1, 1)}))
     f = layouts["filter2d"]
-    bad("no z halo in 2d", lambda: dataclasses.replace(f, axes=(*f.axes[:2], Axis("z", 1, 1))))
+    bad("no z halo in 2d", lambda: dataclasses.replace(f, axes=(*f.axes[:2], L.Axis("z", 1, 1))))
     bad("z blocking", lambda: dataclasses.replace(f, tuned=tuned(3)))
     bad("row pointer .* src slot of this grid",
-        lambda: dataclasses.replace(f, rows=(*f.rows, RowPointer("u_y0_z1", "u", "u", 0, 0, 1))))
+        lambda: dataclasses.replace(f, rows=(*f.rows, L.RowPointer("u_y0_z1", "u", "u", 0, 0, 1))))
 
 
 def test_part_validation():
-    bad("slot -1", lambda: Slot("src", -1, "U", "u", "u (current level)", "u", 0))
-    bad("description would end", lambda: Slot("src", 0, "U", "u", "u */", "u", 0))
-    bad("halo lo -1", lambda: Axis("x", -1, 0))
-    bad("not one of x, y, z", lambda: Axis("w", 0, 0))
-    bad("reserved", lambda: RowPointer("sy", "u", "u", 0, 0, 0))
-    bad("reserved", lambda: OutRow("u_next_row", "next", "u"))
-    bad("empty expression", lambda: Assign("u", "u_row", ""))
-    bad("reserved", lambda: Let("x", "int", "1.0"))
-    bad("level 2", lambda: Init("u", "U", 2, "1.0", "init u = 1.0"))
-    bad("end its C comment", lambda: Init("u", "U", 0, "1.0", "init u = 1 */ 2"))
-    bad("boundary 'dirichlet' for a field of kind input", lambda: FieldDesc("c", "C", "input", 1, "dirichlet", False, False,
+    bad("slot -1", lambda: L.Slot("src", -1, "U", "u", "u (current level)", "u", 0))
+    bad("description would end", lambda: L.Slot("src", 0, "U", "u", "u */", "u", 0))
+    bad("halo lo -1", lambda: L.Axis("x", -1, 0))
+    bad("not one of x, y, z", lambda: L.Axis("w", 0, 0))
+    bad("reserved", lambda: L.RowPointer("sy", "u", "u", 0, 0, 0))
+    bad("reserved", lambda: L.OutRow("u_next_row", "next", "u"))
+    bad("empty expression", lambda: L.Assign("u", "u_row", ""))
+    bad("reserved", lambda: L.Let("x", "int", "1.0"))
+    bad("level 2", lambda: L.Init("u", "U", 2, "1.0", "init u = 1.0"))
+    bad("end its C comment", lambda: L.Init("u", "U", 0, "1.0", "init u = 1 */ 2"))
+    bad("boundary 'dirichlet' for a field of kind input", lambda: L.FieldDesc("c", "C", "input", 1, "dirichlet", False, False,
                                                                     0, -1, -1))
-    bad("boundary None for a field of kind state", lambda: FieldDesc("u", "U", "state", 1, None, False, False, 0, -1, 0))
-    bad("prev slot", lambda: FieldDesc("u", "U", "state", 1, "neumann", False, False, 0, 1, 0))
-    bad("dst slot", lambda: FieldDesc("c", "C", "input", 1, None, False, False, 0, -1, 0))
-    bad("not the field's name in upper case", lambda: FieldDesc("u", "V", "state", 1, "neumann", True, False, 0, -1, 0))
-    bad("booleans", lambda: FieldDesc("u", "U", "state", 1, "neumann", 1, False, 0, -1, 0))
-    bad("do not spell", lambda: Param("g", "g", 0.5, "0.25", "0.5"))
-    bad("reserved", lambda: Param("int", "int", 0.5, "0.5", "0.5"))
-    bad("not a non-negative integer", lambda: PointFacts(1, -1, 8, 1, 1))
+    bad("boundary None for a field of kind state", lambda: L.FieldDesc("u", "U", "state", 1, None, False, False, 0, -1, 0))
+    bad("prev slot", lambda: L.FieldDesc("u", "U", "state", 1, "neumann", False, False, 0, 1, 0))
+    bad("dst slot", lambda: L.FieldDesc("c", "C", "input", 1, None, False, False, 0, -1, 0))
+    bad("not the field's name in upper case", lambda: L.FieldDesc("u", "V", "state", 1, "neumann", True, False, 0, -1, 0))
+    bad("booleans", lambda: L.FieldDesc("u", "U", "state", 1, "neumann", 1, False, 0, -1, 0))
+    bad("do not spell", lambda: L.Param("g", "g", 0.5, "0.25", "0.5"))
+    bad("reserved", lambda: L.Param("int", "int", 0.5, "0.5", "0.5"))
+    bad("not a non-negative integer", lambda: L.PointFacts(1, -1, 8, 1, 1))
 
 
 def test_cross_references(layouts):
     k = layouts["varheat"]
-    bad("C names .* repeat", lambda: dataclasses.replace(k, lets=(Let("fxm", "alpha", "1.0"), *k.lets[1:])))
-    bad("src slot of this grid", lambda: dataclasses.replace(k, rows=(RowPointer("c_y9", "u_next", "u", 0, 0, 0),)))
+    bad("C names .* repeat", lambda: dataclasses.replace(k, lets=(L.Let("alpha", "alpha", "1.0"), *k.lets[1:])))
+    bad("is not the DSL name", lambda: L.Let("fxm", "alpha", "1.0"))
+    bad("src slot of this grid", lambda: dataclasses.replace(k, rows=(L.RowPointer("c_y9", "u_next", "u", 0, 0, 0),)))
     bad("two row pointers", lambda: dataclasses.replace(k, rows=(*k.rows, dataclasses.replace(k.rows[0], name="q"))))
     bad("output rows", lambda: dataclasses.replace(k, out_rows=()))
-    bad("assignments", lambda: dataclasses.replace(k, assigns=(Assign("u", "u_other", "1.0"),)))
-    bad("init of u level 1", lambda: dataclasses.replace(k, inits=(*k.inits, Init("u", "U", 1, "1.0", "init"))))
+    bad("assignments", lambda: dataclasses.replace(k, assigns=(L.Assign("u", "u_other", "1.0"),)))
+    bad("init of u level 1", lambda: dataclasses.replace(k, inits=(*k.inits, L.Init("u", "U", 1, "1.0", "init"))))
     bad("inits do not match", lambda: dataclasses.replace(k, inits=k.inits[:1]))
     bad("field names .* repeat", lambda: dataclasses.replace(k, fields=(k.fields[0], k.fields[0])))
 

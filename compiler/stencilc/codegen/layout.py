@@ -74,6 +74,12 @@ def _macro(what: object, role: str, name: object) -> None:
         _fail(what, f"{role} {name!r} is not an upper-case C macro name")
 
 
+def _expr(what: object, expr: object) -> None:
+    """``expr`` is printed C: a non-empty string."""
+    if not isinstance(expr, str) or not expr:
+        _fail(what, "empty expression")
+
+
 def _nonneg(what: object, role: str, value: object) -> None:
     if not isinstance(value, int) or isinstance(value, bool) or value < 0:
         _fail(what, f"{role} {value!r} is not a non-negative integer")
@@ -219,9 +225,9 @@ class Assign:
     expr: str  # C
 
     def __post_init__(self) -> None:
+        _ident(self, "field", self.field)
         _local(self, "row", self.row)
-        if not isinstance(self.expr, str) or not self.expr:
-            _fail(self, "empty expression")
+        _expr(self, self.expr)
 
 
 @dataclass(frozen=True)
@@ -234,8 +240,9 @@ class Let:
 
     def __post_init__(self) -> None:
         _local(self, "let", self.cname)
-        if not isinstance(self.expr, str) or not self.expr:
-            _fail(self, "empty expression")
+        if self.cname.rstrip("_") != self.name.rstrip("_"):  # the DSL's name, "_" added on a clash
+            _fail(self, f"C name {self.cname!r} is not the DSL name {self.name!r}")
+        _expr(self, self.expr)
 
 
 @dataclass(frozen=True)
@@ -253,8 +260,7 @@ class Init:
         _macro(self, "NAME", self.NAME)
         if self.level not in (0, 1):
             _fail(self, f"level {self.level!r}")
-        if not isinstance(self.expr, str) or not self.expr:
-            _fail(self, "empty expression")
+        _expr(self, self.expr)
         if "*/" in self.what:
             _fail(self, "the description would end its C comment")
 
