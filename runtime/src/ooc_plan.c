@@ -108,6 +108,15 @@ void stn_ooc_out_range(const stn_ooc_plan *p, const stn_ooc_dim *g, int64_t k, i
 void stn_ooc_alg2_range(const stn_ooc_dim *g, int64_t k, int64_t T, int64_t *lo, int64_t *hi) {
     *lo = k == 0 ? 0 : stn_ooc_edge(g, k, T);
     *hi = k == g->nblocks - 1 ? g->n : stn_ooc_edge(g, k + 1, 1);
+    /* A block thinner than its skew can own the lower boundary indices at a later step (its
+     * region reaches L once the blocks before it have skewed away: stn_ooc_owned_range), and the
+     * level it writes into them there (the dirichlet conversion of a previous level) must reach
+     * the files too.  The first step t at which A(k,t) = L: */
+    if (k > 0 && k < g->nblocks && g->skew > 0) {
+        int64_t t = 1 + (k * g->b + g->skew - 1) / g->skew;
+        if (t <= T && stn_ooc_edge(g, k + 1, t) > g->L)
+            *lo = 0;
+    }
 }
 
 /* The indices step t of block k reads, and the mirror sources of the boundary indices among
