@@ -5,10 +5,17 @@ A DRAM budget B is what the program is told (`--mem B`); every out-of-core run h
 fresh memory cgroup capped at 4/3 B (the runtime's own reserve), page cache included, with the
 page cache dropped before it.  "Problem Rx" means the grid's bytes are R x B.
 
+What users run: every run starts from an `--init` file of random values on the device under test
+(read back from flash: the page cache is dropped first), in-core and out-of-core alike, and runs
+the profile's steps, enough for several sweeps of the blocks the tuner picks.  Each out-of-core
+row records its sweeps; the report marks a row of fewer than 4 as such.
+
 - size     heat3d, problem 1x..16x the budget: ooc against incore (fig. 6);
 - methods  the reference schedule, alg2, alg1 and mmap at 8x, with time components (figs. 5, 12, 20);
 - tuners   Blk-Tune, Naive-Tune and a hand-picked sweep at 8x (figs. 19-21);
 - shapes   7-, 19-, 27-point and a radius-2 star, ooc against incore at 8x;
+- longrun  heat3d out-of-core with --mem 1/16 of a level, 512x512, 1024x512 and 2048x2048 planes,
+           ooc against incore, interleaved: the long run of issue 12's targets;
 - peers    in-core heat3d against a plain C OpenMP loop, Devito, pystencils and NumPy
            (bench/peer_runs.py).
 """
@@ -19,6 +26,8 @@ import statistics
 from pathlib import Path
 
 from bench.common import Cgroup, GiB, MiB, build, drop_caches, median_spread, run
+
+MIN_SWEEPS = 4  # fewer makes a run one that mostly computes from DRAM: the report says so
 
 PHASES = ("read", "write", "copy", "compute", "wait", "init")
 STENCILS = {"heat3d": ("examples/heat3d.stn", "7-point star"), "box19": ("examples/box19.stn", "19-point box"),
@@ -32,24 +41,58 @@ def grid_for(ctx, ratio: float) -> tuple[int, int, int]:
     return e, e, nz
 
 
+def init_file(ctx, size: tuple[int, int, int]) -> Path:
+    """A .npy of random f64 values of `size` (x first) on the device under test, made once per size."""
+    import numpy as np
+
+    path = ctx.scratch / f"init-{'x'.join(map(str, size))}.npy"
+    if not path.exists():
+        tmp = path.with_suffix(".partial.npy")
+        u = np.lib.format.open_memmap(tmp, mode="w+", dtype="<f8", shape=tuple(size[::-1]))
+        rng = np.random.default_rng(12)
+        for z in range(size[2]):
+            u[z] = rng.random((size[1], size[0]))
+        u.flush()
+        del u
+        tmp.rename(path)
+    return path
+
+
+def several_sweeps(ctx, stencil: str, size: tuple[int, int, int], steps: int, extra: list[str] | None = None,
+                   budget: int | None = None) -> int:
+    """At least `steps`, and at least MIN_SWEEPS x the bt that Blk-Tune picks for the run (asked with
+    --plan-only, again for the longer run, until bt settles: it is bounded by the budget)."""
+    exe = build(STENCILS[stencil][0], ctx.work / "bin" / stencil)
+    for _ in range(6):
+        rep, _, status = run(exe, ["--size", ",".join(map(str, size)), "--steps", str(steps), "--quiet", "--dir",
+                                   str(ctx.scratch), "--mem", str(budget or ctx.profile.budget), "--plan-only",
+                                   "--report", str(ctx.scratch / "plan.json"), *(extra or [])], None, 120)
+        bt = (rep or {}).get("params", {}).get("bt")
+        if not bt or steps >= MIN_SWEEPS * bt:
+            return steps
+        steps = MIN_SWEEPS * bt
+    return steps
+
+
 def point(ctx, stencil: str, size: tuple[int, int, int], steps: int, extra: list[str], *, mode: str = "ooc",
           label: str = "", repeat: int | None = None, timeout: float | None = None,
-          keep_out: Path | None = None) -> dict:
-    """Run one configuration `repeat` times (caches dropped, a fresh cgroup for ooc and mmap) and
-    return its row: medians of the loop time and of each phase, the counted and predicted bytes."""
+          keep_out: Path | None = None, budget: int | None = None) -> dict:
+    """Run one configuration `repeat` times (caches dropped, a fresh cgroup for ooc and mmap), from
+    the size's --init file, and return its row: medians of the loop time and of each phase, the
+    counted and predicted bytes, and the sweeps the blocks took."""
     exe = build(STENCILS[stencil][0], ctx.work / "bin" / stencil)
     repeat = repeat or ctx.profile.repeat
-    budget = ctx.profile.budget
+    budget = budget or ctx.profile.budget
     sz = ",".join(map(str, size))
     args = ["--size", sz, "--steps", str(steps), "--quiet", "--mode", mode, "--dir", str(ctx.scratch),
-            "--report", str(ctx.scratch / "report.json"), *extra]
+            "--report", str(ctx.scratch / "report.json"), "--init", f"u={init_file(ctx, size)}", *extra]
     capped = mode in ("ooc", "mmap")
     if capped:
         args += ["--mem", str(budget)]
     cap = budget * 4 // 3 if capped and ctx.cgroups else None
     row = {"stencil": stencil, "label": label or mode, "mode": mode, "size": list(size), "steps": steps,
            "args": extra, "budget": budget if capped else None, "cap": cap, "problem_bytes": size[0] * size[1] * size[2] * 8,
-           "cells": size[0] * size[1] * size[2] * steps, "status": "ok", "runs": []}
+           "cells": size[0] * size[1] * size[2] * steps, "status": "ok", "runs": [], "init": True}
     for i in range(repeat):
         ctx.caches = drop_caches()
         cg = Cgroup(f"stencilc-bench-{mode}", cap) if cap else None
@@ -81,6 +124,8 @@ def point(ctx, stencil: str, size: tuple[int, int, int], steps: int, extra: list
     row["oom_kills"] = sum(r["oom_kills"] for r in row["runs"])
     row["params"] = rep.get("params")
     row["strip"] = rep.get("strip")
+    bt = (row["params"] or {}).get("bt")
+    row["sweeps"] = -(-steps // bt) if mode == "ooc" and bt else None
     for k in ("bytes_read", "bytes_written", "predicted_bytes_read", "predicted_bytes_written", "paging_bytes_read",
               "paging_bytes_written", "mem_plan_bytes", "peak_rss_bytes", "peak_pss_bytes"):
         if k in rep:
@@ -90,6 +135,8 @@ def point(ctx, stencil: str, size: tuple[int, int, int], steps: int, extra: list
     io = (f" IO {row['bytes_read'] / GiB:.2f}+{row['bytes_written'] / GiB:.2f} GiB" if row.get("bytes_read") is not None
           and mode == "ooc" else "")
     mem = f" peak {row['peak_cgroup'] / MiB:.0f}/{cap / MiB:.0f} MiB" if cap else ""
+    if row["sweeps"] is not None:
+        blk += f" ({row['sweeps']} sweeps)"
     ctx.log(f"    {label or mode:24s} {row['cells_per_second']:.3e} cells/s  {row['seconds']:7.2f} s "
             f"(spread {row['spread']:.0%}, {len(loops)} runs){blk}{io}{mem}"
             + (f" OOM kills {row['oom_kills']}" if row["oom_kills"] else ""))
@@ -126,7 +173,7 @@ def same_grid(a: Path, b: Path) -> bool:
 def ooc_vs_incore(ctx, stencil: str, ratio: float, label: str, extra: list[str] | None = None) -> tuple[dict, dict]:
     """incore and ooc at `ratio` x the budget, results compared bit for bit."""
     size = grid_for(ctx, ratio)
-    steps = ctx.profile.steps
+    steps = several_sweeps(ctx, stencil, size, ctx.profile.steps, extra)
     ref_out, out = incore_out(ctx, stencil, size, steps), ctx.scratch / f"{stencil}-ooc.npy"
     inc = incore(ctx, stencil, size, steps)
     o = point(ctx, stencil, size, steps, extra or [], label=label, keep_out=out)
@@ -152,8 +199,9 @@ def size(ctx) -> list[dict]:
 
 def methods(ctx) -> list[dict]:
     """The reference schedule, alg2, alg1 and mmap at the profile's method ratio (8x)."""
-    ratio, steps = ctx.profile.method_ratio, ctx.profile.steps
+    ratio = ctx.profile.method_ratio
     size_ = grid_for(ctx, ratio)
+    steps = several_sweeps(ctx, "heat3d", size_, ctx.profile.steps)
     inc = incore(ctx, "heat3d", size_, steps)
     rows = [dict(inc, experiment="methods", ratio=ratio, label="incore (no cap)")]
     for sched in ("ref", "alg2", "alg1"):
@@ -206,8 +254,9 @@ def manual_choices(ctx, size_: tuple, steps: int) -> list[list[str]]:
 
 def tuners(ctx) -> list[dict]:
     """Blk-Tune, Naive-Tune and the manual sweep at the method ratio; the finalists again, interleaved."""
-    ratio, steps = ctx.profile.method_ratio, ctx.profile.steps
+    ratio = ctx.profile.method_ratio
     size_ = grid_for(ctx, ratio)
+    steps = several_sweeps(ctx, "heat3d", size_, ctx.profile.steps)
     inc = incore(ctx, "heat3d", size_, steps)
     choices = [("blk", ["--tuner", "blk"]), ("naive", ["--tuner", "naive"])]
     choices += [(f"manual {m[1]}", m) for m in manual_choices(ctx, size_, steps)]
@@ -237,4 +286,44 @@ def shapes(ctx) -> list[dict]:
         cache = in_cache(ctx, st)
         rows += [dict(inc, experiment="shapes"), dict(o, experiment="shapes"),
                  dict(cache, experiment="shapes", label=f"{st} in cache")]
+    return rows
+
+
+def longrun(ctx) -> list[dict]:
+    """heat3d with the budget 1/16 of one level, for each of the profile's plane shapes: out-of-core
+    (from the --init file, several sweeps) against in-core, the pair run `repeat` times in turn so
+    that drift hits both; the ratio of each pair, and of the medians."""
+    p = ctx.profile
+    rows = []
+    for nx, ny in p.long_planes:
+        nz = max(8, p.long_level // (nx * ny * 8))
+        size_ = (nx, ny, nz)
+        budget = nx * ny * nz * 8 // 16
+        steps = several_sweeps(ctx, "heat3d", size_, p.long_steps, budget=budget)
+        ctx.log(f"  {nx}x{ny} planes, {nz} of them, {steps} steps, --mem {budget >> 20}M")
+        pair = {"ooc": None, "incore": None}
+        out, ref_out = ctx.scratch / "long-ooc.npy", ctx.scratch / "long-incore.npy"
+        for i in range(p.repeat):
+            for mode in ("ooc", "incore"):
+                keep = (out if mode == "ooc" else ref_out) if i == 0 else None
+                r = point(ctx, "heat3d", size_, steps, [], mode=mode, repeat=1, budget=budget,
+                          label=f"{nx}x{ny} {mode}", keep_out=keep)
+                if pair[mode] is None:
+                    pair[mode] = r
+                elif r["status"] == "ok":
+                    pair[mode]["runs"] += r["runs"]
+        o, inc = pair["ooc"], pair["incore"]
+        for r in (o, inc):
+            if r["status"] == "ok":
+                r["seconds"], r["spread"] = median_spread([x["loop_seconds"] for x in r["runs"]])
+                r["cells_per_second"] = r["cells"] / r["seconds"]
+        if o["status"] == "ok" and inc["status"] == "ok":
+            o["incore_cells_per_second"] = inc["cells_per_second"]
+            # ooc / in-core in cells/s = in-core time / ooc time, pair by pair
+            o["pair_ratios"] = [b["loop_seconds"] / a["loop_seconds"] for a, b in zip(o["runs"], inc["runs"])]
+            if out.exists() and ref_out.exists():
+                o["bit_identical_to_incore"] = same_grid(out, ref_out)
+        for f in (out, ref_out):
+            f.unlink(missing_ok=True)
+        rows += [dict(inc, experiment="longrun", planes=[nx, ny]), dict(o, experiment="longrun", planes=[nx, ny])]
     return rows

@@ -27,8 +27,24 @@ def _e(x, fmt=".3g"):
 
 
 def _blk(r):
+    """by,bz,bt and the sweeps they take; fewer than MIN_SWEEPS is said (a run that mostly computes
+    in DRAM and reads little back is not what users run)."""
+    from bench.experiments import MIN_SWEEPS
+
     p = r.get("params") or {}
-    return f"{p.get('by')},{p.get('bz')},{p.get('bt')}" if p.get("by") else ""
+    if not p.get("by"):
+        return ""
+    sw = _sweeps(r)
+    note = "" if sw is None else f" ({sw} sweep{'s' if sw != 1 else ''}{f', < {MIN_SWEEPS}' if sw < MIN_SWEEPS else ''})"
+    return f"{p.get('by')},{p.get('bz')},{p.get('bt')}{note}"
+
+
+def _sweeps(r):
+    """The sweeps of an out-of-core row (from its steps and bt in results older than the field)."""
+    bt = (r.get("params") or {}).get("bt")
+    if r.get("mode") != "ooc" or not bt or not (r.get("sweeps") or r.get("steps")):
+        return None
+    return r.get("sweeps") or -(-r["steps"] // bt)
 
 
 def _traffic(r):
@@ -99,6 +115,19 @@ class Report:
                "(max - min) / median.",
                "- Plots and data: the PNGs beside this file's images, and `results.json`, `results.csv` and `log.txt` "
                "in the runner's output folder.")
+        from bench.experiments import MIN_SWEEPS
+
+        ooc = [r for r in _ok(res["rows"]) if r.get("mode") == "ooc"]
+        few = [r for r in ooc if _sweeps(r) is not None and _sweeps(r) < MIN_SWEEPS]
+        fresh = [r for r in ooc if not r.get("init")]
+        if few or fresh:
+            self.w(f"- **The favourable case:** {len(few)} of the {len(ooc)} out-of-core runs took fewer than "
+                   f"{MIN_SWEEPS} sweeps, and {len(fresh)} started from the stencil's `init` expression rather than "
+                   "an `--init` file, so they read little or nothing back from flash. Long runs that read their "
+                   "state back are slower; see the `longrun` experiment where this run has it.")
+            self.findings.append(f"{len(few)} of {len(ooc)} out-of-core runs are one sweep or few "
+                                 f"(< {MIN_SWEEPS}), {len(fresh)} read no initial state: their ratios flatter the "
+                                 "engine.")
 
     def limits(self):
         res = self.res
@@ -132,7 +161,8 @@ class Report:
         p = res["profile"]
         self.w("", "## 1. Problem size against a fixed DRAM budget (Blk-Tune paper, fig. 6)", "",
                f"Command: `{_cmd(res, 'size')}`", "",
-               f"heat3d (f64), {p['plane']} x {p['plane']} planes, {p['steps']} steps. The out-of-core runs get "
+               f"heat3d (f64), {p['plane']} x {p['plane']} planes, from an `--init` file, {rows[0].get('steps', p['steps'])} steps or more "
+               "(4 sweeps of the blocks Blk-Tune picks, in the runs that record it). The out-of-core runs get "
                f"`--mem {p['budget'] >> 20}M` and a cgroup of {p['budget'] * 4 // 3 >> 20} MiB; in-core runs have no cap. "
                "Every out-of-core result is compared bit for bit with in-core.")
         inc = {r["ratio"]: r for r in _ok(rows) if r["mode"] == "incore"}
@@ -258,12 +288,44 @@ class Report:
                     "traffic GiB", "bit-identical", "bound: ooc at"], tab)
         self.fig("shapes", "cells/s of each stencil shape")
 
+    def longrun(self):
+        rows = _rows(self.res, "longrun")
+        if not rows:
+            return
+        res = self.res
+        p = res["profile"]
+        self.w("", "## 5. Long runs that read their state back", "", f"Command: `{_cmd(res, 'longrun')}`", "",
+               f"heat3d (f64), one level of {p['long_level'] / GiB:.0f} GiB in three plane shapes, at least "
+               f"{p['long_steps']} steps (and 4 sweeps of Blk-Tune's blocks) from an `--init` file on the device under "
+               "test. Out-of-core gets `--mem` = 1/16 of a level and a "
+               "cgroup of 4/3 of that; in-core has no cap. The two ran in turn, "
+               f"{p['repeat']} times each, so that drift hits both; each pair gives a ratio.")
+        tab = []
+        for o in (r for r in rows if r["mode"] == "ooc"):
+            i = next((r for r in rows if r["mode"] == "incore" and r["planes"] == o["planes"]), {})
+            rel = o["cells_per_second"] / i["cells_per_second"] if o.get("cells_per_second") and i.get(
+                "cells_per_second") else None
+            pairs = o.get("pair_ratios") or []
+            ph = o.get("phases", {})
+            tab.append([f"{o['planes'][0]} x {o['planes'][1]}", "x".join(map(str, o["size"])),
+                        f"{(o.get('budget') or 0) >> 20}", _e(i.get("cells_per_second"), ".3e"),
+                        _e(o.get("cells_per_second"), ".3e"), _e(rel, ".2f"),
+                        ", ".join(f"{x:.2f}" for x in pairs), _blk(o), _traffic(o),
+                        " / ".join(f"{ph.get(k, 0):.1f}" for k in ("read", "write", "compute", "wait")) if ph else "",
+                        _peak(o), o.get("bit_identical_to_incore", o.get("status"))])
+            if rel is not None and rel < 0.9:
+                self.findings.append(f"Long run, {o['planes'][0]} x {o['planes'][1]} planes: out-of-core runs at "
+                                     f"{rel:.2f} of in-core (target >= 0.90).")
+        self.table(["planes", "grid", "--mem MiB", "in-core cells/s", "ooc cells/s", "ooc / in-core", "each pair",
+                    "blocks", "traffic GiB", "read/write/compute/wait s", "cgroup peak / cap MiB", "bit-identical"],
+                   tab)
+
     def peers(self):
         rows = _rows(self.res, "peers")
         if not rows:
             return
         res = self.res
-        self.w("", "## 5. In-core against the tools users pick instead", "", f"Command: `{_cmd(res, 'peers')}`", "",
+        self.w("", "## 6. In-core against the tools users pick instead", "", f"Command: `{_cmd(res, 'peers')}`", "",
                "The same heat3d update (7-point, f64, Dirichlet) on all threads. Each Python tool is installed from "
                "PyPI by the runner into an environment of its own (`build/bench/venvs/`), and each tool, stencilc "
                "included, is checked against the NumPy reference of the test suite before it is timed. Times are of "
@@ -311,7 +373,7 @@ class Report:
             p = model.predicted_seconds(res, r)
             if p:
                 errs.append((r["seconds"] / p, r))
-        self.w("", "## 6. The IO model against measurement", "",
+        self.w("", "## 7. The IO model against measurement", "",
                "Every out-of-core run above: the flash traffic the cost model predicted against the bytes the runtime "
                "counted, and the time predicted from it (`bench/model.py`: the predicted bytes at the measured "
                "bandwidths, overlapped with the compute at the in-core rate) against the measured time loop.", "",
@@ -334,7 +396,7 @@ class Report:
         self.header()
         body_start = len(self.lines)
         self.limits()
-        for s in (self.size, self.methods, self.tuners, self.shapes, self.peers, self.model_section):
+        for s in (self.size, self.methods, self.tuners, self.shapes, self.longrun, self.peers, self.model_section):
             s()
         summary = ["", "## Where stencilc is behind or far from a bound", ""]
         summary += [f"- {f}" for f in self.findings] or ["- Nowhere in this run: no peer was faster, no point fell "

@@ -53,20 +53,24 @@ class Profile:
     triad_doubles: int
     aio_bytes: int
     aio_request: int
+    long_level: int = 1 << 30  # bytes of one level in the longrun experiment (--mem is 1/16 of it)
+    long_steps: int = 64
+    long_planes: tuple[tuple[int, int], ...] = ((512, 512), (1024, 512), (2048, 2048))
     aio_qds: tuple[int, ...] = field(default=(1, 4, 16, 64))
 
 
 PROFILES = {
-    "quick": Profile("quick", budget=64 << 20, plane=256, ratios=(1, 2, 4, 8, 16), steps=8, repeat=2, method_ratio=8,
-                     mmap_timeout=60, manual_max=6, cache_edge=64, cache_steps=1000, peer_sizes=(256,), peer_steps=10,
-                     numpy_divisor=5, triad_doubles=1 << 25, aio_bytes=1 << 30, aio_request=1 << 20),
-    "full": Profile("full", budget=256 << 20, plane=512, ratios=(1, 2, 4, 8, 16), steps=32, repeat=3, method_ratio=8,
+    "quick": Profile("quick", budget=64 << 20, plane=256, ratios=(1, 4, 16), steps=64, repeat=2, method_ratio=8,
+                     mmap_timeout=60, manual_max=4, cache_edge=64, cache_steps=1000, peer_sizes=(256,), peer_steps=10,
+                     numpy_divisor=5, triad_doubles=1 << 25, aio_bytes=1 << 30, aio_request=1 << 20,
+                     long_level=512 << 20),
+    "full": Profile("full", budget=256 << 20, plane=512, ratios=(1, 2, 4, 8, 16), steps=128, repeat=3, method_ratio=8,
                     mmap_timeout=300, manual_max=16, cache_edge=64, cache_steps=4000, peer_sizes=(256, 512),
                     peer_steps=20, numpy_divisor=5, triad_doubles=1 << 26, aio_bytes=4 << 30, aio_request=1 << 20,
-                    aio_qds=(1, 2, 4, 8, 16, 32, 64)),
+                    long_level=2 << 30, long_steps=128, aio_qds=(1, 2, 4, 8, 16, 32, 64)),
 }
 EXPERIMENTS = {"size": experiments.size, "methods": experiments.methods, "tuners": experiments.tuners,
-               "shapes": experiments.shapes, "peers": peer_runs.peers}
+               "shapes": experiments.shapes, "longrun": experiments.longrun, "peers": peer_runs.peers}
 
 
 class Context:
