@@ -96,6 +96,13 @@ class Report:
             self.w("| " + " | ".join(str(x) for x in r) + " |")
         self.w("")
 
+    def section(self, exp: str, title: str) -> list:
+        """The rows of experiment `exp`; when it has any, its heading and command line are written."""
+        rows = _rows(self.res, exp)
+        if rows:
+            self.w("", f"## {title}", "", f"Command: `{_cmd(self.res, exp)}`", "")
+        return rows
+
     # ------------------------------------------------------------------ sections
 
     def header(self):
@@ -154,14 +161,12 @@ class Report:
         self.fig("limits", "bandwidth against queue depth; STREAM")
 
     def size(self):
-        rows = _rows(self.res, "size")
+        rows = self.section("size", "1. Problem size against a fixed DRAM budget (Blk-Tune paper, fig. 6)")
         if not rows:
             return
         res = self.res
         p = res["profile"]
-        self.w("", "## 1. Problem size against a fixed DRAM budget (Blk-Tune paper, fig. 6)", "",
-               f"Command: `{_cmd(res, 'size')}`", "",
-               f"heat3d (f64), {p['plane']} x {p['plane']} planes, from an `--init` file, {rows[0].get('steps', p['steps'])} steps or more "
+        self.w(f"heat3d (f64), {p['plane']} x {p['plane']} planes, from an `--init` file, {rows[0].get('steps', p['steps'])} steps or more "
                "(4 sweeps of the blocks Blk-Tune picks, in the runs that record it). The out-of-core runs get "
                f"`--mem {p['budget'] >> 20}M` and a cgroup of {p['budget'] * 4 // 3 >> 20} MiB; in-core runs have no cap. "
                "Every out-of-core result is compared bit for bit with in-core.")
@@ -188,13 +193,11 @@ class Report:
                                  f"{r['cells_per_second'] / b:.0%} of {b:.2e}.")
 
     def methods(self):
-        rows = _rows(self.res, "methods")
+        rows = self.section("methods", "2. Out-of-core methods (Blk-Tune paper, figs. 5, 12 and 20)")
         if not rows:
             return
         res = self.res
-        self.w("", "## 2. Out-of-core methods (Blk-Tune paper, figs. 5, 12 and 20)", "",
-               f"Command: `{_cmd(res, 'methods')}`", "",
-               f"heat3d at {rows[0]['ratio']}x the budget: the reference schedule (`--schedule ref`), `alg2`, `alg1` "
+        self.w(f"heat3d at {rows[0]['ratio']}x the budget: the reference schedule (`--schedule ref`), `alg2`, `alg1` "
                f"and `--mode mmap` (the same kernels on mmap'ed files; stopped after {res['profile']['mmap_timeout']:.0f} s), "
                "each in the same cgroup. Time components are the main thread's: read (synchronous reads), write "
                "(final syncs), copy, compute, wait (for asynchronous IO), init, and other (the rest of the loop).")
@@ -226,14 +229,13 @@ class Report:
         self.fig("methods", "time components and cells/s of each method")
 
     def tuners(self):
-        rows = _rows(self.res, "tuners")
+        rows = self.section("tuners", "3. Blk-Tune against Naive-Tune and hand-picked blocks (Blk-Tune paper, "
+                                      "figs. 19-21)")
         if not rows:
             return
         res = self.res
         ok = _ok(rows)
-        self.w("", "## 3. Blk-Tune against Naive-Tune and hand-picked blocks (Blk-Tune paper, figs. 19-21)", "",
-               f"Command: `{_cmd(res, 'tuners')}`", "",
-               f"heat3d at {rows[0]['ratio']}x the budget. Manual choices follow the paper's section VI: for each "
+        self.w(f"heat3d at {rows[0]['ratio']}x the budget. Manual choices follow the paper's section VI: for each "
                "power-of-two bt, the largest power-of-two whole-plane bz that fits and the largest square tile, then "
                "halves. Everything ran once; then blk, naive and the three fastest manual choices ran again, "
                "interleaved, and their times are the medians of all their runs.")
@@ -260,14 +262,13 @@ class Report:
         self.fig("tuners", "time of each tuner's and each hand-picked choice")
 
     def shapes(self):
-        rows = _rows(self.res, "shapes")
+        rows = self.section("shapes", "4. Stencil shapes")
         if not rows:
             return
         from bench.experiments import STENCILS
 
         res = self.res
-        self.w("", "## 4. Stencil shapes", "", f"Command: `{_cmd(res, 'shapes')}`", "",
-               f"Each stencil out-of-core at {res['profile']['method_ratio']}x the budget against its in-core run (bit "
+        self.w(f"Each stencil out-of-core at {res['profile']['method_ratio']}x the budget against its in-core run (bit "
                "for bit) and its in-cache rate.")
         tab = []
         for st in dict.fromkeys(r["stencil"] for r in rows):
@@ -289,13 +290,11 @@ class Report:
         self.fig("shapes", "cells/s of each stencil shape")
 
     def longrun(self):
-        rows = _rows(self.res, "longrun")
+        rows = self.section("longrun", "5. Long runs that read their state back")
         if not rows:
             return
-        res = self.res
-        p = res["profile"]
-        self.w("", "## 5. Long runs that read their state back", "", f"Command: `{_cmd(res, 'longrun')}`", "",
-               f"heat3d (f64), one level of {p['long_level'] / GiB:.0f} GiB in three plane shapes, at least "
+        p = self.res["profile"]
+        self.w(f"heat3d (f64), one level of {p['long_level'] / GiB:.0f} GiB in three plane shapes, at least "
                f"{p['long_steps']} steps (and 4 sweeps of Blk-Tune's blocks) from an `--init` file on the device under "
                "test. Out-of-core gets `--mem` = 1/16 of a level and a "
                "cgroup of 4/3 of that; in-core has no cap. The two ran in turn, "
@@ -321,12 +320,11 @@ class Report:
                    tab)
 
     def peers(self):
-        rows = _rows(self.res, "peers")
+        rows = self.section("peers", "6. In-core against the tools users pick instead")
         if not rows:
             return
         res = self.res
-        self.w("", "## 6. In-core against the tools users pick instead", "", f"Command: `{_cmd(res, 'peers')}`", "",
-               "The same heat3d update (7-point, f64, Dirichlet) on all threads. Each Python tool is installed from "
+        self.w("The same heat3d update (7-point, f64, Dirichlet) on all threads. Each Python tool is installed from "
                "PyPI by the runner into an environment of its own (`build/bench/venvs/`), and each tool, stencilc "
                "included, is checked against the NumPy reference of the test suite before it is timed. Times are of "
                "the time loop only (no compilation, no auto-tuning), the median of the repeats.")
