@@ -45,7 +45,7 @@ format: ## apply ruff's and clang-format's fixes
 grammar: ## regenerate the ANTLR parser from grammar/Stencil.g4 (needs java)
 	tools/gen-parser.sh
 
-bench: setup ## the quick benchmark profile (~20-30 min, root): report and plots in build/bench/quick
+bench: setup ## the quick benchmark profile (~22 min, root): report and plots in build/bench/quick
 	$(BIN)/python -m pip install -q -e ".[bench]"
 	$(BIN)/python -m bench --profile quick
 
