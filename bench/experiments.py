@@ -41,6 +41,22 @@ def grid_for(ctx, ratio: float) -> tuple[int, int, int]:
     return e, e, nz
 
 
+def loop_stats(row: dict) -> None:
+    """The row's median loop time, its spread and cells/s, from its runs (also after more were added)."""
+    row["seconds"], row["spread"] = median_spread([r["loop_seconds"] for r in row["runs"]])
+    row["cells_per_second"] = row["cells"] / row["seconds"]
+
+
+def plan_only(ctx, stencil: str, size: tuple[int, int, int], steps: int, extra: list[str] | None = None,
+              budget: int | None = None) -> dict | None:
+    """The report of the run's --plan-only (the plan Blk-Tune or --block makes), None when none fits."""
+    exe = build(STENCILS[stencil][0], ctx.work / "bin" / stencil)
+    rep, _, _ = run(exe, ["--size", ",".join(map(str, size)), "--steps", str(steps), "--quiet", "--dir",
+                          str(ctx.scratch), "--mem", str(budget or ctx.profile.budget), "--plan-only", "--report",
+                          str(ctx.scratch / "plan.json"), *(extra or [])], None, 60)
+    return rep
+
+
 def init_file(ctx, size: tuple[int, int, int]) -> Path:
     """A .npy of random f64 values of `size` (x first) on the device under test, made once per size."""
     import numpy as np
@@ -62,12 +78,8 @@ def several_sweeps(ctx, stencil: str, size: tuple[int, int, int], steps: int, ex
                    budget: int | None = None) -> int:
     """At least `steps`, and at least MIN_SWEEPS x the bt that Blk-Tune picks for the run (asked with
     --plan-only, again for the longer run, until bt settles: it is bounded by the budget)."""
-    exe = build(STENCILS[stencil][0], ctx.work / "bin" / stencil)
     for _ in range(6):
-        rep, _, status = run(exe, ["--size", ",".join(map(str, size)), "--steps", str(steps), "--quiet", "--dir",
-                                   str(ctx.scratch), "--mem", str(budget or ctx.profile.budget), "--plan-only",
-                                   "--report", str(ctx.scratch / "plan.json"), *(extra or [])], None, 120)
-        bt = (rep or {}).get("params", {}).get("bt")
+        bt = (plan_only(ctx, stencil, size, steps, extra, budget) or {}).get("params", {}).get("bt")
         if not bt or steps >= MIN_SWEEPS * bt:
             return steps
         steps = MIN_SWEEPS * bt
@@ -115,9 +127,7 @@ def point(ctx, stencil: str, size: tuple[int, int, int], steps: int, extra: list
         ctx.log(f"    {label or mode:24s} {status}")
         return row
     rep = row.pop("report")
-    loops = [r["loop_seconds"] for r in row["runs"]]
-    row["seconds"], row["spread"] = median_spread(loops)
-    row["cells_per_second"] = row["cells"] / row["seconds"]
+    loop_stats(row)
     row["phases"] = {k: statistics.median(r["phases"][k] for r in row["runs"]) for k in PHASES}
     row["total_seconds"] = statistics.median(r["total_seconds"] for r in row["runs"])
     row["peak_cgroup"] = max((r["peak_cgroup"] or 0) for r in row["runs"]) if cap else None
@@ -138,7 +148,7 @@ def point(ctx, stencil: str, size: tuple[int, int, int], steps: int, extra: list
     if row["sweeps"] is not None:
         blk += f" ({row['sweeps']} sweeps)"
     ctx.log(f"    {label or mode:24s} {row['cells_per_second']:.3e} cells/s  {row['seconds']:7.2f} s "
-            f"(spread {row['spread']:.0%}, {len(loops)} runs){blk}{io}{mem}"
+            f"(spread {row['spread']:.0%}, {len(row['runs'])} runs){blk}{io}{mem}"
             + (f" OOM kills {row['oom_kills']}" if row["oom_kills"] else ""))
     return row
 
@@ -213,11 +223,7 @@ def methods(ctx) -> list[dict]:
 
 
 def _fits(ctx, exe_stencil: str, size_: tuple, steps: int, extra: list[str]) -> bool:
-    exe = build(STENCILS[exe_stencil][0], ctx.work / "bin" / exe_stencil)
-    rep, _, _ = run(exe, ["--size", ",".join(map(str, size_)), "--steps", str(steps), "--quiet", "--dir",
-                          str(ctx.scratch), "--mem", str(ctx.profile.budget), "--plan-only", "--report",
-                          str(ctx.scratch / "plan.json"), *extra], None, 60)
-    return rep is not None
+    return plan_only(ctx, exe_stencil, size_, steps, extra) is not None
 
 
 def manual_choices(ctx, size_: tuple, steps: int) -> list[list[str]]:
@@ -272,8 +278,7 @@ def tuners(ctx) -> list[dict]:
             if again["status"] == "ok":
                 r["runs"] += again["runs"]
     for r in finalists:
-        r["seconds"], r["spread"] = median_spread([x["loop_seconds"] for x in r["runs"]])
-        r["cells_per_second"] = r["cells"] / r["seconds"]
+        loop_stats(r)
         r["finalist"] = True
     return rows
 
@@ -315,8 +320,7 @@ def longrun(ctx) -> list[dict]:
         o, inc = pair["ooc"], pair["incore"]
         for r in (o, inc):
             if r["status"] == "ok":
-                r["seconds"], r["spread"] = median_spread([x["loop_seconds"] for x in r["runs"]])
-                r["cells_per_second"] = r["cells"] / r["seconds"]
+                loop_stats(r)
         if o["status"] == "ok" and inc["status"] == "ok":
             o["incore_cells_per_second"] = inc["cells_per_second"]
             # ooc / in-core in cells/s = in-core time / ooc time, pair by pair

@@ -104,7 +104,8 @@ void stn_ooc_out_range(const stn_ooc_plan *p, const stn_ooc_dim *g, int64_t k, i
 }
 
 /* alg2 writes every array back over all the slices block k changed at any step, [A(k,T),
- * A(k+1,1)), and over the boundary slices at the ends, which the first and last blocks own. */
+ * A(k+1,1)), and over the boundary slices at the ends it owns at any step: the first and last
+ * blocks, and a block thinner than its skew that reaches the lower edge late. */
 void stn_ooc_alg2_range(const stn_ooc_dim *g, int64_t k, int64_t T, int64_t *lo, int64_t *hi) {
     *lo = k == 0 ? 0 : stn_ooc_edge(g, k, T);
     *hi = k == g->nblocks - 1 ? g->n : stn_ooc_edge(g, k + 1, 1);

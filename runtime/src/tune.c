@@ -20,6 +20,12 @@
 #include <inttypes.h>
 #include <string.h>
 
+/* The dimension whose block the tuners search: bz (q) of y-blocked tiles, else r (bz of whole
+ * planes in 3d, by in 2d). */
+static const stn_ooc_dim *searched(const stn_ooc_plan *p) {
+    return p->strip != STN_STRIP_NONE ? &p->q : &p->r;
+}
+
 /* The cost of a plan: every byte the model says the run moves. */
 static uint64_t plan_cost(const stn_tune_problem *pb, const stn_ooc_plan *p) {
     uint64_t rd, wr;
@@ -153,7 +159,7 @@ static int64_t best_by(const tune_space *t, int strip, int64_t bt, int64_t bz, i
  *     stn_ooc_mem_floor fits: DRAM is not monotone in the block (with one or two blocks, the last
  *     one's window shrinks as the first grows; one row of z-blocks needs no z-strip at all), the
  *     floor is.  Each plan costs O(its blocks), so a (strip, bt) costs O(n log n) at most.
- * 0.1 s for a 1 TiB description (test_tune.py); runtime/tests/test_tune.c checks it against
+ * 0.3 s for a 1 TiB description (test_tune.py); runtime/tests/test_tune.c checks it against
  * tune_brute on hundreds of random problems. */
 static int tune_blk(tune_space *t, tune_best *b) {
     const stn_tune_problem *pb = t->pb;
@@ -315,7 +321,7 @@ int stn_tune(const stn_tune_problem *pb, int tuner, stn_tune_result *out) {
     out->seconds = stn_now() - t0;
     if (rc)
         return rc;
-    const stn_ooc_dim *g = b.p.strip != STN_STRIP_NONE ? &b.p.q : &b.p.r; /* the searched block */
+    const stn_ooc_dim *g = searched(&b.p);
     int64_t depth = pb->depth < 1 ? 1 : pb->depth;
     out->relaxed = tuner != STN_TUNER_NAIVE && g->b % depth && g->b < g->H - g->L;
     out->plan = b.p;
@@ -407,11 +413,10 @@ int stn_ooc_choose(const stn_run *r, const stn_ooc_model *m, size_t align, stn_o
             res->tune_cost = t.cost;
             res->tune_weighed = t.weighed;
             res->tune_seconds = t.seconds;
-            const stn_ooc_dim *g = p->strip != STN_STRIP_NONE ? &p->q : &p->r; /* the searched block */
             size_t len = strlen(ib->source);
             if (t.relaxed)
                 snprintf(ib->source + len, sizeof ib->source - len,
-                         "; the budget fits no block of whole tiles: blocks of %" PRId64, g->b);
+                         "; the budget fits no block of whole tiles: blocks of %" PRId64, searched(p)->b);
         }
     }
     if (rc == 0)
