@@ -352,10 +352,32 @@ typedef struct aio_req {
     int write;
 } aio_req;
 
+/* What is left of one stn_aio_read/write call not yet cut into requests: its spans (one per
+ * plane, or one for all), each cut into pieces of at most max_request bytes as slots free up. */
+typedef struct aio_job {
+    stn_gridfile *f;
+    stn_aio_group *g;
+    stn_stats *st;
+    char *buf;        /* span 0 in memory */
+    size_t plane;     /* bytes from one span to the next in memory */
+    uint64_t off;     /* span 0 in the file */
+    uint64_t stride;  /* bytes from one span to the next in the file */
+    uint64_t span;    /* bytes per span */
+    uint64_t nspans;  /* spans */
+    uint64_t s, done; /* the next piece: span s, from byte `done` of it */
+    int write;
+} aio_job;
+
+/* Calls held at once; one more waits (reaping) until the oldest is cut into requests.  The
+ * engine queues a few per block (one per field, level and box). */
+#define STN_AIO_JOBS 256
+
 struct stn_aio {
     io_context_t ctx;
     int depth;
     size_t max_request;
+    aio_job *jobs; /* a ring of STN_AIO_JOBS: njobs from jhead */
+    int jhead, njobs;
     aio_req *reqs;
     aio_req **free_list; /* nfree of them */
     int nfree;
@@ -370,7 +392,7 @@ struct stn_aio {
 void stn_aio_group_reset(stn_aio_group *g) { memset(g, 0, sizeof *g); }
 
 int stn_aio_in_flight(const stn_aio *q) { return q->inflight; }
-int stn_aio_queued(const stn_aio *q) { return q->nqueued; }
+int stn_aio_queued(const stn_aio *q) { return q->nqueued + q->njobs; }
 
 static void *zalloc(size_t n) {
     void *p = stn_alloc(n, 64);
@@ -392,7 +414,7 @@ static void read_proc_long(const char *path, long long *v) {
 uint64_t stn_aio_footprint(int depth) {
     /* exactly what stn_aio_create allocates through stn_alloc (the engine's budget counts it) */
     size_t d = depth > 0 ? (size_t)depth : 0;
-    return sizeof(stn_aio) +
+    return sizeof(stn_aio) + STN_AIO_JOBS * sizeof(aio_job) +
            d * (sizeof(aio_req) + sizeof(aio_req *) + sizeof(struct iocb *) + sizeof(struct io_event));
 }
 
@@ -412,11 +434,12 @@ int stn_aio_create(stn_aio **qp, int depth, size_t max_request) {
         return stn_error(-ENOMEM, "out of memory for an asynchronous IO queue of depth %d", depth);
     q->depth = depth;
     q->max_request = max_request;
+    q->jobs = zalloc(STN_AIO_JOBS * sizeof *q->jobs);
     q->reqs = zalloc((size_t)depth * sizeof *q->reqs);
     q->free_list = zalloc((size_t)depth * sizeof *q->free_list);
     q->queued = zalloc((size_t)depth * sizeof *q->queued);
     q->events = zalloc((size_t)depth * sizeof *q->events);
-    if (!q->reqs || !q->free_list || !q->queued || !q->events) {
+    if (!q->jobs || !q->reqs || !q->free_list || !q->queued || !q->events) {
         stn_aio_destroy(q);
         return stn_error(-ENOMEM, "out of memory for an asynchronous IO queue of depth %d", depth);
     }
@@ -459,6 +482,7 @@ void stn_aio_destroy(stn_aio *q) {
         stn_error(0, "%s", saved);
         io_destroy(q->ctx);
     }
+    stn_free(q->jobs);
     stn_free(q->reqs);
     stn_free(q->free_list);
     stn_free(q->queued);
@@ -634,27 +658,47 @@ int stn_aio_submit(stn_aio *q, stn_stats *st) {
     return first;
 }
 
-/* A free request slot, reaping completions when all are busy.  A submission failure on the way
- * (recorded in its group) goes to *subfail; the return value is an error only when no slot can be
- * had at all. */
-static int get_slot(stn_aio *q, stn_stats *st, aio_req **out, int *subfail) {
-    while (q->nfree == 0) {
-        if (q->nqueued > 0) { /* slots queued but not yet submitted: hand them over first */
-            int rc = stn_aio_submit(q, st);
-            if (rc && !*subfail)
-                *subfail = rc;
-            if (rc && q->nqueued > 0 && q->nfree == 0)
-                return rc;
-            continue;
+/* Cut held calls into requests while slots are free, oldest first, and queue them for
+ * io_submit.  Never blocks.  A call's group counts it as one pending request until it is all cut
+ * up, then each request on its own. */
+static void pump(stn_aio *q) {
+    while (q->njobs > 0 && q->nfree > 0) {
+        aio_job *j = &q->jobs[q->jhead];
+        size_t chunk = q->max_request & ~(j->f->align - 1);
+        if (chunk == 0)
+            chunk = j->f->align;
+        uint64_t left = j->span - j->done;
+        size_t len = left < chunk ? (size_t)left : chunk;
+        aio_req *r = q->free_list[--q->nfree];
+        r->f = j->f;
+        r->g = j->g;
+        r->st = j->st;
+        r->buf = j->buf + j->s * j->plane + j->done;
+        r->off = j->off + j->s * j->stride + j->done;
+        r->len = len;
+        r->done = 0;
+        r->write = j->write;
+        prep(r);
+        if (r->g)
+            r->g->pending++;
+        q->queued[q->nqueued++] = &r->cb;
+        j->done += len;
+        if (j->done == j->span) {
+            j->done = 0;
+            if (++j->s == j->nspans) {
+                if (j->g)
+                    j->g->pending--;
+                q->jhead = (q->jhead + 1) % STN_AIO_JOBS;
+                q->njobs--;
+            }
         }
-        if (q->inflight == 0)
-            return stn_error(-EIO, "asynchronous IO queue: no request slot free and nothing in flight");
-        int rc = reap(q, 1, st);
-        if (rc)
-            return rc;
     }
-    *out = q->free_list[--q->nfree];
-    return 0;
+}
+
+/* Cut what slots allow and hand it to the kernel: the queue's one step forward. */
+static int advance(stn_aio *q, stn_stats *st) {
+    pump(q);
+    return q->nqueued > 0 ? stn_aio_submit(q, st) : 0;
 }
 
 static int transfer(stn_aio *q, int write, stn_gridfile *f, int64_t y0, int64_t y1, int64_t z0, int64_t z1,
@@ -679,43 +723,55 @@ static int transfer(stn_aio *q, int write, stn_gridfile *f, int64_t y0, int64_t 
             "%zu bytes apart is not aligned to %zu bytes or too small for %llu rows of %llu bytes",
             what, (long long)y0, (long long)y1, (long long)z0, (long long)z1, f->path, (void *)buf, plane,
             f->align, (unsigned long long)rows, (unsigned long long)rb);
-
+    while (q->njobs == STN_AIO_JOBS) { /* every call slot held: make room (blocking) */
+        int rc = advance(q, st);
+        if (rc && q->nqueued > 0)
+            return rc;
+        if (q->njobs < STN_AIO_JOBS)
+            break;
+        if (q->inflight == 0)
+            return stn_error(-EIO, "asynchronous IO queue: %d calls held and nothing in flight", q->njobs);
+        rc = reap(q, 1, st);
+        if (rc)
+            return rc;
+    }
     /* spans: one per plane, or one for all when both sides are contiguous */
-    uint64_t span = rows * rb, nspans = nz;
-    if (nz == 1 || (y0 == 0 && y1 == f->ny && plane == span)) {
-        span *= nz;
-        nspans = 1;
+    aio_job *j = &q->jobs[(q->jhead + q->njobs++) % STN_AIO_JOBS];
+    *j = (aio_job){f,
+                   g,
+                   st,
+                   buf,
+                   plane,
+                   ((uint64_t)z0 * (uint64_t)f->ny + (uint64_t)y0) * rb,
+                   (uint64_t)f->ny * rb,
+                   rows * rb,
+                   nz,
+                   0,
+                   0,
+                   write};
+    if (nz == 1 || (y0 == 0 && y1 == f->ny && plane == rows * rb)) {
+        j->span *= nz;
+        j->nspans = 1;
     }
-    size_t chunk = q->max_request & ~(f->align - 1);
-    if (chunk == 0)
-        chunk = f->align;
-    int first = 0;
-    for (uint64_t s = 0; s < nspans; s++) {
-        uint64_t off = ((uint64_t)(z0 + (int64_t)s) * (uint64_t)f->ny + (uint64_t)y0) * rb;
-        char *p = buf + s * plane;
-        for (uint64_t done = 0; done < span;) {
-            size_t len = span - done < chunk ? (size_t)(span - done) : chunk;
-            aio_req *r = NULL;
-            int rc = get_slot(q, st, &r, &first);
-            if (rc)
-                return rc; /* what this call queued so far stays queued, counted in g */
-            r->f = f;
-            r->g = g;
-            r->st = st;
-            r->buf = p + done;
-            r->off = off + done;
-            r->len = len;
-            r->done = 0;
-            r->write = write;
-            prep(r);
-            if (g)
-                g->pending++;
-            q->queued[q->nqueued++] = &r->cb;
-            done += len;
-        }
+    if (g)
+        g->pending++;
+    return advance(q, st);
+}
+
+int stn_aio_poll(stn_aio *q, stn_stats *st) {
+    if (q->inflight > 0) {
+        struct timespec zero = {0, 0};
+        int n;
+        do
+            n = io_getevents(q->ctx, 0, q->depth, q->events, &zero);
+        while (n == -EINTR);
+        if (n < 0)
+            return stn_error(n, "polling asynchronous IO failed: io_getevents: %s", strerror(-n));
+        q->inflight -= n;
+        for (int i = 0; i < n; i++)
+            complete(q, &q->events[i]);
     }
-    int rc = stn_aio_submit(q, st);
-    return first ? first : rc;
+    return advance(q, st);
 }
 
 int stn_aio_read(stn_aio *q, stn_gridfile *f, int64_t y0, int64_t y1, int64_t z0, int64_t z1, void *buf,
@@ -731,6 +787,7 @@ int stn_aio_write(stn_aio *q, stn_gridfile *f, int64_t y0, int64_t y1, int64_t z
 
 int stn_aio_wait(stn_aio *q, stn_aio_group *g, stn_stats *st) {
     while (g->pending > 0) {
+        pump(q);
         if (q->nqueued > 0) {
             int rc = stn_aio_submit(q, st); /* failures are recorded in their groups */
             if (rc && q->nqueued > 0)
@@ -753,14 +810,15 @@ int stn_aio_wait(stn_aio *q, stn_aio_group *g, stn_stats *st) {
 }
 
 int stn_aio_wait_all(stn_aio *q, stn_stats *st) {
-    while (q->inflight > 0 || q->nqueued > 0) {
+    while (q->inflight > 0 || q->nqueued > 0 || q->njobs > 0) {
+        pump(q);
         if (q->nqueued > 0) {
             int rc = stn_aio_submit(q, st);
             if (rc && q->nqueued > 0)
                 return rc;
         }
         if (q->inflight > 0) {
-            int rc = reap(q, q->inflight, st);
+            int rc = reap(q, q->njobs > 0 ? 1 : q->inflight, st);
             if (rc)
                 return rc; /* io_getevents itself failed: nothing more can be waited for */
         }

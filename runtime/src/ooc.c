@@ -219,12 +219,15 @@ static void before_step(ooc *e, int64_t j, int64_t t) {
     stn_stats_add_time(&e->res->st, STN_PHASE_COMPUTE, t0);
 }
 
-static void compute_block(ooc *e, int64_t j, int64_t T) {
+static int compute_block(ooc *e, int64_t j, int64_t T) {
     const stn_program_desc *d = e->d;
     const stn_ooc_plan *p = &e->plan;
     const stn_view *g = &e->r->view;
     stn_view v = stn_ooc_view(e);
+    int rc = 0;
     for (int64_t t = 1; t <= T; t++) {
+        if (t > 1 && rc == 0) /* keep the device busy: the queue holds more than it has slots for */
+            rc = stn_aio_poll(e->q, &e->res->st);
         before_step(e, j, t);
         stn_box b = {{d->halo_lo[0], d->halo_lo[1], d->halo_lo[2]},
                      {g->nx - d->halo_hi[0], g->ny - d->halo_hi[1], g->nz - d->halo_hi[2]}};
@@ -246,6 +249,7 @@ static void compute_block(ooc *e, int64_t j, int64_t T) {
         d->step(e->r->o->params, &v, e->src, e->dst, &b, e->res->ib.tile[0], e->res->ib.tile[1]);
         stn_stats_add_time(&e->res->st, STN_PHASE_COMPUTE, t0);
     }
+    return rc;
 }
 
 /* Write block j's final cells (levels T and, for two-level fields, T-1) to the destination,
@@ -280,10 +284,11 @@ static int write_block(ooc *e, int64_t sweep, int64_t j, int64_t T) {
 
 /* ------------------------------------------------------------------ sweeps */
 
-static int sync_destination(ooc *e, int64_t sweep) {
+/* Every write of the sweep has completed; with `durable`, its destination is on stable storage. */
+static int sync_destination(ooc *e, int64_t sweep, int durable) {
     double t0 = stn_now();
     int rc = stn_aio_wait_all(e->q, &e->res->st);
-    for (int i = 0; rc == 0 && i < e->d->nfields; i++) {
+    for (int i = 0; rc == 0 && durable && i < e->d->nfields; i++) {
         ooc_field *f = &e->f[i];
         for (int a = 0; rc == 0 && f->m->state && a < (e->alg2 ? f->m->narr : f->m->levels); a++)
             rc = stn_gridfile_sync(e->alg2 ? ooc_inplace(f, a) : &f->scratch[(sweep + 1) % 2][a]);
@@ -345,8 +350,9 @@ static int run_row(ooc *e, int64_t sweep, int64_t k, int64_t T) {
                 rc = prefetch(e, sweep, hi > nlo ? hi : nlo, nhi);
         }
         if (rc == 0) {
-            compute_block(e, j, T);
-            rc = write_block(e, sweep, j, T);
+            rc = compute_block(e, j, T);
+            if (rc == 0)
+                rc = write_block(e, sweep, j, T);
         }
         if (rc == 0 && e->qnext < e->qhi) { /* the slices leaving the ring: their z-strip */
             int64_t leave = hi;
@@ -386,13 +392,13 @@ static int run_row(ooc *e, int64_t sweep, int64_t k, int64_t T) {
     return rc;
 }
 
-static int run_sweep(ooc *e, int64_t sweep, int64_t T) {
+static int run_sweep(ooc *e, int64_t sweep, int64_t T, int durable) {
     e->T = T;
     int rc = 0;
     for (int64_t k = 0; rc == 0 && k < e->plan.q.nblocks; k++)
         rc = run_row(e, sweep, k, T);
     if (rc == 0)
-        rc = sync_destination(e, sweep);
+        rc = sync_destination(e, sweep, durable);
     else
         stn_aio_wait_all(e->q, &e->res->st); /* nothing may be in flight into freed buffers */
     return rc;
@@ -625,6 +631,13 @@ static int ooc_setup(ooc *e, int64_t *first_sweep) {
     return rc;
 }
 
+static int has_exports(const ooc *e) {
+    for (int s = 0; s < 2 * e->d->nfields; s++)
+        if (e->r->writers[s])
+            return 1;
+    return 0;
+}
+
 int stn_ooc_run(const stn_run *r, stn_result *res, stn_ooc_result *out) {
     ooc e;
     memset(&e, 0, sizeof e);
@@ -658,8 +671,12 @@ int stn_ooc_run(const stn_run *r, stn_result *res, stn_ooc_result *out) {
         e.lvl0 = e.alg2 ? s * e.plan.bt : 0;
         e.prog = &prog;
         e.steps_before = s * e.plan.bt;
-        rc = run_sweep(&e, s, T);
-        if (rc == 0 && !e.alg2) /* alg2 updates its files in place: there is no state to resume */
+        /* a sweep's result is made durable and recorded for --resume, except the last one's when
+         * nothing reads it afterwards (no --out): the files are removed as soon as it ends, and
+         * a run killed before that resumes from the sweep before (one fdatasync less a run) */
+        int durable = s + 1 < e.plan.nsweeps || has_exports(&e);
+        rc = run_sweep(&e, s, T, durable);
+        if (rc == 0 && !e.alg2 && durable) /* alg2 updates its files in place: no state to resume */
             rc = stn_ooc_save_state(&e, s + 1);
         uint64_t pss = stn_pss_bytes(); /* the rings are fully touched by now */
         if (pss > res->peak_pss)

@@ -109,8 +109,12 @@ void stn_aio_group_reset(stn_aio_group *g); /* pending must be 0 */
 #define STN_AIO_DEFAULT_MAX_REQUEST ((size_t)8 << 20)
 
 /* io_setup(depth): at most `depth` requests are in flight (submitted, not yet reaped) at any
- * time; a call that needs more request slots first submits what it queued and reaps completions
- * (blocking) to make room.  So with depth D and max_request M at most D * M bytes move at once.
+ * time.  stn_aio_read/write never wait for the device: a call is held, and cut into requests
+ * only as slots free up (oldest call first), whenever the queue is advanced -- by any later call,
+ * stn_aio_poll, or a wait.  So a caller that queues more than `depth` requests' worth and then
+ * computes should call stn_aio_poll between pieces of its work to keep the device busy.  At most
+ * STN_AIO_JOBS calls are held; one more first reaps (blocking) until the oldest is cut up.
+ * With depth D and max_request M at most D * M bytes move at once.
  * max_request: the largest single transfer, rounded down to a multiple of 4096 (at least 4096;
  * 0: STN_AIO_DEFAULT_MAX_REQUEST; at most 1 GiB).  A long span is cut into max_request pieces
  * (further rounded down to a multiple of the file's alignment), which may cut a row in two: both
@@ -146,6 +150,11 @@ int stn_aio_read(stn_aio *q, stn_gridfile *f, int64_t y0, int64_t y1, int64_t z0
 int stn_aio_write(stn_aio *q, stn_gridfile *f, int64_t y0, int64_t y1, int64_t z0, int64_t z1,
                   const void *buf, size_t buf_plane_bytes, stn_aio_group *g, stn_stats *st);
 
+/* Reap what has completed (without waiting), cut held calls into the slots that frees, and
+ * submit them: keeps the device busy while the caller computes.  Returns a failure to poll or
+ * submit; request failures go to their groups, as with wait. */
+int stn_aio_poll(stn_aio *q, stn_stats *st);
+
 /* Hand queued requests to the kernel now without waiting.  read, write and wait already do, so
  * this is rarely needed.  Returns a submission failure, as above. */
 int stn_aio_submit(stn_aio *q, stn_stats *st);
@@ -159,7 +168,8 @@ int stn_aio_wait(stn_aio *q, stn_aio_group *g, stn_stats *st);
  * it. */
 int stn_aio_wait_all(stn_aio *q, stn_stats *st);
 
-/* Requests submitted and not yet completed, and queued but not yet submitted. */
+/* Requests submitted and not yet completed; requests queued but not yet submitted plus calls
+ * held and not yet cut into requests. */
 int stn_aio_in_flight(const stn_aio *q);
 int stn_aio_queued(const stn_aio *q);
 
