@@ -36,11 +36,11 @@ test-c: ## the C runtime's own tests, through CTest
 
 lint: ## ruff on the Python, clang-format check on the runtime
 	$(BIN)/ruff check compiler test bench tools examples
-	clang-format-15 --dry-run --Werror runtime/include/*.h runtime/src/*.[ch] runtime/tests/*.c
+	clang-format-15 --dry-run --Werror runtime/include/*.h runtime/src/*.[ch] runtime/tests/*.c runtime/tools/*.c
 
 format: ## apply ruff's and clang-format's fixes
 	$(BIN)/ruff check --fix compiler test bench tools examples
-	clang-format-15 -i runtime/include/*.h runtime/src/*.[ch] runtime/tests/*.c
+	clang-format-15 -i runtime/include/*.h runtime/src/*.[ch] runtime/tests/*.c runtime/tools/*.c
 
 grammar: ## regenerate the ANTLR parser from grammar/Stencil.g4 (needs java)
 	tools/gen-parser.sh

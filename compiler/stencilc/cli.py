@@ -11,7 +11,7 @@ import argparse
 import sys
 import traceback
 
-from . import __version__, driver, tune
+from . import __version__, driver, probe, tune
 from .diagnostics import CompileError, InternalError
 
 EMITS = ("ast", "ir", "c", "exe")
@@ -21,7 +21,8 @@ def _compile_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="stencilc",
         description="Compile a .stn stencil into a C program that runs in-core or out-of-core.",
-        epilog="Offline tuning: stencilc tune FILE.stn --machine M.json --size ... --steps ...",
+        epilog="Offline tuning: stencilc tune FILE.stn --machine M.json --size ... --steps ...; "
+               "measuring the flash device: stencilc probe --dir DIR",
     )
     p.add_argument("file", help="the .stn source file")
     p.add_argument("-o", "--output", help="program (exe), directory (c), or file (ast, ir); default: stdout "
@@ -56,6 +57,24 @@ def _tune_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _probe_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="stencilc probe",
+        description="Measure the read and write bandwidth of the flash device holding DIR (requests of 64K to 4M "
+                    "at queue depths 1, 8 and 32, O_DIRECT through the runtime's IO queue) and write a machine "
+                    "file for this machine with the curves (docs/machines.md).",
+    )
+    p.add_argument("--dir", required=True, help="a directory on the device (a test file is created there and removed)")
+    p.add_argument("--size", help="the test file's size, at least 16M (default 1G)")
+    p.add_argument("--seconds", help="seconds per measured point; 24 points (default 0.3)")
+    p.add_argument("-o", "--output", help="the machine file to write (default: the cache, devices/MAJOR-MINOR.json, "
+                                          "where runs look for it)")
+    p.add_argument("--quiet", action="store_true", help="print only the path written")
+    p.add_argument("--cc", default=None, help="C compiler (default: $CC or cc)")
+    p.add_argument("--cflags", default=None, help="extra C compiler flags (default: $STENCILC_CFLAGS)")
+    return p
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["--runtime-dir"]:
@@ -73,6 +92,10 @@ def main(argv: list[str] | None = None) -> int:
             except tune.TuneError as e:
                 sys.stderr.write(f"stencilc tune: error: {e}\n")
                 return e.status
+        if argv[:1] == ["probe"]:
+            a = _probe_parser().parse_args(argv[1:])
+            return probe.run(a.dir, size=a.size, seconds=a.seconds, output=a.output, quiet=a.quiet, cc=a.cc,
+                             cflags=a.cflags)
         args = _compile_parser().parse_args(argv)
         return driver.run(args.file, emit=args.emit, output=args.output, cc=args.cc, cflags=args.cflags)
     except CompileError as e:

@@ -5,7 +5,8 @@ its final name only once it is completely linked (built under a temporary name, 
 renamed).  The runtime (``runtime/src/*.c``) is compiled once per compiler, flags and
 source version into a static library cached under ``$STENCILC_CACHE_DIR`` (default
 ``$XDG_CACHE_HOME/stencilc`` or ``~/.cache/stencilc``); the cache entry is also created
-atomically, so concurrent builds are safe.
+atomically, so concurrent builds are safe.  The runtime's own programs (``runtime/tools/NAME_main.c``,
+e.g. the device probe) are linked against that library and cached the same way (``runtime_tool``).
 
 A missing C compiler is the user's environment (``ToolchainError``, exit 1); a
 generated file that fails to compile is a bug in stencilc (``InternalError``).
@@ -96,6 +97,40 @@ def runtime_library(cc: list[str], cflags: list[str]) -> Path:
             if not lib.exists():  # not a concurrent build that won the race
                 raise
     return lib
+
+
+def runtime_tool(name: str, cc: str | None = None, cflags: str | None = None) -> Path:
+    """The runtime's tool ``runtime/tools/NAME_main.c`` (e.g. ``probe``: ``stencilc-probe``), linked
+    against the cached runtime library: the executable's path.
+
+    Built once per compiler, flags, runtime and tool source into the cache, in a temporary directory
+    that is renamed into place whole (as ``runtime_library``), so concurrent builds are safe."""
+    rt = runtime_dir()
+    src = rt / "tools" / f"{name}_main.c"
+    if not src.is_file():
+        raise ToolchainError(f"the runtime tool '{name}' is missing from this installation: no {src}")
+    ccmd = _cc(cc)
+    flags = _cflags(cflags)
+    lib = runtime_library(ccmd, flags)
+    h = hashlib.sha256()
+    h.update(str(lib).encode())  # the library's path names the runtime's version, compiler and flags
+    h.update(shlex.join(ccmd + flags).encode())
+    h.update(src.read_bytes())
+    exe = cache_dir() / f"tool-{name}-{h.hexdigest()[:16]}" / f"stencilc-{name}"
+    if exe.exists():
+        return exe
+    exe.parent.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=exe.parent.parent) as tmp:
+        staged = Path(tmp) / "stage"
+        staged.mkdir()
+        _run(ccmd + flags + ["-I", str(rt / "src"), "-I", str(rt / "include"), str(src), str(lib),
+                             "-o", str(staged / exe.name)] + LIBS, f"runtime tool {src.name}")
+        try:
+            os.rename(staged, exe.parent)
+        except OSError:
+            if not exe.exists():  # not a concurrent build that won the race
+                raise
+    return exe
 
 
 def build(program: ir.Program, files: dict[str, str], exe: Path, cc: str | None = None,

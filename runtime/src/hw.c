@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <hwloc.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -283,11 +284,54 @@ static const jkey machine_keys[] = {
     {"dram", FIG(dram), 1},
     {"reserve", FIG(reserve), 1},
     {"device_block", FIG(block), 1},
+    {"read", (size_t)-3, 0},
+    {"write", (size_t)-4, 0},
+    {"cells_per_second", (size_t)-5, 0},
 };
 #define N_MACHINE_KEYS ((int)(sizeof machine_keys / sizeof machine_keys[0]))
 
+/* "read" / "write": a device curve (stn_device.h). */
+static int jcurve(jreader *j, stn_hw *hw, const jkey *key) {
+    char text[4096], err[400], msg[600];
+    const char *at = j->p;
+    int rc = jstring(j, text, sizeof text);
+    if (rc)
+        return rc;
+    stn_dev_curve *c = key->offset == (size_t)-3 ? &hw->dev.read : &hw->dev.write;
+    if (stn_dev_parse_curve(text, c, err, sizeof err) != 0) {
+        j->p = at;
+        snprintf(msg, sizeof msg, "\"%s\": %s", key->name, err);
+        return jerr(j, msg);
+    }
+    hw->dev_keys |= key->offset == (size_t)-3 ? 1 : 2;
+    return 0;
+}
+
+/* "cells_per_second": the compute rate to assume (a positive number). */
+static int jrate(jreader *j, stn_hw *hw) {
+    char text[64], *end;
+    const char *at = j->p;
+    size_t k = 0;
+    while (*j->p && (isdigit((unsigned char)*j->p) || *j->p == '.' || *j->p == '-' || *j->p == '+' ||
+                     *j->p == 'e' || *j->p == 'E'))
+        if (k + 1 < sizeof text)
+            text[k++] = *j->p++;
+    text[k] = '\0';
+    double v = strtod(text, &end);
+    if (!*text || *end || !(v > 0) || !isfinite(v)) {
+        j->p = at;
+        return jerr(j, "\"cells_per_second\": expected a positive number, e.g. 1.5e9");
+    }
+    hw->cells_per_second = v;
+    return 0;
+}
+
 static int jvalue(jreader *j, stn_hw *hw, const jkey *key) {
     char text[256];
+    if (key->offset == (size_t)-3 || key->offset == (size_t)-4)
+        return jcurve(j, hw, key);
+    if (key->offset == (size_t)-5)
+        return jrate(j, hw);
     if (key->offset == (size_t)-1 || key->offset == (size_t)-2) {
         int rc = jstring(j, text, sizeof text);
         if (rc == 0)
@@ -347,10 +391,10 @@ static int parse_machine(jreader *j, stn_hw *hw) {
                 key = &machine_keys[k];
         if (!key) {
             j->p = at;
-            char msg[200];
+            char msg[300];
             snprintf(msg, sizeof msg,
                      "unknown key \"%s\" (known: name, description, cores, sockets, numa_nodes, "
-                     "l2, l3, dram, reserve, device_block)",
+                     "l2, l3, dram, reserve, device_block, read, write, cells_per_second)",
                      name);
             return jerr(j, msg);
         }
@@ -427,6 +471,11 @@ int stn_hw_load_machine(const char *path, stn_hw *hw) {
         return stn_error(-EINVAL,
                          "--machine %s: \"reserve\" (%" PRIu64 ") leaves nothing of \"dram\" (%" PRIu64 ")",
                          path, hw->reserve.value, hw->dram.value);
+    if (hw->dev_keys == 1 || hw->dev_keys == 2)
+        return stn_error(-EINVAL, "--machine %s: \"%s\" is given without \"%s\": a device needs both curves",
+                         path, hw->dev_keys == 1 ? "read" : "write", hw->dev_keys == 1 ? "write" : "read");
+    if (hw->dev_keys)
+        snprintf(hw->dev.source, sizeof hw->dev.source, "%s", path);
     hw->described = 1;
     return 0;
 }

@@ -8,6 +8,7 @@
 #ifndef STN_INTERNAL_H
 #define STN_INTERNAL_H
 
+#include "stn_device.h"
 #include "stn_rt.h"
 
 #include <stdint.h>
@@ -157,6 +158,9 @@ typedef struct stn_hw {
     stn_hw_fig dram;                              /* the figure planned from: the smallest of them */
     stn_hw_fig reserve;                           /* left to the system; budget = dram - reserve */
     stn_hw_fig block;                             /* the device's block size (O_DIRECT alignment) */
+    stn_device dev;                               /* its bandwidth curves (when dev_keys == 3) */
+    int dev_keys;                                 /* 1: "read" given, 2: "write", 3: both */
+    double cells_per_second;                      /* "cells_per_second" of a machine file (0: none) */
 } stn_hw;
 
 int stn_hw_discover(stn_hw *hw);

@@ -5,7 +5,8 @@
  *
  * The runtime's files in layers, lowest first; a file calls only into its own layer or lower ones
  * (test/python/test_runtime_layers.py checks this on the object files with nm):
- *   1. error, stats, alloc, file, ring, npy, progress, hw, gridio, args       the pieces
+ *   1. error, stats, alloc, file, ring, npy, progress, hw, gridio, args,      the pieces
+ *      device (the flash device's curves), probe (measuring them)
  *   2. run.c (warnings, the engines' arrays), iblock.c (step 1 of Blk-Tune)   what engines share
  *   3. ooc_plan.c (block geometry, the exact IO model), tune.c (the tuners)   planning, no engine
  *   4. incore.c; ooc.c, ooc_window.c, ooc_xfer.c, ooc_state.c                the engines
@@ -49,6 +50,7 @@ typedef struct stn_run {
     stn_npy_writer **writers; /* [2 * nfields], indexed like o->out_path */
     double t_start;           /* stn_program_main entered */
     stn_log *log;
+    stn_device dev; /* --mode ooc: the device's bandwidth curves, for the time model */
 } stn_run;
 
 /* The iBlock of a run (Blk-Tune's step 1) and the kernels' tile of one thread. */
@@ -57,6 +59,17 @@ typedef struct stn_iblock_pick {
     char source[160]; /* how it was chosen */
     int64_t tile[2];  /* one thread's share: iy x iz / Nc in 3d, iy / Nc rows in 2d */
 } stn_iblock_pick;
+
+/* Predicted seconds of an out-of-core time loop, and their parts (stn_ooc_predict_time). */
+typedef struct stn_time_pred {
+    double total;     /* import + sweeps + export */
+    double compute;   /* the kernels alone */
+    double io;        /* the asynchronous reads and writes alone (the device busy) */
+    double npy;       /* --init reads (synchronous, first sweep) */
+    double fill;      /* the first block of each row read, and its last written, with no overlap */
+    double xfer;      /* the import of inputs and the export of --out */
+    uint64_t request; /* the size of a block's requests */
+} stn_time_pred;
 
 /* What every engine gives back. */
 typedef struct stn_result {
@@ -68,6 +81,10 @@ typedef struct stn_result {
     stn_iblock_pick ib;
     int have_paging;                      /* --mode mmap: the kernel's paging traffic was measured */
     uint64_t paging_read, paging_written; /* storage bytes read / written back during the time loop */
+    int have_time;                        /* ooc: the time model ran */
+    stn_time_pred time;
+    double cells_per_second; /* ooc: the kernels' rate the time model used */
+    char rate_source[256];   /* and where it came from */
 } stn_result;
 
 /* What the out-of-core engine adds: its plan and how it was chosen. */
@@ -86,6 +103,11 @@ typedef struct stn_ooc_result {
  * error set (naming `engine`); on failure the caller frees whatever is not NULL. */
 int stn_engine_arrays(const stn_program_desc *d, size_t field_size, void **f, const void ***src, void ***dst,
                       const char *engine);
+
+/* The kernels' rate in cells per second, measured on a small grid of the run's rows (all arrays
+ * together at most `cap` bytes) with the iBlock `tile`, for about 50 ms; `source` says how. */
+int stn_measure_rate(const stn_run *r, const int64_t tile[2], uint64_t cap, double *cps, char *source,
+                     size_t n);
 
 /* ------------------------------------------------------------------ iblock.c */
 

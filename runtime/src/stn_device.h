@@ -1,0 +1,52 @@
+/*
+ * stn_device.h -- what the time model knows of a flash device: its read and write bandwidth as a
+ * function of the request size and the queue depth (device.c).  Private to the runtime.
+ *
+ * A curve is a list of measured points "REQUEST@DEPTH:BANDWIDTH", the text a machine file and a
+ * probe file hold (docs/machines.md), e.g. "64K@8:610M 1M@8:1.05G".  Sizes take binary units
+ * (K, M, G, T); a bandwidth is bytes per second with the same units ("1.05G" is 1.05 GiB/s).
+ * Between measured request sizes the time per byte is interpolated linearly in log(request
+ * size); past the ends it is the end's.  Depth: the nearest measured depth at or below the one
+ * asked (the least one measured if none is below).
+ */
+#ifndef STN_DEVICE_H
+#define STN_DEVICE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define STN_CURVE_MAX 64
+
+typedef struct stn_dev_point {
+    uint64_t request; /* bytes per request */
+    int depth;        /* requests in flight */
+    double bps;       /* bytes per second */
+} stn_dev_point;
+
+typedef struct stn_dev_curve {
+    int n;
+    stn_dev_point p[STN_CURVE_MAX]; /* sorted by depth, then request */
+} stn_dev_curve;
+
+typedef struct stn_device {
+    stn_dev_curve read, write;
+    char source[512]; /* where the curves came from: a probe file, a machine file, the default */
+} stn_device;
+
+/* Parse "REQUEST@DEPTH:BANDWIDTH ..." (whitespace or commas between points) into c.  0, or
+ * -EINVAL with a message (in err, n bytes) naming the point and what is wrong. */
+int stn_dev_parse_curve(const char *text, stn_dev_curve *c, char *err, size_t n);
+/* The curve as text, the form stn_dev_parse_curve reads (sizes with binary units). */
+void stn_dev_format_curve(const stn_dev_curve *c, char *buf, size_t n);
+/* Bytes per second for requests of `request` bytes at `depth` in flight (see the top). */
+double stn_dev_bandwidth(const stn_dev_curve *c, uint64_t request, int depth);
+/* The built-in curves used when nothing was measured: a SATA-class SSD, deliberately modest. */
+void stn_dev_default(stn_device *dev);
+
+/* Where `stencilc probe --dir DIR` keeps the machine file it measured for the device holding
+ * dir, and where a run looks for it: $STENCILC_CACHE_DIR, else $XDG_CACHE_HOME/stencilc, else
+ * ~/.cache/stencilc, then devices/MAJOR-MINOR.json (dir's st_dev).  0, or -errno (dir cannot be
+ * examined, no HOME). */
+int stn_dev_cache_path(const char *dir, char *path, size_t n);
+
+#endif /* STN_DEVICE_H */

@@ -1,0 +1,337 @@
+/*
+ * probe_main.c -- stencilc-probe, the program behind `stencilc probe`: measure the flash device
+ * holding a directory (stn_probe, runtime/src/probe.c) and write a complete machine file
+ * (docs/machines.md) for this machine with the device's read and write curves.
+ *
+ *   stencilc-probe --dir DIR [--size BYTES] [--seconds S] [-o FILE] [--quiet]
+ *
+ * FILE defaults to the cache path a run looks in (stn_dev_cache_path: $STENCILC_CACHE_DIR, else
+ * $XDG_CACHE_HOME/stencilc, else ~/.cache/stencilc, then devices/MAJOR-MINOR.json); its directories
+ * are created, and the file is written to a temporary beside it, read back through the runtime's
+ * own machine-file parser, and renamed into place, so it appears whole and valid or not at all.
+ * Exit status: 0; 1 the directory, the device or the output failed (`stencilc probe: error: ...`
+ * on stderr); 2 a command-line mistake.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "stn_device.h"
+#include "stn_gridio.h"
+#include "stn_internal.h"
+#include "stn_probe.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PREFIX "stencilc probe: error: "
+
+static const char usage_text[] =
+    "usage: stencilc probe --dir DIR [--size BYTES] [--seconds S] [-o FILE] [--quiet]\n"
+    "\n"
+    "Measure the read and write bandwidth of the flash device holding DIR for requests of 64K,\n"
+    "256K, 1M and 4M at queue depths 1, 8 and 32 (O_DIRECT, libaio), and write a machine file\n"
+    "for this machine with the curves (docs/machines.md).\n"
+    "\n"
+    "  --dir DIR     a directory on the device (a test file is created there and removed)\n"
+    "  --size BYTES  the test file's size, at least 16M (default 1G)\n"
+    "  --seconds S   seconds per measured point, 24 points (default 0.3)\n"
+    "  -o FILE       where the machine file goes (default: the cache, devices/MAJOR-MINOR.json)\n"
+    "  --quiet       print only the path written\n";
+
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int usage_error(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fputs(PREFIX, stderr);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputs(" (see --help)\n", stderr);
+    return 2;
+}
+
+static int fail(const char *msg) {
+    fprintf(stderr, PREFIX "%s\n", msg);
+    return 1;
+}
+
+/* mkdir -p of the directory part of path. */
+static int make_parents(const char *path) {
+    char buf[PATH_MAX];
+    if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
+        return stn_error(-ENAMETOOLONG, "'%s': the name is too long", path);
+    char *slash = strrchr(buf, '/');
+    if (!slash || slash == buf)
+        return 0;
+    *slash = '\0';
+    for (char *p = buf + 1;; p++) {
+        if (*p != '/' && *p != '\0')
+            continue;
+        char c = *p;
+        *p = '\0';
+        if (mkdir(buf, 0777) != 0 && errno != EEXIST) {
+            int e = errno;
+            return stn_error(stn_neg_errno(e), "cannot create the directory '%s': %s", buf, strerror(e));
+        }
+        *p = c;
+        if (!c)
+            break;
+    }
+    return 0;
+}
+
+/* A JSON string of s into out: quotes and backslashes escaped (the only escapes a machine file
+ * takes), control characters replaced by '?'. */
+static void json_string(const char *s, char *out, size_t n) {
+    size_t k = 0;
+    if (n < 3)
+        return;
+    out[k++] = '"';
+    for (; *s && k + 3 < n; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\')
+            out[k++] = '\\', out[k++] = (char)ch;
+        else
+            out[k++] = ch < 0x20 ? '?' : (char)ch;
+    }
+    out[k++] = '"';
+    out[k] = '\0';
+}
+
+/* "254:0 (vda)" or "259:1 (nvme0n1p1, Samsung SSD 980)": the block device holding dir, from sysfs. */
+static void device_name(const char *dir, char *out, size_t n) {
+    struct stat sb;
+    if (stat(dir, &sb) != 0) {
+        snprintf(out, n, "an unknown device");
+        return;
+    }
+    unsigned maj = major(sb.st_dev), min = minor(sb.st_dev);
+    char link[64], model[128] = "", path[PATH_MAX + 32];
+    snprintf(link, sizeof link, "/sys/dev/block/%u:%u", maj, min);
+    char *real = realpath(link, NULL);
+    if (!real) {
+        snprintf(out, n, "device %u:%u (no block device)", maj, min);
+        return;
+    }
+    const char *base = strrchr(real, '/') ? strrchr(real, '/') + 1 : real;
+    static const char *const tries[] = {"%s/device/model", "%s/../device/model"};
+    for (size_t t = 0; t < 2 && !model[0]; t++) {
+        snprintf(path, sizeof path, tries[t], real);
+        FILE *fp = fopen(path, "re");
+        if (!fp)
+            continue;
+        if (!fgets(model, sizeof model, fp))
+            model[0] = '\0';
+        fclose(fp);
+        size_t len = strlen(model);
+        while (len > 0 && (model[len - 1] == '\n' || model[len - 1] == ' '))
+            model[--len] = '\0';
+    }
+    if (model[0])
+        snprintf(out, n, "device %u:%u (%s, %s)", maj, min, base, model);
+    else
+        snprintf(out, n, "device %u:%u (%s)", maj, min, base);
+    free(real);
+}
+
+/* The machine file's text: this machine as discovered, the device's curves as measured. */
+static int machine_json(const stn_hw *hw, const stn_device *dev, const char *dir, const char *devname,
+                        uint64_t file_bytes, double seconds, size_t block, char *out, size_t n) {
+    char name[128], desc[256], jname[300], jdesc[600], date[64] = "", hb[32];
+    static char rd[STN_CURVE_MAX * 48], wr[STN_CURVE_MAX * 48];
+    time_t now = time(NULL);
+    struct tm tm;
+    if (gmtime_r(&now, &tm))
+        strftime(date, sizeof date, "%Y-%m-%d", &tm);
+    snprintf(name, sizeof name, "this machine (probed %.60s)", dir);
+    snprintf(desc, sizeof desc,
+             "stencilc probe on %s: %.80s under %.60s, a %s test file, %.2f s per point; cores, caches "
+             "and DRAM as discovered",
+             date, devname, dir, stn_fmt_bytes(hb, sizeof hb, file_bytes), seconds);
+    json_string(name, jname, sizeof jname);
+    json_string(desc, jdesc, sizeof jdesc);
+    stn_dev_format_curve(&dev->read, rd, sizeof rd);
+    stn_dev_format_curve(&dev->write, wr, sizeof wr);
+    int w = snprintf(out, n,
+                     "{\n"
+                     "  \"name\": %s,\n"
+                     "  \"description\": %s,\n"
+                     "  \"cores\": %llu,\n"
+                     "  \"sockets\": %llu,\n"
+                     "  \"numa_nodes\": %llu,\n"
+                     "  \"l2\": %llu,\n",
+                     jname, jdesc, (unsigned long long)hw->cores.value, (unsigned long long)hw->sockets.value,
+                     (unsigned long long)hw->numa_nodes.value, (unsigned long long)hw->l2.value);
+    if (hw->l3.value && w > 0 && (size_t)w < n)
+        w += snprintf(out + w, n - (size_t)w, "  \"l3\": %llu,\n", (unsigned long long)hw->l3.value);
+    if (w > 0 && (size_t)w < n)
+        w += snprintf(out + w, n - (size_t)w,
+                      "  \"dram\": %llu,\n"
+                      "  \"device_block\": %zu,\n"
+                      "  \"read\": \"%s\",\n"
+                      "  \"write\": \"%s\"\n"
+                      "}\n",
+                      (unsigned long long)hw->dram.value, block, rd, wr);
+    if (w < 0 || (size_t)w >= n)
+        return stn_error(-ENAMETOOLONG, "the machine file's text does not fit in %zu bytes", n);
+    return 0;
+}
+
+/* Write text to path atomically, after checking that the runtime reads it back with the same curves. */
+static int write_machine(const char *path, const char *text, const stn_device *dev) {
+    int rc = make_parents(path);
+    if (rc)
+        return stn_error(rc, "cannot write '%s': %s", path, stn_errmsg());
+    stn_afile af;
+    rc = stn_afile_open(&af, path, 0);
+    if (!rc)
+        rc = stn_afile_write(&af, text, strlen(text));
+    if (!rc)
+        rc = stn_afile_sync(&af);
+    if (!rc) {
+        stn_hw back;
+        rc = stn_hw_load_machine(af.tmp, &back);
+        if (rc)
+            rc = stn_error(rc, "the machine file does not read back (a bug): %s", stn_errmsg());
+        else if (back.dev_keys != 3 || back.dev.read.n != dev->read.n || back.dev.write.n != dev->write.n)
+            rc = stn_error(-EIO, "the machine file does not read back (a bug): its curves differ");
+    }
+    if (rc) {
+        stn_afile_abort(&af);
+        return rc;
+    }
+    return stn_afile_commit(&af);
+}
+
+static void print_table(const stn_device *dev) {
+    printf("  request  depth   read MiB/s  write MiB/s\n");
+    for (int i = 0; i < dev->read.n; i++) {
+        const stn_dev_point *r = &dev->read.p[i];
+        char req[32];
+        if (r->request >= ((uint64_t)1 << 20))
+            snprintf(req, sizeof req, "%lluM", (unsigned long long)(r->request >> 20));
+        else
+            snprintf(req, sizeof req, "%lluK", (unsigned long long)(r->request >> 10));
+        double wbps = stn_dev_bandwidth(&dev->write, r->request, r->depth);
+        printf("  %7s  %5d  %11.1f  %11.1f\n", req, r->depth, r->bps / (1 << 20), wbps / (1 << 20));
+    }
+}
+
+int main(int argc, char **argv) {
+    const char *dir = NULL, *output = NULL, *size_text = NULL, *seconds_text = NULL;
+    int quiet = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *eq = strchr(a, '=');
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            fputs(usage_text, stdout);
+            return 0;
+        }
+        if (strcmp(a, "--quiet") == 0) {
+            quiet = 1;
+            continue;
+        }
+        static const char *const names[] = {"--dir", "--size", "--seconds", "-o", "--output"};
+        const char **slot[] = {&dir, &size_text, &seconds_text, &output, &output};
+        int k = -1;
+        size_t len = eq && strncmp(a, "--", 2) == 0 ? (size_t)(eq - a) : strlen(a);
+        for (int j = 0; j < 5 && k < 0; j++)
+            if (strlen(names[j]) == len && strncmp(a, names[j], len) == 0)
+                k = j;
+        if (k < 0)
+            return usage_error(a[0] == '-' ? "unknown option '%s'" : "unexpected argument '%s'", a);
+        const char *value = len < strlen(a) ? a + len + 1 : NULL;
+        if (!value) {
+            if (i + 1 >= argc)
+                return usage_error("%s needs a value", names[k]);
+            value = argv[++i];
+        }
+        if (*slot[k])
+            return usage_error("%s is given twice", names[k]);
+        *slot[k] = value;
+    }
+    if (!dir)
+        return usage_error("--dir DIR is required: a directory on the device to measure");
+    if (!*dir)
+        return usage_error("--dir: expected a directory, got an empty string");
+    uint64_t size = STN_PROBE_DEFAULT_BYTES;
+    if (size_text) {
+        if (stn_parse_bytes(size_text, &size) != 0)
+            return usage_error("--size %s: expected a byte count such as 64M, 1G or 1.5G (binary units)",
+                               size_text);
+        if (size < STN_PROBE_MIN_BYTES)
+            return usage_error("--size %s: the test file needs at least 16M", size_text);
+    }
+    double seconds = STN_PROBE_DEFAULT_SECONDS;
+    if (seconds_text) {
+        char *end;
+        seconds = strtod(seconds_text, &end);
+        if (!*seconds_text || *end || !(seconds > 0) || seconds > STN_PROBE_MAX_SECONDS)
+            return usage_error(
+                "--seconds %s: expected a number of seconds per point, more than 0 and at most %g",
+                seconds_text, STN_PROBE_MAX_SECONDS);
+    }
+    if (output && !*output)
+        return usage_error("-o: expected a file, got an empty string");
+
+    struct stat sb;
+    if (stat(dir, &sb) != 0) {
+        fprintf(stderr, PREFIX "--dir '%s': %s\n", dir, strerror(errno));
+        return 1;
+    }
+    if (!S_ISDIR(sb.st_mode)) {
+        fprintf(stderr, PREFIX "--dir '%s': not a directory\n", dir);
+        return 1;
+    }
+    char path[PATH_MAX];
+    if (!output) {
+        int rc = stn_dev_cache_path(dir, path, sizeof path);
+        if (rc) {
+            fprintf(stderr,
+                    PREFIX
+                    "cannot find the cache for '%s': %s (set STENCILC_CACHE_DIR or HOME, or give -o FILE)\n",
+                    dir, strerror(-rc));
+            return 1;
+        }
+        output = path;
+    }
+
+    double t0 = stn_now();
+    stn_device dev;
+    int rc = stn_probe(dir, size, seconds, &dev, !quiet);
+    if (rc)
+        return fail(stn_errmsg());
+    double took = stn_now() - t0;
+
+    stn_hw hw;
+    if (stn_hw_discover(&hw) != 0)
+        return fail(stn_errmsg());
+    size_t block = 0;
+    if (stn_dio_alignment(dir, &block, NULL, 0) != 0)
+        return fail(stn_errmsg());
+    char devname[256], where[PATH_MAX];
+    device_name(dir, devname, sizeof devname);
+    if (!realpath(dir, where)) /* the machine file names the directory absolutely */
+        snprintf(where, sizeof where, "%s", dir);
+    static char text[16384];
+    if (machine_json(&hw, &dev, where, devname, size - size % STN_PROBE_MAX_REQUEST, seconds, block, text,
+                     sizeof text) != 0)
+        return fail(stn_errmsg());
+    if (write_machine(output, text, &dev) != 0)
+        return fail(stn_errmsg());
+
+    if (!quiet) {
+        char hb[32];
+        printf("%s under %s: a %s test file, %.2f s per point\n", devname, dir,
+               stn_fmt_bytes(hb, sizeof hb, size - size % STN_PROBE_MAX_REQUEST), seconds);
+        print_table(&dev);
+    }
+    printf("wrote %s (the probe took %.1f s)\n", output, took);
+    return 0;
+}
