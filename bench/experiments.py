@@ -137,7 +137,8 @@ def point(ctx, stencil: str, size: tuple[int, int, int], steps: int, extra: list
     bt = (row["params"] or {}).get("bt")
     row["sweeps"] = -(-steps // bt) if mode == "ooc" and bt else None
     for k in ("bytes_read", "bytes_written", "predicted_bytes_read", "predicted_bytes_written", "paging_bytes_read",
-              "paging_bytes_written", "mem_plan_bytes", "peak_rss_bytes", "peak_pss_bytes"):
+              "paging_bytes_written", "mem_plan_bytes", "peak_rss_bytes", "peak_pss_bytes", "predicted_seconds",
+              "time_model"):
         if k in rep:
             row[k] = rep[k]
     p = row["params"] or {}

@@ -3,6 +3,8 @@
 - DRAM: a STREAM-style triad on all threads (bench/c/triad.c), best of several.
 - IO: O_DIRECT sequential write and read bandwidth of the device under --dir, through libaio
   at several queue depths (bench/c/aiobw.c), the way the runtime drives it.
+- The device curve: `stencilc probe --dir DIR`, written where every run of the bench finds it,
+  so that each out-of-core report's predicted_seconds uses the device under test.
 - Compute: the stencil's own in-core rate on a grid that fits in L2/L3 (no DRAM traffic to
   speak of): what the cores can do with this kernel.  Measured per stencil by the experiments.
 """
@@ -12,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 from bench.common import GiB, MiB, cc, sh
@@ -48,6 +51,24 @@ def aio(ctx) -> dict:
             "request_bytes": p.aio_request}
 
 
+def probe(ctx) -> dict:
+    """`stencilc probe` on the device under test: the time model's curves for every run that follows."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "compiler"))
+    from stencilc.toolchain import cache_dir
+
+    st = os.stat(ctx.dir)
+    path = cache_dir() / "devices" / f"{os.major(st.st_dev)}-{os.minor(st.st_dev)}.json"
+    r = subprocess.run([sys.executable, "-m", "stencilc", "probe", "--dir", str(ctx.dir), "--quiet"],
+                       capture_output=True, text=True,
+                       env=dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1] / "compiler")))
+    if r.returncode != 0:
+        print(f"  device curve: stencilc probe failed ({r.stderr.strip()}); runs predict with the default curves")
+        return {"failed": r.stderr.strip()}
+    m = json.loads(path.read_text())
+    print(f"  device curve (stencilc probe, {path}): read {m['read']}; write {m['write']}")
+    return {"path": str(path), "read": m["read"], "write": m["write"]}
+
+
 def measure(ctx) -> dict:
     print("limits:")
-    return {"triad": triad(ctx), "aio": aio(ctx)}
+    return {"triad": triad(ctx), "aio": aio(ctx), "probe": probe(ctx)}

@@ -49,6 +49,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -117,10 +118,79 @@ static int strip_io(ooc *e, int save, int64_t r0, int64_t r1, stn_aio_group *g) 
 
 /* Queue the reads of block j's new slices [r0, r1) from the source set (and the spilled strip)
  * into the ring. */
+/* ------------------------------------------------------------------ the --init reader */
+
+/* The first sweep reads --init files with pread (their rows are not aligned for O_DIRECT).  So
+ * that those reads overlap the kernels as the asynchronous ones do, block j+1's are made by a
+ * thread of their own while block j computes, into ring slices no one else touches until
+ * enter_block(j+1) joins it.  The thread touches nothing of the engine but those rows. */
+typedef struct ooc_reader {
+    pthread_t th;
+    ooc *e;
+    int64_t sweep, r0, r1, q0, q1;
+    int rc;
+    char msg[1024];
+    stn_stats st; /* its bytes (merged at the join; its time overlaps the main thread's) */
+} ooc_reader;
+
+static void *reader_main(void *arg) {
+    ooc_reader *rd = arg;
+    ooc *e = rd->e;
+    for (int i = 0; rd->rc == 0 && i < e->d->nfields; i++) {
+        ooc_field *f = &e->f[i];
+        for (int l = 0; rd->rc == 0 && l < nlevels_read(f); l++)
+            if (stn_ooc_source_of(&e->model, &e->plan, i, l, rd->sweep) == STN_SRC_NPY)
+                rd->rc = stn_ooc_npy_box_st(e, i, l, f->ring[ooc_arr(f, -l)], rd->r0, rd->r1, rd->q0, rd->q1,
+                                            &rd->st);
+    }
+    if (rd->rc)
+        snprintf(rd->msg, sizeof rd->msg, "%s", stn_errmsg());
+    return NULL;
+}
+
+/* Start reading the --init rows of slices [r0, r1) of the current row, if the sweep has any. */
+static int reader_start(ooc *e, int64_t sweep, int64_t r0, int64_t r1) {
+    int any = 0;
+    for (int i = 0; i < e->d->nfields; i++)
+        for (int l = 0; l < nlevels_read(&e->f[i]); l++)
+            any |= stn_ooc_source_of(&e->model, &e->plan, i, l, sweep) == STN_SRC_NPY;
+    if (!any || e->alg2 || e->plan.schedule == STN_SCHED_ALG1 || r1 <= r0 || e->qhi <= e->qnew)
+        return 0;
+    ooc_reader *rd = calloc(1, sizeof *rd);
+    if (!rd)
+        return stn_error(-ENOMEM, "out of memory starting the --init reader");
+    *rd = (ooc_reader){.e = e, .sweep = sweep, .r0 = r0, .r1 = r1, .q0 = e->qnew, .q1 = e->qhi};
+    int rc = pthread_create(&rd->th, NULL, reader_main, rd);
+    if (rc) { /* no thread: enter_block reads them itself */
+        free(rd);
+        return 0;
+    }
+    e->reader = rd;
+    return 0;
+}
+
+/* Wait for the reader (time blocked: wait), take its bytes and its failure. */
+static int reader_join(ooc *e) {
+    ooc_reader *rd = e->reader;
+    if (!rd)
+        return 0;
+    double t0 = stn_now();
+    pthread_join(rd->th, NULL);
+    stn_stats_add_time(&e->res->st, STN_PHASE_WAIT, t0);
+    e->res->st.bytes_read += rd->st.bytes_read;
+    int rc = rd->rc ? stn_error(rd->rc, "%s", rd->msg) : 0;
+    free(rd);
+    e->reader = NULL;
+    return rc;
+}
+
 static int prefetch(ooc *e, int64_t sweep, int64_t r0, int64_t r1) {
     stn_aio_group_reset(&e->rgroup);
     if (r1 <= r0)
         return 0;
+    int rc0 = reader_start(e, sweep, r0, r1);
+    if (rc0)
+        return rc0;
     if (e->alg2) {
         int rc = read_inplace(e, r0, r1, &e->rgroup);
         if (rc)
@@ -154,13 +224,18 @@ static int enter_block(ooc *e, int64_t sweep, int64_t lo, int64_t hi) {
     int64_t new_lo = e->wr1 > lo ? e->wr1 : lo;
     e->wr0 = lo;
     e->wr1 = hi;
+    int ahead = e->reader != NULL; /* the --init rows are in (or coming) */
     int rc = stn_aio_wait(e->q, &e->rgroup, &e->res->st);
+    int rc2 = reader_join(e);
+    rc = rc ? rc : rc2;
     if (rc == 0 && e->plan.strip == STN_STRIP_DRAM)
         rc = strip_io(e, 0, new_lo, hi, NULL);
     for (int i = 0; rc == 0 && i < e->d->nfields; i++)
-        for (int l = 0; rc == 0 && l < nlevels_read(&e->f[i]); l++)
-            rc = stn_ooc_place(e, i, l, stn_ooc_source_of(&e->model, &e->plan, i, l, sweep), new_lo, hi,
-                               e->qnew, e->qhi);
+        for (int l = 0; rc == 0 && l < nlevels_read(&e->f[i]); l++) {
+            int src = stn_ooc_source_of(&e->model, &e->plan, i, l, sweep);
+            if (!(ahead && src == STN_SRC_NPY))
+                rc = stn_ooc_place(e, i, l, src, new_lo, hi, e->qnew, e->qhi);
+        }
     /* dirichlet: the level-1 array of a new slice gets the boundary cells of level 0 (which every
      * level >= 0 shares); the kernels never write them, so this holds for the whole sweep */
     stn_view v = stn_ooc_view(e);
@@ -399,8 +474,10 @@ static int run_sweep(ooc *e, int64_t sweep, int64_t T, int durable) {
         rc = run_row(e, sweep, k, T);
     if (rc == 0)
         rc = sync_destination(e, sweep, durable);
-    else
-        stn_aio_wait_all(e->q, &e->res->st); /* nothing may be in flight into freed buffers */
+    else {
+        reader_join(e); /* nothing may be in flight into freed buffers */
+        stn_aio_wait_all(e->q, &e->res->st);
+    }
     return rc;
 }
 
@@ -580,6 +657,28 @@ static void print_plan(const ooc *e) {
            e->r->mem_budget);
 }
 
+/* The time model: the kernels' rate (a --machine file's cells_per_second, else measured now
+ * on a grid of at most 16 MiB and a quarter of the budget) and the device's curves. */
+static int predict_time(ooc *e, int64_t first_sweep) {
+    const stn_run *r = e->r;
+    stn_result *res = e->res;
+    if (r->hw.cells_per_second > 0) {
+        res->cells_per_second = r->hw.cells_per_second;
+        snprintf(res->rate_source, sizeof res->rate_source, "--machine %s", r->o->machine);
+    } else {
+        uint64_t cap = r->mem_budget / 4 < ((uint64_t)16 << 20) ? r->mem_budget / 4 : (uint64_t)16 << 20;
+        int rc = stn_measure_rate(r, res->ib.tile, cap, &res->cells_per_second, res->rate_source,
+                                  sizeof res->rate_source);
+        if (rc)
+            return rc;
+    }
+    stn_time_model tm = {&r->dev, res->cells_per_second, (double)stn_grid_cells(r->o), STN_AIO_DEFAULT_DEPTH,
+                         STN_AIO_DEFAULT_MAX_REQUEST};
+    stn_ooc_predict_time(&e->model, &e->plan, first_sweep, &tm, &res->time);
+    res->have_time = 1;
+    return 0;
+}
+
 static int ooc_setup(ooc *e, int64_t *first_sweep) {
     const stn_run *r = e->r;
     size_t align = (size_t)r->hw.block.value; /* program.c found it for --dir (or --machine gave it) */
@@ -614,6 +713,9 @@ static int ooc_setup(ooc *e, int64_t *first_sweep) {
     }
     int resuming = *first_sweep > 0;
     stn_ooc_predict(&e->model, &e->plan, *first_sweep, &e->res->predicted_read, &e->res->predicted_written);
+    rc = predict_time(e, *first_sweep);
+    if (rc)
+        return rc;
     if (r->o->plan_only)
         return 0; /* no queue, no file: stn_ooc_run prints the plan */
     rc = stn_aio_create(&e->q, STN_AIO_DEFAULT_DEPTH, STN_AIO_DEFAULT_MAX_REQUEST);

@@ -446,3 +446,65 @@ void stn_ooc_predict(const stn_ooc_model *m, const stn_ooc_plan *p, int64_t firs
             }
     }
 }
+
+/* ------------------------------------------------------------------ the time model */
+
+/* The bytes of one request of a block: its new slices in one plane (y-blocked, 2d) or all of
+ * them (whole planes, where they are contiguous), at most the queue's largest request. */
+static uint64_t request_bytes(const stn_ooc_plan *p, uint64_t max_request) {
+    uint64_t b = (uint64_t)p->r.b;
+    uint64_t req = p->r.axis == 2 ? b * p->slice_bytes : b * (uint64_t)p->row_bytes;
+    return req < max_request ? req : max_request;
+}
+
+static double seconds(const stn_dev_curve *c, uint64_t bytes, uint64_t request, int depth) {
+    double bw = stn_dev_bandwidth(c, request, depth);
+    return bytes && bw > 0 ? (double)bytes / bw : 0;
+}
+
+void stn_ooc_predict_time(const stn_ooc_model *m, const stn_ooc_plan *p, int64_t first_sweep,
+                          const stn_time_model *tm, stn_time_pred *out) {
+    memset(out, 0, sizeof *out);
+    uint64_t req = request_bytes(p, tm->max_request), big = tm->max_request;
+    out->request = req;
+    /* the share of a row's IO that nothing overlaps: block 0's window read, the last block written */
+    double edge = p->r.n > 0 ? (double)(stn_ooc_window0(&p->r, p->r.b) + p->r.b) / (double)p->r.n : 1;
+    edge = edge > 1 ? 1 : edge;
+    for (int64_t s = first_sweep; s < p->nsweeps; s++) {
+        uint64_t rd = 0, wr = 0, npy = 0;
+        for (int i = 0; i < m->nfields; i++) {
+            const stn_ooc_fsrc *f = &m->f[i];
+            sweep_bytes(m, p, i, s, 1, &rd, &wr);
+            for (int l = 0; f->state && p->schedule != STN_SCHED_ALG2 && l < f->levels; l++)
+                if (stn_ooc_source_of(m, p, i, l, s) == STN_SRC_NPY)
+                    npy += sweep_read_bytes(p, s, p->npy_bytes);
+        }
+        rd -= npy;
+        double io =
+            seconds(&tm->dev->read, rd, req, tm->depth) + seconds(&tm->dev->write, wr, req, tm->depth);
+        double comp = tm->cells_per_second > 0
+                          ? tm->cells * (double)stn_ooc_sweep_steps(p, s) / tm->cells_per_second
+                          : 0;
+        double n = seconds(&tm->dev->read, npy, req, 1);
+        out->io += io;
+        out->compute += comp;
+        out->npy += n;
+        out->fill += io * edge;
+        double dev = io + n; /* the --init reads share the device (and run beside the kernels) */
+        out->total += (comp > dev ? comp : dev) + io * edge;
+    }
+    for (int i = 0; i < m->nfields; i++) { /* import and export: whole levels, one after another */
+        const stn_ooc_fsrc *f = &m->f[i];
+        if (!f->state && f->input == STN_SRC_SCRATCH && first_sweep == 0 && p->nsweeps > 0)
+            out->xfer += seconds(&tm->dev->read, p->npy_bytes, big, 1) +
+                         seconds(&tm->dev->write, p->grid_bytes, big, tm->depth);
+        if (f->state && p->schedule == STN_SCHED_ALG2 && first_sweep == 0 && p->nsweeps > 0)
+            out->xfer += f->narr * (seconds(&tm->dev->read, p->npy_bytes, big, 1) +
+                                    seconds(&tm->dev->write, p->grid_bytes, big, tm->depth));
+        for (int l = 0; l < 2; l++)
+            if (f->out[l])
+                out->xfer += seconds(&tm->dev->read, p->grid_bytes, big, tm->depth) +
+                             seconds(&tm->dev->write, p->npy_bytes, big, 1);
+    }
+    out->total += out->xfer;
+}

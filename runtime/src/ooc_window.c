@@ -56,7 +56,12 @@ int stn_ooc_io_box(ooc *e, int write, stn_gridfile *gf, char *ring, int64_t r0, 
  * to last (row i moves down from D + i*rowb to i*row_bytes, D = rows * padding, never over a
  * row not yet moved), so no buffer outside the plan is needed. */
 int stn_ooc_npy_box(ooc *e, int f, int level, char *ring, int64_t r0, int64_t r1, int64_t q0, int64_t q1) {
-    ooc_field *of = &e->f[f];
+    return stn_ooc_npy_box_st(e, f, level, ring, r0, r1, q0, q1, &e->res->st);
+}
+
+int stn_ooc_npy_box_st(const ooc *e, int f, int level, char *ring, int64_t r0, int64_t r1, int64_t q0,
+                       int64_t q1, stn_stats *st) {
+    const ooc_field *of = &e->f[f];
     size_t rowb = (size_t)e->r->view.nx * (size_t)e->d->elem_size, padded = (size_t)e->plan.row_bytes;
     double t0 = stn_now();
     int rc = 0;
@@ -66,13 +71,13 @@ int stn_ooc_npy_box(ooc *e, int f, int level, char *ring, int64_t r0, int64_t r1
         uint64_t off = (uint64_t)of->npy_offset[level] + run.row0 * rowb;
         rc = stn_pread_full(of->npy_fd[level], run.buf + tail, rows * rowb, off, of->npy[level]);
         if (rc == 0) {
-            e->res->st.bytes_read += rows * rowb;
+            st->bytes_read += rows * rowb;
             for (size_t k = 0; tail && k < rows; k++)
                 memmove(run.buf + k * padded, run.buf + tail + k * rowb, rowb);
         }
         posix_fadvise(of->npy_fd[level], (off_t)off, (off_t)(rows * rowb), POSIX_FADV_DONTNEED);
     }
-    stn_stats_add_time(&e->res->st, STN_PHASE_READ, t0);
+    stn_stats_add_time(st, STN_PHASE_READ, t0);
     return rc;
 }
 

@@ -241,6 +241,30 @@ static int find_device(stn_run *r) {
     return rc;
 }
 
+/* The device's bandwidth curves for the time model: a --machine file's, else those `stencilc
+ * probe` measured for --dir's device, else the built-in default (and a note in the report). */
+static void find_curves(stn_run *r) {
+    char path[4096];
+    if (r->hw.dev_keys == 3) {
+        r->dev = r->hw.dev;
+        return;
+    }
+    stn_dev_default(&r->dev);
+    if (r->hw.described || stn_dev_cache_path(r->o->dir, path, sizeof path) != 0 || access(path, F_OK) != 0)
+        return;
+    stn_hw probed;
+    if (stn_hw_load_machine(path, &probed) != 0 || probed.dev_keys != 3) {
+        stn_warn(r->log,
+                 "the device file %s is not usable (%s); the time model uses default curves; "
+                 "run 'stencilc probe --dir %s' again",
+                 path, probed.dev_keys != 3 ? "no curves" : stn_errmsg(), r->o->dir);
+        stn_error_clear();
+        return;
+    }
+    r->dev = probed.dev;
+    snprintf(r->dev.source, sizeof r->dev.source, "stencilc probe: %.490s", path);
+}
+
 /* Options of the out-of-core engine are accepted in-core but do nothing; say so.  (--dir is
  * not worth a warning: scripts pass it routinely, and it only names where scratch goes.) */
 static void note_ignored(stn_run *r) {
@@ -275,6 +299,8 @@ static int run(program_run *pr) {
         rc = open_outputs(r);
     if (rc == 0 && ooc)
         rc = find_device(r);
+    if (rc == 0 && ooc)
+        find_curves(r);
     if (rc == 0)
         rc = ooc ? stn_ooc_run(r, &pr->res, &pr->plan) : stn_incore_run(r, &pr->res);
     if (rc == 0)

@@ -234,6 +234,26 @@ static void r_run(json *j, const stn_run *r, const stn_result *res, const stn_oo
         j_kstr(j, "source", r->hw.block.source);
         j_close(j, '}');
     }
+    if (plan && res->have_time) {
+        char curve[2048];
+        const stn_time_pred *t = &res->time;
+        j_num(j, "predicted_seconds", t->total);
+        j_open(j, "time_model", '{');
+        j_num(j, "compute", t->compute);
+        j_num(j, "io", t->io);
+        j_num(j, "npy", t->npy);
+        j_num(j, "fill", t->fill);
+        j_num(j, "transfer", t->xfer);
+        j_u64(j, "request_bytes", t->request);
+        j_num(j, "cells_per_second", res->cells_per_second);
+        j_kstr(j, "cells_per_second_source", res->rate_source);
+        stn_dev_format_curve(&r->dev.read, curve, sizeof curve);
+        j_kstr(j, "read", curve);
+        stn_dev_format_curve(&r->dev.write, curve, sizeof curve);
+        j_kstr(j, "write", curve);
+        j_kstr(j, "device_source", r->dev.source);
+        j_close(j, '}');
+    }
 }
 
 static void r_files(json *j, const char *key, const stn_run *r, const char *const *paths) {

@@ -7,6 +7,7 @@
 #include "stn_run.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,5 +40,64 @@ int stn_engine_arrays(const stn_program_desc *d, size_t field_size, void **f, co
     *dst = calloc((size_t)d->ndst + 1, sizeof **dst);
     if (!*f || !*src || !*dst)
         return stn_error(-ENOMEM, "out of memory setting up the %s engine", engine);
+    return 0;
+}
+
+/* A small grid of the run's rows: x as in the run (at most 2048), y and z cut so that all the
+ * kernel's arrays together take at most `cap` bytes. */
+static stn_view rate_grid(const stn_program_desc *d, const stn_view *g, uint64_t cap) {
+    int64_t narr = d->nsrc + d->ndst, nx = g->nx < 2048 ? g->nx : 2048, ny = g->ny, nz = g->nz;
+    uint64_t row = (uint64_t)nx * (uint64_t)d->elem_size * (uint64_t)(narr > 0 ? narr : 1);
+    int64_t hy = d->halo_lo[1] + d->halo_hi[1] + 1, hz = d->halo_lo[2] + d->halo_hi[2] + 1;
+    while ((uint64_t)ny * (uint64_t)nz * row > cap && (ny > hy || nz > hz)) {
+        if (nz > hz && (nz >= ny || ny <= hy))
+            nz = nz / 2 > hz ? nz / 2 : hz;
+        else
+            ny = ny / 2 > hy ? ny / 2 : hy;
+    }
+    return (stn_view){nx, ny, nz, nx, nx * ny, 0, 0};
+}
+
+int stn_measure_rate(const stn_run *r, const int64_t tile[2], uint64_t cap, double *cps, char *source,
+                     size_t n) {
+    const stn_program_desc *d = r->d;
+    stn_view v = rate_grid(d, &r->view, cap);
+    size_t bytes = (size_t)(v.nx * v.ny * v.nz) * (size_t)d->elem_size;
+    int narr = d->nsrc + d->ndst;
+    void **arr = calloc((size_t)narr + 1, sizeof *arr);
+    int rc = arr ? 0 : -ENOMEM;
+    for (int k = 0; rc == 0 && k < narr; k++)
+        if (!(arr[k] = calloc(1, bytes)))
+            rc = -ENOMEM;
+    stn_box b = {{d->halo_lo[0], d->halo_lo[1], d->halo_lo[2]},
+                 {v.nx - d->halo_hi[0], v.ny - d->halo_hi[1], v.nz - d->halo_hi[2]}};
+    double cells = 1;
+    for (int k = 0; k < 3; k++)
+        cells *= (double)(b.hi[k] > b.lo[k] ? b.hi[k] - b.lo[k] : 0);
+    *cps = 0;
+    if (rc == 0 && cells > 0) {
+        const void *const *src = (const void *const *)arr;
+        void *const *dst = arr + d->nsrc;
+        d->step(r->o->params, &v, src, dst, &b, tile[0], tile[1]); /* first touch, warm-up */
+        int64_t steps = 0;
+        double t0 = stn_now(), t = 0;
+        while (steps < 2 || (t < 0.05 && steps < 1000)) {
+            d->step(r->o->params, &v, src, dst, &b, tile[0], tile[1]);
+            steps++;
+            t = stn_now() - t0;
+        }
+        *cps = cells * (double)steps / (t > 0 ? t : 1e-9);
+        snprintf(source, n,
+                 "measured at startup: %" PRId64 " steps of a %" PRId64 "x%" PRId64 "x%" PRId64
+                 " grid in %.3f s",
+                 steps, v.nx, v.ny, v.nz, t);
+    }
+    for (int k = 0; arr && k < narr; k++)
+        free(arr[k]);
+    free(arr);
+    if (rc)
+        return stn_error(rc, "out of memory measuring the compute rate (%zu bytes a grid)", bytes);
+    if (*cps <= 0)
+        snprintf(source, n, "not measured: the grid has no interior");
     return 0;
 }

@@ -125,6 +125,26 @@ int stn_ooc_source_of(const stn_ooc_model *m, const stn_ooc_plan *p, int f, int 
 void stn_ooc_predict(const stn_ooc_model *m, const stn_ooc_plan *p, int64_t first_sweep, uint64_t *rd,
                      uint64_t *wr);
 
+/* ------------------------------------------------------------------ ooc_plan.c: the time model */
+
+/* What the time model needs besides the plan and the sources. */
+typedef struct stn_time_model {
+    const stn_device *dev;   /* the device's bandwidth curves */
+    double cells_per_second; /* the kernels' rate on a block's window */
+    double cells;            /* cells a step updates: nx * ny * nz */
+    int depth;               /* the IO queue's depth */
+    uint64_t max_request;    /* its largest request */
+} stn_time_model;
+
+/* Seconds, beside the exact bytes of stn_ooc_predict: each sweep takes the longer of its compute
+ * and its IO (reads of block j+1, from scratch files or --init files, and writes of j-1 under the
+ * compute of j: they share the device), plus one block's reads and writes per row of blocks that
+ * nothing overlaps.  IO time is bytes over the device curve's bandwidth at the plan's request
+ * size and the queue's depth (--init reads: depth 1).  Not modelled: fdatasync, the file system's
+ * own work, page-cache effects. */
+void stn_ooc_predict_time(const stn_ooc_model *m, const stn_ooc_plan *p, int64_t first_sweep,
+                          const stn_time_model *tm, stn_time_pred *out);
+
 /* ------------------------------------------------------------------ tune.c: choosing a plan */
 
 /* A problem for the tuners: the program, the grid, the sources and the budget. */

@@ -52,6 +52,7 @@ typedef struct ooc {
     void **dst;
     char state_path[4096];
     int direct_warned;
+    struct ooc_reader *reader; /* the --init reads of the next block, on a thread of their own */
 } ooc;
 
 /* ------------------------------------------------------------------ ring addressing (inline) */
@@ -108,6 +109,10 @@ int stn_ooc_io_box(ooc *e, int write, stn_gridfile *gf, char *ring, int64_t r0, 
                    int64_t q1, int64_t qfile, stn_aio_group *g);
 /* Read rows [r0, r1) x [q0, q1) of field f's --init .npy of `level` into padded ring rows. */
 int stn_ooc_npy_box(ooc *e, int f, int level, char *ring, int64_t r0, int64_t r1, int64_t q0, int64_t q1);
+/* The same, counting into `st`; touches nothing of e but the ring's rows, so the .npy reader
+ * thread (ooc.c) can run it while the kernels compute another block. */
+int stn_ooc_npy_box_st(const ooc *e, int f, int level, char *ring, int64_t r0, int64_t r1, int64_t q0,
+                       int64_t q1, stn_stats *st);
 /* Copy (or zero, src NULL) rows [r0, r1) x [q0, q1) of one ring array from another. */
 void stn_ooc_copy_box(const ooc *e, char *dst, char *src, int64_t r0, int64_t r1, int64_t q0, int64_t q1);
 /* Put rows [r0, r1) x [q0, q1) of (field f, level) into its ring from source kind `src`

@@ -184,10 +184,64 @@ static void check_closed_form(problem *P, const stn_ooc_plan *p) {
         fprintf(stderr, "  problem: %s bt %" PRId64 "\n", P->text, p->bt);
 }
 
+/* The device curve: parsing, its errors, and the bandwidth between and beyond its points. */
+static void check_curves(void) {
+    stn_dev_curve c;
+    char err[400], text[2048];
+    CHECK_EQ_INT(stn_dev_parse_curve("1M@8:1G, 64K@8:512M 64K@1:128M", &c, err, sizeof err), 0);
+    CHECK_EQ_INT(c.n, 3);
+    CHECK(stn_dev_bandwidth(&c, 65536, 8) == 512.0 * 1048576);  /* a point: exact */
+    CHECK(stn_dev_bandwidth(&c, 1 << 20, 8) == 1073741824.0);   /* the other */
+    CHECK(stn_dev_bandwidth(&c, 4096, 8) == 512.0 * 1048576);   /* below: the end's */
+    CHECK(stn_dev_bandwidth(&c, 64 << 20, 64) == 1073741824.0); /* above, deeper: the end's */
+    CHECK(stn_dev_bandwidth(&c, 65536, 4) == 128.0 * 1048576);  /* depth 4: the one at depth 1 */
+    double mid = stn_dev_bandwidth(&c, 256 << 10, 8);
+    CHECK(mid > 512.0 * 1048576 && mid < 1073741824.0); /* between: in between */
+    stn_dev_format_curve(&c, text, sizeof text);
+    CHECK(strcmp(text, "64K@1:128M 64K@8:512M 1M@8:1G") == 0);
+    stn_dev_curve back;
+    CHECK_EQ_INT(stn_dev_parse_curve(text, &back, err, sizeof err), 0); /* the text reads back */
+    CHECK_EQ_INT(back.n, 3);
+    const char *bad[] = {"",          "64K",     "64K@8",
+                         "64K@0:1G",  "64K@8:0", "64K@8:1G junk",
+                         "64K@8:1Gx", "x@8:1G",  "64K@8:1G 64K@8:2G"};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++)
+        CHECK_EQ_INT(stn_dev_parse_curve(bad[k], &c, err, sizeof err), -EINVAL);
+    CHECK(strstr(err, "two points") != NULL);
+}
+
+/* The time model on the problems' plans: parts that add up, and the right monotonicity. */
+static void check_time(problem *P, const stn_ooc_plan *p) {
+    stn_device slow, fast;
+    char err[400];
+    CHECK_EQ_INT(stn_dev_parse_curve("4K@1:10M 1M@1:100M", &slow.read, err, sizeof err), 0);
+    CHECK_EQ_INT(stn_dev_parse_curve("4K@1:10M 1M@1:100M", &slow.write, err, sizeof err), 0);
+    CHECK_EQ_INT(stn_dev_parse_curve("4K@1:20M 1M@1:200M", &fast.read, err, sizeof err), 0);
+    CHECK_EQ_INT(stn_dev_parse_curve("4K@1:20M 1M@1:200M", &fast.write, err, sizeof err), 0);
+    double cells = (double)P->pb.size[0] * (double)P->pb.size[1] * (double)P->pb.size[2];
+    stn_time_model tm = {&slow, 1e8, cells, 64, 8 << 20};
+    stn_time_pred a, b, c;
+    stn_ooc_predict_time(P->pb.m, p, 0, &tm, &a);
+    tm.dev = &fast;
+    stn_ooc_predict_time(P->pb.m, p, 0, &tm, &b);
+    tm.cells_per_second = 2e8;
+    stn_ooc_predict_time(P->pb.m, p, 0, &tm, &c);
+    CHECK(a.total >= a.compute && a.total >= a.io + a.npy && a.total >= a.xfer);
+    CHECK(a.fill >= 0 && a.fill <= a.io + 1e-12);
+    CHECK(b.io <= a.io * 0.5 + 1e-12 && b.io >= a.io * 0.5 - 1e-9 * a.io); /* twice the bandwidth */
+    CHECK(b.total <= a.total);
+    CHECK(c.compute <= b.compute * 0.5 + 1e-9 * b.compute && c.total <= b.total);
+    uint64_t rd, wr;
+    stn_ooc_predict(P->pb.m, p, 0, &rd, &wr);
+    if (rd + wr == 0) /* nothing moves: only compute */
+        CHECK(a.io == 0 && a.total == a.compute);
+}
+
 int main(void) {
     const char *seed = getenv("STN_TEST_SEED");
     rng_state = seed ? strtoull(seed, NULL, 0) : 20261123;
     int problems = 0, budgets = 0, found = 0;
+    check_curves();
     for (int n = 0; n < 300; n++) {
         problem P;
         make_problem(&P);
@@ -206,8 +260,10 @@ int main(void) {
         }
         P.pb.budget = hi;
         stn_tune_result r;
-        if (stn_tune(&P.pb, STN_TUNER_BLK, &r) == 0)
+        if (stn_tune(&P.pb, STN_TUNER_BLK, &r) == 0) {
             check_closed_form(&P, &r.plan);
+            check_time(&P, &r.plan);
+        }
         if (t_failures > 20)
             break;
     }
