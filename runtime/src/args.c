@@ -141,6 +141,7 @@ enum {
     OPT_PLAN_ONLY,
     OPT_MACHINE,
     OPT_IBLOCK,
+    OPT_TIME_TILES,
     OPT_RESUME,
     OPT_REPORT,
     OPT_QUIET,
@@ -178,6 +179,7 @@ static const opt_spec opt_specs[] = {
     {"plan-only", OPT_PLAN_ONLY, 0, 0},
     {"machine", OPT_MACHINE, 1, 0},
     {"iblock", OPT_IBLOCK, 1, 0},
+    {"time-tiles", OPT_TIME_TILES, 1, 0},
 };
 #define N_OPTS ((int)(sizeof opt_specs / sizeof opt_specs[0]))
 
@@ -337,6 +339,26 @@ static int opt_iblock(parser *p) {
     return 0;
 }
 
+/* --time-tiles auto|off|BY,BZ,BT (BY,BT in 2d): the in-core engine's temporal tiles. */
+static int opt_time_tiles(parser *p) {
+    int n = p->d->ndim; /* by,bz,bt in 3d; by,bt in 2d */
+    int64_t v[3] = {0, 1, 0};
+    if (strcmp(p->val, "auto") == 0)
+        return 0;
+    if (strcmp(p->val, "off") == 0) {
+        p->o->time_tiles[2] = -1;
+        return 0;
+    }
+    if (parse_positive_list(p->val, n, v) != 0)
+        return stn_error(
+            -EINVAL, "--time-tiles %s: expected auto, off or %s (%d positive integers separated by commas)",
+            p->val, n == 3 ? "by,bz,bt" : "by,bt", n);
+    p->o->time_tiles[0] = v[0];
+    p->o->time_tiles[1] = n == 3 ? v[1] : 1;
+    p->o->time_tiles[2] = n == 3 ? v[2] : v[1];
+    return 0;
+}
+
 static int opt_threads(parser *p) {
     int64_t n;
     const char *end = parse_count(p->val, &n);
@@ -398,6 +420,8 @@ static int apply(parser *p) {
         return opt_name(p, &o->machine, "a machine file (JSON, see docs/machines.md)");
     case OPT_IBLOCK:
         return opt_iblock(p);
+    case OPT_TIME_TILES:
+        return opt_time_tiles(p);
     case OPT_QUIET:
         o->quiet = 1;
         return 0;
@@ -642,10 +666,13 @@ void stn_usage(const stn_program_desc *d, FILE *out) {
             "                          predicted bytes, and stop: no scratch file, no step\n"
             "  --iblock %-14s fix the iBlock (the cache block all threads share) by hand\n"
             "  --machine FILE.json     with --plan-only: plan for a described machine (offline tuning)\n"
+            "  --time-tiles auto|off|%s  in-core: advance cache-sized skewed tiles several steps\n"
+            "                          at a time (default auto: sized to the caches)\n"
             "  --threads N             OpenMP threads\n"
             "  --report FILE           write a JSON report of the run\n"
             "  --quiet                 no progress line\n"
             "  --help, --version\n",
-            xyz, d->ndim == 3 ? "BY,BZ,BT" : "BY,BT", d->ndim == 3 ? "IY,IZ" : "IY");
+            xyz, d->ndim == 3 ? "BY,BZ,BT" : "BY,BT", d->ndim == 3 ? "IY,IZ" : "IY",
+            d->ndim == 3 ? "BY,BZ,BT" : "BY,BT");
     usage_fields(d, out);
 }

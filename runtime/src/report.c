@@ -219,6 +219,18 @@ static void r_run(json *j, const stn_run *r, const stn_result *res, const stn_oo
     j_close(j, '}');
     if (res->ib.iblk[0] > 0)
         j_kstr(j, "iblock_source", res->ib.source);
+    if (!plan && res->tiles_source[0]) { /* in-core: the temporal tiles */
+        j_open(j, "time_tiles", '{');
+        static const char *const tk[3] = {"by", "bz", "bt"};
+        for (int k = 0; k < 3; k++) {
+            if (res->time_tiles[2] > 0 && res->time_tiles[k] > 0)
+                j_i64(j, tk[k], res->time_tiles[k]);
+            else
+                j_null(j, tk[k]);
+        }
+        j_kstr(j, "source", res->tiles_source);
+        j_close(j, '}');
+    }
     if (plan) {
         j_u64(j, "mem_plan_bytes", plan->mem_plan_bytes);
         j_kstr(j, "strip", plan->strip ? plan->strip : "none");

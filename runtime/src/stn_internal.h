@@ -222,10 +222,11 @@ typedef struct stn_opts {
     int strip;        /* STN_STRIP_*; -1: chosen by the plan (DRAM when the budget allows) */
     int schedule;     /* STN_SCHED_* */
     int resume, quiet, help, version;
-    int plan_only;       /* --plan-only: choose and print the out-of-core plan, run nothing */
-    const char *machine; /* --machine FILE: plan for a described machine (with --plan-only) */
-    int64_t iblock[2];   /* --iblock iy,iz (0: chosen by the tuner's step 1) */
-    int threads;         /* 0: not given */
+    int plan_only;         /* --plan-only: choose and print the out-of-core plan, run nothing */
+    const char *machine;   /* --machine FILE: plan for a described machine (with --plan-only) */
+    int64_t iblock[2];     /* --iblock iy,iz (0: chosen by the tuner's step 1) */
+    int64_t time_tiles[3]; /* --time-tiles by,bz,bt; all 0: auto; bt = -1: off (in-core) */
+    int threads;           /* 0: not given */
     const char *report;
 } stn_opts;
 

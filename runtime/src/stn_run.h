@@ -83,6 +83,8 @@ typedef struct stn_result {
     uint64_t paging_read, paging_written; /* storage bytes read / written back during the time loop */
     int have_time;                        /* ooc: the time model ran */
     stn_time_pred time;
+    int64_t time_tiles[3];   /* in-core: the temporal tiles by, bz, bt (bt 0: the plain loop) */
+    char tiles_source[160];  /* in-core: how they were chosen, or why there are none */
     double cells_per_second; /* ooc: the kernels' rate the time model used */
     char rate_source[256];   /* and where it came from */
 } stn_result;
