@@ -49,6 +49,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -252,13 +253,18 @@ static int enter_block(ooc *e, int64_t sweep, int64_t lo, int64_t hi) {
 
 /* ------------------------------------------------------------------ one block */
 
-/* Boundary cells before step t of block j (of row e->row).  Neumann: mirror the levels the step
- * reads (current, and previous for two levels) over the cells it reads; mirroring is idempotent
- * on valid data, and the cells a step reads hold valid levels.  Dirichlet: the new level's
- * boundary cells were copied when the slice was placed (all levels >= 0 share them); only a
- * previous level with boundary values of its own, read at step 1, is converted at step 2, where
- * this block owns the cells (see owned_range). */
-static void before_step(ooc *e, int64_t j, int64_t t) {
+/* The cells one cache tile computes at step t: [r0, r1) x [q0, q1) (see compute_block). */
+typedef struct sub_tile {
+    int64_t r0, r1, q0, q1;
+} sub_tile;
+
+/* Boundary cells before step t of a cache tile of block j (of row e->row).  Neumann: mirror the
+ * levels the step reads (current, and previous for two levels) over the cells it reads;
+ * mirroring is idempotent on valid data, and the cells a step reads hold valid levels.
+ * Dirichlet: the new level's boundary cells were copied when the slice was placed (all levels
+ * >= 0 share them); only a previous level with boundary values of its own, read at step 1, is
+ * converted at step 2, where this tile owns the cells (see owned_range). */
+static void before_step(ooc *e, const sub_tile *c, int64_t t) {
     const stn_ooc_plan *p = &e->plan;
     stn_view v = stn_ooc_view(e);
     double t0 = stn_now();
@@ -266,14 +272,12 @@ static void before_step(ooc *e, int64_t j, int64_t t) {
         ooc_field *f = &e->f[i];
         if (!f->m->state)
             continue;
-        int64_t rlo, rhi, qlo, qhi, a, b, c, d;
+        int64_t rlo, rhi, qlo, qhi;
         if (f->boundary == STN_BC_NEUMANN) {
-            stn_ooc_step_range(p, &p->r, j, t, e->T, &a, &b);
-            stn_ooc_step_range(p, &p->q, e->row, t, e->T, &c, &d);
-            if (b <= a || d <= c)
+            if (c->r1 <= c->r0 || c->q1 <= c->q0)
                 continue; /* the step computes nothing here */
-            stn_ooc_read_range(p, &p->r, j, t, e->T, e->wr0, e->wr1, &rlo, &rhi);
-            stn_ooc_read_range(p, &p->q, e->row, t, e->T, e->qlo, e->qhi, &qlo, &qhi);
+            stn_ooc_read_of(&p->r, c->r0, c->r1, e->wr0, e->wr1, &rlo, &rhi);
+            stn_ooc_read_of(&p->q, c->q0, c->q1, e->qlo, e->qhi, &qlo, &qhi);
             if (rhi <= rlo || qhi <= qlo)
                 continue;
             stn_box box = stn_ooc_box(e, rlo, rhi, qlo, qhi);
@@ -282,8 +286,13 @@ static void before_step(ooc *e, int64_t j, int64_t t) {
                 e->d->boundary(i, &v, arr, arr, &box);
             }
         } else if (f->m->levels == 2 && e->lvl0 + t == 2) {
-            stn_ooc_owned_range(&p->r, j, t, &rlo, &rhi);
-            stn_ooc_owned_range(&p->q, e->row, t, &qlo, &qhi);
+            /* owned: the computed range, plus the boundary below L / from H if it holds L / H-1 */
+            int held = c->r1 > c->r0;
+            rlo = c->r0 == p->r.L && held ? 0 : c->r0;
+            rhi = c->r1 == p->r.H && held ? p->r.n : c->r1;
+            held = c->q1 > c->q0;
+            qlo = c->q0 == p->q.L && held ? 0 : c->q0;
+            qhi = c->q1 == p->q.H && held ? p->q.n : c->q1;
             if (p->schedule == STN_SCHED_ALG1) /* alg1 blocks share nothing: the whole window */
                 rlo = e->wr0, rhi = e->wr1, qlo = e->qlo, qhi = e->qhi;
             stn_box own = stn_ooc_box(e, rlo, rhi, qlo, qhi);
@@ -294,36 +303,62 @@ static void before_step(ooc *e, int64_t j, int64_t t) {
     stn_stats_add_time(&e->res->st, STN_PHASE_COMPUTE, t0);
 }
 
-static int compute_block(ooc *e, int64_t j, int64_t T) {
+/* Step t of one cache tile. */
+static void compute_step(ooc *e, const sub_tile *c, int64_t t) {
     const stn_program_desc *d = e->d;
     const stn_ooc_plan *p = &e->plan;
     const stn_view *g = &e->r->view;
-    stn_view v = stn_ooc_view(e);
-    int rc = 0;
-    for (int64_t t = 1; t <= T; t++) {
-        if (t > 1 && rc == 0) /* keep the device busy: the queue holds more than it has slots for */
-            rc = stn_aio_poll(e->q, &e->res->st);
-        before_step(e, j, t);
-        stn_box b = {{d->halo_lo[0], d->halo_lo[1], d->halo_lo[2]},
-                     {g->nx - d->halo_hi[0], g->ny - d->halo_hi[1], g->nz - d->halo_hi[2]}};
-        stn_ooc_step_range(p, &p->r, j, t, T, &b.lo[p->r.axis], &b.hi[p->r.axis]);
-        stn_ooc_step_range(p, &p->q, e->row, t, T, &b.lo[p->q.axis], &b.hi[p->q.axis]);
-        if (b.hi[p->r.axis] <= b.lo[p->r.axis] || b.hi[p->q.axis] <= b.lo[p->q.axis])
-            continue;
-        for (int i = 0; i < d->nfields; i++) {
-            const stn_field_desc *fd = &d->fields[i];
-            ooc_field *f = &e->f[i];
-            if (fd->src_slot >= 0)
-                e->src[fd->src_slot] = ooc_win(e, f, f->m->state ? ooc_arr(f, e->lvl0 + t - 1) : 0);
-            if (fd->prev_slot >= 0)
-                e->src[fd->prev_slot] = ooc_win(e, f, ooc_arr(f, e->lvl0 + t - 2));
-            if (fd->dst_slot >= 0)
-                e->dst[fd->dst_slot] = ooc_win(e, f, ooc_arr(f, e->lvl0 + t));
-        }
-        double t0 = stn_now();
-        d->step(e->r->o->params, &v, e->src, e->dst, &b, e->res->ib.tile[0], e->res->ib.tile[1]);
-        stn_stats_add_time(&e->res->st, STN_PHASE_COMPUTE, t0);
+    before_step(e, c, t);
+    if (c->r1 <= c->r0 || c->q1 <= c->q0)
+        return;
+    stn_box b = {{d->halo_lo[0], d->halo_lo[1], d->halo_lo[2]},
+                 {g->nx - d->halo_hi[0], g->ny - d->halo_hi[1], g->nz - d->halo_hi[2]}};
+    b.lo[p->r.axis] = c->r0, b.hi[p->r.axis] = c->r1;
+    b.lo[p->q.axis] = c->q0, b.hi[p->q.axis] = c->q1;
+    for (int i = 0; i < d->nfields; i++) {
+        const stn_field_desc *fd = &d->fields[i];
+        ooc_field *f = &e->f[i];
+        if (fd->src_slot >= 0)
+            e->src[fd->src_slot] = ooc_win(e, f, f->m->state ? ooc_arr(f, e->lvl0 + t - 1) : 0);
+        if (fd->prev_slot >= 0)
+            e->src[fd->prev_slot] = ooc_win(e, f, ooc_arr(f, e->lvl0 + t - 2));
+        if (fd->dst_slot >= 0)
+            e->dst[fd->dst_slot] = ooc_win(e, f, ooc_arr(f, e->lvl0 + t));
     }
+    stn_view v = stn_ooc_view(e);
+    double t0 = stn_now();
+    d->step(e->r->o->params, &v, e->src, e->dst, &b, e->res->ib.tile[0], e->res->ib.tile[1]);
+    stn_stats_add_time(&e->res->st, STN_PHASE_COMPUTE, t0);
+}
+
+/* Block j's T steps, in cache tiles: the block's region at each step cut into tiles of
+ * sub_w[0] x sub_w[1] (r x q) with the block's own skew, finer; each tile advances sub_t steps
+ * while it is in cache, tiles row by row (q outer), as the in-core engine's time tiles do
+ * (docs/design/008-in-core-time-tiles.md).  One tile of sub_t = T is the block itself.
+ * Between steps the IO queue is polled, so that the device stays busy. */
+static int compute_block(ooc *e, int64_t j, int64_t T) {
+    const stn_ooc_plan *p = &e->plan;
+    int alg1 = p->schedule == STN_SCHED_ALG1; /* its widened steps are not cut */
+    int64_t mr = alg1 ? 1 : stn_ooc_sub_count(&p->r, j, e->sub_w[0]);
+    int64_t mq = alg1 ? 1 : stn_ooc_sub_count(&p->q, e->row, e->sub_w[1]);
+    int64_t ts = alg1 || e->sub_t < 1 ? T : e->sub_t;
+    int rc = 0, first = 1;
+    for (int64_t t0 = 0; t0 < T; t0 += ts)
+        for (int64_t iq = 0; iq < mq; iq++)
+            for (int64_t ir = 0; ir < mr; ir++)
+                for (int64_t t = t0 + 1; t <= T && t <= t0 + ts; t++) {
+                    if (!first && rc == 0) /* keep the device busy: the queue holds more than its slots */
+                        rc = stn_aio_poll(e->q, &e->res->st);
+                    first = 0;
+                    int64_t a, b, c, d;
+                    stn_ooc_step_range(p, &p->r, j, t, T, &a, &b);
+                    stn_ooc_step_range(p, &p->q, e->row, t, T, &c, &d);
+                    sub_tile st = {stn_ooc_sub_edge(&p->r, j, ir, mr, e->sub_w[0], t, a, b),
+                                   stn_ooc_sub_edge(&p->r, j, ir + 1, mr, e->sub_w[0], t, a, b),
+                                   stn_ooc_sub_edge(&p->q, e->row, iq, mq, e->sub_w[1], t, c, d),
+                                   stn_ooc_sub_edge(&p->q, e->row, iq + 1, mq, e->sub_w[1], t, c, d)};
+                    compute_step(e, &st, t);
+                }
     return rc;
 }
 
@@ -657,6 +692,61 @@ static void print_plan(const ooc *e) {
            e->r->mem_budget);
 }
 
+/* The cache tiles of a block (compute_block): --time-tiles by,bz,bt, else sized so that one
+ * tile's window for sub_t steps fills the last-level cache, as in-core (incore.c, pick_tiles):
+ * a thin block (y-blocked) is one tile across and cut along q only. */
+static void pick_sub_tiles(ooc *e) {
+    const stn_run *r = e->r;
+    const stn_ooc_plan *p = &e->plan;
+    const int64_t *f = r->o->time_tiles;
+    int64_t big = INT64_MAX / 4;
+    e->sub_w[0] = e->sub_w[1] = big, e->sub_t = 0;
+    if (f[2] < 0)
+        snprintf(e->res->tiles_source, sizeof e->res->tiles_source, "off (--time-tiles off)");
+    if (f[2] < 0)
+        return;
+    if (f[2] > 0) { /* by,bz,bt: by is y's, bz z's */
+        e->sub_w[0] = p->r.axis == 1 ? f[0] : f[1];
+        e->sub_w[1] = p->q.axis == 1 ? f[0] : f[1];
+        e->sub_t = f[2];
+        snprintf(e->res->tiles_source, sizeof e->res->tiles_source, "--time-tiles");
+    } else {
+        uint64_t cache = r->hw.l3.value ? r->hw.l3.value : r->hw.l2.value * r->hw.cores.value;
+        uint64_t arrays = 0;
+        for (int i = 0; i < e->d->nfields; i++)
+            arrays += (uint64_t)e->fsrc[i].narr;
+        double rows = (double)cache / ((double)p->row_bytes * (double)(arrays ? arrays : 1));
+        int64_t s = p->r.skew > p->q.skew ? p->r.skew : p->q.skew;
+        s = s < 1 ? 1 : s;
+        int two = p->q.n > 1 && p->q.H > p->q.L; /* tiles in q too (3d) */
+        double side = two ? sqrt(rows) : rows;
+        int64_t ts = (int64_t)(side / (4.0 * (double)s));
+        ts = ts > 16 ? 16 : ts < 1 ? 1 : ts;
+        int64_t w = (int64_t)side - 2 * s * ts;
+        if (w < 1) {
+            snprintf(e->res->tiles_source, sizeof e->res->tiles_source,
+                     "off: no tile fits the cache (%llu bytes)", (unsigned long long)cache);
+            return;
+        }
+        e->sub_t = ts;
+        e->sub_w[0] = e->sub_w[1] = w;
+        if (two && p->r.b + 2 * s * ts < (int64_t)side) { /* a thin block: whole across r */
+            e->sub_w[0] = p->r.b;
+            int64_t wq = (int64_t)(rows / (double)(p->r.b + 2 * s * ts)) - 2 * s * ts;
+            e->sub_w[1] = wq < 1 ? 1 : wq;
+        }
+        snprintf(e->res->tiles_source, sizeof e->res->tiles_source,
+                 "auto: one tile's window for bt steps in the last-level cache (%llu bytes)",
+                 (unsigned long long)cache);
+    }
+    if (e->sub_t > e->plan.bt)
+        e->sub_t = e->plan.bt;
+    int64_t y = p->r.axis == 1 ? e->sub_w[0] : e->sub_w[1], z = p->r.axis == 2 ? e->sub_w[0] : e->sub_w[1];
+    e->res->time_tiles[0] = y >= big ? r->view.ny : y;
+    e->res->time_tiles[1] = e->d->ndim == 2 ? -1 : z >= big ? r->view.nz : z;
+    e->res->time_tiles[2] = e->sub_t;
+}
+
 /* The time model: the kernels' rate (a --machine file's cells_per_second, else measured now
  * on a grid of at most 16 MiB and a quarter of the budget) and the device's curves. */
 static int predict_time(ooc *e, int64_t first_sweep) {
@@ -697,6 +787,7 @@ static int ooc_setup(ooc *e, int64_t *first_sweep) {
     e->out->blk[2] = e->plan.bt;
     e->out->strip = stn_strip_names[e->plan.strip];
     e->out->mem_plan_bytes = e->plan.mem_bytes;
+    pick_sub_tiles(e);
     snprintf(e->state_path, sizeof e->state_path, "%s/%s.ooc-state", r->o->dir, e->d->name);
     *first_sweep = 0;
     if (r->o->resume) {

@@ -126,6 +126,11 @@ void stn_ooc_read_range(const stn_ooc_plan *p, const stn_ooc_dim *g, int64_t k, 
                         int64_t wlo, int64_t whi, int64_t *lo, int64_t *hi) {
     int64_t a, b;
     stn_ooc_step_range(p, g, k, t, T, &a, &b);
+    stn_ooc_read_of(g, a, b, wlo, whi, lo, hi);
+}
+
+void stn_ooc_read_of(const stn_ooc_dim *g, int64_t a, int64_t b, int64_t wlo, int64_t whi, int64_t *lo,
+                     int64_t *hi) {
     a -= g->hlo, b += g->hhi;
     if (a < g->L && b < 2 * g->L)
         b = 2 * g->L;
@@ -133,6 +138,20 @@ void stn_ooc_read_range(const stn_ooc_plan *p, const stn_ooc_dim *g, int64_t k, 
         a = g->H - g->hhi;
     *lo = a > wlo ? a : wlo;
     *hi = b < whi ? b : whi;
+}
+
+int64_t stn_ooc_sub_edge(const stn_ooc_dim *g, int64_t k, int64_t i, int64_t m, int64_t w, int64_t t,
+                         int64_t a, int64_t b) {
+    if (i <= 0)
+        return a;
+    if (i >= m)
+        return b;
+    return clamp64(split(g, k) + i * w - (t - 1) * g->skew, a, b);
+}
+
+int64_t stn_ooc_sub_count(const stn_ooc_dim *g, int64_t k, int64_t w) {
+    int64_t width = split(g, k + 1) - split(g, k);
+    return w < 1 || width <= w ? 1 : (width + w - 1) / w;
 }
 
 /* The z-planes row k of a sweep of T steps passes to row k+1: [next row's window lo, this

@@ -289,10 +289,6 @@ static int run(program_run *pr) {
     int ooc = r->o->mode == STN_MODE_OOC;
     if (!ooc)
         note_ignored(r);
-    const int64_t *tt = r->o->time_tiles;
-    if (ooc && (tt[0] || tt[2]))
-        stn_warn(r->log, "--time-tiles only affects the in-core engine; --mode ooc ignores it (its blocks "
-                         "already advance bt steps at a time: --block)");
     int rc = check_inputs(r);
     if (rc == 0) {
         r->writers = calloc(2 * (size_t)r->d->nfields, sizeof *r->writers);

@@ -219,7 +219,7 @@ static void r_run(json *j, const stn_run *r, const stn_result *res, const stn_oo
     j_close(j, '}');
     if (res->ib.iblk[0] > 0)
         j_kstr(j, "iblock_source", res->ib.source);
-    if (!plan && res->tiles_source[0]) { /* in-core: the temporal tiles */
+    if (res->tiles_source[0]) { /* the temporal tiles: in-core's, or out-of-core blocks' cache tiles */
         j_open(j, "time_tiles", '{');
         static const char *const tk[3] = {"by", "bz", "bt"};
         for (int k = 0; k < 3; k++) {

@@ -92,6 +92,15 @@ void stn_ooc_alg2_range(const stn_ooc_dim *g, int64_t k, int64_t T, int64_t *lo,
 void stn_ooc_read_range(const stn_ooc_plan *p, const stn_ooc_dim *g, int64_t k, int64_t t, int64_t T,
                         int64_t wlo, int64_t whi, int64_t *lo, int64_t *hi);
 void stn_ooc_strip_range(const stn_ooc_plan *p, int64_t k, int64_t T, int64_t *lo, int64_t *hi);
+/* read_range for a computed range [a, b) of dimension g (a block's, or a cache tile's in it). */
+void stn_ooc_read_of(const stn_ooc_dim *g, int64_t a, int64_t b, int64_t wlo, int64_t whi, int64_t *lo,
+                     int64_t *hi);
+/* The edges of cache tile i of m, `w` wide, inside block k of g, whose step t computes [a, b):
+ * Z_k + i w - s (t - 1), clipped to [a, b] (the block's own skew, finer); i = 0 and m give a, b. */
+int64_t stn_ooc_sub_edge(const stn_ooc_dim *g, int64_t k, int64_t i, int64_t m, int64_t w, int64_t t,
+                         int64_t a, int64_t b);
+/* The cache tiles of width w a block k of g is cut into (at least 1). */
+int64_t stn_ooc_sub_count(const stn_ooc_dim *g, int64_t k, int64_t w);
 
 /* ------------------------------------------------------------------ ooc_plan.c: the IO model */
 
