@@ -91,12 +91,18 @@ def runtime_library(cc: list[str], cflags: list[str]) -> Path:
         staged = Path(tmp) / "stage"
         staged.mkdir()
         shutil.move(str(tmp_lib), staged / "libstnrt.a")
-        try:
-            os.rename(staged, lib.parent)
-        except OSError:
-            if not lib.exists():  # not a concurrent build that won the race
-                raise
+        _publish(staged, lib)
     return lib
+
+
+def _publish(staged: Path, target: Path) -> None:
+    """Rename the staged directory into place as ``target.parent``, whole; a concurrent build
+    that got there first is fine."""
+    try:
+        os.rename(staged, target.parent)
+    except OSError:
+        if not target.exists():  # not a concurrent build that won the race
+            raise
 
 
 def runtime_tool(name: str, cc: str | None = None, cflags: str | None = None) -> Path:
@@ -125,11 +131,7 @@ def runtime_tool(name: str, cc: str | None = None, cflags: str | None = None) ->
         staged.mkdir()
         _run(ccmd + flags + ["-I", str(rt / "src"), "-I", str(rt / "include"), str(src), str(lib),
                              "-o", str(staged / exe.name)] + LIBS, f"runtime tool {src.name}")
-        try:
-            os.rename(staged, exe.parent)
-        except OSError:
-            if not exe.exists():  # not a concurrent build that won the race
-                raise
+        _publish(staged, exe)
     return exe
 
 

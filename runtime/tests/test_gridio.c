@@ -239,18 +239,27 @@ static void roundtrip(const char *dir, const char *name, int64_t nx, int64_t ny,
 
 /* ------------------------------------------------------------------ a queue fuller than its ring */
 
+/* A new grid file DIR/NAME of 37 x ny x nz doubles, and a buffer of its planes filled with `tag`
+ * (not yet written); *whole is a plane's bytes. */
+static char *new_grid(const char *dir, const char *name, int64_t ny, int64_t nz, size_t align, int tag,
+                      stn_gridfile *f, size_t *whole) {
+    char path[600];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    CHECK_EQ_INT(stn_gridfile_open(f, path, 37, ny, nz, 8, align, STN_GRIDFILE_CREATE), 0);
+    *whole = (size_t)(f->ny * f->row_bytes);
+    char *w = new_buf(*whole, f->nz);
+    fill(f, w, *whole, 0, f->ny, 0, f->nz, tag);
+    return w;
+}
+
 static void test_deep_queue(const char *dir, size_t align) {
     stn_aio *q = NULL;
     CHECK_EQ_INT(stn_aio_create(&q, 4, 4096), 0); /* depth 4, requests of at most 4 KiB */
     if (!q)
         return;
     stn_gridfile f;
-    char path[600];
-    snprintf(path, sizeof path, "%s/deep.grid", dir);
-    CHECK_EQ_INT(stn_gridfile_open(&f, path, 37, 64, 8, 8, align, STN_GRIDFILE_CREATE), 0);
-    size_t whole = (size_t)(f.ny * f.row_bytes);
-    char *w = new_buf(whole, f.nz);
-    fill(&f, w, whole, 0, f.ny, 0, f.nz, 7);
+    size_t whole;
+    char *w = new_grid(dir, "deep.grid", 64, 8, align, 7, &f, &whole);
     stn_stats st = {0};
     stn_aio_group g = STN_AIO_GROUP_INIT;
     /* far more requests than the depth: (8 * 64 * row_bytes) / 4096 */
@@ -325,12 +334,8 @@ static void test_many_calls(const char *dir, size_t align) {
     if (!q)
         return;
     stn_gridfile f;
-    char path[600];
-    snprintf(path, sizeof path, "%s/many.grid", dir);
-    CHECK_EQ_INT(stn_gridfile_open(&f, path, 37, 100, 6, 8, align, STN_GRIDFILE_CREATE), 0);
-    size_t whole = (size_t)(f.ny * f.row_bytes);
-    char *w = new_buf(whole, f.nz), *r = new_buf(whole, f.nz);
-    fill(&f, w, whole, 0, f.ny, 0, f.nz, 5);
+    size_t whole;
+    char *w = new_grid(dir, "many.grid", 100, 6, align, 5, &f, &whole), *r = new_buf(whole, f.nz);
     stn_stats st = {0};
     stn_aio_group g[3] = {STN_AIO_GROUP_INIT, STN_AIO_GROUP_INIT, STN_AIO_GROUP_INIT};
     for (int64_t z = 0; z < f.nz; z++)
