@@ -16,6 +16,7 @@
 #include "stn_run.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -97,4 +98,15 @@ int stn_tuned_applies(const stn_run *r) {
         if (o->size[k] != tu->size[k])
             return 0;
     return o->schedule < 0 || strcmp(stn_schedule_names[o->schedule], tu->schedule) == 0;
+}
+
+void stn_time_window(const stn_hw *hw, uint64_t row_bytes, uint64_t arrays, int64_t skew, int two_dims,
+                     stn_time_window_t *w) {
+    w->cache = hw->l3.value ? hw->l3.value : hw->l2.value * hw->cores.value;
+    w->skew = skew < 1 ? 1 : skew;
+    w->rows = (double)w->cache / ((double)row_bytes * (double)(arrays ? arrays : 1));
+    w->side = two_dims ? sqrt(w->rows) : w->rows;
+    int64_t bt = (int64_t)(w->side / (4.0 * (double)w->skew)); /* the skew takes half the side */
+    w->bt = bt > 16 ? 16 : bt;
+    w->width = (int64_t)w->side - 2 * w->skew * w->bt;
 }

@@ -16,7 +16,6 @@
 #include "stn_run.h"
 
 #include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -225,34 +224,42 @@ static void bind_slots(engine *e) {
     }
 }
 
+/* Whether this step must set the boundary cells of state field fd's next level (neumann: always;
+ * dirichlet: unless they already hold the initial ones), and what they hold afterwards: a
+ * dirichlet copy of cur's boundary, which is the initial one when cur's is. */
+static int boundary_due(const stn_field_desc *fd, field_bufs *fb) {
+    int dirichlet = fd->boundary == STN_BC_DIRICHLET;
+    if (dirichlet && fb->bc_initial[fb->next])
+        return 0;
+    fb->bc_initial[fb->next] = dirichlet && fb->bc_initial[fb->cur];
+    return 1;
+}
+
 static void boundaries(engine *e) {
     for (int i = 0; i < e->d->nfields; i++) {
-        const stn_field_desc *fd = &e->d->fields[i];
         field_bufs *fb = &e->f[i];
-        if (fd->kind != STN_FIELD_STATE)
-            continue;
-        if (fd->boundary == STN_BC_DIRICHLET && fb->bc_initial[fb->next])
-            continue;
-        e->d->boundary(i, &e->r->view, fb->buf[fb->cur], fb->buf[fb->next], &e->whole);
-        /* dirichlet copied cur's boundary, which is the initial one (cur's always is) */
-        fb->bc_initial[fb->next] = fd->boundary == STN_BC_DIRICHLET && fb->bc_initial[fb->cur];
+        if (e->d->fields[i].kind == STN_FIELD_STATE && boundary_due(&e->d->fields[i], fb))
+            e->d->boundary(i, &e->r->view, fb->buf[fb->cur], fb->buf[fb->next], &e->whole);
+    }
+}
+
+/* The loop's rotation of one field's buffers after a step: cur <-> next, or prev <- cur <- next. */
+static void rotate_one(field_bufs *fb) {
+    if (fb->nbuf == 2) {
+        int t = fb->cur;
+        fb->cur = fb->next;
+        fb->next = t;
+    } else if (fb->nbuf == 3) {
+        int t = fb->prev;
+        fb->prev = fb->cur;
+        fb->cur = fb->next;
+        fb->next = t;
     }
 }
 
 static void rotate(engine *e) {
-    for (int i = 0; i < e->d->nfields; i++) {
-        field_bufs *fb = &e->f[i];
-        if (fb->nbuf == 2) { /* cur <-> next */
-            int t = fb->cur;
-            fb->cur = fb->next;
-            fb->next = t;
-        } else if (fb->nbuf == 3) { /* prev <- cur <- next <- prev */
-            int t = fb->prev;
-            fb->prev = fb->cur;
-            fb->cur = fb->next;
-            fb->next = t;
-        }
-    }
+    for (int i = 0; i < e->d->nfields; i++)
+        rotate_one(&e->f[i]);
 }
 
 /* ------------------------------------------------------------------ temporal tiles
@@ -288,12 +295,8 @@ static void tile_dim(const stn_program_desc *d, const stn_view *v, int axis, int
     g->nblocks = g->H > g->L ? (g->H - g->L + g->b - 1) / g->b : 0;
 }
 
-/* The tiles: --time-tiles, else sized so that one tile's window for bt steps, (by + 2 s bt) x
- * (bz + 2 s bt) rows of every array, fills the last-level cache (L3 of a socket, else the cores'
- * L2), the skew taking half its side, bt at most 16; 0 when tiling does not pay (the window does
- * not fit, or fewer than two steps).  On the 2-core VM (L3 32 MiB) heat3d 512^3 ran at
- * 1.45-1.50e9 cells/s untiled, 2.33-2.45e9 with half the cache and bt 8, 2.75e9 with all of it
- * and bt 16 (32 x 32 tiles; 40 x 40: 2.61e9, 56 x 56: 2.16e9, 100 x 100 x 8: 1.70e9). */
+/* The tiles: --time-tiles, else stn_time_window's (a tile's window for bt steps fills the
+ * last-level cache); 0 when tiling does not pay (no such tile fits, or fewer than two steps). */
 static int pick_tiles(engine *e, tiles *tl, char *source, size_t n) {
     const stn_run *r = e->r;
     const stn_program_desc *d = e->d;
@@ -307,32 +310,28 @@ static int pick_tiles(engine *e, tiles *tl, char *source, size_t n) {
         by = f[0], bz = f[1], bt = f[2] < steps ? f[2] : steps;
         snprintf(source, n, "--time-tiles");
     } else {
-        uint64_t cache = r->hw.l3.value ? r->hw.l3.value : r->hw.l2.value * r->hw.cores.value;
-        uint64_t row = (uint64_t)r->view.nx * (uint64_t)d->elem_size, arrays = 0;
+        uint64_t arrays = 0;
         for (int i = 0; i < d->nfields; i++)
             arrays += (uint64_t)e->f[i].nbuf;
         int64_t s = 0;
         for (int k = 1; k < d->ndim; k++)
             s = d->halo_lo[k] > s ? d->halo_lo[k] : d->halo_hi[k] > s ? d->halo_hi[k] : s;
-        s = s < 1 ? 1 : s;
-        double rows = (double)cache / (double)(row * arrays); /* rows of the window */
-        double side = d->ndim == 3 ? sqrt(rows) : rows;       /* of one side */
-        bt = (int64_t)(side / (4.0 * (double)s));             /* the skew takes half the side */
-        bt = bt > 16 ? 16 : bt;
-        bt = bt > steps ? steps : bt;
-        by = (int64_t)side - 2 * s * bt;
+        stn_time_window_t w;
+        stn_time_window(&r->hw, (uint64_t)r->view.nx * (uint64_t)d->elem_size, arrays, s, d->ndim == 3, &w);
+        bt = w.bt > steps ? steps : w.bt;
+        by = (int64_t)w.side - 2 * w.skew * bt;
         bz = d->ndim == 3 ? by : 1;
         if (steps < 2) {
             snprintf(source, n, "off: fewer than 2 steps");
             return 0;
         }
-        if (bt < 2 || by < 2 * s) {
+        if (bt < 2 || by < 2 * w.skew) {
             snprintf(source, n, "off: a tile of %d steps does not fit the cache (%llu bytes)",
-                     bt < 2 ? 2 : (int)bt, (unsigned long long)cache);
+                     bt < 2 ? 2 : (int)bt, (unsigned long long)w.cache);
             return 0;
         }
         snprintf(source, n, "auto: one tile's window for bt steps in the last-level cache (%llu bytes)",
-                 (unsigned long long)cache);
+                 (unsigned long long)w.cache);
     }
     tile_dim(d, &r->view, 1, by, &tl->y);
     tile_dim(d, &r->view, 2, bz, &tl->z);
@@ -372,14 +371,14 @@ static void run_tile(engine *e, const tiles *tl, int64_t j, int64_t k, int64_t T
         if (d->ndim == 2)
             b.lo[2] = 0, b.hi[2] = 1;
         int empty = b.hi[1] <= b.lo[1] || b.hi[2] <= b.lo[2];
+        for (int a = 1; a < 3; a++) { /* what the step reads */
+            rd.lo[a] = b.lo[a] - d->halo_lo[a], rd.hi[a] = b.hi[a] + d->halo_hi[a];
+            clip(&rd.lo[a], &rd.hi[a], a == 1 ? v->ny : v->nz);
+        }
         for (int i = 0; !empty && i < d->nfields; i++) { /* neumann: mirror what the step reads */
             const field_bufs *fb = &e->f[i];
             if (d->fields[i].kind != STN_FIELD_STATE || d->fields[i].boundary != STN_BC_NEUMANN)
                 continue;
-            for (int a = 1; a < 3; a++) {
-                rd.lo[a] = b.lo[a] - d->halo_lo[a], rd.hi[a] = b.hi[a] + d->halo_hi[a];
-                clip(&rd.lo[a], &rd.hi[a], a == 1 ? v->ny : v->nz);
-            }
             for (int l = 1; l <= d->fields[i].levels; l++) {
                 void *arr = level_buf(fb, t - l);
                 d->boundary(i, v, arr, arr, &rd);
@@ -410,46 +409,30 @@ static void run_tile(engine *e, const tiles *tl, int64_t j, int64_t k, int64_t T
     }
 }
 
-/* One sweep of T steps, tile by tile; then the levels rotate as T steps of the loop would. */
+/* One sweep of T steps, tile by tile; then the levels rotate as T steps of the loop would.
+ * The loop's dirichlet bookkeeping is run ahead on a copy of the fields' buffer state. */
 static int tiled_sweep(engine *e, const tiles *tl, int64_t T) {
     const stn_program_desc *d = e->d;
     unsigned char *copy = calloc((size_t)d->nfields * (size_t)(T + 1), 1);
-    int *start = calloc((size_t)d->nfields * 3, sizeof *start);
-    if (!copy || !start) {
-        free(copy);
-        free(start);
+    if (!copy)
         return stn_error(-ENOMEM, "out of memory");
-    }
     for (int i = 0; i < d->nfields; i++) {
-        start[3 * i] = e->f[i].cur, start[3 * i + 1] = e->f[i].next, start[3 * i + 2] = e->f[i].prev;
-    }
-    for (int64_t t = 1; t <= T; t++) { /* the loop's dirichlet bookkeeping, ahead of the tiles */
-        for (int i = 0; i < d->nfields; i++) {
-            field_bufs *fb = &e->f[i];
-            if (d->fields[i].kind != STN_FIELD_STATE)
-                continue;
-            int dir = d->fields[i].boundary == STN_BC_DIRICHLET;
-            copy[(size_t)i * (size_t)(T + 1) + (size_t)t] = dir && !fb->bc_initial[fb->next];
-            fb->bc_initial[fb->next] = dir && fb->bc_initial[fb->cur];
+        const stn_field_desc *fd = &d->fields[i];
+        field_bufs fb = e->f[i]; /* the loop's steps, on a copy */
+        for (int64_t t = 1; t <= T && fd->kind == STN_FIELD_STATE; t++) {
+            int due = boundary_due(fd, &fb); /* neumann is mirrored lazily instead (run_tile) */
+            copy[(size_t)i * (size_t)(T + 1) + (size_t)t] = due && fd->boundary == STN_BC_DIRICHLET;
+            rotate_one(&fb);
         }
+        memcpy(e->f[i].bc_initial, fb.bc_initial, sizeof fb.bc_initial);
+    }
+    for (int64_t k = 0; k < tl->z.nblocks; k++)
+        for (int64_t j = 0; j < tl->y.nblocks; j++)
+            run_tile(e, tl, j, k, T, copy);
+    for (int64_t t = 0; t < T; t++)
         rotate(e);
-    }
-    int *end = calloc((size_t)d->nfields * 3, sizeof *end);
-    for (int i = 0; end && i < d->nfields; i++) { /* run the tiles from the sweep's start */
-        end[3 * i] = e->f[i].cur, end[3 * i + 1] = e->f[i].next, end[3 * i + 2] = e->f[i].prev;
-        e->f[i].cur = start[3 * i], e->f[i].next = start[3 * i + 1], e->f[i].prev = start[3 * i + 2];
-    }
-    if (end) {
-        for (int64_t k = 0; k < tl->z.nblocks; k++)
-            for (int64_t j = 0; j < tl->y.nblocks; j++)
-                run_tile(e, tl, j, k, T, copy);
-        for (int i = 0; i < d->nfields; i++)
-            e->f[i].cur = end[3 * i], e->f[i].next = end[3 * i + 1], e->f[i].prev = end[3 * i + 2];
-    }
     free(copy);
-    free(start);
-    free(end);
-    return end ? 0 : stn_error(-ENOMEM, "out of memory");
+    return 0;
 }
 
 static int time_loop(engine *e) {

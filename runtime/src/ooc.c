@@ -49,7 +49,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -692,52 +691,47 @@ static void print_plan(const ooc *e) {
            e->r->mem_budget);
 }
 
-/* The cache tiles of a block (compute_block): --time-tiles by,bz,bt, else sized so that one
- * tile's window for sub_t steps fills the last-level cache, as in-core (incore.c, pick_tiles):
- * a thin block (y-blocked) is one tile across and cut along q only. */
+/* The cache tiles of a block (compute_block): --time-tiles by,bz,bt, else stn_time_window's,
+ * as in-core: a thin block (y-blocked) is one tile across and cut along q only. */
 static void pick_sub_tiles(ooc *e) {
     const stn_run *r = e->r;
     const stn_ooc_plan *p = &e->plan;
     const int64_t *f = r->o->time_tiles;
     int64_t big = INT64_MAX / 4;
     e->sub_w[0] = e->sub_w[1] = big, e->sub_t = 0;
-    if (f[2] < 0)
+    if (f[2] < 0) {
         snprintf(e->res->tiles_source, sizeof e->res->tiles_source, "off (--time-tiles off)");
-    if (f[2] < 0)
         return;
+    }
     if (f[2] > 0) { /* by,bz,bt: by is y's, bz z's */
         e->sub_w[0] = p->r.axis == 1 ? f[0] : f[1];
         e->sub_w[1] = p->q.axis == 1 ? f[0] : f[1];
         e->sub_t = f[2];
         snprintf(e->res->tiles_source, sizeof e->res->tiles_source, "--time-tiles");
     } else {
-        uint64_t cache = r->hw.l3.value ? r->hw.l3.value : r->hw.l2.value * r->hw.cores.value;
         uint64_t arrays = 0;
         for (int i = 0; i < e->d->nfields; i++)
             arrays += (uint64_t)e->fsrc[i].narr;
-        double rows = (double)cache / ((double)p->row_bytes * (double)(arrays ? arrays : 1));
-        int64_t s = p->r.skew > p->q.skew ? p->r.skew : p->q.skew;
-        s = s < 1 ? 1 : s;
         int two = p->q.n > 1 && p->q.H > p->q.L; /* tiles in q too (3d) */
-        double side = two ? sqrt(rows) : rows;
-        int64_t ts = (int64_t)(side / (4.0 * (double)s));
-        ts = ts > 16 ? 16 : ts < 1 ? 1 : ts;
-        int64_t w = (int64_t)side - 2 * s * ts;
-        if (w < 1) {
+        stn_time_window_t w;
+        stn_time_window(&r->hw, (uint64_t)p->row_bytes, arrays, p->r.skew > p->q.skew ? p->r.skew : p->q.skew,
+                        two, &w);
+        int64_t s = w.skew, ts = w.bt < 1 ? 1 : w.bt, width = (int64_t)w.side - 2 * s * ts;
+        if (width < 1) {
             snprintf(e->res->tiles_source, sizeof e->res->tiles_source,
-                     "off: no tile fits the cache (%llu bytes)", (unsigned long long)cache);
+                     "off: no tile fits the cache (%llu bytes)", (unsigned long long)w.cache);
             return;
         }
         e->sub_t = ts;
-        e->sub_w[0] = e->sub_w[1] = w;
-        if (two && p->r.b + 2 * s * ts < (int64_t)side) { /* a thin block: whole across r */
+        e->sub_w[0] = e->sub_w[1] = width;
+        if (two && p->r.b + 2 * s * ts < (int64_t)w.side) { /* a thin block: whole across r */
             e->sub_w[0] = p->r.b;
-            int64_t wq = (int64_t)(rows / (double)(p->r.b + 2 * s * ts)) - 2 * s * ts;
+            int64_t wq = (int64_t)(w.rows / (double)(p->r.b + 2 * s * ts)) - 2 * s * ts;
             e->sub_w[1] = wq < 1 ? 1 : wq;
         }
         snprintf(e->res->tiles_source, sizeof e->res->tiles_source,
                  "auto: one tile's window for bt steps in the last-level cache (%llu bytes)",
-                 (unsigned long long)cache);
+                 (unsigned long long)w.cache);
     }
     if (e->sub_t > e->plan.bt)
         e->sub_t = e->plan.bt;

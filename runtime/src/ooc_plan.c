@@ -481,6 +481,30 @@ static double seconds(const stn_dev_curve *c, uint64_t bytes, uint64_t request, 
     return bytes && bw > 0 ? (double)bytes / bw : 0;
 }
 
+/* Sweep s's part of the prediction, added `times` times. */
+static void sweep_time(const stn_ooc_model *m, const stn_ooc_plan *p, int64_t s, double times,
+                       const stn_time_model *tm, uint64_t req, double edge, stn_time_pred *out) {
+    uint64_t rd = 0, wr = 0, npy = 0;
+    for (int i = 0; i < m->nfields; i++) {
+        const stn_ooc_fsrc *f = &m->f[i];
+        sweep_bytes(m, p, i, s, 1, &rd, &wr);
+        for (int l = 0; f->state && p->schedule != STN_SCHED_ALG2 && l < f->levels; l++)
+            if (stn_ooc_source_of(m, p, i, l, s) == STN_SRC_NPY)
+                npy += sweep_read_bytes(p, s, p->npy_bytes);
+    }
+    rd -= npy;
+    double io = seconds(&tm->dev->read, rd, req, tm->depth) + seconds(&tm->dev->write, wr, req, tm->depth);
+    double comp =
+        tm->cells_per_second > 0 ? tm->cells * (double)stn_ooc_sweep_steps(p, s) / tm->cells_per_second : 0;
+    double n = seconds(&tm->dev->read, npy, req, 1);
+    double dev = io + n; /* the --init reads share the device (and run beside the kernels) */
+    out->io += times * io;
+    out->compute += times * comp;
+    out->npy += times * n;
+    out->fill += times * io * edge;
+    out->total += times * ((comp > dev ? comp : dev) + io * edge);
+}
+
 void stn_ooc_predict_time(const stn_ooc_model *m, const stn_ooc_plan *p, int64_t first_sweep,
                           const stn_time_model *tm, stn_time_pred *out) {
     memset(out, 0, sizeof *out);
@@ -489,28 +513,14 @@ void stn_ooc_predict_time(const stn_ooc_model *m, const stn_ooc_plan *p, int64_t
     /* the share of a row's IO that nothing overlaps: block 0's window read, the last block written */
     double edge = p->r.n > 0 ? (double)(stn_ooc_window0(&p->r, p->r.b) + p->r.b) / (double)p->r.n : 1;
     edge = edge > 1 ? 1 : edge;
-    for (int64_t s = first_sweep; s < p->nsweeps; s++) {
-        uint64_t rd = 0, wr = 0, npy = 0;
-        for (int i = 0; i < m->nfields; i++) {
-            const stn_ooc_fsrc *f = &m->f[i];
-            sweep_bytes(m, p, i, s, 1, &rd, &wr);
-            for (int l = 0; f->state && p->schedule != STN_SCHED_ALG2 && l < f->levels; l++)
-                if (stn_ooc_source_of(m, p, i, l, s) == STN_SRC_NPY)
-                    npy += sweep_read_bytes(p, s, p->npy_bytes);
-        }
-        rd -= npy;
-        double io =
-            seconds(&tm->dev->read, rd, req, tm->depth) + seconds(&tm->dev->write, wr, req, tm->depth);
-        double comp = tm->cells_per_second > 0
-                          ? tm->cells * (double)stn_ooc_sweep_steps(p, s) / tm->cells_per_second
-                          : 0;
-        double n = seconds(&tm->dev->read, npy, req, 1);
-        out->io += io;
-        out->compute += comp;
-        out->npy += n;
-        out->fill += io * edge;
-        double dev = io + n; /* the --init reads share the device (and run beside the kernels) */
-        out->total += (comp > dev ? comp : dev) + io * edge;
+    /* the sweeps between the first and the last are alike (as in stn_ooc_predict) */
+    int64_t last = p->nsweeps - 1;
+    if (first_sweep <= last) {
+        sweep_time(m, p, first_sweep, 1, tm, req, edge, out);
+        if (last - first_sweep > 1)
+            sweep_time(m, p, first_sweep + 1, (double)(last - first_sweep - 1), tm, req, edge, out);
+        if (last > first_sweep)
+            sweep_time(m, p, last, 1, tm, req, edge, out);
     }
     for (int i = 0; i < m->nfields; i++) { /* import and export: whole levels, one after another */
         const stn_ooc_fsrc *f = &m->f[i];
