@@ -161,8 +161,13 @@ static int reader_start(ooc *e, int64_t sweep, int64_t r0, int64_t r1) {
         return stn_error(-ENOMEM, "out of memory starting the --init reader");
     *rd = (ooc_reader){.e = e, .sweep = sweep, .r0 = r0, .r1 = r1, .q0 = e->qnew, .q1 = e->qhi};
     int rc = pthread_create(&rd->th, NULL, reader_main, rd);
-    if (rc) { /* no thread: enter_block reads them itself */
+    if (rc) { /* no thread: enter_block reads them itself, under no compute; say so once */
         free(rd);
+        if (!e->reader_warned++)
+            stn_warn(e->r->log,
+                     "cannot start the --init reader thread (%s); the --init files are read without "
+                     "overlapping the compute",
+                     strerror(rc));
         return 0;
     }
     e->reader = rd;

@@ -53,6 +53,7 @@ typedef struct ooc {
     char state_path[4096];
     int direct_warned;
     struct ooc_reader *reader; /* the --init reads of the next block, on a thread of their own */
+    int reader_warned;         /* the reader thread could not be started (warned once) */
     int64_t sub_w[2];          /* a block's cache tiles: r x q widths (ooc.c, compute_block) */
     int64_t sub_t;             /* and the steps each advances at a time (0: the block's T) */
 } ooc;
