@@ -61,12 +61,13 @@ def _probe_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="stencilc probe",
         description="Measure the read and write bandwidth of the flash device holding DIR (requests of 64K to 4M "
-                    "at queue depths 1, 8 and 32, O_DIRECT through the runtime's IO queue) and write a machine "
-                    "file for this machine with the curves (docs/machines.md).",
+                    "at queue depths 1, 8 and 32, O_DIRECT through the runtime's IO queue), reads and writes at "
+                    "once (also into new space), and how much of the kernels' speed is left while the device "
+                    "is busy; write a machine file for this machine with the figures (docs/machines.md).",
     )
     p.add_argument("--dir", required=True, help="a directory on the device (a test file is created there and removed)")
     p.add_argument("--size", help="the test file's size, at least 16M (default 1G)")
-    p.add_argument("--seconds", help="seconds per measured point; 24 points (default 0.3)")
+    p.add_argument("--seconds", help="seconds per measured point; 36 points (default 0.3)")
     p.add_argument("-o", "--output", help="the machine file to write (default: the cache, devices/MAJOR-MINOR.json, "
                                           "where runs look for it)")
     p.add_argument("--quiet", action="store_true", help="print only the path written")

@@ -5,8 +5,8 @@ test file of ``--size`` bytes; a C compiler, as for any build.  Guarantees: the 
 measured by the runtime's own code (``runtime/src/probe.c`` through ``runtime/tools/probe_main.c``,
 built once against the cached runtime library by ``toolchain.runtime_tool``), with the runtime's
 libaio queue and O_DIRECT, so the time model is fed by the IO path it models.  The machine file
-(docs/machines.md: this machine's cores, caches, DRAM and device block, and the device's ``read``
-and ``write`` curves) appears whole or not at all, at ``-o FILE`` or at the cache path a run looks
+(docs/machines.md: this machine's cores, caches, DRAM and device block, the device's ``read``,
+``write``, ``mixed`` and ``mixed_new`` curves and ``compute_under_io``) appears whole or not at all, at ``-o FILE`` or at the cache path a run looks
 in (``devices/MAJOR-MINOR.json`` under ``$STENCILC_CACHE_DIR``, ``$XDG_CACHE_HOME/stencilc`` or
 ``~/.cache/stencilc``); the test file is removed, also on failure.  The exit status is the tool's:
 0, 1 (the directory, the device or the output failed), 2 (a command-line mistake).

@@ -140,6 +140,7 @@ double stn_dev_bandwidth(const stn_dev_curve *c, uint64_t request, int depth) {
 
 void stn_dev_default(stn_device *dev) {
     char err[256];
+    memset(dev, 0, sizeof *dev); /* no mixed curves, no slowdown under IO: not measured */
     /* a SATA-class SSD: about 500 MB/s either way at depth, much less for small requests alone */
     (void)stn_dev_parse_curve("4K@1:40M 64K@1:200M 1M@1:400M 4K@8:150M 64K@8:450M 1M@8:500M", &dev->read, err,
                               sizeof err);

@@ -287,28 +287,36 @@ static const jkey machine_keys[] = {
     {"read", (size_t)-3, 0},
     {"write", (size_t)-4, 0},
     {"cells_per_second", (size_t)-5, 0},
+    {"mixed", (size_t)-6, 0},
+    {"mixed_new", (size_t)-7, 0},
+    {"compute_under_io", (size_t)-8, 0},
 };
 #define N_MACHINE_KEYS ((int)(sizeof machine_keys / sizeof machine_keys[0]))
 
-/* "read" / "write": a device curve (stn_device.h). */
+/* "read" / "write" / "mixed" / "mixed_new": a device curve (stn_device.h). */
 static int jcurve(jreader *j, stn_hw *hw, const jkey *key) {
     char text[4096], err[400], msg[600];
     const char *at = j->p;
     int rc = jstring(j, text, sizeof text);
     if (rc)
         return rc;
-    stn_dev_curve *c = key->offset == (size_t)-3 ? &hw->dev.read : &hw->dev.write;
+    stn_dev_curve *c = key->offset == (size_t)-3   ? &hw->dev.read
+                       : key->offset == (size_t)-4 ? &hw->dev.write
+                       : key->offset == (size_t)-6 ? &hw->dev.mixed
+                                                   : &hw->dev.mixed_new;
     if (stn_dev_parse_curve(text, c, err, sizeof err) != 0) {
         j->p = at;
         snprintf(msg, sizeof msg, "\"%s\": %s", key->name, err);
         return jerr(j, msg);
     }
-    hw->dev_keys |= key->offset == (size_t)-3 ? 1 : 2;
+    if (key->offset == (size_t)-3 || key->offset == (size_t)-4)
+        hw->dev_keys |= key->offset == (size_t)-3 ? 1 : 2;
     return 0;
 }
 
-/* "cells_per_second": the compute rate to assume (a positive number). */
-static int jrate(jreader *j, stn_hw *hw) {
+/* "cells_per_second": the compute rate to assume (a positive number); "compute_under_io": the
+ * share of it left while the device is busy (more than 0, at most 1). */
+static int jrate(jreader *j, stn_hw *hw, const jkey *key) {
     char text[64], *end;
     const char *at = j->p;
     size_t k = 0;
@@ -318,20 +326,26 @@ static int jrate(jreader *j, stn_hw *hw) {
             text[k++] = *j->p++;
     text[k] = '\0';
     double v = strtod(text, &end);
-    if (!*text || *end || !(v > 0) || !isfinite(v)) {
+    int share = key->offset == (size_t)-8;
+    if (!*text || *end || !(v > 0) || !isfinite(v) || (share && v > 1)) {
         j->p = at;
-        return jerr(j, "\"cells_per_second\": expected a positive number, e.g. 1.5e9");
+        return jerr(j, share ? "\"compute_under_io\": expected a number more than 0 and at most 1, e.g. 0.8"
+                             : "\"cells_per_second\": expected a positive number, e.g. 1.5e9");
     }
-    hw->cells_per_second = v;
+    if (share)
+        hw->dev.compute_under_io = v;
+    else
+        hw->cells_per_second = v;
     return 0;
 }
 
 static int jvalue(jreader *j, stn_hw *hw, const jkey *key) {
     char text[256];
-    if (key->offset == (size_t)-3 || key->offset == (size_t)-4)
+    if (key->offset == (size_t)-3 || key->offset == (size_t)-4 || key->offset == (size_t)-6 ||
+        key->offset == (size_t)-7)
         return jcurve(j, hw, key);
-    if (key->offset == (size_t)-5)
-        return jrate(j, hw);
+    if (key->offset == (size_t)-5 || key->offset == (size_t)-8)
+        return jrate(j, hw, key);
     if (key->offset == (size_t)-1 || key->offset == (size_t)-2) {
         int rc = jstring(j, text, sizeof text);
         if (rc == 0)
@@ -394,7 +408,8 @@ static int parse_machine(jreader *j, stn_hw *hw) {
             char msg[300];
             snprintf(msg, sizeof msg,
                      "unknown key \"%s\" (known: name, description, cores, sockets, numa_nodes, "
-                     "l2, l3, dram, reserve, device_block, read, write, cells_per_second)",
+                     "l2, l3, dram, reserve, device_block, read, write, mixed, mixed_new, compute_under_io, "
+                     "cells_per_second)",
                      name);
             return jerr(j, msg);
         }
@@ -474,6 +489,12 @@ int stn_hw_load_machine(const char *path, stn_hw *hw) {
     if (hw->dev_keys == 1 || hw->dev_keys == 2)
         return stn_error(-EINVAL, "--machine %s: \"%s\" is given without \"%s\": a device needs both curves",
                          path, hw->dev_keys == 1 ? "read" : "write", hw->dev_keys == 1 ? "write" : "read");
+    const char *extra = hw->dev.mixed.n ? "mixed" : hw->dev.mixed_new.n ? "mixed_new" : "compute_under_io";
+    if (hw->dev_keys != 3 && (hw->dev.mixed.n || hw->dev.mixed_new.n || hw->dev.compute_under_io > 0))
+        return stn_error(-EINVAL,
+                         "--machine %s: \"%s\" is given without \"read\" and \"write\": the time model "
+                         "takes a device's figures together",
+                         path, extra);
     if (hw->dev_keys)
         snprintf(hw->dev.source, sizeof hw->dev.source, "%s", path);
     hw->described = 1;

@@ -481,6 +481,18 @@ static double seconds(const stn_dev_curve *c, uint64_t bytes, uint64_t request, 
     return bytes && bw > 0 ? (double)bytes / bw : 0;
 }
 
+/* Seconds the device is busy reading rd and writing wr bytes at the same time (see
+ * stn_ooc_predict_time): the paired part on the mixed curve, the rest on its own curve. */
+static double device_seconds(const stn_device *dev, uint64_t rd, uint64_t wr, uint64_t req, int depth,
+                             int fresh) {
+    const stn_dev_curve *mix = fresh && dev->mixed_new.n ? &dev->mixed_new : &dev->mixed;
+    if (mix->n == 0)
+        return seconds(&dev->read, rd, req, depth) + seconds(&dev->write, wr, req, depth);
+    uint64_t pair = rd < wr ? rd : wr;
+    return seconds(mix, 2 * pair, req, depth) + seconds(&dev->read, rd - pair, req, depth) +
+           seconds(&dev->write, wr - pair, req, depth);
+}
+
 /* Sweep s's part of the prediction, added `times` times. */
 static void sweep_time(const stn_ooc_model *m, const stn_ooc_plan *p, int64_t s, double times,
                        const stn_time_model *tm, uint64_t req, double edge, stn_time_pred *out) {
@@ -493,16 +505,28 @@ static void sweep_time(const stn_ooc_model *m, const stn_ooc_plan *p, int64_t s,
                 npy += sweep_read_bytes(p, s, p->npy_bytes);
     }
     rd -= npy;
-    double io = seconds(&tm->dev->read, rd, req, tm->depth) + seconds(&tm->dev->write, wr, req, tm->depth);
+    /* sweep s writes the scratch set sweep s - 2 wrote: the first two write into new files (alg2
+     * writes back into the arrays its import wrote) */
+    int fresh = s < 2 && p->schedule != STN_SCHED_ALG2;
     double comp =
         tm->cells_per_second > 0 ? tm->cells * (double)stn_ooc_sweep_steps(p, s) / tm->cells_per_second : 0;
-    double n = seconds(&tm->dev->read, npy, req, 1);
-    double dev = io + n; /* the --init reads share the device (and run beside the kernels) */
+    double io, n, dev;      /* the --init reads share the device (and run beside the kernels) */
+    if (tm->dev->mixed.n) { /* they pair with the writes too; their share of the device time is theirs */
+        dev = device_seconds(tm->dev, rd + npy, wr, req, tm->depth, fresh);
+        n = rd + npy + wr ? dev * (double)npy / (double)(rd + npy + wr) : 0;
+        io = dev - n;
+    } else {
+        io = device_seconds(tm->dev, rd, wr, req, tm->depth, fresh);
+        n = seconds(&tm->dev->read, npy, req, 1);
+        dev = io + n;
+    }
     out->io += times * io;
     out->compute += times * comp;
     out->npy += times * n;
     out->fill += times * io * edge;
-    out->total += times * ((comp > dev ? comp : dev) + io * edge);
+    double share = tm->dev->compute_under_io > 0 ? tm->dev->compute_under_io : 1;
+    double both = comp + (1 - share) * dev; /* the kernels, slowed while the device is busy */
+    out->total += times * ((both > dev ? both : dev) + io * edge);
 }
 
 void stn_ooc_predict_time(const stn_ooc_model *m, const stn_ooc_plan *p, int64_t first_sweep,

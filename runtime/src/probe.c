@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,91 +54,290 @@ static void stamp(probe_ctx *c, char *p, uint64_t request) {
 }
 
 typedef struct point_run {
-    uint64_t requests; /* completed */
-    uint64_t bytes;    /* moved */
-    double seconds;    /* first submission to last completion (write: and the fdatasync) */
+    uint64_t requests;      /* completed */
+    uint64_t bytes;         /* moved, both ways */
+    uint64_t bytes_written; /* of which written */
+    double seconds;         /* first submission to last completion (and the fdatasync of any writes) */
 } point_run;
 
-/* Keep `depth` requests of `request` bytes in flight (write or read) -- at random offsets that are
- * multiples of the request size, for about `seconds` and at least STN_PROBE_MIN_PER_SLOT per slot;
- * or, with fill, once through the whole file in order -- and time it.  Each slot has its own buffer
- * and completion group; a freed slot is refilled at once (stn_aio_poll), and when none is free the
- * oldest request is waited for (the device completes equal requests roughly in order). */
-static int run_point(probe_ctx *c, int write, uint64_t request, int depth, double seconds, int fill,
-                     point_run *out) {
-    stn_aio *q = NULL;
+enum { PROBE_READ, PROBE_WRITE, PROBE_MIXED };
+
+/* IO kept running by the probe: `depth` slots, each with its own buffer and completion group, each
+ * refilled at once when its request completes.  PROBE_READ and PROBE_WRITE: every slot reads
+ * (writes) the test file; PROBE_MIXED: even slots read the test file, odd slots write wf -- the
+ * test file again (overwrites), or a fresh file never written (fresh: every write at a position
+ * not written before, so every one lands in an unwritten extent).  Random offsets are multiples of
+ * the request size; with fill, the slots instead go once through the whole file in order.
+ * Issuing stops after about `seconds` and at least STN_PROBE_MIN_PER_SLOT requests per slot, when
+ * the fill or the fresh positions run out, or when the caller sets `stopping` (seconds HUGE_VAL);
+ * the requests in flight still complete. */
+typedef struct io_load {
+    probe_ctx *c;
+    stn_aio *q;
+    stn_gridfile *wf; /* where writes go */
+    int mode, depth, fill, fresh;
+    uint64_t request, rows, positions, min_requests;
+    uint64_t stride, offset; /* fresh positions: (k * stride + offset) mod positions, stride coprime */
+    double seconds, t0;
+    uint64_t issued, next; /* next: the fill's next position, or k of the next fresh write */
+    int stopping, in_flight;
     stn_aio_group g[STN_PROBE_MAX_DEPTH];
     uint64_t issued_at[STN_PROBE_MAX_DEPTH]; /* issue order of the request in the slot */
     int busy[STN_PROBE_MAX_DEPTH];
-    const uint64_t positions = (uint64_t)c->f.file_bytes / request, rows = request / PROBE_ROW;
-    const uint64_t min_requests = fill ? positions : (uint64_t)STN_PROBE_MIN_PER_SLOT * (uint64_t)depth;
-    uint64_t issued = 0, next_fill = 0;
-    int rc = stn_aio_create(&q, depth, (size_t)request);
-    if (rc)
-        return rc;
-    memset(out, 0, sizeof *out);
-    for (int s = 0; s < depth; s++) {
-        g[s] = STN_AIO_GROUP_INIT;
-        busy[s] = 0;
+    point_run run;
+} io_load;
+
+static uint64_t gcd_u64(uint64_t a, uint64_t b) {
+    while (b) {
+        uint64_t t = a % b;
+        a = b;
+        b = t;
     }
-    double t0 = stn_now();
-    int stopping = 0, in_flight = 0;
-    for (;;) {
-        /* collect finished slots and refill them */
-        int freed = 0;
-        for (int s = 0; s < depth && !rc; s++) {
-            if (busy[s] && g[s].pending == 0) {
-                if (g[s].error) {
-                    rc = stn_error(g[s].error, "%s", g[s].msg);
-                    break;
-                }
-                out->bytes += g[s].bytes;
-                out->requests++;
-                busy[s] = 0;
-                in_flight--;
-                freed++;
-            }
-            if (busy[s])
-                continue;
-            if (!stopping)
-                stopping =
-                    fill ? next_fill >= positions : issued >= min_requests && stn_now() - t0 >= seconds;
-            if (stopping)
-                continue;
-            uint64_t pos = fill ? next_fill++ : next_random(c) % positions;
-            int64_t y0 = (int64_t)(pos * rows);
-            char *p = c->buf + (size_t)s * STN_PROBE_MAX_REQUEST;
-            stn_aio_group_reset(&g[s]);
-            if (write) {
-                stamp(c, p, request);
-                rc = stn_aio_write(q, &c->f, y0, y0 + (int64_t)rows, 0, 1, p, (size_t)request, &g[s], NULL);
-            } else {
-                rc = stn_aio_read(q, &c->f, y0, y0 + (int64_t)rows, 0, 1, p, (size_t)request, &g[s], NULL);
-            }
-            busy[s] = 1;
-            issued_at[s] = issued++;
-            in_flight++;
+    return a;
+}
+
+static int load_start(io_load *l, probe_ctx *c, int mode, stn_gridfile *wf, int fresh, uint64_t request,
+                      int depth, double seconds, int fill) {
+    memset(l, 0, sizeof *l);
+    l->c = c;
+    l->wf = wf ? wf : &c->f;
+    l->mode = mode;
+    l->depth = depth;
+    l->fill = fill;
+    l->fresh = fresh;
+    l->request = request;
+    l->rows = request / PROBE_ROW;
+    l->positions = (uint64_t)c->f.file_bytes / request;
+    l->min_requests = fill ? l->positions : (uint64_t)STN_PROBE_MIN_PER_SLOT * (uint64_t)depth;
+    l->seconds = seconds;
+    if (fresh) {
+        /* a multiplier coprime with the count makes k -> k * stride a permutation of the positions
+         * (whatever the count, not only powers of two); near the golden section it also scatters
+         * successive writes over the whole file, as random offsets would */
+        uint64_t n = (uint64_t)l->wf->file_bytes / request;
+        l->stride = (uint64_t)((double)n * 0.6180339887) | 1;
+        while (gcd_u64(l->stride, n) != 1)
+            l->stride += 2;
+        l->offset = next_random(c) % n;
+    }
+    for (int s = 0; s < depth; s++)
+        l->g[s] = STN_AIO_GROUP_INIT;
+    int rc = stn_aio_create(&l->q, depth, (size_t)request);
+    l->t0 = stn_now();
+    return rc;
+}
+
+static int slot_writes(const io_load *l, int s) {
+    return l->mode == PROBE_WRITE || (l->mode == PROBE_MIXED && (s & 1));
+}
+
+/* Collect the finished slots and refill every free one (unless issuing has stopped); *freed: how
+ * many had finished.  Never waits for the device. */
+static int load_refill(io_load *l, int *freed) {
+    probe_ctx *c = l->c;
+    int rc = 0;
+    *freed = 0;
+    for (int s = 0; s < l->depth && !rc; s++) {
+        stn_aio_group *g = &l->g[s];
+        if (l->busy[s] && g->pending == 0) {
+            if (g->error)
+                return stn_error(g->error, "%s", g->msg);
+            l->run.bytes += g->bytes;
+            if (slot_writes(l, s))
+                l->run.bytes_written += g->bytes;
+            l->run.requests++;
+            l->busy[s] = 0;
+            l->in_flight--;
+            ++*freed;
         }
-        if (rc || in_flight == 0)
-            break;
-        if (freed == 0) {
-            /* nothing had finished: wait for the oldest request (reaping the others on the way) */
-            int oldest = -1;
-            for (int s = 0; s < depth; s++)
-                if (busy[s] && (oldest < 0 || issued_at[s] < issued_at[oldest]))
-                    oldest = s;
-            rc = stn_aio_wait(q, &g[oldest], NULL);
-            if (rc)
-                break;
+        if (l->busy[s])
+            continue;
+        int w = slot_writes(l, s);
+        uint64_t wpositions = (uint64_t)l->wf->file_bytes / l->request;
+        if (!l->stopping)
+            l->stopping = l->fill ? l->next >= l->positions
+                                  : (l->fresh && l->next >= wpositions) ||
+                                        (l->issued >= l->min_requests && stn_now() - l->t0 >= l->seconds);
+        if (l->stopping)
+            continue;
+        uint64_t pos = l->fill         ? l->next++
+                       : l->fresh && w ? (l->next++ * l->stride + l->offset) % wpositions
+                                       : next_random(c) % l->positions;
+        int64_t y0 = (int64_t)(pos * l->rows), y1 = y0 + (int64_t)l->rows;
+        char *p = c->buf + (size_t)s * STN_PROBE_MAX_REQUEST;
+        stn_aio_group_reset(g);
+        if (w) {
+            stamp(c, p, l->request);
+            rc = stn_aio_write(l->q, l->wf, y0, y1, 0, 1, p, (size_t)l->request, g, NULL);
+        } else {
+            rc = stn_aio_read(l->q, &c->f, y0, y1, 0, 1, p, (size_t)l->request, g, NULL);
         }
-        rc = stn_aio_poll(q, NULL);
+        l->busy[s] = 1;
+        l->issued_at[s] = l->issued++;
+        l->in_flight++;
+    }
+    return rc;
+}
+
+/* Keep the load going until a slot frees (refilling it): when none had finished, wait for the
+ * oldest request (the device completes equal requests roughly in order), reaping the others on
+ * the way.  *done: nothing is in flight any more (issuing has stopped). */
+static int load_advance(io_load *l, int *done) {
+    int freed;
+    int rc = load_refill(l, &freed);
+    *done = l->in_flight == 0;
+    if (rc || *done)
+        return rc;
+    if (freed == 0) {
+        int oldest = -1;
+        for (int s = 0; s < l->depth; s++)
+            if (l->busy[s] && (oldest < 0 || l->issued_at[s] < l->issued_at[oldest]))
+                oldest = s;
+        rc = stn_aio_wait(l->q, &l->g[oldest], NULL);
+        if (rc)
+            return rc;
+    }
+    return stn_aio_poll(l->q, NULL);
+}
+
+/* Stop issuing, let what is in flight complete, make the writes durable (a device's volatile cache
+ * is not its bandwidth), time it all, free the queue.  rc: the load's failure so far, if any. */
+static int load_finish(io_load *l, int rc, point_run *out) {
+    l->stopping = 1;
+    for (int done = 0; !rc && !done;)
+        rc = load_advance(l, &done);
+    if (!rc && l->mode != PROBE_READ)
+        rc = stn_gridfile_sync(l->wf);
+    l->run.seconds = stn_now() - l->t0;
+    stn_aio_destroy(l->q); /* waits for anything still in flight after a failure */
+    l->q = NULL;
+    *out = l->run;
+    return rc;
+}
+
+/* One point: the load of `mode` (io_load) run until it stops by itself, timed. */
+static int run_point(probe_ctx *c, int mode, stn_gridfile *wf, int fresh, uint64_t request, int depth,
+                     double seconds, int fill, point_run *out) {
+    io_load *l = malloc(sizeof *l); /* 32 completion groups with their messages: not for the stack */
+    if (!l)
+        return stn_error(-ENOMEM, "cannot probe: out of memory");
+    int rc = load_start(l, c, mode, wf, fresh, request, depth, seconds, fill);
+    if (rc) {
+        free(l);
+        return rc;
+    }
+    for (int done = 0; !rc && !done;)
+        rc = load_advance(l, &done);
+    rc = load_finish(l, rc, out);
+    free(l);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ compute under IO */
+
+/* A 7-point Jacobi step on a JACOBI_N^3 grid of doubles (two of them: 4 MiB, in the last-level
+ * cache of any machine that runs out-of-core stencils), z split over the OpenMP threads as the
+ * generated kernels split it: a stand-in for the kernels whose slowdown under IO is measured. */
+#define JACOBI_N 64
+#define COMPUTE_SECONDS 0.5 /* each of the two rates is measured this long in all */
+#define COMPUTE_ROUNDS 4    /* ... in this many alternating pieces */
+
+static void jacobi_step(const double *restrict a, double *restrict b) {
+    const int64_t n = JACOBI_N, sy = n, sz = n * n;
+    STN_OMP_PARALLEL {
+        int nt = stn_omp_num_threads(), t = stn_omp_thread_num();
+        int64_t z0 = 1 + (n - 2) * t / nt, z1 = 1 + (n - 2) * (t + 1) / nt;
+        for (int64_t z = z0; z < z1; z++)
+            for (int64_t y = 1; y < n - 1; y++) {
+                const double *p = a + z * sz + y * sy;
+                double *q = b + z * sz + y * sy;
+                for (int64_t x = 1; x < n - 1; x++)
+                    q[x] = 0.4 * p[x] +
+                           0.1 * (p[x - 1] + p[x + 1] + p[x - sy] + p[x + sy] + p[x - sz] + p[x + sz]);
+            }
+    }
+}
+
+typedef struct compute_run {
+    double *g[2];      /* the two grids, swapped after each step */
+    uint64_t steps;    /* all steps so far (which grid is the newest) */
+    double sink;       /* a cell of every piece's result, so that the compiler cannot drop a step */
+    double cells[2];   /* [alone, under IO]: interior cells computed */
+    double seconds[2]; /* ... in this many seconds */
+} compute_run;
+
+/* Steps for at least `seconds`, counted as alone (l NULL) or under IO; under IO the main thread
+ * services the queue between steps (stn_aio_poll, then refilling the freed slots), as the
+ * out-of-core engine polls between its kernel steps -- that time counts, the engine pays it too. */
+static int compute_piece(compute_run *cr, double seconds, io_load *l) {
+    const double cells = (double)(JACOBI_N - 2) * (JACOBI_N - 2) * (JACOBI_N - 2);
+    int rc = 0;
+    uint64_t steps = 0;
+    double t0 = stn_now(), t = t0;
+    while (!rc && (t - t0 < seconds || steps < 4)) {
+        jacobi_step(cr->g[cr->steps & 1], cr->g[(cr->steps + 1) & 1]);
+        cr->steps++, steps++;
+        if (l) {
+            int freed;
+            rc = stn_aio_poll(l->q, NULL);
+            if (!rc)
+                rc = load_refill(l, &freed);
+        }
+        t = stn_now();
+    }
+    cr->sink += cr->g[cr->steps & 1][(JACOBI_N / 2) * (JACOBI_N * JACOBI_N + JACOBI_N + 1)];
+    cr->cells[l != NULL] += cells * (double)steps;
+    cr->seconds[l != NULL] += t - t0;
+    return rc;
+}
+
+/* compute_under_io (stn_device.h): the kernel's rate while mixed IO of 64K at depth 32 runs over
+ * the test file, over its rate alone, in (0, 1] -- at least 0.05, so that a disturbed measurement
+ * cannot make the model believe the kernels stop.  The two are measured in alternating pieces, so
+ * that whatever else slows the machine meanwhile (other processes, the host) weighs on both. */
+static int measure_compute_under_io(probe_ctx *c, double *share, int verbose) {
+    size_t bytes = (size_t)JACOBI_N * JACOBI_N * JACOBI_N * sizeof(double);
+    compute_run cr = {{stn_alloc(bytes, 64), stn_alloc(bytes, 64)}, 0, 0, {0, 0}, {0, 0}};
+    io_load *l = malloc(sizeof *l);
+    int rc = 0;
+    if (!cr.g[0] || !cr.g[1] || !l)
+        rc = stn_error(-ENOMEM, "cannot measure the compute rate under IO: out of memory");
+    for (size_t i = 0; !rc && i < bytes / sizeof(double); i++)
+        cr.g[0][i] = cr.g[1][i] = (double)(i % 1000) * 1e-3;
+    if (!rc) {
+        compute_piece(&cr, 0.05, NULL); /* page faults, OpenMP threads, clocks: not counted */
+        cr.cells[0] = cr.seconds[0] = 0;
+    }
+    uint64_t io_bytes = 0;
+    double io_seconds = 0;
+    for (int round = 0; round < COMPUTE_ROUNDS && !rc; round++) {
+        rc = compute_piece(&cr, COMPUTE_SECONDS / COMPUTE_ROUNDS, NULL);
+        if (!rc)
+            rc = load_start(l, c, PROBE_MIXED, NULL, 0, (uint64_t)64 << 10, 32, HUGE_VAL, 0);
         if (rc)
             break;
+        int freed;
+        rc = load_refill(l, &freed); /* the device is busy before the first step */
+        if (!rc)
+            rc = compute_piece(&cr, COMPUTE_SECONDS / COMPUTE_ROUNDS, l);
+        point_run r;
+        rc = load_finish(l, rc, &r);
+        io_bytes += r.bytes;
+        io_seconds += r.seconds;
     }
-    if (!rc && write)
-        rc = stn_gridfile_sync(&c->f);
-    out->seconds = stn_now() - t0;
-    stn_aio_destroy(q); /* waits for anything still in flight after a failure */
+    if (!rc) {
+        double alone = cr.cells[0] / cr.seconds[0], under = cr.cells[1] / cr.seconds[1], s = under / alone;
+        *share = !(s > 0.05) ? 0.05 : s > 1 ? 1 : s; /* a NaN too gives 0.05 */
+        if (verbose)
+            fprintf(stderr,
+                    "stencilc probe: compute   %.3g cells/s alone, %.3g under mixed IO of 64K @ 32 (%.1f "
+                    "MiB/s): %.3f of the rate (%d threads; checksum %.3g)\n",
+                    alone, under, (double)io_bytes / io_seconds / (1 << 20), *share, stn_omp_max_threads(),
+                    cr.sink);
+    }
+    stn_free(cr.g[0]);
+    stn_free(cr.g[1]);
+    free(l);
     return rc;
 }
 
@@ -149,9 +349,9 @@ static const char *size_text(uint64_t v, char *buf, size_t n) {
     return buf;
 }
 
-/* The test file: a fresh name in dir (O_EXCL, so never somebody else's file), then opened and sized
- * as a grid file and unlinked at once. */
-static int open_test_file(probe_ctx *c, uint64_t bytes, size_t align) {
+/* A test file: a fresh name in dir (O_EXCL, so never somebody else's file), then opened and sized
+ * as a grid file into *f (fallocated: space reserved, never written) and unlinked at once. */
+static int open_test_file(probe_ctx *c, stn_gridfile *f, uint64_t bytes, size_t align) {
     char path[4096];
     int n = snprintf(path, sizeof path, "%s/.stencilc-probe-%ld-XXXXXX", c->dir, (long)getpid());
     if (n < 0 || (size_t)n >= sizeof path)
@@ -162,14 +362,14 @@ static int open_test_file(probe_ctx *c, uint64_t bytes, size_t align) {
         return stn_error(stn_neg_errno(e), "cannot create a test file in '%s': %s", c->dir, strerror(e));
     }
     close(fd);
-    int rc = stn_gridfile_open(&c->f, path, (int64_t)PROBE_ROW, (int64_t)(bytes / PROBE_ROW), 1, 1, align,
+    int rc = stn_gridfile_open(f, path, (int64_t)PROBE_ROW, (int64_t)(bytes / PROBE_ROW), 1, 1, align,
                                STN_GRIDFILE_CREATE);
     /* gridio unlinks a file it fails to size; the name is ours either way */
     (void)unlink(path);
     if (rc)
         return stn_error(rc, "cannot create the test file in '%s': %s", c->dir, stn_errmsg());
-    if (!c->f.direct) {
-        stn_gridfile_close(&c->f);
+    if (!f->direct) {
+        stn_gridfile_close(f);
         return stn_error(
             -EOPNOTSUPP,
             "the file system of '%s' refuses O_DIRECT (tmpfs before Linux 6.6, some FUSE and "
@@ -241,7 +441,7 @@ int stn_probe(const char *dir, uint64_t file_bytes, double seconds_per_point, st
         memcpy(c.buf + k * sizeof v, &v, sizeof v);
     }
 
-    rc = open_test_file(&c, file_bytes, align);
+    rc = open_test_file(&c, &c.f, file_bytes, align);
     if (rc) {
         stn_free(c.buf);
         return rc;
@@ -251,7 +451,7 @@ int stn_probe(const char *dir, uint64_t file_bytes, double seconds_per_point, st
 
     /* 1. write the whole file once, so that reads find real data on the device */
     point_run r;
-    rc = run_point(&c, 1, STN_PROBE_MAX_REQUEST, 8, 0, 1, &r);
+    rc = run_point(&c, PROBE_WRITE, NULL, 0, STN_PROBE_MAX_REQUEST, 8, 0, 1, &r);
     if (!rc && verbose)
         fprintf(stderr, "stencilc probe: wrote the %s test file in '%s' in %.2f s (%.0f MiB/s)\n",
                 stn_fmt_bytes(hb, sizeof hb, file_bytes), dir, r.seconds,
@@ -262,17 +462,53 @@ int stn_probe(const char *dir, uint64_t file_bytes, double seconds_per_point, st
         stn_dev_curve *curve = w ? &out->write : &out->read;
         for (int d = 0; d < STN_PROBE_NDEPTHS && !rc; d++)
             for (int k = 0; k < STN_PROBE_NREQUESTS && !rc; k++) {
-                rc = run_point(&c, w, stn_probe_requests[k], stn_probe_depths[d], seconds_per_point, 0, &r);
+                rc = run_point(&c, w ? PROBE_WRITE : PROBE_READ, NULL, 0, stn_probe_requests[k],
+                               stn_probe_depths[d], seconds_per_point, 0, &r);
                 if (rc)
                     break;
                 double bps = (double)r.bytes / (r.seconds > 0 ? r.seconds : 1e-9);
                 curve->p[curve->n++] = (stn_dev_point){stn_probe_requests[k], stn_probe_depths[d], bps};
                 if (verbose)
-                    fprintf(stderr, "stencilc probe: %-5s %5s @ %2d: %9.1f MiB/s (%llu requests in %.2f s)\n",
+                    fprintf(stderr, "stencilc probe: %-9s %5s @ %2d: %9.1f MiB/s (%llu requests in %.2f s)\n",
                             w ? "write" : "read", size_text(stn_probe_requests[k], hb, sizeof hb),
                             stn_probe_depths[d], bps / (1 << 20), (unsigned long long)r.requests, r.seconds);
             }
     }
+
+    /* 3. reads and writes at once, as an out-of-core sweep moves them: over written data (mixed),
+     * then with the writes going into a fresh file's unwritten extents (mixed_new; at depth 32 only,
+     * to keep the probe short) */
+    for (int m = 0; m < 2 && !rc; m++) {
+        stn_dev_curve *curve = m ? &out->mixed_new : &out->mixed;
+        for (int d = m ? STN_PROBE_NDEPTHS - 1 : STN_PROBE_MIXED_FIRST_DEPTH; d < STN_PROBE_NDEPTHS && !rc;
+             d++) {
+            for (int k = 0; k < STN_PROBE_NREQUESTS && !rc; k++) {
+                stn_gridfile fresh = {.fd = -1};
+                if (m && (rc = open_test_file(&c, &fresh, file_bytes, align)) != 0)
+                    break;
+                rc = run_point(&c, PROBE_MIXED, m ? &fresh : NULL, m, stn_probe_requests[k],
+                               stn_probe_depths[d], seconds_per_point, 0, &r);
+                stn_gridfile_close(&fresh); /* unlinked already: its blocks go back now */
+                if (rc)
+                    break;
+                double bps = (double)r.bytes / (r.seconds > 0 ? r.seconds : 1e-9);
+                curve->p[curve->n++] = (stn_dev_point){stn_probe_requests[k], stn_probe_depths[d], bps};
+                if (verbose)
+                    fprintf(
+                        stderr,
+                        "stencilc probe: %-9s %5s @ %2d: %9.1f MiB/s, %.0f%% of it written (%llu requests "
+                        "in %.2f s)\n",
+                        m ? "mixed_new" : "mixed", size_text(stn_probe_requests[k], hb, sizeof hb),
+                        stn_probe_depths[d], bps / (1 << 20),
+                        r.bytes ? 100.0 * (double)r.bytes_written / (double)r.bytes : 0.0,
+                        (unsigned long long)r.requests, r.seconds);
+            }
+        }
+    }
+
+    /* 4. how much of the kernels' speed is left while the device is busy */
+    if (!rc)
+        rc = measure_compute_under_io(&c, &out->compute_under_io, verbose);
     if (rc)
         rc = stn_error(rc, "probing '%s' failed: %s", dir, stn_errmsg());
 
@@ -282,8 +518,9 @@ int stn_probe(const char *dir, uint64_t file_bytes, double seconds_per_point, st
     if (gmtime_r(&now, &tm))
         strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", &tm);
     snprintf(out->source, sizeof out->source,
-             "probed in '%s' on %s: a %s file, %.2f s per point, %.1f s in all", dir, date,
-             stn_fmt_bytes(hb, sizeof hb, file_bytes), seconds_per_point, stn_now() - t_start);
+             "probed in '%s' on %s: a %s file, %.2f s per point, %.1f s in all (read, write, mixed, "
+             "mixed_new, compute_under_io)",
+             dir, date, stn_fmt_bytes(hb, sizeof hb, file_bytes), seconds_per_point, stn_now() - t_start);
     stn_gridfile_close(&c.f);
     stn_free(c.buf);
     return rc;

@@ -263,6 +263,11 @@ static void r_run(json *j, const stn_run *r, const stn_result *res, const stn_oo
         j_kstr(j, "read", curve);
         stn_dev_format_curve(&r->dev.write, curve, sizeof curve);
         j_kstr(j, "write", curve);
+        stn_dev_format_curve(&r->dev.mixed, curve, sizeof curve);
+        j_kstr(j, "mixed", curve);
+        stn_dev_format_curve(&r->dev.mixed_new, curve, sizeof curve);
+        j_kstr(j, "mixed_new", curve);
+        j_num(j, "compute_under_io", r->dev.compute_under_io > 0 ? r->dev.compute_under_io : 1);
         j_kstr(j, "device_source", r->dev.source);
         j_close(j, '}');
     }

@@ -28,8 +28,17 @@ typedef struct stn_dev_curve {
     stn_dev_point p[STN_CURVE_MAX]; /* sorted by depth, then request */
 } stn_dev_curve;
 
+/* A device as the time model sees it.  read and write are always there (a device file needs
+ * both); the others are optional (n == 0, compute_under_io == 0: not measured).
+ *   mixed      reads and writes at once, half the requests each, over data already written: the
+ *              bytes of both per second (an out-of-core sweep reads and writes about as much);
+ *   mixed_new  the same with the writes going into space reserved but never written (a run's
+ *              first two sweeps write into new scratch files, which costs the file system more);
+ *   compute_under_io  the share of the kernels' rate left while the device is busy, 0 to 1 (on
+ *              a virtual machine the host's IO work takes CPU time from the guest; 1: none). */
 typedef struct stn_device {
-    stn_dev_curve read, write;
+    stn_dev_curve read, write, mixed, mixed_new;
+    double compute_under_io;
     char source[512]; /* where the curves came from: a probe file, a machine file, the default */
 } stn_device;
 
@@ -40,7 +49,8 @@ int stn_dev_parse_curve(const char *text, stn_dev_curve *c, char *err, size_t n)
 void stn_dev_format_curve(const stn_dev_curve *c, char *buf, size_t n);
 /* Bytes per second for requests of `request` bytes at `depth` in flight (see the top). */
 double stn_dev_bandwidth(const stn_dev_curve *c, uint64_t request, int depth);
-/* The built-in curves used when nothing was measured: a SATA-class SSD, deliberately modest. */
+/* The built-in curves used when nothing was measured: a SATA-class SSD, deliberately modest
+ * (read and write only; the rest of *dev cleared). */
 void stn_dev_default(stn_device *dev);
 
 /* Where `stencilc probe --dir DIR` keeps the machine file it measured for the device holding

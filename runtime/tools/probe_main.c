@@ -1,7 +1,8 @@
 /*
  * probe_main.c -- stencilc-probe, the program behind `stencilc probe`: measure the flash device
  * holding a directory (stn_probe, runtime/src/probe.c) and write a complete machine file
- * (docs/machines.md) for this machine with the device's read and write curves.
+ * (docs/machines.md) for this machine with the device's read, write, mixed and mixed_new curves
+ * and the kernels' share of speed left under IO (compute_under_io).
  *
  *   stencilc-probe --dir DIR [--size BYTES] [--seconds S] [-o FILE] [--quiet]
  *
@@ -37,12 +38,16 @@ static const char usage_text[] =
     "usage: stencilc probe --dir DIR [--size BYTES] [--seconds S] [-o FILE] [--quiet]\n"
     "\n"
     "Measure the read and write bandwidth of the flash device holding DIR for requests of 64K,\n"
-    "256K, 1M and 4M at queue depths 1, 8 and 32 (O_DIRECT, libaio), and write a machine file\n"
-    "for this machine with the curves (docs/machines.md).\n"
+    "256K, 1M and 4M at queue depths 1, 8 and 32 (O_DIRECT, libaio); then reads and writes at\n"
+    "once, half the requests each, at depths 8 and 32 (mixed) and, writing into never-written\n"
+    "space, at depth 32 (mixed_new); then how much of a stencil kernel's speed is left while the\n"
+    "device is busy (compute_under_io, about 1 s).  Write a machine file for this machine with\n"
+    "the figures (docs/machines.md).  The defaults take about 20 to 25 s.\n"
     "\n"
-    "  --dir DIR     a directory on the device (a test file is created there and removed)\n"
+    "  --dir DIR     a directory on the device (test files are created there and removed;\n"
+    "                it needs room for two)\n"
     "  --size BYTES  the test file's size, at least 16M (default 1G)\n"
-    "  --seconds S   seconds per measured point, 24 points (default 0.3)\n"
+    "  --seconds S   seconds per measured point, 36 points (default 0.3)\n"
     "  -o FILE       where the machine file goes (default: the cache, devices/MAJOR-MINOR.json)\n"
     "  --quiet       print only the path written\n";
 
@@ -145,7 +150,8 @@ static void device_name(const char *dir, char *out, size_t n) {
 static int machine_json(const stn_hw *hw, const stn_device *dev, const char *dir, const char *devname,
                         uint64_t file_bytes, double seconds, size_t block, char *out, size_t n) {
     char name[128], desc[256], jname[300], jdesc[600], date[64] = "", hb[32];
-    static char rd[STN_CURVE_MAX * 48], wr[STN_CURVE_MAX * 48];
+    static char rd[STN_CURVE_MAX * 48], wr[STN_CURVE_MAX * 48], mx[STN_CURVE_MAX * 48],
+        mn[STN_CURVE_MAX * 48];
     time_t now = time(NULL);
     struct tm tm;
     if (gmtime_r(&now, &tm))
@@ -159,6 +165,8 @@ static int machine_json(const stn_hw *hw, const stn_device *dev, const char *dir
     json_string(desc, jdesc, sizeof jdesc);
     stn_dev_format_curve(&dev->read, rd, sizeof rd);
     stn_dev_format_curve(&dev->write, wr, sizeof wr);
+    stn_dev_format_curve(&dev->mixed, mx, sizeof mx);
+    stn_dev_format_curve(&dev->mixed_new, mn, sizeof mn);
     int w = snprintf(out, n,
                      "{\n"
                      "  \"name\": %s,\n"
@@ -176,9 +184,12 @@ static int machine_json(const stn_hw *hw, const stn_device *dev, const char *dir
                       "  \"dram\": %llu,\n"
                       "  \"device_block\": %zu,\n"
                       "  \"read\": \"%s\",\n"
-                      "  \"write\": \"%s\"\n"
+                      "  \"write\": \"%s\",\n"
+                      "  \"mixed\": \"%s\",\n"
+                      "  \"mixed_new\": \"%s\",\n"
+                      "  \"compute_under_io\": %.3f\n"
                       "}\n",
-                      (unsigned long long)hw->dram.value, block, rd, wr);
+                      (unsigned long long)hw->dram.value, block, rd, wr, mx, mn, dev->compute_under_io);
     if (w < 0 || (size_t)w >= n)
         return stn_error(-ENAMETOOLONG, "the machine file's text does not fit in %zu bytes", n);
     return 0;
@@ -200,7 +211,9 @@ static int write_machine(const char *path, const char *text, const stn_device *d
         rc = stn_hw_load_machine(af.tmp, &back);
         if (rc)
             rc = stn_error(rc, "the machine file does not read back (a bug): %s", stn_errmsg());
-        else if (back.dev_keys != 3 || back.dev.read.n != dev->read.n || back.dev.write.n != dev->write.n)
+        else if (back.dev_keys != 3 || back.dev.read.n != dev->read.n || back.dev.write.n != dev->write.n ||
+                 back.dev.mixed.n != dev->mixed.n || back.dev.mixed_new.n != dev->mixed_new.n ||
+                 !(back.dev.compute_under_io > 0))
             rc = stn_error(-EIO, "the machine file does not read back (a bug): its curves differ");
     }
     if (rc) {
@@ -210,18 +223,31 @@ static int write_machine(const char *path, const char *text, const stn_device *d
     return stn_afile_commit(&af);
 }
 
+/* "  1234.5" for the curve's point at exactly (request, depth), "       -" where it has none (mixed
+ * and mixed_new are measured at fewer depths; an interpolated figure would look measured). */
+static const char *table_cell(const stn_dev_curve *c, uint64_t request, int depth, char *buf, size_t n) {
+    snprintf(buf, n, "%11s", "-");
+    for (int i = 0; i < c->n; i++)
+        if (c->p[i].request == request && c->p[i].depth == depth)
+            snprintf(buf, n, "%11.1f", c->p[i].bps / (1 << 20));
+    return buf;
+}
+
 static void print_table(const stn_device *dev) {
-    printf("  request  depth   read MiB/s  write MiB/s\n");
+    printf("  request  depth   read MiB/s  write MiB/s  mixed MiB/s  mixed_new MiB/s\n");
     for (int i = 0; i < dev->read.n; i++) {
         const stn_dev_point *r = &dev->read.p[i];
-        char req[32];
+        char req[32], w[32], m[32], mn[32];
         if (r->request >= ((uint64_t)1 << 20))
             snprintf(req, sizeof req, "%lluM", (unsigned long long)(r->request >> 20));
         else
             snprintf(req, sizeof req, "%lluK", (unsigned long long)(r->request >> 10));
-        double wbps = stn_dev_bandwidth(&dev->write, r->request, r->depth);
-        printf("  %7s  %5d  %11.1f  %11.1f\n", req, r->depth, r->bps / (1 << 20), wbps / (1 << 20));
+        printf("  %7s  %5d  %11.1f  %s  %s      %s\n", req, r->depth, r->bps / (1 << 20),
+               table_cell(&dev->write, r->request, r->depth, w, sizeof w),
+               table_cell(&dev->mixed, r->request, r->depth, m, sizeof m),
+               table_cell(&dev->mixed_new, r->request, r->depth, mn, sizeof mn));
     }
+    printf("  compute under IO: %.3f of the kernels' rate alone\n", dev->compute_under_io);
 }
 
 int main(int argc, char **argv) {

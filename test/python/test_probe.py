@@ -4,10 +4,13 @@ Expects: a C compiler, libaio and hwloc (as every build), and a real file system
 ``$STENCILC_PROBE_DIR``, else /var/tmp (O_DIRECT; tmpfs is refused, so the tests skip there).
 Guarantees checked: a quick probe (``--size 64M --seconds 0.05``, a few seconds) exits 0 and writes
 a complete machine file (docs/machines.md) whose ``read`` and ``write`` curves hold the 12 points
-REQUEST@DEPTH:BANDWIDTH (64K, 256K, 1M, 4M at depths 1, 8, 32) with plausible bandwidths -- below
-100 GiB/s, which a probe reading never-written extents (zeros from the file system, not the device)
-would exceed; the test file is gone afterwards; without ``-o`` the file goes to the cache path a run
-looks in; a missing directory is exit 1 naming it, a bad ``--size`` exit 2.
+REQUEST@DEPTH:BANDWIDTH (64K, 256K, 1M, 4M at depths 1, 8, 32), ``mixed`` the 8 at depths 8 and 32,
+``mixed_new`` the 4 at depth 32, all with plausible bandwidths -- below 100 GiB/s, which a probe
+reading never-written extents (zeros from the file system, not the device) would exceed -- and
+``compute_under_io`` a number in [0.05, 1]; the file loads in a generated program
+(``--plan-only --machine``), whose time model then uses its figures; the test files are gone
+afterwards; without ``-o`` the file goes to the cache path a run looks in; a missing directory is
+exit 1 naming it, a bad ``--size`` exit 2.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from conftest import REPO_ROOT, stencilc_command
+from conftest import REPO_ROOT, load_report, stencilc_command
 
 sys.path.insert(0, str(REPO_ROOT / "compiler"))
 from stencilc.toolchain import runtime_tool  # noqa: E402
@@ -30,10 +33,17 @@ from stencilc.toolchain import runtime_tool  # noqa: E402
 PROBE_TIMEOUT_S = 300  # the first call builds the runtime and the tool
 REQUESTS = {"64K", "256K", "1M", "4M"}
 DEPTHS = {1, 8, 32}
+CURVES = {  # the points each curve of a probed machine file holds
+    "read": {(r, d) for r in REQUESTS for d in DEPTHS},
+    "write": {(r, d) for r in REQUESTS for d in DEPTHS},
+    "mixed": {(r, d) for r in REQUESTS for d in (8, 32)},
+    "mixed_new": {(r, 32) for r in REQUESTS},
+}
 NUMBER = r"[0-9]+(?:\.[0-9]+)?(?:e[+-]?[0-9]+)?"
 POINT = re.compile(rf"^({NUMBER})([KMGT]?)@([0-9]+):({NUMBER})([KMGT]?)$")
 UNIT = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
-KEYS = {"name", "description", "cores", "sockets", "l2", "l3", "dram", "device_block", "read", "write"}
+KEYS = {"name", "description", "cores", "sockets", "l2", "l3", "dram", "device_block", "read", "write", "mixed",
+        "mixed_new", "compute_under_io"}
 
 
 def run_stencilc(args: list[str], timeout: float = PROBE_TIMEOUT_S, env_extra: dict[str, str] | None = None):
@@ -75,7 +85,7 @@ def probe_or_skip(args: list[str], **kw) -> tuple[int, str, str]:
     return rc, out, err
 
 
-def test_probe_writes_a_complete_machine_file(probe_dir, tmp_path):
+def test_probe_writes_a_complete_machine_file(probe_dir, tmp_path, compile_example, run_program):
     out_file = tmp_path / "machine.json"
     rc, out, err = probe_or_skip(["--dir", probe_dir, "--size", "64M", "--seconds", "0.05", "-o", out_file])
     assert rc == 0, f"exit {rc}\n{out}\n{err}"
@@ -86,16 +96,38 @@ def test_probe_writes_a_complete_machine_file(probe_dir, tmp_path):
     for key in ("cores", "sockets", "l2", "dram", "device_block"):
         assert isinstance(machine[key], int) and machine[key] > 0, (key, machine[key])
     assert machine["device_block"] & (machine["device_block"] - 1) == 0
-    for key in ("read", "write"):
+    for key, points in CURVES.items():
         curve = parse_curve(machine[key])
-        assert set(curve) == {(r, d) for r in REQUESTS for d in DEPTHS}, f"{key}: {sorted(curve)}"
+        assert set(curve) == points, f"{key}: {sorted(curve)}"
         for point, bps in curve.items():
             # above 100 GiB/s is no device: reads of never-written extents (zeros, no IO) or the page cache
             assert 0 < bps < 100 * (1 << 30), f"{key} {point}: {bps / (1 << 20):.0f} MiB/s"
-    # the test file never outlives the probe
+    share = machine["compute_under_io"]
+    assert isinstance(share, float) and 0.05 <= share <= 1, share
+    # the test files never outlive the probe
     assert list(probe_dir.iterdir()) == [], f"left behind: {list(probe_dir.iterdir())}"
-    # the table names every point
-    assert len(re.findall(r"^\s+\d+[KM]\s+\d+\s+[0-9.]+\s+[0-9.]+$", out, re.M)) == 12, out
+    # the table names every point: read and write everywhere, mixed at depths 8 and 32, mixed_new at 32
+    rows = re.findall(r"^\s+(\d+[KM])\s+(\d+)\s+[0-9.]+\s+[0-9.]+\s+([0-9.]+|-)\s+([0-9.]+|-)$", out, re.M)
+    assert len(rows) == 12, out
+    assert {(r, int(d)) for r, d, m, _ in rows if m != "-"} == CURVES["mixed"], out
+    assert {(r, int(d)) for r, d, _, n in rows if n != "-"} == CURVES["mixed_new"], out
+    assert f"compute under IO: {share:.3f}" in out, out
+    assert re.search(r"compute +[0-9.e+]+ cells/s alone, [0-9.e+]+ under mixed IO", err), err
+
+    # a generated program plans with the file, and its time model takes every figure from it
+    exe = compile_example("heat3d")
+    report = tmp_path / "plan.json"
+    rc, pout, perr = run_program(exe, ["--size", "2048,2048,2048", "--steps", "50", "--plan-only", "--machine",
+                                       out_file, "--quiet", "--report", report])
+    assert rc == 0, f"exit {rc}\n{pout}\n{perr}"
+    model = load_report(report)["time_model"]
+    assert model["device_source"] == str(out_file), model["device_source"]
+    for key, points in CURVES.items():
+        used, probed = parse_curve(model[key]), parse_curve(machine[key])
+        assert set(used) == points, f"{key}: {model[key]}"
+        for point, bps in probed.items():
+            assert abs(used[point] - bps) <= 0.01 * bps, f"{key} {point}: {model[key]} vs {machine[key]}"
+    assert model["compute_under_io"] == pytest.approx(share), model
 
 
 def test_probe_defaults_to_the_cache_path(probe_dir, tmp_path):
@@ -112,7 +144,8 @@ def test_probe_defaults_to_the_cache_path(probe_dir, tmp_path):
         pytest.skip(r.stderr.strip())
     assert r.returncode == 0, r.stderr
     assert r.stdout.startswith(f"wrote {expected} "), r.stdout
-    assert json.loads(expected.read_text())["read"]
+    machine = json.loads(expected.read_text())
+    assert machine["read"] and machine["mixed"] and machine["mixed_new"] and 0 < machine["compute_under_io"] <= 1
     assert [p.name for p in expected.parent.iterdir()] == [expected.name]  # no temporary left
 
 
