@@ -17,6 +17,7 @@ const char *const stn_mode_names[] = {"incore", "ooc", "mmap", NULL};
 const char *const stn_tuner_names[] = {"blk", "naive", "brute", NULL};
 const char *const stn_schedule_names[] = {"ref", "alg1", "alg2", NULL};
 const char *const stn_strip_names[] = {"none", "dram", "file", NULL};
+const char *const stn_rank_names[] = {"time", "bytes", NULL};
 
 /* ------------------------------------------------------------------ stn_parse_bytes */
 
@@ -135,6 +136,7 @@ enum {
     OPT_PARAM,
     OPT_MODE,
     OPT_TUNER,
+    OPT_RANK,
     OPT_BLOCK,
     OPT_SCHEDULE,
     OPT_STRIP,
@@ -167,6 +169,7 @@ static const opt_spec opt_specs[] = {
     {"param", OPT_PARAM, 1, 1},
     {"mode", OPT_MODE, 1, 0},
     {"tuner", OPT_TUNER, 1, 0},
+    {"rank", OPT_RANK, 1, 0},
     {"block", OPT_BLOCK, 1, 0},
     {"schedule", OPT_SCHEDULE, 1, 0},
     {"resume", OPT_RESUME, 0, 0},
@@ -396,6 +399,8 @@ static int apply(parser *p) {
         return opt_choice(p, stn_mode_names, &o->mode);
     case OPT_TUNER:
         return opt_choice(p, stn_tuner_names, &o->tuner);
+    case OPT_RANK:
+        return opt_choice(p, stn_rank_names, &o->rank);
     case OPT_BLOCK:
         return opt_block(p);
     case OPT_SCHEDULE:
@@ -565,6 +570,9 @@ static int check_line(parser *p) {
     if (rc == 0 && o->have_block && o->tuner != STN_TUNER_NONE)
         rc = stn_error(-EINVAL, "--block fixes the blocking by hand; it cannot be combined with --tuner %s",
                        stn_tuner_names[o->tuner]);
+    if (rc == 0 && o->have_block && o->rank != STN_RANK_NONE)
+        rc = stn_error(-EINVAL, "--block fixes the blocking by hand; it cannot be combined with --rank %s",
+                       stn_rank_names[o->rank]);
     if (rc == 0)
         rc = check_files(p->d, o);
     for (int i = 0; rc == 0 && o->plan_only && i < 2 * p->d->nfields; i++)
@@ -590,6 +598,7 @@ int stn_opts_parse(const stn_program_desc *d, int argc, char **argv, stn_opts *o
     o->size[0] = o->size[1] = o->size[2] = 1;
     o->mode = STN_MODE_OOC;
     o->tuner = STN_TUNER_NONE;
+    o->rank = STN_RANK_NONE;
     o->schedule = STN_SCHED_NONE;
     o->strip = -1;
     o->init_path = calloc(2 * (size_t)d->nfields + 1, sizeof *o->init_path);
@@ -658,6 +667,8 @@ void stn_usage(const stn_program_desc *d, FILE *out) {
             "  --mem BYTES             DRAM budget, e.g. 2G (default: 3/4 of the available memory)\n"
             "  --tuner blk|naive|brute how the out-of-core blocking is chosen (default blk: Blk-Tune;\n"
             "                          naive: the paper's Naive-Tune; brute: every combination, slow)\n"
+            "  --rank time|bytes       what the tuner minimises: predicted seconds (the default) or\n"
+            "                          flash bytes alone (the paper's cost)\n"
             "  --block %-15s fix the out-of-core blocking by hand\n"
             "  --schedule ref|alg1|alg2  the out-of-core schedule\n"
             "  --strip dram|file       y-blocked (by < ny): keep the z-strip in DRAM or spill it\n"

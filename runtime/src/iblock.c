@@ -86,7 +86,8 @@ void stn_iblock_choose(const stn_run *r, int builtin, stn_iblock_pick *ib) {
 
 int stn_tuned_wanted(const stn_run *r) {
     const stn_opts *o = r->o;
-    return r->d->tuned && !o->have_block && o->tuner == STN_TUNER_NONE && o->iblock[0] <= 0 && !o->machine;
+    return r->d->tuned && !o->have_block && o->tuner == STN_TUNER_NONE && o->rank == STN_RANK_NONE &&
+           o->iblock[0] <= 0 && !o->machine;
 }
 
 int stn_tuned_applies(const stn_run *r) {

@@ -746,21 +746,14 @@ static void pick_sub_tiles(ooc *e) {
     e->res->time_tiles[2] = e->sub_t;
 }
 
-/* The time model: the kernels' rate (a --machine file's cells_per_second, else measured now
- * on a grid of at most 16 MiB and a quarter of the budget) and the device's curves. */
+/* The time model: the kernels' rate (stn_kernel_rate: the tuner may have measured it already)
+ * and the device's curves. */
 static int predict_time(ooc *e, int64_t first_sweep) {
     const stn_run *r = e->r;
     stn_result *res = e->res;
-    if (r->hw.cells_per_second > 0) {
-        res->cells_per_second = r->hw.cells_per_second;
-        snprintf(res->rate_source, sizeof res->rate_source, "--machine %s", r->o->machine);
-    } else {
-        uint64_t cap = r->mem_budget / 4 < ((uint64_t)16 << 20) ? r->mem_budget / 4 : (uint64_t)16 << 20;
-        int rc = stn_measure_rate(r, res->ib.tile, cap, &res->cells_per_second, res->rate_source,
-                                  sizeof res->rate_source);
-        if (rc)
-            return rc;
-    }
+    int rc = stn_kernel_rate(r, res);
+    if (rc)
+        return rc;
     stn_time_model tm = {&r->dev, res->cells_per_second, (double)stn_grid_cells(r->o), STN_AIO_DEFAULT_DEPTH,
                          STN_AIO_DEFAULT_MAX_REQUEST};
     stn_ooc_predict_time(&e->model, &e->plan, first_sweep, &tm, &res->time);
@@ -776,9 +769,14 @@ static int ooc_setup(ooc *e, int64_t *first_sweep) {
         return stn_error(-EINVAL,
                          "--resume: --schedule alg2 updates its files in place (the paper's algorithm 2), "
                          "so an interrupted run cannot be resumed; use the default schedule (ref) for that");
+    snprintf(e->state_path, sizeof e->state_path, "%s/%s.ooc-state", r->o->dir, e->d->name);
+    stn_saved_plan saved;
+    int have_saved = r->o->resume ? stn_ooc_saved_plan(e->state_path, &saved) : 0;
+    if (have_saved < 0)
+        return have_saved;
     int rc = classify_sources(e);
-    if (rc == 0)
-        rc = stn_ooc_choose(r, &e->model, align, &e->plan, e->out, &e->res->ib);
+    if (rc == 0) /* a resumed run goes on with the blocks its files were written with */
+        rc = stn_ooc_choose(r, &e->model, align, have_saved ? &saved : NULL, &e->plan, e->out, e->res);
     if (rc)
         return rc;
     e->out->blk[0] = e->plan.r.axis == 1 ? e->plan.r.b : r->o->size[1];
@@ -787,7 +785,6 @@ static int ooc_setup(ooc *e, int64_t *first_sweep) {
     e->out->strip = stn_strip_names[e->plan.strip];
     e->out->mem_plan_bytes = e->plan.mem_bytes;
     pick_sub_tiles(e);
-    snprintf(e->state_path, sizeof e->state_path, "%s/%s.ooc-state", r->o->dir, e->d->name);
     *first_sweep = 0;
     if (r->o->resume) {
         int64_t done;

@@ -269,10 +269,12 @@ static void find_curves(stn_run *r) {
  * not worth a warning: scripts pass it routinely, and it only names where scratch goes.) */
 static void note_ignored(stn_run *r) {
     const stn_opts *o = r->o;
-    const char *ignored[4];
+    const char *ignored[5];
     int n = 0;
     if (o->tuner != STN_TUNER_NONE)
         ignored[n++] = "--tuner";
+    if (o->rank != STN_RANK_NONE)
+        ignored[n++] = "--rank";
     if (o->have_block)
         ignored[n++] = "--block";
     if (o->schedule != STN_SCHED_NONE)

@@ -101,3 +101,16 @@ int stn_measure_rate(const stn_run *r, const int64_t tile[2], uint64_t cap, doub
         snprintf(source, n, "not measured: the grid has no interior");
     return 0;
 }
+
+int stn_kernel_rate(const stn_run *r, stn_result *res) {
+    if (res->cells_per_second > 0)
+        return 0;
+    if (r->hw.cells_per_second > 0) {
+        res->cells_per_second = r->hw.cells_per_second;
+        snprintf(res->rate_source, sizeof res->rate_source, "--machine %s", r->o->machine);
+        return 0;
+    }
+    uint64_t cap = r->mem_budget / 4 < ((uint64_t)16 << 20) ? r->mem_budget / 4 : (uint64_t)16 << 20;
+    return stn_measure_rate(r, res->ib.tile, cap, &res->cells_per_second, res->rate_source,
+                            sizeof res->rate_source);
+}

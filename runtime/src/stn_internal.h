@@ -198,11 +198,13 @@ enum { STN_MODE_INCORE = 0, STN_MODE_OOC, STN_MODE_MMAP };
 enum { STN_TUNER_NONE = -1, STN_TUNER_BLK = 0, STN_TUNER_NAIVE, STN_TUNER_BRUTE };
 enum { STN_SCHED_NONE = -1, STN_SCHED_REF = 0, STN_SCHED_ALG1, STN_SCHED_ALG2 };
 enum { STN_STRIP_NONE = 0, STN_STRIP_DRAM, STN_STRIP_FILE };
+enum { STN_RANK_NONE = -1, STN_RANK_TIME = 0, STN_RANK_BYTES };
 
 extern const char *const stn_mode_names[];     /* indexed by STN_MODE_* */
 extern const char *const stn_tuner_names[];    /* indexed by STN_TUNER_* >= 0 */
 extern const char *const stn_schedule_names[]; /* indexed by STN_SCHED_* >= 0 */
 extern const char *const stn_strip_names[];    /* indexed by STN_STRIP_*: "none", "dram", "file" */
+extern const char *const stn_rank_names[];     /* indexed by STN_RANK_* >= 0: "time", "bytes" */
 
 /* The parsed and validated command line.  Strings point into argv. */
 typedef struct stn_opts {
@@ -217,6 +219,7 @@ typedef struct stn_opts {
     double *params;         /* [nparams]: defaults, overridden by --param */
     int mode;               /* STN_MODE_* */
     int tuner;              /* STN_TUNER_* */
+    int rank;               /* STN_RANK_*: what the tuner minimises (NONE: time) */
     int have_block;
     int64_t block[3]; /* by, bz, bt (bz = 0 in 2d) */
     int strip;        /* STN_STRIP_*; -1: chosen by the plan (DRAM when the budget allows) */

@@ -145,12 +145,16 @@ typedef struct stn_time_model {
     uint64_t max_request;    /* its largest request */
 } stn_time_model;
 
-/* Seconds, beside the exact bytes of stn_ooc_predict: each sweep takes the longer of its compute
- * and its IO (reads of block j+1, from scratch files or --init files, and writes of j-1 under the
- * compute of j: they share the device), plus one block's reads and writes per row of blocks that
- * nothing overlaps.  IO time is bytes over the device curve's bandwidth at the plan's request
- * size and the queue's depth (--init reads: depth 1).  Not modelled: fdatasync, the file system's
- * own work, page-cache effects. */
+/* Seconds, beside the exact bytes of stn_ooc_predict.  Per sweep: the device is busy for D
+ * seconds (reads of block j+1, from scratch files or --init files, and writes of j-1: they share
+ * the device) and the kernels need C seconds alone; they run together, and while the device is
+ * busy the kernels keep only the share f = dev->compute_under_io of their speed, so the sweep
+ * takes max(D, C + (1 - f) D); plus one block's reads and writes per row of blocks that nothing
+ * overlaps.  D is bytes over the device curves' bandwidth at the plan's request size and the
+ * queue's depth: reads and writes paired on the mixed curve (mixed_new for the sweeps that write
+ * into new scratch files, the first two), the rest on the read or write curve (--init reads:
+ * depth 1); without a mixed curve, reads and writes one after the other.  Not modelled:
+ * fdatasync, page-cache effects. */
 void stn_ooc_predict_time(const stn_ooc_model *m, const stn_ooc_plan *p, int64_t first_sweep,
                           const stn_time_model *tm, stn_time_pred *out);
 
@@ -166,14 +170,21 @@ typedef struct stn_tune_problem {
     int strip;    /* -1: the tuner weighs both; STN_STRIP_DRAM or _FILE: only that one */
     size_t align; /* the O_DIRECT alignment rows are padded to */
     uint64_t budget;
-    int64_t iy;    /* the iBlock's iy: y-blocks are multiples of it (<= 1: any) */
-    int64_t depth; /* one thread's tile depth (iz / Nc in 3d, iy / Nc in 2d): the searched block
-                    * (bz in 3d, by in 2d) is a multiple of it, unless nothing of that kind fits */
+    int64_t iy;               /* the iBlock's iy: y-blocks are multiples of it (<= 1: any) */
+    int64_t depth;            /* one thread's tile depth (iz / Nc in 3d, iy / Nc in 2d): the searched block
+                               * (bz in 3d, by in 2d) is a multiple of it, unless nothing of that kind fits */
+    const stn_time_model *tm; /* NULL: the tuners minimise bytes; else predicted seconds
+                               * (stn_ooc_predict_time), plans within STN_TUNE_TIE of each other
+                               * going to fewer bytes */
 } stn_tune_problem;
+
+/* Predicted times this close (relative) are a tie, decided by bytes: the model is not finer. */
+#define STN_TUNE_TIE 0.01
 
 typedef struct stn_tune_result {
     stn_ooc_plan plan;
     uint64_t cost;   /* predicted bytes read + written */
+    double time;     /* predicted seconds (with a time model) */
     int64_t weighed; /* plans evaluated */
     double seconds;
     int relaxed; /* the plan's searched block is not whole tiles (the budget fits none) */
@@ -186,11 +197,19 @@ int stn_tune(const stn_tune_problem *t, int tuner, stn_tune_result *out);
  * bt = 1. */
 void stn_tune_smallest(const stn_tune_problem *t, stn_ooc_plan *p);
 
-/* The run's plan: the built-in blocks when they apply and fit, else --block, else the tuner
- * (--tuner, default blk); and the iBlock that goes with it (step 1).  Fills res's chooser and
- * tuner figures; adds warnings to the run's log.  On failure the message gives the smallest
- * budget that works. */
-int stn_ooc_choose(const stn_run *r, const stn_ooc_model *m, size_t align, stn_ooc_plan *p,
-                   stn_ooc_result *res, stn_iblock_pick *ib);
+/* A plan saved in the state file of an interrupted run (ooc_state.c): --resume goes on with it. */
+typedef struct stn_saved_plan {
+    int64_t by, bz, bt;
+    int strip;
+} stn_saved_plan;
+
+/* The run's plan: on --resume the saved plan, else the built-in blocks when they apply and fit,
+ * else --block, else the tuner (--tuner, default blk), which ranks plans by predicted time (the
+ * kernels' rate measured now, or the --machine file's, with the run's device curves); and the
+ * iBlock that goes with it (step 1).  Fills res's chooser and tuner figures, and out's iBlock and
+ * rate when it measured one; adds warnings to the run's log.  On failure the message gives the
+ * smallest budget that works. */
+int stn_ooc_choose(const stn_run *r, const stn_ooc_model *m, size_t align, const stn_saved_plan *saved,
+                   stn_ooc_plan *p, stn_ooc_result *res, stn_result *out);
 
 #endif /* STN_OOC_H */

@@ -138,5 +138,8 @@ int stn_ooc_save_state(ooc *e, int64_t sweeps_done);
 /* The sweeps a previous run of the same parameters completed, or -1 when there is no state file;
  * an error when it is not this program's or its parameters differ. */
 int stn_ooc_load_state(ooc *e, int64_t *done);
+/* The plan the state file at `path` records (version 2; --resume goes on with it): 1 and sv set,
+ * 0 when there is no state file or it records none (version 1), or -EINVAL. */
+int stn_ooc_saved_plan(const char *path, stn_saved_plan *sv);
 
 #endif /* STN_OOC_ENGINE_H */

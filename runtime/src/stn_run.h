@@ -110,6 +110,10 @@ int stn_engine_arrays(const stn_program_desc *d, size_t field_size, void **f, co
  * together at most `cap` bytes) with the iBlock `tile`, for about 50 ms; `source` says how. */
 int stn_measure_rate(const stn_run *r, const int64_t tile[2], uint64_t cap, double *cps, char *source,
                      size_t n);
+/* The kernels' rate for the time model, once per run: res->cells_per_second if already set, else
+ * the --machine file's cells_per_second, else stn_measure_rate with res->ib's tile (on a grid of
+ * at most 16 MiB and a quarter of the budget).  0 or -ENOMEM. */
+int stn_kernel_rate(const stn_run *r, stn_result *res);
 
 /* ------------------------------------------------------------------ iblock.c */
 

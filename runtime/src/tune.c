@@ -33,26 +33,48 @@ static uint64_t plan_cost(const stn_tune_problem *pb, const stn_ooc_plan *p) {
     return rd + wr;
 }
 
+/* The predicted seconds of a plan (0 without a time model). */
+static double plan_time(const stn_tune_problem *pb, const stn_ooc_plan *p) {
+    if (!pb->tm)
+        return 0;
+    stn_time_pred t;
+    stn_ooc_predict_time(pb->m, p, 0, pb->tm, &t);
+    return t.total;
+}
+
 typedef struct tune_best {
     stn_ooc_plan p;
     uint64_t cost;
+    double time;
     int ok;
     int64_t weighed; /* plans evaluated */
+    int pass;        /* with a time model: 1 finds the least time, 2 ranks the plans near it */
+    double limit;    /* pass 2: the most predicted time a plan may take */
 } tune_best;
 
-/* Keep p if it fits and beats the best so far: fewer bytes; then whole planes over y-blocked
- * tiles (which copy their z-strip out and back at every row: DRAM traffic the flash bytes do
- * not show, measured in docs/design/004-blk-tune.md); then less DRAM (the paper's step 3: leave
- * the most room to the system). */
+/* Keep p if it fits and beats the best so far.  Without a time model: fewer bytes; then whole
+ * planes over y-blocked tiles (which copy their z-strip out and back at every row: DRAM traffic
+ * the flash bytes do not show, measured in docs/design/004-blk-tune.md); then less DRAM (the
+ * paper's step 3: leave the most room to the system).  With one, in two passes, so that the
+ * answer does not depend on the order plans are weighed in: the least predicted time T; then,
+ * among the plans within STN_TUNE_TIE of T, the same order as without. */
 static void consider(const stn_tune_problem *pb, tune_best *b, const stn_ooc_plan *p) {
     b->weighed++;
     if (p->mem_bytes > pb->budget)
+        return;
+    double t = plan_time(pb, p);
+    if (b->pass == 1) {
+        if (!b->ok || t < b->time)
+            b->p = *p, b->cost = plan_cost(pb, p), b->time = t, b->ok = 1;
+        return;
+    }
+    if (b->pass == 2 && t > b->limit)
         return;
     uint64_t c = plan_cost(pb, p);
     int tiles = p->strip != STN_STRIP_NONE, best_tiles = b->p.strip != STN_STRIP_NONE;
     if (!b->ok || c < b->cost ||
         (c == b->cost && (tiles < best_tiles || (tiles == best_tiles && p->mem_bytes < b->p.mem_bytes))))
-        b->p = *p, b->cost = c, b->ok = 1;
+        b->p = *p, b->cost = c, b->time = t, b->ok = 1;
 }
 
 /* The problem, and the shortest y-range weighed (see tune_limits).  The searched block (bz in 3d,
@@ -148,6 +170,9 @@ static int64_t best_by(const tune_space *t, int strip, int64_t bt, int64_t bz, i
     return best;
 }
 
+/* With a time model, y-ranges up to this many times the narrowest are weighed too. */
+#define STN_TUNE_WIDER 8
+
 /* The global minimum over (by, bz, bt, strip), the same as brute force's, in far fewer plans.
  *   - ref moves the same bytes for every bt of a sweep count (each sweep reads and writes every
  *     level once; the spilled strip grows linearly with each sweep's steps), and the balanced bt
@@ -184,18 +209,26 @@ static int tune_blk(tune_space *t, tune_best *b) {
                 by[1] = best_by(t, strip, bt, span, &ring[1]);
             }
             int64_t min_ring = ring[0] < ring[1] ? ring[0] : ring[1];
-            for (;; m++) {
-                int64_t bz = space_b(unit, m, span);
-                if (yb)
-                    stn_ooc_make_plan(pb->d, pb->size, pb->steps, pb->schedule, by[bz >= span], bz, bt, strip,
-                                      pb->align, &p);
-                else
-                    space_plan(t, strip, bz, bt, &p);
-                if (stn_ooc_mem_floor(pb->d, &p, min_ring) > pb->budget)
-                    break; /* no wider block fits */
-                consider(pb, b, &p);
-                if (bz >= span)
+            /* bytes do not depend on by, time does (its requests are by rows long): with a time
+             * model, wider y-ranges too, each at the cost of a smaller bz */
+            for (int64_t wide = 1; wide <= (yb && pb->tm ? STN_TUNE_WIDER : 1); wide *= 2) {
+                int64_t bw[2] = {by[0] * wide, by[1] * wide};
+                if (wide > 1 && bw[0] >= pb->size[1])
                     break;
+                for (int64_t mm = m;; mm++) {
+                    int64_t bz = space_b(unit, mm, span);
+                    if (yb)
+                        stn_ooc_make_plan(pb->d, pb->size, pb->steps, pb->schedule,
+                                          bw[bz >= span] < pb->size[1] ? bw[bz >= span] : bw[0], bz, bt,
+                                          strip, pb->align, &p);
+                    else
+                        space_plan(t, strip, bz, bt, &p);
+                    if (stn_ooc_mem_floor(pb->d, &p, wide > 1 ? p.ring_slices : min_ring) > pb->budget)
+                        break; /* no wider block fits */
+                    consider(pb, b, &p);
+                    if (bz >= span)
+                        break;
+                }
             }
         }
     }
@@ -310,8 +343,17 @@ int stn_tune(const stn_tune_problem *pb, int tuner, stn_tune_result *out) {
     int rc;
     for (;;) { /* nothing fits with efficient requests: allow shorter ones */
         memset(&b, 0, sizeof b);
+        b.pass = pb->tm && tuner != STN_TUNER_NAIVE ? 1 : 0;
         rc = fn(&t, &b);
         weighed += b.weighed;
+        if (rc == 0 && b.pass == 1) { /* the plans near the least time, by bytes */
+            double limit = b.time * (1 + STN_TUNE_TIE);
+            memset(&b, 0, sizeof b);
+            b.pass = 2;
+            b.limit = limit;
+            rc = fn(&t, &b);
+            weighed += b.weighed;
+        }
         if (rc != -ENOMEM || t.by_min == 1)
             break;
         t.by_min = 1;
@@ -326,6 +368,7 @@ int stn_tune(const stn_tune_problem *pb, int tuner, stn_tune_result *out) {
     out->relaxed = tuner != STN_TUNER_NAIVE && g->b % depth && g->b < g->H - g->L;
     out->plan = b.p;
     out->cost = b.cost;
+    out->time = b.time;
     return 0;
 }
 
@@ -378,10 +421,32 @@ static int manual_plan(const stn_run *r, size_t align, stn_ooc_plan *p) {
     return p->mem_bytes <= r->mem_budget ? 0 : -ENOMEM;
 }
 
-int stn_ooc_choose(const stn_run *r, const stn_ooc_model *m, size_t align, stn_ooc_plan *p,
-                   stn_ooc_result *res, stn_iblock_pick *ib) {
+/* The plan an interrupted run saved (--resume): it decides the scratch files' content. */
+static int saved_plan(const stn_run *r, size_t align, const stn_saved_plan *sv, stn_ooc_plan *p) {
+    char need[32], have[32];
+    stn_ooc_make_plan(r->d, r->o->size, r->o->steps, sched_of(r), sv->by, sv->bz, sv->bt, sv->strip, align,
+                      p);
+    if (p->mem_bytes <= r->mem_budget)
+        return 0;
+    return stn_error(-ENOMEM,
+                     "--resume: the interrupted run's blocks (%" PRId64 ",%" PRId64 ",%" PRId64
+                     ", strip %s) need %s of DRAM, more than the budget of %s (%s); give --mem %" PRIu64
+                     " or more, or run without --resume to start over",
+                     sv->by, sv->bz, sv->bt, stn_strip_names[sv->strip],
+                     stn_fmt_bytes(need, sizeof need, p->mem_bytes),
+                     stn_fmt_bytes(have, sizeof have, r->mem_budget), r->mem_source, p->mem_bytes);
+}
+
+int stn_ooc_choose(const stn_run *r, const stn_ooc_model *m, size_t align, const stn_saved_plan *saved,
+                   stn_ooc_plan *p, stn_ooc_result *res, stn_result *out) {
     const stn_opts *o = r->o;
     char need[32], have[32];
+    stn_iblock_pick *ib = &out->ib;
+    if (saved && !o->have_block) { /* (--block given: the fingerprint must match it instead) */
+        stn_iblock_choose(r, 0, ib);
+        res->chooser = "saved";
+        return saved_plan(r, align, saved, p);
+    }
     int builtin = stn_tuned_wanted(r) && builtin_plan(r, align, p);
     stn_iblock_choose(r, builtin, ib); /* the built-in iBlock goes with the built-in blocks */
     if (builtin) {
@@ -398,7 +463,8 @@ int stn_ooc_choose(const stn_run *r, const stn_ooc_model *m, size_t align, stn_o
                            align,
                            r->mem_budget,
                            ib->iblk[0],
-                           ib->tile[r->d->ndim == 3 ? 1 : 0]};
+                           ib->tile[r->d->ndim == 3 ? 1 : 0],
+                           NULL};
     int rc;
     if (o->have_block) {
         rc = manual_plan(r, align, p);
@@ -407,6 +473,14 @@ int stn_ooc_choose(const stn_run *r, const stn_ooc_model *m, size_t align, stn_o
     } else {
         stn_tune_result t;
         int tuner = o->tuner < 0 ? STN_TUNER_BLK : o->tuner;
+        /* plans are ranked by predicted time: the kernels' rate with this iBlock, the device's curves
+         * (with --rank bytes too: the report's prediction needs the rate anyway) */
+        rc = stn_kernel_rate(r, out);
+        if (rc)
+            return rc;
+        stn_time_model tm = {&r->dev, out->cells_per_second, (double)stn_grid_cells(o), STN_AIO_DEFAULT_DEPTH,
+                             STN_AIO_DEFAULT_MAX_REQUEST};
+        pb.tm = out->cells_per_second > 0 && o->rank != STN_RANK_BYTES ? &tm : NULL;
         rc = stn_tune(&pb, tuner, &t);
         if (rc == 0) {
             *p = t.plan;

@@ -755,6 +755,10 @@ static void test_command_line_errors(void) {
            "cannot be combined with --tuner blk");
     expect(t_run(&heat_d, "--size", "8,8,8", "--steps", "1", "--dir", "", NULL), 2,
            "--dir: expected a directory");
+    expect(t_run(&heat_d, "--size", "8,8,8", "--steps", "1", "--rank", "speed", NULL), 2,
+           "--rank speed: expected one of time, bytes");
+    expect(t_run(&heat_d, "--size", "8,8,8", "--steps", "1", "--block", "4,4,2", "--rank", "bytes", NULL), 2,
+           "cannot be combined with --rank bytes");
 
     /* what this build cannot do yet is refused, never run some other way instead */
     const char *o = t_path("ooc.npy");

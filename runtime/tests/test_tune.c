@@ -139,6 +139,24 @@ static int check_tuners(problem *P, uint64_t budget) {
         stn_ooc_predict(pb->m, &blk.plan, 0, &rd, &wr);
         CHECK_EQ_INT(rd + wr, blk.cost);
     }
+    if (rb == 0) { /* ranked by predicted time, blk never picks a plan predicted slower (beyond a
+                    * tie) than the plan of fewest bytes, nor one that does not fit */
+        stn_device dev;
+        stn_dev_default(&dev);
+        dev.compute_under_io = 0.6;
+        stn_time_model tm = {&dev, 2e8 * (double)between(1, 10),
+                             (double)pb->size[0] * (double)pb->size[1] * (double)pb->size[2], 64, 8 << 20};
+        stn_time_pred bytes_time, timed_time;
+        stn_ooc_predict_time(pb->m, &blk.plan, 0, &tm, &bytes_time);
+        pb->tm = &tm;
+        stn_tune_result timed;
+        CHECK_EQ_INT(stn_tune(pb, STN_TUNER_BLK, &timed), 0);
+        pb->tm = NULL;
+        stn_ooc_predict_time(pb->m, &timed.plan, 0, &tm, &timed_time);
+        CHECK(timed.plan.mem_bytes <= budget);
+        CHECK(timed_time.total <= bytes_time.total * (1 + STN_TUNE_TIE) + 1e-12);
+        CHECK(timed.time == timed_time.total);
+    }
     if (rn == 0) { /* (naive may move fewer bytes: its y-blocks can be shorter than an efficient
                     * request, which blk weighs only when nothing else fits) */
         CHECK(naive.plan.mem_bytes <= budget);
@@ -214,6 +232,8 @@ static void check_curves(void) {
 static void check_time(problem *P, const stn_ooc_plan *p) {
     stn_device slow, fast;
     char err[400];
+    memset(&slow, 0, sizeof slow); /* no mixed curves, no slowdown: reads and writes in turn */
+    memset(&fast, 0, sizeof fast);
     CHECK_EQ_INT(stn_dev_parse_curve("4K@1:10M 1M@1:100M", &slow.read, err, sizeof err), 0);
     CHECK_EQ_INT(stn_dev_parse_curve("4K@1:10M 1M@1:100M", &slow.write, err, sizeof err), 0);
     CHECK_EQ_INT(stn_dev_parse_curve("4K@1:20M 1M@1:200M", &fast.read, err, sizeof err), 0);
@@ -231,6 +251,15 @@ static void check_time(problem *P, const stn_ooc_plan *p) {
     CHECK(b.io <= a.io * 0.5 + 1e-12 && b.io >= a.io * 0.5 - 1e-9 * a.io); /* twice the bandwidth */
     CHECK(b.total <= a.total);
     CHECK(c.compute <= b.compute * 0.5 + 1e-9 * b.compute && c.total <= b.total);
+    /* the kernels slowed under IO: never faster, and by at most (1 - f) of the device's time */
+    fast.compute_under_io = 0.5;
+    stn_time_pred d, e;
+    stn_ooc_predict_time(P->pb.m, p, 0, &tm, &d);
+    CHECK(d.total >= c.total && d.total <= c.total + 0.5 * (c.io + c.npy) + 1e-9 * c.total);
+    /* reads and writes paired on a mixed curve as fast as each alone: the pairs take half the time */
+    CHECK_EQ_INT(stn_dev_parse_curve("4K@1:40M 1M@1:400M", &fast.mixed, err, sizeof err), 0);
+    stn_ooc_predict_time(P->pb.m, p, 0, &tm, &e);
+    CHECK(e.io + e.npy <= d.io + d.npy + 1e-9 * d.total && e.total <= d.total + 1e-9 * d.total);
     uint64_t rd, wr;
     stn_ooc_predict(P->pb.m, p, 0, &rd, &wr);
     if (rd + wr == 0) /* nothing moves: only compute */

@@ -240,6 +240,46 @@ def test_resume_refuses_a_different_run(heat3d, tmp_path):
     assert "had other parameters" in r.stderr and "without --resume" in r.stderr
 
 
+def test_resume_goes_on_with_the_saved_blocks(heat3d, tmp_path):
+    """The tuner ranks plans by predicted time, which depends on a rate measured at startup: a
+    resumed run must not choose again, but go on with the blocks its files were written with."""
+    rng = np.random.default_rng(3)
+    start = tmp_path / "start.npy"
+    np.save(start, rng.random((60, 48, 40)))
+    common = ["--size", "40,48,60", "--steps", "300", "--init", f"u={start}", "--quiet"]
+    ref = tmp_path / "ref.npy"
+    run(heat3d, *common, "--mode", "incore", "--dir", str(tmp_path), "--out", f"u={ref}")
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    state = scratch / "heat3d.ooc-state"
+    p = subprocess.Popen([str(heat3d), *common, "--mem", "300K", "--dir", str(scratch)], env=ENV,
+                         stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while not state.exists() and time.monotonic() < deadline and p.poll() is None:
+        time.sleep(0.005)
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+    assert state.exists(), "the run finished before its first sweep was saved"
+    lines = dict(line.split(" ", 1) for line in state.read_text().splitlines())
+    assert lines["stencilc-ooc-state"] == "2"
+    by, bz, bt, strip = map(int, lines["plan"].split())
+    # a budget too small for the saved blocks: refused, with the figures, and nothing lost
+    small = run(heat3d, *common, "--mem", "20K", "--dir", str(scratch), "--resume", check=False)
+    assert small.returncode == 1
+    assert f"--resume: the interrupted run's blocks ({by},{bz},{bt}" in small.stderr, small.stderr
+    assert state.exists()
+    # a larger budget, where the tuner would choose other blocks: the saved ones go on
+    out, rep = tmp_path / "out.npy", tmp_path / "r.json"
+    run(heat3d, *common, "--mem", "64M", "--dir", str(scratch), "--resume", "--out", f"u={out}",
+        "--report", str(rep))
+    report = load_report(rep)
+    assert report["tuner"] == "saved"
+    assert [report["params"]["by"], report["params"]["bz"], report["params"]["bt"]] == [by, bz, bt]
+    fresh = run(heat3d, *common, "--mem", "64M", "--dir", str(tmp_path), "--plan-only")
+    assert f"by {by} bz {bz} bt {bt} " not in fresh.stdout, "the test needs a budget where the tuner differs"
+    assert np.array_equal(np.load(out), np.load(ref))
+
+
 # ---------------------------------------------------------------- budgets and file systems
 
 
