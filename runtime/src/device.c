@@ -127,8 +127,9 @@ double stn_dev_bandwidth(const stn_dev_curve *c, uint64_t request, int depth) {
         if (c->p[i].request >= request && hi < 0)
             hi = i;
     }
-    if (lo < 0)
-        return c->p[hi].bps;
+    if (lo < 0) /* below the smallest request measured: as many requests a second (the latency
+                 * bounds small requests, not the bandwidth) */
+        return c->p[hi].bps * (double)request / (double)c->p[hi].request;
     if (hi < 0 || hi == lo)
         return c->p[lo].bps;
     /* seconds per byte, linear in log(request) */

@@ -746,12 +746,15 @@ static void pick_sub_tiles(ooc *e) {
     e->res->time_tiles[2] = e->sub_t;
 }
 
-/* The time model: the kernels' rate (stn_kernel_rate: the tuner may have measured it already)
- * and the device's curves. */
+/* The time model: the kernels' rate on the plan's blocks (the tuner may have measured it
+ * already; a --machine file's cells_per_second wins) and the device's curves. */
 static int predict_time(ooc *e, int64_t first_sweep) {
     const stn_run *r = e->r;
     stn_result *res = e->res;
-    int rc = stn_kernel_rate(r, res);
+    int rc = res->cells_per_second > 0 || r->hw.cells_per_second > 0
+                 ? stn_kernel_rate(r, res)
+                 : stn_ooc_block_rate(r, &e->plan, res->ib.tile, &res->cells_per_second, res->rate_source,
+                                      sizeof res->rate_source);
     if (rc)
         return rc;
     stn_time_model tm = {&r->dev, res->cells_per_second, (double)stn_grid_cells(r->o), STN_AIO_DEFAULT_DEPTH,

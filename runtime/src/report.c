@@ -239,6 +239,25 @@ static void r_run(json *j, const stn_run *r, const stn_result *res, const stn_oo
             j_u64(j, "predicted_bytes", plan->tune_cost);
             j_i64(j, "plans_weighed", plan->tune_weighed);
             j_num(j, "seconds", plan->tune_seconds);
+            if (plan->nfinalists > 0) {
+                j_open(j, "finalists", '[');
+                for (int k = 0; k < plan->nfinalists; k++) {
+                    const stn_ooc_finalist *f = &plan->finalists[k];
+                    j_open(j, NULL, '{');
+                    j_i64(j, "by", f->blk[0]);
+                    if (f->blk[1] >= 0)
+                        j_i64(j, "bz", f->blk[1]);
+                    else
+                        j_null(j, "bz");
+                    j_i64(j, "bt", f->blk[2]);
+                    j_kstr(j, "strip", stn_strip_names[f->strip]);
+                    j_num(j, "cells_per_second", f->cells_per_second);
+                    j_num(j, "predicted_seconds", f->seconds);
+                    j_u64(j, "predicted_bytes", f->bytes);
+                    j_close(j, '}');
+                }
+                j_close(j, ']');
+            }
             j_close(j, '}');
         }
         j_open(j, "dio", '{');

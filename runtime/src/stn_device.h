@@ -6,8 +6,9 @@
  * probe file hold (docs/machines.md), e.g. "64K@8:610M 1M@8:1.05G".  Sizes take binary units
  * (K, M, G, T); a bandwidth is bytes per second with the same units ("1.05G" is 1.05 GiB/s).
  * Between measured request sizes the time per byte is interpolated linearly in log(request
- * size); past the ends it is the end's.  Depth: the nearest measured depth at or below the one
- * asked (the least one measured if none is below).
+ * size); above the largest it is the largest's; below the smallest, requests take as long as
+ * the smallest's (latency, not bandwidth, bounds them: the bandwidth falls with the size).  Depth: the
+ * nearest measured depth at or below the one asked (the least one measured if none is below).
  */
 #ifndef STN_DEVICE_H
 #define STN_DEVICE_H

@@ -180,11 +180,16 @@ typedef struct stn_tune_problem {
 
 /* Predicted times this close (relative) are a tie, decided by bytes: the model is not finer. */
 #define STN_TUNE_TIE 0.01
+/* The same for finalists predicted with rates measured on their blocks, which vary more. */
+#define STN_TUNE_MEASURED_TIE 0.05
 
 typedef struct stn_tune_result {
     stn_ooc_plan plan;
-    uint64_t cost;   /* predicted bytes read + written */
-    double time;     /* predicted seconds (with a time model) */
+    uint64_t cost;       /* predicted bytes read + written */
+    double time;         /* predicted seconds (with a time model) */
+    stn_ooc_plan alt[3]; /* with a time model: the least time of whole planes and of y-blocked tiles,
+                          * and the fewest bytes, where there are such plans */
+    int nalt;
     int64_t weighed; /* plans evaluated */
     double seconds;
     int relaxed; /* the plan's searched block is not whole tiles (the budget fits none) */
@@ -196,6 +201,16 @@ int stn_tune(const stn_tune_problem *t, int tuner, stn_tune_result *out);
  * spilled (unless `strip` is STN_STRIP_DRAM), or one slice where only whole planes are allowed;
  * bt = 1. */
 void stn_tune_smallest(const stn_tune_problem *t, stn_ooc_plan *p);
+
+/* The kernels' rate on blocks of plan p (its window: the block, its bt steps' skew and the halo;
+ * the engine's skewed steps in it, with the iBlock `tile`), for about 30 ms after one block to
+ * warm up; x narrowed so that the arrays take at most the larger of STN_RATE_MAX_BYTES and 4 x the
+ * last-level cache, and the budget.
+ * `source` says how.
+ * 0 or -ENOMEM. */
+#define STN_RATE_MAX_BYTES ((uint64_t)64 << 20)
+int stn_ooc_block_rate(const stn_run *r, const stn_ooc_plan *p, const int64_t tile[2], double *cps,
+                       char *source, size_t n);
 
 /* A plan saved in the state file of an interrupted run (ooc_state.c): --resume goes on with it. */
 typedef struct stn_saved_plan {

@@ -90,14 +90,25 @@ typedef struct stn_result {
 } stn_result;
 
 /* What the out-of-core engine adds: its plan and how it was chosen. */
+/* A plan Blk-Tune measured before choosing (stn_ooc_choose). */
+typedef struct stn_ooc_finalist {
+    int64_t blk[3];          /* by, bz, bt (bz -1 in 2d) */
+    int strip;               /* STN_STRIP_* */
+    double cells_per_second; /* the kernels' rate measured on its blocks */
+    double seconds;          /* its predicted time with that rate */
+    uint64_t bytes;          /* its predicted bytes */
+} stn_ooc_finalist;
+
 typedef struct stn_ooc_result {
-    int64_t blk[3];          /* by, bz, bt of the plan (-1: not applicable) */
-    const char *chooser;     /* who chose them: "manual", "built-in" or a tuner's name */
-    const char *strip;       /* where the z-strip of a y-blocked plan goes: "none", "dram", "file" */
-    uint64_t tune_cost;      /* the tuner's figure for the chosen plan: predicted bytes */
-    int64_t tune_weighed;    /* plans it evaluated (0: no tuner ran) */
-    double tune_seconds;     /* and the time it took */
-    uint64_t mem_plan_bytes; /* what the plan allocates, counted against the budget */
+    int64_t blk[3];                /* by, bz, bt of the plan (-1: not applicable) */
+    const char *chooser;           /* who chose them: "manual", "built-in" or a tuner's name */
+    const char *strip;             /* where the z-strip of a y-blocked plan goes: "none", "dram", "file" */
+    uint64_t tune_cost;            /* the tuner's figure for the chosen plan: predicted bytes */
+    int64_t tune_weighed;          /* plans it evaluated (0: no tuner ran) */
+    double tune_seconds;           /* and the time it took */
+    uint64_t mem_plan_bytes;       /* what the plan allocates, counted against the budget */
+    stn_ooc_finalist finalists[4]; /* blk ranking by time: the plans it measured */
+    int nfinalists;
 } stn_ooc_result;
 
 /* The arrays both engines keep: one zeroed record of `field_size` bytes per field, and the

@@ -18,6 +18,8 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The dimension whose block the tuners search: bz (q) of y-blocked tiles, else r (bz of whole
@@ -42,39 +44,81 @@ static double plan_time(const stn_tune_problem *pb, const stn_ooc_plan *p) {
     return t.total;
 }
 
-typedef struct tune_best {
+/* Plans a first pass keeps near the least time, so that no second pass is needed. */
+#define TUNE_NEAR 4096
+
+/* A plan and its figures, for keeping the best of some order. */
+typedef struct tune_pick {
     stn_ooc_plan p;
     uint64_t cost;
     double time;
     int ok;
-    int64_t weighed; /* plans evaluated */
-    int pass;        /* with a time model: 1 finds the least time, 2 ranks the plans near it */
-    double limit;    /* pass 2: the most predicted time a plan may take */
+} tune_pick;
+
+typedef struct tune_best {
+    tune_pick best;
+    int64_t weighed;  /* plans evaluated */
+    int pass;         /* with a time model: 1 finds the least time, 2 ranks the plans near it */
+    double limit;     /* pass 2: the most predicted time a plan may take */
+    tune_pick alt[3]; /* pass 1: the least time of whole planes [0] and of y-blocked tiles [1],
+                       * and the fewest bytes [2] (pick_finalist measures them) */
+    tune_pick *near;  /* pass 1: TUNE_NEAR plans within the tie of the least time so far (a plan
+                       * within the tie of the final least time is within it of every least time
+                       * before: all of them are here, unless it overflowed) */
+    int nnear, overflow;
 } tune_best;
 
-/* Keep p if it fits and beats the best so far.  Without a time model: fewer bytes; then whole
- * planes over y-blocked tiles (which copy their z-strip out and back at every row: DRAM traffic
- * the flash bytes do not show, measured in docs/design/004-blk-tune.md); then less DRAM (the
- * paper's step 3: leave the most room to the system).  With one, in two passes, so that the
- * answer does not depend on the order plans are weighed in: the least predicted time T; then,
- * among the plans within STN_TUNE_TIE of T, the same order as without. */
+/* The order without a time model: fewer bytes; then whole planes over y-blocked tiles (which copy
+ * their z-strip out and back at every row: DRAM traffic the flash bytes do not show, measured in
+ * docs/design/004-blk-tune.md); then less DRAM (the paper's step 3: leave the most room to the
+ * system). */
+static int fewer_bytes(const tune_pick *b, const stn_ooc_plan *p, uint64_t c) {
+    int tiles = p->strip != STN_STRIP_NONE, best_tiles = b->p.strip != STN_STRIP_NONE;
+    return !b->ok || c < b->cost ||
+           (c == b->cost && (tiles < best_tiles || (tiles == best_tiles && p->mem_bytes < b->p.mem_bytes)));
+}
+
+static void keep(tune_pick *b, const stn_ooc_plan *p, uint64_t c, double t) {
+    b->p = *p, b->cost = c, b->time = t, b->ok = 1;
+}
+
+/* Keep p if it fits and beats the best so far: without a time model, in fewer_bytes' order.  With
+ * one, in two passes, so that the answer does not depend on the order plans are weighed in: the
+ * least predicted time T; then, among the plans within STN_TUNE_TIE of T, fewer_bytes' order. */
 static void consider(const stn_tune_problem *pb, tune_best *b, const stn_ooc_plan *p) {
     b->weighed++;
     if (p->mem_bytes > pb->budget)
         return;
     double t = plan_time(pb, p);
+    uint64_t c = plan_cost(pb, p);
     if (b->pass == 1) {
-        if (!b->ok || t < b->time)
-            b->p = *p, b->cost = plan_cost(pb, p), b->time = t, b->ok = 1;
+        tune_pick *fam = &b->alt[p->strip != STN_STRIP_NONE];
+        if (!b->best.ok || t < b->best.time)
+            keep(&b->best, p, c, t);
+        if (!fam->ok || t < fam->time)
+            keep(fam, p, c, t);
+        if (fewer_bytes(&b->alt[2], p, c))
+            keep(&b->alt[2], p, c, t);
+        double limit = b->best.time * (1 + STN_TUNE_TIE);
+        if (t > limit)
+            return;
+        if (b->nnear == TUNE_NEAR) { /* drop those the least time has left behind */
+            int k = 0;
+            for (int i = 0; i < b->nnear; i++)
+                if (b->near[i].time <= limit)
+                    b->near[k++] = b->near[i];
+            b->nnear = k;
+        }
+        if (b->near && b->nnear < TUNE_NEAR)
+            keep(&b->near[b->nnear++], p, c, t);
+        else
+            b->overflow = 1;
         return;
     }
     if (b->pass == 2 && t > b->limit)
         return;
-    uint64_t c = plan_cost(pb, p);
-    int tiles = p->strip != STN_STRIP_NONE, best_tiles = b->p.strip != STN_STRIP_NONE;
-    if (!b->ok || c < b->cost ||
-        (c == b->cost && (tiles < best_tiles || (tiles == best_tiles && p->mem_bytes < b->p.mem_bytes))))
-        b->p = *p, b->cost = c, b->time = t, b->ok = 1;
+    if (fewer_bytes(&b->best, p, c))
+        keep(&b->best, p, c, t);
 }
 
 /* The problem, and the shortest y-range weighed (see tune_limits).  The searched block (bz in 3d,
@@ -193,7 +237,7 @@ static int tune_blk(tune_space *t, tune_best *b) {
         if (strip != STN_STRIP_NONE &&
             (pb->d->ndim != 3 || pb->schedule != STN_SCHED_REF || t->by_min >= pb->size[1]))
             break;
-        if (strip != STN_STRIP_NONE && pb->strip >= 0 && pb->strip != strip)
+        if ((strip != STN_STRIP_NONE && pb->strip >= 0 && pb->strip != strip))
             continue;
         int every = pb->schedule != STN_SCHED_REF, yb = strip != STN_STRIP_NONE;
         int64_t bmin = !yb && pb->d->ndim == 2 ? t->by_min : 1; /* 2d: rows */
@@ -232,7 +276,7 @@ static int tune_blk(tune_space *t, tune_best *b) {
             }
         }
     }
-    return b->ok ? 0 : -ENOMEM;
+    return b->best.ok ? 0 : -ENOMEM;
 }
 
 /* Every feasible combination (by, bz, bt, strip): for checking tune_blk on small grids. */
@@ -242,7 +286,7 @@ static int tune_brute(tune_space *t, tune_best *b) {
     for (int strip = STN_STRIP_NONE; strip <= STN_STRIP_FILE; strip++) {
         if (strip != STN_STRIP_NONE && (pb->d->ndim != 3 || pb->schedule != STN_SCHED_REF))
             break;
-        if (strip != STN_STRIP_NONE && pb->strip >= 0 && pb->strip != strip)
+        if ((strip != STN_STRIP_NONE && pb->strip >= 0 && pb->strip != strip))
             continue;
         /* whole planes: by = ny (3d) or every row block (2d, up to one block of all rows); y-blocked:
          * every by < ny */
@@ -263,7 +307,7 @@ static int tune_brute(tune_space *t, tune_best *b) {
                 }
         }
     }
-    return b->ok ? 0 : -ENOMEM;
+    return b->best.ok ? 0 : -ENOMEM;
 }
 
 /* The paper's Naive-Tune (section VI.B) for a DRAM capacity `budget`: by and bz powers of two,
@@ -315,7 +359,7 @@ static int tune_naive(tune_space *t, tune_best *b) {
                               &p);
         b->weighed++;
         if (p.mem_bytes <= pb->budget) {
-            b->p = p, b->cost = plan_cost(t->pb, &p), b->ok = 1;
+            keep(&b->best, &p, plan_cost(t->pb, &p), plan_time(t->pb, &p));
             return 0;
         }
         if (by == 1 && bz == 1 && bt == 1)
@@ -341,34 +385,49 @@ int stn_tune(const stn_tune_problem *pb, int tuner, stn_tune_result *out) {
     int64_t weighed = 0;
     tune_best b;
     int rc;
+    tune_pick *near_buf = pb->tm ? malloc(TUNE_NEAR * sizeof *near_buf) : NULL; /* none: a second pass */
     for (;;) { /* nothing fits with efficient requests: allow shorter ones */
         memset(&b, 0, sizeof b);
         b.pass = pb->tm && tuner != STN_TUNER_NAIVE ? 1 : 0;
+        b.near = b.pass ? near_buf : NULL;
         rc = fn(&t, &b);
         weighed += b.weighed;
         if (rc == 0 && b.pass == 1) { /* the plans near the least time, by bytes */
-            double limit = b.time * (1 + STN_TUNE_TIE);
-            memset(&b, 0, sizeof b);
-            b.pass = 2;
-            b.limit = limit;
-            rc = fn(&t, &b);
-            weighed += b.weighed;
+            double limit = b.best.time * (1 + STN_TUNE_TIE);
+            if (b.overflow) { /* too many to keep: weigh them all again */
+                tune_best near;
+                memset(&near, 0, sizeof near);
+                near.pass = 2, near.limit = limit;
+                rc = fn(&t, &near);
+                weighed += near.weighed;
+                b.best = near.best;
+            } else {
+                tune_pick pick = {0};
+                for (int i = 0; i < b.nnear; i++)
+                    if (b.near[i].time <= limit && fewer_bytes(&pick, &b.near[i].p, b.near[i].cost))
+                        pick = b.near[i];
+                b.best = pick;
+            }
         }
         if (rc != -ENOMEM || t.by_min == 1)
             break;
         t.by_min = 1;
     }
+    free(near_buf);
     memset(out, 0, sizeof *out);
     out->weighed = weighed;
     out->seconds = stn_now() - t0;
     if (rc)
         return rc;
-    const stn_ooc_dim *g = searched(&b.p);
+    const stn_ooc_dim *g = searched(&b.best.p);
     int64_t depth = pb->depth < 1 ? 1 : pb->depth;
     out->relaxed = tuner != STN_TUNER_NAIVE && g->b % depth && g->b < g->H - g->L;
-    out->plan = b.p;
-    out->cost = b.cost;
-    out->time = b.time;
+    out->plan = b.best.p;
+    out->cost = b.best.cost;
+    out->time = b.best.time;
+    for (int k = 0; b.pass && k < 3; k++)
+        if (b.alt[k].ok)
+            out->alt[out->nalt++] = b.alt[k].p;
     return 0;
 }
 
@@ -419,6 +478,158 @@ static int manual_plan(const stn_run *r, size_t align, stn_ooc_plan *p) {
         stn_ooc_make_plan(r->d, o->size, o->steps, sched_of(r), o->block[0], o->block[1], o->block[2],
                           STN_STRIP_FILE, align, p);
     return p->mem_bytes <= r->mem_budget ? 0 : -ENOMEM;
+}
+
+/* ------------------------------------------------------------------ measuring the finalists */
+
+/* The extent of a block's window in dimension g: the block, the skew of its bt steps and the
+ * halo, at most the grid. */
+static int64_t window_extent(const stn_ooc_dim *g, int64_t bt) {
+    if (g->b >= g->H - g->L)
+        return g->n;
+    int64_t w = g->b + bt * g->skew + g->hlo + g->hhi;
+    return w < g->n ? w : g->n;
+}
+
+/* Step t (1..T) of a block in dimension g of a window of `ext`: b wide, shifted by the skew as the
+ * engine's skewed blocks are, inside the window's interior. */
+static void block_range(const stn_ooc_dim *g, int64_t ext, int64_t T, int64_t t, int64_t *lo, int64_t *hi) {
+    if (g->b >= g->H - g->L) {
+        *lo = g->L, *hi = g->H;
+        return;
+    }
+    *lo = g->hlo + (T - t) * g->skew;
+    *hi = *lo + g->b;
+    if (*hi > ext - g->hhi)
+        *hi = ext - g->hhi;
+}
+
+int stn_ooc_block_rate(const stn_run *r, const stn_ooc_plan *p, const int64_t tile[2], double *cps,
+                       char *source, size_t n) {
+    const stn_program_desc *d = r->d;
+    const stn_view *g = &r->view;
+    int64_t T = p->bt < 1 ? 1 : p->bt, ext[3] = {g->nx, g->ny, g->nz};
+    ext[p->r.axis] = window_extent(&p->r, T);
+    if (p->strip != STN_STRIP_NONE)
+        ext[p->q.axis] = window_extent(&p->q, T);
+    int narr = d->nsrc + d->ndst;
+    /* rows narrowed so that the arrays take at most STN_RATE_MAX_BYTES and the budget (the reuse
+     * between steps is along y and z; x only streams) */
+    uint64_t rows = (uint64_t)ext[1] * (uint64_t)ext[2] * (uint64_t)(narr > 0 ? narr : 1) * d->elem_size;
+    int64_t minx = d->halo_lo[0] + d->halo_hi[0] + 64;
+    /* (never so narrow that a window larger than the last-level cache would fit in it) */
+    uint64_t cap = 4 * r->hw.l3.value > STN_RATE_MAX_BYTES ? 4 * r->hw.l3.value : STN_RATE_MAX_BYTES;
+    cap = r->mem_budget < cap ? r->mem_budget : cap;
+    while ((uint64_t)ext[0] * rows > cap && ext[0] / 2 >= minx)
+        ext[0] /= 2;
+    stn_view v = {ext[0], ext[1], ext[2], ext[0], ext[0] * ext[1], 0, 0};
+    size_t bytes = (size_t)(ext[0] * ext[1] * ext[2]) * (size_t)d->elem_size;
+    void **arr = calloc((size_t)narr + 1, sizeof *arr);
+    int rc = arr ? 0 : -ENOMEM;
+    for (int k = 0; rc == 0 && k < narr; k++)
+        if (!(arr[k] = calloc(1, bytes)))
+            rc = -ENOMEM;
+    double cells = 0, t = 0;
+    int64_t blocks = 0;
+    if (rc == 0) {
+        const void *const *src = (const void *const *)arr;
+        void *const *dst = arr + d->nsrc;
+        /* block 0 warms up (the arrays' first touch); then blocks until 30 ms, at most 200 */
+        for (int64_t blk = 0; blk <= 200 && (blk < 2 || t < 0.03); blk++) {
+            for (int64_t step = 1; step <= T; step++) {
+                stn_box b = {{d->halo_lo[0], d->halo_lo[1], d->halo_lo[2]},
+                             {ext[0] - d->halo_hi[0], ext[1] - d->halo_hi[1], ext[2] - d->halo_hi[2]}};
+                block_range(&p->r, ext[p->r.axis], T, step, &b.lo[p->r.axis], &b.hi[p->r.axis]);
+                if (p->strip != STN_STRIP_NONE)
+                    block_range(&p->q, ext[p->q.axis], T, step, &b.lo[p->q.axis], &b.hi[p->q.axis]);
+                double t0 = stn_now();
+                d->step(r->o->params, &v, src, dst, &b, tile[0], tile[1]);
+                if (blk == 0)
+                    continue;
+                t += stn_now() - t0;
+                double c = 1;
+                for (int a = 0; a < 3; a++)
+                    c *= (double)(b.hi[a] > b.lo[a] ? b.hi[a] - b.lo[a] : 0);
+                cells += c;
+            }
+            blocks += blk > 0;
+        }
+    }
+    for (int k = 0; arr && k < narr; k++)
+        free(arr[k]);
+    free(arr);
+    if (rc)
+        return stn_error(rc, "out of memory measuring the compute rate of a block (%zu bytes an array)",
+                         bytes);
+    *cps = t > 0 && cells > 0 ? cells / t : 0;
+    snprintf(source, n,
+             "measured at startup on the plan's blocks: %" PRId64 " block%s of %" PRId64
+             " steps in a %" PRId64 "x%" PRId64 "x%" PRId64 " window, %.3f s",
+             blocks, blocks == 1 ? "" : "s", T, ext[0], ext[1], ext[2], t);
+    return 0;
+}
+
+/* Blk-Tune ranks plans with one rate for every block, measured on a small grid in cache; but
+ * thin blocks run slower (a whole plane a step streams from DRAM; the halo of a thin block is
+ * re-read): the finalists -- the least predicted time of each family (whole planes, y-blocked)
+ * and the fewest bytes -- are measured on their own blocks, and the least time with those rates
+ * wins; within STN_TUNE_MEASURED_TIE (rates measured in 30 ms vary by a few percent from one
+ * start to the next), the fewest bytes. */
+static int pick_finalist(const stn_run *r, const stn_tune_problem *pb, stn_tune_result *t,
+                         stn_ooc_result *res, stn_result *out) {
+    stn_ooc_plan cand[4];
+    int nc = 0;
+    cand[nc++] = t->plan;
+    const stn_time_model *tm = pb->tm;
+    for (int k = 0; k < t->nalt; k++) {
+        const stn_ooc_plan *o = &t->alt[k];
+        int dup = 0;
+        for (int i = 0; i < nc; i++)
+            dup |= cand[i].r.b == o->r.b && cand[i].q.b == o->q.b && cand[i].bt == o->bt &&
+                   cand[i].strip == o->strip;
+        if (!dup)
+            cand[nc++] = *o;
+    }
+    int best = -1;
+    double best_t = 0;
+    uint64_t best_c = 0;
+    char src[256], best_src[256] = "";
+    res->nfinalists = 0;
+    for (int i = 0; i < nc; i++) {
+        double cps;
+        int rc = stn_ooc_block_rate(r, &cand[i], out->ib.tile, &cps, src, sizeof src);
+        if (rc)
+            return rc;
+        stn_time_model m = *tm;
+        m.cells_per_second = cps > 0 ? cps : tm->cells_per_second;
+        stn_time_pred pred;
+        stn_ooc_predict_time(pb->m, &cand[i], 0, &m, &pred);
+        uint64_t rd, wr;
+        stn_ooc_predict(pb->m, &cand[i], 0, &rd, &wr);
+        stn_ooc_finalist *f = &res->finalists[res->nfinalists++];
+        const stn_ooc_plan *c = &cand[i];
+        *f = (stn_ooc_finalist){{c->r.axis == 1 ? c->r.b : r->o->size[1],
+                                 r->d->ndim == 2  ? -1
+                                 : c->r.axis == 2 ? c->r.b
+                                                  : c->q.b,
+                                 c->bt},
+                                c->strip,
+                                m.cells_per_second,
+                                pred.total,
+                                rd + wr};
+        int tie = best >= 0 && !(pred.total < best_t * (1 - STN_TUNE_MEASURED_TIE) ||
+                                 pred.total > best_t * (1 + STN_TUNE_MEASURED_TIE));
+        if (best < 0 || (!tie && pred.total < best_t) || (tie && rd + wr < best_c)) {
+            best = i, best_t = pred.total, best_c = rd + wr;
+            out->cells_per_second = m.cells_per_second;
+            snprintf(best_src, sizeof best_src, "%s", src);
+        }
+    }
+    t->plan = cand[best];
+    t->cost = best_c;
+    t->time = best_t;
+    snprintf(out->rate_source, sizeof out->rate_source, "%s", best_src);
+    return 0;
 }
 
 /* The plan an interrupted run saved (--resume): it decides the scratch files' content. */
@@ -473,15 +684,23 @@ int stn_ooc_choose(const stn_run *r, const stn_ooc_model *m, size_t align, const
     } else {
         stn_tune_result t;
         int tuner = o->tuner < 0 ? STN_TUNER_BLK : o->tuner;
-        /* plans are ranked by predicted time: the kernels' rate with this iBlock, the device's curves
-         * (with --rank bytes too: the report's prediction needs the rate anyway) */
-        rc = stn_kernel_rate(r, out);
+        /* plans are ranked by predicted time: the kernels' rate with this iBlock, the device's curves */
+        rc = o->rank != STN_RANK_BYTES && (!r->hw.described || r->hw.cells_per_second > 0)
+                 ? stn_kernel_rate(r, out)
+                 : 0;
         if (rc)
             return rc;
         stn_time_model tm = {&r->dev, out->cells_per_second, (double)stn_grid_cells(o), STN_AIO_DEFAULT_DEPTH,
                              STN_AIO_DEFAULT_MAX_REQUEST};
-        pb.tm = out->cells_per_second > 0 && o->rank != STN_RANK_BYTES ? &tm : NULL;
+        /* a described machine's kernels are not this one's: without its cells_per_second, bytes */
+        int timed = o->rank != STN_RANK_BYTES && (!r->hw.described || r->hw.cells_per_second > 0);
+        pb.tm = out->cells_per_second > 0 && timed ? &tm : NULL;
         rc = stn_tune(&pb, tuner, &t);
+        if (rc == 0 && pb.tm && tuner != STN_TUNER_NAIVE && r->hw.cells_per_second <= 0) {
+            double t0 = stn_now();
+            rc = pick_finalist(r, &pb, &t, res, out);
+            t.seconds += stn_now() - t0;
+        }
         if (rc == 0) {
             *p = t.plan;
             res->tune_cost = t.cost;
