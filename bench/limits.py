@@ -65,8 +65,10 @@ def probe(ctx) -> dict:
         print(f"  device curve: stencilc probe failed ({r.stderr.strip()}); runs predict with the default curves")
         return {"failed": r.stderr.strip()}
     m = json.loads(path.read_text())
-    print(f"  device curve (stencilc probe, {path}): read {m['read']}; write {m['write']}")
-    return {"path": str(path), "read": m["read"], "write": m["write"]}
+    print(f"  device curve (stencilc probe, {path}): read {m['read']}; write {m['write']}; "
+          f"mixed {m.get('mixed')}; mixed_new {m.get('mixed_new')}; compute_under_io {m.get('compute_under_io')}")
+    keys = ("read", "write", "mixed", "mixed_new", "compute_under_io")
+    return {"path": str(path), **{k: m[k] for k in keys if k in m}}
 
 
 def measure(ctx) -> dict:

@@ -154,6 +154,14 @@ class Report:
         if pr.get("read"):
             rows.append(["device curve, read", f"`{pr['read']}`", "`stencilc probe --dir DIR`: REQUEST@DEPTH:BYTES/s"])
             rows.append(["device curve, write", f"`{pr['write']}`", "the time model's input for every run below"])
+            if pr.get("mixed"):
+                rows.append(["device curve, mixed", f"`{pr['mixed']}`", "reads and writes at once, both counted"])
+            if pr.get("mixed_new"):
+                rows.append(["device curve, mixed_new", f"`{pr['mixed_new']}`",
+                             "the same, writing into new files (a run's first two sweeps)"])
+            if pr.get("compute_under_io"):
+                rows.append(["compute under IO", f"{pr['compute_under_io']:.2f}",
+                             "the share of the kernels' speed left while the device is busy (probe)"])
         elif pr.get("failed"):
             rows.append(["device curve", "not measured", pr["failed"]])
         for st, r in lim["in_cache"].items():
