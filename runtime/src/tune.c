@@ -482,42 +482,51 @@ static int manual_plan(const stn_run *r, size_t align, stn_ooc_plan *p) {
 
 /* ------------------------------------------------------------------ measuring the finalists */
 
-/* The extent of a block's window in dimension g: the block, the skew of its bt steps and the
- * halo, at most the grid. */
-static int64_t window_extent(const stn_ooc_dim *g, int64_t bt) {
+/* Consecutive blocks along r a rate measurement runs, each reading what the one before left, as
+ * in the engine; the first only once, to start the others. */
+#define RATE_BLOCKS 3
+
+/* The extent of the measured window in dimension g: `k` blocks, the skew of their bt steps and
+ * the halo, at most the grid. */
+static int64_t window_extent(const stn_ooc_dim *g, int64_t k, int64_t bt) {
     if (g->b >= g->H - g->L)
         return g->n;
-    int64_t w = g->b + bt * g->skew + g->hlo + g->hhi;
+    int64_t w = k * g->b + bt * g->skew + g->hlo + g->hhi;
     return w < g->n ? w : g->n;
 }
 
-/* Step t (1..T) of a block in dimension g of a window of `ext`: b wide, shifted by the skew as the
- * engine's skewed blocks are, inside the window's interior. */
-static void block_range(const stn_ooc_dim *g, int64_t ext, int64_t T, int64_t t, int64_t *lo, int64_t *hi) {
+/* Step t (1..T) of block k in dimension g of a window of `ext`: b wide, shifted by the skew as
+ * the engine's skewed blocks are, inside the window's interior. */
+static void block_range(const stn_ooc_dim *g, int64_t ext, int64_t k, int64_t T, int64_t t, int64_t *lo,
+                        int64_t *hi) {
     if (g->b >= g->H - g->L) {
         *lo = g->L, *hi = g->H;
         return;
     }
-    *lo = g->hlo + (T - t) * g->skew;
+    *lo = g->hlo + k * g->b + (T - t) * g->skew;
     *hi = *lo + g->b;
     if (*hi > ext - g->hhi)
         *hi = ext - g->hhi;
+    if (*lo > *hi)
+        *lo = *hi;
 }
 
 int stn_ooc_block_rate(const stn_run *r, const stn_ooc_plan *p, const int64_t tile[2], double *cps,
                        char *source, size_t n) {
     const stn_program_desc *d = r->d;
     const stn_view *g = &r->view;
+    int yb = p->strip != STN_STRIP_NONE;
     int64_t T = p->bt < 1 ? 1 : p->bt, ext[3] = {g->nx, g->ny, g->nz};
-    ext[p->r.axis] = window_extent(&p->r, T);
-    if (p->strip != STN_STRIP_NONE)
-        ext[p->q.axis] = window_extent(&p->q, T);
-    int narr = d->nsrc + d->ndst;
-    /* rows narrowed so that the arrays take at most STN_RATE_MAX_BYTES and the budget (the reuse
-     * between steps is along y and z; x only streams) */
-    uint64_t rows = (uint64_t)ext[1] * (uint64_t)ext[2] * (uint64_t)(narr > 0 ? narr : 1) * d->elem_size;
+    ext[p->r.axis] = window_extent(&p->r, RATE_BLOCKS, T);
+    if (yb)
+        ext[p->q.axis] = window_extent(&p->q, 1, T);
+    /* every array the engine keeps: levels + 1 per state field, one per input */
+    int narr = (int)stn_total_arrays(d);
+    /* rows narrowed so that the arrays take at most the larger of STN_RATE_MAX_BYTES and 4 x the
+     * last-level cache (never so narrow that a window larger than the cache would fit in it), and
+     * the budget; the reuse between steps is along y and z, x only streams */
+    uint64_t rows = (uint64_t)ext[1] * (uint64_t)ext[2] * (uint64_t)narr * d->elem_size;
     int64_t minx = d->halo_lo[0] + d->halo_hi[0] + 64;
-    /* (never so narrow that a window larger than the last-level cache would fit in it) */
     uint64_t cap = 4 * r->hw.l3.value > STN_RATE_MAX_BYTES ? 4 * r->hw.l3.value : STN_RATE_MAX_BYTES;
     cap = r->mem_budget < cap ? r->mem_budget : cap;
     while ((uint64_t)ext[0] * rows > cap && ext[0] / 2 >= minx)
@@ -525,39 +534,54 @@ int stn_ooc_block_rate(const stn_run *r, const stn_ooc_plan *p, const int64_t ti
     stn_view v = {ext[0], ext[1], ext[2], ext[0], ext[0] * ext[1], 0, 0};
     size_t bytes = (size_t)(ext[0] * ext[1] * ext[2]) * (size_t)d->elem_size;
     void **arr = calloc((size_t)narr + 1, sizeof *arr);
-    int rc = arr ? 0 : -ENOMEM;
+    const void **src = calloc((size_t)d->nsrc + 1, sizeof *src);
+    void **dst = calloc((size_t)d->ndst + 1, sizeof *dst);
+    int rc = arr && src && dst ? 0 : -ENOMEM;
     for (int k = 0; rc == 0 && k < narr; k++)
-        if (!(arr[k] = calloc(1, bytes)))
+        if (!(arr[k] = malloc(bytes)))
             rc = -ENOMEM;
+        else
+            memset(arr[k], 0, bytes); /* every page touched now: no page fault is timed */
     double cells = 0, t = 0;
     int64_t blocks = 0;
-    if (rc == 0) {
-        const void *const *src = (const void *const *)arr;
-        void *const *dst = arr + d->nsrc;
-        /* block 0 warms up (the arrays' first touch); then blocks until 30 ms, at most 200 */
-        for (int64_t blk = 0; blk <= 200 && (blk < 2 || t < 0.03); blk++) {
+    /* round 0 warms up (caches, the thread pool), untimed; then rounds until 30 ms */
+    for (int64_t round = 0; rc == 0 && round < 100 && (round < 2 || t < 0.03); round++) {
+        for (int64_t k = round ? 1 : 0; k < RATE_BLOCKS; k++)
             for (int64_t step = 1; step <= T; step++) {
+                /* each state field's levels rotate through its arrays, as in the engine's window */
+                for (int i = 0, a = 0; i < d->nfields; i++) {
+                    const stn_field_desc *fd = &d->fields[i];
+                    int na = fd->kind == STN_FIELD_STATE ? fd->levels + 1 : 1;
+                    if (fd->src_slot >= 0)
+                        src[fd->src_slot] = arr[a + (na > 1 ? (step - 1) % na : 0)];
+                    if (fd->prev_slot >= 0)
+                        src[fd->prev_slot] = arr[a + (step + na - 2) % na];
+                    if (fd->dst_slot >= 0)
+                        dst[fd->dst_slot] = arr[a + step % na];
+                    a += na;
+                }
                 stn_box b = {{d->halo_lo[0], d->halo_lo[1], d->halo_lo[2]},
                              {ext[0] - d->halo_hi[0], ext[1] - d->halo_hi[1], ext[2] - d->halo_hi[2]}};
-                block_range(&p->r, ext[p->r.axis], T, step, &b.lo[p->r.axis], &b.hi[p->r.axis]);
-                if (p->strip != STN_STRIP_NONE)
-                    block_range(&p->q, ext[p->q.axis], T, step, &b.lo[p->q.axis], &b.hi[p->q.axis]);
+                block_range(&p->r, ext[p->r.axis], k, T, step, &b.lo[p->r.axis], &b.hi[p->r.axis]);
+                if (yb)
+                    block_range(&p->q, ext[p->q.axis], 0, T, step, &b.lo[p->q.axis], &b.hi[p->q.axis]);
                 double t0 = stn_now();
-                d->step(r->o->params, &v, src, dst, &b, tile[0], tile[1]);
-                if (blk == 0)
+                d->step(r->o->params, &v, (const void *const *)src, dst, &b, tile[0], tile[1]);
+                if (round == 0)
                     continue;
                 t += stn_now() - t0;
                 double c = 1;
-                for (int a = 0; a < 3; a++)
-                    c *= (double)(b.hi[a] > b.lo[a] ? b.hi[a] - b.lo[a] : 0);
+                for (int ax = 0; ax < 3; ax++)
+                    c *= (double)(b.hi[ax] > b.lo[ax] ? b.hi[ax] - b.lo[ax] : 0);
                 cells += c;
+                blocks += step == T;
             }
-            blocks += blk > 0;
-        }
     }
     for (int k = 0; arr && k < narr; k++)
         free(arr[k]);
     free(arr);
+    free(src);
+    free(dst);
     if (rc)
         return stn_error(rc, "out of memory measuring the compute rate of a block (%zu bytes an array)",
                          bytes);
