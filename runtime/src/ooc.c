@@ -55,9 +55,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Seconds between two advances of the IO queue during a block's compute. */
-#define STN_POLL_EVERY 100e-6
-
 static void scratch_name(char *buf, size_t n, const ooc *e, int f, int set, int level) {
     const stn_field_desc *fd = &e->d->fields[f];
     if (fd->kind == STN_FIELD_INPUT)
@@ -354,13 +351,8 @@ static int compute_block(ooc *e, int64_t j, int64_t T) {
         for (int64_t iq = 0; iq < mq; iq++)
             for (int64_t ir = 0; ir < mr; ir++)
                 for (int64_t t = t0 + 1; t <= T && t <= t0 + ts; t++) {
-                    /* keep the device busy (the queue holds more than its slots), but not with a
-                     * system call per step of a thin block: its 64 requests in flight take
-                     * milliseconds to complete */
-                    if (!first && rc == 0 && stn_now() - e->last_poll >= STN_POLL_EVERY) {
+                    if (!first && rc == 0) /* keep the device busy: the queue holds more than its slots */
                         rc = stn_aio_poll(e->q, &e->res->st);
-                        e->last_poll = stn_now();
-                    }
                     first = 0;
                     int64_t a, b, c, d;
                     stn_ooc_step_range(p, &p->r, j, t, T, &a, &b);

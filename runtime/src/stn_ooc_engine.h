@@ -54,7 +54,6 @@ typedef struct ooc {
     int direct_warned;
     struct ooc_reader *reader; /* the --init reads of the next block, on a thread of their own */
     int reader_warned;         /* the reader thread could not be started (warned once) */
-    double last_poll;          /* when compute_block last advanced the IO queue */
     int64_t sub_w[2];          /* a block's cache tiles: r x q widths (ooc.c, compute_block) */
     int64_t sub_t;             /* and the steps each advances at a time (0: the block's T) */
 } ooc;
