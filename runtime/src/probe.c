@@ -349,6 +349,13 @@ static const char *size_text(uint64_t v, char *buf, size_t n) {
     return buf;
 }
 
+/* Append a measured point (request size k, depth d) to a curve; its bandwidth. */
+static double add_point(stn_dev_curve *curve, int k, int d, const point_run *r) {
+    double bps = (double)r->bytes / (r->seconds > 0 ? r->seconds : 1e-9);
+    curve->p[curve->n++] = (stn_dev_point){stn_probe_requests[k], stn_probe_depths[d], bps};
+    return bps;
+}
+
 /* A test file: a fresh name in dir (O_EXCL, so never somebody else's file), then opened and sized
  * as a grid file into *f (fallocated: space reserved, never written) and unlinked at once. */
 static int open_test_file(probe_ctx *c, stn_gridfile *f, uint64_t bytes, size_t align) {
@@ -466,8 +473,7 @@ int stn_probe(const char *dir, uint64_t file_bytes, double seconds_per_point, st
                                stn_probe_depths[d], seconds_per_point, 0, &r);
                 if (rc)
                     break;
-                double bps = (double)r.bytes / (r.seconds > 0 ? r.seconds : 1e-9);
-                curve->p[curve->n++] = (stn_dev_point){stn_probe_requests[k], stn_probe_depths[d], bps};
+                double bps = add_point(curve, k, d, &r);
                 if (verbose)
                     fprintf(stderr, "stencilc probe: %-9s %5s @ %2d: %9.1f MiB/s (%llu requests in %.2f s)\n",
                             w ? "write" : "read", size_text(stn_probe_requests[k], hb, sizeof hb),
@@ -491,8 +497,7 @@ int stn_probe(const char *dir, uint64_t file_bytes, double seconds_per_point, st
                 stn_gridfile_close(&fresh); /* unlinked already: its blocks go back now */
                 if (rc)
                     break;
-                double bps = (double)r.bytes / (r.seconds > 0 ? r.seconds : 1e-9);
-                curve->p[curve->n++] = (stn_dev_point){stn_probe_requests[k], stn_probe_depths[d], bps};
+                double bps = add_point(curve, k, d, &r);
                 if (verbose)
                     fprintf(
                         stderr,

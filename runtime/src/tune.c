@@ -90,6 +90,8 @@ static void consider(const stn_tune_problem *pb, tune_best *b, const stn_ooc_pla
     if (p->mem_bytes > pb->budget)
         return;
     double t = plan_time(pb, p);
+    if (b->pass == 2 && t > b->limit)
+        return;
     uint64_t c = plan_cost(pb, p);
     if (b->pass == 1) {
         tune_pick *fam = &b->alt[p->strip != STN_STRIP_NONE];
@@ -115,8 +117,6 @@ static void consider(const stn_tune_problem *pb, tune_best *b, const stn_ooc_pla
             b->overflow = 1;
         return;
     }
-    if (b->pass == 2 && t > b->limit)
-        return;
     if (fewer_bytes(&b->best, p, c))
         keep(&b->best, p, c, t);
 }
@@ -237,7 +237,7 @@ static int tune_blk(tune_space *t, tune_best *b) {
         if (strip != STN_STRIP_NONE &&
             (pb->d->ndim != 3 || pb->schedule != STN_SCHED_REF || t->by_min >= pb->size[1]))
             break;
-        if ((strip != STN_STRIP_NONE && pb->strip >= 0 && pb->strip != strip))
+        if (strip != STN_STRIP_NONE && pb->strip >= 0 && pb->strip != strip)
             continue;
         int every = pb->schedule != STN_SCHED_REF, yb = strip != STN_STRIP_NONE;
         int64_t bmin = !yb && pb->d->ndim == 2 ? t->by_min : 1; /* 2d: rows */
@@ -286,7 +286,7 @@ static int tune_brute(tune_space *t, tune_best *b) {
     for (int strip = STN_STRIP_NONE; strip <= STN_STRIP_FILE; strip++) {
         if (strip != STN_STRIP_NONE && (pb->d->ndim != 3 || pb->schedule != STN_SCHED_REF))
             break;
-        if ((strip != STN_STRIP_NONE && pb->strip >= 0 && pb->strip != strip))
+        if (strip != STN_STRIP_NONE && pb->strip >= 0 && pb->strip != strip)
             continue;
         /* whole planes: by = ny (3d) or every row block (2d, up to one block of all rows); y-blocked:
          * every by < ny */
