@@ -290,6 +290,8 @@ static const jkey machine_keys[] = {
     {"mixed", (size_t)-6, 0},
     {"mixed_new", (size_t)-7, 0},
     {"compute_under_io", (size_t)-8, 0},
+    {"copy_bytes_per_second", (size_t)-9, 0},
+    {"io_under_compute", (size_t)-10, 0},
 };
 #define N_MACHINE_KEYS ((int)(sizeof machine_keys / sizeof machine_keys[0]))
 
@@ -326,14 +328,24 @@ static int jrate(jreader *j, stn_hw *hw, const jkey *key) {
             text[k++] = *j->p++;
     text[k] = '\0';
     double v = strtod(text, &end);
-    int share = key->offset == (size_t)-8;
+    int share = key->offset == (size_t)-8 || key->offset == (size_t)-10, copy = key->offset == (size_t)-9;
     if (!*text || *end || !(v > 0) || !isfinite(v) || (share && v > 1)) {
+        char msg[160];
         j->p = at;
-        return jerr(j, share ? "\"compute_under_io\": expected a number more than 0 and at most 1, e.g. 0.8"
-                             : "\"cells_per_second\": expected a positive number, e.g. 1.5e9");
+        if (share)
+            snprintf(msg, sizeof msg, "\"%s\": expected a number more than 0 and at most 1, e.g. 0.8",
+                     key->name);
+        else
+            snprintf(msg, sizeof msg, "\"%s\": expected a positive number, e.g. %s", key->name,
+                     copy ? "8e9" : "1.5e9");
+        return jerr(j, msg);
     }
-    if (share)
+    if (key->offset == (size_t)-10)
+        hw->dev.io_under_compute = v;
+    else if (share)
         hw->dev.compute_under_io = v;
+    else if (copy)
+        hw->copy_bytes_per_second = v;
     else
         hw->cells_per_second = v;
     return 0;
@@ -344,7 +356,8 @@ static int jvalue(jreader *j, stn_hw *hw, const jkey *key) {
     if (key->offset == (size_t)-3 || key->offset == (size_t)-4 || key->offset == (size_t)-6 ||
         key->offset == (size_t)-7)
         return jcurve(j, hw, key);
-    if (key->offset == (size_t)-5 || key->offset == (size_t)-8)
+    if (key->offset == (size_t)-5 || key->offset == (size_t)-8 || key->offset == (size_t)-9 ||
+        key->offset == (size_t)-10)
         return jrate(j, hw, key);
     if (key->offset == (size_t)-1 || key->offset == (size_t)-2) {
         int rc = jstring(j, text, sizeof text);
@@ -409,7 +422,7 @@ static int parse_machine(jreader *j, stn_hw *hw) {
             snprintf(msg, sizeof msg,
                      "unknown key \"%s\" (known: name, description, cores, sockets, numa_nodes, "
                      "l2, l3, dram, reserve, device_block, read, write, mixed, mixed_new, compute_under_io, "
-                     "cells_per_second)",
+                     "io_under_compute, cells_per_second, copy_bytes_per_second)",
                      name);
             return jerr(j, msg);
         }
@@ -489,8 +502,12 @@ int stn_hw_load_machine(const char *path, stn_hw *hw) {
     if (hw->dev_keys == 1 || hw->dev_keys == 2)
         return stn_error(-EINVAL, "--machine %s: \"%s\" is given without \"%s\": a device needs both curves",
                          path, hw->dev_keys == 1 ? "read" : "write", hw->dev_keys == 1 ? "write" : "read");
-    const char *extra = hw->dev.mixed.n ? "mixed" : hw->dev.mixed_new.n ? "mixed_new" : "compute_under_io";
-    if (hw->dev_keys != 3 && (hw->dev.mixed.n || hw->dev.mixed_new.n || hw->dev.compute_under_io > 0))
+    const char *extra = hw->dev.mixed.n                ? "mixed"
+                        : hw->dev.mixed_new.n          ? "mixed_new"
+                        : hw->dev.compute_under_io > 0 ? "compute_under_io"
+                                                       : "io_under_compute";
+    if (hw->dev_keys != 3 && (hw->dev.mixed.n || hw->dev.mixed_new.n || hw->dev.compute_under_io > 0 ||
+                              hw->dev.io_under_compute > 0))
         return stn_error(-EINVAL,
                          "--machine %s: \"%s\" is given without \"read\" and \"write\": the time model "
                          "takes a device's figures together",

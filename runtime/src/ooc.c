@@ -95,25 +95,37 @@ static int strip_io(ooc *e, int save, int64_t r0, int64_t r1, stn_aio_group *g) 
     int64_t q0 = save ? e->qnext : e->qlo, q1 = save ? e->qhi : e->qnew;
     if (r1 <= r0 || q1 <= q0)
         return 0;
+    if (e->plan.strip == STN_STRIP_FILE) {
+        int rc = 0;
+        for (int i = 0; rc == 0 && i < e->d->nfields; i++)
+            for (int a = 0; rc == 0 && a < e->f[i].m->narr; a++)
+                rc = stn_ooc_io_box(e, save, &e->f[i].spill[a], e->f[i].ring[a], r0, r1, q0, q1, 0, g);
+        return rc;
+    }
+    /* In DRAM: one copy of r1 - r0 rows per plane and array, shared out among the threads (a
+     * thin block's strip is many times its own slices: one thread's memcpy would hold the others
+     * idle for as long as the block computes). */
     double t0 = stn_now();
-    int rc = 0;
-    for (int i = 0; rc == 0 && i < e->d->nfields; i++) {
-        ooc_field *f = &e->f[i];
-        for (int a = 0; rc == 0 && a < f->m->narr; a++) {
-            if (e->plan.strip == STN_STRIP_FILE) {
-                rc = stn_ooc_io_box(e, save, &f->spill[a], f->ring[a], r0, r1, q0, q1, 0, g);
-                continue;
-            }
-            for (int64_t z = q0; z < q1; z++) {
-                char *ring = ooc_at(e, f->ring[a], r0, z), *strip = strip_at(e, f, a, r0, z - q0);
-                size_t bytes = (size_t)(r1 - r0) * (size_t)e->plan.row_bytes;
-                memcpy(save ? strip : ring, save ? ring : strip, bytes);
-            }
+    int64_t nplanes = q1 - q0, narr = 0;
+    for (int i = 0; i < e->d->nfields; i++)
+        narr += e->f[i].m->narr;
+    size_t bytes = (size_t)(r1 - r0) * (size_t)e->plan.row_bytes;
+    int64_t n = narr * nplanes;
+    STN_OMP_PARALLEL {
+        int64_t t = stn_omp_thread_num(), nt = stn_omp_num_threads();
+        for (int64_t c = n * t / nt; c < n * (t + 1) / nt; c++) {
+            int64_t arr = c / nplanes, z = q0 + c % nplanes;
+            int i = 0;
+            while (arr >= e->f[i].m->narr)
+                arr -= e->f[i++].m->narr;
+            const ooc_field *f = &e->f[i];
+            char *ring = ooc_at(e, f->ring[arr], r0, z), *strip = strip_at(e, f, (int)arr, r0, z - q0);
+            memcpy(save ? strip : ring, save ? ring : strip, bytes);
         }
     }
-    if (e->plan.strip == STN_STRIP_DRAM)
-        stn_stats_add_time(&e->res->st, STN_PHASE_COPY, t0);
-    return rc;
+    stn_stats_add_time(&e->res->st, STN_PHASE_COPY, t0);
+    e->res->strip_copied += (uint64_t)n * bytes;
+    return 0;
 }
 
 /* Queue the reads of block j's new slices [r0, r1) from the source set (and the spilled strip)
@@ -757,8 +769,15 @@ static int predict_time(ooc *e, int64_t first_sweep) {
                                       sizeof res->rate_source);
     if (rc)
         return rc;
-    stn_time_model tm = {&r->dev, res->cells_per_second, (double)stn_grid_cells(r->o), STN_AIO_DEFAULT_DEPTH,
-                         STN_AIO_DEFAULT_MAX_REQUEST};
+    rc = stn_copy_rate(r, res);
+    if (rc)
+        return rc;
+    stn_time_model tm = {.dev = &r->dev,
+                         .cells_per_second = res->cells_per_second,
+                         .cells = (double)stn_grid_cells(r->o),
+                         .copy_bytes_per_second = res->copy_bytes_per_second,
+                         .depth = STN_AIO_DEFAULT_DEPTH,
+                         .max_request = STN_AIO_DEFAULT_MAX_REQUEST};
     stn_ooc_predict_time(&e->model, &e->plan, first_sweep, &tm, &res->time);
     res->have_time = 1;
     return 0;

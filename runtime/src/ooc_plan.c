@@ -383,17 +383,21 @@ static uint64_t sweep_read_bytes(const stn_ooc_plan *p, int64_t s, uint64_t whol
     return whole / (uint64_t)p->r.n * n;
 }
 
-/* Bytes of one array a sweep of T steps spills to the z-strip file (and reads back). */
-static uint64_t spill_bytes(const stn_ooc_plan *p, int64_t T) {
+/* Bytes of one array's z-strip in a sweep of T steps (y-blocked): the planes each row of blocks
+ * hands on to the next, every row of them.  Spilled, they are written and read back; in DRAM,
+ * copied out of the ring and back. */
+static uint64_t strip_bytes(const stn_ooc_plan *p, int64_t T) {
     uint64_t planes = 0;
     int64_t lo, hi;
-    if (p->strip != STN_STRIP_FILE)
-        return 0;
-    for (int64_t k = 0; k + 1 < p->q.nblocks; k++) {
+    for (int64_t k = 0; p->strip != STN_STRIP_NONE && k + 1 < p->q.nblocks; k++) {
         stn_ooc_strip_range(p, k, T, &lo, &hi);
         planes += (uint64_t)(hi - lo);
     }
     return planes * (uint64_t)p->r.n * (uint64_t)p->row_bytes; /* y-blocked: r is y */
+}
+
+static uint64_t spill_bytes(const stn_ooc_plan *p, int64_t T) {
+    return p->strip == STN_STRIP_FILE ? strip_bytes(p, T) : 0;
 }
 
 int stn_ooc_source_of(const stn_ooc_model *m, const stn_ooc_plan *p, int f, int level, int64_t sweep) {
@@ -496,10 +500,12 @@ static double device_seconds(const stn_device *dev, uint64_t rd, uint64_t wr, ui
 /* Sweep s's part of the prediction, added `times` times. */
 static void sweep_time(const stn_ooc_model *m, const stn_ooc_plan *p, int64_t s, double times,
                        const stn_time_model *tm, uint64_t req, double edge, stn_time_pred *out) {
-    uint64_t rd = 0, wr = 0, npy = 0;
+    uint64_t rd = 0, wr = 0, npy = 0, copied = 0;
     for (int i = 0; i < m->nfields; i++) {
         const stn_ooc_fsrc *f = &m->f[i];
         sweep_bytes(m, p, i, s, 1, &rd, &wr);
+        if (p->strip == STN_STRIP_DRAM) /* out of the ring and back: twice */
+            copied += 2 * (uint64_t)f->narr * strip_bytes(p, stn_ooc_sweep_steps(p, s));
         for (int l = 0; f->state && p->schedule != STN_SCHED_ALG2 && l < f->levels; l++)
             if (stn_ooc_source_of(m, p, i, l, s) == STN_SRC_NPY)
                 npy += sweep_read_bytes(p, s, p->npy_bytes);
@@ -520,13 +526,23 @@ static void sweep_time(const stn_ooc_model *m, const stn_ooc_plan *p, int64_t s,
         n = seconds(&tm->dev->read, npy, req, 1);
         dev = io + n;
     }
+    /* the strip copies are the threads' work between kernel calls, as slow as the memory */
+    double copy = tm->copy_bytes_per_second > 0 ? (double)copied / tm->copy_bytes_per_second : 0;
+    out->copy_bytes += (uint64_t)times * copied;
+    out->copy += times * copy;
+    comp += copy;
     out->io += times * io;
-    out->compute += times * comp;
+    out->compute += times * (comp - copy);
     out->npy += times * n;
     out->fill += times * io * edge;
-    double share = tm->dev->compute_under_io > 0 ? tm->dev->compute_under_io : 1;
-    double both = comp + (1 - share) * dev; /* the kernels, slowed while the device is busy */
-    out->total += times * ((both > dev ? both : dev) + io * edge);
+    /* both at once, each slowed by the other while both run: the kernels to the share f of their
+     * rate, the device to the share g of its bandwidth; whichever ends first leaves the other
+     * alone at full speed.  (f = g = 1: max(dev, comp).) */
+    double f = tm->dev->compute_under_io > 0 ? tm->dev->compute_under_io : 1;
+    double g = tm->dev->io_under_compute > 0 ? tm->dev->io_under_compute : 1;
+    double cf = comp / f, dg = dev / g;
+    double both = cf <= dg ? dev + (1 - g) * cf : comp + (1 - f) * dg;
+    out->total += times * (both + io * edge);
 }
 
 void stn_ooc_predict_time(const stn_ooc_model *m, const stn_ooc_plan *p, int64_t first_sweep,

@@ -295,7 +295,7 @@ static int compute_piece(compute_run *cr, double seconds, io_load *l) {
  * the test file, over its rate alone, in (0, 1] -- at least 0.05, so that a disturbed measurement
  * cannot make the model believe the kernels stop.  The two are measured in alternating pieces, so
  * that whatever else slows the machine meanwhile (other processes, the host) weighs on both. */
-static int measure_compute_under_io(probe_ctx *c, double *share, int verbose) {
+static int measure_compute_under_io(probe_ctx *c, double *share, double *io_rate, int verbose) {
     size_t bytes = (size_t)JACOBI_N * JACOBI_N * JACOBI_N * sizeof(double);
     compute_run cr = {{stn_alloc(bytes, 64), stn_alloc(bytes, 64)}, 0, 0, {0, 0}, {0, 0}};
     io_load *l = malloc(sizeof *l);
@@ -328,6 +328,7 @@ static int measure_compute_under_io(probe_ctx *c, double *share, int verbose) {
     if (!rc) {
         double alone = cr.cells[0] / cr.seconds[0], under = cr.cells[1] / cr.seconds[1], s = under / alone;
         *share = !(s > 0.05) ? 0.05 : s > 1 ? 1 : s; /* a NaN too gives 0.05 */
+        *io_rate = io_seconds > 0 ? (double)io_bytes / io_seconds : 0;
         if (verbose)
             fprintf(stderr,
                     "stencilc probe: compute   %.3g cells/s alone, %.3g under mixed IO of 64K @ 32 (%.1f "
@@ -511,9 +512,17 @@ int stn_probe(const char *dir, uint64_t file_bytes, double seconds_per_point, st
         }
     }
 
-    /* 4. how much of the kernels' speed is left while the device is busy */
+    /* 4. how much of the kernels' speed is left while the device is busy, and how much of the
+     * device's while the kernels run: the same mixed load (64K @ 32) as its point of the curve,
+     * timed the same way (issued, drained, made durable) */
+    double io_rate = 0;
     if (!rc)
-        rc = measure_compute_under_io(&c, &out->compute_under_io, verbose);
+        rc = measure_compute_under_io(&c, &out->compute_under_io, &io_rate, verbose);
+    if (!rc) {
+        double alone = stn_dev_bandwidth(&out->mixed, (uint64_t)64 << 10, 32),
+               g = alone > 0 ? io_rate / alone : 1;
+        out->io_under_compute = !(g > 0.05) ? 0.05 : g > 1 ? 1 : g;
+    }
     if (rc)
         rc = stn_error(rc, "probing '%s' failed: %s", dir, stn_errmsg());
 
@@ -524,7 +533,7 @@ int stn_probe(const char *dir, uint64_t file_bytes, double seconds_per_point, st
         strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", &tm);
     snprintf(out->source, sizeof out->source,
              "probed in '%s' on %s: a %s file, %.2f s per point, %.1f s in all (read, write, mixed, "
-             "mixed_new, compute_under_io)",
+             "mixed_new, compute_under_io, io_under_compute)",
              dir, date, stn_fmt_bytes(hb, sizeof hb, file_bytes), seconds_per_point, stn_now() - t_start);
     stn_gridfile_close(&c.f);
     stn_free(c.buf);

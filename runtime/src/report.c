@@ -275,6 +275,10 @@ static void r_run(json *j, const stn_run *r, const stn_result *res, const stn_oo
         j_num(j, "npy", t->npy);
         j_num(j, "fill", t->fill);
         j_num(j, "transfer", t->xfer);
+        j_num(j, "copy", t->copy);
+        j_u64(j, "copy_bytes", t->copy_bytes);
+        j_num(j, "copy_bytes_per_second", res->copy_bytes_per_second);
+        j_kstr(j, "copy_source", res->copy_source);
         j_u64(j, "request_bytes", t->request);
         j_num(j, "cells_per_second", res->cells_per_second);
         j_kstr(j, "cells_per_second_source", res->rate_source);
@@ -287,9 +291,12 @@ static void r_run(json *j, const stn_run *r, const stn_result *res, const stn_oo
         stn_dev_format_curve(&r->dev.mixed_new, curve, sizeof curve);
         j_kstr(j, "mixed_new", curve);
         j_num(j, "compute_under_io", r->dev.compute_under_io > 0 ? r->dev.compute_under_io : 1);
+        j_num(j, "io_under_compute", r->dev.io_under_compute > 0 ? r->dev.io_under_compute : 1);
         j_kstr(j, "device_source", r->dev.source);
         j_close(j, '}');
     }
+    if (plan) /* counted: what the z-strip in DRAM copied (time_model.copy_bytes predicts it) */
+        j_u64(j, "strip_bytes_copied", res->strip_copied);
 }
 
 static void r_files(json *j, const char *key, const stn_run *r, const char *const *paths) {

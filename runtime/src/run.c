@@ -114,3 +114,58 @@ int stn_kernel_rate(const stn_run *r, stn_result *res) {
     return stn_measure_rate(r, res->ib.tile, cap, &res->cells_per_second, res->rate_source,
                             sizeof res->rate_source);
 }
+
+/* One parallel copy of n bytes, split among the threads as the engine's strip copies are. */
+static void copy_round(char *dst, const char *src, size_t n) {
+    STN_OMP_PARALLEL {
+        size_t t = (size_t)stn_omp_thread_num(), nt = (size_t)stn_omp_num_threads();
+        size_t lo = n * t / nt, hi = n * (t + 1) / nt;
+        memcpy(dst + lo, src + lo, hi - lo);
+    }
+}
+
+int stn_copy_rate(const stn_run *r, stn_result *res) {
+    if (res->copy_bytes_per_second > 0)
+        return 0;
+    if (r->hw.copy_bytes_per_second > 0) {
+        res->copy_bytes_per_second = r->hw.copy_bytes_per_second;
+        snprintf(res->copy_source, sizeof res->copy_source, "--machine %s", r->o->machine);
+        return 0;
+    }
+    if (r->hw.described) { /* another machine's memory: nothing here to measure it on */
+        snprintf(res->copy_source, sizeof res->copy_source,
+                 "not modelled: --machine %s gives no copy_bytes_per_second", r->o->machine);
+        return 0;
+    }
+    /* two buffers, each at least twice the last-level cache (the strip and the ring are DRAM),
+     * at most 64 MiB and an eighth of the budget */
+    size_t n = 2 * (size_t)r->hw.l3.value;
+    n = n < ((size_t)16 << 20) ? (size_t)16 << 20 : n > ((size_t)64 << 20) ? (size_t)64 << 20 : n;
+    if (n > r->mem_budget / 8)
+        n = (size_t)(r->mem_budget / 8);
+    n = n < ((size_t)1 << 20) ? (size_t)1 << 20 : n;
+    char *a = malloc(n), *b = malloc(n);
+    if (!a || !b) {
+        free(a);
+        free(b);
+        return stn_error(-ENOMEM, "out of memory measuring the DRAM copy rate (2 buffers of %zu bytes)", n);
+    }
+    memset(a, 1, n); /* every page touched: no page fault is timed */
+    memset(b, 0, n);
+    copy_round(b, a, n); /* untimed: the thread pool started */
+    double t = 0;
+    int rounds = 0;
+    while (rounds < 3 || (t < 0.03 && rounds < 100)) {
+        double t0 = stn_now();
+        copy_round(rounds % 2 ? a : b, rounds % 2 ? b : a, n);
+        t += stn_now() - t0;
+        rounds++;
+    }
+    free(a);
+    free(b);
+    res->copy_bytes_per_second = t > 0 ? (double)n * rounds / t : 0;
+    snprintf(res->copy_source, sizeof res->copy_source,
+             "measured at startup: %d copies of %zu MiB on %d threads, %.3f s", rounds, n >> 20,
+             stn_omp_max_threads(), t);
+    return 0;
+}

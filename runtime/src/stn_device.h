@@ -36,10 +36,13 @@ typedef struct stn_dev_curve {
  *   mixed_new  the same with the writes going into space reserved but never written (a run's
  *              first two sweeps write into new scratch files, which costs the file system more);
  *   compute_under_io  the share of the kernels' rate left while the device is busy, 0 to 1 (on
- *              a virtual machine the host's IO work takes CPU time from the guest; 1: none). */
+ *              a virtual machine the host's IO work takes CPU time from the guest; 1: none);
+ *   io_under_compute  the other way round: the share of the mixed bandwidth left while the
+ *              kernels run on every core (IO completes only as fast as a CPU takes it; 1: all). */
 typedef struct stn_device {
     stn_dev_curve read, write, mixed, mixed_new;
     double compute_under_io;
+    double io_under_compute;
     char source[512]; /* where the curves came from: a probe file, a machine file, the default */
 } stn_device;
 

@@ -161,6 +161,7 @@ typedef struct stn_hw {
     stn_device dev;                               /* its bandwidth curves (when dev_keys == 3) */
     int dev_keys;                                 /* 1: "read" given, 2: "write", 3: both */
     double cells_per_second;                      /* "cells_per_second" of a machine file (0: none) */
+    double copy_bytes_per_second;                 /* "copy_bytes_per_second" of a machine file (0: none) */
 } stn_hw;
 
 int stn_hw_discover(stn_hw *hw);

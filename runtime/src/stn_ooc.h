@@ -138,22 +138,25 @@ void stn_ooc_predict(const stn_ooc_model *m, const stn_ooc_plan *p, int64_t firs
 
 /* What the time model needs besides the plan and the sources. */
 typedef struct stn_time_model {
-    const stn_device *dev;   /* the device's bandwidth curves */
-    double cells_per_second; /* the kernels' rate on a block's window */
-    double cells;            /* cells a step updates: nx * ny * nz */
-    int depth;               /* the IO queue's depth */
-    uint64_t max_request;    /* its largest request */
+    const stn_device *dev;        /* the device's bandwidth curves */
+    double cells_per_second;      /* the kernels' rate on a block's window */
+    double cells;                 /* cells a step updates: nx * ny * nz */
+    double copy_bytes_per_second; /* DRAM to DRAM, all threads (0: the strip copies not modelled) */
+    int depth;                    /* the IO queue's depth */
+    uint64_t max_request;         /* its largest request */
 } stn_time_model;
 
 /* Seconds, beside the exact bytes of stn_ooc_predict.  Per sweep: the device is busy for D
- * seconds (reads of block j+1, from scratch files or --init files, and writes of j-1: they share
- * the device) and the kernels need C seconds alone; they run together, and while the device is
- * busy the kernels keep only the share f = dev->compute_under_io of their speed, so the sweep
- * takes max(D, C + (1 - f) D); plus one block's reads and writes per row of blocks that nothing
- * overlaps.  D is bytes over the device curves' bandwidth at the plan's request size and the
- * queue's depth: reads and writes paired on the mixed curve (mixed_new for the sweeps that write
- * into new scratch files, the first two), the rest on the read or write curve (--init reads:
- * depth 1); without a mixed curve, reads and writes one after the other.  Not modelled:
+ * seconds alone (reads of block j+1, from scratch files or --init files, and writes of j-1: they
+ * share the device) and the kernels need C seconds alone (with the copies of a z-strip kept in
+ * DRAM, at copy_bytes_per_second); they run together, each slowed by the other while both run:
+ * the kernels keep the share f = dev->compute_under_io of their speed, the device the share
+ * g = dev->io_under_compute of its bandwidth.  If the kernels end first (C/f <= D/g), the
+ * sweep takes D + (1 - g) C/f, else C + (1 - f) D/g (with f = g = 1: max(C, D)); plus one
+ * block's reads and writes per row of blocks that nothing overlaps.  D is bytes over the device curves'
+ * bandwidth at the plan's request size and the queue's depth: reads and writes paired on the mixed curve
+ * (mixed_new for the sweeps that write into new scratch files, the first two), the rest on the read or write
+ * curve (--init reads: depth 1); without a mixed curve, reads and writes one after the other.  Not modelled:
  * fdatasync, page-cache effects. */
 void stn_ooc_predict_time(const stn_ooc_model *m, const stn_ooc_plan *p, int64_t first_sweep,
                           const stn_time_model *tm, stn_time_pred *out);
@@ -203,7 +206,7 @@ int stn_tune(const stn_tune_problem *t, int tuner, stn_tune_result *out);
 void stn_tune_smallest(const stn_tune_problem *t, stn_ooc_plan *p);
 
 /* The kernels' rate on blocks of plan p (its window: the block, its bt steps' skew and the halo;
- * the engine's skewed steps in it, with the iBlock `tile`), for about 30 ms after one block to
+ * the engine's skewed steps in it, with the iBlock `tile`), for about 80 ms after one block to
  * warm up; x narrowed so that the arrays take at most the larger of STN_RATE_MAX_BYTES and 4 x the
  * last-level cache, and the budget.
  * `source` says how.

@@ -62,13 +62,15 @@ typedef struct stn_iblock_pick {
 
 /* Predicted seconds of an out-of-core time loop, and their parts (stn_ooc_predict_time). */
 typedef struct stn_time_pred {
-    double total;     /* import + sweeps + export */
-    double compute;   /* the kernels alone */
-    double io;        /* the asynchronous reads and writes alone (the device busy) */
-    double npy;       /* --init reads (synchronous, first sweep) */
-    double fill;      /* the first block of each row read, and its last written, with no overlap */
-    double xfer;      /* the import of inputs and the export of --out */
-    uint64_t request; /* the size of a block's requests */
+    double total;        /* import + sweeps + export */
+    double compute;      /* the kernels alone */
+    double io;           /* the asynchronous reads and writes alone (the device busy) */
+    double npy;          /* --init reads (synchronous, first sweep) */
+    double fill;         /* the first block of each row read, and its last written, with no overlap */
+    double xfer;         /* the import of inputs and the export of --out */
+    double copy;         /* the z-strip kept in DRAM: its rows copied out of the ring and back */
+    uint64_t copy_bytes; /* those copies' bytes (stn_result.strip_copied counts the run's) */
+    uint64_t request;    /* the size of a block's requests */
 } stn_time_pred;
 
 /* What every engine gives back. */
@@ -83,10 +85,13 @@ typedef struct stn_result {
     uint64_t paging_read, paging_written; /* storage bytes read / written back during the time loop */
     int have_time;                        /* ooc: the time model ran */
     stn_time_pred time;
-    int64_t time_tiles[3];   /* in-core: the temporal tiles by, bz, bt (bt 0: the plain loop) */
-    char tiles_source[160];  /* in-core: how they were chosen, or why there are none */
-    double cells_per_second; /* ooc: the kernels' rate the time model used */
-    char rate_source[256];   /* and where it came from */
+    int64_t time_tiles[3];        /* in-core: the temporal tiles by, bz, bt (bt 0: the plain loop) */
+    char tiles_source[160];       /* in-core: how they were chosen, or why there are none */
+    double cells_per_second;      /* ooc: the kernels' rate the time model used */
+    char rate_source[256];        /* and where it came from */
+    double copy_bytes_per_second; /* ooc: DRAM copy rate the time model used (0: not modelled) */
+    char copy_source[160];        /* and where it came from */
+    uint64_t strip_copied;        /* ooc: bytes the z-strip in DRAM copied (out of the ring and back) */
 } stn_result;
 
 /* What the out-of-core engine adds: its plan and how it was chosen. */
@@ -125,6 +130,11 @@ int stn_measure_rate(const stn_run *r, const int64_t tile[2], uint64_t cap, doub
  * the --machine file's cells_per_second, else stn_measure_rate with res->ib's tile (on a grid of
  * at most 16 MiB and a quarter of the budget).  0 or -ENOMEM. */
 int stn_kernel_rate(const stn_run *r, stn_result *res);
+/* The rate at which the threads copy DRAM to DRAM (bytes copied a second), for the time model's
+ * z-strip copies, once per run: res->copy_bytes_per_second if already set, else the --machine
+ * file's copy_bytes_per_second, else measured here (this machine's run only; buffers past the
+ * last-level cache, at most a quarter of the budget, about 30 ms).  0 or -ENOMEM. */
+int stn_copy_rate(const stn_run *r, stn_result *res);
 
 /* ------------------------------------------------------------------ iblock.c */
 

@@ -544,8 +544,9 @@ int stn_ooc_block_rate(const stn_run *r, const stn_ooc_plan *p, const int64_t ti
             memset(arr[k], 0, bytes); /* every page touched now: no page fault is timed */
     double cells = 0, t = 0;
     int64_t blocks = 0;
-    /* round 0 warms up (caches, the thread pool), untimed; then rounds until 30 ms */
-    for (int64_t round = 0; rc == 0 && round < 100 && (round < 2 || t < 0.03); round++) {
+    /* round 0 warms up (caches, the thread pool), untimed; then rounds until 80 ms (in 30 ms the
+     * rates of one plan varied by 20% from one start to the next on a shared host) */
+    for (int64_t round = 0; rc == 0 && round < 200 && (round < 2 || t < 0.08); round++) {
         for (int64_t k = round ? 1 : 0; k < RATE_BLOCKS; k++)
             for (int64_t step = 1; step <= T; step++) {
                 /* each state field's levels rotate through its arrays, as in the engine's window */
@@ -597,7 +598,7 @@ int stn_ooc_block_rate(const stn_run *r, const stn_ooc_plan *p, const int64_t ti
  * thin blocks run slower (a whole plane a step streams from DRAM; the halo of a thin block is
  * re-read): the finalists -- the least predicted time of each family (whole planes, y-blocked)
  * and the fewest bytes -- are measured on their own blocks, and the least time with those rates
- * wins; within STN_TUNE_MEASURED_TIE (rates measured in 30 ms vary by a few percent from one
+ * wins; within STN_TUNE_MEASURED_TIE (rates measured in 80 ms vary by a few percent from one
  * start to the next), the fewest bytes. */
 static int pick_finalist(const stn_run *r, const stn_tune_problem *pb, stn_tune_result *t,
                          stn_ooc_result *res, stn_result *out) {
@@ -712,10 +713,16 @@ int stn_ooc_choose(const stn_run *r, const stn_ooc_model *m, size_t align, const
         rc = o->rank != STN_RANK_BYTES && (!r->hw.described || r->hw.cells_per_second > 0)
                  ? stn_kernel_rate(r, out)
                  : 0;
+        if (rc == 0 && out->cells_per_second > 0)
+            rc = stn_copy_rate(r, out);
         if (rc)
             return rc;
-        stn_time_model tm = {&r->dev, out->cells_per_second, (double)stn_grid_cells(o), STN_AIO_DEFAULT_DEPTH,
-                             STN_AIO_DEFAULT_MAX_REQUEST};
+        stn_time_model tm = {.dev = &r->dev,
+                             .cells_per_second = out->cells_per_second,
+                             .cells = (double)stn_grid_cells(o),
+                             .copy_bytes_per_second = out->copy_bytes_per_second,
+                             .depth = STN_AIO_DEFAULT_DEPTH,
+                             .max_request = STN_AIO_DEFAULT_MAX_REQUEST};
         /* a described machine's kernels are not this one's: without its cells_per_second, bytes */
         int timed = o->rank != STN_RANK_BYTES && (!r->hw.described || r->hw.cells_per_second > 0);
         pb.tm = out->cells_per_second > 0 && timed ? &tm : NULL;

@@ -144,8 +144,12 @@ static int check_tuners(problem *P, uint64_t budget) {
         stn_device dev;
         stn_dev_default(&dev);
         dev.compute_under_io = 0.6;
-        stn_time_model tm = {&dev, 2e8 * (double)between(1, 10),
-                             (double)pb->size[0] * (double)pb->size[1] * (double)pb->size[2], 64, 8 << 20};
+        stn_time_model tm = {.dev = &dev,
+                             .cells_per_second = 2e8 * (double)between(1, 10),
+                             .cells = (double)pb->size[0] * (double)pb->size[1] * (double)pb->size[2],
+                             .copy_bytes_per_second = 1e9 * (double)between(1, 10),
+                             .depth = 64,
+                             .max_request = 8 << 20};
         stn_time_pred bytes_time, timed_time;
         stn_ooc_predict_time(pb->m, &blk.plan, 0, &tm, &bytes_time);
         pb->tm = &tm;
@@ -239,7 +243,8 @@ static void check_time(problem *P, const stn_ooc_plan *p) {
     CHECK_EQ_INT(stn_dev_parse_curve("4K@1:20M 1M@1:200M", &fast.read, err, sizeof err), 0);
     CHECK_EQ_INT(stn_dev_parse_curve("4K@1:20M 1M@1:200M", &fast.write, err, sizeof err), 0);
     double cells = (double)P->pb.size[0] * (double)P->pb.size[1] * (double)P->pb.size[2];
-    stn_time_model tm = {&slow, 1e8, cells, 64, 8 << 20};
+    stn_time_model tm = {
+        .dev = &slow, .cells_per_second = 1e8, .cells = cells, .depth = 64, .max_request = 8 << 20};
     stn_time_pred a, b, c;
     stn_ooc_predict_time(P->pb.m, p, 0, &tm, &a);
     tm.dev = &fast;

@@ -187,9 +187,11 @@ static int machine_json(const stn_hw *hw, const stn_device *dev, const char *dir
                       "  \"write\": \"%s\",\n"
                       "  \"mixed\": \"%s\",\n"
                       "  \"mixed_new\": \"%s\",\n"
-                      "  \"compute_under_io\": %.3f\n"
+                      "  \"compute_under_io\": %.3f,\n"
+                      "  \"io_under_compute\": %.3f\n"
                       "}\n",
-                      (unsigned long long)hw->dram.value, block, rd, wr, mx, mn, dev->compute_under_io);
+                      (unsigned long long)hw->dram.value, block, rd, wr, mx, mn, dev->compute_under_io,
+                      dev->io_under_compute);
     if (w < 0 || (size_t)w >= n)
         return stn_error(-ENAMETOOLONG, "the machine file's text does not fit in %zu bytes", n);
     return 0;
@@ -213,7 +215,7 @@ static int write_machine(const char *path, const char *text, const stn_device *d
             rc = stn_error(rc, "the machine file does not read back (a bug): %s", stn_errmsg());
         else if (back.dev_keys != 3 || back.dev.read.n != dev->read.n || back.dev.write.n != dev->write.n ||
                  back.dev.mixed.n != dev->mixed.n || back.dev.mixed_new.n != dev->mixed_new.n ||
-                 !(back.dev.compute_under_io > 0))
+                 !(back.dev.compute_under_io > 0) || !(back.dev.io_under_compute > 0))
             rc = stn_error(-EIO, "the machine file does not read back (a bug): its curves differ");
     }
     if (rc) {
@@ -248,6 +250,7 @@ static void print_table(const stn_device *dev) {
                table_cell(&dev->mixed_new, r->request, r->depth, mn, sizeof mn));
     }
     printf("  compute under IO: %.3f of the kernels' rate alone\n", dev->compute_under_io);
+    printf("  IO under compute: %.3f of the mixed bandwidth alone (64K @ 32)\n", dev->io_under_compute);
 }
 
 int main(int argc, char **argv) {

@@ -148,6 +148,9 @@ def test_random_stencils_ooc_equals_incore(tmp_path_factory, seed, data):
     r = load_report(tmp / "r.json")
     assert r["bytes_read"] == r["predicted_bytes_read"], what
     assert r["bytes_written"] == r["predicted_bytes_written"], what
+    # the z-strip kept in DRAM: the bytes its copies moved are the time model's, exactly
+    assert r["strip_bytes_copied"] == r["time_model"]["copy_bytes"], what
+    assert r["strip"] == "dram" or r["strip_bytes_copied"] == 0, what
     assert r["params"]["bt"] == bt and r["mem_plan_bytes"] <= r["mem_budget_bytes"]
     assert not list(tmp.glob("*.grid")) and not list(tmp.glob("*.ooc-state")), "scratch files left behind"
 
@@ -319,8 +322,29 @@ def test_planes_too_big_for_the_budget_are_tiled_in_y(heat3d, tmp_path):
         assert r["params"]["by"] < 512, r["params"]
         assert r["strip"] == strip or (strip is None and r["strip"] in ("dram", "file")), r["strip"]
         assert r["bytes_read"] == r["predicted_bytes_read"] and r["bytes_written"] == r["predicted_bytes_written"]
+        assert r["strip_bytes_copied"] == r["time_model"]["copy_bytes"]
+        assert r["strip"] == "dram" or r["strip_bytes_copied"] == 0, r["strip_bytes_copied"]
         assert r["mem_plan_bytes"] <= 12 << 20 and r["engine_bytes"] <= 12 << 20
         assert np.array_equal(np.load(tmp_path / "ooc.npy"), np.load(tmp_path / "in.npy")), (extra, r["params"])
+
+
+@pytest.mark.parametrize("size,block,steps", [("256,64,24", "16,4,3", 7), ("97,61,31", "7,5,4", 9)])
+def test_the_strip_copies_in_dram_are_counted_and_timed(heat3d, tmp_path, size, block, steps):
+    """y-blocked with the z-strip in DRAM: every row of z-blocks copies its strip out of the ring
+    and the next copies it back; the bytes the engine copied are the time model's to the byte, and
+    they cost it seconds at the copy rate measured at startup."""
+    common = ["--size", size, "--steps", str(steps), "--quiet"]
+    run(heat3d, *common, "--mode", "incore", "--out", f"u={tmp_path / 'in.npy'}")
+    rep = tmp_path / "r.json"
+    run(heat3d, *common, "--block", block, "--strip", "dram", "--mem", "64M", "--dir", str(tmp_path),
+        "--report", str(rep), "--out", f"u={tmp_path / 'ooc.npy'}")
+    r = load_report(rep)
+    tm = r["time_model"]
+    assert r["strip"] == "dram" and r["strip_bytes_copied"] > 0, r
+    assert r["strip_bytes_copied"] == tm["copy_bytes"], (r["strip_bytes_copied"], tm["copy_bytes"])
+    assert tm["copy_bytes_per_second"] > 0 and tm["copy_source"].startswith("measured at startup"), tm
+    assert tm["copy"] == pytest.approx(tm["copy_bytes"] / tm["copy_bytes_per_second"])
+    assert np.array_equal(np.load(tmp_path / "ooc.npy"), np.load(tmp_path / "in.npy"))
 
 
 def test_y_blocking_with_the_paper_schedules_is_refused(heat3d, tmp_path):

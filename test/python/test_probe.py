@@ -43,7 +43,7 @@ NUMBER = r"[0-9]+(?:\.[0-9]+)?(?:e[+-]?[0-9]+)?"
 POINT = re.compile(rf"^({NUMBER})([KMGT]?)@([0-9]+):({NUMBER})([KMGT]?)$")
 UNIT = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 KEYS = {"name", "description", "cores", "sockets", "l2", "l3", "dram", "device_block", "read", "write", "mixed",
-        "mixed_new", "compute_under_io"}
+        "mixed_new", "compute_under_io", "io_under_compute"}
 
 
 def run_stencilc(args: list[str], timeout: float = PROBE_TIMEOUT_S, env_extra: dict[str, str] | None = None):
@@ -102,8 +102,9 @@ def test_probe_writes_a_complete_machine_file(probe_dir, tmp_path, compile_examp
         for point, bps in curve.items():
             # above 100 GiB/s is no device: reads of never-written extents (zeros, no IO) or the page cache
             assert 0 < bps < 100 * (1 << 30), f"{key} {point}: {bps / (1 << 20):.0f} MiB/s"
-    share = machine["compute_under_io"]
+    share, io_share = machine["compute_under_io"], machine["io_under_compute"]
     assert isinstance(share, float) and 0.05 <= share <= 1, share
+    assert isinstance(io_share, float) and 0.05 <= io_share <= 1, io_share
     # the test files never outlive the probe
     assert list(probe_dir.iterdir()) == [], f"left behind: {list(probe_dir.iterdir())}"
     # the table names every point: read and write everywhere, mixed at depths 8 and 32, mixed_new at 32
@@ -112,6 +113,7 @@ def test_probe_writes_a_complete_machine_file(probe_dir, tmp_path, compile_examp
     assert {(r, int(d)) for r, d, m, _ in rows if m != "-"} == CURVES["mixed"], out
     assert {(r, int(d)) for r, d, _, n in rows if n != "-"} == CURVES["mixed_new"], out
     assert f"compute under IO: {share:.3f}" in out, out
+    assert f"IO under compute: {io_share:.3f}" in out, out
     assert re.search(r"compute +[0-9.e+]+ cells/s alone, [0-9.e+]+ under mixed IO", err), err
 
     # a generated program plans with the file, and its time model takes every figure from it
@@ -128,6 +130,9 @@ def test_probe_writes_a_complete_machine_file(probe_dir, tmp_path, compile_examp
         for point, bps in probed.items():
             assert abs(used[point] - bps) <= 0.01 * bps, f"{key} {point}: {model[key]} vs {machine[key]}"
     assert model["compute_under_io"] == pytest.approx(share), model
+    assert model["io_under_compute"] == pytest.approx(io_share), model
+    # a described machine's memory is not this one's: the strip copies are not modelled without its figure
+    assert model["copy_bytes_per_second"] == 0 and "copy_bytes_per_second" in model["copy_source"], model
 
 
 def test_probe_defaults_to_the_cache_path(probe_dir, tmp_path):
@@ -146,6 +151,7 @@ def test_probe_defaults_to_the_cache_path(probe_dir, tmp_path):
     assert r.stdout.startswith(f"wrote {expected} "), r.stdout
     machine = json.loads(expected.read_text())
     assert machine["read"] and machine["mixed"] and machine["mixed_new"] and 0 < machine["compute_under_io"] <= 1
+    assert 0 < machine["io_under_compute"] <= 1
     assert [p.name for p in expected.parent.iterdir()] == [expected.name]  # no temporary left
 
 
