@@ -28,6 +28,7 @@ from pathlib import Path
 from bench.common import Cgroup, GiB, MiB, build, drop_caches, median_spread, run
 
 MIN_SWEEPS = 4  # fewer makes a run one that mostly computes from DRAM: the report says so
+TUNERS_STOP_FACTOR = 2.0  # tuners: a hand-picked choice is stopped at this x the best wall time so far
 
 PHASES = ("read", "write", "copy", "compute", "wait", "init")
 STENCILS = {"heat3d": ("examples/heat3d.stn", "7-point star"), "box19": ("examples/box19.stn", "19-point box"),
@@ -268,8 +269,14 @@ def tuners(ctx) -> list[dict]:
     choices = [("blk", ["--tuner", "blk"]), ("naive", ["--tuner", "naive"])]
     choices += [(f"manual {m[1]}", m) for m in manual_choices(ctx, size_, steps)]
     ctx.log(f"    {len(choices) - 2} manual choices")
-    rows = [dict(point(ctx, "heat3d", size_, steps, a, label=lbl, repeat=1), experiment="tuners", ratio=ratio,
-                 incore_cells_per_second=inc.get("cells_per_second")) for lbl, a in choices]
+    rows = []
+    for lbl, a in choices:
+        # a choice still running at STOP_FACTOR x the best whole run so far cannot be the best: it is
+        # stopped there and reported as slower than that (the tuners always run to the end)
+        walls = [r["runs"][0]["wall"] for r in rows if r["status"] == "ok"]
+        limit = max(60.0, TUNERS_STOP_FACTOR * min(walls)) if walls and lbl.startswith("manual") else None
+        rows.append(dict(point(ctx, "heat3d", size_, steps, a, label=lbl, repeat=1, timeout=limit),
+                         experiment="tuners", ratio=ratio, incore_cells_per_second=inc.get("cells_per_second")))
     ok = [r for r in rows if r["status"] == "ok"]
     finalists = [r for r in ok if r["label"] in ("blk", "naive")]
     finalists += sorted((r for r in ok if r["label"].startswith("manual")), key=lambda r: r["seconds"])[:3]

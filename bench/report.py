@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from bench import model
+from bench import experiments, model
 
 GiB, MiB = float(1 << 30), float(1 << 20)
 FAR = 0.5  # below this fraction of its bound a point is called far from it
@@ -251,11 +251,14 @@ class Report:
         ok = _ok(rows)
         self.w(f"heat3d at {rows[0]['ratio']}x the budget. Manual choices follow the paper's section VI: for each "
                "power-of-two bt, the largest power-of-two whole-plane bz that fits and the largest square tile, then "
-               "halves. Everything ran once; then blk, naive and the three fastest manual choices ran again, "
+               "halves. Everything ran once (a hand-picked choice still running at "
+               f"{experiments.TUNERS_STOP_FACTOR:.0f}x the best wall time so far was stopped there: it could not "
+               "be the best); then blk, naive and the three fastest manual choices ran again, "
                "interleaved, and their times are the medians of all their runs.")
         tab = [[r["label"], _blk(r), r.get("strip", ""), f"{r['seconds']:.2f}", f"{r['spread']:.0%}", len(r["runs"]),
                 _traffic(r), _peak(r), _bound_txt(res, r)] for r in sorted(ok, key=lambda r: r["seconds"])]
-        tab += [[r["label"], "", "", r["status"], "", "", "", "", ""] for r in rows if r["status"] != "ok"]
+        tab += [[r["label"], "", "", (f"> {r['wall']:.0f} wall s (stopped)" if r["status"] == "timeout" else r["status"]),
+                 "", "", "", "", ""] for r in rows if r["status"] != "ok"]
         self.table(["choice", "by,bz,bt", "strip", "loop s", "spread", "runs", "traffic GiB", "cgroup peak / cap MiB",
                     "bound: at"], tab)
         blk = next((r for r in ok if r["label"] == "blk"), None)
