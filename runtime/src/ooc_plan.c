@@ -553,12 +553,16 @@ void stn_ooc_predict_time(const stn_ooc_model *m, const stn_ooc_plan *p, int64_t
     /* the share of a row's IO that nothing overlaps: block 0's window read, the last block written */
     double edge = p->r.n > 0 ? (double)(stn_ooc_window0(&p->r, p->r.b) + p->r.b) / (double)p->r.n : 1;
     edge = edge > 1 ? 1 : edge;
-    /* the sweeps between the first and the last are alike (as in stn_ooc_predict) */
+    /* the sweeps between the first and the last are alike (as in stn_ooc_predict), but for the
+     * files they write: sweeps 0 and 1 write new ones (sweep_time's `fresh`) */
     int64_t last = p->nsweeps - 1;
     if (first_sweep <= last) {
         sweep_time(m, p, first_sweep, 1, tm, req, edge, out);
-        if (last - first_sweep > 1)
-            sweep_time(m, p, first_sweep + 1, (double)(last - first_sweep - 1), tm, req, edge, out);
+        int64_t s = first_sweep + 1;
+        if (s < 2 && s < last) /* sweep 1 writes new files, the rest overwrite */
+            sweep_time(m, p, s++, 1, tm, req, edge, out);
+        if (last - s > 0)
+            sweep_time(m, p, s, (double)(last - s), tm, req, edge, out);
         if (last > first_sweep)
             sweep_time(m, p, last, 1, tm, req, edge, out);
     }
