@@ -43,9 +43,16 @@ def grid_for(ctx, ratio: float) -> tuple[int, int, int]:
 
 
 def loop_stats(row: dict) -> None:
-    """The row's median loop time, its spread and cells/s, from its runs (also after more were added)."""
+    """The row's median loop time, its spread and cells/s, from its runs (also after more were added);
+    out of core, the median of each run's own prediction (it measures its kernels' rate at startup)
+    and of each run's measured / predicted."""
     row["seconds"], row["spread"] = median_spread([r["loop_seconds"] for r in row["runs"]])
     row["cells_per_second"] = row["cells"] / row["seconds"]
+    preds = [r.get("predicted_seconds") for r in row["runs"]]
+    if preds and all(preds):
+        row["predicted_seconds"] = statistics.median(preds)
+        row["model_ratios"] = [r["loop_seconds"] / r["predicted_seconds"] for r in row["runs"]]
+        row["model_ratio"] = statistics.median(row["model_ratios"])
 
 
 def plan_only(ctx, stencil: str, size: tuple[int, int, int], steps: int, extra: list[str] | None = None,
@@ -122,7 +129,7 @@ def point(ctx, stencil: str, size: tuple[int, int, int], steps: int, extra: list
         loop = row["cells"] / rep["cells_per_second"] if rep["cells_per_second"] else rep["seconds"]["total"]
         row["runs"].append({"loop_seconds": loop, "total_seconds": rep["seconds"]["total"], "wall": wall,
                             "phases": {k: rep["seconds"].get(k, 0.0) for k in PHASES}, "peak_cgroup": peak,
-                            "oom_kills": ooms})
+                            "oom_kills": ooms, "predicted_seconds": rep.get("predicted_seconds")})
         row["report"] = rep
     if not row["runs"]:
         ctx.log(f"    {label or mode:24s} {status}")
@@ -138,8 +145,7 @@ def point(ctx, stencil: str, size: tuple[int, int, int], steps: int, extra: list
     bt = (row["params"] or {}).get("bt")
     row["sweeps"] = -(-steps // bt) if mode == "ooc" and bt else None
     for k in ("bytes_read", "bytes_written", "predicted_bytes_read", "predicted_bytes_written", "paging_bytes_read",
-              "paging_bytes_written", "mem_plan_bytes", "peak_rss_bytes", "peak_pss_bytes", "predicted_seconds",
-              "time_model"):
+              "paging_bytes_written", "mem_plan_bytes", "peak_rss_bytes", "peak_pss_bytes", "time_model"):
         if k in rep:
             row[k] = rep[k]
     p = row["params"] or {}

@@ -66,8 +66,9 @@ def probe(ctx) -> dict:
         return {"failed": r.stderr.strip()}
     m = json.loads(path.read_text())
     print(f"  device curve (stencilc probe, {path}): read {m['read']}; write {m['write']}; "
-          f"mixed {m.get('mixed')}; mixed_new {m.get('mixed_new')}; compute_under_io {m.get('compute_under_io')}")
-    keys = ("read", "write", "mixed", "mixed_new", "compute_under_io")
+          f"mixed {m.get('mixed')}; mixed_new {m.get('mixed_new')}; compute_under_io {m.get('compute_under_io')}; "
+          f"io_under_compute {m.get('io_under_compute')}")
+    keys = ("read", "write", "mixed", "mixed_new", "compute_under_io", "io_under_compute")
     return {"path": str(path), **{k: m[k] for k in keys if k in m}}
 
 

@@ -22,6 +22,14 @@ def _rows(res, exp):
     return [r for r in res["rows"] if r.get("experiment") == exp]
 
 
+def _model_ratio(r):
+    """Measured / predicted time of an out-of-core row: the median of its runs' own ratios (each run
+    predicts with the rates it measured at startup); older results: the medians' ratio."""
+    if r.get("model_ratio"):
+        return r["model_ratio"]
+    return r["seconds"] / r["predicted_seconds"] if r.get("predicted_seconds") else None
+
+
 def _e(x, fmt=".3g"):
     return "n/a" if x is None else format(x, fmt)
 
@@ -162,6 +170,9 @@ class Report:
             if pr.get("compute_under_io"):
                 rows.append(["compute under IO", f"{pr['compute_under_io']:.2f}",
                              "the share of the kernels' speed left while the device is busy (probe)"])
+            if pr.get("io_under_compute"):
+                rows.append(["IO under compute", f"{pr['io_under_compute']:.2f}",
+                             "the share of the device's mixed bandwidth left while the kernels run (probe)"])
         elif pr.get("failed"):
             rows.append(["device curve", "not measured", pr["failed"]])
         for st, r in lim["in_cache"].items():
@@ -329,7 +340,7 @@ class Report:
                         ", ".join(f"{x:.2f}" for x in pairs), _blk(o), _traffic(o),
                         " / ".join(f"{ph.get(k, 0):.1f}" for k in ("read", "write", "compute", "wait")) if ph else "",
                         _e(o.get("predicted_seconds"), ".1f"),
-                        _e(o["seconds"] / o["predicted_seconds"] if o.get("predicted_seconds") else None, ".2f"),
+                        _e(_model_ratio(o), ".2f"),
                         _peak(o), o.get("bit_identical_to_incore", o.get("status"))])
             if rel is not None and rel < 0.9:
                 self.findings.append(f"Long run, {o['planes'][0]} x {o['planes'][1]} planes: out-of-core runs at "
@@ -388,9 +399,10 @@ class Report:
                     r["bytes_written"] == r["predicted_bytes_written"])
         errs, runtime_model = [], all("predicted_seconds" in r for r in rows)
         for r in rows:
-            p = r["predicted_seconds"] if runtime_model else model.predicted_seconds(res, r)
-            if p:
-                errs.append((r["seconds"] / p, r))
+            q = _model_ratio(r) if runtime_model else None
+            p = None if runtime_model else model.predicted_seconds(res, r)
+            if q or p:
+                errs.append((q or r["seconds"] / p, r))
         how = ("the runtime's own time model (`predicted_seconds` in each report; docs/out-of-core.md, 'The time "
                "model': the device curve at the plan's request size, the compute rate measured at startup, the "
                "pipeline of the schedule)" if runtime_model else
