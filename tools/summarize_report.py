@@ -32,11 +32,13 @@ def main(path: str) -> int:
               f"{human(hw['dram_bytes']['value'])} ({hw['dram_bytes']['source']})")
     s = r["seconds"]
     phases = ", ".join(f"{k} {s[k]:.3f}s" for k in ("read", "write", "copy", "compute", "wait") if k in s)
-    print(f"  time      {s['total']:.3f} s ({phases})")
-    if "predicted_seconds" in r:  # out-of-core: the time model, and where its device curve came from
+    cells = r["size"][0] * r["size"][1] * (r["size"][2] if len(r["size"]) > 2 else 1) * r["steps"]
+    loop = cells / r["cells_per_second"] if r.get("cells_per_second") else None
+    print(f"  time      {s['total']:.3f} s in all" + (f", {loop:.3f} s the time loop" if loop else "") + f" ({phases})")
+    if "predicted_seconds" in r:  # out-of-core: the time model (of the time loop), and where its curves came from
         tm = r["time_model"]
-        print(f"  predicted {r['predicted_seconds']:.3f} s (compute {tm['compute']:.3f}, IO {tm['io']:.3f}; device: "
-              f"{tm['device_source']})")
+        print(f"  predicted {r['predicted_seconds']:.3f} s the time loop (compute {tm['compute']:.3f}, IO {tm['io']:.3f}; "
+              f"device: {tm['device_source']})")
     print(f"  speed     {r['cells_per_second']:.3e} cells/s")
     print(f"  io        read {human(r['bytes_read'])} (model {human(r['predicted_bytes_read'])}), "
           f"written {human(r['bytes_written'])} (model {human(r['predicted_bytes_written'])})")
