@@ -365,6 +365,29 @@ _register(Example(
     update=_varheat_update, doc="variable-coefficient heat conduction"))
 
 
+# ----------------------------------------------------------------------------- flux2d
+
+
+def _flux2d_update(f, p):
+    u, k = f["u"], f["k"]
+
+    def fx(dx, dy):  # the flux through the east face of cell (dx, dy)
+        return 0.5 * (k(dx, dy) + k(dx + 1, dy)) * (u(dx + 1, dy) - u(dx, dy))
+
+    def fy(dx, dy):  # through its north face
+        return 0.5 * (k(dx, dy) + k(dx, dy + 1)) * (u(dx, dy + 1) - u(dx, dy))
+
+    return {"u": u() + p.alpha * (fx(0, 0) - fx(-1, 0) + fy(0, 0) - fy(0, -1))}
+
+
+_register(Example(
+    name="flux2d", ndim=2, dtype=np.float64, halo_lo=(1, 1), halo_hi=(1, 1),
+    state={"u": (1, "dirichlet")}, inputs=("k",), params={"alpha": 0.2},
+    inits={"k": lambda c, p: 0.55 + 0.45 * np.tanh((c.x - c.nx / 2) / 4),
+           "u": lambda c, p: np.exp(-((c.x - c.nx / 3) ** 2 + (c.y - c.ny / 2) ** 2) / 30.0)},
+    update=_flux2d_update, doc="diffusion in flux form, each face's flux a let read at two cells"))
+
+
 # ----------------------------------------------------------------------------- wave3d
 
 

@@ -5,7 +5,9 @@ Guarantees: a validated ``ir.Program`` with its derived facts: sums unrolled int
 left-to-right additions of their terms (outer index slowest), table entries replaced by
 their values, ``a^n`` expanded into multiplications (``a^0`` is 1, negative n is
 ``1/a^|n|``), sum indices used as values replaced by their numbers, bare field names
-turned into loads at offset zero, and kernel argument slots assigned: in declaration
+turned into loads at offset zero, a let read at an offset (``f[1,0]``) replaced by its
+value with every load in it (and every let it reads, likewise) moved by that offset, and
+kernel argument slots assigned: in declaration
 order each field takes a source slot for its current level, then one for its previous
 level if it has two; each state field takes a destination slot.  Lets that no update
 needs are dropped.
@@ -21,6 +23,25 @@ from .sema import COORDS, EXTENTS, Checked, eval_int, exponent_of, sum_envs
 class _Lowerer:
     def __init__(self, c: Checked):
         self.c = c
+        self.lets: dict[str, ir.Expr] = {}  # the lets lowered so far (sema: no use before definition)
+
+    def shifted(self, e: ir.Expr, by: tuple[int, int, int]) -> ir.Expr:
+        """``e`` evaluated ``by`` cells away: its loads moved, the lets it reads inlined and moved."""
+        if by == (0, 0, 0):
+            return e
+        if isinstance(e, ir.Load):
+            return ir.Load(e.field, e.level, tuple(a + b for a, b in zip(e.offset, by)))
+        if isinstance(e, ir.TempRef):
+            return self.shifted(self.lets[e.name], by)
+        if isinstance(e, ir.Neg):
+            return ir.Neg(self.shifted(e.operand, by))
+        if isinstance(e, ir.BinOp):
+            return ir.BinOp(e.op, self.shifted(e.lhs, by), self.shifted(e.rhs, by))
+        if isinstance(e, ir.Call):
+            return ir.Call(e.func, tuple(self.shifted(a, by) for a in e.args))
+        if isinstance(e, (ir.Const, ir.ParamRef)):
+            return e
+        raise InternalError(f"{e!r} in a let read at an offset")
 
     def expr(self, e: ast.Expr, env: dict[str, int]) -> ir.Expr:
         c = self.c
@@ -48,6 +69,10 @@ class _Lowerer:
                     return ir.Load(e.id, level, (0, 0, 0))
                 offs = [eval_int(o, env) for o in e.subscripts[0]]
                 return ir.Load(e.id, level, tuple(offs + [0] * (3 - len(offs))))
+            if e.id in self.lets:  # a let at an offset
+                offs = [eval_int(o, env) for o in e.subscripts[0]]
+                by = tuple(offs + [0] * (3 - len(offs)))
+                return ir.TempRef(e.id) if by == (0, 0, 0) else self.shifted(self.lets[e.id], by)
             t = c.tables[e.id]
             flat = 0
             for g, size in zip(e.subscripts, t.dims):
@@ -113,8 +138,10 @@ def lower(c: Checked) -> ir.Program:
         if f.init_prev is not None:
             fld.init_prev = low.expr(f.init_prev.value, {})
         fields.append(fld)
+    for x in c.lets:
+        low.lets[x.name] = low.expr(x.value, {})
     updates = [ir.Update(f.name, low.expr(f.update.value, {})) for f in c.fields.values() if f.kind == "state"]
-    lets = _used_lets([ir.Let(x.name, low.expr(x.value, {})) for x in c.lets], updates)
+    lets = _used_lets([ir.Let(x.name, low.lets[x.name]) for x in c.lets], updates)
     program = ir.Program(
         name=c.name, source_name=c.source.name, ndim=c.ndim, dtype=c.dtype,
         params=[ir.Param(n, v) for n, v in c.params.items()], fields=fields, lets=lets, updates=updates,

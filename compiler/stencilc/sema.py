@@ -511,7 +511,10 @@ class _Checker:
         if n in self.tables:
             self._table_ref(e, self.tables[n], scope)
             return
-        if n in self.params or n in self.lets:
+        if n in self.lets:
+            self._let_access(e, scope, ctx)
+            return
+        if n in self.params:
             self.rep.error(f"'{n}' is a {self.decl_of[n][0]}, not a field or table, and cannot be indexed", e.loc)
             return
         if n in self.all_sum_vars or n in COORDS or n in EXTENTS:
@@ -537,6 +540,29 @@ class _Checker:
             return
         if len(offsets) != self.ndim:
             self.rep.error(f"'{f.name}' is indexed with {len(offsets)} offset{'s' if len(offsets) != 1 else ''}, "
+                           f"but the grid is {self.ndim}d", e.loc)
+            return
+        for o in offsets:
+            self._check_int(o, scope, "an offset")
+
+    def _let_access(self, e: ast.Ref, scope, ctx: str) -> None:
+        """``f[1,0]``: the let computed at another point (its reads shifted by the offset)."""
+        n = e.id
+        self.used.add(n)
+        example = f"{n}[{','.join(['1'] + ['0'] * (self.ndim - 1))}]"
+        if ctx == "init":
+            self.rep.error(f"'{n}' is a let; init expressions may use params, coordinates and sizes, "
+                           "not lets or fields", e.loc)
+            return
+        if n not in self.defined_lets:
+            self.rep.error(f"let '{n}' is used before its definition", e.loc, [("defined here", self.lets[n].loc)])
+            return
+        if len(e.subscripts) != 1:
+            self.rep.error(f"let '{n}' takes one offset list, e.g. {example}", e.loc)
+            return
+        offsets = e.subscripts[0]
+        if len(offsets) != self.ndim:
+            self.rep.error(f"let '{n}' is indexed with {len(offsets)} offset{'s' if len(offsets) != 1 else ''}, "
                            f"but the grid is {self.ndim}d", e.loc)
             return
         for o in offsets:

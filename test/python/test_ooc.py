@@ -1,7 +1,7 @@
 """The out-of-core engine: bit-identical to in-core, exact IO model, crash safety.
 
 * Random stencils (radius 1-3, star and box shapes, asymmetric halos, one or two state
-  fields with one or two levels, an input field, dirichlet and neumann) on random grids with
+  fields with one or two levels, an input field, a let read at offsets, dirichlet and neumann) on random grids with
   random blocks (not dividing the grid, smaller than the skew, bt larger than the steps):
   `--mode ooc` equals `--mode incore` bit for bit, and the bytes it counts equal the bytes
   its model predicted.
@@ -73,8 +73,16 @@ def random_stencil(rng: random.Random, name: str) -> tuple[str, int, list[str]]:
         # asymmetric: drop a random part of them, keep the centre
         return sorted({o for o in cand if rng.random() < 0.7} | {tuple([0] * ndim)})
 
-    for name_i, levels in states:
-        terms = []
+    let_terms = []
+    if rng.random() < 0.5:  # a let, read at offsets too (its reads move with them: the halo widens)
+        def at(o):
+            return ",".join(map(str, o))
+        src0 = states[0][0]
+        lines.append(f"  let g = {src0}[{at(rng.choice(offsets()))}] - 0.5 * {src0}[{at(rng.choice(offsets()))}];")
+        offs = offsets()
+        let_terms = [(rng.uniform(-0.5, 0.5), f"g[{at(o)}]") for o in rng.sample(offs, min(2, len(offs)))]
+    for k, (name_i, levels) in enumerate(states):
+        terms = list(let_terms) if k == 0 else []
         for src_name, src_levels in states:
             for off in offsets():
                 w = rng.uniform(-1, 1)
