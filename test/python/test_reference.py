@@ -56,6 +56,7 @@ def test_expected_halos():
         "jacobi2d": ((1, 1), (1, 1)), "box19": ((1, 1, 1), (1, 1, 1)), "box27": ((1, 1, 1), (1, 1, 1)),
         "star2": ((2, 2, 2), (2, 2, 2)), "varheat": ((1, 1, 1), (1, 1, 1)), "wave3d": ((1, 1, 1), (1, 1, 1)),
         "grayscott2d": ((1, 1), (1, 1)), "filter2d": ((2, 2), (2, 2)), "advect2d": ((2, 1), (0, 0)),
+        "flux2d": ((1, 1), (1, 1)),
     }
     assert {n: (e.halo_lo, e.halo_hi) for n, e in ref.EXAMPLES.items()} == expect
 
