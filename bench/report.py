@@ -399,10 +399,13 @@ class Report:
                     r["bytes_written"] == r["predicted_bytes_written"])
         errs, runtime_model = [], all("predicted_seconds" in r for r in rows)
         for r in rows:
-            q = _model_ratio(r) if runtime_model else None
-            p = None if runtime_model else model.predicted_seconds(res, r)
-            if q or p:
-                errs.append((q or r["seconds"] / p, r))
+            if runtime_model:
+                q = _model_ratio(r)
+            else:
+                p = model.predicted_seconds(res, r)
+                q = r["seconds"] / p if p else None
+            if q:
+                errs.append((q, r))
         how = ("the runtime's own time model (`predicted_seconds` in each report; docs/out-of-core.md, 'The time "
                "model': the device curve at the plan's request size, the compute rate measured at startup, the "
                "pipeline of the schedule)" if runtime_model else

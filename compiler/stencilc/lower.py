@@ -20,6 +20,12 @@ from .diagnostics import InternalError
 from .sema import COORDS, EXTENTS, Checked, eval_int, exponent_of, sum_envs
 
 
+def _offset3(subscripts, env: dict[str, int]) -> tuple[int, int, int]:
+    """An offset list's values, padded with zeros to (dx, dy, dz)."""
+    offs = [eval_int(o, env) for o in subscripts]
+    return tuple(offs + [0] * (3 - len(offs)))
+
+
 class _Lowerer:
     def __init__(self, c: Checked):
         self.c = c
@@ -67,11 +73,9 @@ class _Lowerer:
                 level = 1 if e.prev else 0
                 if not e.subscripts:
                     return ir.Load(e.id, level, (0, 0, 0))
-                offs = [eval_int(o, env) for o in e.subscripts[0]]
-                return ir.Load(e.id, level, tuple(offs + [0] * (3 - len(offs))))
+                return ir.Load(e.id, level, _offset3(e.subscripts[0], env))
             if e.id in self.lets:  # a let at an offset
-                offs = [eval_int(o, env) for o in e.subscripts[0]]
-                by = tuple(offs + [0] * (3 - len(offs)))
+                by = _offset3(e.subscripts[0], env)
                 return ir.TempRef(e.id) if by == (0, 0, 0) else self.shifted(self.lets[e.id], by)
             t = c.tables[e.id]
             flat = 0

@@ -471,13 +471,7 @@ class _Checker:
             self._field_access(e, self.fields[n], False, None, ctx, scope)
             return
         if n in self.lets:
-            self.used.add(n)
-            if ctx == "init":
-                self.rep.error(f"'{n}' is a let; init expressions may use params, coordinates and sizes, "
-                               "not lets or fields", e.loc)
-            elif n not in self.defined_lets:
-                self.rep.error(f"let '{n}' is used before its definition", e.loc,
-                               [("defined here", self.lets[n].loc)])
+            self._let_use(e, ctx)
             return
         if n in self.tables:
             self.rep.error(f"table '{n}' must be indexed, e.g. {n}{'[i]' * len(self.tables[n].dims)}", e.loc)
@@ -536,33 +530,36 @@ class _Checker:
                 self.rep.error(f"'{f.name}' has one time level, so '{f.name}.prev' does not exist", e.loc,
                                [(f"declare it 'state {f.name} levels 2;' to keep a previous level", f.decl.loc)])
                 return
-        if offsets is None:
-            return
-        if len(offsets) != self.ndim:
-            self.rep.error(f"'{f.name}' is indexed with {len(offsets)} offset{'s' if len(offsets) != 1 else ''}, "
-                           f"but the grid is {self.ndim}d", e.loc)
-            return
-        for o in offsets:
-            self._check_int(o, scope, "an offset")
+        if offsets is not None:
+            self._offsets(e, f"'{f.name}'", offsets, scope)
 
-    def _let_access(self, e: ast.Ref, scope, ctx: str) -> None:
-        """``f[1,0]``: the let computed at another point (its reads shifted by the offset)."""
+    def _let_use(self, e, ctx: str) -> bool:
+        """A use of a let, bare or at an offset: not in inits, not before its definition."""
         n = e.id
         self.used.add(n)
-        example = f"{n}[{','.join(['1'] + ['0'] * (self.ndim - 1))}]"
         if ctx == "init":
             self.rep.error(f"'{n}' is a let; init expressions may use params, coordinates and sizes, "
                            "not lets or fields", e.loc)
-            return
+            return False
         if n not in self.defined_lets:
             self.rep.error(f"let '{n}' is used before its definition", e.loc, [("defined here", self.lets[n].loc)])
+            return False
+        return True
+
+    def _let_access(self, e: ast.Ref, scope, ctx: str) -> None:
+        """``f[1,0]``: the let computed at another point (its reads shifted by the offset)."""
+        if not self._let_use(e, ctx):
             return
         if len(e.subscripts) != 1:
-            self.rep.error(f"let '{n}' takes one offset list, e.g. {example}", e.loc)
+            example = f"{e.id}[{','.join(['1'] + ['0'] * (self.ndim - 1))}]"
+            self.rep.error(f"let '{e.id}' takes one offset list, e.g. {example}", e.loc)
             return
-        offsets = e.subscripts[0]
+        self._offsets(e, f"let '{e.id}'", e.subscripts[0], scope)
+
+    def _offsets(self, e, what: str, offsets, scope) -> None:
+        """One compile-time integer offset per dimension, for a field or a let."""
         if len(offsets) != self.ndim:
-            self.rep.error(f"let '{n}' is indexed with {len(offsets)} offset{'s' if len(offsets) != 1 else ''}, "
+            self.rep.error(f"{what} is indexed with {len(offsets)} offset{'s' if len(offsets) != 1 else ''}, "
                            f"but the grid is {self.ndim}d", e.loc)
             return
         for o in offsets:

@@ -599,11 +599,13 @@ int stn_ooc_block_rate(const stn_run *r, const stn_ooc_plan *p, const int64_t ti
     /* the median round: a host that takes the CPU for a moment at startup (another guest, the
      * write-back of the previous run) slows a few rounds, not the rate the sweep will see */
     qsort(rates, (size_t)nrates, sizeof *rates, cmp_double);
-    *cps = nrates >= 3 ? rates[nrates / 2] : t > 0 && cells > 0 ? cells / t : 0;
+    int median = nrates >= 3;
+    *cps = median ? rates[nrates / 2] : t > 0 && cells > 0 ? cells / t : 0;
     snprintf(source, n,
              "measured at startup on the plan's blocks: %" PRId64 " block%s of %" PRId64
-             " steps in a %" PRId64 "x%" PRId64 "x%" PRId64 " window, %.3f s, the median of %d rounds",
-             blocks, blocks == 1 ? "" : "s", T, ext[0], ext[1], ext[2], t, nrates);
+             " steps in a %" PRId64 "x%" PRId64 "x%" PRId64 " window, %.3f s, %s %d round%s",
+             blocks, blocks == 1 ? "" : "s", T, ext[0], ext[1], ext[2], t, median ? "the median of" : "over",
+             nrates, nrates == 1 ? "" : "s");
     return 0;
 }
 
