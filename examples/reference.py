@@ -12,7 +12,8 @@ Conventions (the same as the generated programs; see ``docs/language.md`` and ``
 - The halo (``halo_lo``/``halo_hi``, x first) is the widest access of any field per
   dimension and direction; the update runs on the interior ``[lo, n - hi)`` of every axis.
 - A step computes every state field's new level on the interior from the old levels
-  (Jacobi style).  Boundary cells of the new level: dirichlet copies them from the current
+  (Jacobi style); with sub-steps, in stages, a later stage reading the whole new level
+  (boundary cells included) of fields an earlier stage computed.  Boundary cells of the new level: dirichlet copies them from the current
   level; neumann mirrors the interior (axes x, then y, then z, each over the whole extent of
   the other axes; ``i < lo`` takes ``2*lo - 1 - i``, ``i >= n - hi`` takes ``2*(n-hi) - 1 - i``).
   Every neumann field is mirrored once before the first step, both of its levels if it has
@@ -108,7 +109,9 @@ class Example:
     inputs: tuple[str, ...]
     params: dict[str, float]  # defaults
     inits: dict[str, Callable]  # "u" or "u.prev" -> f(c, p) with c.x, c.y, c.z, c.nx, ...
-    update: Callable  # f(fields: dict[str, Access], p) -> {state name: new interior}
+    # f(fields: dict[str, Access], p) -> {state name: new interior}; or, with sub-steps, a tuple of
+    # such functions run in order, each reading the new values of those before as fields["u'"]
+    update: Callable | tuple[Callable, ...]
     doc: str = ""
     fields: tuple[str, ...] = field(init=False)
 
@@ -191,20 +194,24 @@ class Example:
         inputs = {f: np.array(fields[f], dtype=self.dtype, copy=True) for f in self.inputs}
         shape = next(iter(cur.values())).shape
         inner = interior(shape, lo, hi)
+        stages = self.update if isinstance(self.update, tuple) else (self.update,)
         for _ in range(steps):
             acc = {f: Access(a, lo, hi, seen, prev.get(f)) for f, a in cur.items()}
             acc.update({f: Access(a, lo, hi, seen) for f, a in inputs.items()})
-            new_inner = self.update(acc, p)
-            assert set(new_inner) == set(self.state), (self.name, set(new_inner))
             new = {}
-            for f, (_, bc) in self.state.items():
-                v = np.asarray(new_inner[f])
-                assert v.dtype == self.dtype, (self.name, f, v.dtype)  # no silent promotion
-                nf = cur[f].copy()  # dirichlet: boundary cells copied from the current level
-                nf[inner] = v
-                if bc == "neumann":
-                    mirror(nf, lo, hi)
-                new[f] = nf
+            for stage in stages:  # sub-steps: a stage reads the new values of those before it
+                new_inner = stage(acc, p)
+                for f, v in new_inner.items():
+                    v = np.asarray(v)
+                    assert f in self.state and f not in new, (self.name, f)
+                    assert v.dtype == self.dtype, (self.name, f, v.dtype)  # no silent promotion
+                    nf = cur[f].copy()  # dirichlet: boundary cells copied from the current level
+                    nf[inner] = v
+                    if self.state[f][1] == "neumann":
+                        mirror(nf, lo, hi)
+                    new[f] = nf
+                    acc[f + "'"] = Access(nf, lo, hi, seen)  # its offsets widen the halo too
+            assert set(new) == set(self.state), (self.name, set(new))
             for f, (levels, _) in self.state.items():
                 if levels == 2:
                     prev[f] = cur[f]
@@ -474,3 +481,62 @@ _register(Example(
     inits={"u": lambda c, p: np.exp(-((c.x - c.nx / 4) ** 2 + (c.y - c.ny / 4) ** 2) / 10),
            "q": lambda c, p: np.exp(-((c.y - c.ny / 2) ** 2) / 8)},
     update=_advect2d_update, doc="upwind advection of two tracers"))
+
+
+# ----------------------------------------------------------------------------- fdtd2d (sub-steps)
+
+
+def _fdtd2d_fields(f, p):  # PolyBench's i is y, j is x
+    hz = f["hz"]
+    return {"ey": f["ey"]() - p.ce * (hz() - hz(0, -1)), "ex": f["ex"]() - p.ce * (hz() - hz(-1, 0))}
+
+
+def _fdtd2d_hz(f, p):
+    ex, ey = f["ex'"], f["ey'"]
+    return {"hz": f["hz"]() - p.ch * (ex(1, 0) - ex() + ey(0, 1) - ey())}
+
+
+_register(Example(
+    name="fdtd2d", ndim=2, dtype=np.float64, halo_lo=(1, 1), halo_hi=(1, 1),
+    state={"ex": (1, "dirichlet"), "ey": (1, "dirichlet"), "hz": (1, "dirichlet")}, inputs=(),
+    params={"ce": 0.5, "ch": 0.7},
+    inits={"ex": lambda c, p: c.y * (c.x + 1) / c.ny, "ey": lambda c, p: c.y * (c.x + 2) / c.nx,
+           "hz": lambda c, p: c.y * (c.x + 3) / c.ny},
+    update=(_fdtd2d_fields, _fdtd2d_hz), doc="FDTD (Yee), ex and ey then hz from the new ones: sub-steps"))
+
+
+# ----------------------------------------------------------------------------- polyjacobi2d
+
+
+def _cross5(u):
+    return 0.2 * (u() + u(-1, 0) + u(1, 0) + u(0, 1) + u(0, -1))
+
+
+_register(Example(
+    name="polyjacobi2d", ndim=2, dtype=np.float64, halo_lo=(1, 1), halo_hi=(1, 1),
+    state={"a": (1, "dirichlet"), "b": (1, "dirichlet")}, inputs=(), params={},
+    inits={"a": lambda c, p: (c.y * (c.x + 2) + 2) / c.nx, "b": lambda c, p: (c.y * (c.x + 3) + 3) / c.nx},
+    update=(lambda f, p: {"b": _cross5(f["a"])}, lambda f, p: {"a": _cross5(f["b'"])}),
+    doc="PolyBench's jacobi-2d: b from a, then a from the new b"))
+
+
+# ----------------------------------------------------------------------------- staggered3d
+
+
+def _staggered3d_v(f, p):
+    pr = f["pr"]
+    return {"vx": f["vx"]() - p.dtr * (pr(1, 0, 0) - pr()), "vy": f["vy"]() - p.dtr * (pr(0, 1, 0) - pr()),
+            "vz": f["vz"]() - p.dtr * (pr(0, 0, 1) - pr())}
+
+
+def _staggered3d_p(f, p):
+    vx, vy, vz = f["vx'"], f["vy'"], f["vz'"]
+    return {"pr": f["pr"]() - p.dtk * (vx() - vx(-1, 0, 0) + vy() - vy(0, -1, 0) + vz() - vz(0, 0, -1))}
+
+
+_register(Example(
+    name="staggered3d", ndim=3, dtype=np.float64, halo_lo=(1, 1, 1), halo_hi=(1, 1, 1),
+    state={"vx": (1, "dirichlet"), "vy": (1, "dirichlet"), "vz": (1, "dirichlet"), "pr": (1, "neumann")},
+    inputs=(), params={"dtr": 0.25, "dtk": 0.25},
+    inits={"pr": lambda c, p: np.exp(-((c.x - c.nx / 2) ** 2 + (c.y - c.ny / 3) ** 2 + (c.z - c.nz / 2) ** 2) / 8.0)},
+    update=(_staggered3d_v, _staggered3d_p), doc="staggered-grid acoustics, velocity then pressure: sub-steps"))

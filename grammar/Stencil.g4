@@ -11,7 +11,9 @@
  *   - `grid` takes any `<digits>d` and any name as the element type; sema checks 2d/3d and f32/f64;
  *   - `levels`, table dimensions and sum bounds take any number; the builder insists on integers;
  *   - `.SUFFIX` takes any name; the builder insists on `prev` (`prev` is not a keyword);
- *   - `boundary` takes any name as the kind; sema checks dirichlet/neumann.
+ *   - `boundary` takes any name as the kind; sema checks dirichlet/neumann;
+ *   - a reference may be primed (`ex'`, `ex'[1,0]`: the new value of a field updated earlier in
+ *     the step); sema checks that the field is one, and the builder refuses `ex'.prev`.
  *
  * Expression precedence, highest first (the order of the alternatives of `expr` below):
  *   primary;  ^ (right associative);  unary - +;  * /;  sum(...) BODY;  + -
@@ -76,7 +78,7 @@ number
 primary
     : number                                                           # numberPrimary
     | func=ID LPAREN (expr (COMMA expr)*)? RPAREN                      # callPrimary
-    | name=ID (DOT suffix=ID)? subscript*                              # refPrimary
+    | name=ID (new=PRIME)? (DOT suffix=ID)? subscript*                 # refPrimary
     | LPAREN expr RPAREN                                               # parenPrimary
     ;
 

@@ -42,16 +42,18 @@ class Name:
 
 @dataclass(frozen=True)
 class Ref:
-    """``u.prev``, ``u[1,0,0]``, ``u.prev[0,-1,0]`` or ``w[i+2][j+2]``.
+    """``u.prev``, ``u[1,0,0]``, ``u.prev[0,-1,0]``, ``ex'[1,0]`` or ``w[i+2][j+2]``.
 
     ``subscripts`` holds one tuple per bracket pair: ``u[1,0,0]`` is ``((1,0,0),)`` and
-    ``w[i][j]`` is ``((i,), (j,))``.  ``prev`` is set for ``.prev``.
+    ``w[i][j]`` is ``((i,), (j,))``.  ``prev`` is set for ``.prev``, ``new`` for a prime
+    (the value an earlier update of the same step computed).
     """
 
     id: str
     prev: bool
     subscripts: tuple[tuple[Expr, ...], ...]
     loc: Loc  # the identifier
+    new: bool = False
 
 
 @dataclass(frozen=True)
@@ -236,7 +238,7 @@ def unparse(e: object) -> str:
         return e.id
     if isinstance(e, Ref):
         groups = "".join("[" + ", ".join(unparse(x) for x in g) + "]" for g in e.subscripts)
-        return e.id + (".prev" if e.prev else "") + groups
+        return e.id + ("'" if e.new else "") + (".prev" if e.prev else "") + groups
     if isinstance(e, Call):
         return f"{e.func}(" + ", ".join(unparse(a) for a in e.args) + ")"
     if isinstance(e, Unary):

@@ -4,8 +4,9 @@ Expects: built by ``lower.lower`` from a checked AST.  Guarantees (``Program.val
 checks them, and lowering calls it): sums are unrolled and tables replaced by their
 values; ``^`` is gone (integer powers are multiplications); every field access is a
 ``Load`` of a declared field at a level it has, with a 3-component integer offset (dz = 0
-in 2d) inside the derived halo; updates target each state field exactly once and read
-only old levels; coordinates and extents appear only in init expressions; lets are
+in 2d) inside the derived halo; updates target each state field exactly once, in source
+order, and read old levels and the new values (``NEW``) of fields updated before them
+(directly or through lets); coordinates and extents appear only in init expressions; lets are
 defined before use and free of coordinates.  The derived facts (halo, points, flops,
 bytes per point, kr/kw) are computed here from the IR itself, so they cannot disagree
 with the code that is generated from it.
@@ -40,9 +41,13 @@ class ParamRef:
     name: str
 
 
+NEW = -1  # the level of a primed read: the value an earlier update of the same step computed
+
+
 @dataclass(frozen=True)
 class Load:
-    """The value of ``field`` at ``level`` (0 = current, 1 = previous) at ``offset`` (dx, dy, dz)."""
+    """The value of ``field`` at ``level`` (0 = current, 1 = previous, ``NEW`` = this step's new
+    value, computed by an earlier update) at ``offset`` (dx, dy, dz)."""
 
     field: str
     level: int
@@ -112,6 +117,17 @@ def count_flops(e: Expr) -> int:
 # ---------------------------------------------------------------- program
 
 
+def needed_lets(lets: list[Let], updates: list[Update]) -> list[Let]:
+    """The lets ``updates`` read, directly or through other lets, in definition order: an
+    unused let must not widen the halo or cost flops (sema warned of it)."""
+    needed = {n.name for u in updates for n in walk(u.value) if isinstance(n, TempRef)}
+    for x in reversed(lets):
+        if x.name in needed:
+            needed |= {n.name for n in walk(x.value) if isinstance(n, TempRef)}
+    return [x for x in lets if x.name in needed]
+
+
+
 @dataclass
 class Field:
     name: str
@@ -148,7 +164,7 @@ class Update:
 class Facts:
     """Derived, never declared.  See docs/out-of-core.md for kr/kw."""
 
-    halo_lo: tuple[int, int, int]
+    halo_lo: tuple[int, int, int]  # the boundary layer: the widest offset any update reads
     halo_hi: tuple[int, int, int]
     points: int  # distinct (field, level, offset) loads in one point update
     flops: int  # per point and step, all updates and lets
@@ -156,6 +172,9 @@ class Facts:
     kr: int  # arrays read per sweep by the reference out-of-core schedule
     kw: int  # arrays written per sweep by the reference schedule
     io: dict[str, tuple[int, int]] = field(default_factory=dict)  # schedule -> (kr, kw)
+    # how far one step reads the old levels: the halo, or more with sub-steps (a chain of reads)
+    reach_lo: tuple[int, int, int] = (0, 0, 0)
+    reach_hi: tuple[int, int, int] = (0, 0, 0)
 
 
 @dataclass
@@ -208,16 +227,87 @@ class Program:
     def _field_index(self, name: str) -> int:
         return [f.name for f in self.fields].index(name)
 
+    # -- sub-steps
+    def update_loads(self, u: Update) -> set[Load]:
+        """The loads of update ``u``, with those of the lets it reads (directly or not)."""
+        lets = {x.name: x.value for x in self.lets}
+        out: set[Load] = set()
+        seen: set[str] = set()
+        stack = [u.value]
+        while stack:
+            for n in walk(stack.pop()):
+                if isinstance(n, Load):
+                    out.add(n)
+                elif isinstance(n, TempRef) and n.name not in seen and n.name in lets:
+                    seen.add(n.name)
+                    stack.append(lets[n.name])
+        return out
+
+    def stages(self) -> list[list[Update]]:
+        """The updates in groups run one after the other: in source order, a group ends before
+        an update that reads the new value of a field updated in it.  One group: no sub-steps."""
+        groups: list[list[Update]] = []
+        for u in self.updates:
+            new = {ld.field for ld in self.update_loads(u) if ld.level == NEW}
+            if not groups or new & {x.field for x in groups[-1]}:
+                groups.append([u])
+            else:
+                groups[-1].append(u)
+        return groups
+
+    def new_extents(self) -> dict[str, tuple[tuple[int, int, int], tuple[int, int, int]]]:
+        """For each field read primed, the cells around a point (lo, hi per axis, as halos are)
+        where its new value must be known before the updates that read it run: the offsets of
+        those reads around the cells where their own fields are known, closed under Neumann
+        mirroring (a boundary cell's new value is an interior cell's, up to ``lo - 1`` cells
+        above the point for ``lo`` cells below it, and likewise)."""
+        need: dict[str, tuple[list[int], list[int]]] = {}
+        for u in reversed(self.updates):
+            lo, hi = self.known_extent(u.field, need)
+            for ld in self.update_loads(u):
+                if ld.level != NEW:
+                    continue
+                nlo, nhi = need.setdefault(ld.field, ([0, 0, 0], [0, 0, 0]))
+                for d in range(3):
+                    nlo[d] = max(nlo[d], lo[d] - ld.offset[d])
+                    nhi[d] = max(nhi[d], hi[d] + ld.offset[d])
+        return {f: (tuple(lo), tuple(hi)) for f, (lo, hi) in need.items()}
+
+    def known_extent(self, name: str, need) -> tuple[list[int], list[int]]:
+        """Where field ``name``'s new value is computed around a point, given ``need``
+        (``new_extents``): the cells read of it, widened for a Neumann field so that the
+        interior cells its boundary cells mirror are computed too."""
+        if name not in need:
+            return [0, 0, 0], [0, 0, 0]
+        lo, hi = (list(v) for v in need[name])
+        if self.field(name).boundary == "neumann":
+            lo, hi = [max(a, b - 1) for a, b in zip(lo, hi)], [max(b, a - 1) for a, b in zip(lo, hi)]
+        return lo, hi
+
     # -- derived facts
     def derive_facts(self) -> Facts:
+        """The halo is the widest offset any update reads (new values included): the boundary
+        layer, outside which every update is computed.  The reach is what one whole step reads
+        of the old levels: each update's reads around every cell where its new value is
+        computed (``known_extent``); without sub-steps it is the halo."""
         loads = self.loads()
-        lo = [0, 0, 0]
-        hi = [0, 0, 0]
-        for ld in loads:
-            for d in range(3):
-                lo[d] = max(lo[d], -ld.offset[d])
-                hi[d] = max(hi[d], ld.offset[d])
-        arrays_read = {(ld.field, ld.level) for ld in loads}
+        hlo = [max([0] + [-ld.offset[d] for ld in loads]) for d in range(3)]
+        hhi = [max([0] + [ld.offset[d] for ld in loads]) for d in range(3)]
+        lo = list(hlo)
+        hi = list(hhi)
+        need = self.new_extents()
+        for u in self.updates:
+            klo, khi = self.known_extent(u.field, need)
+            for ld in self.update_loads(u):
+                if ld.level == NEW:
+                    continue
+                for d in range(3):
+                    lo[d] = max(lo[d], klo[d] - ld.offset[d])
+                    hi[d] = max(hi[d], khi[d] + ld.offset[d])
+        for d in range(3):  # a Dirichlet cell's new value is its current one, read there
+            for nlo, nhi in need.values():
+                lo[d], hi[d] = max(lo[d], nlo[d]), max(hi[d], nhi[d])
+        arrays_read = {(ld.field, ld.level) for ld in loads if ld.level != NEW}
         flops = sum(count_flops(e) for e in self.kernel_exprs())
         nbytes = (len(arrays_read) + len(self.updates)) * self.elem_size
         state_levels = sum(f.levels for f in self.state_fields)
@@ -228,7 +318,7 @@ class Program:
             "alg1": (kr, kw),
             "alg2": (2 * state_levels + inputs_read, 2 * state_levels),
         }
-        return Facts(tuple(lo), tuple(hi), len(loads), flops, nbytes, kr, kw, io)
+        return Facts(tuple(hlo), tuple(hhi), len(loads), flops, nbytes, kr, kw, io, tuple(lo), tuple(hi))
 
     # -- validation
     def validate(self) -> None:
@@ -265,15 +355,19 @@ class Program:
             for n in walk(e):
                 if isinstance(n, Load):
                     f = fields.get(n.field)
-                    if f is None or n.level >= f.levels or n.level < 0:
+                    if f is None or n.level >= f.levels or n.level < NEW:
                         bad(f"{where}: load of {n.field} level {n.level}")
                     if len(n.offset) != 3 or (self.ndim == 2 and n.offset[2] != 0):
                         bad(f"{where}: offset {n.offset}")
+                    if allow_coords:
+                        bad(f"{where}: init expressions cannot read fields")
+                    if n.level == NEW:  # the order of updates is checked below, lets included
+                        if f.kind != "state":
+                            bad(f"{where}: {n.field}' of an input")
+                        continue
                     slot = f.src_slot if n.level == 0 else f.prev_slot
                     if slot < 0:
                         bad(f"{where}: {n.field} level {n.level} has no source slot")
-                    if allow_coords:
-                        bad(f"{where}: init expressions cannot read fields")
                 elif isinstance(n, ParamRef) and n.name not in params:
                     bad(f"{where}: unknown param {n.name}")
                 elif isinstance(n, (Coord, Extent)) and (not allow_coords or n.axis >= self.ndim):
@@ -288,8 +382,13 @@ class Program:
         for x in self.lets:
             check_expr(x.value, f"let {x.name}", False, defined)
             defined.add(x.name)
+        before: set[str] = set()
         for u in self.updates:
             check_expr(u.value, f"update {u.field}", False, defined)
+            for ld in self.update_loads(u):
+                if ld.level == NEW and ld.field not in before:
+                    bad(f"update {u.field}: reads {ld.field}' before its update")
+            before.add(u.field)
         for f in self.fields:
             for e in (f.init, f.init_prev):
                 if e is not None:
@@ -318,7 +417,7 @@ def format_expr(e: Expr, ndim: int = 3, parent: int = 0, right: bool = False) ->
     if isinstance(e, Extent):
         return "n" + _AXES[e.axis]
     if isinstance(e, Load):
-        name = e.field + (".prev" if e.level else "")
+        name = e.field + ("'" if e.level == NEW else ".prev" if e.level else "")
         return f"{name}[{','.join(str(o) for o in e.offset[:ndim])}]"
     if isinstance(e, Neg):
         return "-" + format_expr(e.operand, ndim, 3)
@@ -355,6 +454,16 @@ def format_program(p: Program) -> str:
     out.append("facts:")
     for d in range(p.ndim):
         out.append(f"  halo {_AXES[d]}: -{f.halo_lo[d]} +{f.halo_hi[d]}")
+    stages = p.stages()
+    if len(stages) > 1:
+        for d in range(p.ndim):
+            out.append(f"  reach {_AXES[d]}: -{f.reach_lo[d]} +{f.reach_hi[d]}")
+        out.append("  sub-steps: " + " then ".join("{" + ", ".join(u.field + "'" for u in g) + "}" for g in stages))
+        need = p.new_extents()
+        for name in [u.field for u in p.updates if u.field in need]:
+            klo, khi = p.known_extent(name, need)
+            around = ", ".join(f"{_AXES[d]} -{klo[d]} +{khi[d]}" for d in range(p.ndim))
+            out.append(f"  {name}' computed around a point: {around}")
     out.append(f"  points: {f.points}")
     out.append(f"  flops/point: {f.flops}")
     out.append(f"  bytes/point: {f.bytes_per_point}")

@@ -5,7 +5,7 @@ Guarantees: a validated ``ir.Program`` with its derived facts: sums unrolled int
 left-to-right additions of their terms (outer index slowest), table entries replaced by
 their values, ``a^n`` expanded into multiplications (``a^0`` is 1, negative n is
 ``1/a^|n|``), sum indices used as values replaced by their numbers, bare field names
-turned into loads at offset zero, a let read at an offset (``f[1,0]``) replaced by its
+turned into loads at offset zero, a primed read (``ex'``) into a load of level ``ir.NEW``, a let read at an offset (``f[1,0]``) replaced by its
 value with every load in it (and every let it reads, likewise) moved by that offset, and
 kernel argument slots assigned: in declaration
 order each field takes a source slot for its current level, then one for its previous
@@ -70,7 +70,7 @@ class _Lowerer:
             raise InternalError(f"unresolved name {n!r} reached lowering")
         if isinstance(e, ast.Ref):
             if e.id in c.fields:
-                level = 1 if e.prev else 0
+                level = ir.NEW if e.new else 1 if e.prev else 0
                 if not e.subscripts:
                     return ir.Load(e.id, level, (0, 0, 0))
                 return ir.Load(e.id, level, _offset3(e.subscripts[0], env))
@@ -113,16 +113,6 @@ class _Lowerer:
         return ir.BinOp("/", ir.Const(1.0), acc) if n < 0 else acc
 
 
-def _used_lets(lets: list[ir.Let], updates: list[ir.Update]) -> list[ir.Let]:
-    """The lets the updates need, directly or through other lets (sema warned of the rest):
-    an unused let must not widen the halo or cost flops."""
-    needed = {n.name for u in updates for n in ir.walk(u.value) if isinstance(n, ir.TempRef)}
-    for x in reversed(lets):
-        if x.name in needed:
-            needed |= {n.name for n in ir.walk(x.value) if isinstance(n, ir.TempRef)}
-    return [x for x in lets if x.name in needed]
-
-
 def lower(c: Checked) -> ir.Program:
     low = _Lowerer(c)
     fields: list[ir.Field] = []
@@ -144,8 +134,10 @@ def lower(c: Checked) -> ir.Program:
         fields.append(fld)
     for x in c.lets:
         low.lets[x.name] = low.expr(x.value, {})
-    updates = [ir.Update(f.name, low.expr(f.update.value, {})) for f in c.fields.values() if f.kind == "state"]
-    lets = _used_lets([ir.Let(x.name, low.lets[x.name]) for x in c.lets], updates)
+    # in source order: an update may read the new values of those before it
+    updates = [ir.Update(d.name, low.expr(d.value, {})) for d in c.tree.decls
+               if isinstance(d, ast.UpdateDecl) and c.fields[d.name].update is d]
+    lets = ir.needed_lets([ir.Let(x.name, low.lets[x.name]) for x in c.lets], updates)
     program = ir.Program(
         name=c.name, source_name=c.source.name, ndim=c.ndim, dtype=c.dtype,
         params=[ir.Param(n, v) for n, v in c.params.items()], fields=fields, lets=lets, updates=updates,

@@ -9,6 +9,8 @@ source with a caret), or a ``Checked`` stencil in which
   (fields are read, tables indexed inside sums, params and lets used as values);
 * every state field has exactly one update, no input is updated, ``.prev`` is used only
   on two-level fields, boundaries name state fields and are dirichlet or neumann;
+* a primed read (``ex'``, the new value of this step) names a state field whose update
+  comes earlier in the source than the update that reads it, directly or through lets;
 * every offset and table index is a compile-time integer for every value of the sum
   indices in scope, offsets have one component per grid dimension, table indices are in
   range, tables have the declared shape, ``^`` has an integer-literal exponent;
@@ -156,6 +158,12 @@ class _Checker:
         self.used: set[str] = set()
         self.prev_read: set[str] = set()
         self.defined_lets: set[str] = set()
+        # sub-steps: the fields updated so far (source order), the one being updated, and for
+        # each let the new values (``ex'``) it reads, directly or through other lets
+        self.updated: list[str] = []
+        self.updating: str | None = None
+        self.defining_let: str | None = None
+        self.let_new_reads: dict[str, dict[str, Loc]] = {}
 
     # -- entry
     def run(self) -> Checked:
@@ -296,7 +304,10 @@ class _Checker:
         for d in decls:
             if isinstance(d, ast.LetDecl):
                 if self.lets.get(d.name) is d:
+                    self.defining_let = d.name
+                    self.let_new_reads[d.name] = {}
                     self._expr(d.value, ctx="let", scope=[])
+                    self.defining_let = None
                     self.defined_lets.add(d.name)
             elif isinstance(d, ast.UpdateDecl):
                 self._update(d)
@@ -347,7 +358,10 @@ class _Checker:
             self.rep.error(f"state field '{d.name}' is updated twice", d.loc, [("first update is here", f.update.loc)])
             return
         f.update = d
+        self.updating = d.name
         self._expr(d.value, ctx="update", scope=[])
+        self.updating = None
+        self.updated.append(d.name)
 
     def _init(self, d: ast.InitDecl) -> None:
         f = self.fields.get(d.name)
@@ -493,7 +507,17 @@ class _Checker:
             if len(e.subscripts) > 1:
                 self.rep.error(f"field '{n}' takes one offset list, e.g. {n}[{','.join(['0'] * self.ndim)}]", e.loc)
                 return
+            if e.new and not self._new_read(e, f, ctx):
+                return
             self._field_access(e, f, e.prev, e.subscripts[0] if e.subscripts else None, ctx, scope)
+            return
+        if e.new:
+            what = self.decl_of.get(n, ("",))[0]
+            if what:
+                self.rep.error(f"a prime reads the new value of a state field updated earlier in the step; "
+                               f"'{n}' is a {what}", e.loc)
+            else:
+                self.rep.error(f"unknown field '{n}'{self._suggest(n, 'field')}", e.loc)
             return
         if e.prev:
             what = self.decl_of.get(n, ("",))[0]
@@ -533,8 +557,39 @@ class _Checker:
         if offsets is not None:
             self._offsets(e, f"'{f.name}'", offsets, scope)
 
+    def _new_read(self, e: ast.Ref, f: FieldInfo, ctx: str) -> bool:
+        """``ex'``: the new value of a state field whose update comes earlier in the step."""
+        n = f.name
+        if f.kind != "state":
+            self.rep.error(f"'{n}' is an input field: it has no new value ('{n}'' reads state fields updated "
+                           "earlier in the step)", e.loc, [("declared as an input here", f.decl.loc)])
+            return False
+        if ctx == "let":
+            self.let_new_reads[self.defining_let].setdefault(n, e.loc)
+            return True
+        if ctx == "update":
+            return self._new_read_in_update(n, e.loc, None)
+        return True  # init: _field_access reports that inits read no field
+
+    def _new_read_in_update(self, n: str, loc: Loc, via: str | None) -> bool:
+        """Is ``n'`` known when the current update runs?  Updates run in source order."""
+        through = f" (through let '{via}')" if via else ""
+        if n == self.updating:
+            self.rep.error(f"the update of '{n}' reads its own new value '{n}''{through}; it computes that value, "
+                           f"so it reads the old one, '{n}'", loc)
+            return False
+        if n not in self.updated:
+            later = [d for d in self.tree.decls if isinstance(d, ast.UpdateDecl) and d.name == n]
+            notes = [(f"'{n}' is updated here, after the update of '{self.updating}'", later[0].loc)] if later else []
+            self.rep.error(f"'{n}'' is read{through} before '{n}' is updated: updates run in source order, so "
+                           f"the update of '{self.updating}' must come after the update of '{n}' to read its "
+                           "new value", loc, notes)
+            return False
+        return True
+
     def _let_use(self, e, ctx: str) -> bool:
-        """A use of a let, bare or at an offset: not in inits, not before its definition."""
+        """A use of a let, bare or at an offset: not in inits, not before its definition.  The
+        new values the let reads must be known where it is used."""
         n = e.id
         self.used.add(n)
         if ctx == "init":
@@ -544,6 +599,12 @@ class _Checker:
         if n not in self.defined_lets:
             self.rep.error(f"let '{n}' is used before its definition", e.loc, [("defined here", self.lets[n].loc)])
             return False
+        reads = self.let_new_reads.get(n, {})
+        if ctx == "let":
+            for field, loc in reads.items():
+                self.let_new_reads[self.defining_let].setdefault(field, loc)
+        elif ctx == "update":
+            return all([self._new_read_in_update(field, e.loc, n) for field in reads])
         return True
 
     def _let_access(self, e: ast.Ref, scope, ctx: str) -> None:

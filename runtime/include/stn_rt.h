@@ -77,9 +77,10 @@ typedef void (*stn_init_fn)(int field, int level, void *data, const stn_view *v,
                             const stn_box *box);
 /* One time step on the cells of `box` (which the caller keeps inside the interior):
  * reads src[] (all levels and inputs, see stn_field_desc slots), writes dst[].
- * iy, iz: the iBlock (cache tile) size, 0 for the kernel's default.  Parallel inside. */
-typedef void (*stn_step_fn)(const double *params, const stn_view *v, const void *const *src, void *const *dst,
-                            const stn_box *box, int64_t iy, int64_t iz);
+ * iy, iz: the iBlock (cache tile) size, 0 for the kernel's default.  Parallel inside.
+ * Returns 0, or -ENOMEM when the scratch of a stencil with sub-steps cannot be allocated. */
+typedef int (*stn_step_fn)(const double *params, const stn_view *v, const void *const *src, void *const *dst,
+                           const stn_box *box, int64_t iy, int64_t iz);
 /* Set the boundary cells of `field`'s new level `next` that lie in `box`:
  * dirichlet: copy them from `cur` (the level the step read); neumann: mirror `next`'s
  * own interior across each boundary face, x then y then z (cur is not read).
@@ -111,7 +112,7 @@ typedef struct stn_program_desc {
     const stn_field_desc *fields;
     int nparams;
     const stn_param_desc *params;
-    int halo_lo[3], halo_hi[3]; /* per dimension x, y, z (0 for z in 2d) */
+    int halo_lo[3], halo_hi[3]; /* per dimension x, y, z (0 for z in 2d): the boundary layer */
     int nsrc, ndst;             /* sizes of the kernel's src[] and dst[] */
     /* derived by the compiler (stencilc --emit=ir) */
     int points;
@@ -122,6 +123,13 @@ typedef struct stn_program_desc {
     stn_step_fn step;
     stn_boundary_fn boundary;
     const stn_tuned_desc *tuned; /* NULL unless built by `stencilc tune --emit-variant` */
+    /* The most memory the step allocates per thread for rows of nx cells (the scratch of
+     * sub-steps), counted in the out-of-core plan's DRAM; NULL: none. */
+    uint64_t (*scratch_bytes)(int64_t nx);
+    /* How far one step's new levels depend on the old ones, per dimension: the halo, or more when
+     * an update reads the new value of another (sub-steps chain their reads).  Values below the
+     * halo (0 in a descriptor that leaves them out) are taken as the halo. */
+    int reach_lo[3], reach_hi[3];
 } stn_program_desc;
 
 /* Parse the command line (docs/cli.md), run, write outputs and the report.

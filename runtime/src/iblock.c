@@ -27,6 +27,10 @@ uint64_t stn_total_arrays(const stn_program_desc *d) {
     return arrays;
 }
 
+uint64_t stn_kernel_scratch(const stn_program_desc *d, int64_t nx) {
+    return d->scratch_bytes ? (uint64_t)stn_omp_max_threads() * d->scratch_bytes(nx) : 0;
+}
+
 static uint64_t absdiff(uint64_t a, uint64_t b) { return a > b ? a - b : b - a; }
 
 void stn_iblock(const stn_program_desc *d, const int64_t size[3], const stn_hw *hw, int64_t threads,

@@ -289,7 +289,9 @@ static void tile_dim(const stn_program_desc *d, const stn_view *v, int axis, int
         return;
     }
     g->hlo = d->halo_lo[axis], g->hhi = d->halo_hi[axis];
-    g->skew = g->hlo > g->hhi ? g->hlo : g->hhi;
+    g->rlo = d->reach_lo[axis] > g->hlo ? d->reach_lo[axis] : g->hlo;
+    g->rhi = d->reach_hi[axis] > g->hhi ? d->reach_hi[axis] : g->hhi;
+    g->skew = g->rlo > g->rhi ? g->rlo : g->rhi;
     g->L = g->hlo, g->H = n - g->hhi;
     g->b = b < 1 ? 1 : b;
     g->nblocks = g->H > g->L ? (g->H - g->L + g->b - 1) / g->b : 0;
@@ -315,7 +317,7 @@ static int pick_tiles(engine *e, tiles *tl, char *source, size_t n) {
             arrays += (uint64_t)e->f[i].nbuf;
         int64_t s = 0;
         for (int k = 1; k < d->ndim; k++)
-            s = d->halo_lo[k] > s ? d->halo_lo[k] : d->halo_hi[k] > s ? d->halo_hi[k] : s;
+            s = d->reach_lo[k] > s ? d->reach_lo[k] : d->reach_hi[k] > s ? d->reach_hi[k] : s;
         stn_time_window_t w;
         stn_time_window(&r->hw, (uint64_t)r->view.nx * (uint64_t)d->elem_size, arrays, s, d->ndim == 3, &w);
         bt = w.bt > steps ? steps : w.bt;
@@ -360,7 +362,7 @@ static void clip(int64_t *a, int64_t *b, int64_t n) {
 
 /* Tile (j, k) for steps 1..T of a sweep.  copy[i * (T + 1) + t]: field i's dirichlet boundary
  * must be copied into level t (the loop's bc_initial bookkeeping, computed ahead). */
-static void run_tile(engine *e, const tiles *tl, int64_t j, int64_t k, int64_t T, const unsigned char *copy) {
+static int run_tile(engine *e, const tiles *tl, int64_t j, int64_t k, int64_t T, const unsigned char *copy) {
     const stn_program_desc *d = e->d;
     const stn_view *v = &e->r->view;
     const int64_t *tile = e->res->ib.tile;
@@ -372,7 +374,7 @@ static void run_tile(engine *e, const tiles *tl, int64_t j, int64_t k, int64_t T
             b.lo[2] = 0, b.hi[2] = 1;
         int empty = b.hi[1] <= b.lo[1] || b.hi[2] <= b.lo[2];
         for (int a = 1; a < 3; a++) { /* what the step reads */
-            rd.lo[a] = b.lo[a] - d->halo_lo[a], rd.hi[a] = b.hi[a] + d->halo_hi[a];
+            rd.lo[a] = b.lo[a] - d->reach_lo[a], rd.hi[a] = b.hi[a] + d->reach_hi[a];
             clip(&rd.lo[a], &rd.hi[a], a == 1 ? v->ny : v->nz);
         }
         for (int i = 0; !empty && i < d->nfields; i++) { /* neumann: mirror what the step reads */
@@ -395,7 +397,9 @@ static void run_tile(engine *e, const tiles *tl, int64_t j, int64_t k, int64_t T
                 if (fd->dst_slot >= 0)
                     e->dst[fd->dst_slot] = level_buf(fb, t);
             }
-            d->step(e->r->o->params, v, e->src, e->dst, &b, tile[0], tile[1]);
+            int rc = stn_step(e->r, v, e->src, e->dst, &b, tile);
+            if (rc)
+                return rc;
         }
         stn_ooc_owned_range(&tl->y, j, t, &own.lo[1], &own.hi[1]);
         stn_ooc_owned_range(&tl->z, k, t, &own.lo[2], &own.hi[2]);
@@ -407,6 +411,7 @@ static void run_tile(engine *e, const tiles *tl, int64_t j, int64_t k, int64_t T
             if (copy[(size_t)i * (size_t)(T + 1) + (size_t)t])
                 d->boundary(i, v, level_buf(&e->f[i], t - 1), level_buf(&e->f[i], t), &own);
     }
+    return 0;
 }
 
 /* One sweep of T steps, tile by tile; then the levels rotate as T steps of the loop would.
@@ -426,13 +431,14 @@ static int tiled_sweep(engine *e, const tiles *tl, int64_t T) {
         }
         memcpy(e->f[i].bc_initial, fb.bc_initial, sizeof fb.bc_initial);
     }
-    for (int64_t k = 0; k < tl->z.nblocks; k++)
-        for (int64_t j = 0; j < tl->y.nblocks; j++)
-            run_tile(e, tl, j, k, T, copy);
-    for (int64_t t = 0; t < T; t++)
+    int rc = 0;
+    for (int64_t k = 0; rc == 0 && k < tl->z.nblocks; k++)
+        for (int64_t j = 0; rc == 0 && j < tl->y.nblocks; j++)
+            rc = run_tile(e, tl, j, k, T, copy);
+    for (int64_t t = 0; rc == 0 && t < T; t++)
         rotate(e);
     free(copy);
-    return 0;
+    return rc;
 }
 
 static int time_loop(engine *e) {
@@ -460,7 +466,9 @@ static int time_loop(engine *e) {
             t += T;
         } else {
             bind_slots(e);
-            e->d->step(r->o->params, &r->view, e->src, e->dst, &e->interior, tile[0], tile[1]);
+            rc = stn_step(r, &r->view, e->src, e->dst, &e->interior, tile);
+            if (rc)
+                break;
             boundaries(e);
             rotate(e);
             t++;

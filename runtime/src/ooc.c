@@ -39,8 +39,8 @@
  *
  * Overlap.  While block j computes, the new slices of block j+1 are read (libaio, O_DIRECT)
  * straight into the ring, and block j-1's output is written straight from it.  The rings, the
- * strip and the IO queue are all the engine allocates, and the plan's mem_bytes counts them
- * against --mem. */
+ * strip and the IO queue are all the engine allocates (and the kernels, the scratch of their
+ * sub-steps), and the plan's mem_bytes counts them against --mem. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -320,13 +320,13 @@ static void before_step(ooc *e, const sub_tile *c, int64_t t) {
 }
 
 /* Step t of one cache tile. */
-static void compute_step(ooc *e, const sub_tile *c, int64_t t) {
+static int compute_step(ooc *e, const sub_tile *c, int64_t t) {
     const stn_program_desc *d = e->d;
     const stn_ooc_plan *p = &e->plan;
     const stn_view *g = &e->r->view;
     before_step(e, c, t);
     if (c->r1 <= c->r0 || c->q1 <= c->q0)
-        return;
+        return 0;
     stn_box b = {{d->halo_lo[0], d->halo_lo[1], d->halo_lo[2]},
                  {g->nx - d->halo_hi[0], g->ny - d->halo_hi[1], g->nz - d->halo_hi[2]}};
     b.lo[p->r.axis] = c->r0, b.hi[p->r.axis] = c->r1;
@@ -343,8 +343,9 @@ static void compute_step(ooc *e, const sub_tile *c, int64_t t) {
     }
     stn_view v = stn_ooc_view(e);
     double t0 = stn_now();
-    d->step(e->r->o->params, &v, e->src, e->dst, &b, e->res->ib.tile[0], e->res->ib.tile[1]);
+    int rc = stn_step(e->r, &v, e->src, e->dst, &b, e->res->ib.tile);
     stn_stats_add_time(&e->res->st, STN_PHASE_COMPUTE, t0);
+    return rc;
 }
 
 /* Block j's T steps, in cache tiles: the block's region at each step cut into tiles of
@@ -362,7 +363,7 @@ static int compute_block(ooc *e, int64_t j, int64_t T) {
     for (int64_t t0 = 0; t0 < T; t0 += ts)
         for (int64_t iq = 0; iq < mq; iq++)
             for (int64_t ir = 0; ir < mr; ir++)
-                for (int64_t t = t0 + 1; t <= T && t <= t0 + ts; t++) {
+                for (int64_t t = t0 + 1; rc == 0 && t <= T && t <= t0 + ts; t++) {
                     if (!first && rc == 0) /* keep the device busy: the queue holds more than its slots */
                         rc = stn_aio_poll(e->q, &e->res->st);
                     first = 0;
@@ -373,7 +374,8 @@ static int compute_block(ooc *e, int64_t j, int64_t T) {
                                    stn_ooc_sub_edge(&p->r, j, ir + 1, mr, e->sub_w[0], t, a, b),
                                    stn_ooc_sub_edge(&p->q, e->row, iq, mq, e->sub_w[1], t, c, d),
                                    stn_ooc_sub_edge(&p->q, e->row, iq + 1, mq, e->sub_w[1], t, c, d)};
-                    compute_step(e, &st, t);
+                    if (rc == 0)
+                        rc = compute_step(e, &st, t);
                 }
     return rc;
 }

@@ -3,7 +3,8 @@
  * (stn_ooc.h); the engine (ooc.c) and the tuners (tune.c) both use them, so the bytes the tuner
  * weighs are the bytes the engine moves.
  *
- * Skew.  In a blocked dimension with skew s = max(h-, h+), block k computes step t (1..T) on
+ * Skew.  In a blocked dimension with skew s = max(r-, r+) (the reach of a step: the halo, or more
+ * with sub-steps), block k computes step t (1..T) on
  * [A(k,t), A(k+1,t)), where A(k,t) = clamp(Z_k - (t-1)s, L, H) for inner split points Z_k,
  * A(0,t) = L (the interior's lower edge) and A(K,t) = H; a tile computes the product of its two
  * ranges.  No point is computed twice, and with levels + 1 arrays per state field every level a
@@ -47,7 +48,7 @@ static int64_t split(const stn_ooc_dim *g, int64_t k) {
 /* The window of block k in a sweep of T steps: [lo, hi). */
 void stn_ooc_window(const stn_ooc_plan *p, const stn_ooc_dim *g, int64_t k, int64_t T, int64_t *lo,
                     int64_t *hi) {
-    int64_t a = stn_ooc_edge(g, k, T) - g->hlo, b = stn_ooc_edge(g, k + 1, 1) + g->hhi;
+    int64_t a = stn_ooc_edge(g, k, T) - g->rlo, b = stn_ooc_edge(g, k + 1, 1) + g->rhi;
     if (p->schedule == STN_SCHED_ALG1) { /* overlapped halos: T*s slices on each side, all read */
         a = k == 0 ? 0 : split(g, k) - T * g->skew;
         b = k == g->nblocks - 1 ? g->n : split(g, k + 1) + T * g->skew;
@@ -131,7 +132,7 @@ void stn_ooc_read_range(const stn_ooc_plan *p, const stn_ooc_dim *g, int64_t k, 
 
 void stn_ooc_read_of(const stn_ooc_dim *g, int64_t a, int64_t b, int64_t wlo, int64_t whi, int64_t *lo,
                      int64_t *hi) {
-    a -= g->hlo, b += g->hhi;
+    a -= g->rlo, b += g->rhi;
     if (a < g->L && b < 2 * g->L)
         b = 2 * g->L;
     if (b > g->H && a > g->H - g->hhi)
@@ -265,15 +266,18 @@ static uint64_t plan_memory(const stn_ooc_plan *p, const stn_program_desc *d) {
     uint64_t strip = p->strip == STN_STRIP_DRAM
                          ? (uint64_t)p->strip_planes * (uint64_t)p->r.n * (uint64_t)p->row_bytes
                          : 0;
-    return arrays * (ring + strip) + stn_aio_footprint(STN_AIO_DEFAULT_DEPTH);
+    return arrays * (ring + strip) + stn_aio_footprint(STN_AIO_DEFAULT_DEPTH) + stn_kernel_scratch(d, p->nx);
 }
 
-static void dim_init(stn_ooc_dim *g, int axis, int64_t n, int64_t hlo, int64_t hhi, int64_t b) {
+static void dim_init(stn_ooc_dim *g, int axis, int64_t n, const stn_program_desc *d, int64_t b) {
+    int64_t hlo = axis < d->ndim ? d->halo_lo[axis] : 0, hhi = axis < d->ndim ? d->halo_hi[axis] : 0;
     g->axis = axis;
     g->n = n;
     g->hlo = hlo;
     g->hhi = hhi;
-    g->skew = hlo > hhi ? hlo : hhi;
+    g->rlo = axis < d->ndim ? max64(d->reach_lo[axis], hlo) : 0;
+    g->rhi = axis < d->ndim ? max64(d->reach_hi[axis], hhi) : 0;
+    g->skew = max64(g->rlo, g->rhi);
     g->L = hlo;
     g->H = n - hhi;
     g->b = b < 1 ? 1 : b;
@@ -288,19 +292,20 @@ int stn_ooc_make_plan(const stn_program_desc *d, const int64_t size[3], int64_t 
     p->schedule = schedule < 0 ? STN_SCHED_REF : schedule;
     int64_t whole = INT64_MAX / 4;
     if (d->ndim == 2) {
-        dim_init(&p->r, 1, size[1], d->halo_lo[1], d->halo_hi[1], by);
-        dim_init(&p->q, 2, 1, 0, 0, whole);
+        dim_init(&p->r, 1, size[1], d, by);
+        dim_init(&p->q, 2, 1, d, whole);
     } else if (by >= size[1]) { /* whole planes */
-        dim_init(&p->r, 2, size[2], d->halo_lo[2], d->halo_hi[2], bz);
-        dim_init(&p->q, 1, size[1], d->halo_lo[1], d->halo_hi[1], whole);
+        dim_init(&p->r, 2, size[2], d, bz);
+        dim_init(&p->q, 1, size[1], d, whole);
     } else { /* y-blocked: tiles of y x z */
-        dim_init(&p->r, 1, size[1], d->halo_lo[1], d->halo_hi[1], by);
-        dim_init(&p->q, 2, size[2], d->halo_lo[2], d->halo_hi[2], bz);
+        dim_init(&p->r, 1, size[1], d, by);
+        dim_init(&p->q, 2, size[2], d, bz);
         p->strip = strip == STN_STRIP_FILE ? STN_STRIP_FILE : STN_STRIP_DRAM;
     }
     p->steps = steps;
     p->bt = bt < 1 ? 1 : bt;
     p->align = align;
+    p->nx = size[0];
     p->row_bytes = stn_grid_row_bytes(size[0], d->elem_size, align);
     p->grid_bytes = (uint64_t)p->row_bytes * (uint64_t)size[1] * (uint64_t)(d->ndim == 3 ? size[2] : 1);
     p->npy_bytes = (uint64_t)size[0] * (uint64_t)size[1] * (uint64_t)(d->ndim == 3 ? size[2] : 1) *
@@ -321,7 +326,7 @@ int stn_ooc_make_plan(const stn_program_desc *d, const int64_t size[3], int64_t 
 
 int64_t stn_ooc_window0(const stn_ooc_dim *g, int64_t b) {
     int64_t nblocks = b >= g->H - g->L ? 1 : (g->H - g->L + b - 1) / b;
-    int64_t w = (nblocks > 1 ? g->L + b : g->H) + g->hhi; /* [0, A(1,1) + hhi) */
+    int64_t w = (nblocks > 1 ? g->L + b : g->H) + g->rhi; /* [0, A(1,1) + rhi) */
     return max64(min64(max64(w, 2 * g->L), g->n), 1);     /* with the lower edge's mirror sources */
 }
 
@@ -334,7 +339,8 @@ uint64_t stn_ooc_mem_floor(const stn_program_desc *d, const stn_ooc_plan *p, int
     uint64_t ring =
         yb ? (uint64_t)stn_ooc_window0(&p->q, p->q.b) * (uint64_t)max64(min_ring, 1) * p->slice_bytes
            : (uint64_t)stn_ooc_ring_floor(p, p->r.b) * p->slice_bytes;
-    return stn_total_arrays(d) * ring + stn_aio_footprint(STN_AIO_DEFAULT_DEPTH);
+    return stn_total_arrays(d) * ring + stn_aio_footprint(STN_AIO_DEFAULT_DEPTH) +
+           stn_kernel_scratch(d, p->nx);
 }
 
 /* ------------------------------------------------------------------ the model */

@@ -76,9 +76,10 @@ static int check_shape_info(const stn_program_desc *d) {
         return stn_error(-EINVAL, "elem_size %d and npy_descr '%s' do not match '<f4'/4 or '<f8'/8",
                          d->elem_size, d->npy_descr ? d->npy_descr : "(null)");
     for (int k = 0; k < 3; k++)
-        if (d->halo_lo[k] < 0 || d->halo_hi[k] < 0 || (k >= d->ndim && (d->halo_lo[k] || d->halo_hi[k])))
-            return stn_error(-EINVAL, "the halo of dimension %d is %d below, %d above", k, d->halo_lo[k],
-                             d->halo_hi[k]);
+        if (d->halo_lo[k] < 0 || d->halo_hi[k] < 0 || (k >= d->ndim && (d->halo_lo[k] || d->halo_hi[k])) ||
+            d->reach_lo[k] < 0 || d->reach_hi[k] < 0 || (k >= d->ndim && (d->reach_lo[k] || d->reach_hi[k])))
+            return stn_error(-EINVAL, "the halo of dimension %d is %d below, %d above (reach %d, %d)", k,
+                             d->halo_lo[k], d->halo_hi[k], d->reach_lo[k], d->reach_hi[k]);
     if (d->nfields < 1 || d->nfields > 1024 || !d->fields)
         return stn_error(-EINVAL, "nfields is %d", d->nfields);
     if (d->nparams < 0 || (d->nparams > 0 && !d->params))
@@ -318,12 +319,17 @@ static void free_run(program_run *pr) {
     stn_log_free(&pr->log);
 }
 
-int stn_program_main(const stn_program_desc *d, int argc, char **argv) {
+int stn_program_main(const stn_program_desc *given, int argc, char **argv) {
     double t_start = stn_now();
     stn_error_clear();
-    if (check_desc(d) != 0) {
-        print_error(d, stn_errmsg());
+    if (check_desc(given) != 0) {
+        print_error(given, stn_errmsg());
         return 1;
+    }
+    stn_program_desc desc = *given, *d = &desc; /* the reach is at least the halo */
+    for (int k = 0; k < 3; k++) {
+        d->reach_lo[k] = d->reach_lo[k] > d->halo_lo[k] ? d->reach_lo[k] : d->halo_lo[k];
+        d->reach_hi[k] = d->reach_hi[k] > d->halo_hi[k] ? d->reach_hi[k] : d->halo_hi[k];
     }
     stn_opts o;
     if (stn_opts_parse(d, argc, argv, &o) != 0) {

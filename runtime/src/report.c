@@ -182,6 +182,14 @@ static void r_stencil(json *j, const stn_run *r) {
     for (int k = 0; k < d->ndim; k++)
         j_i64(j, NULL, d->halo_hi[k]);
     j_close(j, ']');
+    j_open_as(j, "reach_lo", '[', 1);
+    for (int k = 0; k < d->ndim; k++)
+        j_i64(j, NULL, d->reach_lo[k]);
+    j_close(j, ']');
+    j_open_as(j, "reach_hi", '[', 1);
+    for (int k = 0; k < d->ndim; k++)
+        j_i64(j, NULL, d->reach_hi[k]);
+    j_close(j, ']');
     j_close(j, '}');
     j_i64(j, "kr", d->kr);
     j_i64(j, "kw", d->kw);

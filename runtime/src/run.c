@@ -48,7 +48,7 @@ int stn_engine_arrays(const stn_program_desc *d, size_t field_size, void **f, co
 static stn_view rate_grid(const stn_program_desc *d, const stn_view *g, uint64_t cap) {
     int64_t narr = d->nsrc + d->ndst, nx = g->nx < 2048 ? g->nx : 2048, ny = g->ny, nz = g->nz;
     uint64_t row = (uint64_t)nx * (uint64_t)d->elem_size * (uint64_t)(narr > 0 ? narr : 1);
-    int64_t hy = d->halo_lo[1] + d->halo_hi[1] + 1, hz = d->halo_lo[2] + d->halo_hi[2] + 1;
+    int64_t hy = d->reach_lo[1] + d->reach_hi[1] + 1, hz = d->reach_lo[2] + d->reach_hi[2] + 1;
     while ((uint64_t)ny * (uint64_t)nz * row > cap && (ny > hy || nz > hz)) {
         if (nz > hz && (nz >= ny || ny <= hy))
             nz = nz / 2 > hz ? nz / 2 : hz;
@@ -56,6 +56,20 @@ static stn_view rate_grid(const stn_program_desc *d, const stn_view *g, uint64_t
             ny = ny / 2 > hy ? ny / 2 : hy;
     }
     return (stn_view){nx, ny, nz, nx, nx * ny, 0, 0};
+}
+
+int stn_step(const stn_run *r, const stn_view *v, const void *const *src, void *const *dst,
+             const stn_box *box, const int64_t tile[2]) {
+    int rc = r->d->step(r->o->params, v, src, dst, box, tile[0], tile[1]);
+    if (rc)
+        return stn_error(rc < 0 ? rc : -EIO,
+                         "the kernel of '%s' failed on cells [%" PRId64 ",%" PRId64 ") x [%" PRId64
+                         ",%" PRId64 ") x [%" PRId64 ",%" PRId64 ") of rows %" PRId64
+                         " cells long: %s (the scratch of its "
+                         "sub-steps' cache tiles could not be allocated)",
+                         r->d->name, box->lo[0], box->hi[0], box->lo[1], box->hi[1], box->lo[2], box->hi[2],
+                         v->nx, strerror(rc < 0 ? -rc : EIO));
+    return 0;
 }
 
 int stn_measure_rate(const stn_run *r, const int64_t tile[2], uint64_t cap, double *cps, char *source,
@@ -78,13 +92,19 @@ int stn_measure_rate(const stn_run *r, const int64_t tile[2], uint64_t cap, doub
     if (rc == 0 && cells > 0) {
         const void *const *src = (const void *const *)arr;
         void *const *dst = arr + d->nsrc;
-        d->step(r->o->params, &v, src, dst, &b, tile[0], tile[1]); /* first touch, warm-up */
+        int krc = stn_step(r, &v, src, dst, &b, tile); /* first touch, warm-up */
         int64_t steps = 0;
         double t0 = stn_now(), t = 0;
-        while (steps < 2 || (t < 0.05 && steps < 1000)) {
-            d->step(r->o->params, &v, src, dst, &b, tile[0], tile[1]);
+        while (krc == 0 && (steps < 2 || (t < 0.05 && steps < 1000))) {
+            krc = stn_step(r, &v, src, dst, &b, tile);
             steps++;
             t = stn_now() - t0;
+        }
+        if (krc) {
+            for (int k = 0; k < narr; k++)
+                free(arr[k]);
+            free(arr);
+            return krc;
         }
         *cps = cells * (double)steps / (t > 0 ? t : 1e-9);
         snprintf(source, n,

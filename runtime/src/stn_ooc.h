@@ -22,7 +22,8 @@
 typedef struct stn_ooc_dim {
     int axis;               /* 0 x, 1 y, 2 z */
     int64_t n;              /* its extent */
-    int64_t hlo, hhi, skew; /* its halo and the skew s = max(hlo, hhi) */
+    int64_t hlo, hhi;       /* its halo: the boundary layer below L and from H */
+    int64_t rlo, rhi, skew; /* how far a step reads (>= the halo) and the skew s = max(rlo, rhi) */
     int64_t L, H;           /* its interior [L, H) */
     int64_t b, nblocks;     /* block width, blocks */
 } stn_ooc_dim;
@@ -46,6 +47,7 @@ typedef struct stn_ooc_plan {
     int64_t qcap;           /* q indices the ring holds at once (q.n unless y-blocked) */
     int64_t strip_planes;   /* z-planes carried from one z-row of blocks to the next (y-blocked) */
     uint64_t mem_bytes;     /* every buffer the engine allocates for this plan */
+    int64_t nx;             /* the grid's x extent */
 } stn_ooc_plan;
 
 /* Fill `p` for blocks of by x bz and bt steps (no feasibility check).  by >= ny (3d), or any

@@ -124,6 +124,10 @@ int stn_engine_arrays(const stn_program_desc *d, size_t field_size, void **f, co
 
 /* The kernels' rate in cells per second, measured on a small grid of the run's rows (all arrays
  * together at most `cap` bytes) with the iBlock `tile`, for about 50 ms; `source` says how. */
+/* One step of the kernel on `box` (d->step), its failure (a stencil with sub-steps that cannot
+ * allocate its tiles' scratch) turned into an error naming the stencil and the box. */
+int stn_step(const stn_run *r, const stn_view *v, const void *const *src, void *const *dst,
+             const stn_box *box, const int64_t tile[2]);
 int stn_measure_rate(const stn_run *r, const int64_t tile[2], uint64_t cap, double *cps, char *source,
                      size_t n);
 /* The kernels' rate for the time model, once per run: res->cells_per_second if already set, else

@@ -497,7 +497,7 @@ static int cmp_double(const void *a, const void *b) {
 static int64_t window_extent(const stn_ooc_dim *g, int64_t k, int64_t bt) {
     if (g->b >= g->H - g->L)
         return g->n;
-    int64_t w = k * g->b + bt * g->skew + g->hlo + g->hhi;
+    int64_t w = k * g->b + bt * g->skew + g->rlo + g->rhi;
     return w < g->n ? w : g->n;
 }
 
@@ -575,7 +575,15 @@ int stn_ooc_block_rate(const stn_run *r, const stn_ooc_plan *p, const int64_t ti
                 if (yb)
                     block_range(&p->q, ext[p->q.axis], 0, T, step, &b.lo[p->q.axis], &b.hi[p->q.axis]);
                 double t0 = stn_now();
-                d->step(r->o->params, &v, (const void *const *)src, dst, &b, tile[0], tile[1]);
+                int krc = stn_step(r, &v, (const void *const *)src, dst, &b, tile);
+                if (krc) {
+                    for (int a = 0; a < narr; a++)
+                        free(arr[a]);
+                    free(arr);
+                    free(src);
+                    free(dst);
+                    return krc;
+                }
                 if (round == 0)
                     continue;
                 t += stn_now() - t0;

@@ -88,8 +88,8 @@ static void heat_init(int field, int level, void *data, const stn_view *v, const
                 u[idx(v, x, y, z)] = heat_initial(x, y, z);
 }
 
-static void heat_step(const double *params, const stn_view *v, const void *const *src, void *const *dst,
-                      const stn_box *b, int64_t iy, int64_t iz) {
+static int heat_step(const double *params, const stn_view *v, const void *const *src, void *const *dst,
+                     const stn_box *b, int64_t iy, int64_t iz) {
     (void)iy, (void)iz;
     const double *a = src[0];
     double *out = dst[0], alpha = params[0];
@@ -100,6 +100,7 @@ static void heat_step(const double *params, const stn_view *v, const void *const
                 int64_t i = idx(v, x, y, z);
                 out[i] = heat_point(a, i, v->sy, v->sz, alpha);
             }
+    return 0;
 }
 
 static void heat_boundary_d(int field, const stn_view *v, const void *cur, void *next, const stn_box *b) {
@@ -165,8 +166,8 @@ static void wave_init(int field, int level, void *data, const stn_view *v, const
             a[idx(v, x, y, 0)] = wave_initial(field, level, x, y);
 }
 
-static void wave_step(const double *params, const stn_view *v, const void *const *src, void *const *dst,
-                      const stn_box *b, int64_t iy, int64_t iz) {
+static int wave_step(const double *params, const stn_view *v, const void *const *src, void *const *dst,
+                     const stn_box *b, int64_t iy, int64_t iz) {
     (void)params, (void)iy, (void)iz;
     const float *u = src[0], *up = src[1], *c = src[2];
     float *out = dst[0];
@@ -177,6 +178,7 @@ static void wave_step(const double *params, const stn_view *v, const void *const
             int64_t i = idx(v, x, y, 0);
             out[i] = wave_point(u, up, c, i, v->sy);
         }
+    return 0;
 }
 
 static void wave_boundary_d(int field, const stn_view *v, const void *cur, void *next, const stn_box *b) {
@@ -847,6 +849,34 @@ static void test_run_errors(void) {
     CHECK_EQ_INT(t_count_entries(".partial-"), 0);
 }
 
+/* A step that fails after `fail_after` calls, as a kernel with sub-steps does when the scratch of
+ * its tiles cannot be allocated. */
+static int fail_after;
+static int heat_step_failing(const double *params, const stn_view *v, const void *const *src,
+                             void *const *dst, const stn_box *b, int64_t iy, int64_t iz) {
+    if (fail_after-- <= 0)
+        return -ENOMEM;
+    return heat_step(params, v, src, dst, b, iy, iz);
+}
+
+static void test_kernel_failure(void) {
+    stn_program_desc d = heat_d;
+    d.step = heat_step_failing;
+    const char *out = t_path("kernel-fail.npy");
+    const char *modes[] = {"incore", "ooc"};
+    for (int m = 0; m < 2; m++) {
+        fail_after = 2;
+        expect(t_run(&d, "--size", "9,8,7", "--steps", "6", "--mode", modes[m], "--dir", t_dir,
+                     "--time-tiles", "off", "--out", fmt("u=%s", out), "--quiet", NULL),
+               1, "heat3d: error: the kernel of 'heat3d' failed on cells [1,8) x ");
+        CHECK(!t_exists(out));
+    }
+    fail_after = 0;
+    expect(t_run(&d, "--size", "9,8,7", "--steps", "6", "--mode", "incore", "--out", fmt("u=%s", out), NULL),
+           1, "Cannot allocate memory (the scratch of its sub-steps' cache tiles could not be allocated)");
+    CHECK(!t_exists(out));
+}
+
 static void test_help_version_warnings(void) {
     t_run_result *r = t_run(&heat_d, "--help", NULL);
     CHECK_EQ_INT(r->status, 0);
@@ -902,6 +932,7 @@ int main(void) {
     test_command_line_errors();
     test_size_rule();
     test_run_errors();
+    test_kernel_failure();
     test_help_version_warnings();
     test_bad_descriptor();
     /* nothing leaks from one stn_program_main to the next */

@@ -40,9 +40,10 @@ typedef struct problem {
     char text[256];
 } problem;
 
-static void step_fn(const double *params, const stn_view *v, const void *const *src, void *const *dst,
-                    const stn_box *box, int64_t iy, int64_t iz) {
+static int step_fn(const double *params, const stn_view *v, const void *const *src, void *const *dst,
+                   const stn_box *box, int64_t iy, int64_t iz) {
     (void)params, (void)v, (void)src, (void)dst, (void)box, (void)iy, (void)iz;
+    return 0;
 }
 
 static void boundary_fn(int field, const stn_view *v, const void *cur, void *next, const stn_box *box) {

@@ -343,3 +343,33 @@ def test_templates_are_strict(layouts):
     assert codegen._env().undefined is jinja2.StrictUndefined
     with pytest.raises(jinja2.UndefinedError):
         codegen._env().from_string("{{ name }} {{ src_arrays }}").render(codegen._names(layouts["heat3d"]))
+
+
+# ---------------------------------------------------------------- sub-steps
+
+
+def test_sub_steps_lay_out_scratch_and_the_rows_that_read_it():
+    k = build_layout(example("fdtd2d"))
+    assert [st.fields for st in k.stages] == [("ey", "ex"), ("hz",)]
+    first, second = k.stages
+    assert [(sc.field, sc.name, sc.index, sc.lo, sc.hi) for sc in first.scratch] == [
+        ("ey", "ey_new", 0, (0, 0, 0), (0, 1, 0)), ("ex", "ex_new", 1, (0, 0, 0), (1, 0, 0))]
+    assert first.tile is None and second.region is None and second.scratch == ()
+    assert [(r.name, r.dy) for r in second.tile.new_rows] == [("ex_new_y0", 0), ("ey_new_y0", 0), ("ey_new_yp1", 1)]
+    assert second.tile.assigns[0].expr == "hz_y0[x] - ch * (ex_new_y0[x + 1] - ex_new_y0[x] + ey_new_yp1[x] - ey_new_y0[x])"
+    assert k.nscratch == 2 and k.scratch_reach == (1, 0)
+    assert [(a.lo, a.hi, a.reach_lo, a.reach_hi) for a in k.axes] == [(1, 1, 1, 1), (1, 1, 1, 1), (0, 0, 0, 0)]
+    assert build_layout(example("heat3d")).stages == ()
+
+
+def test_sub_step_layouts_check_themselves():
+    k = build_layout(example("polyjacobi2d"))
+    assert k.axes[0].reach_lo == 2 and k.axes[0].lo == 1
+    bad("reach", lambda: L.Axis("x", 2, 1, 1, 1))
+    row = k.stages[1].tile.new_rows[0]
+    bad("below the cells computed", lambda: dataclasses.replace(row, dy=-3))
+    bad("one stage", lambda: dataclasses.replace(k, stages=k.stages[:1]))
+    bad("not declared", lambda: dataclasses.replace(k, rows=()))
+    st = k.stages[0]
+    bad("region loop", lambda: dataclasses.replace(st, region=None))
+    bad("past its stage's region", lambda: dataclasses.replace(st, lo=(0, 0, 0)))

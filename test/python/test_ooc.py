@@ -1,7 +1,8 @@
 """The out-of-core engine: bit-identical to in-core, exact IO model, crash safety.
 
 * Random stencils (radius 1-3, star and box shapes, asymmetric halos, one or two state
-  fields with one or two levels, an input field, a let read at offsets, dirichlet and neumann) on random grids with
+  fields with one or two levels, an input field, a let read at offsets, the second field reading
+  the first's new value at offsets (a sub-step), dirichlet and neumann) on random grids with
   random blocks (not dividing the grid, smaller than the skew, bt larger than the steps):
   `--mode ooc` equals `--mode incore` bit for bit, and the bytes it counts equal the bytes
   its model predicted.
@@ -81,8 +82,11 @@ def random_stencil(rng: random.Random, name: str) -> tuple[str, int, list[str]]:
         lines.append(f"  let g = {src0}[{at(rng.choice(offsets()))}] - 0.5 * {src0}[{at(rng.choice(offsets()))}];")
         offs = offsets()
         let_terms = [(rng.uniform(-0.5, 0.5), f"g[{at(o)}]") for o in rng.sample(offs, min(2, len(offs)))]
+    reads_new = nstate == 2 and rng.random() < 0.5  # a sub-step: s1 reads the new s0 at offsets
     for k, (name_i, levels) in enumerate(states):
         terms = list(let_terms) if k == 0 else []
+        if k == 1 and reads_new:
+            terms += [(rng.uniform(-1, 1), f"s0'[{','.join(map(str, off))}]") for off in offsets()]
         for src_name, src_levels in states:
             for off in offsets():
                 w = rng.uniform(-1, 1)

@@ -75,7 +75,7 @@ def _ooc_tuned(r, tmp):
 
 def _ooc_2d(r, tmp):
     assert r["size"] == [50, 40] and r["params"]["bz"] is None and r["params"]["iz"] is None
-    assert r["halo"] == {"lo": [1, 1], "hi": [1, 1]} and r["strip"] == "none"
+    assert r["halo"] == {"lo": [1, 1], "hi": [1, 1], "reach_lo": [1, 1], "reach_hi": [1, 1]} and r["strip"] == "none"
 
 
 def _mmap(r, tmp):

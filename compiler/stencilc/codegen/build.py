@@ -31,11 +31,15 @@ from .layout import (
     Init,
     KernelLayout,
     Let,
+    NewRow,
     OutRow,
     Param,
     PointFacts,
     RowPointer,
+    Scratch,
     Slot,
+    Stage,
+    StageLoop,
     Tuned,
 )
 
@@ -118,13 +122,15 @@ def build_layout(program: ir.Program, tuned: Tuned | None = None) -> KernelLayou
     rows: dict[tuple[str, int, int, int], RowPointer] = {}
     for ld in program.loads():
         key = (ld.field, ld.level, ld.offset[1], ld.offset[2])
-        if key not in rows:
+        if key not in rows and ld.level != ir.NEW:
             arr = array_of[(ld.field, ld.level)]
             suffix = f"_y{_off(ld.offset[1])}" + (f"_z{_off(ld.offset[2])}" if ndim == 3 else "")
             rows[key] = RowPointer(namer.fresh(arr + suffix), arr, ld.field, ld.level, ld.offset[1], ld.offset[2])
+    scratch, regions, new_rows = _scratch(program, cname, array_of, dst_slots, namer)
 
     def load_name(ld: ir.Load) -> str:
-        r = rows[(ld.field, ld.level, ld.offset[1], ld.offset[2])].name
+        key = (ld.field, ld.level, ld.offset[1], ld.offset[2])
+        r = new_rows[key].name if ld.level == ir.NEW else rows[key].name
         dx = ld.offset[0]
         return f"{r}[x {'+' if dx > 0 else '-'} {abs(dx)}]" if dx else f"{r}[x]"
 
@@ -143,13 +149,14 @@ def build_layout(program: ir.Program, tuned: Tuned | None = None) -> KernelLayou
              f"init {f.name}{'.prev' if level else ''} = {ir.format_expr(e, ndim)}")
         for f in program.fields for level, e in ((0, f.init), (1, f.init_prev)) if e is not None)
 
+    stages = _stages(program, scratch, regions, new_rows, rows, {a.field: a for a in assigns}, out_rows, lets)
     real, elem_size, npy_descr = DTYPES[dtype]
     return KernelLayout(
         name=name, version=__version__, source=program.source_name, dtype=dtype, real=real,
         elem_size=elem_size, npy_descr=npy_descr, ndim=ndim,
         facts=PointFacts(facts.points, facts.flops, facts.bytes_per_point, facts.kr, facts.kw),
-        axes=tuple(Axis(AXES[d], facts.halo_lo[d], facts.halo_hi[d]) if d < ndim else Axis(AXES[d], 0, 0)
-                   for d in range(3)),
+        axes=tuple(Axis(AXES[d], facts.halo_lo[d], facts.halo_hi[d], facts.reach_lo[d], facts.reach_hi[d])
+                   if d < ndim else Axis(AXES[d], 0, 0) for d in range(3)),
         fields=tuple(FieldDesc(f.name, f.name.upper(), f.kind, f.levels, f.boundary, f.init is not None,
                                f.init_prev is not None, f.src_slot, f.prev_slot, f.dst_slot) for f in program.fields),
         params=tuple(Param(p.name, cname[p.name], p.value, c_literal(p.value, dtype), c_literal(p.value, "f64"))
@@ -158,4 +165,72 @@ def build_layout(program: ir.Program, tuned: Tuned | None = None) -> KernelLayou
         lets=lets, assigns=tuple(assigns), inits=inits,
         ir_lines=tuple(ln for ln in ir.format_program(program).splitlines() if ln.startswith(("let ", "update "))),
         tile_bytes=TILE_BYTES, runtime_dir=str(runtime_dir()), cflags=DEFAULT_CFLAGS, libs=tuple(LIBS), tuned=tuned,
+        stages=stages,
     )
+
+
+def _scratch(program: ir.Program, cname, array_of, dst_slots, namer: _Namer):
+    """The scratch of each field read primed (in update order) and the rows that read it."""
+    need = program.new_extents()
+    stage_of = {u.field: k for k, group in enumerate(program.stages()) for u in group}
+    region: dict[int, tuple[list[int], list[int]]] = {}
+    known = {f: program.known_extent(f, need) for f in need}
+    for f, (lo, hi) in known.items():
+        rlo, rhi = region.setdefault(stage_of[f], ([0, 0, 0], [0, 0, 0]))
+        for d in range(3):
+            rlo[d], rhi[d] = max(rlo[d], lo[d]), max(rhi[d], hi[d])
+    dst_of = {s.field: s.arg for s in dst_slots}
+    scratch: dict[str, Scratch] = {}
+    for u in program.updates:
+        f = u.field
+        if f in known:
+            scratch[f] = Scratch(f, namer.fresh(cname[f] + "_new"), len(scratch), namer.fresh(cname[f] + "_new_row"),
+                                 array_of[(f, 0)], dst_of[f], program.field(f).boundary, tuple(known[f][0]),
+                                 tuple(known[f][1]))
+    new_rows: dict[tuple[str, int, int, int], NewRow] = {}
+    for ld in program.loads():
+        if ld.level == ir.NEW and (ld.field, ld.level, ld.offset[1], ld.offset[2]) not in new_rows:
+            sc = scratch[ld.field]
+            lo = region[stage_of[ld.field]][0]
+            suffix = f"_y{_off(ld.offset[1])}" + (f"_z{_off(ld.offset[2])}" if program.ndim == 3 else "")
+            new_rows[(ld.field, ld.level, ld.offset[1], ld.offset[2])] = NewRow(
+                namer.fresh(sc.name + suffix), sc.name, ld.field, ld.offset[1], ld.offset[2], lo[1], lo[2])
+    return scratch, region, new_rows
+
+
+def _stages(program: ir.Program, scratch, regions, new_rows, rows, assign_of, out_rows, lets):
+    """The sub-steps of ``program``: () when its updates read no new value."""
+    groups = program.stages()
+    if len(groups) == 1:
+        return ()
+    out_of = {r.field: r for r in out_rows}
+    let_of = {x.name: x for x in lets}
+    stages = []
+    for k, group in enumerate(groups):
+        names = tuple(u.field for u in group)
+        mine = tuple(scratch[f] for f in names if f in scratch)
+
+        lo, hi = regions.get(k, ([0, 0, 0], [0, 0, 0]))
+
+        def loop(updates: list[ir.Update], to_scratch: bool, lo=lo) -> StageLoop | None:
+            if not updates:
+                return None
+            loads = set().union(*(program.update_loads(u) for u in updates))
+            used = [x.name for x in ir.needed_lets(program.lets, updates)]
+            row_names = tuple(r.name for key, r in rows.items() if any(
+                (ld.field, ld.level, ld.offset[1], ld.offset[2]) == key for ld in loads))
+            reads = tuple(r for key, r in new_rows.items() if any(
+                (ld.field, ld.level, ld.offset[1], ld.offset[2]) == key for ld in loads))
+            if to_scratch:
+                outs = tuple((scratch[u.field].row, f"{scratch[u.field].name} + (z - zc0 + {lo[2]}) * splane_ "
+                              f"+ (y - yb + {lo[1]}) * v->nx") for u in updates)
+            else:
+                outs = tuple((out_of[u.field].name, f"{out_of[u.field].array} + row") for u in updates)
+            assigns = tuple(Assign(u.field, row, assign_of[u.field].expr) for u, (row, _) in zip(updates, outs))
+            return StageLoop(row_names, reads, outs, tuple(let_of[n] for n in used), assigns)
+
+        stages.append(Stage(k, names, mine, tuple(lo), tuple(hi),
+                            loop([u for u in group if u.field in scratch], True),
+                            loop([u for u in group if u.field not in scratch], False)))
+    return tuple(stages)
+

@@ -30,10 +30,14 @@ from .cexpr import C_KEYWORDS, c_literal
 
 # Identifiers the templates use for their own locals; DSL names that collide get a "_".
 INTERNAL_NAMES = frozenset(
-    "sy sz y0 z0 x0 x1 ty tz kz ky zb ze yb ye row p v pv w c b src dst box iy ix iz whole interior nx ny nz "
+    "sy sz y0 z0 x0 x1 span_y span_z ty tz kz ky zb ze yb ye row p v pv w c b src dst box iy ix iz whole interior nx ny nz "
     "m r a cur next field level data xl xh yl yh zl zh xi0 xi1 yi0 yi1 zi0 zi1 nrx threads splits memcpy "
     "omp_get_max_threads MIN_ MAX_ default_tiles_ dirichlet_ neumann_ params_ view_ box_ init_ step_ "
-    "boundary_ fields_ params_desc_ program_ argc argv".split()
+    "boundary_ fields_ params_desc_ program_ argc argv "
+    # the sub-step kernels' own
+    "chunk_y chunk_z zc0 zc1 ty0 ty1 nyc nzc kc rz0 rz1 ry0 ry1 rx0 rx1 ix0 ix1 splane_ per_ scratch_ rc_ ok_ stage_chunk_ "
+    "malloc free "
+    "ENOMEM".split()
 )
 AXES = "xyz"
 
@@ -136,12 +140,20 @@ class Axis:
     name: str  # x, y or z
     lo: int
     hi: int
+    reach_lo: int = -1  # how far one step reads (>= the halo); -1: the halo
+    reach_hi: int = -1
 
     def __post_init__(self) -> None:
         if self.name not in AXES:
             _fail(self, f"axis {self.name!r} is not one of x, y, z")
         _nonneg(self, "halo lo", self.lo)
         _nonneg(self, "halo hi", self.hi)
+        if self.reach_lo == -1:
+            object.__setattr__(self, "reach_lo", self.lo)
+        if self.reach_hi == -1:
+            object.__setattr__(self, "reach_hi", self.hi)
+        if self.reach_lo < self.lo or self.reach_hi < self.hi:
+            _fail(self, "the reach is less than the halo")
 
     @property
     def NAME(self) -> str:  # upper case: the templates' spelling of macro names
@@ -200,6 +212,115 @@ class RowPointer:
             if d:
                 out += f" {'+' if d > 0 else '-'} " + (f"{abs(d)} * {stride}" if abs(d) != 1 else stride)
         return out
+
+
+@dataclass(frozen=True)
+class NewRow:
+    """``const real *restrict name = scratch + (z - zc0 + dz + lz) * splane_ + (y - yb + dy + ly) * v->nx``:
+    the row of ``field``'s new value of this step, offset by (dy, dz), in the scratch of the
+    cache tile (whose origin is ``ly`` rows and ``lz`` planes before the tile's, the cells
+    computed below it); the update reads ``name[x + dx]``."""
+
+    name: str
+    scratch: str  # a Scratch's name
+    field: str
+    dy: int
+    dz: int
+    ly: int
+    lz: int
+
+    def __post_init__(self) -> None:
+        _local(self, "new-value row", self.name)
+        _local(self, "scratch", self.scratch)
+        _nonneg(self, "ly", self.ly)
+        _nonneg(self, "lz", self.lz)
+        if self.dy + self.ly < 0 or self.dz + self.lz < 0:
+            _fail(self, "the offset reaches below the cells computed")
+
+    @property
+    def shift(self) -> str:
+        """The C that addresses the row: scratch + plane * splane_ + row * nx."""
+        return (f"{self.scratch} + (z - zc0 + {self.dz + self.lz}) * splane_ "
+                f"+ (y - yb + {self.dy + self.ly}) * v->nx")
+
+
+@dataclass(frozen=True)
+class Scratch:
+    """The new value of ``field`` (read primed by a later update of the step) on a cache tile
+    and ``lo``/``hi`` cells around it (x, y, z), in a thread's scratch array ``name``, slot
+    ``index`` of it: computed where the cells are interior, else its boundary rule (Dirichlet:
+    the current level ``cur``; Neumann: mirrored, x then y then z).  ``row`` is the row being
+    computed; the tile's own cells are copied to ``next`` (its dst slot)."""
+
+    field: str
+    name: str
+    index: int
+    row: str
+    cur: str  # the src slot's arg of the current level
+    next: str  # the dst slot's arg
+    boundary: str
+    lo: tuple[int, int, int]
+    hi: tuple[int, int, int]
+
+    def __post_init__(self) -> None:
+        _ident(self, "field", self.field)
+        for role in ("name", "row", "cur", "next"):
+            _local(self, role, getattr(self, role))
+        _nonneg(self, "index", self.index)
+        if self.boundary not in ("dirichlet", "neumann"):
+            _fail(self, f"boundary {self.boundary!r}")
+        for v in self.lo + self.hi:
+            _nonneg(self, "extent", v)
+
+
+@dataclass(frozen=True)
+class StageLoop:
+    """One pass over rows of a sub-step: the lets and assignments of its fields, reading old
+    levels through ``rows`` (names of ``KernelLayout.rows``) and new values through ``new_rows``;
+    ``outs`` are (row name, C address) of the rows written, one per assignment."""
+
+    rows: tuple[str, ...]
+    new_rows: tuple[NewRow, ...]
+    outs: tuple[tuple[str, str], ...]
+    lets: tuple[Let, ...]
+    assigns: tuple[Assign, ...]
+
+    def __post_init__(self) -> None:
+        _tuple_of(self, "rows", self.rows, str)
+        _tuple_of(self, "new_rows", self.new_rows, NewRow)
+        _tuple_of(self, "lets", self.lets, Let)
+        _tuple_of(self, "assigns", self.assigns, Assign)
+        if [a.row for a in self.assigns] != [o[0] for o in self.outs]:
+            _fail(self, "assignments do not match the rows written")
+        for name, addr in self.outs:
+            _local(self, "row", name)
+            _expr(self, addr)
+
+
+@dataclass(frozen=True)
+class Stage:
+    """A sub-step: updates that read no new value of one another, run after the stages before.
+    ``region`` computes its ``scratch`` fields (those later updates read primed) on the cells
+    around the tile, ``lo``/``hi`` of them (the widest of its fields'); ``tile`` computes the
+    others straight into their new levels on the tile's cells."""
+
+    index: int
+    fields: tuple[str, ...]
+    scratch: tuple[Scratch, ...]
+    lo: tuple[int, int, int]
+    hi: tuple[int, int, int]
+    region: StageLoop | None
+    tile: StageLoop | None
+
+    def __post_init__(self) -> None:
+        _nonneg(self, "index", self.index)
+        _tuple_of(self, "fields", self.fields, str)
+        _tuple_of(self, "scratch", self.scratch, Scratch)
+        if (self.region is None) != (not self.scratch) or (self.region is None and self.tile is None):
+            _fail(self, "a stage computes its scratch fields in a region loop and its others in a tile loop")
+        for sc in self.scratch:
+            if any(a > b for a, b in zip(sc.lo + sc.hi, self.lo + self.hi)):
+                _fail(self, f"scratch {sc.name} reaches past its stage's region")
 
 
 @dataclass(frozen=True)
@@ -367,6 +488,18 @@ class KernelLayout:
     cflags: str
     libs: tuple[str, ...]
     tuned: Tuned | None = None
+    stages: tuple[Stage, ...] = ()  # sub-steps; () when the updates read no new value
+
+    # -- sub-steps
+    @property
+    def nscratch(self) -> int:
+        return sum(len(st.scratch) for st in self.stages)
+
+    @property
+    def scratch_reach(self) -> tuple[int, int]:
+        """The rows and planes a tile's scratch holds beyond the tile's (the widest stage's)."""
+        return (max((st.lo[1] + st.hi[1] for st in self.stages), default=0),
+                max((st.lo[2] + st.hi[2] for st in self.stages), default=0))
 
     def __post_init__(self) -> None:
         _ident(self, "stencil name", self.name)
@@ -381,7 +514,8 @@ class KernelLayout:
             _fail(self, "facts must be PointFacts")
         for role, kind in (("axes", Axis), ("fields", FieldDesc), ("params", Param), ("src_slots", Slot),
                            ("dst_slots", Slot), ("rows", RowPointer), ("out_rows", OutRow), ("lets", Let),
-                           ("assigns", Assign), ("inits", Init), ("ir_lines", str), ("libs", str)):
+                           ("assigns", Assign), ("inits", Init), ("ir_lines", str), ("libs", str),
+                           ("stages", Stage)):
             _tuple_of(self, role, getattr(self, role), kind)
         if self.tuned is not None and not isinstance(self.tuned, Tuned):
             _fail(self, "tuned must be Tuned or None")
@@ -413,8 +547,19 @@ class KernelLayout:
         # the kernels' C names: distinct, and each reference resolves
         locals_ = ([s.arg for s in self.src_slots + self.dst_slots] + [r.name for r in self.rows]
                    + [r.name for r in self.out_rows] + [x.cname for x in self.lets] + [p.cname for p in self.params])
-        if len(set(locals_)) != len(locals_):
+        scratch = [sc for st in self.stages for sc in st.scratch]
+        new_rows = {(r.name, r.scratch, r.dy, r.dz) for st in self.stages for loop in (st.region, st.tile) if loop
+                    for r in loop.new_rows}
+        locals_ += [sc.name for sc in scratch] + [sc.row for sc in scratch] + sorted({r[0] for r in new_rows})
+        if len(set(locals_)) != len(locals_) or len(new_rows) != len({r[0] for r in new_rows}):
             _fail(self, f"C names {locals_} repeat")
+        if [sc.index for sc in scratch] != list(range(len(scratch))) or len(self.stages) == 1:
+            _fail(self, "scratch indices are not dense, or one stage is not sub-steps")
+        row_names = {r.name for r in self.rows}
+        for st in self.stages:
+            for loop in (st.region, st.tile):
+                if loop and not set(loop.rows) <= row_names:
+                    _fail(self, f"stage {st.index} reads rows that are not declared")
         src_args = {(s.field, s.level): s.arg for s in self.src_slots}
         for r in self.rows:
             if src_args.get((r.field, r.level)) != r.array or (self.ndim == 2 and r.dz):

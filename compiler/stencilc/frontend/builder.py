@@ -151,10 +151,15 @@ class _Builder(StencilVisitor):
 
     def visitRefPrimary(self, ctx: StencilParser.RefPrimaryContext) -> ast.Name | ast.Ref:
         prev = self._prev_suffix(ctx.suffix)
+        new = ctx.new is not None
+        if new and ctx.suffix is not None:
+            self.r.error(f"'{ctx.name.text}'.{ctx.suffix.text}' names two levels at once: '{ctx.name.text}'' is the "
+                         f"new value of this step, '{ctx.name.text}.prev' the level before the current one",
+                         token_loc(ctx.suffix))
         subscripts = tuple(tuple(self.visit(e) for e in sub.expr()) for sub in ctx.subscript())
-        if not prev and not subscripts:
+        if not prev and not new and not subscripts:
             return ast.Name(ctx.name.text, token_loc(ctx.name))
-        return ast.Ref(ctx.name.text, prev, subscripts, token_loc(ctx.name))
+        return ast.Ref(ctx.name.text, prev, subscripts, token_loc(ctx.name), new)
 
     def visitParenPrimary(self, ctx: StencilParser.ParenPrimaryContext) -> ast.Expr:
         return self.visit(ctx.expr())
