@@ -79,6 +79,20 @@ class Access:
         return self.arr[tuple(idx)]
 
 
+class SeriesAt:
+    """Series values at the step being computed: ``w()`` is ``w[t]``, ``w(-1)`` is ``w[t-1]`` (0
+    before the series' first value; past its end is an error, as the programs refuse it)."""
+
+    def __init__(self, values: np.ndarray, t: int):
+        self.values, self.t = values, t
+
+    def __call__(self, k: int = 0):
+        i = self.t + k
+        if i >= len(self.values):
+            raise IndexError(f"series read at {i}, but it holds {len(self.values)} values")
+        return self.values[i] if i >= 0 else self.values.dtype.type(0)
+
+
 def interior(shape: tuple[int, ...], lo: tuple[int, ...], hi: tuple[int, ...]) -> tuple[slice, ...]:
     """The interior of an array of numpy ``shape`` for a halo given x first."""
     nd = len(shape)
@@ -113,6 +127,10 @@ class Example:
     # such functions run in order, each reading the new values of those before as fields["u'"]
     update: Callable | tuple[Callable, ...]
     doc: str = ""
+    # series: name -> its values for the tests when no file gives them (n -> 1d array); run() takes
+    # them in `fields` as 1d arrays; an update reads f["w"](k) = w[t+k], and p.t is the step index
+    series: dict[str, Callable] = field(default_factory=dict)
+    SERIES_LENGTH = 512  # values of a default series: more steps than any test runs
     fields: tuple[str, ...] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -170,6 +188,8 @@ class Example:
         for f in self.fields:
             a = make(f)
             out[f] = a if a is not None else np.zeros(shape, self.dtype)
+        for w, default in self.series.items():  # given at run time (--init w=FILE)
+            out[w] = np.asarray(files[w] if w in files else default(self.SERIES_LENGTH), dtype=self.dtype).copy()
         for f, (levels, _) in self.state.items():
             if levels == 2:
                 a = make(f + ".prev")
@@ -192,12 +212,15 @@ class Example:
                 if levels == 2:
                     mirror(prev[f], lo, hi)
         inputs = {f: np.array(fields[f], dtype=self.dtype, copy=True) for f in self.inputs}
+        series = {w: np.asarray(fields[w], dtype=self.dtype) for w in self.series}
         shape = next(iter(cur.values())).shape
         inner = interior(shape, lo, hi)
         stages = self.update if isinstance(self.update, tuple) else (self.update,)
-        for _ in range(steps):
+        for t in range(steps):
+            p.t = self.dtype(t)
             acc = {f: Access(a, lo, hi, seen, prev.get(f)) for f, a in cur.items()}
             acc.update({f: Access(a, lo, hi, seen) for f, a in inputs.items()})
+            acc.update({w: SeriesAt(v, t) for w, v in series.items()})
             new = {}
             for stage in stages:  # sub-steps: a stage reads the new values of those before it
                 new_inner = stage(acc, p)
@@ -483,26 +506,45 @@ _register(Example(
     update=_advect2d_update, doc="upwind advection of two tracers"))
 
 
-# ----------------------------------------------------------------------------- fdtd2d (sub-steps)
+# ----------------------------------------------------------------------------- fdtd2d (sub-steps, a series)
 
 
-def _fdtd2d_fields(f, p):  # PolyBench's i is y, j is x
-    hz = f["hz"]
-    return {"ey": f["ey"]() - p.ce * (hz() - hz(0, -1)), "ex": f["ex"]() - p.ce * (hz() - hz(-1, 0))}
+def _fdtd2d_fields(f, p):  # PolyBench's i is y - 1, j is x - 1; masks keep what its loops skip
+    hz, src, ex0 = f["hz"], f["src"](), f["ex0"]()
+    ey = src * f["fict"]() + (1 - src) * (f["ey"]() - 0.5 * (hz() - hz(0, -1)))
+    ex = ex0 * f["ex"]() + (1 - ex0) * (f["ex"]() - 0.5 * (hz() - hz(-1, 0)))
+    return {"ey": ey, "ex": ex}
 
 
 def _fdtd2d_hz(f, p):
-    ex, ey = f["ex'"], f["ey'"]
-    return {"hz": f["hz"]() - p.ch * (ex(1, 0) - ex() + ey(0, 1) - ey())}
+    ex, ey, h = f["ex'"], f["ey'"], f["hlast"]()
+    return {"hz": h * f["hz"]() + (1 - h) * (f["hz"]() - 0.7 * (ex(1, 0) - ex() + ey(0, 1) - ey()))}
+
+
+def _one_at(v, at):
+    return np.maximum(0, 1 - np.abs(v - at))
 
 
 _register(Example(
     name="fdtd2d", ndim=2, dtype=np.float64, halo_lo=(1, 1), halo_hi=(1, 1),
-    state={"ex": (1, "dirichlet"), "ey": (1, "dirichlet"), "hz": (1, "dirichlet")}, inputs=(),
-    params={"ce": 0.5, "ch": 0.7},
-    inits={"ex": lambda c, p: c.y * (c.x + 1) / c.ny, "ey": lambda c, p: c.y * (c.x + 2) / c.nx,
-           "hz": lambda c, p: c.y * (c.x + 3) / c.ny},
-    update=(_fdtd2d_fields, _fdtd2d_hz), doc="FDTD (Yee), ex and ey then hz from the new ones: sub-steps"))
+    state={"ex": (1, "dirichlet"), "ey": (1, "dirichlet"), "hz": (1, "dirichlet")},
+    inputs=("src", "ex0", "hlast"), params={}, series={"fict": lambda n: np.arange(n, dtype=np.float64)},
+    inits={"src": lambda c, p: _one_at(c.y, 1) + 0 * c.x, "ex0": lambda c, p: _one_at(c.x, 1) + 0 * c.y,
+           "hlast": lambda c, p: np.maximum(_one_at(c.x, c.nx - 2), _one_at(c.y, c.ny - 2)),
+           "ex": lambda c, p: (c.y - 1) * c.x / (c.ny - 2), "ey": lambda c, p: (c.y - 1) * (c.x + 1) / (c.nx - 2),
+           "hz": lambda c, p: (c.y - 1) * (c.x + 2) / (c.ny - 2)},
+    update=(_fdtd2d_fields, _fdtd2d_hz),
+    doc="PolyBench's fdtd-2d: ex, ey, then hz from the new ones (sub-steps), fict[t] a series"))
+
+
+def polybench_fdtd2d(ex, ey, hz, fict, tmax):
+    """PolyBench's kernel_fdtd_2d, transcribed loop for loop (arrays [nx][ny], i then j), in place."""
+    for t in range(tmax):
+        ey[0, :] = fict[t]
+        ey[1:, :] = ey[1:, :] - 0.5 * (hz[1:, :] - hz[:-1, :])
+        ex[:, 1:] = ex[:, 1:] - 0.5 * (hz[:, 1:] - hz[:, :-1])
+        hz[:-1, :-1] = hz[:-1, :-1] - 0.7 * (ex[:-1, 1:] - ex[:-1, :-1] + ey[1:, :-1] - ey[:-1, :-1])
+    return ex, ey, hz
 
 
 # ----------------------------------------------------------------------------- polyjacobi2d

@@ -33,6 +33,7 @@ decl
     | PARAM name=ID ASSIGN expr SEMI                                   # paramDecl
     | STATE name=ID (LEVELS levels=number)? SEMI                       # stateDecl
     | INPUT name=ID SEMI                                               # inputDecl
+    | SERIES name=ID SEMI                                              # seriesDecl
     | TABLE name=ID (LBRACK number RBRACK)+ ASSIGN tableInit SEMI      # tableDecl
     | LET name=ID ASSIGN expr SEMI                                     # letDecl
     | name=ID PRIME ASSIGN expr SEMI                                   # updateDecl
@@ -95,6 +96,7 @@ GRID     : 'grid';
 PARAM    : 'param';
 STATE    : 'state';
 INPUT    : 'input';
+SERIES   : 'series';
 LEVELS   : 'levels';
 TABLE    : 'table';
 LET      : 'let';

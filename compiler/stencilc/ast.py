@@ -135,6 +135,14 @@ class InputDecl:
 
 
 @dataclass(frozen=True)
+class SeriesDecl:
+    """``series w;``: a time series given at run time, read as ``w[t]``, ``w[t-1]``..."""
+
+    name: str
+    loc: Loc  # the name
+
+
+@dataclass(frozen=True)
 class TableInit:
     """A brace list ``{a, b, ...}``; items are nested ``TableInit``s or expressions."""
 
@@ -188,7 +196,8 @@ class InitDecl:
     loc: Loc  # the name
 
 
-Decl = Union[GridDecl, ParamDecl, StateDecl, InputDecl, TableDecl, LetDecl, UpdateDecl, BoundaryDecl, InitDecl]
+Decl = Union[GridDecl, ParamDecl, StateDecl, InputDecl, SeriesDecl, TableDecl, LetDecl, UpdateDecl, BoundaryDecl,
+             InitDecl]
 
 
 @dataclass(frozen=True)
@@ -299,6 +308,8 @@ def _fmt(node: object, depth: int, out: list[str]) -> None:
         head = f"StateDecl {node.name}" + (f" levels={node.levels}" if node.levels is not None else "")
     elif isinstance(node, InputDecl):
         head = f"InputDecl {node.name}"
+    elif isinstance(node, SeriesDecl):
+        head = f"SeriesDecl {node.name}"
     elif isinstance(node, TableDecl):
         head, kids = f"TableDecl {node.name}" + "".join(f"[{d}]" for d in node.dims), [node.init]
     elif isinstance(node, TableInit):

@@ -65,6 +65,19 @@ class Extent:
 
 
 @dataclass(frozen=True)
+class TimeIndex:
+    """``t``: the index of the step being computed (0-based), in the element type."""
+
+
+@dataclass(frozen=True)
+class SeriesRef:
+    """``w[t+k]``: series ``name`` at the step index plus ``k`` (0 before the series' first value)."""
+
+    name: str
+    k: int
+
+
+@dataclass(frozen=True)
 class TempRef:
     name: str  # a let
 
@@ -87,7 +100,7 @@ class Call:
     args: tuple[Expr, ...]
 
 
-Expr = Union[Const, ParamRef, Load, Coord, Extent, TempRef, Neg, BinOp, Call]
+Expr = Union[Const, ParamRef, Load, Coord, Extent, TimeIndex, SeriesRef, TempRef, Neg, BinOp, Call]
 
 
 def children(e: Expr) -> tuple[Expr, ...]:
@@ -188,6 +201,7 @@ class Program:
     lets: list[Let]
     updates: list[Update]
     facts: Facts | None = None
+    series: list[str] = field(default_factory=list)  # declaration order
 
     # -- lookups
     def field(self, name: str) -> Field:
@@ -214,6 +228,16 @@ class Program:
 
     def kernel_exprs(self) -> list[Expr]:
         return [x.value for x in self.lets] + [u.value for u in self.updates]
+
+    def uses_time(self) -> bool:
+        """Whether the kernels read ``t`` itself (a series read at it does not count)."""
+        return any(isinstance(n, TimeIndex) for e in self.kernel_exprs() for n in walk(e))
+
+    def series_terms(self) -> list[SeriesRef]:
+        """The distinct series reads, by series (declaration order), then k: the values the runtime
+        passes the kernels each step, after the params and ``t``."""
+        terms = {n for e in self.kernel_exprs() for n in walk(e) if isinstance(n, SeriesRef)}
+        return sorted(terms, key=lambda s: (self.series.index(s.name), s.k))
 
     def loads(self) -> list[Load]:
         """Distinct loads of the point update, in a stable order."""
@@ -331,7 +355,8 @@ class Program:
             bad(f"ndim {self.ndim}")
         if self.dtype not in ("f32", "f64"):
             bad(f"dtype {self.dtype}")
-        names = [f.name for f in self.fields] + [p.name for p in self.params] + [x.name for x in self.lets]
+        names = [f.name for f in self.fields] + [p.name for p in self.params] + [x.name for x in self.lets] \
+            + list(self.series)
         if len(names) != len(set(names)):
             bad(f"duplicate names in {names}")
         fields = {f.name: f for f in self.fields}
@@ -370,6 +395,10 @@ class Program:
                         bad(f"{where}: {n.field} level {n.level} has no source slot")
                 elif isinstance(n, ParamRef) and n.name not in params:
                     bad(f"{where}: unknown param {n.name}")
+                elif isinstance(n, (TimeIndex, SeriesRef)) and allow_coords:
+                    bad(f"{where}: the step index in an init")
+                elif isinstance(n, SeriesRef) and n.name not in self.series:
+                    bad(f"{where}: unknown series {n.name}")
                 elif isinstance(n, (Coord, Extent)) and (not allow_coords or n.axis >= self.ndim):
                     bad(f"{where}: coordinate {n}")
                 elif isinstance(n, TempRef) and n.name not in temps:
@@ -414,6 +443,10 @@ def format_expr(e: Expr, ndim: int = 3, parent: int = 0, right: bool = False) ->
         return e.name
     if isinstance(e, Coord):
         return _AXES[e.axis]
+    if isinstance(e, TimeIndex):
+        return "t"
+    if isinstance(e, SeriesRef):
+        return f"{e.name}[t{'+' if e.k > 0 else '-' if e.k < 0 else ''}{abs(e.k) if e.k else ''}]"
     if isinstance(e, Extent):
         return "n" + _AXES[e.axis]
     if isinstance(e, Load):
@@ -435,6 +468,8 @@ def format_program(p: Program) -> str:
     out = [f"// IR of {p.source_name}", f"stencil {p.name}: grid {p.ndim}d {p.dtype}"]
     for prm in p.params:
         out.append(f"param {prm.name} = {prm.value!r}")
+    for name in p.series:
+        out.append(f"series {name}")
     for fld in p.fields:
         desc = f"field {fld.name}: {fld.kind}"
         if fld.kind == "state":

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from . import ast, ir
 from .diagnostics import InternalError
-from .sema import COORDS, EXTENTS, Checked, eval_int, exponent_of, sum_envs
+from .sema import COORDS, EXTENTS, TIME, Checked, eval_int, exponent_of, series_offset, sum_envs
 
 
 def _offset3(subscripts, env: dict[str, int]) -> tuple[int, int, int]:
@@ -45,7 +45,7 @@ class _Lowerer:
             return ir.BinOp(e.op, self.shifted(e.lhs, by), self.shifted(e.rhs, by))
         if isinstance(e, ir.Call):
             return ir.Call(e.func, tuple(self.shifted(a, by) for a in e.args))
-        if isinstance(e, (ir.Const, ir.ParamRef)):
+        if isinstance(e, (ir.Const, ir.ParamRef, ir.TimeIndex, ir.SeriesRef)):  # the same at every cell
             return e
         raise InternalError(f"{e!r} in a let read at an offset")
 
@@ -57,6 +57,8 @@ class _Lowerer:
             n = e.id
             if n in env:
                 return ir.Const(float(env[n]))
+            if n == TIME:
+                return ir.TimeIndex()
             if n in COORDS:
                 return ir.Coord(COORDS[n])
             if n in EXTENTS:
@@ -69,6 +71,8 @@ class _Lowerer:
                 return ir.TempRef(n)
             raise InternalError(f"unresolved name {n!r} reached lowering")
         if isinstance(e, ast.Ref):
+            if e.id in c.series:
+                return ir.SeriesRef(e.id, series_offset(e.subscripts[0][0]))
             if e.id in c.fields:
                 level = ir.NEW if e.new else 1 if e.prev else 0
                 if not e.subscripts:
@@ -141,6 +145,7 @@ def lower(c: Checked) -> ir.Program:
     program = ir.Program(
         name=c.name, source_name=c.source.name, ndim=c.ndim, dtype=c.dtype,
         params=[ir.Param(n, v) for n, v in c.params.items()], fields=fields, lets=lets, updates=updates,
+        series=list(c.series),
     )
     program.facts = program.derive_facts()
     program.validate()

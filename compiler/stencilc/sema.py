@@ -15,7 +15,9 @@ source with a caret), or a ``Checked`` stencil in which
   indices in scope, offsets have one component per grid dimension, table indices are in
   range, tables have the declared shape, ``^`` has an integer-literal exponent;
 * lets are defined before use; coordinates ``x y z nx ny nz`` appear only in inits,
-  which read no field and no let.
+  which read no field and no let;
+* the step index ``t`` and series, read as ``w[t+k]`` (k a compile-time integer), appear
+  only in updates and lets.
 
 Unrolling, constant folding of tables and the derived facts happen in ``lower``; the
 integer evaluation both use is ``eval_int`` here.
@@ -32,8 +34,9 @@ from .ir import FUNCTIONS
 
 COORDS = {"x": 0, "y": 1, "z": 2}
 EXTENTS = {"nx": 0, "ny": 1, "nz": 2}
+TIME = "t"  # the index of the step being computed
 BOUNDARY_KINDS = ("dirichlet", "neumann")
-RESERVED = set(COORDS) | set(EXTENTS) | set(FUNCTIONS)
+RESERVED = set(COORDS) | set(EXTENTS) | set(FUNCTIONS) | {TIME}
 MAX_SUM_TERMS = 100_000
 
 
@@ -72,6 +75,7 @@ class Checked:
     tables: dict[str, TableInfo]
     lets: list[ast.LetDecl]  # declaration order
     warnings: list[Diagnostic] = field(default_factory=list)
+    series: list[str] = field(default_factory=list)  # declaration order
 
 
 # ---------------------------------------------------------------- constant evaluation
@@ -153,6 +157,7 @@ class _Checker:
         self.tables: dict[str, TableInfo] = {}
         self.lets: dict[str, ast.LetDecl] = {}
         self.let_order: list[ast.LetDecl] = []
+        self.series: dict[str, ast.SeriesDecl] = {}
         self.decl_of: dict[str, tuple[str, Loc]] = {}  # name -> (kind, loc)
         self.all_sum_vars: set[str] = set()
         self.used: set[str] = set()
@@ -179,7 +184,7 @@ class _Checker:
         return Checked(
             source=self.source, tree=self.tree, name=self.tree.name, ndim=self.ndim, dtype=self.dtype,
             params=self.params, fields=self.fields, tables=self.tables, lets=self.let_order,
-            warnings=self.rep.warnings,
+            warnings=self.rep.warnings, series=list(self.series),
         )
 
     # -- pass 1: grid and declarations
@@ -202,7 +207,8 @@ class _Checker:
 
     def _declare(self, name: str, kind: str, loc: Loc) -> bool:
         if name in RESERVED:
-            what = "a math function" if name in FUNCTIONS else "a built-in coordinate or grid size"
+            what = "a math function" if name in FUNCTIONS else "the step index" if name == TIME else \
+                "a built-in coordinate or grid size"
             self.rep.error(f"'{name}' is {what} and cannot be declared as a {kind}", loc)
             return False
         if name in self.decl_of:
@@ -234,6 +240,9 @@ class _Checker:
             elif isinstance(d, ast.InputDecl):
                 if self._declare(d.name, "input field", d.loc):
                     self.fields[d.name] = FieldInfo(d.name, "input", 1, d)
+            elif isinstance(d, ast.SeriesDecl):
+                if self._declare(d.name, "series", d.loc):
+                    self.series[d.name] = d
             elif isinstance(d, ast.TableDecl):
                 if self._declare(d.name, "table", d.loc):
                     self._table(d)
@@ -409,6 +418,9 @@ class _Checker:
         for t in self.tables.values():
             if t.name not in self.used:
                 self.rep.warning(f"table '{t.name}' is never used", t.decl.loc)
+        for name, d in self.series.items():
+            if name not in self.used:
+                self.rep.warning(f"series '{name}' is never read", d.loc)
         for x in self.let_order:
             if x.name not in self.used:
                 self.rep.warning(f"let '{x.name}' is never used", x.loc)
@@ -471,6 +483,15 @@ class _Checker:
         n = e.id
         if any(r.var == n for r in scope):
             return
+        if n == TIME:
+            if ctx == "init":
+                self.rep.error("'t' (the index of the step being computed) may not be used in init expressions: "
+                               "they give the values before the first step", e.loc)
+            return
+        if n in self.series:
+            self.used.add(n)
+            self.rep.error(f"series '{n}' is read at a step: {n}[t] (this step), {n}[t-1], {n}[t+1]", e.loc)
+            return
         if n in COORDS or n in EXTENTS:
             if ctx != "init":
                 self.rep.error(f"'{n}' (a grid coordinate or size) may be used only in init expressions; "
@@ -510,6 +531,12 @@ class _Checker:
             if e.new and not self._new_read(e, f, ctx):
                 return
             self._field_access(e, f, e.prev, e.subscripts[0] if e.subscripts else None, ctx, scope)
+            return
+        if n in self.series:
+            self._series_ref(e, ctx)
+            return
+        if n == TIME:
+            self.rep.error("'t' (the step index) cannot be indexed; a series is read at it: w[t]", e.loc)
             return
         if e.new:
             what = self.decl_of.get(n, ("",))[0]
@@ -556,6 +583,22 @@ class _Checker:
                 return
         if offsets is not None:
             self._offsets(e, f"'{f.name}'", offsets, scope)
+
+    def _series_ref(self, e: ast.Ref, ctx: str) -> None:
+        """``w[t]``, ``w[t-1]``, ``w[t+2]``: a series at the step index plus a constant."""
+        n = e.id
+        self.used.add(n)
+        if e.new or e.prev:
+            self.rep.error(f"series '{n}' has one value per step, read as {n}[t]; "
+                           f"{'a prime' if e.new else '.prev'} does not apply to it", e.loc)
+            return
+        if ctx == "init":
+            self.rep.error(f"init expressions cannot read series ('{n}'): they give the values before the first step",
+                           e.loc)
+            return
+        if len(e.subscripts) != 1 or len(e.subscripts[0]) != 1 or series_offset(e.subscripts[0][0]) is None:
+            self.rep.error(f"series '{n}' is read at the step index plus an integer: {n}[t], {n}[t-1], {n}[t+2]",
+                           e.loc)
 
     def _new_read(self, e: ast.Ref, f: FieldInfo, ctx: str) -> bool:
         """``ex'``: the new value of a state field whose update comes earlier in the step."""
@@ -668,6 +711,16 @@ class _Checker:
         pool = list(self.fields) if kind == "field" else list(self.decl_of) + list(COORDS) + list(EXTENTS)
         close = difflib.get_close_matches(name, pool, n=1, cutoff=0.6)
         return f"; did you mean '{close[0]}'?" if close else ""
+
+
+def series_offset(e: ast.Expr) -> int | None:
+    """k of a series index ``t``, ``t + k`` or ``t - k`` (k an integer literal); None otherwise."""
+    if isinstance(e, ast.Name) and e.id == TIME:
+        return 0
+    if isinstance(e, ast.Binary) and e.op in "+-" and isinstance(e.lhs, ast.Name) and e.lhs.id == TIME \
+            and isinstance(e.rhs, ast.Num) and e.rhs.is_int:
+        return int(e.rhs.text) * (1 if e.op == "+" else -1)
+    return None
 
 
 def _shape(dims: tuple[int, ...]) -> str:

@@ -66,6 +66,19 @@ typedef struct stn_field_desc {
     int dst_slot;      /* index of the next level in the kernel's dst[] (-1 for inputs) */
 } stn_field_desc;
 
+/* A time series (`series w;`): one value per step, given by --init NAME=FILE (a 1d .npy). */
+typedef struct stn_series_desc {
+    const char *name;
+} stn_series_desc;
+
+/* A series read by the kernels, w[t+k]: each step the runtime passes its value after the
+ * params and t (params[nparams] = t, params[nparams + 1 + j] = term j), 0 before the series'
+ * first value. */
+typedef struct stn_series_term {
+    int series; /* index into the descriptor's series */
+    int k;
+} stn_series_term;
+
 typedef struct stn_param_desc {
     const char *name;
     double value; /* the default from the .stn file */
@@ -130,6 +143,11 @@ typedef struct stn_program_desc {
      * an update reads the new value of another (sub-steps chain their reads).  Values below the
      * halo (0 in a descriptor that leaves them out) are taken as the halo. */
     int reach_lo[3], reach_hi[3];
+    /* Time series, and the terms of them the kernels read each step (see stn_series_term). */
+    int nseries;
+    const stn_series_desc *series;
+    int nterms;
+    const stn_series_term *terms;
 } stn_program_desc;
 
 /* Parse the command line (docs/cli.md), run, write outputs and the report.

@@ -251,6 +251,21 @@ static int opt_field_file(parser *p, const char **paths) {
         return stn_error(-EINVAL, "--%s %s: expected NAME=FILE (e.g. --%s %s=%s.npy)", opt, p->val, opt,
                          p->d->fields[0].name, p->d->fields[0].name);
     size_t len = (size_t)(eq - p->val);
+    for (int s = 0; s < p->d->nseries; s++) {
+        const char *sn = p->d->series[s].name;
+        if (strlen(sn) != len || strncmp(sn, p->val, len) != 0)
+            continue;
+        if (paths == p->o->out_path)
+            return stn_error(-EINVAL,
+                             "--out %s: '%s' is a series, given to the run (--init %s=FILE); --out "
+                             "writes fields",
+                             p->val, sn, sn);
+        if (p->o->series_path[s])
+            return stn_error(-EINVAL, "--init %s: series %s is already given as '%s' (one --init per series)",
+                             p->val, sn, p->o->series_path[s]);
+        p->o->series_path[s] = eq + 1;
+        return 0;
+    }
     int level = 0;
     if (len > 5 && strncmp(eq - 5, ".prev", 5) == 0) {
         level = 1;
@@ -552,6 +567,14 @@ static int check_files(const stn_program_desc *d, const stn_opts *o) {
             return stn_error(-EINVAL,
                              "--report %s: '%s' is the --init file of %s; input files are never overwritten",
                              o->report, o->report, level_label(d, i, a, sizeof a));
+        for (int s = 0; s < d->nseries; s++)
+            if (o->series_path[s] && ((out && stn_same_file(out, o->series_path[s])) ||
+                                      (o->report && stn_same_file(o->report, o->series_path[s]))))
+                return stn_error(
+                    -EINVAL, "%s %s: '%s' is the --init file of series %s; input files are never overwritten",
+                    out && stn_same_file(out, o->series_path[s]) ? "--out" : "--report",
+                    out && stn_same_file(out, o->series_path[s]) ? out : o->report, o->series_path[s],
+                    d->series[s].name);
     }
     return 0;
 }
@@ -603,10 +626,11 @@ int stn_opts_parse(const stn_program_desc *d, int argc, char **argv, stn_opts *o
     o->strip = -1;
     o->init_path = calloc(2 * (size_t)d->nfields + 1, sizeof *o->init_path);
     o->out_path = calloc(2 * (size_t)d->nfields + 1, sizeof *o->out_path);
+    o->series_path = calloc((size_t)d->nseries + 1, sizeof *o->series_path);
     o->params = calloc((size_t)d->nparams + 1, sizeof *o->params);
     parser p = {d, o, NULL, NULL, 0, calloc((size_t)d->nparams + 1, 1)};
     int rc = 0;
-    if (!o->init_path || !o->out_path || !o->params || !p.param_seen)
+    if (!o->init_path || !o->out_path || !o->series_path || !o->params || !p.param_seen)
         rc = stn_error(-ENOMEM, "out of memory parsing the command line");
     for (int k = 0; rc == 0 && k < d->nparams; k++)
         o->params[k] = d->params[k].value;
@@ -623,8 +647,9 @@ int stn_opts_parse(const stn_program_desc *d, int argc, char **argv, stn_opts *o
 void stn_opts_free(stn_opts *o) {
     free(o->init_path);
     free(o->out_path);
+    free(o->series_path);
     free(o->params);
-    o->init_path = o->out_path = NULL;
+    o->init_path = o->out_path = o->series_path = NULL;
     o->params = NULL;
 }
 
@@ -647,6 +672,30 @@ static void usage_fields(const stn_program_desc *d, FILE *out) {
         fprintf(out, "\nParams:\n");
         for (int k = 0; k < d->nparams; k++)
             fprintf(out, "  %-12s default %.17g\n", d->params[k].name, d->params[k].value);
+    }
+    if (d->nseries) {
+        fprintf(out,
+                "\nSeries (--init NAME=FILE, required: a 1d .npy of %s, one value per step from t = 0, "
+                "0 before it):\n",
+                d->npy_descr);
+        for (int s = 0; s < d->nseries; s++) {
+            int hi = 0;
+            fprintf(out, "  %-12s read as", d->series[s].name);
+            for (int j = 0, n = 0; j < d->nterms; j++) {
+                const stn_series_term *tm = &d->terms[j];
+                if (tm->series != s)
+                    continue;
+                hi = tm->k > hi ? tm->k : hi;
+                fprintf(out, "%s %s[t", n++ ? "," : "", d->series[s].name);
+                if (tm->k)
+                    fprintf(out, "%+d", tm->k);
+                fputs("]", out);
+            }
+            if (hi)
+                fprintf(out, ": at least --steps + %d values\n", hi);
+            else
+                fprintf(out, ": at least --steps values\n");
+        }
     }
 }
 

@@ -360,9 +360,10 @@ static void clip(int64_t *a, int64_t *b, int64_t n) {
     *b = *b > n ? n : *b;
 }
 
-/* Tile (j, k) for steps 1..T of a sweep.  copy[i * (T + 1) + t]: field i's dirichlet boundary
- * must be copied into level t (the loop's bc_initial bookkeeping, computed ahead). */
-static int run_tile(engine *e, const tiles *tl, int64_t j, int64_t k, int64_t T, const unsigned char *copy) {
+/* Tile (j, k) for steps 1..T of a sweep starting at step t0.  copy[i * (T + 1) + t]: field i's dirichlet
+ * boundary must be copied into level t (the loop's bc_initial bookkeeping, computed ahead). */
+static int run_tile(engine *e, const tiles *tl, int64_t j, int64_t k, int64_t t0, int64_t T,
+                    const unsigned char *copy) {
     const stn_program_desc *d = e->d;
     const stn_view *v = &e->r->view;
     const int64_t *tile = e->res->ib.tile;
@@ -397,7 +398,7 @@ static int run_tile(engine *e, const tiles *tl, int64_t j, int64_t k, int64_t T,
                 if (fd->dst_slot >= 0)
                     e->dst[fd->dst_slot] = level_buf(fb, t);
             }
-            int rc = stn_step(e->r, v, e->src, e->dst, &b, tile);
+            int rc = stn_step(e->r, t0 + t - 1, v, e->src, e->dst, &b, tile);
             if (rc)
                 return rc;
         }
@@ -416,7 +417,7 @@ static int run_tile(engine *e, const tiles *tl, int64_t j, int64_t k, int64_t T,
 
 /* One sweep of T steps, tile by tile; then the levels rotate as T steps of the loop would.
  * The loop's dirichlet bookkeeping is run ahead on a copy of the fields' buffer state. */
-static int tiled_sweep(engine *e, const tiles *tl, int64_t T) {
+static int tiled_sweep(engine *e, const tiles *tl, int64_t t0, int64_t T) {
     const stn_program_desc *d = e->d;
     unsigned char *copy = calloc((size_t)d->nfields * (size_t)(T + 1), 1);
     if (!copy)
@@ -434,7 +435,7 @@ static int tiled_sweep(engine *e, const tiles *tl, int64_t T) {
     int rc = 0;
     for (int64_t k = 0; rc == 0 && k < tl->z.nblocks; k++)
         for (int64_t j = 0; rc == 0 && j < tl->y.nblocks; j++)
-            rc = run_tile(e, tl, j, k, T, copy);
+            rc = run_tile(e, tl, j, k, t0, T, copy);
     for (int64_t t = 0; rc == 0 && t < T; t++)
         rotate(e);
     free(copy);
@@ -462,11 +463,11 @@ static int time_loop(engine *e) {
     for (int64_t t = 0; rc == 0 && t < r->o->steps;) {
         if (tiled) {
             int64_t T = r->o->steps - t < tl.bt ? r->o->steps - t : tl.bt;
-            rc = tiled_sweep(e, &tl, T);
+            rc = tiled_sweep(e, &tl, t, T);
             t += T;
         } else {
             bind_slots(e);
-            rc = stn_step(r, &r->view, e->src, e->dst, &e->interior, tile);
+            rc = stn_step(r, t, &r->view, e->src, e->dst, &e->interior, tile);
             if (rc)
                 break;
             boundaries(e);

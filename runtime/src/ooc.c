@@ -343,7 +343,7 @@ static int compute_step(ooc *e, const sub_tile *c, int64_t t) {
     }
     stn_view v = stn_ooc_view(e);
     double t0 = stn_now();
-    int rc = stn_step(e->r, &v, e->src, e->dst, &b, e->res->ib.tile);
+    int rc = stn_step(e->r, e->steps_before + t - 1, &v, e->src, e->dst, &b, e->res->ib.tile);
     stn_stats_add_time(&e->res->st, STN_PHASE_COMPUTE, t0);
     return rc;
 }

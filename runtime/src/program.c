@@ -304,8 +304,11 @@ static int run(program_run *pr) {
         rc = find_device(r);
     if (rc == 0 && ooc)
         find_curves(r);
+    if (rc == 0 && !r->o->plan_only)
+        rc = stn_series_load(r, &pr->res.st);
     if (rc == 0)
         rc = ooc ? stn_ooc_run(r, &pr->res, &pr->plan) : stn_incore_run(r, &pr->res);
+    pr->res.predicted_read += r->series_bytes; /* each series file is read once, before the engine */
     if (rc == 0)
         rc = commit_outputs(r, &pr->res);
     abort_outputs(r); /* whatever is left after a failure */
@@ -315,6 +318,7 @@ static int run(program_run *pr) {
 }
 
 static void free_run(program_run *pr) {
+    stn_series_free(&pr->in);
     free(pr->in.writers);
     stn_log_free(&pr->log);
 }

@@ -7,10 +7,12 @@
 #include "stn_run.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void stn_warn(stn_log *log, const char *fmt, ...) {
     char buf[1024];
@@ -58,9 +60,103 @@ static stn_view rate_grid(const stn_program_desc *d, const stn_view *g, uint64_t
     return (stn_view){nx, ny, nz, nx, nx * ny, 0, 0};
 }
 
-int stn_step(const stn_run *r, const stn_view *v, const void *const *src, void *const *dst,
+/* The most a series is read ahead of the step: the largest k of its terms, 0 at least. */
+static int series_ahead(const stn_program_desc *d, int s) {
+    int hi = 0;
+    for (int j = 0; j < d->nterms; j++)
+        if (d->terms[j].series == s && d->terms[j].k > hi)
+            hi = d->terms[j].k;
+    return hi;
+}
+
+static int load_one_series(stn_run *r, int s, stn_stats *st) {
+    const stn_program_desc *d = r->d;
+    const char *name = d->series[s].name, *path = r->o->series_path[s];
+    int64_t need = r->o->steps + series_ahead(d, s);
+    if (!path)
+        return stn_error(
+            -EINVAL,
+            "series '%s' has no values: give them with --init %s=FILE.npy (a 1d '%s' array of at "
+            "least %" PRId64 " values, one per step from t = 0)",
+            name, name, d->npy_descr, need);
+    int fd = open(path, O_RDONLY | O_CLOEXEC); /* the user's input is never modified */
+    if (fd < 0) {
+        int e = errno;
+        return stn_error(stn_neg_errno(e), "--init %s=%s: cannot open '%s': %s", name, path, path,
+                         strerror(e));
+    }
+    stn_npy_header h;
+    int rc = stn_npy_read_header(path, fd, &h);
+    close(fd);
+    if (rc == 0 && h.ndim != 1)
+        rc = stn_error(-EINVAL, "'%s' has %d dimensions; a series is a 1d array (one value per step)", path,
+                       h.ndim);
+    if (rc == 0)
+        rc = stn_npy_check(path, &h, d->npy_descr, 1, h.shape);
+    if (rc == 0 && h.shape[0] < need)
+        rc = stn_error(-EINVAL,
+                       "'%s' holds %" PRId64 " values, but --steps %" PRId64 " reads %s up to index %" PRId64
+                       ": it needs at least %" PRId64,
+                       path, h.shape[0], r->o->steps, name, need - 1, need);
+    if (rc)
+        return stn_error(rc, "--init %s=%s: %s", name, path, stn_errmsg());
+    int64_t n = h.shape[0];
+    size_t bytes = (size_t)n * (size_t)d->elem_size;
+    void *raw = malloc(bytes ? bytes : 1);
+    r->series[s] = malloc((size_t)(n ? n : 1) * sizeof(double));
+    if (!raw || !r->series[s]) {
+        free(raw);
+        return stn_error(-ENOMEM, "out of memory reading series '%s' (%zu bytes) from '%s'", name, bytes,
+                         path);
+    }
+    rc = stn_npy_load(path, d->npy_descr, 1, &n, raw, st);
+    for (int64_t i = 0; rc == 0 && i < n; i++)
+        r->series[s][i] = d->elem_size == 4 ? (double)((const float *)raw)[i] : ((const double *)raw)[i];
+    free(raw);
+    if (rc)
+        return stn_error(rc, "--init %s=%s: %s", name, path, stn_errmsg());
+    r->series_len[s] = n;
+    r->series_bytes += bytes;
+    return 0;
+}
+
+int stn_series_load(stn_run *r, stn_stats *st) {
+    const stn_program_desc *d = r->d;
+    if (d->nseries == 0)
+        return 0;
+    r->series = calloc((size_t)d->nseries, sizeof *r->series);
+    r->series_len = calloc((size_t)d->nseries, sizeof *r->series_len);
+    if (!r->series || !r->series_len)
+        return stn_error(-ENOMEM, "out of memory");
+    int rc = 0;
+    for (int s = 0; rc == 0 && s < d->nseries; s++)
+        rc = load_one_series(r, s, st);
+    return rc;
+}
+
+void stn_series_free(stn_run *r) {
+    for (int s = 0; r->series && s < r->d->nseries; s++)
+        free(r->series[s]);
+    free(r->series);
+    free(r->series_len);
+    r->series = NULL;
+    r->series_len = NULL;
+}
+
+int stn_step(const stn_run *r, int64_t t, const stn_view *v, const void *const *src, void *const *dst,
              const stn_box *box, const int64_t tile[2]) {
-    int rc = r->d->step(r->o->params, v, src, dst, box, tile[0], tile[1]);
+    const stn_program_desc *d = r->d;
+    double pv[d->nparams + 1 + d->nterms]; /* the params, t, the series terms (stn_series_term) */
+    for (int k = 0; k < d->nparams; k++)
+        pv[k] = r->o->params[k];
+    pv[d->nparams] = (double)t;
+    for (int j = 0; j < d->nterms; j++) {
+        const stn_series_term *term = &d->terms[j];
+        int64_t i = t + term->k;
+        pv[d->nparams + 1 + j] =
+            r->series && i >= 0 && i < r->series_len[term->series] ? r->series[term->series][i] : 0;
+    }
+    int rc = d->step(pv, v, src, dst, box, tile[0], tile[1]);
     if (rc)
         return stn_error(rc < 0 ? rc : -EIO,
                          "the kernel of '%s' failed on cells [%" PRId64 ",%" PRId64 ") x [%" PRId64
@@ -92,11 +188,11 @@ int stn_measure_rate(const stn_run *r, const int64_t tile[2], uint64_t cap, doub
     if (rc == 0 && cells > 0) {
         const void *const *src = (const void *const *)arr;
         void *const *dst = arr + d->nsrc;
-        int krc = stn_step(r, &v, src, dst, &b, tile); /* first touch, warm-up */
+        int krc = stn_step(r, 0, &v, src, dst, &b, tile); /* first touch, warm-up */
         int64_t steps = 0;
         double t0 = stn_now(), t = 0;
         while (krc == 0 && (steps < 2 || (t < 0.05 && steps < 1000))) {
-            krc = stn_step(r, &v, src, dst, &b, tile);
+            krc = stn_step(r, 0, &v, src, dst, &b, tile);
             steps++;
             t = stn_now() - t0;
         }

@@ -217,12 +217,13 @@ typedef struct stn_opts {
     const char *dir;
     uint64_t mem;
     int mem_given;
-    const char **init_path; /* [2 * nfields]: [2f] current level, [2f + 1] previous; NULL: none */
-    const char **out_path;  /* [2 * nfields], the same indexing */
-    double *params;         /* [nparams]: defaults, overridden by --param */
-    int mode;               /* STN_MODE_* */
-    int tuner;              /* STN_TUNER_* */
-    int rank;               /* STN_RANK_*: what the tuner minimises (NONE: time) */
+    const char **init_path;   /* [2 * nfields]: [2f] current level, [2f + 1] previous; NULL: none */
+    const char **out_path;    /* [2 * nfields], the same indexing */
+    const char **series_path; /* [nseries]: --init NAME=FILE of each series; NULL: not given */
+    double *params;           /* [nparams]: defaults, overridden by --param */
+    int mode;                 /* STN_MODE_* */
+    int tuner;                /* STN_TUNER_* */
+    int rank;                 /* STN_RANK_*: what the tuner minimises (NONE: time) */
     int have_block;
     int64_t block[3]; /* by, bz, bt (bz = 0 in 2d) */
     int strip;        /* STN_STRIP_*; -1: chosen by the plan (DRAM when the budget allows) */

@@ -50,8 +50,16 @@ typedef struct stn_run {
     stn_npy_writer **writers; /* [2 * nfields], indexed like o->out_path */
     double t_start;           /* stn_program_main entered */
     stn_log *log;
-    stn_device dev; /* --mode ooc: the device's bandwidth curves, for the time model */
+    stn_device dev;        /* --mode ooc: the device's bandwidth curves, for the time model */
+    double **series;       /* [nseries]: each series' values, as read from its --init file */
+    int64_t *series_len;   /* [nseries] */
+    uint64_t series_bytes; /* the data bytes of the series files (read once, before the engine) */
 } stn_run;
+
+/* Read every series' --init file (1d, the grid's element type), long enough for the run's steps
+ * and the terms the kernels read; counted in `st`. */
+int stn_series_load(stn_run *r, stn_stats *st);
+void stn_series_free(stn_run *r);
 
 /* The iBlock of a run (Blk-Tune's step 1) and the kernels' tile of one thread. */
 typedef struct stn_iblock_pick {
@@ -125,8 +133,9 @@ int stn_engine_arrays(const stn_program_desc *d, size_t field_size, void **f, co
 /* The kernels' rate in cells per second, measured on a small grid of the run's rows (all arrays
  * together at most `cap` bytes) with the iBlock `tile`, for about 50 ms; `source` says how. */
 /* One step of the kernel on `box` (d->step), its failure (a stencil with sub-steps that cannot
- * allocate its tiles' scratch) turned into an error naming the stencil and the box. */
-int stn_step(const stn_run *r, const stn_view *v, const void *const *src, void *const *dst,
+ * allocate its tiles' scratch) turned into an error naming the stencil and the box.  t: the index
+ * of the step being computed (0 first), given to the kernels with the series' values at it. */
+int stn_step(const stn_run *r, int64_t t, const stn_view *v, const void *const *src, void *const *dst,
              const stn_box *box, const int64_t tile[2]);
 int stn_measure_rate(const stn_run *r, const int64_t tile[2], uint64_t cap, double *cps, char *source,
                      size_t n);

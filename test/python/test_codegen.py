@@ -356,7 +356,11 @@ def test_sub_steps_lay_out_scratch_and_the_rows_that_read_it():
         ("ey", "ey_new", 0, (0, 0, 0), (0, 1, 0)), ("ex", "ex_new", 1, (0, 0, 0), (1, 0, 0))]
     assert first.tile is None and second.region is None and second.scratch == ()
     assert [(r.name, r.dy) for r in second.tile.new_rows] == [("ex_new_y0", 0), ("ey_new_y0", 0), ("ey_new_yp1", 1)]
-    assert second.tile.assigns[0].expr == "hz_y0[x] - ch * (ex_new_y0[x + 1] - ex_new_y0[x] + ey_new_yp1[x] - ey_new_y0[x])"
+    assert second.tile.assigns[0].expr == ("hlast_y0[x] * hz_y0[x] + (1.0 - hlast_y0[x]) * (hz_y0[x] - 0.7 * "
+                                           "(ex_new_y0[x + 1] - ex_new_y0[x] + ey_new_yp1[x] - ey_new_y0[x]))")
+    # fict[t]: a value of the step, after the params (there are none) and t (not read)
+    assert [(v.name, v.cname, v.slot, v.series, v.k) for v in k.step_values] == [("fict[t]", "fict_t0", 1, "fict", 0)]
+    assert k.series == ("fict",)
     assert k.nscratch == 2 and k.scratch_reach == (1, 0)
     assert [(a.lo, a.hi, a.reach_lo, a.reach_hi) for a in k.axes] == [(1, 1, 1, 1), (1, 1, 1, 1), (0, 0, 0, 0)]
     assert build_layout(example("heat3d")).stages == ()
@@ -373,3 +377,11 @@ def test_sub_step_layouts_check_themselves():
     st = k.stages[0]
     bad("region loop", lambda: dataclasses.replace(st, region=None))
     bad("past its stage's region", lambda: dataclasses.replace(st, lo=(0, 0, 0)))
+
+
+def test_step_values_check_themselves():
+    k = build_layout(example("fdtd2d"))
+    v = k.step_values[0]
+    bad("slot 0 is t", lambda: dataclasses.replace(v, slot=0))
+    bad("series terms, in slot order", lambda: dataclasses.replace(k, step_values=(dataclasses.replace(v, slot=2),)))
+    bad("series terms, in slot order", lambda: dataclasses.replace(k, series=()))

@@ -78,6 +78,8 @@ def random_fields(ex: ref.Example, size: tuple[int, ...], seed: int, with_prev: 
         else:
             a = rng.uniform(-1.0, 1.0, shape)
         out[f] = a.astype(ex.dtype)
+    for w in ex.series:
+        out[w] = rng.uniform(-1.0, 1.0, ref.Example.SERIES_LENGTH).astype(ex.dtype)
     if with_prev:
         for f, (levels, _) in ex.state.items():
             if levels == 2:
@@ -91,8 +93,11 @@ def random_fields(ex: ref.Example, size: tuple[int, ...], seed: int, with_prev: 
 def run_stencil(run_program, exe: Path, ex: ref.Example, size: tuple[int, ...], steps: int,
                 params: dict[str, float], inits: dict[str, np.ndarray], workdir: Path,
                 extra: tuple[str, ...] = ("--mode", "incore")) -> tuple[dict[str, np.ndarray], dict]:
-    """Run the program; return the fields it wrote (``--out`` for every field) and its report."""
+    """Run the program; return the fields it wrote (``--out`` for every field) and its report.  A
+    series not in ``inits`` gets the reference's default values, as ``ex.initial`` does."""
     args = ["--quiet", "--size", ",".join(map(str, size)), "--steps", str(steps), *extra]
+    inits = {**{w: default(ref.Example.SERIES_LENGTH).astype(ex.dtype) for w, default in ex.series.items()},
+             **inits}
     for key, arr in inits.items():
         path = workdir / f"in_{key}.npy"
         np.save(path, arr)

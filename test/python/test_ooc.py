@@ -2,7 +2,8 @@
 
 * Random stencils (radius 1-3, star and box shapes, asymmetric halos, one or two state
   fields with one or two levels, an input field, a let read at offsets, the second field reading
-  the first's new value at offsets (a sub-step), dirichlet and neumann) on random grids with
+  the first's new value at offsets (a sub-step), the step index and a series read at it,
+  dirichlet and neumann) on random grids with
   random blocks (not dividing the grid, smaller than the skew, bt larger than the steps):
   `--mode ooc` equals `--mode incore` bit for bit, and the bytes it counts equal the bytes
   its model predicted.
@@ -48,8 +49,9 @@ def run(exe: Path, *args: str, check: bool = True) -> subprocess.CompletedProces
 # ---------------------------------------------------------------- random stencils
 
 
-def random_stencil(rng: random.Random, name: str) -> tuple[str, int, list[str]]:
-    """A random, stable linear stencil; returns (source, ndim, fields to compare)."""
+def random_stencil(rng: random.Random, name: str) -> tuple[str, int, list[str], bool]:
+    """A random, stable linear stencil; returns (source, ndim, fields to compare, whether it reads
+    the series w)."""
     ndim = rng.choice([2, 3])
     radius = rng.randint(1, 3)
     shape = rng.choice(["star", "box"])
@@ -83,6 +85,9 @@ def random_stencil(rng: random.Random, name: str) -> tuple[str, int, list[str]]:
         offs = offsets()
         let_terms = [(rng.uniform(-0.5, 0.5), f"g[{at(o)}]") for o in rng.sample(offs, min(2, len(offs)))]
     reads_new = nstate == 2 and rng.random() < 0.5  # a sub-step: s1 reads the new s0 at offsets
+    timed = rng.random() < 0.3  # a series at the step index, and the step index itself
+    if timed:
+        lines.append("  series w;")
     for k, (name_i, levels) in enumerate(states):
         terms = list(let_terms) if k == 0 else []
         if k == 1 and reads_new:
@@ -96,6 +101,8 @@ def random_stencil(rng: random.Random, name: str) -> tuple[str, int, list[str]]:
                 terms.append((rng.uniform(-1, 1), f"{src_name}.prev[{','.join(map(str, off))}]"))
         total = sum(abs(w) for w, _ in terms)
         expr = " + ".join(f"{w / total:.6f} * {t}" for w, t in terms)
+        if timed and k == 0:
+            expr += f" + 0.01 * w[t{rng.choice(['-1', '', '+1', '+2'])}] - 0.001 * t"
         if has_input and rng.random() < 0.7:
             expr = f"c * ({expr})"
         lines.append(f"  {name_i}' = {expr};")
@@ -107,7 +114,7 @@ def random_stencil(rng: random.Random, name: str) -> tuple[str, int, list[str]]:
             lines.append(f"  init {name_i}.prev = cos({coord});")
     lines.append("}")
     compare = [n for n, _ in states] + (["c"] if has_input else [])
-    return "\n".join(lines) + "\n", ndim, compare
+    return "\n".join(lines) + "\n", ndim, compare, timed
 
 
 def min_extent(ir_text: str, axis: str) -> tuple[int, int]:
@@ -125,7 +132,7 @@ def min_extent(ir_text: str, axis: str) -> tuple[int, int]:
 def test_random_stencils_ooc_equals_incore(tmp_path_factory, seed, data):
     rng = random.Random(seed)
     tmp = tmp_path_factory.mktemp("rand")
-    src, ndim, fields = random_stencil(rng, "rnd")
+    src, ndim, fields, timed = random_stencil(rng, "rnd")
     (tmp / "rnd.stn").write_text(src)
     ir = subprocess.run([sys.executable, "-m", "stencilc", str(tmp / "rnd.stn"), "--emit=ir"], capture_output=True,
                         text=True, env=ENV).stdout
@@ -150,6 +157,9 @@ def test_random_stencils_ooc_equals_incore(tmp_path_factory, seed, data):
     for f in fields:
         outs += ["--out", f"{f}=" + str(tmp / f"{{mode}}_{f}.npy")]
     common = ["--size", ",".join(map(str, size)), "--steps", str(steps), "--quiet"]
+    if timed:
+        np.save(tmp / "w.npy", np.cos(0.5 * np.arange(steps + 2)))
+        common += ["--init", f"w={tmp / 'w.npy'}"]
     run(exe, *common, "--mode", "incore", *[o.format(mode="in") for o in outs])
     run(exe, *common, "--mode", "ooc", "--schedule", schedule, "--dir", str(tmp), "--block", ",".join(map(str, block)),
         *strip, "--report", str(tmp / "r.json"), *[o.format(mode="ooc") for o in outs])

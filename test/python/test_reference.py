@@ -431,7 +431,9 @@ def test_wave3d_energy_like_boundedness():
     assert np.isfinite(out).all() and np.abs(out).max() < 2 * np.abs(init["u"]).max()
 
 
-@pytest.mark.parametrize("name", ALL)
+# not fdtd2d: PolyBench's fdtd-2d keeps hz on its last row and column and drives ey from a source
+# row, so E grows linearly from random data (a source, not an instability)
+@pytest.mark.parametrize("name", [n for n in ALL if n != "fdtd2d"])
 def test_default_parameters_are_stable(name):
     ex = ref.EXAMPLES[name]
     size = (24, 22, 20)[: ex.ndim]
@@ -441,9 +443,6 @@ def test_default_parameters_are_stable(name):
         files["c"] = (0.1 + 0.9 * files["c"]).astype(ex.dtype)
     if name == "wave3d":
         files["u.prev"] = files["u"]  # starts at rest
-    if name == "fdtd2d":  # a fixed random hz on the boundary drives E linearly: a source, not instability
-        for a in files.values():
-            a[~np.pad(np.ones(a.shape, bool)[1:-1, 1:-1], 1)] = 0
     out = ex.run(ex.initial(size, None, files), None, 60)
     for f in ex.state:
         assert np.isfinite(out[f]).all()

@@ -40,6 +40,7 @@ from .layout import (
     Slot,
     Stage,
     StageLoop,
+    StepValue,
     Tuned,
 )
 
@@ -66,12 +67,15 @@ class _Renamer:
     """Rewrites params and lets to their C names (loads are named by the printer); the only
     place DSL names become C identifiers."""
 
-    def __init__(self, cname: dict[str, str]):
+    def __init__(self, cname: dict[str, str], step_cname: dict[object, str] | None = None):
         self.cname = cname
+        self.step_cname = step_cname or {}  # TimeIndex() and SeriesRef -> their C names
 
     def __call__(self, e: ir.Expr) -> ir.Expr:
         if isinstance(e, ir.ParamRef):
             return ir.ParamRef(self.cname[e.name])
+        if isinstance(e, (ir.TimeIndex, ir.SeriesRef)):  # printed as the kernel's locals of them
+            return ir.ParamRef(self.step_cname[e])
         if isinstance(e, ir.TempRef):
             return ir.TempRef(self.cname[e.name])
         if isinstance(e, ir.Neg):
@@ -134,8 +138,14 @@ def build_layout(program: ir.Program, tuned: Tuned | None = None) -> KernelLayou
         dx = ld.offset[0]
         return f"{r}[x {'+' if dx > 0 else '-'} {abs(dx)}]" if dx else f"{r}[x]"
 
+    step_values = []
+    if program.uses_time():
+        step_values.append(StepValue("t", namer.fresh("t"), 0))
+    for j, s in enumerate(program.series_terms()):
+        step_values.append(StepValue(ir.format_expr(s), namer.fresh(f"{s.name}_t{_off(s.k)}"), 1 + j, s.name, s.k))
+    step_cname = {(ir.TimeIndex() if v.series is None else ir.SeriesRef(v.series, v.k)): v.cname for v in step_values}
     printer = CPrinter(dtype, load_name, prefix=f"{name}_")
-    rename = _Renamer(cname)
+    rename = _Renamer(cname, step_cname)
     out_rows: list[OutRow] = []
     assigns: list[Assign] = []
     for s in dst_slots:
@@ -165,7 +175,7 @@ def build_layout(program: ir.Program, tuned: Tuned | None = None) -> KernelLayou
         lets=lets, assigns=tuple(assigns), inits=inits,
         ir_lines=tuple(ln for ln in ir.format_program(program).splitlines() if ln.startswith(("let ", "update "))),
         tile_bytes=TILE_BYTES, runtime_dir=str(runtime_dir()), cflags=DEFAULT_CFLAGS, libs=tuple(LIBS), tuned=tuned,
-        stages=stages,
+        stages=stages, series=tuple(program.series), step_values=tuple(step_values),
     )
 
 

@@ -444,6 +444,24 @@ class Param:
 
 
 @dataclass(frozen=True)
+class StepValue:
+    """A value the runtime gives the kernels each step, after the params: the step index ``t``
+    (``series`` None, slot 0), or series ``series`` at ``t + k`` (slot 1 + its index)."""
+
+    name: str  # as the .stn writes it: t, w[t-1]
+    cname: str
+    slot: int
+    series: str | None = None
+    k: int = 0
+
+    def __post_init__(self) -> None:
+        _local(self, "step value", self.cname)
+        _nonneg(self, "slot", self.slot)
+        if (self.series is None) != (self.slot == 0) or "*/" in self.name:
+            _fail(self, "slot 0 is t, the others series")
+
+
+@dataclass(frozen=True)
 class PointFacts:
     """The derived facts the generated code states (``ir.Facts``, less the halo, which is in
     the axes, and the per-schedule traffic, which the runtime computes)."""
@@ -489,6 +507,8 @@ class KernelLayout:
     libs: tuple[str, ...]
     tuned: Tuned | None = None
     stages: tuple[Stage, ...] = ()  # sub-steps; () when the updates read no new value
+    series: tuple[str, ...] = ()  # the series declared, in order (the runtime's index)
+    step_values: tuple[StepValue, ...] = ()  # t (if the kernels read it), then every series term
 
     # -- sub-steps
     @property
@@ -515,7 +535,7 @@ class KernelLayout:
         for role, kind in (("axes", Axis), ("fields", FieldDesc), ("params", Param), ("src_slots", Slot),
                            ("dst_slots", Slot), ("rows", RowPointer), ("out_rows", OutRow), ("lets", Let),
                            ("assigns", Assign), ("inits", Init), ("ir_lines", str), ("libs", str),
-                           ("stages", Stage)):
+                           ("stages", Stage), ("series", str), ("step_values", StepValue)):
             _tuple_of(self, role, getattr(self, role), kind)
         if self.tuned is not None and not isinstance(self.tuned, Tuned):
             _fail(self, "tuned must be Tuned or None")
@@ -546,7 +566,12 @@ class KernelLayout:
 
         # the kernels' C names: distinct, and each reference resolves
         locals_ = ([s.arg for s in self.src_slots + self.dst_slots] + [r.name for r in self.rows]
-                   + [r.name for r in self.out_rows] + [x.cname for x in self.lets] + [p.cname for p in self.params])
+                   + [r.name for r in self.out_rows] + [x.cname for x in self.lets] + [p.cname for p in self.params]
+                   + [v.cname for v in self.step_values])
+        terms = [v for v in self.step_values if v.series is not None]
+        if [v.slot for v in terms] != list(range(1, len(terms) + 1)) or any(
+                v.series not in self.series for v in terms) or sum(v.slot == 0 for v in self.step_values) > 1:
+            _fail(self, "step values are not t then the series terms, in slot order")
         scratch = [sc for st in self.stages for sc in st.scratch]
         new_rows = {(r.name, r.scratch, r.dy, r.dz) for st in self.stages for loop in (st.region, st.tile) if loop
                     for r in loop.new_rows}

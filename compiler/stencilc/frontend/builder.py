@@ -81,6 +81,9 @@ class _Builder(StencilVisitor):
     def visitInputDecl(self, ctx: StencilParser.InputDeclContext) -> ast.InputDecl:
         return ast.InputDecl(ctx.name.text, token_loc(ctx.name))
 
+    def visitSeriesDecl(self, ctx: StencilParser.SeriesDeclContext) -> ast.SeriesDecl:
+        return ast.SeriesDecl(ctx.name.text, token_loc(ctx.name))
+
     def visitTableDecl(self, ctx: StencilParser.TableDeclContext) -> ast.TableDecl:
         dims = [self._int_literal(n, "a table dimension", "'w[5][5]'") for n in ctx.number()]
         return ast.TableDecl(

@@ -10,78 +10,80 @@ else:
 
 def serializedATN():
     return [
-        4,1,35,208,2,0,7,0,2,1,7,1,2,2,7,2,2,3,7,3,2,4,7,4,2,5,7,5,2,6,7,
+        4,1,36,211,2,0,7,0,2,1,7,1,2,2,7,2,2,3,7,3,2,4,7,4,2,5,7,5,2,6,7,
         6,2,7,7,7,2,8,7,8,2,9,7,9,1,0,1,0,1,0,1,0,5,0,25,8,0,10,0,12,0,28,
         9,0,1,0,1,0,1,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
-        1,1,1,1,3,1,47,8,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,4,1,59,
-        8,1,11,1,12,1,60,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
-        1,1,1,1,1,1,1,1,1,1,1,1,3,1,81,8,1,1,1,1,1,1,1,1,1,1,1,1,1,3,1,89,
-        8,1,1,1,1,1,1,1,1,1,3,1,95,8,1,1,2,1,2,1,2,1,2,5,2,101,8,2,10,2,
-        12,2,104,9,2,1,2,3,2,107,8,2,3,2,109,8,2,1,2,1,2,1,3,1,3,3,3,115,
-        8,3,1,4,1,4,1,4,1,4,1,4,1,4,1,4,1,4,1,4,5,4,126,8,4,10,4,12,4,129,
-        9,4,1,4,1,4,1,4,3,4,134,8,4,1,4,1,4,1,4,1,4,1,4,1,4,1,4,1,4,1,4,
-        5,4,145,8,4,10,4,12,4,148,9,4,1,5,1,5,1,5,1,5,1,5,1,5,1,6,3,6,157,
-        8,6,1,6,1,6,1,7,1,7,1,8,1,8,1,8,1,8,1,8,1,8,5,8,169,8,8,10,8,12,
-        8,172,9,8,3,8,174,8,8,1,8,1,8,1,8,3,8,179,8,8,1,8,1,8,3,8,183,8,
-        8,1,8,5,8,186,8,8,10,8,12,8,189,9,8,1,8,1,8,1,8,1,8,3,8,195,8,8,
-        1,9,1,9,1,9,1,9,5,9,201,8,9,10,9,12,9,204,9,9,1,9,1,9,1,9,0,1,8,
-        10,0,2,4,6,8,10,12,14,16,18,0,3,1,0,29,30,1,0,31,32,1,0,14,15,230,
-        0,20,1,0,0,0,2,94,1,0,0,0,4,96,1,0,0,0,6,114,1,0,0,0,8,133,1,0,0,
-        0,10,149,1,0,0,0,12,156,1,0,0,0,14,160,1,0,0,0,16,194,1,0,0,0,18,
-        196,1,0,0,0,20,21,5,1,0,0,21,22,5,16,0,0,22,26,5,27,0,0,23,25,3,
-        2,1,0,24,23,1,0,0,0,25,28,1,0,0,0,26,24,1,0,0,0,26,27,1,0,0,0,27,
-        29,1,0,0,0,28,26,1,0,0,0,29,30,5,28,0,0,30,31,5,0,0,1,31,1,1,0,0,
-        0,32,33,5,2,0,0,33,34,5,13,0,0,34,35,5,16,0,0,35,95,5,21,0,0,36,
-        37,5,3,0,0,37,38,5,16,0,0,38,39,5,20,0,0,39,40,3,8,4,0,40,41,5,21,
-        0,0,41,95,1,0,0,0,42,43,5,4,0,0,43,46,5,16,0,0,44,45,5,6,0,0,45,
-        47,3,14,7,0,46,44,1,0,0,0,46,47,1,0,0,0,47,48,1,0,0,0,48,95,5,21,
-        0,0,49,50,5,5,0,0,50,51,5,16,0,0,51,95,5,21,0,0,52,53,5,7,0,0,53,
-        58,5,16,0,0,54,55,5,25,0,0,55,56,3,14,7,0,56,57,5,26,0,0,57,59,1,
-        0,0,0,58,54,1,0,0,0,59,60,1,0,0,0,60,58,1,0,0,0,60,61,1,0,0,0,61,
-        62,1,0,0,0,62,63,5,20,0,0,63,64,3,4,2,0,64,65,5,21,0,0,65,95,1,0,
-        0,0,66,67,5,8,0,0,67,68,5,16,0,0,68,69,5,20,0,0,69,70,3,8,4,0,70,
-        71,5,21,0,0,71,95,1,0,0,0,72,73,5,16,0,0,73,74,5,19,0,0,74,75,5,
-        20,0,0,75,76,3,8,4,0,76,77,5,21,0,0,77,95,1,0,0,0,78,80,5,9,0,0,
-        79,81,5,16,0,0,80,79,1,0,0,0,80,81,1,0,0,0,81,82,1,0,0,0,82,83,5,
-        16,0,0,83,95,5,21,0,0,84,85,5,10,0,0,85,88,5,16,0,0,86,87,5,18,0,
-        0,87,89,5,16,0,0,88,86,1,0,0,0,88,89,1,0,0,0,89,90,1,0,0,0,90,91,
-        5,20,0,0,91,92,3,8,4,0,92,93,5,21,0,0,93,95,1,0,0,0,94,32,1,0,0,
-        0,94,36,1,0,0,0,94,42,1,0,0,0,94,49,1,0,0,0,94,52,1,0,0,0,94,66,
-        1,0,0,0,94,72,1,0,0,0,94,78,1,0,0,0,94,84,1,0,0,0,95,3,1,0,0,0,96,
-        108,5,27,0,0,97,102,3,6,3,0,98,99,5,22,0,0,99,101,3,6,3,0,100,98,
-        1,0,0,0,101,104,1,0,0,0,102,100,1,0,0,0,102,103,1,0,0,0,103,106,
-        1,0,0,0,104,102,1,0,0,0,105,107,5,22,0,0,106,105,1,0,0,0,106,107,
-        1,0,0,0,107,109,1,0,0,0,108,97,1,0,0,0,108,109,1,0,0,0,109,110,1,
-        0,0,0,110,111,5,28,0,0,111,5,1,0,0,0,112,115,3,4,2,0,113,115,3,8,
-        4,0,114,112,1,0,0,0,114,113,1,0,0,0,115,7,1,0,0,0,116,117,6,4,-1,
-        0,117,134,3,16,8,0,118,119,7,0,0,0,119,134,3,8,4,4,120,121,5,11,
-        0,0,121,122,5,23,0,0,122,127,3,10,5,0,123,124,5,22,0,0,124,126,3,
-        10,5,0,125,123,1,0,0,0,126,129,1,0,0,0,127,125,1,0,0,0,127,128,1,
-        0,0,0,128,130,1,0,0,0,129,127,1,0,0,0,130,131,5,24,0,0,131,132,3,
-        8,4,2,132,134,1,0,0,0,133,116,1,0,0,0,133,118,1,0,0,0,133,120,1,
-        0,0,0,134,146,1,0,0,0,135,136,10,5,0,0,136,137,5,33,0,0,137,145,
-        3,8,4,5,138,139,10,3,0,0,139,140,7,1,0,0,140,145,3,8,4,4,141,142,
-        10,1,0,0,142,143,7,0,0,0,143,145,3,8,4,2,144,135,1,0,0,0,144,138,
-        1,0,0,0,144,141,1,0,0,0,145,148,1,0,0,0,146,144,1,0,0,0,146,147,
-        1,0,0,0,147,9,1,0,0,0,148,146,1,0,0,0,149,150,5,16,0,0,150,151,5,
-        12,0,0,151,152,3,12,6,0,152,153,5,17,0,0,153,154,3,12,6,0,154,11,
-        1,0,0,0,155,157,7,0,0,0,156,155,1,0,0,0,156,157,1,0,0,0,157,158,
-        1,0,0,0,158,159,3,14,7,0,159,13,1,0,0,0,160,161,7,2,0,0,161,15,1,
-        0,0,0,162,195,3,14,7,0,163,164,5,16,0,0,164,173,5,23,0,0,165,170,
-        3,8,4,0,166,167,5,22,0,0,167,169,3,8,4,0,168,166,1,0,0,0,169,172,
-        1,0,0,0,170,168,1,0,0,0,170,171,1,0,0,0,171,174,1,0,0,0,172,170,
-        1,0,0,0,173,165,1,0,0,0,173,174,1,0,0,0,174,175,1,0,0,0,175,195,
-        5,24,0,0,176,178,5,16,0,0,177,179,5,19,0,0,178,177,1,0,0,0,178,179,
-        1,0,0,0,179,182,1,0,0,0,180,181,5,18,0,0,181,183,5,16,0,0,182,180,
-        1,0,0,0,182,183,1,0,0,0,183,187,1,0,0,0,184,186,3,18,9,0,185,184,
-        1,0,0,0,186,189,1,0,0,0,187,185,1,0,0,0,187,188,1,0,0,0,188,195,
-        1,0,0,0,189,187,1,0,0,0,190,191,5,23,0,0,191,192,3,8,4,0,192,193,
-        5,24,0,0,193,195,1,0,0,0,194,162,1,0,0,0,194,163,1,0,0,0,194,176,
-        1,0,0,0,194,190,1,0,0,0,195,17,1,0,0,0,196,197,5,25,0,0,197,202,
-        3,8,4,0,198,199,5,22,0,0,199,201,3,8,4,0,200,198,1,0,0,0,201,204,
-        1,0,0,0,202,200,1,0,0,0,202,203,1,0,0,0,203,205,1,0,0,0,204,202,
-        1,0,0,0,205,206,5,26,0,0,206,19,1,0,0,0,22,26,46,60,80,88,94,102,
-        106,108,114,127,133,144,146,156,170,173,178,182,187,194,202
+        1,1,1,1,3,1,47,8,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+        1,1,1,4,1,62,8,1,11,1,12,1,63,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+        1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,3,1,84,8,1,1,1,1,1,1,1,1,1,
+        1,1,1,1,3,1,92,8,1,1,1,1,1,1,1,1,1,3,1,98,8,1,1,2,1,2,1,2,1,2,5,
+        2,104,8,2,10,2,12,2,107,9,2,1,2,3,2,110,8,2,3,2,112,8,2,1,2,1,2,
+        1,3,1,3,3,3,118,8,3,1,4,1,4,1,4,1,4,1,4,1,4,1,4,1,4,1,4,5,4,129,
+        8,4,10,4,12,4,132,9,4,1,4,1,4,1,4,3,4,137,8,4,1,4,1,4,1,4,1,4,1,
+        4,1,4,1,4,1,4,1,4,5,4,148,8,4,10,4,12,4,151,9,4,1,5,1,5,1,5,1,5,
+        1,5,1,5,1,6,3,6,160,8,6,1,6,1,6,1,7,1,7,1,8,1,8,1,8,1,8,1,8,1,8,
+        5,8,172,8,8,10,8,12,8,175,9,8,3,8,177,8,8,1,8,1,8,1,8,3,8,182,8,
+        8,1,8,1,8,3,8,186,8,8,1,8,5,8,189,8,8,10,8,12,8,192,9,8,1,8,1,8,
+        1,8,1,8,3,8,198,8,8,1,9,1,9,1,9,1,9,5,9,204,8,9,10,9,12,9,207,9,
+        9,1,9,1,9,1,9,0,1,8,10,0,2,4,6,8,10,12,14,16,18,0,3,1,0,30,31,1,
+        0,32,33,1,0,15,16,234,0,20,1,0,0,0,2,97,1,0,0,0,4,99,1,0,0,0,6,117,
+        1,0,0,0,8,136,1,0,0,0,10,152,1,0,0,0,12,159,1,0,0,0,14,163,1,0,0,
+        0,16,197,1,0,0,0,18,199,1,0,0,0,20,21,5,1,0,0,21,22,5,17,0,0,22,
+        26,5,28,0,0,23,25,3,2,1,0,24,23,1,0,0,0,25,28,1,0,0,0,26,24,1,0,
+        0,0,26,27,1,0,0,0,27,29,1,0,0,0,28,26,1,0,0,0,29,30,5,29,0,0,30,
+        31,5,0,0,1,31,1,1,0,0,0,32,33,5,2,0,0,33,34,5,14,0,0,34,35,5,17,
+        0,0,35,98,5,22,0,0,36,37,5,3,0,0,37,38,5,17,0,0,38,39,5,21,0,0,39,
+        40,3,8,4,0,40,41,5,22,0,0,41,98,1,0,0,0,42,43,5,4,0,0,43,46,5,17,
+        0,0,44,45,5,7,0,0,45,47,3,14,7,0,46,44,1,0,0,0,46,47,1,0,0,0,47,
+        48,1,0,0,0,48,98,5,22,0,0,49,50,5,5,0,0,50,51,5,17,0,0,51,98,5,22,
+        0,0,52,53,5,6,0,0,53,54,5,17,0,0,54,98,5,22,0,0,55,56,5,8,0,0,56,
+        61,5,17,0,0,57,58,5,26,0,0,58,59,3,14,7,0,59,60,5,27,0,0,60,62,1,
+        0,0,0,61,57,1,0,0,0,62,63,1,0,0,0,63,61,1,0,0,0,63,64,1,0,0,0,64,
+        65,1,0,0,0,65,66,5,21,0,0,66,67,3,4,2,0,67,68,5,22,0,0,68,98,1,0,
+        0,0,69,70,5,9,0,0,70,71,5,17,0,0,71,72,5,21,0,0,72,73,3,8,4,0,73,
+        74,5,22,0,0,74,98,1,0,0,0,75,76,5,17,0,0,76,77,5,20,0,0,77,78,5,
+        21,0,0,78,79,3,8,4,0,79,80,5,22,0,0,80,98,1,0,0,0,81,83,5,10,0,0,
+        82,84,5,17,0,0,83,82,1,0,0,0,83,84,1,0,0,0,84,85,1,0,0,0,85,86,5,
+        17,0,0,86,98,5,22,0,0,87,88,5,11,0,0,88,91,5,17,0,0,89,90,5,19,0,
+        0,90,92,5,17,0,0,91,89,1,0,0,0,91,92,1,0,0,0,92,93,1,0,0,0,93,94,
+        5,21,0,0,94,95,3,8,4,0,95,96,5,22,0,0,96,98,1,0,0,0,97,32,1,0,0,
+        0,97,36,1,0,0,0,97,42,1,0,0,0,97,49,1,0,0,0,97,52,1,0,0,0,97,55,
+        1,0,0,0,97,69,1,0,0,0,97,75,1,0,0,0,97,81,1,0,0,0,97,87,1,0,0,0,
+        98,3,1,0,0,0,99,111,5,28,0,0,100,105,3,6,3,0,101,102,5,23,0,0,102,
+        104,3,6,3,0,103,101,1,0,0,0,104,107,1,0,0,0,105,103,1,0,0,0,105,
+        106,1,0,0,0,106,109,1,0,0,0,107,105,1,0,0,0,108,110,5,23,0,0,109,
+        108,1,0,0,0,109,110,1,0,0,0,110,112,1,0,0,0,111,100,1,0,0,0,111,
+        112,1,0,0,0,112,113,1,0,0,0,113,114,5,29,0,0,114,5,1,0,0,0,115,118,
+        3,4,2,0,116,118,3,8,4,0,117,115,1,0,0,0,117,116,1,0,0,0,118,7,1,
+        0,0,0,119,120,6,4,-1,0,120,137,3,16,8,0,121,122,7,0,0,0,122,137,
+        3,8,4,4,123,124,5,12,0,0,124,125,5,24,0,0,125,130,3,10,5,0,126,127,
+        5,23,0,0,127,129,3,10,5,0,128,126,1,0,0,0,129,132,1,0,0,0,130,128,
+        1,0,0,0,130,131,1,0,0,0,131,133,1,0,0,0,132,130,1,0,0,0,133,134,
+        5,25,0,0,134,135,3,8,4,2,135,137,1,0,0,0,136,119,1,0,0,0,136,121,
+        1,0,0,0,136,123,1,0,0,0,137,149,1,0,0,0,138,139,10,5,0,0,139,140,
+        5,34,0,0,140,148,3,8,4,5,141,142,10,3,0,0,142,143,7,1,0,0,143,148,
+        3,8,4,4,144,145,10,1,0,0,145,146,7,0,0,0,146,148,3,8,4,2,147,138,
+        1,0,0,0,147,141,1,0,0,0,147,144,1,0,0,0,148,151,1,0,0,0,149,147,
+        1,0,0,0,149,150,1,0,0,0,150,9,1,0,0,0,151,149,1,0,0,0,152,153,5,
+        17,0,0,153,154,5,13,0,0,154,155,3,12,6,0,155,156,5,18,0,0,156,157,
+        3,12,6,0,157,11,1,0,0,0,158,160,7,0,0,0,159,158,1,0,0,0,159,160,
+        1,0,0,0,160,161,1,0,0,0,161,162,3,14,7,0,162,13,1,0,0,0,163,164,
+        7,2,0,0,164,15,1,0,0,0,165,198,3,14,7,0,166,167,5,17,0,0,167,176,
+        5,24,0,0,168,173,3,8,4,0,169,170,5,23,0,0,170,172,3,8,4,0,171,169,
+        1,0,0,0,172,175,1,0,0,0,173,171,1,0,0,0,173,174,1,0,0,0,174,177,
+        1,0,0,0,175,173,1,0,0,0,176,168,1,0,0,0,176,177,1,0,0,0,177,178,
+        1,0,0,0,178,198,5,25,0,0,179,181,5,17,0,0,180,182,5,20,0,0,181,180,
+        1,0,0,0,181,182,1,0,0,0,182,185,1,0,0,0,183,184,5,19,0,0,184,186,
+        5,17,0,0,185,183,1,0,0,0,185,186,1,0,0,0,186,190,1,0,0,0,187,189,
+        3,18,9,0,188,187,1,0,0,0,189,192,1,0,0,0,190,188,1,0,0,0,190,191,
+        1,0,0,0,191,198,1,0,0,0,192,190,1,0,0,0,193,194,5,24,0,0,194,195,
+        3,8,4,0,195,196,5,25,0,0,196,198,1,0,0,0,197,165,1,0,0,0,197,166,
+        1,0,0,0,197,179,1,0,0,0,197,193,1,0,0,0,198,17,1,0,0,0,199,200,5,
+        26,0,0,200,205,3,8,4,0,201,202,5,23,0,0,202,204,3,8,4,0,203,201,
+        1,0,0,0,204,207,1,0,0,0,205,203,1,0,0,0,205,206,1,0,0,0,206,208,
+        1,0,0,0,207,205,1,0,0,0,208,209,5,27,0,0,209,19,1,0,0,0,22,26,46,
+        63,83,91,97,105,109,111,117,130,136,147,149,159,173,176,181,185,
+        190,197,205
     ]
 
 class StencilParser ( Parser ):
@@ -95,19 +97,19 @@ class StencilParser ( Parser ):
     sharedContextCache = PredictionContextCache()
 
     literalNames = [ "<INVALID>", "'stencil'", "'grid'", "'param'", "'state'", 
-                     "'input'", "'levels'", "'table'", "'let'", "'boundary'", 
-                     "'init'", "'sum'", "'in'", "<INVALID>", "<INVALID>", 
-                     "<INVALID>", "<INVALID>", "'..'", "'.'", "'''", "'='", 
-                     "';'", "','", "'('", "')'", "'['", "']'", "'{'", "'}'", 
-                     "'+'", "'-'", "'*'", "'/'", "'^'" ]
+                     "'input'", "'series'", "'levels'", "'table'", "'let'", 
+                     "'boundary'", "'init'", "'sum'", "'in'", "<INVALID>", 
+                     "<INVALID>", "<INVALID>", "<INVALID>", "'..'", "'.'", 
+                     "'''", "'='", "';'", "','", "'('", "')'", "'['", "']'", 
+                     "'{'", "'}'", "'+'", "'-'", "'*'", "'/'", "'^'" ]
 
     symbolicNames = [ "<INVALID>", "STENCIL", "GRID", "PARAM", "STATE", 
-                      "INPUT", "LEVELS", "TABLE", "LET", "BOUNDARY", "INIT", 
-                      "SUM", "IN", "DIMS", "FLOAT", "INT", "ID", "DOTDOT", 
-                      "DOT", "PRIME", "ASSIGN", "SEMI", "COMMA", "LPAREN", 
-                      "RPAREN", "LBRACK", "RBRACK", "LBRACE", "RBRACE", 
-                      "PLUS", "MINUS", "STAR", "SLASH", "CARET", "LINE_COMMENT", 
-                      "WS" ]
+                      "INPUT", "SERIES", "LEVELS", "TABLE", "LET", "BOUNDARY", 
+                      "INIT", "SUM", "IN", "DIMS", "FLOAT", "INT", "ID", 
+                      "DOTDOT", "DOT", "PRIME", "ASSIGN", "SEMI", "COMMA", 
+                      "LPAREN", "RPAREN", "LBRACK", "RBRACK", "LBRACE", 
+                      "RBRACE", "PLUS", "MINUS", "STAR", "SLASH", "CARET", 
+                      "LINE_COMMENT", "WS" ]
 
     RULE_program = 0
     RULE_decl = 1
@@ -129,36 +131,37 @@ class StencilParser ( Parser ):
     PARAM=3
     STATE=4
     INPUT=5
-    LEVELS=6
-    TABLE=7
-    LET=8
-    BOUNDARY=9
-    INIT=10
-    SUM=11
-    IN=12
-    DIMS=13
-    FLOAT=14
-    INT=15
-    ID=16
-    DOTDOT=17
-    DOT=18
-    PRIME=19
-    ASSIGN=20
-    SEMI=21
-    COMMA=22
-    LPAREN=23
-    RPAREN=24
-    LBRACK=25
-    RBRACK=26
-    LBRACE=27
-    RBRACE=28
-    PLUS=29
-    MINUS=30
-    STAR=31
-    SLASH=32
-    CARET=33
-    LINE_COMMENT=34
-    WS=35
+    SERIES=6
+    LEVELS=7
+    TABLE=8
+    LET=9
+    BOUNDARY=10
+    INIT=11
+    SUM=12
+    IN=13
+    DIMS=14
+    FLOAT=15
+    INT=16
+    ID=17
+    DOTDOT=18
+    DOT=19
+    PRIME=20
+    ASSIGN=21
+    SEMI=22
+    COMMA=23
+    LPAREN=24
+    RPAREN=25
+    LBRACK=26
+    RBRACK=27
+    LBRACE=28
+    RBRACE=29
+    PLUS=30
+    MINUS=31
+    STAR=32
+    SLASH=33
+    CARET=34
+    LINE_COMMENT=35
+    WS=36
 
     def __init__(self, input:TokenStream, output:TextIO = sys.stdout):
         super().__init__(input, output)
@@ -227,7 +230,7 @@ class StencilParser ( Parser ):
             self.state = 26
             self._errHandler.sync(self)
             _la = self._input.LA(1)
-            while (((_la) & ~0x3f) == 0 and ((1 << _la) & 67516) != 0):
+            while (((_la) & ~0x3f) == 0 and ((1 << _la) & 135036) != 0):
                 self.state = 23
                 self.decl()
                 self.state = 28
@@ -262,6 +265,27 @@ class StencilParser ( Parser ):
         def copyFrom(self, ctx:ParserRuleContext):
             super().copyFrom(ctx)
 
+
+
+    class SeriesDeclContext(DeclContext):
+
+        def __init__(self, parser, ctx:ParserRuleContext): # actually a StencilParser.DeclContext
+            super().__init__(parser)
+            self.name = None # Token
+            self.copyFrom(ctx)
+
+        def SERIES(self):
+            return self.getToken(StencilParser.SERIES, 0)
+        def SEMI(self):
+            return self.getToken(StencilParser.SEMI, 0)
+        def ID(self):
+            return self.getToken(StencilParser.ID, 0)
+
+        def accept(self, visitor:ParseTreeVisitor):
+            if hasattr( visitor, "visitSeriesDecl" ):
+                return visitor.visitSeriesDecl(self)
+            else:
+                return visitor.visitChildren(self)
 
 
     class InputDeclContext(DeclContext):
@@ -520,7 +544,7 @@ class StencilParser ( Parser ):
         self.enterRule(localctx, 2, self.RULE_decl)
         self._la = 0 # Token type
         try:
-            self.state = 94
+            self.state = 97
             self._errHandler.sync(self)
             token = self._input.LA(1)
             if token in [2]:
@@ -559,7 +583,7 @@ class StencilParser ( Parser ):
                 self.state = 46
                 self._errHandler.sync(self)
                 _la = self._input.LA(1)
-                if _la==6:
+                if _la==7:
                     self.state = 44
                     self.match(StencilParser.LEVELS)
                     self.state = 45
@@ -579,104 +603,114 @@ class StencilParser ( Parser ):
                 self.state = 51
                 self.match(StencilParser.SEMI)
                 pass
-            elif token in [7]:
-                localctx = StencilParser.TableDeclContext(self, localctx)
+            elif token in [6]:
+                localctx = StencilParser.SeriesDeclContext(self, localctx)
                 self.enterOuterAlt(localctx, 5)
                 self.state = 52
-                self.match(StencilParser.TABLE)
+                self.match(StencilParser.SERIES)
                 self.state = 53
                 localctx.name = self.match(StencilParser.ID)
-                self.state = 58 
-                self._errHandler.sync(self)
-                _la = self._input.LA(1)
-                while True:
-                    self.state = 54
-                    self.match(StencilParser.LBRACK)
-                    self.state = 55
-                    self.number()
-                    self.state = 56
-                    self.match(StencilParser.RBRACK)
-                    self.state = 60 
-                    self._errHandler.sync(self)
-                    _la = self._input.LA(1)
-                    if not (_la==25):
-                        break
-
-                self.state = 62
-                self.match(StencilParser.ASSIGN)
-                self.state = 63
-                self.tableInit()
-                self.state = 64
+                self.state = 54
                 self.match(StencilParser.SEMI)
                 pass
             elif token in [8]:
-                localctx = StencilParser.LetDeclContext(self, localctx)
+                localctx = StencilParser.TableDeclContext(self, localctx)
                 self.enterOuterAlt(localctx, 6)
+                self.state = 55
+                self.match(StencilParser.TABLE)
+                self.state = 56
+                localctx.name = self.match(StencilParser.ID)
+                self.state = 61 
+                self._errHandler.sync(self)
+                _la = self._input.LA(1)
+                while True:
+                    self.state = 57
+                    self.match(StencilParser.LBRACK)
+                    self.state = 58
+                    self.number()
+                    self.state = 59
+                    self.match(StencilParser.RBRACK)
+                    self.state = 63 
+                    self._errHandler.sync(self)
+                    _la = self._input.LA(1)
+                    if not (_la==26):
+                        break
+
+                self.state = 65
+                self.match(StencilParser.ASSIGN)
                 self.state = 66
-                self.match(StencilParser.LET)
+                self.tableInit()
                 self.state = 67
-                localctx.name = self.match(StencilParser.ID)
-                self.state = 68
-                self.match(StencilParser.ASSIGN)
-                self.state = 69
-                self.expr(0)
-                self.state = 70
-                self.match(StencilParser.SEMI)
-                pass
-            elif token in [16]:
-                localctx = StencilParser.UpdateDeclContext(self, localctx)
-                self.enterOuterAlt(localctx, 7)
-                self.state = 72
-                localctx.name = self.match(StencilParser.ID)
-                self.state = 73
-                self.match(StencilParser.PRIME)
-                self.state = 74
-                self.match(StencilParser.ASSIGN)
-                self.state = 75
-                self.expr(0)
-                self.state = 76
                 self.match(StencilParser.SEMI)
                 pass
             elif token in [9]:
-                localctx = StencilParser.BoundaryDeclContext(self, localctx)
+                localctx = StencilParser.LetDeclContext(self, localctx)
+                self.enterOuterAlt(localctx, 7)
+                self.state = 69
+                self.match(StencilParser.LET)
+                self.state = 70
+                localctx.name = self.match(StencilParser.ID)
+                self.state = 71
+                self.match(StencilParser.ASSIGN)
+                self.state = 72
+                self.expr(0)
+                self.state = 73
+                self.match(StencilParser.SEMI)
+                pass
+            elif token in [17]:
+                localctx = StencilParser.UpdateDeclContext(self, localctx)
                 self.enterOuterAlt(localctx, 8)
+                self.state = 75
+                localctx.name = self.match(StencilParser.ID)
+                self.state = 76
+                self.match(StencilParser.PRIME)
+                self.state = 77
+                self.match(StencilParser.ASSIGN)
                 self.state = 78
-                self.match(StencilParser.BOUNDARY)
-                self.state = 80
-                self._errHandler.sync(self)
-                la_ = self._interp.adaptivePredict(self._input,3,self._ctx)
-                if la_ == 1:
-                    self.state = 79
-                    localctx.field = self.match(StencilParser.ID)
-
-
-                self.state = 82
-                localctx.kind = self.match(StencilParser.ID)
-                self.state = 83
+                self.expr(0)
+                self.state = 79
                 self.match(StencilParser.SEMI)
                 pass
             elif token in [10]:
-                localctx = StencilParser.InitDeclContext(self, localctx)
+                localctx = StencilParser.BoundaryDeclContext(self, localctx)
                 self.enterOuterAlt(localctx, 9)
-                self.state = 84
-                self.match(StencilParser.INIT)
+                self.state = 81
+                self.match(StencilParser.BOUNDARY)
+                self.state = 83
+                self._errHandler.sync(self)
+                la_ = self._interp.adaptivePredict(self._input,3,self._ctx)
+                if la_ == 1:
+                    self.state = 82
+                    localctx.field = self.match(StencilParser.ID)
+
+
                 self.state = 85
-                localctx.name = self.match(StencilParser.ID)
+                localctx.kind = self.match(StencilParser.ID)
+                self.state = 86
+                self.match(StencilParser.SEMI)
+                pass
+            elif token in [11]:
+                localctx = StencilParser.InitDeclContext(self, localctx)
+                self.enterOuterAlt(localctx, 10)
+                self.state = 87
+                self.match(StencilParser.INIT)
                 self.state = 88
+                localctx.name = self.match(StencilParser.ID)
+                self.state = 91
                 self._errHandler.sync(self)
                 _la = self._input.LA(1)
-                if _la==18:
-                    self.state = 86
+                if _la==19:
+                    self.state = 89
                     self.match(StencilParser.DOT)
-                    self.state = 87
+                    self.state = 90
                     localctx.suffix = self.match(StencilParser.ID)
 
 
-                self.state = 90
+                self.state = 93
                 self.match(StencilParser.ASSIGN)
-                self.state = 91
+                self.state = 94
                 self.expr(0)
-                self.state = 92
+                self.state = 95
                 self.match(StencilParser.SEMI)
                 pass
             else:
@@ -736,38 +770,38 @@ class StencilParser ( Parser ):
         self._la = 0 # Token type
         try:
             self.enterOuterAlt(localctx, 1)
-            self.state = 96
+            self.state = 99
             self.match(StencilParser.LBRACE)
-            self.state = 108
+            self.state = 111
             self._errHandler.sync(self)
             _la = self._input.LA(1)
-            if (((_la) & ~0x3f) == 0 and ((1 << _la) & 1753335808) != 0):
-                self.state = 97
+            if (((_la) & ~0x3f) == 0 and ((1 << _la) & 3506671616) != 0):
+                self.state = 100
                 self.tableItem()
-                self.state = 102
+                self.state = 105
                 self._errHandler.sync(self)
                 _alt = self._interp.adaptivePredict(self._input,6,self._ctx)
                 while _alt!=2 and _alt!=ATN.INVALID_ALT_NUMBER:
                     if _alt==1:
-                        self.state = 98
+                        self.state = 101
                         self.match(StencilParser.COMMA)
-                        self.state = 99
+                        self.state = 102
                         self.tableItem() 
-                    self.state = 104
+                    self.state = 107
                     self._errHandler.sync(self)
                     _alt = self._interp.adaptivePredict(self._input,6,self._ctx)
 
-                self.state = 106
+                self.state = 109
                 self._errHandler.sync(self)
                 _la = self._input.LA(1)
-                if _la==22:
-                    self.state = 105
+                if _la==23:
+                    self.state = 108
                     self.match(StencilParser.COMMA)
 
 
 
 
-            self.state = 110
+            self.state = 113
             self.match(StencilParser.RBRACE)
         except RecognitionException as re:
             localctx.exception = re
@@ -810,17 +844,17 @@ class StencilParser ( Parser ):
         localctx = StencilParser.TableItemContext(self, self._ctx, self.state)
         self.enterRule(localctx, 6, self.RULE_tableItem)
         try:
-            self.state = 114
+            self.state = 117
             self._errHandler.sync(self)
             token = self._input.LA(1)
-            if token in [27]:
+            if token in [28]:
                 self.enterOuterAlt(localctx, 1)
-                self.state = 112
+                self.state = 115
                 self.tableInit()
                 pass
-            elif token in [11, 14, 15, 16, 23, 29, 30]:
+            elif token in [12, 15, 16, 17, 24, 30, 31]:
                 self.enterOuterAlt(localctx, 2)
-                self.state = 113
+                self.state = 116
                 self.expr(0)
                 pass
             else:
@@ -1016,64 +1050,64 @@ class StencilParser ( Parser ):
         self._la = 0 # Token type
         try:
             self.enterOuterAlt(localctx, 1)
-            self.state = 133
+            self.state = 136
             self._errHandler.sync(self)
             token = self._input.LA(1)
-            if token in [14, 15, 16, 23]:
+            if token in [15, 16, 17, 24]:
                 localctx = StencilParser.PrimaryExprContext(self, localctx)
                 self._ctx = localctx
                 _prevctx = localctx
 
-                self.state = 117
+                self.state = 120
                 self.primary()
                 pass
-            elif token in [29, 30]:
+            elif token in [30, 31]:
                 localctx = StencilParser.UnaryExprContext(self, localctx)
                 self._ctx = localctx
                 _prevctx = localctx
-                self.state = 118
+                self.state = 121
                 localctx.op = self._input.LT(1)
                 _la = self._input.LA(1)
-                if not(_la==29 or _la==30):
+                if not(_la==30 or _la==31):
                     localctx.op = self._errHandler.recoverInline(self)
                 else:
                     self._errHandler.reportMatch(self)
                     self.consume()
-                self.state = 119
+                self.state = 122
                 localctx.operand = self.expr(4)
                 pass
-            elif token in [11]:
+            elif token in [12]:
                 localctx = StencilParser.SumExprContext(self, localctx)
                 self._ctx = localctx
                 _prevctx = localctx
-                self.state = 120
+                self.state = 123
                 self.match(StencilParser.SUM)
-                self.state = 121
+                self.state = 124
                 self.match(StencilParser.LPAREN)
-                self.state = 122
+                self.state = 125
                 self.sumRange()
-                self.state = 127
+                self.state = 130
                 self._errHandler.sync(self)
                 _la = self._input.LA(1)
-                while _la==22:
-                    self.state = 123
+                while _la==23:
+                    self.state = 126
                     self.match(StencilParser.COMMA)
-                    self.state = 124
+                    self.state = 127
                     self.sumRange()
-                    self.state = 129
+                    self.state = 132
                     self._errHandler.sync(self)
                     _la = self._input.LA(1)
 
-                self.state = 130
+                self.state = 133
                 self.match(StencilParser.RPAREN)
-                self.state = 131
+                self.state = 134
                 localctx.body = self.expr(2)
                 pass
             else:
                 raise NoViableAltException(self)
 
             self._ctx.stop = self._input.LT(-1)
-            self.state = 146
+            self.state = 149
             self._errHandler.sync(self)
             _alt = self._interp.adaptivePredict(self._input,13,self._ctx)
             while _alt!=2 and _alt!=ATN.INVALID_ALT_NUMBER:
@@ -1081,20 +1115,20 @@ class StencilParser ( Parser ):
                     if self._parseListeners is not None:
                         self.triggerExitRuleEvent()
                     _prevctx = localctx
-                    self.state = 144
+                    self.state = 147
                     self._errHandler.sync(self)
                     la_ = self._interp.adaptivePredict(self._input,12,self._ctx)
                     if la_ == 1:
                         localctx = StencilParser.PowExprContext(self, StencilParser.ExprContext(self, _parentctx, _parentState))
                         localctx.lhs = _prevctx
                         self.pushNewRecursionContext(localctx, _startState, self.RULE_expr)
-                        self.state = 135
+                        self.state = 138
                         if not self.precpred(self._ctx, 5):
                             from antlr4.error.Errors import FailedPredicateException
                             raise FailedPredicateException(self, "self.precpred(self._ctx, 5)")
-                        self.state = 136
+                        self.state = 139
                         localctx.op = self.match(StencilParser.CARET)
-                        self.state = 137
+                        self.state = 140
                         localctx.rhs = self.expr(5)
                         pass
 
@@ -1102,19 +1136,19 @@ class StencilParser ( Parser ):
                         localctx = StencilParser.MulExprContext(self, StencilParser.ExprContext(self, _parentctx, _parentState))
                         localctx.lhs = _prevctx
                         self.pushNewRecursionContext(localctx, _startState, self.RULE_expr)
-                        self.state = 138
+                        self.state = 141
                         if not self.precpred(self._ctx, 3):
                             from antlr4.error.Errors import FailedPredicateException
                             raise FailedPredicateException(self, "self.precpred(self._ctx, 3)")
-                        self.state = 139
+                        self.state = 142
                         localctx.op = self._input.LT(1)
                         _la = self._input.LA(1)
-                        if not(_la==31 or _la==32):
+                        if not(_la==32 or _la==33):
                             localctx.op = self._errHandler.recoverInline(self)
                         else:
                             self._errHandler.reportMatch(self)
                             self.consume()
-                        self.state = 140
+                        self.state = 143
                         localctx.rhs = self.expr(4)
                         pass
 
@@ -1122,24 +1156,24 @@ class StencilParser ( Parser ):
                         localctx = StencilParser.AddExprContext(self, StencilParser.ExprContext(self, _parentctx, _parentState))
                         localctx.lhs = _prevctx
                         self.pushNewRecursionContext(localctx, _startState, self.RULE_expr)
-                        self.state = 141
+                        self.state = 144
                         if not self.precpred(self._ctx, 1):
                             from antlr4.error.Errors import FailedPredicateException
                             raise FailedPredicateException(self, "self.precpred(self._ctx, 1)")
-                        self.state = 142
+                        self.state = 145
                         localctx.op = self._input.LT(1)
                         _la = self._input.LA(1)
-                        if not(_la==29 or _la==30):
+                        if not(_la==30 or _la==31):
                             localctx.op = self._errHandler.recoverInline(self)
                         else:
                             self._errHandler.reportMatch(self)
                             self.consume()
-                        self.state = 143
+                        self.state = 146
                         localctx.rhs = self.expr(2)
                         pass
 
              
-                self.state = 148
+                self.state = 151
                 self._errHandler.sync(self)
                 _alt = self._interp.adaptivePredict(self._input,13,self._ctx)
 
@@ -1196,15 +1230,15 @@ class StencilParser ( Parser ):
         self.enterRule(localctx, 10, self.RULE_sumRange)
         try:
             self.enterOuterAlt(localctx, 1)
-            self.state = 149
-            localctx.var = self.match(StencilParser.ID)
-            self.state = 150
-            self.match(StencilParser.IN)
-            self.state = 151
-            localctx.lo = self.signedNumber()
             self.state = 152
-            self.match(StencilParser.DOTDOT)
+            localctx.var = self.match(StencilParser.ID)
             self.state = 153
+            self.match(StencilParser.IN)
+            self.state = 154
+            localctx.lo = self.signedNumber()
+            self.state = 155
+            self.match(StencilParser.DOTDOT)
+            self.state = 156
             localctx.hi = self.signedNumber()
         except RecognitionException as re:
             localctx.exception = re
@@ -1252,21 +1286,21 @@ class StencilParser ( Parser ):
         self._la = 0 # Token type
         try:
             self.enterOuterAlt(localctx, 1)
-            self.state = 156
+            self.state = 159
             self._errHandler.sync(self)
             _la = self._input.LA(1)
-            if _la==29 or _la==30:
-                self.state = 155
+            if _la==30 or _la==31:
+                self.state = 158
                 localctx.sign = self._input.LT(1)
                 _la = self._input.LA(1)
-                if not(_la==29 or _la==30):
+                if not(_la==30 or _la==31):
                     localctx.sign = self._errHandler.recoverInline(self)
                 else:
                     self._errHandler.reportMatch(self)
                     self.consume()
 
 
-            self.state = 158
+            self.state = 161
             self.number()
         except RecognitionException as re:
             localctx.exception = re
@@ -1309,9 +1343,9 @@ class StencilParser ( Parser ):
         self._la = 0 # Token type
         try:
             self.enterOuterAlt(localctx, 1)
-            self.state = 160
+            self.state = 163
             _la = self._input.LA(1)
-            if not(_la==14 or _la==15):
+            if not(_la==15 or _la==16):
                 self._errHandler.recoverInline(self)
             else:
                 self._errHandler.reportMatch(self)
@@ -1451,78 +1485,78 @@ class StencilParser ( Parser ):
         self.enterRule(localctx, 16, self.RULE_primary)
         self._la = 0 # Token type
         try:
-            self.state = 194
+            self.state = 197
             self._errHandler.sync(self)
             la_ = self._interp.adaptivePredict(self._input,20,self._ctx)
             if la_ == 1:
                 localctx = StencilParser.NumberPrimaryContext(self, localctx)
                 self.enterOuterAlt(localctx, 1)
-                self.state = 162
+                self.state = 165
                 self.number()
                 pass
 
             elif la_ == 2:
                 localctx = StencilParser.CallPrimaryContext(self, localctx)
                 self.enterOuterAlt(localctx, 2)
-                self.state = 163
+                self.state = 166
                 localctx.func = self.match(StencilParser.ID)
-                self.state = 164
+                self.state = 167
                 self.match(StencilParser.LPAREN)
-                self.state = 173
+                self.state = 176
                 self._errHandler.sync(self)
                 _la = self._input.LA(1)
-                if (((_la) & ~0x3f) == 0 and ((1 << _la) & 1619118080) != 0):
-                    self.state = 165
+                if (((_la) & ~0x3f) == 0 and ((1 << _la) & 3238236160) != 0):
+                    self.state = 168
                     self.expr(0)
-                    self.state = 170
+                    self.state = 173
                     self._errHandler.sync(self)
                     _la = self._input.LA(1)
-                    while _la==22:
-                        self.state = 166
+                    while _la==23:
+                        self.state = 169
                         self.match(StencilParser.COMMA)
-                        self.state = 167
+                        self.state = 170
                         self.expr(0)
-                        self.state = 172
+                        self.state = 175
                         self._errHandler.sync(self)
                         _la = self._input.LA(1)
 
 
 
-                self.state = 175
+                self.state = 178
                 self.match(StencilParser.RPAREN)
                 pass
 
             elif la_ == 3:
                 localctx = StencilParser.RefPrimaryContext(self, localctx)
                 self.enterOuterAlt(localctx, 3)
-                self.state = 176
+                self.state = 179
                 localctx.name = self.match(StencilParser.ID)
-                self.state = 178
+                self.state = 181
                 self._errHandler.sync(self)
                 la_ = self._interp.adaptivePredict(self._input,17,self._ctx)
                 if la_ == 1:
-                    self.state = 177
+                    self.state = 180
                     localctx.new = self.match(StencilParser.PRIME)
 
 
-                self.state = 182
+                self.state = 185
                 self._errHandler.sync(self)
                 la_ = self._interp.adaptivePredict(self._input,18,self._ctx)
                 if la_ == 1:
-                    self.state = 180
+                    self.state = 183
                     self.match(StencilParser.DOT)
-                    self.state = 181
+                    self.state = 184
                     localctx.suffix = self.match(StencilParser.ID)
 
 
-                self.state = 187
+                self.state = 190
                 self._errHandler.sync(self)
                 _alt = self._interp.adaptivePredict(self._input,19,self._ctx)
                 while _alt!=2 and _alt!=ATN.INVALID_ALT_NUMBER:
                     if _alt==1:
-                        self.state = 184
+                        self.state = 187
                         self.subscript() 
-                    self.state = 189
+                    self.state = 192
                     self._errHandler.sync(self)
                     _alt = self._interp.adaptivePredict(self._input,19,self._ctx)
 
@@ -1531,11 +1565,11 @@ class StencilParser ( Parser ):
             elif la_ == 4:
                 localctx = StencilParser.ParenPrimaryContext(self, localctx)
                 self.enterOuterAlt(localctx, 4)
-                self.state = 190
+                self.state = 193
                 self.match(StencilParser.LPAREN)
-                self.state = 191
+                self.state = 194
                 self.expr(0)
-                self.state = 192
+                self.state = 195
                 self.match(StencilParser.RPAREN)
                 pass
 
@@ -1594,23 +1628,23 @@ class StencilParser ( Parser ):
         self._la = 0 # Token type
         try:
             self.enterOuterAlt(localctx, 1)
-            self.state = 196
+            self.state = 199
             self.match(StencilParser.LBRACK)
-            self.state = 197
+            self.state = 200
             self.expr(0)
-            self.state = 202
+            self.state = 205
             self._errHandler.sync(self)
             _la = self._input.LA(1)
-            while _la==22:
-                self.state = 198
+            while _la==23:
+                self.state = 201
                 self.match(StencilParser.COMMA)
-                self.state = 199
+                self.state = 202
                 self.expr(0)
-                self.state = 204
+                self.state = 207
                 self._errHandler.sync(self)
                 _la = self._input.LA(1)
 
-            self.state = 205
+            self.state = 208
             self.match(StencilParser.RBRACK)
         except RecognitionException as re:
             localctx.exception = re

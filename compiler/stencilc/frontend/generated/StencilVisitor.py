@@ -34,6 +34,11 @@ class StencilVisitor(ParseTreeVisitor):
         return self.visitChildren(ctx)
 
 
+    # Visit a parse tree produced by StencilParser#seriesDecl.
+    def visitSeriesDecl(self, ctx:StencilParser.SeriesDeclContext):
+        return self.visitChildren(ctx)
+
+
     # Visit a parse tree produced by StencilParser#tableDecl.
     def visitTableDecl(self, ctx:StencilParser.TableDeclContext):
         return self.visitChildren(ctx)
