@@ -93,6 +93,20 @@ class SeriesAt:
         return self.values[i] if i >= 0 else self.values.dtype.type(0)
 
 
+class AtPoints:
+    """A field's level at a set of points (numpy indices): ``u()``; ``u.prev()`` its previous level."""
+
+    def __init__(self, arr: np.ndarray, idx: tuple, prev: np.ndarray | None = None):
+        self.arr, self.idx, self._prev = arr, idx, prev
+
+    def __call__(self) -> np.ndarray:
+        return self.arr[self.idx]
+
+    @property
+    def prev(self) -> AtPoints:
+        return AtPoints(self._prev, self.idx)
+
+
 def interior(shape: tuple[int, ...], lo: tuple[int, ...], hi: tuple[int, ...]) -> tuple[slice, ...]:
     """The interior of an array of numpy ``shape`` for a halo given x first."""
     nd = len(shape)
@@ -131,6 +145,14 @@ class Example:
     # them in `fields` as 1d arrays; an update reads f["w"](k) = w[t+k], and p.t is the step index
     series: dict[str, Callable] = field(default_factory=dict)
     SERIES_LENGTH = 512  # values of a default series: more steps than any test runs
+    # sources and receivers: sets of points, given in `fields` as (n, ndim) integer arrays, x
+    # first; injects (field, points, fn) add fn(at, p) to the field's new level at its points after
+    # the step's updates, in order; records name -> (points, fn) sample fn(at, p) every step after
+    # the injects, returned by run() as (steps, n) arrays.  fn reads `at["u"]()` (the level the step
+    # read), `at["u'"]()` (the new one), series as in updates, p.t.
+    points: dict = field(default_factory=dict)  # name -> the tests' default points: size -> (n, ndim) array
+    injects: tuple = ()
+    records: dict = field(default_factory=dict)
     fields: tuple[str, ...] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -190,6 +212,8 @@ class Example:
             out[f] = a if a is not None else np.zeros(shape, self.dtype)
         for w, default in self.series.items():  # given at run time (--init w=FILE)
             out[w] = np.asarray(files[w] if w in files else default(self.SERIES_LENGTH), dtype=self.dtype).copy()
+        for s, default in self.points.items():  # likewise
+            out[s] = np.asarray(files[s] if s in files else default(size), dtype=np.int64).copy()
         for f, (levels, _) in self.state.items():
             if levels == 2:
                 a = make(f + ".prev")
@@ -213,6 +237,9 @@ class Example:
                     mirror(prev[f], lo, hi)
         inputs = {f: np.array(fields[f], dtype=self.dtype, copy=True) for f in self.inputs}
         series = {w: np.asarray(fields[w], dtype=self.dtype) for w in self.series}
+        at_pts = {s: tuple(np.asarray(fields[s], dtype=np.int64)[:, d] for d in reversed(range(self.ndim)))
+                  for s in self.points}  # numpy indices: z (or y) first
+        recs = {r: [] for r in self.records}
         shape = next(iter(cur.values())).shape
         inner = interior(shape, lo, hi)
         stages = self.update if isinstance(self.update, tuple) else (self.update,)
@@ -235,11 +262,27 @@ class Example:
                     new[f] = nf
                     acc[f + "'"] = Access(nf, lo, hi, seen)  # its offsets widen the halo too
             assert set(new) == set(self.state), (self.name, set(new))
+
+            def at(s, new=new, t=t):
+                out = {f: AtPoints(a, at_pts[s], prev.get(f)) for f, a in {**cur, **inputs}.items()}
+                out.update({f + "'": AtPoints(a, at_pts[s]) for f, a in new.items()})
+                out.update({w: SeriesAt(v, t) for w, v in series.items()})
+                return out
+
+            for f, s, fn in self.injects:  # after the updates, before the boundary is final
+                np.add.at(new[f], at_pts[s], np.broadcast_to(np.asarray(fn(at(s), p), dtype=self.dtype),
+                                                             at_pts[s][0].shape))
+                if self.state[f][1] == "neumann":
+                    mirror(new[f], lo, hi)
+            for r, (s, fn) in self.records.items():
+                recs[r].append(np.broadcast_to(np.asarray(fn(at(s), p), dtype=self.dtype), at_pts[s][0].shape))
             for f, (levels, _) in self.state.items():
                 if levels == 2:
                     prev[f] = cur[f]
                 cur[f] = new[f]
-        return {**cur, **inputs}
+        records = {r: np.array(v, dtype=self.dtype).reshape(steps, len(at_pts[self.records[r][0]][0]))
+                   for r, v in recs.items()}
+        return {**cur, **inputs, **records}
 
     def derived_halo(self, size: tuple[int, ...] | None = None) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """The halo this reference actually reads (widest offset per axis and direction)."""
@@ -582,3 +625,38 @@ _register(Example(
     inputs=(), params={"dtr": 0.25, "dtk": 0.25},
     inits={"pr": lambda c, p: np.exp(-((c.x - c.nx / 2) ** 2 + (c.y - c.ny / 3) ** 2 + (c.z - c.nz / 2) ** 2) / 8.0)},
     update=(_staggered3d_v, _staggered3d_p), doc="staggered-grid acoustics, velocity then pressure: sub-steps"))
+
+
+# ----------------------------------------------------------------------------- acoustic2d (sources, receivers)
+
+
+def ricker(n: int, dt: float = 0.001, f0: float = 15.0, t0: float = 0.1) -> np.ndarray:
+    """The Ricker wavelet at t = 0, dt, 2 dt, ... (peak frequency f0, centred on t0)."""
+    a = (np.pi * f0 * (np.arange(n) * dt - t0)) ** 2
+    return (1 - 2 * a) * np.exp(-a)
+
+
+def _acoustic2d(f, p):
+    u, vp = f["u"], f["vp"]()
+    r = vp * p.dt / p.h
+    return {"u": 2 * u() - u.prev() + r * r * (u(1, 0) + u(-1, 0) + u(0, 1) + u(0, -1) - 4 * u())}
+
+
+def _acoustic_src(size):  # one source, a third of the way down
+    return np.array([[size[0] // 2, max(1, size[1] // 3)]], dtype=np.int64)
+
+
+def _acoustic_rcv(size):  # a line of receivers every third cell, just below the middle
+    return np.array([[x, min(size[1] - 2, size[1] // 2 + 1)] for x in range(1, size[0] - 1, 3)],
+                    dtype=np.int64).reshape(-1, 2)
+
+
+_register(Example(
+    name="acoustic2d", ndim=2, dtype=np.float64, halo_lo=(1, 1), halo_hi=(1, 1),
+    state={"u": (2, "dirichlet")}, inputs=("vp",), params={"dt": 0.001, "h": 10.0},
+    inits={"vp": lambda c, p: 1500 + 1000 * np.maximum(0, np.minimum(1, 2 * c.y - c.ny)) + 0 * c.x},
+    update=_acoustic2d, series={"wavelet": ricker},
+    points={"src": _acoustic_src, "rcv": _acoustic_rcv},
+    injects=(("u", "src", lambda at, p: (at["vp"]() * p.dt) ** 2 * at["wavelet"]()),),
+    records={"rec": ("rcv", lambda at, p: at["u'"]())},
+    doc="the 2d acoustic wave equation with a Ricker source and a line of receivers"))

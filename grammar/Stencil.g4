@@ -34,6 +34,9 @@ decl
     | STATE name=ID (LEVELS levels=number)? SEMI                       # stateDecl
     | INPUT name=ID SEMI                                               # inputDecl
     | SERIES name=ID SEMI                                              # seriesDecl
+    | POINTS name=ID SEMI                                              # pointsDecl
+    | INJECT field=ID AT pts=ID PLUSEQ expr SEMI                       # injectDecl
+    | RECORD name=ID ASSIGN expr AT pts=ID SEMI                        # recordDecl
     | TABLE name=ID (LBRACK number RBRACK)+ ASSIGN tableInit SEMI      # tableDecl
     | LET name=ID ASSIGN expr SEMI                                     # letDecl
     | name=ID PRIME ASSIGN expr SEMI                                   # updateDecl
@@ -97,6 +100,10 @@ PARAM    : 'param';
 STATE    : 'state';
 INPUT    : 'input';
 SERIES   : 'series';
+POINTS   : 'points';
+INJECT   : 'inject';
+RECORD   : 'record';
+AT       : 'at';
 LEVELS   : 'levels';
 TABLE    : 'table';
 LET      : 'let';
@@ -121,6 +128,7 @@ ID       : [a-zA-Z_] [a-zA-Z_0-9]*;
 DOTDOT   : '..';
 DOT      : '.';
 PRIME    : '\'';
+PLUSEQ   : '+=';
 ASSIGN   : '=';
 SEMI     : ';';
 COMMA    : ',';

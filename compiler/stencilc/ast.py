@@ -143,6 +143,36 @@ class SeriesDecl:
 
 
 @dataclass(frozen=True)
+class PointsDecl:
+    """``points src;``: grid points given at run time (an (n, dims) integer array, x first)."""
+
+    name: str
+    loc: Loc
+
+
+@dataclass(frozen=True)
+class InjectDecl:
+    """``inject u at src += EXPR;``: EXPR added to u's new value at each point, after its update."""
+
+    field: str
+    points: str
+    value: Expr
+    loc: Loc  # the field
+    points_loc: Loc
+
+
+@dataclass(frozen=True)
+class RecordDecl:
+    """``record r = EXPR at rcv;``: EXPR sampled at each point every step."""
+
+    name: str
+    value: Expr
+    points: str
+    loc: Loc  # the name
+    points_loc: Loc
+
+
+@dataclass(frozen=True)
 class TableInit:
     """A brace list ``{a, b, ...}``; items are nested ``TableInit``s or expressions."""
 
@@ -196,8 +226,8 @@ class InitDecl:
     loc: Loc  # the name
 
 
-Decl = Union[GridDecl, ParamDecl, StateDecl, InputDecl, SeriesDecl, TableDecl, LetDecl, UpdateDecl, BoundaryDecl,
-             InitDecl]
+Decl = Union[GridDecl, ParamDecl, StateDecl, InputDecl, SeriesDecl, PointsDecl, InjectDecl, RecordDecl, TableDecl,
+             LetDecl, UpdateDecl, BoundaryDecl, InitDecl]
 
 
 @dataclass(frozen=True)
@@ -310,6 +340,12 @@ def _fmt(node: object, depth: int, out: list[str]) -> None:
         head = f"InputDecl {node.name}"
     elif isinstance(node, SeriesDecl):
         head = f"SeriesDecl {node.name}"
+    elif isinstance(node, PointsDecl):
+        head = f"PointsDecl {node.name}"
+    elif isinstance(node, InjectDecl):
+        head, kids = f"InjectDecl {node.field} at {node.points}", [node.value]
+    elif isinstance(node, RecordDecl):
+        head, kids = f"RecordDecl {node.name} at {node.points}", [node.value]
     elif isinstance(node, TableDecl):
         head, kids = f"TableDecl {node.name}" + "".join(f"[{d}]" for d in node.dims), [node.init]
     elif isinstance(node, TableInit):

@@ -174,6 +174,24 @@ class Update:
 
 
 @dataclass
+class Inject:
+    """``inject field at points += value``: after the update of ``field``, at each point."""
+
+    field: str
+    points: str
+    value: Expr
+
+
+@dataclass
+class Record:
+    """``record name = value at points``: sampled at each point, every step, after its updates."""
+
+    name: str
+    points: str
+    value: Expr
+
+
+@dataclass
 class Facts:
     """Derived, never declared.  See docs/out-of-core.md for kr/kw."""
 
@@ -202,6 +220,9 @@ class Program:
     updates: list[Update]
     facts: Facts | None = None
     series: list[str] = field(default_factory=list)  # declaration order
+    points: list[str] = field(default_factory=list)  # declaration order
+    injects: list[Inject] = field(default_factory=list)  # source order
+    records: list[Record] = field(default_factory=list)  # source order
 
     # -- lookups
     def field(self, name: str) -> Field:
@@ -229,14 +250,17 @@ class Program:
     def kernel_exprs(self) -> list[Expr]:
         return [x.value for x in self.lets] + [u.value for u in self.updates]
 
+    def point_exprs(self) -> list[Expr]:
+        return [x.value for x in self.injects] + [x.value for x in self.records]
+
     def uses_time(self) -> bool:
         """Whether the kernels read ``t`` itself (a series read at it does not count)."""
-        return any(isinstance(n, TimeIndex) for e in self.kernel_exprs() for n in walk(e))
+        return any(isinstance(n, TimeIndex) for e in self.kernel_exprs() + self.point_exprs() for n in walk(e))
 
     def series_terms(self) -> list[SeriesRef]:
         """The distinct series reads, by series (declaration order), then k: the values the runtime
         passes the kernels each step, after the params and ``t``."""
-        terms = {n for e in self.kernel_exprs() for n in walk(e) if isinstance(n, SeriesRef)}
+        terms = {n for e in self.kernel_exprs() + self.point_exprs() for n in walk(e) if isinstance(n, SeriesRef)}
         return sorted(terms, key=lambda s: (self.series.index(s.name), s.k))
 
     def loads(self) -> list[Load]:
@@ -356,7 +380,7 @@ class Program:
         if self.dtype not in ("f32", "f64"):
             bad(f"dtype {self.dtype}")
         names = [f.name for f in self.fields] + [p.name for p in self.params] + [x.name for x in self.lets] \
-            + list(self.series)
+            + list(self.series) + list(self.points) + [r.name for r in self.records]
         if len(names) != len(set(names)):
             bad(f"duplicate names in {names}")
         fields = {f.name: f for f in self.fields}
@@ -422,6 +446,17 @@ class Program:
             for e in (f.init, f.init_prev):
                 if e is not None:
                     check_expr(e, f"init {f.name}", True, set())
+        for where, pts, e, new_ok in ([(f"inject {x.field}", x.points, x.value, False) for x in self.injects]
+                                      + [(f"record {x.name}", x.points, x.value, True) for x in self.records]):
+            check_expr(e, where, False, set())
+            if pts not in self.points:
+                bad(f"{where}: unknown points {pts}")
+            for n in walk(e):
+                if isinstance(n, Load) and (n.offset != (0, 0, 0) or (n.level == NEW and not new_ok)):
+                    bad(f"{where}: {n} is not a read at the point")
+        for x in self.injects:
+            if x.field not in {f.name for f in self.state_fields}:
+                bad(f"inject into {x.field}, not a state field")
         facts = self.derive_facts()
         if self.facts is not None and self.facts != facts:
             bad("stored facts differ from the IR")
@@ -486,6 +521,12 @@ def format_program(p: Program) -> str:
         out.append(f"let {x.name} = {format_expr(x.value, p.ndim)}")
     for u in p.updates:
         out.append(f"update {u.field}' = {format_expr(u.value, p.ndim)}")
+    for name in p.points:
+        out.append(f"points {name}")
+    for x in p.injects:
+        out.append(f"inject {x.field} at {x.points} += {format_expr(x.value, p.ndim)}")
+    for x in p.records:
+        out.append(f"record {x.name} = {format_expr(x.value, p.ndim)} at {x.points}")
     out.append("facts:")
     for d in range(p.ndim):
         out.append(f"  halo {_AXES[d]}: -{f.halo_lo[d]} +{f.halo_hi[d]}")

@@ -145,7 +145,9 @@ def lower(c: Checked) -> ir.Program:
     program = ir.Program(
         name=c.name, source_name=c.source.name, ndim=c.ndim, dtype=c.dtype,
         params=[ir.Param(n, v) for n, v in c.params.items()], fields=fields, lets=lets, updates=updates,
-        series=list(c.series),
+        series=list(c.series), points=list(c.points),
+        injects=[ir.Inject(d.field, d.points, low.expr(d.value, {})) for d in c.injects],
+        records=[ir.Record(d.name, d.points, low.expr(d.value, {})) for d in c.records],
     )
     program.facts = program.derive_facts()
     program.validate()

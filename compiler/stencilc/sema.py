@@ -76,6 +76,9 @@ class Checked:
     lets: list[ast.LetDecl]  # declaration order
     warnings: list[Diagnostic] = field(default_factory=list)
     series: list[str] = field(default_factory=list)  # declaration order
+    points: list[str] = field(default_factory=list)  # declaration order
+    injects: list[ast.InjectDecl] = field(default_factory=list)  # source order
+    records: list[ast.RecordDecl] = field(default_factory=list)  # source order
 
 
 # ---------------------------------------------------------------- constant evaluation
@@ -158,6 +161,9 @@ class _Checker:
         self.lets: dict[str, ast.LetDecl] = {}
         self.let_order: list[ast.LetDecl] = []
         self.series: dict[str, ast.SeriesDecl] = {}
+        self.points: dict[str, ast.PointsDecl] = {}
+        self.injects: list[ast.InjectDecl] = []
+        self.records: list[ast.RecordDecl] = []
         self.decl_of: dict[str, tuple[str, Loc]] = {}  # name -> (kind, loc)
         self.all_sum_vars: set[str] = set()
         self.used: set[str] = set()
@@ -184,7 +190,8 @@ class _Checker:
         return Checked(
             source=self.source, tree=self.tree, name=self.tree.name, ndim=self.ndim, dtype=self.dtype,
             params=self.params, fields=self.fields, tables=self.tables, lets=self.let_order,
-            warnings=self.rep.warnings, series=list(self.series),
+            warnings=self.rep.warnings, series=list(self.series), points=list(self.points), injects=self.injects,
+            records=self.records,
         )
 
     # -- pass 1: grid and declarations
@@ -243,6 +250,11 @@ class _Checker:
             elif isinstance(d, ast.SeriesDecl):
                 if self._declare(d.name, "series", d.loc):
                     self.series[d.name] = d
+            elif isinstance(d, ast.PointsDecl):
+                if self._declare(d.name, "points", d.loc):
+                    self.points[d.name] = d
+            elif isinstance(d, ast.RecordDecl):
+                self._declare(d.name, "record", d.loc)
             elif isinstance(d, ast.TableDecl):
                 if self._declare(d.name, "table", d.loc):
                     self._table(d)
@@ -322,6 +334,10 @@ class _Checker:
                 self._update(d)
             elif isinstance(d, ast.InitDecl):
                 self._init(d)
+            elif isinstance(d, ast.InjectDecl):
+                self._inject(d)
+            elif isinstance(d, ast.RecordDecl):
+                self._record(d)
             elif isinstance(d, ast.BoundaryDecl):
                 if d.kind not in BOUNDARY_KINDS:
                     self.rep.error(f"unknown boundary condition '{d.kind}'; expected dirichlet or neumann", d.kind_loc)
@@ -397,7 +413,71 @@ class _Checker:
             f.init = d
         self._expr(d.value, ctx="init", scope=[])
 
+    def _points_of(self, name: str, loc: Loc, what: str) -> bool:
+        if name in self.points:
+            self.used.add(name)
+            return True
+        kind = self.decl_of.get(name, (None,))[0]
+        article = "an" if kind and kind[0] in "aeiou" else "a"
+        self.rep.error(f"{what} at '{name}': " + (f"'{name}' is {article} {kind}, not a set of points (declare one: "
+                                                   f"'points {name};')" if kind else
+                                                   f"no points are declared by that name (declare them: "
+                                                   f"'points {name};')"), loc)
+        return False
+
+    def _inject(self, d: ast.InjectDecl) -> None:
+        f = self.fields.get(d.field)
+        if f is None or f.kind != "state":
+            kind = "an input field" if f is not None else f"a {self.decl_of[d.field][0]}" \
+                if d.field in self.decl_of else "not declared"
+            self.rep.error(f"inject adds to the new value of a state field; '{d.field}' is {kind}", d.loc)
+            return
+        ok = self._points_of(d.points, d.points_loc, f"inject {d.field}")
+        self._expr(d.value, ctx="inject", scope=[])
+        if ok:
+            self.injects.append(d)
+
+    def _record(self, d: ast.RecordDecl) -> None:
+        ok = self._points_of(d.points, d.points_loc, f"record {d.name}")
+        self._expr(d.value, ctx="record", scope=[])
+        if ok and self.decl_of.get(d.name, (None, None))[1] == d.loc:
+            self.records.append(d)
+
+    def _injected_and_read_primed(self) -> None:
+        """An injection changes a new value after its update; a later update reading that new
+        value (a sub-step) would see it without the injection: refused."""
+        for d in self.injects:
+            for u in self.tree.decls:
+                if isinstance(u, ast.UpdateDecl) and u.name != d.field and self._reads_new(u.value, d.field):
+                    self.rep.error(f"'{d.field}' is injected into, and the update of '{u.name}' reads its new value "
+                                   f"'{d.field}'': injections into a field read with a prime are not supported",
+                                   d.loc, [("read here", u.loc)])
+                    return
+
+    def _reads_new(self, e, name: str, seen: set | None = None) -> bool:
+        seen = set() if seen is None else seen
+        if isinstance(e, ast.Ref):
+            if e.new and e.id == name:
+                return True
+            if e.id in self.lets and e.id not in seen:
+                seen.add(e.id)
+                return self._reads_new(self.lets[e.id].value, name, seen)
+            return any(self._reads_new(x, name, seen) for g in e.subscripts for x in g)
+        if isinstance(e, ast.Name) and e.id in self.lets and e.id not in seen:
+            seen.add(e.id)
+            return self._reads_new(self.lets[e.id].value, name, seen)
+        if isinstance(e, ast.Unary):
+            return self._reads_new(e.operand, name, seen)
+        if isinstance(e, ast.Binary):
+            return self._reads_new(e.lhs, name, seen) or self._reads_new(e.rhs, name, seen)
+        if isinstance(e, ast.Call):
+            return any(self._reads_new(a, name, seen) for a in e.args)
+        if isinstance(e, ast.Sum):
+            return self._reads_new(e.body, name, seen)
+        return False
+
     def _completeness(self) -> None:
+        self._injected_and_read_primed()
         states = [f for f in self.fields.values() if f.kind == "state"]
         if not states:
             self.rep.error(f"stencil '{self.tree.name}' has no state field, so there is nothing to advance "
@@ -421,13 +501,17 @@ class _Checker:
         for name, d in self.series.items():
             if name not in self.used:
                 self.rep.warning(f"series '{name}' is never read", d.loc)
+        for name, d in self.points.items():
+            if name not in self.used:
+                self.rep.warning(f"points '{name}' are never used", d.loc)
         for x in self.let_order:
             if x.name not in self.used:
                 self.rep.warning(f"let '{x.name}' is never used", x.loc)
 
     # -- expressions
     def _expr(self, e: ast.Expr, ctx: str, scope: list[ast.SumRange]) -> None:
-        """Check ``e`` in context ``ctx`` ("update" | "let" | "init") with sum indices ``scope``."""
+        """Check ``e`` in context ``ctx`` ("update" | "let" | "init" | "inject" | "record") with sum
+        indices ``scope``."""
         if isinstance(e, ast.Num):
             return
         if isinstance(e, ast.Name):
@@ -508,6 +592,14 @@ class _Checker:
         if n in self.lets:
             self._let_use(e, ctx)
             return
+        if self.decl_of.get(n, ("",))[0] == "record":
+            self.rep.error(f"'{n}' is a record: its samples go to --out {n}=FILE, and nothing reads them", e.loc)
+            return
+        if n in self.points:
+            self.used.add(n)
+            self.rep.error(f"'{n}' is a set of points; it is used only by 'inject ... at {n}' and "
+                           f"'record ... at {n}'", e.loc)
+            return
         if n in self.tables:
             self.rep.error(f"table '{n}' must be indexed, e.g. {n}{'[i]' * len(self.tables[n].dims)}", e.loc)
             return
@@ -534,6 +626,9 @@ class _Checker:
             return
         if n in self.series:
             self._series_ref(e, ctx)
+            return
+        if n in self.points or self.decl_of.get(n, ("",))[0] == "record":
+            self._name(ast.Name(n, e.loc), ctx, scope)
             return
         if n == TIME:
             self.rep.error("'t' (the step index) cannot be indexed; a series is read at it: w[t]", e.loc)
@@ -575,6 +670,11 @@ class _Checker:
             self.rep.error(f"init expressions cannot read fields ('{f.name}'); use params, coordinates and sizes",
                            e.loc)
             return
+        if ctx in ("inject", "record") and offsets is not None and any(
+                not (isinstance(o, ast.Num) and o.is_int and int(o.text) == 0) for o in offsets):
+            self.rep.error(f"{'an inject' if ctx == 'inject' else 'a record'} reads fields at its point only: "
+                           f"'{f.name}' (not at an offset)", e.loc)
+            return
         if prev:
             self.prev_read.add(f.name)
             if f.levels != 2:
@@ -612,7 +712,11 @@ class _Checker:
             return True
         if ctx == "update":
             return self._new_read_in_update(n, e.loc, None)
-        return True  # init: _field_access reports that inits read no field
+        if ctx == "inject":
+            self.rep.error(f"an inject reads the levels before the step, at its point ('{n}'); a new value "
+                           f"('{n}'') is not available to it", e.loc)
+            return False
+        return True  # record: every update is done; init: _field_access reports that inits read no field
 
     def _new_read_in_update(self, n: str, loc: Loc, via: str | None) -> bool:
         """Is ``n'`` known when the current update runs?  Updates run in source order."""
@@ -638,6 +742,11 @@ class _Checker:
         if ctx == "init":
             self.rep.error(f"'{n}' is a let; init expressions may use params, coordinates and sizes, "
                            "not lets or fields", e.loc)
+            return False
+        if ctx in ("inject", "record"):
+            self.rep.error(f"'{n}' is a let, computed at the cells an update computes; "
+                           f"{'an inject' if ctx == 'inject' else 'a record'} may use params, t, series and "
+                           "fields at its point", e.loc)
             return False
         if n not in self.defined_lets:
             self.rep.error(f"let '{n}' is used before its definition", e.loc, [("defined here", self.lets[n].loc)])

@@ -79,6 +79,26 @@ typedef struct stn_series_term {
     int k;
 } stn_series_term;
 
+/* Sources and receivers: a set of grid points (`points src;`), given by --init NAME=FILE (an
+ * (n, ndim) integer array, x first); an `inject FIELD at POINTS += EXPR;`; a `record NAME = EXPR
+ * at POINTS;`, sampled every step into a (steps, n) array written by --out NAME=FILE. */
+typedef struct stn_points_desc {
+    const char *name;
+} stn_points_desc;
+typedef struct stn_inject_desc {
+    int field, points; /* indices into the descriptor's fields and pointsets */
+} stn_inject_desc;
+typedef struct stn_record_desc {
+    const char *name;
+    int points; /* index into the descriptor's pointsets */
+} stn_record_desc;
+/* After a step's kernel on `box`: inject number `which` at the points of pts[3 * n] (x, y, z)
+ * that lie in the box (the new levels in dst); record number `which` likewise into out[i]. */
+typedef void (*stn_inject_fn)(int which, const double *params, const stn_view *v, const void *const *src,
+                              void *const *dst, const stn_box *box, const int64_t *pts, int64_t n);
+typedef void (*stn_record_fn)(int which, const double *params, const stn_view *v, const void *const *src,
+                              void *const *dst, const stn_box *box, const int64_t *pts, int64_t n, void *out);
+
 typedef struct stn_param_desc {
     const char *name;
     double value; /* the default from the .stn file */
@@ -148,6 +168,14 @@ typedef struct stn_program_desc {
     const stn_series_desc *series;
     int nterms;
     const stn_series_term *terms;
+    int npointsets; /* `points` declarations */
+    const stn_points_desc *pointsets;
+    int ninjects;
+    const stn_inject_desc *injects;
+    int nrecords;
+    const stn_record_desc *records;
+    stn_inject_fn inject;
+    stn_record_fn record;
 } stn_program_desc;
 
 /* Parse the command line (docs/cli.md), run, write outputs and the report.

@@ -251,11 +251,38 @@ static int opt_field_file(parser *p, const char **paths) {
         return stn_error(-EINVAL, "--%s %s: expected NAME=FILE (e.g. --%s %s=%s.npy)", opt, p->val, opt,
                          p->d->fields[0].name, p->d->fields[0].name);
     size_t len = (size_t)(eq - p->val);
+    int is_out = paths == p->o->out_path;
+    for (int s = 0; s < p->d->npointsets; s++) { /* --init POINTS=FILE */
+        const char *sn = p->d->pointsets[s].name;
+        if (strlen(sn) != len || strncmp(sn, p->val, len) != 0)
+            continue;
+        if (is_out)
+            return stn_error(-EINVAL, "--out %s: '%s' is a set of points, given to the run (--init %s=FILE)",
+                             p->val, sn, sn);
+        if (p->o->points_path[s])
+            return stn_error(-EINVAL, "--init %s: points %s are already given as '%s' (one --init per set)",
+                             p->val, sn, p->o->points_path[s]);
+        p->o->points_path[s] = eq + 1;
+        return 0;
+    }
+    for (int s = 0; s < p->d->nrecords; s++) { /* --out RECORD=FILE */
+        const char *sn = p->d->records[s].name;
+        if (strlen(sn) != len || strncmp(sn, p->val, len) != 0)
+            continue;
+        if (!is_out)
+            return stn_error(-EINVAL, "--init %s: '%s' is a record, sampled by the run (--out %s=FILE)",
+                             p->val, sn, sn);
+        if (p->o->record_path[s])
+            return stn_error(-EINVAL, "--out %s: record %s is already given as '%s' (one --out per record)",
+                             p->val, sn, p->o->record_path[s]);
+        p->o->record_path[s] = eq + 1;
+        return 0;
+    }
     for (int s = 0; s < p->d->nseries; s++) {
         const char *sn = p->d->series[s].name;
         if (strlen(sn) != len || strncmp(sn, p->val, len) != 0)
             continue;
-        if (paths == p->o->out_path)
+        if (is_out)
             return stn_error(-EINVAL,
                              "--out %s: '%s' is a series, given to the run (--init %s=FILE); --out "
                              "writes fields",
@@ -544,6 +571,37 @@ static const char *level_label(const stn_program_desc *d, int slot, char *buf, s
     return buf;
 }
 
+/* The files of sources and receivers: a record's --out is no input and no other output; no
+ * output is a file of points. */
+static int check_point_files(const stn_program_desc *d, const stn_opts *o) {
+    const char *in[2 * d->nfields + d->nseries + d->npointsets + 1];
+    const char *out[2 * d->nfields + d->nrecords + 2];
+    int nin = 0, nout = 0;
+    for (int i = 0; i < 2 * d->nfields; i++)
+        in[nin++] = o->init_path[i], out[nout++] = o->out_path[i];
+    for (int s = 0; s < d->nseries; s++)
+        in[nin++] = o->series_path[s];
+    for (int s = 0; s < d->npointsets; s++)
+        in[nin++] = o->points_path[s];
+    for (int s = 0; s < d->nrecords; s++)
+        out[nout++] = o->record_path[s];
+    out[nout++] = o->report;
+    for (int i = 0; i < nout; i++) {
+        int rec = i >= 2 * d->nfields && i < 2 * d->nfields + d->nrecords;
+        for (int j = 0; out[i] && j < nin; j++)
+            if (in[j] && (rec || j >= 2 * d->nfields + d->nseries) && stn_same_file(out[i], in[j]))
+                return stn_error(-EINVAL,
+                                 "'%s' is both an input (--init) and an output; input files are never "
+                                 "overwritten: choose another output name",
+                                 out[i]);
+        for (int j = 0; rec && out[i] && j < nout; j++)
+            if (j != i && out[j] && stn_same_file(out[i], out[j]))
+                return stn_error(-EINVAL, "--out %s=%s: '%s' is also another output of the run",
+                                 d->records[i - 2 * d->nfields].name, out[i], out[i]);
+    }
+    return 0;
+}
+
 /* Outputs never overwrite inputs, nor each other; the report neither. */
 static int check_files(const stn_program_desc *d, const stn_opts *o) {
     char a[80], b[80];
@@ -598,10 +656,13 @@ static int check_line(parser *p) {
                        stn_rank_names[o->rank]);
     if (rc == 0)
         rc = check_files(p->d, o);
-    for (int i = 0; rc == 0 && o->plan_only && i < 2 * p->d->nfields; i++)
-        if (o->out_path[i])
-            rc = stn_error(-EINVAL, "--plan-only computes nothing, so it writes no --out (%s)",
-                           o->out_path[i]);
+    if (rc == 0)
+        rc = check_point_files(p->d, o);
+    for (int i = 0; rc == 0 && o->plan_only && i < 2 * p->d->nfields + p->d->nrecords; i++) {
+        const char *out = i < 2 * p->d->nfields ? o->out_path[i] : o->record_path[i - 2 * p->d->nfields];
+        if (out)
+            rc = stn_error(-EINVAL, "--plan-only computes nothing, so it writes no --out (%s)", out);
+    }
     if (rc == 0 && o->plan_only && o->mode != STN_MODE_OOC)
         rc = stn_error(-EINVAL, "--plan-only shows the out-of-core plan: it needs --mode ooc");
     if (rc == 0 && o->machine && !o->plan_only)
@@ -627,10 +688,13 @@ int stn_opts_parse(const stn_program_desc *d, int argc, char **argv, stn_opts *o
     o->init_path = calloc(2 * (size_t)d->nfields + 1, sizeof *o->init_path);
     o->out_path = calloc(2 * (size_t)d->nfields + 1, sizeof *o->out_path);
     o->series_path = calloc((size_t)d->nseries + 1, sizeof *o->series_path);
+    o->points_path = calloc((size_t)d->npointsets + 1, sizeof *o->points_path);
+    o->record_path = calloc((size_t)d->nrecords + 1, sizeof *o->record_path);
     o->params = calloc((size_t)d->nparams + 1, sizeof *o->params);
     parser p = {d, o, NULL, NULL, 0, calloc((size_t)d->nparams + 1, 1)};
     int rc = 0;
-    if (!o->init_path || !o->out_path || !o->series_path || !o->params || !p.param_seen)
+    if (!o->init_path || !o->out_path || !o->series_path || !o->points_path || !o->record_path ||
+        !o->params || !p.param_seen)
         rc = stn_error(-ENOMEM, "out of memory parsing the command line");
     for (int k = 0; rc == 0 && k < d->nparams; k++)
         o->params[k] = d->params[k].value;
@@ -648,8 +712,10 @@ void stn_opts_free(stn_opts *o) {
     free(o->init_path);
     free(o->out_path);
     free(o->series_path);
+    free(o->points_path);
+    free(o->record_path);
     free(o->params);
-    o->init_path = o->out_path = o->series_path = NULL;
+    o->init_path = o->out_path = o->series_path = o->points_path = o->record_path = NULL;
     o->params = NULL;
 }
 
@@ -696,6 +762,28 @@ static void usage_fields(const stn_program_desc *d, FILE *out) {
             else
                 fprintf(out, ": at least --steps values\n");
         }
+    }
+    if (d->npointsets) {
+        fprintf(out,
+                "\nPoints (--init NAME=FILE, required: an (n, %d) integer .npy, x first, in the interior):\n",
+                d->ndim);
+        for (int s = 0; s < d->npointsets; s++) {
+            fprintf(out, "  %-12s", d->pointsets[s].name);
+            for (int k = 0; k < d->ninjects; k++)
+                if (d->injects[k].points == s)
+                    fprintf(out, " inject into %s;", d->fields[d->injects[k].field].name);
+            for (int k = 0; k < d->nrecords; k++)
+                if (d->records[k].points == s)
+                    fprintf(out, " record %s;", d->records[k].name);
+            fputc('\n', out);
+        }
+    }
+    if (d->nrecords) {
+        fprintf(out, "\nRecords (--out NAME=FILE: a (steps, n) .npy of %s, row t sampled after step t):\n",
+                d->npy_descr);
+        for (int k = 0; k < d->nrecords; k++)
+            fprintf(out, "  %-12s at the points %s\n", d->records[k].name,
+                    d->pointsets[d->records[k].points].name);
     }
 }
 

@@ -671,11 +671,16 @@ static void remove_scratch(ooc *e) {
                 if (e->f[i].scratch[set][l].path)
                     unlink(e->f[i].scratch[set][l].path);
     unlink(e->state_path);
+    if (e->records_fd >= 0)
+        unlink(e->records_path);
 }
 
 static void ooc_free(ooc *e) {
     if (e->q)
         stn_aio_destroy(e->q);
+    if (e->records_fd >= 0)
+        close(e->records_fd);
+    e->records_fd = -1;
     for (int i = 0; e->f && i < e->d->nfields; i++) {
         ooc_field *f = &e->f[i];
         for (int a = 0; a < 3; a++) {
@@ -785,6 +790,77 @@ static int predict_time(ooc *e, int64_t first_sweep) {
     return 0;
 }
 
+static int has_exports(const ooc *e) {
+    for (int s = 0; s < 2 * e->d->nfields; s++)
+        if (e->r->writers[s])
+            return 1;
+    return 0;
+}
+
+/* Whether sweep s's result is made durable and recorded for --resume (stn_ooc_run). */
+static int durable_sweep(const ooc *e, int64_t s) { return s + 1 < e->plan.nsweeps || has_exports(e); }
+
+/* Where record k's samples start in the records file: the records one after the other, each
+ * steps x n samples. */
+static uint64_t records_base(const ooc *e, int k) {
+    uint64_t b = 0;
+    for (int j = 0; j < k; j++)
+        b += (uint64_t)e->r->o->steps * (uint64_t)e->r->npts[e->d->records[j].points] *
+             (uint64_t)e->d->elem_size;
+    return b;
+}
+
+/* The samples of steps [t0, t1) of every record, to (write) or from the records file. */
+static int records_io(ooc *e, int write, int64_t t0, int64_t t1) {
+    double start = stn_now();
+    int rc = 0;
+    for (int k = 0; rc == 0 && k < e->d->nrecords; k++) {
+        uint64_t row = (uint64_t)e->r->npts[e->d->records[k].points] * (uint64_t)e->d->elem_size;
+        size_t n = (size_t)((uint64_t)(t1 - t0) * row);
+        char *buf = (char *)e->r->rec[k] + (uint64_t)t0 * row;
+        uint64_t off = records_base(e, k) + (uint64_t)t0 * row;
+        rc = write ? stn_pwrite_full(e->records_fd, buf, n, off, e->records_path)
+                   : stn_pread_full(e->records_fd, buf, n, off, e->records_path);
+        if (rc == 0 && write)
+            e->res->st.bytes_written += n;
+        else if (rc == 0)
+            e->res->st.bytes_read += n;
+    }
+    if (rc == 0 && write && fdatasync(e->records_fd) != 0) {
+        int err = errno;
+        rc = stn_error(stn_neg_errno(err), "cannot sync '%s': %s", e->records_path, strerror(err));
+    }
+    stn_stats_add_time(&e->res->st, write ? STN_PHASE_WRITE : STN_PHASE_READ, start);
+    return rc;
+}
+
+/* The records file: created empty, or, resuming after `first` sweeps, their samples read back. */
+static int open_records(ooc *e, int64_t first) {
+    if (e->d->nrecords == 0 || stn_record_row_bytes(e->r) == 0)
+        return 0;
+    snprintf(e->records_path, sizeof e->records_path, "%s/%s.records", e->r->o->dir, e->d->name);
+    e->records_fd =
+        open(e->records_path, first > 0 ? O_RDWR | O_CLOEXEC : O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (e->records_fd < 0) {
+        int err = errno;
+        return stn_error(stn_neg_errno(err), "cannot %s the records' samples '%s': %s",
+                         first > 0 ? "open (--resume) " : "create", e->records_path, strerror(err));
+    }
+    int rc = first > 0 ? records_io(e, 0, 0, first * e->plan.bt) : 0;
+    return rc ? stn_error(rc, "--resume: the records' samples of the sweeps done: %s", stn_errmsg()) : 0;
+}
+
+/* The records file's bytes in the IO model: read back on resume, written for every durable sweep. */
+static void predict_records(ooc *e, int64_t first) {
+    uint64_t row = e->d->nrecords ? stn_record_row_bytes(e->r) : 0;
+    if (row == 0)
+        return;
+    e->res->predicted_read += (uint64_t)(first * e->plan.bt) * row;
+    for (int64_t s = first; s < e->plan.nsweeps; s++)
+        e->res->predicted_written +=
+            durable_sweep(e, s) ? (uint64_t)stn_ooc_sweep_steps(&e->plan, s) * row : 0;
+}
+
 static int ooc_setup(ooc *e, int64_t *first_sweep) {
     const stn_run *r = e->r;
     size_t align = (size_t)r->hw.block.value; /* program.c found it for --dir (or --machine gave it) */
@@ -824,6 +900,7 @@ static int ooc_setup(ooc *e, int64_t *first_sweep) {
     }
     int resuming = *first_sweep > 0;
     stn_ooc_predict(&e->model, &e->plan, *first_sweep, &e->res->predicted_read, &e->res->predicted_written);
+    predict_records(e, *first_sweep);
     rc = predict_time(e, *first_sweep);
     if (rc)
         return rc;
@@ -836,6 +913,8 @@ static int ooc_setup(ooc *e, int64_t *first_sweep) {
         rc = open_scratch(e, resuming);
     if (rc == 0 && e->plan.nsweeps > 0)
         rc = open_spill(e);
+    if (rc == 0 && e->plan.nsweeps > 0)
+        rc = open_records(e, *first_sweep);
     if (rc == 0 && (rc = alloc_buffers(e)) != 0) {
         char a[32];
         rc = stn_error(rc, "cannot allocate the out-of-core buffers (%s)",
@@ -844,16 +923,10 @@ static int ooc_setup(ooc *e, int64_t *first_sweep) {
     return rc;
 }
 
-static int has_exports(const ooc *e) {
-    for (int s = 0; s < 2 * e->d->nfields; s++)
-        if (e->r->writers[s])
-            return 1;
-    return 0;
-}
-
 int stn_ooc_run(const stn_run *r, stn_result *res, stn_ooc_result *out) {
     ooc e;
     memset(&e, 0, sizeof e);
+    e.records_fd = -1;
     e.r = r;
     e.d = r->d;
     e.res = res;
@@ -887,8 +960,10 @@ int stn_ooc_run(const stn_run *r, stn_result *res, stn_ooc_result *out) {
         /* a sweep's result is made durable and recorded for --resume, except the last one's when
          * nothing reads it afterwards (no --out): the files are removed as soon as it ends, and
          * a run killed before that resumes from the sweep before (one fdatasync less a run) */
-        int durable = s + 1 < e.plan.nsweeps || has_exports(&e);
+        int durable = durable_sweep(&e, s);
         rc = run_sweep(&e, s, T, durable);
+        if (rc == 0 && durable && e.records_fd >= 0) /* the sweep's samples, before its state commits */
+            rc = records_io(&e, 1, s * e.plan.bt, s * e.plan.bt + T);
         if (rc == 0 && !e.alg2 && durable) /* alg2 updates its files in place: no state to resume */
             rc = stn_ooc_save_state(&e, s + 1);
         uint64_t pss = stn_pss_bytes(); /* the rings are fully touched by now */

@@ -34,8 +34,11 @@ static uint64_t fingerprint(const ooc *e) {
     h = fnv(h, &e->plan.bt, sizeof e->plan.bt);
     h = fnv(h, &e->plan.row_bytes, sizeof e->plan.row_bytes);
     h = fnv(h, o->params, sizeof(double) * (size_t)e->d->nparams);
-    for (int s = 0; s < 2 * e->d->nfields + e->d->nseries; s++) { /* the fields' files, the series' */
-        const char *p = s < 2 * e->d->nfields ? o->init_path[s] : o->series_path[s - 2 * e->d->nfields];
+    int nf = 2 * e->d->nfields, ns = e->d->nseries;
+    for (int s = 0; s < nf + ns + e->d->npointsets; s++) { /* the fields' files, the series', the points' */
+        const char *p = s < nf        ? o->init_path[s]
+                        : s < nf + ns ? o->series_path[s - nf]
+                                      : o->points_path[s - nf - ns];
         struct stat sb;
         if (p && stat(p, &sb) == 0) {
             h = fnv(h, p, strlen(p));

@@ -165,14 +165,33 @@ static int open_outputs(stn_run *r) {
             return stn_error(rc, "--out %s%s=%s: %s", r->d->fields[s / 2].name, s % 2 ? ".prev" : "", path,
                              stn_errmsg());
     }
+    for (int k = 0; k < r->d->nrecords; k++) { /* (steps, n): row t is step t's samples */
+        const char *path = r->o->record_path[k];
+        int64_t rs[2] = {r->o->steps, r->npts ? r->npts[r->d->records[k].points] : 0};
+        int rc =
+            path ? stn_npy_writer_open(path, r->d->npy_descr, 2, rs, &r->writers[2 * r->d->nfields + k]) : 0;
+        if (rc)
+            return stn_error(rc, "--out %s=%s: %s", r->d->records[k].name, path, stn_errmsg());
+    }
     return 0;
+}
+
+/* Bytes of one step's samples of record k. */
+static uint64_t record_bytes(const stn_run *r, int k) {
+    return r->npts ? (uint64_t)r->npts[r->d->records[k].points] * (uint64_t)r->d->elem_size : 0;
 }
 
 /* Rename the outputs only once all of them are complete and synced, so that a failing run
  * leaves none of them behind (only a failing rename, after the others, could). */
 static int commit_outputs(stn_run *r, stn_result *res) {
     double t0 = stn_now();
-    int n = 2 * r->d->nfields, rc = 0;
+    int n = 2 * r->d->nfields + r->d->nrecords, rc = 0;
+    for (int k = 0; rc == 0 && k < r->d->nrecords; k++) { /* the records' samples, all steps */
+        stn_npy_writer *w = r->writers[2 * r->d->nfields + k];
+        if (w)
+            rc = stn_npy_writer_pwrite(w, r->rec[k], (size_t)(r->o->steps * (int64_t)record_bytes(r, k)), 0,
+                                       &res->st);
+    }
     for (int s = 0; rc == 0 && s < n; s++)
         if (r->writers[s])
             rc = stn_npy_writer_finish(r->writers[s]);
@@ -186,7 +205,7 @@ static int commit_outputs(stn_run *r, stn_result *res) {
 }
 
 static void abort_outputs(stn_run *r) {
-    for (int s = 0; r->writers && s < 2 * r->d->nfields; s++) {
+    for (int s = 0; r->writers && s < 2 * r->d->nfields + r->d->nrecords; s++) {
         stn_npy_writer_abort(r->writers[s]);
         r->writers[s] = NULL;
     }
@@ -293,8 +312,12 @@ static int run(program_run *pr) {
     if (!ooc)
         note_ignored(r);
     int rc = check_inputs(r);
+    if (rc == 0 && !r->o->plan_only)
+        rc = stn_series_load(r, &pr->res.st);
+    if (rc == 0 && !r->o->plan_only)
+        rc = stn_points_load(r, &pr->res.st);
     if (rc == 0) {
-        r->writers = calloc(2 * (size_t)r->d->nfields, sizeof *r->writers);
+        r->writers = calloc(2 * (size_t)r->d->nfields + (size_t)r->d->nrecords, sizeof *r->writers);
         if (!r->writers)
             rc = stn_error(-ENOMEM, "out of memory");
     }
@@ -304,11 +327,12 @@ static int run(program_run *pr) {
         rc = find_device(r);
     if (rc == 0 && ooc)
         find_curves(r);
-    if (rc == 0 && !r->o->plan_only)
-        rc = stn_series_load(r, &pr->res.st);
     if (rc == 0)
         rc = ooc ? stn_ooc_run(r, &pr->res, &pr->plan) : stn_incore_run(r, &pr->res);
-    pr->res.predicted_read += r->series_bytes; /* each series file is read once, before the engine */
+    /* each series and points file is read once, before the engine; each record written once */
+    pr->res.predicted_read += r->series_bytes + r->points_bytes;
+    for (int k = 0; k < r->d->nrecords; k++)
+        pr->res.predicted_written += r->o->record_path[k] ? (uint64_t)r->o->steps * record_bytes(r, k) : 0;
     if (rc == 0)
         rc = commit_outputs(r, &pr->res);
     abort_outputs(r); /* whatever is left after a failure */
@@ -319,6 +343,7 @@ static int run(program_run *pr) {
 
 static void free_run(program_run *pr) {
     stn_series_free(&pr->in);
+    stn_points_free(&pr->in);
     free(pr->in.writers);
     stn_log_free(&pr->log);
 }

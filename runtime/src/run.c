@@ -143,20 +143,132 @@ void stn_series_free(stn_run *r) {
     r->series_len = NULL;
 }
 
+static int load_points(stn_run *r, int s, stn_stats *st) {
+    const stn_program_desc *d = r->d;
+    const char *name = d->pointsets[s].name, *path = r->o->points_path[s];
+    if (!path)
+        return stn_error(
+            -EINVAL,
+            "points '%s' have no coordinates: give them with --init %s=FILE.npy (an (n, %d) integer "
+            "array, x first)",
+            name, name, d->ndim);
+    int fd = open(path, O_RDONLY | O_CLOEXEC); /* the user's input is never modified */
+    if (fd < 0) {
+        int e = errno;
+        return stn_error(stn_neg_errno(e), "--init %s=%s: cannot open '%s': %s", name, path, path,
+                         strerror(e));
+    }
+    stn_npy_header h;
+    int rc = stn_npy_read_header(path, fd, &h);
+    close(fd);
+    int four = rc == 0 && strcmp(h.descr, "<i4") == 0;
+    if (rc == 0 && !four && strcmp(h.descr, "<i8") != 0)
+        rc = stn_error(-EINVAL,
+                       "'%s' holds '%s'; points are integers ('<i8' or '<i4'): convert with "
+                       "a.astype('<i8')",
+                       path, h.descr);
+    if (rc == 0 && (h.ndim != 2 || h.shape[1] != d->ndim))
+        rc = stn_error(-EINVAL, "'%s' is not an (n, %d) array (one row of %d coordinates per point, x first)",
+                       path, d->ndim, d->ndim);
+    if (rc == 0)
+        rc = stn_npy_check(path, &h, h.descr, 2, h.shape);
+    int64_t n = rc == 0 ? h.shape[0] : 0;
+    size_t bytes = (size_t)(n * d->ndim) * (four ? 4 : 8);
+    void *raw = rc == 0 ? malloc(bytes ? bytes : 1) : NULL;
+    r->pts[s] = rc == 0 ? calloc((size_t)(n ? n : 1) * 3, sizeof(int64_t)) : NULL;
+    if (rc == 0 && (!raw || !r->pts[s]))
+        rc = stn_error(-ENOMEM, "out of memory reading %" PRId64 " points from '%s'", n, path);
+    if (rc == 0)
+        rc = stn_npy_load(path, h.descr, 2, h.shape, raw, st);
+    for (int64_t i = 0; rc == 0 && i < n; i++)
+        for (int k = 0; rc == 0 && k < d->ndim; k++) {
+            int64_t c =
+                four ? ((const int32_t *)raw)[i * d->ndim + k] : ((const int64_t *)raw)[i * d->ndim + k];
+            int64_t size = r->o->size[k], lo = d->halo_lo[k], hi = size - d->halo_hi[k];
+            r->pts[s][3 * i + k] = c;
+            if (c < 0 || c >= size)
+                rc = stn_error(-EINVAL,
+                               "point %" PRId64 " has %c = %" PRId64 ", outside the grid (0 to %" PRId64 ")",
+                               i, "xyz"[k], c, size - 1);
+            else if (c < lo || c >= hi)
+                rc = stn_error(-EINVAL,
+                               "point %" PRId64 " has %c = %" PRId64
+                               ", in the boundary layer; the interior is %c in "
+                               "[%" PRId64 ", %" PRId64 ")",
+                               i, "xyz"[k], c, "xyz"[k], lo, hi);
+        }
+    free(raw);
+    if (rc)
+        return stn_error(rc, "--init %s=%s: %s", name, path, stn_errmsg());
+    r->npts[s] = n;
+    r->points_bytes += bytes;
+    return 0;
+}
+
+int stn_points_load(stn_run *r, stn_stats *st) {
+    const stn_program_desc *d = r->d;
+    if (d->npointsets == 0)
+        return 0;
+    r->pts = calloc((size_t)d->npointsets, sizeof *r->pts);
+    r->npts = calloc((size_t)d->npointsets, sizeof *r->npts);
+    r->rec = calloc((size_t)d->nrecords + 1, sizeof *r->rec);
+    if (!r->pts || !r->npts || !r->rec)
+        return stn_error(-ENOMEM, "out of memory");
+    int rc = 0;
+    for (int s = 0; rc == 0 && s < d->npointsets; s++)
+        rc = load_points(r, s, st);
+    for (int k = 0; rc == 0 && k < d->nrecords; k++) {
+        size_t bytes = (size_t)r->o->steps * (size_t)r->npts[d->records[k].points] * (size_t)d->elem_size;
+        if (!(r->rec[k] = calloc(bytes ? bytes : 1, 1)))
+            rc = stn_error(-ENOMEM, "out of memory for the samples of record '%s' (%zu bytes)",
+                           d->records[k].name, bytes);
+    }
+    return rc;
+}
+
+void stn_points_free(stn_run *r) {
+    for (int s = 0; r->pts && s < r->d->npointsets; s++)
+        free(r->pts[s]);
+    for (int k = 0; r->rec && k < r->d->nrecords; k++)
+        free(r->rec[k]);
+    free(r->pts);
+    free(r->npts);
+    free(r->rec);
+    r->pts = NULL;
+    r->npts = NULL;
+    r->rec = NULL;
+}
+
+uint64_t stn_record_row_bytes(const stn_run *r) {
+    uint64_t b = 0;
+    for (int k = 0; r->npts && k < r->d->nrecords; k++)
+        b += (uint64_t)r->npts[r->d->records[k].points] * (uint64_t)r->d->elem_size;
+    return b;
+}
+
 int stn_step(const stn_run *r, int64_t t, const stn_view *v, const void *const *src, void *const *dst,
              const stn_box *box, const int64_t tile[2]) {
     const stn_program_desc *d = r->d;
     double pv[d->nparams + 1 + d->nterms]; /* the params, t, the series terms (stn_series_term) */
     for (int k = 0; k < d->nparams; k++)
         pv[k] = r->o->params[k];
-    pv[d->nparams] = (double)t;
+    pv[d->nparams] = t < 0 ? 0 : (double)t;
     for (int j = 0; j < d->nterms; j++) {
         const stn_series_term *term = &d->terms[j];
-        int64_t i = t + term->k;
+        int64_t i = (t < 0 ? 0 : t) + term->k;
         pv[d->nparams + 1 + j] =
             r->series && i >= 0 && i < r->series_len[term->series] ? r->series[term->series][i] : 0;
     }
     int rc = d->step(pv, v, src, dst, box, tile[0], tile[1]);
+    for (int k = 0; rc == 0 && t >= 0 && r->pts && k < d->ninjects; k++) {
+        int s = d->injects[k].points;
+        d->inject(k, pv, v, src, dst, box, r->pts[s], r->npts[s]);
+    }
+    for (int k = 0; rc == 0 && t >= 0 && t < r->o->steps && r->pts && k < d->nrecords; k++) {
+        int s = d->records[k].points;
+        char *row = (char *)r->rec[k] + (size_t)t * (size_t)r->npts[s] * (size_t)d->elem_size;
+        d->record(k, pv, v, src, dst, box, r->pts[s], r->npts[s], row);
+    }
     if (rc)
         return stn_error(rc < 0 ? rc : -EIO,
                          "the kernel of '%s' failed on cells [%" PRId64 ",%" PRId64 ") x [%" PRId64
@@ -188,11 +300,11 @@ int stn_measure_rate(const stn_run *r, const int64_t tile[2], uint64_t cap, doub
     if (rc == 0 && cells > 0) {
         const void *const *src = (const void *const *)arr;
         void *const *dst = arr + d->nsrc;
-        int krc = stn_step(r, 0, &v, src, dst, &b, tile); /* first touch, warm-up */
+        int krc = stn_step(r, -1, &v, src, dst, &b, tile); /* first touch, warm-up */
         int64_t steps = 0;
         double t0 = stn_now(), t = 0;
         while (krc == 0 && (steps < 2 || (t < 0.05 && steps < 1000))) {
-            krc = stn_step(r, 0, &v, src, dst, &b, tile);
+            krc = stn_step(r, -1, &v, src, dst, &b, tile);
             steps++;
             t = stn_now() - t0;
         }

@@ -220,6 +220,8 @@ typedef struct stn_opts {
     const char **init_path;   /* [2 * nfields]: [2f] current level, [2f + 1] previous; NULL: none */
     const char **out_path;    /* [2 * nfields], the same indexing */
     const char **series_path; /* [nseries]: --init NAME=FILE of each series; NULL: not given */
+    const char **points_path; /* [npointsets]: --init NAME=FILE of each set of points */
+    const char **record_path; /* [nrecords]: --out NAME=FILE of each record; NULL: not written */
     double *params;           /* [nparams]: defaults, overridden by --param */
     int mode;                 /* STN_MODE_* */
     int tuner;                /* STN_TUNER_* */

@@ -51,6 +51,8 @@ typedef struct ooc {
     const void **src;
     void **dst;
     char state_path[4096];
+    char records_path[4096]; /* the records' samples of the committed sweeps, for --resume */
+    int records_fd;          /* -1: no records */
     int direct_warned;
     struct ooc_reader *reader; /* the --init reads of the next block, on a thread of their own */
     int reader_warned;         /* the reader thread could not be started (warned once) */

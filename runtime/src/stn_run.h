@@ -54,7 +54,18 @@ typedef struct stn_run {
     double **series;       /* [nseries]: each series' values, as read from its --init file */
     int64_t *series_len;   /* [nseries] */
     uint64_t series_bytes; /* the data bytes of the series files (read once, before the engine) */
+    int64_t **pts;         /* [npointsets]: x, y, z of each point of each set */
+    int64_t *npts;         /* [npointsets] */
+    uint64_t points_bytes; /* the data bytes of the points files */
+    void **rec;            /* [nrecords]: steps x n samples of each record (row t: step t) */
 } stn_run;
+
+/* Read every set of points (--init NAME=FILE: (n, ndim) integers, x first, each in the interior)
+ * and allocate the records' samples; counted in `st`. */
+int stn_points_load(stn_run *r, stn_stats *st);
+void stn_points_free(stn_run *r);
+/* Bytes of one step's samples, all records together. */
+uint64_t stn_record_row_bytes(const stn_run *r);
 
 /* Read every series' --init file (1d, the grid's element type), long enough for the run's steps
  * and the terms the kernels read; counted in `st`. */
@@ -134,7 +145,9 @@ int stn_engine_arrays(const stn_program_desc *d, size_t field_size, void **f, co
  * together at most `cap` bytes) with the iBlock `tile`, for about 50 ms; `source` says how. */
 /* One step of the kernel on `box` (d->step), its failure (a stencil with sub-steps that cannot
  * allocate its tiles' scratch) turned into an error naming the stencil and the box.  t: the index
- * of the step being computed (0 first), given to the kernels with the series' values at it. */
+ * of the step being computed (0 first), given to the kernels with the series' values at it; then
+ * the injects and records at the points in the box.  t < 0: a step that only measures (t = 0 for
+ * the kernels, no injects, no records). */
 int stn_step(const stn_run *r, int64_t t, const stn_view *v, const void *const *src, void *const *dst,
              const stn_box *box, const int64_t tile[2]);
 int stn_measure_rate(const stn_run *r, const int64_t tile[2], uint64_t cap, double *cps, char *source,

@@ -575,7 +575,7 @@ int stn_ooc_block_rate(const stn_run *r, const stn_ooc_plan *p, const int64_t ti
                 if (yb)
                     block_range(&p->q, ext[p->q.axis], 0, T, step, &b.lo[p->q.axis], &b.hi[p->q.axis]);
                 double t0 = stn_now();
-                int krc = stn_step(r, 0, &v, (const void *const *)src, dst, &b, tile);
+                int krc = stn_step(r, -1, &v, (const void *const *)src, dst, &b, tile);
                 if (krc) {
                     for (int a = 0; a < narr; a++)
                         free(arr[a]);

@@ -80,6 +80,9 @@ def random_fields(ex: ref.Example, size: tuple[int, ...], seed: int, with_prev: 
         out[f] = a.astype(ex.dtype)
     for w in ex.series:
         out[w] = rng.uniform(-1.0, 1.0, ref.Example.SERIES_LENGTH).astype(ex.dtype)
+    for s in ex.points:  # 0 to 4 points anywhere in the interior, repeats allowed
+        lo, hi = np.array(ex.halo_lo), np.array(size) - np.array(ex.halo_hi)
+        out[s] = rng.integers(lo, hi, size=(int(rng.integers(0, 5)), ex.ndim)).astype(np.int64)
     if with_prev:
         for f, (levels, _) in ex.state.items():
             if levels == 2:
@@ -97,12 +100,12 @@ def run_stencil(run_program, exe: Path, ex: ref.Example, size: tuple[int, ...], 
     series not in ``inits`` gets the reference's default values, as ``ex.initial`` does."""
     args = ["--quiet", "--size", ",".join(map(str, size)), "--steps", str(steps), *extra]
     inits = {**{w: default(ref.Example.SERIES_LENGTH).astype(ex.dtype) for w, default in ex.series.items()},
-             **inits}
+             **{s: default(size) for s, default in ex.points.items()}, **inits}
     for key, arr in inits.items():
         path = workdir / f"in_{key}.npy"
         np.save(path, arr)
         args += ["--init", f"{key}={path}"]
-    outs = {f: workdir / f"out_{f}.npy" for f in ex.fields}
+    outs = {f: workdir / f"out_{f}.npy" for f in (*ex.fields, *ex.records)}
     for f, path in outs.items():
         args += ["--out", f"{f}={path}"]
     for k, v in params.items():
@@ -116,10 +119,12 @@ def run_stencil(run_program, exe: Path, ex: ref.Example, size: tuple[int, ...], 
 
 
 def compare(ex: ref.Example, got: dict[str, np.ndarray], want: dict[str, np.ndarray], what: str) -> None:
-    for f in ex.fields:
+    for f in (*ex.fields, *ex.records):
         a, b = got[f], want[f]
         assert a.shape == b.shape, f"{what}: {f} has shape {a.shape}, expected {b.shape}"
         assert a.dtype == ex.dtype, f"{what}: {f} has dtype {a.dtype}, expected {np.dtype(ex.dtype)}"
+        if b.size == 0:  # a record of no step or no point
+            continue
         diff = np.abs(a.astype(np.float64) - b.astype(np.float64))
         scale = float(np.max(np.abs(b)))
         err = float(np.max(diff)) / scale if scale > 0 else float(np.max(diff))
@@ -257,8 +262,8 @@ def test_out_of_core_is_bit_identical_to_incore(name, compile_example, run_progr
             ooc, report = run_stencil(run_program, exe, ex, size, steps, {}, files, tmp / "b",
                                       extra=("--mode", "ooc", "--schedule", schedule, "--dir", str(tmp / "scratch"),
                                              "--block", ",".join(map(str, block)), *extra))
-        for f in ex.fields:
-            np.testing.assert_array_equal(ooc[f], incore[f], err_msg=f"{what}: field {f}")
+        for f in (*ex.fields, *ex.records):
+            np.testing.assert_array_equal(ooc[f], incore[f], err_msg=f"{what}: {f}")
         compare(ex, ooc, ex.run(ex.initial(size, None, files), None, steps), what)
         check_report(ex, report, size, steps, what)
 

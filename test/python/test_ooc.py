@@ -3,6 +3,7 @@
 * Random stencils (radius 1-3, star and box shapes, asymmetric halos, one or two state
   fields with one or two levels, an input field, a let read at offsets, the second field reading
   the first's new value at offsets (a sub-step), the step index and a series read at it,
+  a source and a receiver at random points,
   dirichlet and neumann) on random grids with
   random blocks (not dividing the grid, smaller than the skew, bt larger than the steps):
   `--mode ooc` equals `--mode incore` bit for bit, and the bytes it counts equal the bytes
@@ -112,8 +113,12 @@ def random_stencil(rng: random.Random, name: str) -> tuple[str, int, list[str], 
         lines.append(f"  init {name_i} = sin({coord} + {rng.uniform(0, 3):.3f});")
         if levels == 2 and rng.random() < 0.5:
             lines.append(f"  init {name_i}.prev = cos({coord});")
+    if rng.random() < 0.35:  # sources and receivers (never into a field a sub-step reads primed)
+        target = states[-1][0]
+        lines += ["  points p;", f"  inject {target} at p += 0.01 * {target}" + (" + 0.001 * t;" if timed else ";"),
+                  "  record r = s0' - 0.5 * s0 at p;"]
     lines.append("}")
-    compare = [n for n, _ in states] + (["c"] if has_input else [])
+    compare = [n for n, _ in states] + (["c"] if has_input else []) + (["r"] if "  points p;" in lines else [])
     return "\n".join(lines) + "\n", ndim, compare, timed
 
 
@@ -160,6 +165,13 @@ def test_random_stencils_ooc_equals_incore(tmp_path_factory, seed, data):
     if timed:
         np.save(tmp / "w.npy", np.cos(0.5 * np.arange(steps + 2)))
         common += ["--init", f"w={tmp / 'w.npy'}"]
+    if "r" in fields:  # 0 to 5 points in the interior, repeats allowed
+        lo = [min_extent(ir, a)[0] for a in "xyz"[:ndim]]
+        hi = [n - min_extent(ir, a)[1] for n, a in zip(size, "xyz")]
+        pts = np.array([[data.draw(st.integers(lo[k], hi[k] - 1), label="point") for k in range(ndim)]
+                        for _ in range(data.draw(st.integers(0, 5), label="npoints"))], dtype=np.int64)
+        np.save(tmp / "p.npy", pts.reshape(-1, ndim))
+        common += ["--init", f"p={tmp / 'p.npy'}"]
     run(exe, *common, "--mode", "incore", *[o.format(mode="in") for o in outs])
     run(exe, *common, "--mode", "ooc", "--schedule", schedule, "--dir", str(tmp), "--block", ",".join(map(str, block)),
         *strip, "--report", str(tmp / "r.json"), *[o.format(mode="ooc") for o in outs])

@@ -35,6 +35,7 @@ from .layout import (
     OutRow,
     Param,
     PointFacts,
+    PointOp,
     RowPointer,
     Scratch,
     Slot,
@@ -159,6 +160,23 @@ def build_layout(program: ir.Program, tuned: Tuned | None = None) -> KernelLayou
              f"init {f.name}{'.prev' if level else ''} = {ir.format_expr(e, ndim)}")
         for f in program.fields for level, e in ((0, f.init), (1, f.init_prev)) if e is not None)
 
+    array_of_level = {(s.field, s.level): s.arg for s in src_slots}
+    array_of_level.update({(s.field, ir.NEW): s.arg for s in dst_slots})
+
+    def point_load(ld: ir.Load) -> str:
+        return f"{array_of_level[(ld.field, ld.level)]}[at]"
+
+    point_printer = CPrinter(dtype, point_load, prefix=f"{name}_")
+    dst_arg = {s.field: s.arg for s in dst_slots}
+    injects = tuple(PointOp("inject", i, x.field, x.points, program.points.index(x.points), dst_arg[x.field],
+                            point_printer.print(rename(x.value)),
+                            f"inject {x.field} at {x.points} += {ir.format_expr(x.value, ndim)}",
+                            [f.name for f in program.fields].index(x.field))
+                    for i, x in enumerate(program.injects))
+    records = tuple(PointOp("record", i, x.name, x.points, program.points.index(x.points), "",
+                            point_printer.print(rename(x.value)),
+                            f"record {x.name} = {ir.format_expr(x.value, ndim)} at {x.points}")
+                    for i, x in enumerate(program.records))
     stages = _stages(program, scratch, regions, new_rows, rows, {a.field: a for a in assigns}, out_rows, lets)
     real, elem_size, npy_descr = DTYPES[dtype]
     return KernelLayout(
@@ -175,7 +193,8 @@ def build_layout(program: ir.Program, tuned: Tuned | None = None) -> KernelLayou
         lets=lets, assigns=tuple(assigns), inits=inits,
         ir_lines=tuple(ln for ln in ir.format_program(program).splitlines() if ln.startswith(("let ", "update "))),
         tile_bytes=TILE_BYTES, runtime_dir=str(runtime_dir()), cflags=DEFAULT_CFLAGS, libs=tuple(LIBS), tuned=tuned,
-        stages=stages, series=tuple(program.series), step_values=tuple(step_values),
+        stages=stages, series=tuple(program.series), step_values=tuple(step_values), points=tuple(program.points),
+        injects=injects, records=records,
     )
 
 

@@ -36,8 +36,9 @@ INTERNAL_NAMES = frozenset(
     "boundary_ fields_ params_desc_ program_ argc argv "
     # the sub-step kernels' own
     "chunk_y chunk_z zc0 zc1 ty0 ty1 nyc nzc kc rz0 rz1 ry0 ry1 rx0 rx1 ix0 ix1 splane_ per_ scratch_ rc_ ok_ stage_chunk_ "
-    "malloc free "
-    "ENOMEM".split()
+    "malloc free ENOMEM "
+    # the inject and record kernels'
+    "which pts n i px py pz at out".split()
 )
 AXES = "xyz"
 
@@ -462,6 +463,35 @@ class StepValue:
 
 
 @dataclass(frozen=True)
+class PointOp:
+    """An ``inject`` (``target[at] += expr``) or a ``record`` (``out[i] = expr``) at the points of set
+    ``points`` (the runtime's index ``points_index``); ``which`` is its index among its kind.  Loads
+    print as ``array[at]``, ``at`` the point's cell."""
+
+    kind: str  # "inject" | "record"
+    which: int
+    name: str  # the field injected into, or the record
+    points: str
+    points_index: int
+    target: str  # inject: the field's dst arg; record: ""
+    expr: str
+    what: str  # the .stn-like text, for the comment
+    field_index: int = -1  # inject: the field's NAME_FIELD_ index
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("inject", "record") or (self.kind == "inject") != bool(self.target) or (
+                self.kind == "inject") != (self.field_index >= 0):
+            _fail(self, f"kind {self.kind!r} with target {self.target!r}")
+        _nonneg(self, "which", self.which)
+        _nonneg(self, "points index", self.points_index)
+        if self.target:
+            _local(self, "target", self.target)
+        _expr(self, self.expr)
+        if "*/" in self.what:
+            _fail(self, "the description would end its C comment")
+
+
+@dataclass(frozen=True)
 class PointFacts:
     """The derived facts the generated code states (``ir.Facts``, less the halo, which is in
     the axes, and the per-schedule traffic, which the runtime computes)."""
@@ -509,6 +539,9 @@ class KernelLayout:
     stages: tuple[Stage, ...] = ()  # sub-steps; () when the updates read no new value
     series: tuple[str, ...] = ()  # the series declared, in order (the runtime's index)
     step_values: tuple[StepValue, ...] = ()  # t (if the kernels read it), then every series term
+    points: tuple[str, ...] = ()  # the sets of points declared, in order (the runtime's index)
+    injects: tuple[PointOp, ...] = ()  # in source order
+    records: tuple[PointOp, ...] = ()  # in source order
 
     # -- sub-steps
     @property
@@ -535,7 +568,8 @@ class KernelLayout:
         for role, kind in (("axes", Axis), ("fields", FieldDesc), ("params", Param), ("src_slots", Slot),
                            ("dst_slots", Slot), ("rows", RowPointer), ("out_rows", OutRow), ("lets", Let),
                            ("assigns", Assign), ("inits", Init), ("ir_lines", str), ("libs", str),
-                           ("stages", Stage), ("series", str), ("step_values", StepValue)):
+                           ("stages", Stage), ("series", str), ("step_values", StepValue), ("points", str),
+                           ("injects", PointOp), ("records", PointOp)):
             _tuple_of(self, role, getattr(self, role), kind)
         if self.tuned is not None and not isinstance(self.tuned, Tuned):
             _fail(self, "tuned must be Tuned or None")
@@ -568,6 +602,10 @@ class KernelLayout:
         locals_ = ([s.arg for s in self.src_slots + self.dst_slots] + [r.name for r in self.rows]
                    + [r.name for r in self.out_rows] + [x.cname for x in self.lets] + [p.cname for p in self.params]
                    + [v.cname for v in self.step_values])
+        for kind, ops in (("inject", self.injects), ("record", self.records)):
+            if [(o.kind, o.which) for o in ops] != [(kind, i) for i in range(len(ops))] or any(
+                    o.points_index >= len(self.points) or self.points[o.points_index] != o.points for o in ops):
+                _fail(self, f"{kind}s are not numbered in order, or name points that are not declared")
         terms = [v for v in self.step_values if v.series is not None]
         if [v.slot for v in terms] != list(range(1, len(terms) + 1)) or any(
                 v.series not in self.series for v in terms) or sum(v.slot == 0 for v in self.step_values) > 1:

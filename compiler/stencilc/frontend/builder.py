@@ -84,6 +84,17 @@ class _Builder(StencilVisitor):
     def visitSeriesDecl(self, ctx: StencilParser.SeriesDeclContext) -> ast.SeriesDecl:
         return ast.SeriesDecl(ctx.name.text, token_loc(ctx.name))
 
+    def visitPointsDecl(self, ctx: StencilParser.PointsDeclContext) -> ast.PointsDecl:
+        return ast.PointsDecl(ctx.name.text, token_loc(ctx.name))
+
+    def visitInjectDecl(self, ctx: StencilParser.InjectDeclContext) -> ast.InjectDecl:
+        return ast.InjectDecl(ctx.field.text, ctx.pts.text, self.visit(ctx.expr()), token_loc(ctx.field),
+                              token_loc(ctx.pts))
+
+    def visitRecordDecl(self, ctx: StencilParser.RecordDeclContext) -> ast.RecordDecl:
+        return ast.RecordDecl(ctx.name.text, self.visit(ctx.expr()), ctx.pts.text, token_loc(ctx.name),
+                              token_loc(ctx.pts))
+
     def visitTableDecl(self, ctx: StencilParser.TableDeclContext) -> ast.TableDecl:
         dims = [self._int_literal(n, "a table dimension", "'w[5][5]'") for n in ctx.number()]
         return ast.TableDecl(

@@ -50,9 +50,10 @@ from .generated.StencilParser import StencilParser as P
 
 # ---------------------------------------------------------------- token vocabulary
 
-KEYWORDS = frozenset({P.STENCIL, P.GRID, P.PARAM, P.STATE, P.INPUT, P.SERIES, P.LEVELS, P.TABLE, P.LET,
-                      P.BOUNDARY, P.INIT, P.SUM, P.IN})
-DECL_START = frozenset({P.GRID, P.PARAM, P.STATE, P.INPUT, P.SERIES, P.TABLE, P.LET, P.BOUNDARY, P.INIT, P.ID})
+KEYWORDS = frozenset({P.STENCIL, P.GRID, P.PARAM, P.STATE, P.INPUT, P.SERIES, P.POINTS, P.INJECT, P.RECORD, P.AT,
+                      P.LEVELS, P.TABLE, P.LET, P.BOUNDARY, P.INIT, P.SUM, P.IN})
+DECL_START = frozenset({P.GRID, P.PARAM, P.STATE, P.INPUT, P.SERIES, P.POINTS, P.INJECT, P.RECORD, P.TABLE, P.LET,
+                        P.BOUNDARY, P.INIT, P.ID})
 EXPR_START = frozenset({P.INT, P.FLOAT, P.ID, P.LPAREN, P.MINUS, P.PLUS, P.SUM})
 NUMBERS = frozenset({P.INT, P.FLOAT})
 BINOPS = frozenset({P.PLUS, P.MINUS, P.STAR, P.SLASH, P.CARET})

@@ -10,80 +10,87 @@ else:
 
 def serializedATN():
     return [
-        4,1,36,211,2,0,7,0,2,1,7,1,2,2,7,2,2,3,7,3,2,4,7,4,2,5,7,5,2,6,7,
+        4,1,41,230,2,0,7,0,2,1,7,1,2,2,7,2,2,3,7,3,2,4,7,4,2,5,7,5,2,6,7,
         6,2,7,7,7,2,8,7,8,2,9,7,9,1,0,1,0,1,0,1,0,5,0,25,8,0,10,0,12,0,28,
         9,0,1,0,1,0,1,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
         1,1,1,1,3,1,47,8,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
-        1,1,1,4,1,62,8,1,11,1,12,1,63,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
-        1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,3,1,84,8,1,1,1,1,1,1,1,1,1,
-        1,1,1,1,3,1,92,8,1,1,1,1,1,1,1,1,1,3,1,98,8,1,1,2,1,2,1,2,1,2,5,
-        2,104,8,2,10,2,12,2,107,9,2,1,2,3,2,110,8,2,3,2,112,8,2,1,2,1,2,
-        1,3,1,3,3,3,118,8,3,1,4,1,4,1,4,1,4,1,4,1,4,1,4,1,4,1,4,5,4,129,
-        8,4,10,4,12,4,132,9,4,1,4,1,4,1,4,3,4,137,8,4,1,4,1,4,1,4,1,4,1,
-        4,1,4,1,4,1,4,1,4,5,4,148,8,4,10,4,12,4,151,9,4,1,5,1,5,1,5,1,5,
-        1,5,1,5,1,6,3,6,160,8,6,1,6,1,6,1,7,1,7,1,8,1,8,1,8,1,8,1,8,1,8,
-        5,8,172,8,8,10,8,12,8,175,9,8,3,8,177,8,8,1,8,1,8,1,8,3,8,182,8,
-        8,1,8,1,8,3,8,186,8,8,1,8,5,8,189,8,8,10,8,12,8,192,9,8,1,8,1,8,
-        1,8,1,8,3,8,198,8,8,1,9,1,9,1,9,1,9,5,9,204,8,9,10,9,12,9,207,9,
-        9,1,9,1,9,1,9,0,1,8,10,0,2,4,6,8,10,12,14,16,18,0,3,1,0,30,31,1,
-        0,32,33,1,0,15,16,234,0,20,1,0,0,0,2,97,1,0,0,0,4,99,1,0,0,0,6,117,
-        1,0,0,0,8,136,1,0,0,0,10,152,1,0,0,0,12,159,1,0,0,0,14,163,1,0,0,
-        0,16,197,1,0,0,0,18,199,1,0,0,0,20,21,5,1,0,0,21,22,5,17,0,0,22,
-        26,5,28,0,0,23,25,3,2,1,0,24,23,1,0,0,0,25,28,1,0,0,0,26,24,1,0,
-        0,0,26,27,1,0,0,0,27,29,1,0,0,0,28,26,1,0,0,0,29,30,5,29,0,0,30,
-        31,5,0,0,1,31,1,1,0,0,0,32,33,5,2,0,0,33,34,5,14,0,0,34,35,5,17,
-        0,0,35,98,5,22,0,0,36,37,5,3,0,0,37,38,5,17,0,0,38,39,5,21,0,0,39,
-        40,3,8,4,0,40,41,5,22,0,0,41,98,1,0,0,0,42,43,5,4,0,0,43,46,5,17,
-        0,0,44,45,5,7,0,0,45,47,3,14,7,0,46,44,1,0,0,0,46,47,1,0,0,0,47,
-        48,1,0,0,0,48,98,5,22,0,0,49,50,5,5,0,0,50,51,5,17,0,0,51,98,5,22,
-        0,0,52,53,5,6,0,0,53,54,5,17,0,0,54,98,5,22,0,0,55,56,5,8,0,0,56,
-        61,5,17,0,0,57,58,5,26,0,0,58,59,3,14,7,0,59,60,5,27,0,0,60,62,1,
-        0,0,0,61,57,1,0,0,0,62,63,1,0,0,0,63,61,1,0,0,0,63,64,1,0,0,0,64,
-        65,1,0,0,0,65,66,5,21,0,0,66,67,3,4,2,0,67,68,5,22,0,0,68,98,1,0,
-        0,0,69,70,5,9,0,0,70,71,5,17,0,0,71,72,5,21,0,0,72,73,3,8,4,0,73,
-        74,5,22,0,0,74,98,1,0,0,0,75,76,5,17,0,0,76,77,5,20,0,0,77,78,5,
-        21,0,0,78,79,3,8,4,0,79,80,5,22,0,0,80,98,1,0,0,0,81,83,5,10,0,0,
-        82,84,5,17,0,0,83,82,1,0,0,0,83,84,1,0,0,0,84,85,1,0,0,0,85,86,5,
-        17,0,0,86,98,5,22,0,0,87,88,5,11,0,0,88,91,5,17,0,0,89,90,5,19,0,
-        0,90,92,5,17,0,0,91,89,1,0,0,0,91,92,1,0,0,0,92,93,1,0,0,0,93,94,
-        5,21,0,0,94,95,3,8,4,0,95,96,5,22,0,0,96,98,1,0,0,0,97,32,1,0,0,
-        0,97,36,1,0,0,0,97,42,1,0,0,0,97,49,1,0,0,0,97,52,1,0,0,0,97,55,
-        1,0,0,0,97,69,1,0,0,0,97,75,1,0,0,0,97,81,1,0,0,0,97,87,1,0,0,0,
-        98,3,1,0,0,0,99,111,5,28,0,0,100,105,3,6,3,0,101,102,5,23,0,0,102,
-        104,3,6,3,0,103,101,1,0,0,0,104,107,1,0,0,0,105,103,1,0,0,0,105,
-        106,1,0,0,0,106,109,1,0,0,0,107,105,1,0,0,0,108,110,5,23,0,0,109,
-        108,1,0,0,0,109,110,1,0,0,0,110,112,1,0,0,0,111,100,1,0,0,0,111,
-        112,1,0,0,0,112,113,1,0,0,0,113,114,5,29,0,0,114,5,1,0,0,0,115,118,
-        3,4,2,0,116,118,3,8,4,0,117,115,1,0,0,0,117,116,1,0,0,0,118,7,1,
-        0,0,0,119,120,6,4,-1,0,120,137,3,16,8,0,121,122,7,0,0,0,122,137,
-        3,8,4,4,123,124,5,12,0,0,124,125,5,24,0,0,125,130,3,10,5,0,126,127,
-        5,23,0,0,127,129,3,10,5,0,128,126,1,0,0,0,129,132,1,0,0,0,130,128,
-        1,0,0,0,130,131,1,0,0,0,131,133,1,0,0,0,132,130,1,0,0,0,133,134,
-        5,25,0,0,134,135,3,8,4,2,135,137,1,0,0,0,136,119,1,0,0,0,136,121,
-        1,0,0,0,136,123,1,0,0,0,137,149,1,0,0,0,138,139,10,5,0,0,139,140,
-        5,34,0,0,140,148,3,8,4,5,141,142,10,3,0,0,142,143,7,1,0,0,143,148,
-        3,8,4,4,144,145,10,1,0,0,145,146,7,0,0,0,146,148,3,8,4,2,147,138,
-        1,0,0,0,147,141,1,0,0,0,147,144,1,0,0,0,148,151,1,0,0,0,149,147,
-        1,0,0,0,149,150,1,0,0,0,150,9,1,0,0,0,151,149,1,0,0,0,152,153,5,
-        17,0,0,153,154,5,13,0,0,154,155,3,12,6,0,155,156,5,18,0,0,156,157,
-        3,12,6,0,157,11,1,0,0,0,158,160,7,0,0,0,159,158,1,0,0,0,159,160,
-        1,0,0,0,160,161,1,0,0,0,161,162,3,14,7,0,162,13,1,0,0,0,163,164,
-        7,2,0,0,164,15,1,0,0,0,165,198,3,14,7,0,166,167,5,17,0,0,167,176,
-        5,24,0,0,168,173,3,8,4,0,169,170,5,23,0,0,170,172,3,8,4,0,171,169,
-        1,0,0,0,172,175,1,0,0,0,173,171,1,0,0,0,173,174,1,0,0,0,174,177,
-        1,0,0,0,175,173,1,0,0,0,176,168,1,0,0,0,176,177,1,0,0,0,177,178,
-        1,0,0,0,178,198,5,25,0,0,179,181,5,17,0,0,180,182,5,20,0,0,181,180,
-        1,0,0,0,181,182,1,0,0,0,182,185,1,0,0,0,183,184,5,19,0,0,184,186,
-        5,17,0,0,185,183,1,0,0,0,185,186,1,0,0,0,186,190,1,0,0,0,187,189,
-        3,18,9,0,188,187,1,0,0,0,189,192,1,0,0,0,190,188,1,0,0,0,190,191,
-        1,0,0,0,191,198,1,0,0,0,192,190,1,0,0,0,193,194,5,24,0,0,194,195,
-        3,8,4,0,195,196,5,25,0,0,196,198,1,0,0,0,197,165,1,0,0,0,197,166,
-        1,0,0,0,197,179,1,0,0,0,197,193,1,0,0,0,198,17,1,0,0,0,199,200,5,
-        26,0,0,200,205,3,8,4,0,201,202,5,23,0,0,202,204,3,8,4,0,203,201,
-        1,0,0,0,204,207,1,0,0,0,205,203,1,0,0,0,205,206,1,0,0,0,206,208,
-        1,0,0,0,207,205,1,0,0,0,208,209,5,27,0,0,209,19,1,0,0,0,22,26,46,
-        63,83,91,97,105,109,111,117,130,136,147,149,159,173,176,181,185,
-        190,197,205
+        1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+        1,1,1,1,1,1,1,1,1,4,1,81,8,1,11,1,12,1,82,1,1,1,1,1,1,1,1,1,1,1,
+        1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,3,1,103,8,1,1,
+        1,1,1,1,1,1,1,1,1,1,1,3,1,111,8,1,1,1,1,1,1,1,1,1,3,1,117,8,1,1,
+        2,1,2,1,2,1,2,5,2,123,8,2,10,2,12,2,126,9,2,1,2,3,2,129,8,2,3,2,
+        131,8,2,1,2,1,2,1,3,1,3,3,3,137,8,3,1,4,1,4,1,4,1,4,1,4,1,4,1,4,
+        1,4,1,4,5,4,148,8,4,10,4,12,4,151,9,4,1,4,1,4,1,4,3,4,156,8,4,1,
+        4,1,4,1,4,1,4,1,4,1,4,1,4,1,4,1,4,5,4,167,8,4,10,4,12,4,170,9,4,
+        1,5,1,5,1,5,1,5,1,5,1,5,1,6,3,6,179,8,6,1,6,1,6,1,7,1,7,1,8,1,8,
+        1,8,1,8,1,8,1,8,5,8,191,8,8,10,8,12,8,194,9,8,3,8,196,8,8,1,8,1,
+        8,1,8,3,8,201,8,8,1,8,1,8,3,8,205,8,8,1,8,5,8,208,8,8,10,8,12,8,
+        211,9,8,1,8,1,8,1,8,1,8,3,8,217,8,8,1,9,1,9,1,9,1,9,5,9,223,8,9,
+        10,9,12,9,226,9,9,1,9,1,9,1,9,0,1,8,10,0,2,4,6,8,10,12,14,16,18,
+        0,3,1,0,35,36,1,0,37,38,1,0,19,20,256,0,20,1,0,0,0,2,116,1,0,0,0,
+        4,118,1,0,0,0,6,136,1,0,0,0,8,155,1,0,0,0,10,171,1,0,0,0,12,178,
+        1,0,0,0,14,182,1,0,0,0,16,216,1,0,0,0,18,218,1,0,0,0,20,21,5,1,0,
+        0,21,22,5,21,0,0,22,26,5,33,0,0,23,25,3,2,1,0,24,23,1,0,0,0,25,28,
+        1,0,0,0,26,24,1,0,0,0,26,27,1,0,0,0,27,29,1,0,0,0,28,26,1,0,0,0,
+        29,30,5,34,0,0,30,31,5,0,0,1,31,1,1,0,0,0,32,33,5,2,0,0,33,34,5,
+        18,0,0,34,35,5,21,0,0,35,117,5,27,0,0,36,37,5,3,0,0,37,38,5,21,0,
+        0,38,39,5,26,0,0,39,40,3,8,4,0,40,41,5,27,0,0,41,117,1,0,0,0,42,
+        43,5,4,0,0,43,46,5,21,0,0,44,45,5,11,0,0,45,47,3,14,7,0,46,44,1,
+        0,0,0,46,47,1,0,0,0,47,48,1,0,0,0,48,117,5,27,0,0,49,50,5,5,0,0,
+        50,51,5,21,0,0,51,117,5,27,0,0,52,53,5,6,0,0,53,54,5,21,0,0,54,117,
+        5,27,0,0,55,56,5,7,0,0,56,57,5,21,0,0,57,117,5,27,0,0,58,59,5,8,
+        0,0,59,60,5,21,0,0,60,61,5,10,0,0,61,62,5,21,0,0,62,63,5,25,0,0,
+        63,64,3,8,4,0,64,65,5,27,0,0,65,117,1,0,0,0,66,67,5,9,0,0,67,68,
+        5,21,0,0,68,69,5,26,0,0,69,70,3,8,4,0,70,71,5,10,0,0,71,72,5,21,
+        0,0,72,73,5,27,0,0,73,117,1,0,0,0,74,75,5,12,0,0,75,80,5,21,0,0,
+        76,77,5,31,0,0,77,78,3,14,7,0,78,79,5,32,0,0,79,81,1,0,0,0,80,76,
+        1,0,0,0,81,82,1,0,0,0,82,80,1,0,0,0,82,83,1,0,0,0,83,84,1,0,0,0,
+        84,85,5,26,0,0,85,86,3,4,2,0,86,87,5,27,0,0,87,117,1,0,0,0,88,89,
+        5,13,0,0,89,90,5,21,0,0,90,91,5,26,0,0,91,92,3,8,4,0,92,93,5,27,
+        0,0,93,117,1,0,0,0,94,95,5,21,0,0,95,96,5,24,0,0,96,97,5,26,0,0,
+        97,98,3,8,4,0,98,99,5,27,0,0,99,117,1,0,0,0,100,102,5,14,0,0,101,
+        103,5,21,0,0,102,101,1,0,0,0,102,103,1,0,0,0,103,104,1,0,0,0,104,
+        105,5,21,0,0,105,117,5,27,0,0,106,107,5,15,0,0,107,110,5,21,0,0,
+        108,109,5,23,0,0,109,111,5,21,0,0,110,108,1,0,0,0,110,111,1,0,0,
+        0,111,112,1,0,0,0,112,113,5,26,0,0,113,114,3,8,4,0,114,115,5,27,
+        0,0,115,117,1,0,0,0,116,32,1,0,0,0,116,36,1,0,0,0,116,42,1,0,0,0,
+        116,49,1,0,0,0,116,52,1,0,0,0,116,55,1,0,0,0,116,58,1,0,0,0,116,
+        66,1,0,0,0,116,74,1,0,0,0,116,88,1,0,0,0,116,94,1,0,0,0,116,100,
+        1,0,0,0,116,106,1,0,0,0,117,3,1,0,0,0,118,130,5,33,0,0,119,124,3,
+        6,3,0,120,121,5,28,0,0,121,123,3,6,3,0,122,120,1,0,0,0,123,126,1,
+        0,0,0,124,122,1,0,0,0,124,125,1,0,0,0,125,128,1,0,0,0,126,124,1,
+        0,0,0,127,129,5,28,0,0,128,127,1,0,0,0,128,129,1,0,0,0,129,131,1,
+        0,0,0,130,119,1,0,0,0,130,131,1,0,0,0,131,132,1,0,0,0,132,133,5,
+        34,0,0,133,5,1,0,0,0,134,137,3,4,2,0,135,137,3,8,4,0,136,134,1,0,
+        0,0,136,135,1,0,0,0,137,7,1,0,0,0,138,139,6,4,-1,0,139,156,3,16,
+        8,0,140,141,7,0,0,0,141,156,3,8,4,4,142,143,5,16,0,0,143,144,5,29,
+        0,0,144,149,3,10,5,0,145,146,5,28,0,0,146,148,3,10,5,0,147,145,1,
+        0,0,0,148,151,1,0,0,0,149,147,1,0,0,0,149,150,1,0,0,0,150,152,1,
+        0,0,0,151,149,1,0,0,0,152,153,5,30,0,0,153,154,3,8,4,2,154,156,1,
+        0,0,0,155,138,1,0,0,0,155,140,1,0,0,0,155,142,1,0,0,0,156,168,1,
+        0,0,0,157,158,10,5,0,0,158,159,5,39,0,0,159,167,3,8,4,5,160,161,
+        10,3,0,0,161,162,7,1,0,0,162,167,3,8,4,4,163,164,10,1,0,0,164,165,
+        7,0,0,0,165,167,3,8,4,2,166,157,1,0,0,0,166,160,1,0,0,0,166,163,
+        1,0,0,0,167,170,1,0,0,0,168,166,1,0,0,0,168,169,1,0,0,0,169,9,1,
+        0,0,0,170,168,1,0,0,0,171,172,5,21,0,0,172,173,5,17,0,0,173,174,
+        3,12,6,0,174,175,5,22,0,0,175,176,3,12,6,0,176,11,1,0,0,0,177,179,
+        7,0,0,0,178,177,1,0,0,0,178,179,1,0,0,0,179,180,1,0,0,0,180,181,
+        3,14,7,0,181,13,1,0,0,0,182,183,7,2,0,0,183,15,1,0,0,0,184,217,3,
+        14,7,0,185,186,5,21,0,0,186,195,5,29,0,0,187,192,3,8,4,0,188,189,
+        5,28,0,0,189,191,3,8,4,0,190,188,1,0,0,0,191,194,1,0,0,0,192,190,
+        1,0,0,0,192,193,1,0,0,0,193,196,1,0,0,0,194,192,1,0,0,0,195,187,
+        1,0,0,0,195,196,1,0,0,0,196,197,1,0,0,0,197,217,5,30,0,0,198,200,
+        5,21,0,0,199,201,5,24,0,0,200,199,1,0,0,0,200,201,1,0,0,0,201,204,
+        1,0,0,0,202,203,5,23,0,0,203,205,5,21,0,0,204,202,1,0,0,0,204,205,
+        1,0,0,0,205,209,1,0,0,0,206,208,3,18,9,0,207,206,1,0,0,0,208,211,
+        1,0,0,0,209,207,1,0,0,0,209,210,1,0,0,0,210,217,1,0,0,0,211,209,
+        1,0,0,0,212,213,5,29,0,0,213,214,3,8,4,0,214,215,5,30,0,0,215,217,
+        1,0,0,0,216,184,1,0,0,0,216,185,1,0,0,0,216,198,1,0,0,0,216,212,
+        1,0,0,0,217,17,1,0,0,0,218,219,5,31,0,0,219,224,3,8,4,0,220,221,
+        5,28,0,0,221,223,3,8,4,0,222,220,1,0,0,0,223,226,1,0,0,0,224,222,
+        1,0,0,0,224,225,1,0,0,0,225,227,1,0,0,0,226,224,1,0,0,0,227,228,
+        5,32,0,0,228,19,1,0,0,0,22,26,46,82,102,110,116,124,128,130,136,
+        149,155,166,168,178,192,195,200,204,209,216,224
     ]
 
 class StencilParser ( Parser ):
@@ -97,19 +104,21 @@ class StencilParser ( Parser ):
     sharedContextCache = PredictionContextCache()
 
     literalNames = [ "<INVALID>", "'stencil'", "'grid'", "'param'", "'state'", 
-                     "'input'", "'series'", "'levels'", "'table'", "'let'", 
-                     "'boundary'", "'init'", "'sum'", "'in'", "<INVALID>", 
-                     "<INVALID>", "<INVALID>", "<INVALID>", "'..'", "'.'", 
-                     "'''", "'='", "';'", "','", "'('", "')'", "'['", "']'", 
-                     "'{'", "'}'", "'+'", "'-'", "'*'", "'/'", "'^'" ]
+                     "'input'", "'series'", "'points'", "'inject'", "'record'", 
+                     "'at'", "'levels'", "'table'", "'let'", "'boundary'", 
+                     "'init'", "'sum'", "'in'", "<INVALID>", "<INVALID>", 
+                     "<INVALID>", "<INVALID>", "'..'", "'.'", "'''", "'+='", 
+                     "'='", "';'", "','", "'('", "')'", "'['", "']'", "'{'", 
+                     "'}'", "'+'", "'-'", "'*'", "'/'", "'^'" ]
 
     symbolicNames = [ "<INVALID>", "STENCIL", "GRID", "PARAM", "STATE", 
-                      "INPUT", "SERIES", "LEVELS", "TABLE", "LET", "BOUNDARY", 
-                      "INIT", "SUM", "IN", "DIMS", "FLOAT", "INT", "ID", 
-                      "DOTDOT", "DOT", "PRIME", "ASSIGN", "SEMI", "COMMA", 
-                      "LPAREN", "RPAREN", "LBRACK", "RBRACK", "LBRACE", 
-                      "RBRACE", "PLUS", "MINUS", "STAR", "SLASH", "CARET", 
-                      "LINE_COMMENT", "WS" ]
+                      "INPUT", "SERIES", "POINTS", "INJECT", "RECORD", "AT", 
+                      "LEVELS", "TABLE", "LET", "BOUNDARY", "INIT", "SUM", 
+                      "IN", "DIMS", "FLOAT", "INT", "ID", "DOTDOT", "DOT", 
+                      "PRIME", "PLUSEQ", "ASSIGN", "SEMI", "COMMA", "LPAREN", 
+                      "RPAREN", "LBRACK", "RBRACK", "LBRACE", "RBRACE", 
+                      "PLUS", "MINUS", "STAR", "SLASH", "CARET", "LINE_COMMENT", 
+                      "WS" ]
 
     RULE_program = 0
     RULE_decl = 1
@@ -132,36 +141,41 @@ class StencilParser ( Parser ):
     STATE=4
     INPUT=5
     SERIES=6
-    LEVELS=7
-    TABLE=8
-    LET=9
-    BOUNDARY=10
-    INIT=11
-    SUM=12
-    IN=13
-    DIMS=14
-    FLOAT=15
-    INT=16
-    ID=17
-    DOTDOT=18
-    DOT=19
-    PRIME=20
-    ASSIGN=21
-    SEMI=22
-    COMMA=23
-    LPAREN=24
-    RPAREN=25
-    LBRACK=26
-    RBRACK=27
-    LBRACE=28
-    RBRACE=29
-    PLUS=30
-    MINUS=31
-    STAR=32
-    SLASH=33
-    CARET=34
-    LINE_COMMENT=35
-    WS=36
+    POINTS=7
+    INJECT=8
+    RECORD=9
+    AT=10
+    LEVELS=11
+    TABLE=12
+    LET=13
+    BOUNDARY=14
+    INIT=15
+    SUM=16
+    IN=17
+    DIMS=18
+    FLOAT=19
+    INT=20
+    ID=21
+    DOTDOT=22
+    DOT=23
+    PRIME=24
+    PLUSEQ=25
+    ASSIGN=26
+    SEMI=27
+    COMMA=28
+    LPAREN=29
+    RPAREN=30
+    LBRACK=31
+    RBRACK=32
+    LBRACE=33
+    RBRACE=34
+    PLUS=35
+    MINUS=36
+    STAR=37
+    SLASH=38
+    CARET=39
+    LINE_COMMENT=40
+    WS=41
 
     def __init__(self, input:TokenStream, output:TextIO = sys.stdout):
         super().__init__(input, output)
@@ -230,7 +244,7 @@ class StencilParser ( Parser ):
             self.state = 26
             self._errHandler.sync(self)
             _la = self._input.LA(1)
-            while (((_la) & ~0x3f) == 0 and ((1 << _la) & 135036) != 0):
+            while (((_la) & ~0x3f) == 0 and ((1 << _la) & 2159612) != 0):
                 self.state = 23
                 self.decl()
                 self.state = 28
@@ -341,31 +355,6 @@ class StencilParser ( Parser ):
                 return visitor.visitChildren(self)
 
 
-    class BoundaryDeclContext(DeclContext):
-
-        def __init__(self, parser, ctx:ParserRuleContext): # actually a StencilParser.DeclContext
-            super().__init__(parser)
-            self.field = None # Token
-            self.kind = None # Token
-            self.copyFrom(ctx)
-
-        def BOUNDARY(self):
-            return self.getToken(StencilParser.BOUNDARY, 0)
-        def SEMI(self):
-            return self.getToken(StencilParser.SEMI, 0)
-        def ID(self, i:int=None):
-            if i is None:
-                return self.getTokens(StencilParser.ID)
-            else:
-                return self.getToken(StencilParser.ID, i)
-
-        def accept(self, visitor:ParseTreeVisitor):
-            if hasattr( visitor, "visitBoundaryDecl" ):
-                return visitor.visitBoundaryDecl(self)
-            else:
-                return visitor.visitChildren(self)
-
-
     class UpdateDeclContext(DeclContext):
 
         def __init__(self, parser, ctx:ParserRuleContext): # actually a StencilParser.DeclContext
@@ -388,6 +377,126 @@ class StencilParser ( Parser ):
         def accept(self, visitor:ParseTreeVisitor):
             if hasattr( visitor, "visitUpdateDecl" ):
                 return visitor.visitUpdateDecl(self)
+            else:
+                return visitor.visitChildren(self)
+
+
+    class TableDeclContext(DeclContext):
+
+        def __init__(self, parser, ctx:ParserRuleContext): # actually a StencilParser.DeclContext
+            super().__init__(parser)
+            self.name = None # Token
+            self.copyFrom(ctx)
+
+        def TABLE(self):
+            return self.getToken(StencilParser.TABLE, 0)
+        def ASSIGN(self):
+            return self.getToken(StencilParser.ASSIGN, 0)
+        def tableInit(self):
+            return self.getTypedRuleContext(StencilParser.TableInitContext,0)
+
+        def SEMI(self):
+            return self.getToken(StencilParser.SEMI, 0)
+        def ID(self):
+            return self.getToken(StencilParser.ID, 0)
+        def LBRACK(self, i:int=None):
+            if i is None:
+                return self.getTokens(StencilParser.LBRACK)
+            else:
+                return self.getToken(StencilParser.LBRACK, i)
+        def number(self, i:int=None):
+            if i is None:
+                return self.getTypedRuleContexts(StencilParser.NumberContext)
+            else:
+                return self.getTypedRuleContext(StencilParser.NumberContext,i)
+
+        def RBRACK(self, i:int=None):
+            if i is None:
+                return self.getTokens(StencilParser.RBRACK)
+            else:
+                return self.getToken(StencilParser.RBRACK, i)
+
+        def accept(self, visitor:ParseTreeVisitor):
+            if hasattr( visitor, "visitTableDecl" ):
+                return visitor.visitTableDecl(self)
+            else:
+                return visitor.visitChildren(self)
+
+
+    class PointsDeclContext(DeclContext):
+
+        def __init__(self, parser, ctx:ParserRuleContext): # actually a StencilParser.DeclContext
+            super().__init__(parser)
+            self.name = None # Token
+            self.copyFrom(ctx)
+
+        def POINTS(self):
+            return self.getToken(StencilParser.POINTS, 0)
+        def SEMI(self):
+            return self.getToken(StencilParser.SEMI, 0)
+        def ID(self):
+            return self.getToken(StencilParser.ID, 0)
+
+        def accept(self, visitor:ParseTreeVisitor):
+            if hasattr( visitor, "visitPointsDecl" ):
+                return visitor.visitPointsDecl(self)
+            else:
+                return visitor.visitChildren(self)
+
+
+    class InjectDeclContext(DeclContext):
+
+        def __init__(self, parser, ctx:ParserRuleContext): # actually a StencilParser.DeclContext
+            super().__init__(parser)
+            self.field = None # Token
+            self.pts = None # Token
+            self.copyFrom(ctx)
+
+        def INJECT(self):
+            return self.getToken(StencilParser.INJECT, 0)
+        def AT(self):
+            return self.getToken(StencilParser.AT, 0)
+        def PLUSEQ(self):
+            return self.getToken(StencilParser.PLUSEQ, 0)
+        def expr(self):
+            return self.getTypedRuleContext(StencilParser.ExprContext,0)
+
+        def SEMI(self):
+            return self.getToken(StencilParser.SEMI, 0)
+        def ID(self, i:int=None):
+            if i is None:
+                return self.getTokens(StencilParser.ID)
+            else:
+                return self.getToken(StencilParser.ID, i)
+
+        def accept(self, visitor:ParseTreeVisitor):
+            if hasattr( visitor, "visitInjectDecl" ):
+                return visitor.visitInjectDecl(self)
+            else:
+                return visitor.visitChildren(self)
+
+
+    class BoundaryDeclContext(DeclContext):
+
+        def __init__(self, parser, ctx:ParserRuleContext): # actually a StencilParser.DeclContext
+            super().__init__(parser)
+            self.field = None # Token
+            self.kind = None # Token
+            self.copyFrom(ctx)
+
+        def BOUNDARY(self):
+            return self.getToken(StencilParser.BOUNDARY, 0)
+        def SEMI(self):
+            return self.getToken(StencilParser.SEMI, 0)
+        def ID(self, i:int=None):
+            if i is None:
+                return self.getTokens(StencilParser.ID)
+            else:
+                return self.getToken(StencilParser.ID, i)
+
+        def accept(self, visitor:ParseTreeVisitor):
+            if hasattr( visitor, "visitBoundaryDecl" ):
+                return visitor.visitBoundaryDecl(self)
             else:
                 return visitor.visitChildren(self)
 
@@ -444,48 +553,6 @@ class StencilParser ( Parser ):
                 return visitor.visitChildren(self)
 
 
-    class TableDeclContext(DeclContext):
-
-        def __init__(self, parser, ctx:ParserRuleContext): # actually a StencilParser.DeclContext
-            super().__init__(parser)
-            self.name = None # Token
-            self.copyFrom(ctx)
-
-        def TABLE(self):
-            return self.getToken(StencilParser.TABLE, 0)
-        def ASSIGN(self):
-            return self.getToken(StencilParser.ASSIGN, 0)
-        def tableInit(self):
-            return self.getTypedRuleContext(StencilParser.TableInitContext,0)
-
-        def SEMI(self):
-            return self.getToken(StencilParser.SEMI, 0)
-        def ID(self):
-            return self.getToken(StencilParser.ID, 0)
-        def LBRACK(self, i:int=None):
-            if i is None:
-                return self.getTokens(StencilParser.LBRACK)
-            else:
-                return self.getToken(StencilParser.LBRACK, i)
-        def number(self, i:int=None):
-            if i is None:
-                return self.getTypedRuleContexts(StencilParser.NumberContext)
-            else:
-                return self.getTypedRuleContext(StencilParser.NumberContext,i)
-
-        def RBRACK(self, i:int=None):
-            if i is None:
-                return self.getTokens(StencilParser.RBRACK)
-            else:
-                return self.getToken(StencilParser.RBRACK, i)
-
-        def accept(self, visitor:ParseTreeVisitor):
-            if hasattr( visitor, "visitTableDecl" ):
-                return visitor.visitTableDecl(self)
-            else:
-                return visitor.visitChildren(self)
-
-
     class GridDeclContext(DeclContext):
 
         def __init__(self, parser, ctx:ParserRuleContext): # actually a StencilParser.DeclContext
@@ -506,6 +573,38 @@ class StencilParser ( Parser ):
         def accept(self, visitor:ParseTreeVisitor):
             if hasattr( visitor, "visitGridDecl" ):
                 return visitor.visitGridDecl(self)
+            else:
+                return visitor.visitChildren(self)
+
+
+    class RecordDeclContext(DeclContext):
+
+        def __init__(self, parser, ctx:ParserRuleContext): # actually a StencilParser.DeclContext
+            super().__init__(parser)
+            self.name = None # Token
+            self.pts = None # Token
+            self.copyFrom(ctx)
+
+        def RECORD(self):
+            return self.getToken(StencilParser.RECORD, 0)
+        def ASSIGN(self):
+            return self.getToken(StencilParser.ASSIGN, 0)
+        def expr(self):
+            return self.getTypedRuleContext(StencilParser.ExprContext,0)
+
+        def AT(self):
+            return self.getToken(StencilParser.AT, 0)
+        def SEMI(self):
+            return self.getToken(StencilParser.SEMI, 0)
+        def ID(self, i:int=None):
+            if i is None:
+                return self.getTokens(StencilParser.ID)
+            else:
+                return self.getToken(StencilParser.ID, i)
+
+        def accept(self, visitor:ParseTreeVisitor):
+            if hasattr( visitor, "visitRecordDecl" ):
+                return visitor.visitRecordDecl(self)
             else:
                 return visitor.visitChildren(self)
 
@@ -544,7 +643,7 @@ class StencilParser ( Parser ):
         self.enterRule(localctx, 2, self.RULE_decl)
         self._la = 0 # Token type
         try:
-            self.state = 97
+            self.state = 116
             self._errHandler.sync(self)
             token = self._input.LA(1)
             if token in [2]:
@@ -583,7 +682,7 @@ class StencilParser ( Parser ):
                 self.state = 46
                 self._errHandler.sync(self)
                 _la = self._input.LA(1)
-                if _la==7:
+                if _la==11:
                     self.state = 44
                     self.match(StencilParser.LEVELS)
                     self.state = 45
@@ -613,104 +712,150 @@ class StencilParser ( Parser ):
                 self.state = 54
                 self.match(StencilParser.SEMI)
                 pass
-            elif token in [8]:
-                localctx = StencilParser.TableDeclContext(self, localctx)
+            elif token in [7]:
+                localctx = StencilParser.PointsDeclContext(self, localctx)
                 self.enterOuterAlt(localctx, 6)
                 self.state = 55
-                self.match(StencilParser.TABLE)
+                self.match(StencilParser.POINTS)
                 self.state = 56
                 localctx.name = self.match(StencilParser.ID)
-                self.state = 61 
-                self._errHandler.sync(self)
-                _la = self._input.LA(1)
-                while True:
-                    self.state = 57
-                    self.match(StencilParser.LBRACK)
-                    self.state = 58
-                    self.number()
-                    self.state = 59
-                    self.match(StencilParser.RBRACK)
-                    self.state = 63 
-                    self._errHandler.sync(self)
-                    _la = self._input.LA(1)
-                    if not (_la==26):
-                        break
-
-                self.state = 65
-                self.match(StencilParser.ASSIGN)
-                self.state = 66
-                self.tableInit()
-                self.state = 67
+                self.state = 57
+                self.match(StencilParser.SEMI)
+                pass
+            elif token in [8]:
+                localctx = StencilParser.InjectDeclContext(self, localctx)
+                self.enterOuterAlt(localctx, 7)
+                self.state = 58
+                self.match(StencilParser.INJECT)
+                self.state = 59
+                localctx.field = self.match(StencilParser.ID)
+                self.state = 60
+                self.match(StencilParser.AT)
+                self.state = 61
+                localctx.pts = self.match(StencilParser.ID)
+                self.state = 62
+                self.match(StencilParser.PLUSEQ)
+                self.state = 63
+                self.expr(0)
+                self.state = 64
                 self.match(StencilParser.SEMI)
                 pass
             elif token in [9]:
-                localctx = StencilParser.LetDeclContext(self, localctx)
-                self.enterOuterAlt(localctx, 7)
-                self.state = 69
-                self.match(StencilParser.LET)
-                self.state = 70
+                localctx = StencilParser.RecordDeclContext(self, localctx)
+                self.enterOuterAlt(localctx, 8)
+                self.state = 66
+                self.match(StencilParser.RECORD)
+                self.state = 67
                 localctx.name = self.match(StencilParser.ID)
-                self.state = 71
+                self.state = 68
                 self.match(StencilParser.ASSIGN)
-                self.state = 72
+                self.state = 69
                 self.expr(0)
-                self.state = 73
+                self.state = 70
+                self.match(StencilParser.AT)
+                self.state = 71
+                localctx.pts = self.match(StencilParser.ID)
+                self.state = 72
                 self.match(StencilParser.SEMI)
                 pass
-            elif token in [17]:
-                localctx = StencilParser.UpdateDeclContext(self, localctx)
-                self.enterOuterAlt(localctx, 8)
+            elif token in [12]:
+                localctx = StencilParser.TableDeclContext(self, localctx)
+                self.enterOuterAlt(localctx, 9)
+                self.state = 74
+                self.match(StencilParser.TABLE)
                 self.state = 75
                 localctx.name = self.match(StencilParser.ID)
-                self.state = 76
-                self.match(StencilParser.PRIME)
-                self.state = 77
-                self.match(StencilParser.ASSIGN)
-                self.state = 78
-                self.expr(0)
-                self.state = 79
-                self.match(StencilParser.SEMI)
-                pass
-            elif token in [10]:
-                localctx = StencilParser.BoundaryDeclContext(self, localctx)
-                self.enterOuterAlt(localctx, 9)
-                self.state = 81
-                self.match(StencilParser.BOUNDARY)
-                self.state = 83
+                self.state = 80 
                 self._errHandler.sync(self)
-                la_ = self._interp.adaptivePredict(self._input,3,self._ctx)
-                if la_ == 1:
-                    self.state = 82
-                    localctx.field = self.match(StencilParser.ID)
+                _la = self._input.LA(1)
+                while True:
+                    self.state = 76
+                    self.match(StencilParser.LBRACK)
+                    self.state = 77
+                    self.number()
+                    self.state = 78
+                    self.match(StencilParser.RBRACK)
+                    self.state = 82 
+                    self._errHandler.sync(self)
+                    _la = self._input.LA(1)
+                    if not (_la==31):
+                        break
 
-
+                self.state = 84
+                self.match(StencilParser.ASSIGN)
                 self.state = 85
-                localctx.kind = self.match(StencilParser.ID)
+                self.tableInit()
                 self.state = 86
                 self.match(StencilParser.SEMI)
                 pass
-            elif token in [11]:
-                localctx = StencilParser.InitDeclContext(self, localctx)
+            elif token in [13]:
+                localctx = StencilParser.LetDeclContext(self, localctx)
                 self.enterOuterAlt(localctx, 10)
-                self.state = 87
-                self.match(StencilParser.INIT)
                 self.state = 88
+                self.match(StencilParser.LET)
+                self.state = 89
                 localctx.name = self.match(StencilParser.ID)
+                self.state = 90
+                self.match(StencilParser.ASSIGN)
                 self.state = 91
+                self.expr(0)
+                self.state = 92
+                self.match(StencilParser.SEMI)
+                pass
+            elif token in [21]:
+                localctx = StencilParser.UpdateDeclContext(self, localctx)
+                self.enterOuterAlt(localctx, 11)
+                self.state = 94
+                localctx.name = self.match(StencilParser.ID)
+                self.state = 95
+                self.match(StencilParser.PRIME)
+                self.state = 96
+                self.match(StencilParser.ASSIGN)
+                self.state = 97
+                self.expr(0)
+                self.state = 98
+                self.match(StencilParser.SEMI)
+                pass
+            elif token in [14]:
+                localctx = StencilParser.BoundaryDeclContext(self, localctx)
+                self.enterOuterAlt(localctx, 12)
+                self.state = 100
+                self.match(StencilParser.BOUNDARY)
+                self.state = 102
+                self._errHandler.sync(self)
+                la_ = self._interp.adaptivePredict(self._input,3,self._ctx)
+                if la_ == 1:
+                    self.state = 101
+                    localctx.field = self.match(StencilParser.ID)
+
+
+                self.state = 104
+                localctx.kind = self.match(StencilParser.ID)
+                self.state = 105
+                self.match(StencilParser.SEMI)
+                pass
+            elif token in [15]:
+                localctx = StencilParser.InitDeclContext(self, localctx)
+                self.enterOuterAlt(localctx, 13)
+                self.state = 106
+                self.match(StencilParser.INIT)
+                self.state = 107
+                localctx.name = self.match(StencilParser.ID)
+                self.state = 110
                 self._errHandler.sync(self)
                 _la = self._input.LA(1)
-                if _la==19:
-                    self.state = 89
+                if _la==23:
+                    self.state = 108
                     self.match(StencilParser.DOT)
-                    self.state = 90
+                    self.state = 109
                     localctx.suffix = self.match(StencilParser.ID)
 
 
-                self.state = 93
+                self.state = 112
                 self.match(StencilParser.ASSIGN)
-                self.state = 94
+                self.state = 113
                 self.expr(0)
-                self.state = 95
+                self.state = 114
                 self.match(StencilParser.SEMI)
                 pass
             else:
@@ -770,38 +915,38 @@ class StencilParser ( Parser ):
         self._la = 0 # Token type
         try:
             self.enterOuterAlt(localctx, 1)
-            self.state = 99
+            self.state = 118
             self.match(StencilParser.LBRACE)
-            self.state = 111
+            self.state = 130
             self._errHandler.sync(self)
             _la = self._input.LA(1)
-            if (((_la) & ~0x3f) == 0 and ((1 << _la) & 3506671616) != 0):
-                self.state = 100
+            if (((_la) & ~0x3f) == 0 and ((1 << _la) & 112209756160) != 0):
+                self.state = 119
                 self.tableItem()
-                self.state = 105
+                self.state = 124
                 self._errHandler.sync(self)
                 _alt = self._interp.adaptivePredict(self._input,6,self._ctx)
                 while _alt!=2 and _alt!=ATN.INVALID_ALT_NUMBER:
                     if _alt==1:
-                        self.state = 101
+                        self.state = 120
                         self.match(StencilParser.COMMA)
-                        self.state = 102
+                        self.state = 121
                         self.tableItem() 
-                    self.state = 107
+                    self.state = 126
                     self._errHandler.sync(self)
                     _alt = self._interp.adaptivePredict(self._input,6,self._ctx)
 
-                self.state = 109
+                self.state = 128
                 self._errHandler.sync(self)
                 _la = self._input.LA(1)
-                if _la==23:
-                    self.state = 108
+                if _la==28:
+                    self.state = 127
                     self.match(StencilParser.COMMA)
 
 
 
 
-            self.state = 113
+            self.state = 132
             self.match(StencilParser.RBRACE)
         except RecognitionException as re:
             localctx.exception = re
@@ -844,17 +989,17 @@ class StencilParser ( Parser ):
         localctx = StencilParser.TableItemContext(self, self._ctx, self.state)
         self.enterRule(localctx, 6, self.RULE_tableItem)
         try:
-            self.state = 117
+            self.state = 136
             self._errHandler.sync(self)
             token = self._input.LA(1)
-            if token in [28]:
+            if token in [33]:
                 self.enterOuterAlt(localctx, 1)
-                self.state = 115
+                self.state = 134
                 self.tableInit()
                 pass
-            elif token in [12, 15, 16, 17, 24, 30, 31]:
+            elif token in [16, 19, 20, 21, 29, 35, 36]:
                 self.enterOuterAlt(localctx, 2)
-                self.state = 116
+                self.state = 135
                 self.expr(0)
                 pass
             else:
@@ -1050,64 +1195,64 @@ class StencilParser ( Parser ):
         self._la = 0 # Token type
         try:
             self.enterOuterAlt(localctx, 1)
-            self.state = 136
+            self.state = 155
             self._errHandler.sync(self)
             token = self._input.LA(1)
-            if token in [15, 16, 17, 24]:
+            if token in [19, 20, 21, 29]:
                 localctx = StencilParser.PrimaryExprContext(self, localctx)
                 self._ctx = localctx
                 _prevctx = localctx
 
-                self.state = 120
+                self.state = 139
                 self.primary()
                 pass
-            elif token in [30, 31]:
+            elif token in [35, 36]:
                 localctx = StencilParser.UnaryExprContext(self, localctx)
                 self._ctx = localctx
                 _prevctx = localctx
-                self.state = 121
+                self.state = 140
                 localctx.op = self._input.LT(1)
                 _la = self._input.LA(1)
-                if not(_la==30 or _la==31):
+                if not(_la==35 or _la==36):
                     localctx.op = self._errHandler.recoverInline(self)
                 else:
                     self._errHandler.reportMatch(self)
                     self.consume()
-                self.state = 122
+                self.state = 141
                 localctx.operand = self.expr(4)
                 pass
-            elif token in [12]:
+            elif token in [16]:
                 localctx = StencilParser.SumExprContext(self, localctx)
                 self._ctx = localctx
                 _prevctx = localctx
-                self.state = 123
+                self.state = 142
                 self.match(StencilParser.SUM)
-                self.state = 124
+                self.state = 143
                 self.match(StencilParser.LPAREN)
-                self.state = 125
+                self.state = 144
                 self.sumRange()
-                self.state = 130
+                self.state = 149
                 self._errHandler.sync(self)
                 _la = self._input.LA(1)
-                while _la==23:
-                    self.state = 126
+                while _la==28:
+                    self.state = 145
                     self.match(StencilParser.COMMA)
-                    self.state = 127
+                    self.state = 146
                     self.sumRange()
-                    self.state = 132
+                    self.state = 151
                     self._errHandler.sync(self)
                     _la = self._input.LA(1)
 
-                self.state = 133
+                self.state = 152
                 self.match(StencilParser.RPAREN)
-                self.state = 134
+                self.state = 153
                 localctx.body = self.expr(2)
                 pass
             else:
                 raise NoViableAltException(self)
 
             self._ctx.stop = self._input.LT(-1)
-            self.state = 149
+            self.state = 168
             self._errHandler.sync(self)
             _alt = self._interp.adaptivePredict(self._input,13,self._ctx)
             while _alt!=2 and _alt!=ATN.INVALID_ALT_NUMBER:
@@ -1115,20 +1260,20 @@ class StencilParser ( Parser ):
                     if self._parseListeners is not None:
                         self.triggerExitRuleEvent()
                     _prevctx = localctx
-                    self.state = 147
+                    self.state = 166
                     self._errHandler.sync(self)
                     la_ = self._interp.adaptivePredict(self._input,12,self._ctx)
                     if la_ == 1:
                         localctx = StencilParser.PowExprContext(self, StencilParser.ExprContext(self, _parentctx, _parentState))
                         localctx.lhs = _prevctx
                         self.pushNewRecursionContext(localctx, _startState, self.RULE_expr)
-                        self.state = 138
+                        self.state = 157
                         if not self.precpred(self._ctx, 5):
                             from antlr4.error.Errors import FailedPredicateException
                             raise FailedPredicateException(self, "self.precpred(self._ctx, 5)")
-                        self.state = 139
+                        self.state = 158
                         localctx.op = self.match(StencilParser.CARET)
-                        self.state = 140
+                        self.state = 159
                         localctx.rhs = self.expr(5)
                         pass
 
@@ -1136,19 +1281,19 @@ class StencilParser ( Parser ):
                         localctx = StencilParser.MulExprContext(self, StencilParser.ExprContext(self, _parentctx, _parentState))
                         localctx.lhs = _prevctx
                         self.pushNewRecursionContext(localctx, _startState, self.RULE_expr)
-                        self.state = 141
+                        self.state = 160
                         if not self.precpred(self._ctx, 3):
                             from antlr4.error.Errors import FailedPredicateException
                             raise FailedPredicateException(self, "self.precpred(self._ctx, 3)")
-                        self.state = 142
+                        self.state = 161
                         localctx.op = self._input.LT(1)
                         _la = self._input.LA(1)
-                        if not(_la==32 or _la==33):
+                        if not(_la==37 or _la==38):
                             localctx.op = self._errHandler.recoverInline(self)
                         else:
                             self._errHandler.reportMatch(self)
                             self.consume()
-                        self.state = 143
+                        self.state = 162
                         localctx.rhs = self.expr(4)
                         pass
 
@@ -1156,24 +1301,24 @@ class StencilParser ( Parser ):
                         localctx = StencilParser.AddExprContext(self, StencilParser.ExprContext(self, _parentctx, _parentState))
                         localctx.lhs = _prevctx
                         self.pushNewRecursionContext(localctx, _startState, self.RULE_expr)
-                        self.state = 144
+                        self.state = 163
                         if not self.precpred(self._ctx, 1):
                             from antlr4.error.Errors import FailedPredicateException
                             raise FailedPredicateException(self, "self.precpred(self._ctx, 1)")
-                        self.state = 145
+                        self.state = 164
                         localctx.op = self._input.LT(1)
                         _la = self._input.LA(1)
-                        if not(_la==30 or _la==31):
+                        if not(_la==35 or _la==36):
                             localctx.op = self._errHandler.recoverInline(self)
                         else:
                             self._errHandler.reportMatch(self)
                             self.consume()
-                        self.state = 146
+                        self.state = 165
                         localctx.rhs = self.expr(2)
                         pass
 
              
-                self.state = 151
+                self.state = 170
                 self._errHandler.sync(self)
                 _alt = self._interp.adaptivePredict(self._input,13,self._ctx)
 
@@ -1230,15 +1375,15 @@ class StencilParser ( Parser ):
         self.enterRule(localctx, 10, self.RULE_sumRange)
         try:
             self.enterOuterAlt(localctx, 1)
-            self.state = 152
+            self.state = 171
             localctx.var = self.match(StencilParser.ID)
-            self.state = 153
+            self.state = 172
             self.match(StencilParser.IN)
-            self.state = 154
+            self.state = 173
             localctx.lo = self.signedNumber()
-            self.state = 155
+            self.state = 174
             self.match(StencilParser.DOTDOT)
-            self.state = 156
+            self.state = 175
             localctx.hi = self.signedNumber()
         except RecognitionException as re:
             localctx.exception = re
@@ -1286,21 +1431,21 @@ class StencilParser ( Parser ):
         self._la = 0 # Token type
         try:
             self.enterOuterAlt(localctx, 1)
-            self.state = 159
+            self.state = 178
             self._errHandler.sync(self)
             _la = self._input.LA(1)
-            if _la==30 or _la==31:
-                self.state = 158
+            if _la==35 or _la==36:
+                self.state = 177
                 localctx.sign = self._input.LT(1)
                 _la = self._input.LA(1)
-                if not(_la==30 or _la==31):
+                if not(_la==35 or _la==36):
                     localctx.sign = self._errHandler.recoverInline(self)
                 else:
                     self._errHandler.reportMatch(self)
                     self.consume()
 
 
-            self.state = 161
+            self.state = 180
             self.number()
         except RecognitionException as re:
             localctx.exception = re
@@ -1343,9 +1488,9 @@ class StencilParser ( Parser ):
         self._la = 0 # Token type
         try:
             self.enterOuterAlt(localctx, 1)
-            self.state = 163
+            self.state = 182
             _la = self._input.LA(1)
-            if not(_la==15 or _la==16):
+            if not(_la==19 or _la==20):
                 self._errHandler.recoverInline(self)
             else:
                 self._errHandler.reportMatch(self)
@@ -1485,78 +1630,78 @@ class StencilParser ( Parser ):
         self.enterRule(localctx, 16, self.RULE_primary)
         self._la = 0 # Token type
         try:
-            self.state = 197
+            self.state = 216
             self._errHandler.sync(self)
             la_ = self._interp.adaptivePredict(self._input,20,self._ctx)
             if la_ == 1:
                 localctx = StencilParser.NumberPrimaryContext(self, localctx)
                 self.enterOuterAlt(localctx, 1)
-                self.state = 165
+                self.state = 184
                 self.number()
                 pass
 
             elif la_ == 2:
                 localctx = StencilParser.CallPrimaryContext(self, localctx)
                 self.enterOuterAlt(localctx, 2)
-                self.state = 166
+                self.state = 185
                 localctx.func = self.match(StencilParser.ID)
-                self.state = 167
+                self.state = 186
                 self.match(StencilParser.LPAREN)
-                self.state = 176
+                self.state = 195
                 self._errHandler.sync(self)
                 _la = self._input.LA(1)
-                if (((_la) & ~0x3f) == 0 and ((1 << _la) & 3238236160) != 0):
-                    self.state = 168
+                if (((_la) & ~0x3f) == 0 and ((1 << _la) & 103619821568) != 0):
+                    self.state = 187
                     self.expr(0)
-                    self.state = 173
+                    self.state = 192
                     self._errHandler.sync(self)
                     _la = self._input.LA(1)
-                    while _la==23:
-                        self.state = 169
+                    while _la==28:
+                        self.state = 188
                         self.match(StencilParser.COMMA)
-                        self.state = 170
+                        self.state = 189
                         self.expr(0)
-                        self.state = 175
+                        self.state = 194
                         self._errHandler.sync(self)
                         _la = self._input.LA(1)
 
 
 
-                self.state = 178
+                self.state = 197
                 self.match(StencilParser.RPAREN)
                 pass
 
             elif la_ == 3:
                 localctx = StencilParser.RefPrimaryContext(self, localctx)
                 self.enterOuterAlt(localctx, 3)
-                self.state = 179
+                self.state = 198
                 localctx.name = self.match(StencilParser.ID)
-                self.state = 181
+                self.state = 200
                 self._errHandler.sync(self)
                 la_ = self._interp.adaptivePredict(self._input,17,self._ctx)
                 if la_ == 1:
-                    self.state = 180
+                    self.state = 199
                     localctx.new = self.match(StencilParser.PRIME)
 
 
-                self.state = 185
+                self.state = 204
                 self._errHandler.sync(self)
                 la_ = self._interp.adaptivePredict(self._input,18,self._ctx)
                 if la_ == 1:
-                    self.state = 183
+                    self.state = 202
                     self.match(StencilParser.DOT)
-                    self.state = 184
+                    self.state = 203
                     localctx.suffix = self.match(StencilParser.ID)
 
 
-                self.state = 190
+                self.state = 209
                 self._errHandler.sync(self)
                 _alt = self._interp.adaptivePredict(self._input,19,self._ctx)
                 while _alt!=2 and _alt!=ATN.INVALID_ALT_NUMBER:
                     if _alt==1:
-                        self.state = 187
+                        self.state = 206
                         self.subscript() 
-                    self.state = 192
+                    self.state = 211
                     self._errHandler.sync(self)
                     _alt = self._interp.adaptivePredict(self._input,19,self._ctx)
 
@@ -1565,11 +1710,11 @@ class StencilParser ( Parser ):
             elif la_ == 4:
                 localctx = StencilParser.ParenPrimaryContext(self, localctx)
                 self.enterOuterAlt(localctx, 4)
-                self.state = 193
+                self.state = 212
                 self.match(StencilParser.LPAREN)
-                self.state = 194
+                self.state = 213
                 self.expr(0)
-                self.state = 195
+                self.state = 214
                 self.match(StencilParser.RPAREN)
                 pass
 
@@ -1628,23 +1773,23 @@ class StencilParser ( Parser ):
         self._la = 0 # Token type
         try:
             self.enterOuterAlt(localctx, 1)
-            self.state = 199
+            self.state = 218
             self.match(StencilParser.LBRACK)
-            self.state = 200
+            self.state = 219
             self.expr(0)
-            self.state = 205
+            self.state = 224
             self._errHandler.sync(self)
             _la = self._input.LA(1)
-            while _la==23:
-                self.state = 201
+            while _la==28:
+                self.state = 220
                 self.match(StencilParser.COMMA)
-                self.state = 202
+                self.state = 221
                 self.expr(0)
-                self.state = 207
+                self.state = 226
                 self._errHandler.sync(self)
                 _la = self._input.LA(1)
 
-            self.state = 208
+            self.state = 227
             self.match(StencilParser.RBRACK)
         except RecognitionException as re:
             localctx.exception = re

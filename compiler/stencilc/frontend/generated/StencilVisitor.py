@@ -39,6 +39,21 @@ class StencilVisitor(ParseTreeVisitor):
         return self.visitChildren(ctx)
 
 
+    # Visit a parse tree produced by StencilParser#pointsDecl.
+    def visitPointsDecl(self, ctx:StencilParser.PointsDeclContext):
+        return self.visitChildren(ctx)
+
+
+    # Visit a parse tree produced by StencilParser#injectDecl.
+    def visitInjectDecl(self, ctx:StencilParser.InjectDeclContext):
+        return self.visitChildren(ctx)
+
+
+    # Visit a parse tree produced by StencilParser#recordDecl.
+    def visitRecordDecl(self, ctx:StencilParser.RecordDeclContext):
+        return self.visitChildren(ctx)
+
+
     # Visit a parse tree produced by StencilParser#tableDecl.
     def visitTableDecl(self, ctx:StencilParser.TableDeclContext):
         return self.visitChildren(ctx)

@@ -1,0 +1,170 @@
+"""Sources and receivers: ``points`` given at run time, ``inject`` after an update, ``record``
+every step.  examples/acoustic2d.stn against Devito running the same model (the bench's Devito
+environment; skipped, saying so, where it has not been made), bit-identical in every engine, its
+records surviving a SIGKILL and ``--resume``, and the refusals of bad points files.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import reference as ref
+from conftest import REPO_ROOT, load_report
+
+DEVITO = REPO_ROOT / "build" / "bench" / "venvs" / "devito" / "bin" / "python"
+EX = ref.EXAMPLES["acoustic2d"]
+
+RUNS = [
+    ("incore", ("--mode", "incore", "--time-tiles", "off")),
+    ("incore-tiles", ("--mode", "incore", "--time-tiles", "6,4")),
+    ("ooc-ref", ("--mode", "ooc", "--schedule", "ref", "--block", "5,3")),
+    ("ooc-alg1", ("--mode", "ooc", "--schedule", "alg1", "--block", "7,4")),
+    ("ooc-alg2", ("--mode", "ooc", "--schedule", "alg2", "--block", "6,5")),
+]
+
+
+def inputs(d: Path, size, steps: int, src=None, rcv=None) -> list[str]:
+    """The model's files in d (the reference's defaults): the arguments that give them."""
+    init = EX.initial(size)
+    files = {"wavelet": ref.ricker(steps + 1), "src": init["src"] if src is None else src,
+             "rcv": init["rcv"] if rcv is None else rcv}
+    args = []
+    for k, a in files.items():
+        np.save(d / f"{k}.npy", a)
+        args += ["--init", f"{k}={d / k}.npy"]
+    np.save(d / "vp.npy", init["vp"])
+    return args
+
+
+def run_all(run_program, exe, d: Path, size, steps: int, args: list[str]) -> dict:
+    out = {}
+    for how, extra in RUNS:
+        w = d / how
+        w.mkdir()
+        rc, _, err = run_program(exe, ["--size", ",".join(map(str, size)), "--steps", str(steps), "--quiet", "--dir",
+                                       str(w), *args, *extra, "--out", f"u={w / 'u.npy'}", "--out",
+                                       f"rec={w / 'rec.npy'}", "--report", str(w / "r.json")])
+        assert rc == 0, f"{how}: {err}"
+        r = load_report(w / "r.json")
+        assert (r["bytes_read"], r["bytes_written"]) == (r["predicted_bytes_read"], r["predicted_bytes_written"]), how
+        out[how] = {k: np.load(w / f"{k}.npy") for k in ("u", "rec")}
+    return out
+
+
+@pytest.mark.parametrize("size,steps", [((41, 31), 60), ((17, 23), 25)])
+def test_every_engine_gives_the_same_bits_and_the_reference(compile_example, run_program, tmp_path, size, steps):
+    exe = compile_example("acoustic2d")
+    rng = np.random.default_rng(steps)
+    src = np.concatenate([EX.initial(size)["src"], rng.integers(1, np.array(size) - 1, (3, 2))])  # repeats too
+    rcv = np.concatenate([EX.initial(size)["rcv"], src[:2]])
+    got = run_all(run_program, exe, tmp_path, size, steps, inputs(tmp_path, size, steps, src, rcv))
+    for how, res in got.items():
+        for k in ("u", "rec"):
+            np.testing.assert_array_equal(res[k], got["incore"][k], err_msg=f"{how}: {k}")
+    fields = EX.initial(size, None, {"wavelet": ref.ricker(steps + 1), "src": src, "rcv": rcv})
+    want = EX.run(fields, None, steps)
+    assert got["incore"]["rec"].shape == (steps, len(rcv))
+    for k in ("u", "rec"):
+        np.testing.assert_allclose(got["incore"][k], want[k], rtol=0, atol=1e-12 * np.abs(want[k]).max(), err_msg=k)
+    assert np.abs(want["rec"]).max() > 0  # the wave reached the receivers
+
+
+@pytest.mark.skipif(not DEVITO.exists(), reason=f"Devito is not installed here ({DEVITO} is missing: "
+                                                 "`python -m bench --only peers` makes its environment)")
+def test_acoustic2d_matches_devito(compile_example, run_program, tmp_path):
+    size, steps = (41, 31), 60
+    exe = compile_example("acoustic2d")
+    args = inputs(tmp_path, size, steps)
+    r = subprocess.run([str(DEVITO), str(REPO_ROOT / "bench" / "peers" / "acoustic2d_devito.py"), "--dir",
+                        str(tmp_path), "--steps", str(steps)], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    dv = {k: np.load(tmp_path / f"devito_{k}.npy") for k in ("u", "rec")}
+    for how, extra in (RUNS[0], RUNS[2]):
+        w = tmp_path / how
+        w.mkdir()
+        rc, _, err = run_program(exe, ["--size", "41,31", "--steps", str(steps), "--quiet", "--dir", str(w), *args,
+                                       *extra, "--out", f"u={w / 'u.npy'}", "--out", f"rec={w / 'rec.npy'}"])
+        assert rc == 0, err
+        for k in ("u", "rec"):
+            a = np.load(w / f"{k}.npy")
+            np.testing.assert_allclose(a, dv[k], rtol=0, atol=1e-12 * np.abs(dv[k]).max(), err_msg=f"{how}: {k}")
+    assert np.abs(dv["rec"]).max() > 0
+
+
+def test_records_survive_a_kill_and_resume(compile_example, tmp_path):
+    """SIGKILL after a sweep has committed, then --resume: the records of the sweeps done before
+    the kill are read back, and the result is the uninterrupted run's."""
+    exe = compile_example("acoustic2d")
+    size, steps = (301, 301), 200
+    args = inputs(tmp_path, size, steps)
+    common = [str(exe), "--size", "301,301", "--steps", str(steps), "--quiet", "--mode", "ooc", "--block", "60,10",
+              "--threads", "1", *args]
+    (tmp_path / "a").mkdir()
+    subprocess.run(common + ["--dir", str(tmp_path / "a"), "--out", f"rec={tmp_path / 'a.npy'}"], check=True,
+                   timeout=300)
+    state = tmp_path / "b" / "acoustic2d.ooc-state"
+    (tmp_path / "b").mkdir()
+    for _ in range(5):
+        p = subprocess.Popen(common + ["--dir", str(tmp_path / "b"), "--out", f"rec={tmp_path / 'b.npy'}"])
+        t0 = time.monotonic()
+        while not state.exists() and p.poll() is None and time.monotonic() - t0 < 60:
+            time.sleep(0.002)
+        if p.poll() is None:
+            os.kill(p.pid, signal.SIGKILL)
+            p.wait()
+            break
+    else:
+        pytest.fail("the run always ended before its first sweep committed: make it longer")
+    assert not (tmp_path / "b.npy").exists() and (tmp_path / "b" / "acoustic2d.records").exists()
+    r = subprocess.run(common + ["--dir", str(tmp_path / "b"), "--out", f"rec={tmp_path / 'b.npy'}", "--resume",
+                                 "--report", str(tmp_path / "r.json")], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    rep = load_report(tmp_path / "r.json")
+    assert rep["bytes_read"] == rep["predicted_bytes_read"] and rep["bytes_written"] == rep["predicted_bytes_written"]
+    np.testing.assert_array_equal(np.load(tmp_path / "b.npy"), np.load(tmp_path / "a.npy"))
+    assert not list((tmp_path / "b").glob("acoustic2d.*"))  # scratch, state and records removed
+
+
+def test_points_files_are_checked(compile_example, run_program, tmp_path):
+    exe = compile_example("acoustic2d")
+    inputs(tmp_path, (20, 16), 5)
+    no_src = ["--init", f"wavelet={tmp_path / 'wavelet.npy'}", "--init", f"rcv={tmp_path / 'rcv.npy'}"]
+    args = [*no_src, "--init", f"src={tmp_path / 'src.npy'}"]
+
+    def go(*extra, base=args):
+        return run_program(exe, ["--size", "20,16", "--steps", "5", "--mode", "incore", "--quiet", *base, *extra])
+
+    def with_points(arr, dtype=np.int64):
+        np.save(tmp_path / "bad.npy", np.asarray(arr, dtype=dtype))
+        return go("--init", f"src={tmp_path / 'bad.npy'}", base=no_src)
+
+    rc, _, err = with_points([[5, 5], [0, 3]])
+    assert rc == 1 and "point 1 has x = 0, in the boundary layer; the interior is x in [1, 19)" in err, err
+    rc, _, err = with_points([[5, 16]])
+    assert rc == 1 and "point 0 has y = 16, outside the grid (0 to 15)" in err, err
+    rc, _, err = with_points([[5, 5, 5]])
+    assert rc == 1 and "is not an (n, 2) array (one row of 2 coordinates per point, x first)" in err, err
+    rc, _, err = with_points([[5.0, 5.0]], np.float64)
+    assert rc == 1 and "holds '<f8'; points are integers ('<i8' or '<i4')" in err, err
+    rc, _, err = with_points(np.zeros((0, 2)))  # no points: nothing injected
+    assert rc == 0, err
+    rc, _, err = with_points([[5, 5]], np.int32)
+    assert rc == 0, err
+    rc, _, err = go(base=no_src)
+    assert rc == 1 and "points 'src' have no coordinates: give them with --init src=FILE.npy (an (n, 2) integer " \
+                       "array, x first)" in err, err
+    rc, _, err = go("--out", f"src={tmp_path / 'x.npy'}")
+    assert rc == 2 and "'src' is a set of points, given to the run (--init src=FILE)" in err, err
+    rc, _, err = go("--init", f"rec={tmp_path / 'x.npy'}")
+    assert rc == 2 and "'rec' is a record, sampled by the run (--out rec=FILE)" in err, err
+    rc, _, err = go("--out", f"rec={tmp_path / 'rcv.npy'}")
+    assert rc == 2 and "is both an input (--init) and an output" in err, err
+    assert np.load(tmp_path / "rcv.npy").shape[1] == 2  # untouched
+    rc, out, _ = run_program(exe, ["--help"])
+    assert "src" in out and "rec" in out
