@@ -93,6 +93,23 @@ class SeriesAt:
         return self.values[i] if i >= 0 else self.values.dtype.type(0)
 
 
+class AlongAccess:
+    """An input along one axis (a 1d array) over the interior: ``c()`` at the cell, ``c(k)`` k cells
+    along its axis; shaped to broadcast against the fields."""
+
+    def __init__(self, arr: np.ndarray, axis: int, ndim: int, lo: tuple[int, ...], hi: tuple[int, ...],
+                 seen: set):
+        self.arr, self.axis, self.ndim, self.lo, self.hi, self.seen = arr, axis, ndim, lo, hi, seen
+
+    def __call__(self, k: int = 0) -> np.ndarray:
+        d = self.axis
+        self.seen.add(tuple(k if a == d else 0 for a in range(self.ndim)))
+        if not -self.lo[d] <= k <= self.hi[d]:
+            raise IndexError(f"offset {k} along axis {d} is outside the declared halo {self.lo}/{self.hi}")
+        v = self.arr[self.lo[d] + k: len(self.arr) - self.hi[d] + k]
+        return v.reshape([-1 if a == self.ndim - 1 - d else 1 for a in range(self.ndim)])
+
+
 class AtPoints:
     """A field's level at a set of points (numpy indices): ``u()``; ``u.prev()`` its previous level."""
 
@@ -151,6 +168,8 @@ class Example:
     # the injects, returned by run() as (steps, n) arrays.  fn reads `at["u"]()` (the level the step
     # read), `at["u'"]()` (the new one), series as in updates, p.t.
     points: dict = field(default_factory=dict)  # name -> the tests' default points: size -> (n, ndim) array
+    # inputs along one axis: name -> "x" | "y" | "z"; 1d arrays, from files or their inits
+    along: dict = field(default_factory=dict)
     injects: tuple = ()
     records: dict = field(default_factory=dict)
     fields: tuple[str, ...] = field(init=False)
@@ -214,6 +233,16 @@ class Example:
             out[w] = np.asarray(files[w] if w in files else default(self.SERIES_LENGTH), dtype=self.dtype).copy()
         for s, default in self.points.items():  # likewise
             out[s] = np.asarray(files[s] if s in files else default(size), dtype=np.int64).copy()
+        for a, axis in self.along.items():  # 1d: a file, else the init along its axis, else zero
+            d = "xyz".index(axis)
+            if a in files:
+                out[a] = np.asarray(files[a], dtype=self.dtype).copy()
+            elif a in self.inits:
+                full = np.broadcast_to(np.asarray(self.inits[a](c, p)), shape)
+                out[a] = np.array(full[tuple(slice(None) if ax == self.ndim - 1 - d else 0 for ax in range(self.ndim))])
+                assert out[a].dtype == self.dtype, (self.name, a, out[a].dtype)
+            else:
+                out[a] = np.zeros(size[d], self.dtype)
         for f, (levels, _) in self.state.items():
             if levels == 2:
                 a = make(f + ".prev")
@@ -237,6 +266,7 @@ class Example:
                     mirror(prev[f], lo, hi)
         inputs = {f: np.array(fields[f], dtype=self.dtype, copy=True) for f in self.inputs}
         series = {w: np.asarray(fields[w], dtype=self.dtype) for w in self.series}
+        along = {a: np.asarray(fields[a], dtype=self.dtype) for a in self.along}
         at_pts = {s: tuple(np.asarray(fields[s], dtype=np.int64)[:, d] for d in reversed(range(self.ndim)))
                   for s in self.points}  # numpy indices: z (or y) first
         recs = {r: [] for r in self.records}
@@ -248,6 +278,8 @@ class Example:
             acc = {f: Access(a, lo, hi, seen, prev.get(f)) for f, a in cur.items()}
             acc.update({f: Access(a, lo, hi, seen) for f, a in inputs.items()})
             acc.update({w: SeriesAt(v, t) for w, v in series.items()})
+            acc.update({a: AlongAccess(v, "xyz".index(self.along[a]), self.ndim, lo, hi, seen)
+                        for a, v in along.items()})
             new = {}
             for stage in stages:  # sub-steps: a stage reads the new values of those before it
                 new_inner = stage(acc, p)
@@ -267,6 +299,8 @@ class Example:
                 out = {f: AtPoints(a, at_pts[s], prev.get(f)) for f, a in {**cur, **inputs}.items()}
                 out.update({f + "'": AtPoints(a, at_pts[s]) for f, a in new.items()})
                 out.update({w: SeriesAt(v, t) for w, v in series.items()})
+                out.update({a: AtPoints(v, (at_pts[s][self.ndim - 1 - "xyz".index(self.along[a])],))
+                            for a, v in along.items()})
                 return out
 
             for f, s, fn in self.injects:  # after the updates, before the boundary is final
@@ -560,7 +594,7 @@ def _fdtd2d_fields(f, p):  # PolyBench's i is y - 1, j is x - 1; masks keep what
 
 
 def _fdtd2d_hz(f, p):
-    ex, ey, h = f["ex'"], f["ey'"], f["hlast"]()
+    ex, ey, h = f["ex'"], f["ey'"], np.maximum(f["hlastx"](), f["hlasty"]())
     return {"hz": h * f["hz"]() + (1 - h) * (f["hz"]() - 0.7 * (ex(1, 0) - ex() + ey(0, 1) - ey()))}
 
 
@@ -571,9 +605,10 @@ def _one_at(v, at):
 _register(Example(
     name="fdtd2d", ndim=2, dtype=np.float64, halo_lo=(1, 1), halo_hi=(1, 1),
     state={"ex": (1, "dirichlet"), "ey": (1, "dirichlet"), "hz": (1, "dirichlet")},
-    inputs=("src", "ex0", "hlast"), params={}, series={"fict": lambda n: np.arange(n, dtype=np.float64)},
-    inits={"src": lambda c, p: _one_at(c.y, 1) + 0 * c.x, "ex0": lambda c, p: _one_at(c.x, 1) + 0 * c.y,
-           "hlast": lambda c, p: np.maximum(_one_at(c.x, c.nx - 2), _one_at(c.y, c.ny - 2)),
+    inputs=(), params={}, series={"fict": lambda n: np.arange(n, dtype=np.float64)},
+    along={"src": "y", "ex0": "x", "hlastx": "x", "hlasty": "y"},
+    inits={"src": lambda c, p: _one_at(c.y, 1), "ex0": lambda c, p: _one_at(c.x, 1),
+           "hlastx": lambda c, p: _one_at(c.x, c.nx - 2), "hlasty": lambda c, p: _one_at(c.y, c.ny - 2),
            "ex": lambda c, p: (c.y - 1) * c.x / (c.ny - 2), "ey": lambda c, p: (c.y - 1) * (c.x + 1) / (c.nx - 2),
            "hz": lambda c, p: (c.y - 1) * (c.x + 2) / (c.ny - 2)},
     update=(_fdtd2d_fields, _fdtd2d_hz),
@@ -660,3 +695,24 @@ _register(Example(
     injects=(("u", "src", lambda at, p: (at["vp"]() * p.dt) ** 2 * at["wavelet"]()),),
     records={"rec": ("rcv", lambda at, p: at["u'"]())},
     doc="the 2d acoustic wave equation with a Ricker source and a line of receivers"))
+
+
+# ----------------------------------------------------------------------------- sponge2d (inputs along an axis)
+
+
+def _sponge2d(f, p):
+    u, d = f["u"], f["dx"]() + f["dy"]()
+    return {"u": (2 * u() - (1 - d) * u.prev() + p.c2 * (u(1, 0) + u(-1, 0) + u(0, 1) + u(0, -1) - 4 * u())) / (1 + d)}
+
+
+def _sponge(v, n, p):
+    return p.strength * (np.maximum(0, np.maximum(p.width - v, v - (n - 1 - p.width))) / p.width) ** 2
+
+
+_register(Example(
+    name="sponge2d", ndim=2, dtype=np.float64, halo_lo=(1, 1), halo_hi=(1, 1),
+    state={"u": (2, "dirichlet")}, inputs=(), params={"c2": 0.25, "width": 10.0, "strength": 0.3},
+    along={"dx": "x", "dy": "y"},
+    inits={"dx": lambda c, p: _sponge(c.x, c.nx, p), "dy": lambda c, p: _sponge(c.y, c.ny, p),
+           "u": lambda c, p: np.exp(-((c.x - c.nx / 2) ** 2 + (c.y - c.ny / 2) ** 2) / 20.0)},
+    update=_sponge2d, doc="a damped wave: sponge layers whose damping varies along one axis each"))

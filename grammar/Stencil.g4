@@ -32,7 +32,7 @@ decl
     : GRID dims=DIMS dtype=ID SEMI                                     # gridDecl
     | PARAM name=ID ASSIGN expr SEMI                                   # paramDecl
     | STATE name=ID (LEVELS levels=number)? SEMI                       # stateDecl
-    | INPUT name=ID SEMI                                               # inputDecl
+    | INPUT name=ID (ALONG axis=ID)? SEMI                              # inputDecl
     | SERIES name=ID SEMI                                              # seriesDecl
     | POINTS name=ID SEMI                                              # pointsDecl
     | INJECT field=ID AT pts=ID PLUSEQ expr SEMI                       # injectDecl
@@ -104,6 +104,7 @@ POINTS   : 'points';
 INJECT   : 'inject';
 RECORD   : 'record';
 AT       : 'at';
+ALONG    : 'along';
 LEVELS   : 'levels';
 TABLE    : 'table';
 LET      : 'let';

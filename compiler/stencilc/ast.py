@@ -132,6 +132,8 @@ class StateDecl:
 class InputDecl:
     name: str
     loc: Loc  # the name
+    along: str | None = None  # ``input c along y;``: a 1d coefficient, one value per index of that axis
+    along_loc: Loc | None = None
 
 
 @dataclass(frozen=True)
@@ -337,7 +339,7 @@ def _fmt(node: object, depth: int, out: list[str]) -> None:
     elif isinstance(node, StateDecl):
         head = f"StateDecl {node.name}" + (f" levels={node.levels}" if node.levels is not None else "")
     elif isinstance(node, InputDecl):
-        head = f"InputDecl {node.name}"
+        head = f"InputDecl {node.name}" + (f" along {node.along}" if node.along else "")
     elif isinstance(node, SeriesDecl):
         head = f"SeriesDecl {node.name}"
     elif isinstance(node, PointsDecl):

@@ -153,6 +153,10 @@ class Field:
     src_slot: int = -1
     prev_slot: int = -1
     dst_slot: int = -1
+    # an input along one axis (0 x, 1 y, 2 z): a 1d coefficient, not a grid field; its loads carry
+    # their offset on that axis only, and it is passed to the kernels after the grid slots
+    along: int | None = None
+    along_slot: int = -1
 
 
 @dataclass
@@ -238,6 +242,15 @@ class Program:
     @property
     def state_fields(self) -> list[Field]:
         return [f for f in self.fields if f.kind == "state"]
+
+    @property
+    def grid_fields(self) -> list[Field]:
+        """The fields the runtime keeps as grids: all but the inputs along one axis."""
+        return [f for f in self.fields if f.along is None]
+
+    @property
+    def along_fields(self) -> list[Field]:
+        return [f for f in self.fields if f.along is not None]
 
     @property
     def nsrc(self) -> int:
@@ -355,11 +368,12 @@ class Program:
         for d in range(3):  # a Dirichlet cell's new value is its current one, read there
             for nlo, nhi in need.values():
                 lo[d], hi[d] = max(lo[d], nlo[d]), max(hi[d], nhi[d])
-        arrays_read = {(ld.field, ld.level) for ld in loads if ld.level != NEW}
+        along = {f.name for f in self.along_fields}
+        arrays_read = {(ld.field, ld.level) for ld in loads if ld.level != NEW and ld.field not in along}
         flops = sum(count_flops(e) for e in self.kernel_exprs())
         nbytes = (len(arrays_read) + len(self.updates)) * self.elem_size
         state_levels = sum(f.levels for f in self.state_fields)
-        inputs_read = sum(1 for f in self.fields if f.kind == "input" and (f.name, 0) in arrays_read)
+        inputs_read = sum(1 for f in self.grid_fields if f.kind == "input" and (f.name, 0) in arrays_read)
         kr, kw = state_levels + inputs_read, state_levels
         io = {
             "ref": (kr, kw),
@@ -413,6 +427,10 @@ class Program:
                     if n.level == NEW:  # the order of updates is checked below, lets included
                         if f.kind != "state":
                             bad(f"{where}: {n.field}' of an input")
+                        continue
+                    if f.along is not None:
+                        if f.along_slot < 0 or n.level != 0 or any(n.offset[d] for d in range(3) if d != f.along):
+                            bad(f"{where}: {n} of an input along axis {f.along}")
                         continue
                     slot = f.src_slot if n.level == 0 else f.prev_slot
                     if slot < 0:
@@ -509,7 +527,11 @@ def format_program(p: Program) -> str:
         desc = f"field {fld.name}: {fld.kind}"
         if fld.kind == "state":
             desc += f", levels {fld.levels}, boundary {fld.boundary}"
+        if fld.along is not None:
+            desc += f" along {_AXES[fld.along]}"
         slots = f"src {fld.src_slot}" + (f", prev {fld.prev_slot}" if fld.prev_slot >= 0 else "")
+        if fld.along is not None:
+            slots = f"after the grid slots: {fld.along_slot}"
         if fld.dst_slot >= 0:
             slots += f", dst {fld.dst_slot}"
         out.append(f"{desc} [{slots}]")

@@ -31,12 +31,19 @@ class _Lowerer:
         self.c = c
         self.lets: dict[str, ir.Expr] = {}  # the lets lowered so far (sema: no use before definition)
 
+    def load(self, field: str, level: int, offset: tuple[int, int, int]) -> ir.Load:
+        """A load; one of an input along an axis keeps its offset on that axis only."""
+        along = self.c.fields[field].along
+        if along is not None:
+            offset = tuple(o if d == along else 0 for d, o in enumerate(offset))
+        return ir.Load(field, level, offset)
+
     def shifted(self, e: ir.Expr, by: tuple[int, int, int]) -> ir.Expr:
         """``e`` evaluated ``by`` cells away: its loads moved, the lets it reads inlined and moved."""
         if by == (0, 0, 0):
             return e
         if isinstance(e, ir.Load):
-            return ir.Load(e.field, e.level, tuple(a + b for a, b in zip(e.offset, by)))
+            return self.load(e.field, e.level, tuple(a + b for a, b in zip(e.offset, by)))
         if isinstance(e, ir.TempRef):
             return self.shifted(self.lets[e.name], by)
         if isinstance(e, ir.Neg):
@@ -66,7 +73,7 @@ class _Lowerer:
             if n in c.params:
                 return ir.ParamRef(n)
             if n in c.fields:
-                return ir.Load(n, 0, (0, 0, 0))
+                return self.load(n, 0, (0, 0, 0))
             if any(x.name == n for x in c.lets):
                 return ir.TempRef(n)
             raise InternalError(f"unresolved name {n!r} reached lowering")
@@ -76,8 +83,12 @@ class _Lowerer:
             if e.id in c.fields:
                 level = ir.NEW if e.new else 1 if e.prev else 0
                 if not e.subscripts:
-                    return ir.Load(e.id, level, (0, 0, 0))
-                return ir.Load(e.id, level, _offset3(e.subscripts[0], env))
+                    return self.load(e.id, level, (0, 0, 0))
+                along = c.fields[e.id].along
+                if along is not None:  # c[k]: k cells along its axis
+                    k = eval_int(e.subscripts[0][0], env)
+                    return self.load(e.id, level, tuple(k if d == along else 0 for d in range(3)))
+                return self.load(e.id, level, _offset3(e.subscripts[0], env))
             if e.id in self.lets:  # a let at an offset
                 by = _offset3(e.subscripts[0], env)
                 return ir.TempRef(e.id) if by == (0, 0, 0) else self.shifted(self.lets[e.id], by)
@@ -122,6 +133,8 @@ def lower(c: Checked) -> ir.Program:
     fields: list[ir.Field] = []
     src = dst = 0
     for f in c.fields.values():
+        if f.along is not None:  # after the grid slots
+            continue
         fld = ir.Field(f.name, f.kind, f.levels, f.boundary if f.kind == "state" else None)
         fld.src_slot = src
         src += 1
@@ -135,6 +148,11 @@ def lower(c: Checked) -> ir.Program:
             fld.init = low.expr(f.init.value, {})
         if f.init_prev is not None:
             fld.init_prev = low.expr(f.init_prev.value, {})
+        fields.append(fld)
+    for j, f in enumerate(f for f in c.fields.values() if f.along is not None):
+        fld = ir.Field(f.name, "input", 1, None, along=f.along, along_slot=j)
+        if f.init is not None:
+            fld.init = low.expr(f.init.value, {})
         fields.append(fld)
     for x in c.lets:
         low.lets[x.name] = low.expr(x.value, {})

@@ -51,6 +51,7 @@ class FieldInfo:
     update: ast.UpdateDecl | None = None
     init: ast.InitDecl | None = None
     init_prev: ast.InitDecl | None = None
+    along: int | None = None  # ``input c along y;``: the axis of a 1d coefficient (0 x, 1 y, 2 z)
 
 
 @dataclass
@@ -161,6 +162,7 @@ class _Checker:
         self.lets: dict[str, ast.LetDecl] = {}
         self.let_order: list[ast.LetDecl] = []
         self.series: dict[str, ast.SeriesDecl] = {}
+        self.init_along: FieldInfo | None = None  # the field whose init is being checked
         self.points: dict[str, ast.PointsDecl] = {}
         self.injects: list[ast.InjectDecl] = []
         self.records: list[ast.RecordDecl] = []
@@ -245,8 +247,15 @@ class _Checker:
                 if self._declare(d.name, "state field", d.loc):
                     self.fields[d.name] = FieldInfo(d.name, "state", levels, d)
             elif isinstance(d, ast.InputDecl):
+                along = None
+                if d.along is not None:
+                    along = COORDS.get(d.along)
+                    if along is None or along >= self.ndim:
+                        self.rep.error(f"'along' names an axis of the grid ({', '.join('xyz'[:self.ndim])}), "
+                                       f"not '{d.along}'", d.along_loc)
+                        along = 0
                 if self._declare(d.name, "input field", d.loc):
-                    self.fields[d.name] = FieldInfo(d.name, "input", 1, d)
+                    self.fields[d.name] = FieldInfo(d.name, "input", 1, d, along=along)
             elif isinstance(d, ast.SeriesDecl):
                 if self._declare(d.name, "series", d.loc):
                     self.series[d.name] = d
@@ -411,7 +420,9 @@ class _Checker:
                 self.rep.error(f"'{d.name}' is initialised twice", d.loc, [("first init is here", f.init.loc)])
                 return
             f.init = d
+        self.init_along = f
         self._expr(d.value, ctx="init", scope=[])
+        self.init_along = None
 
     def _points_of(self, name: str, loc: Loc, what: str) -> bool:
         if name in self.points:
@@ -582,6 +593,11 @@ class _Checker:
                                "give position-dependent coefficients as an input field", e.loc)
             elif (COORDS.get(n, EXTENTS.get(n))) >= self.ndim:
                 self.rep.error(f"'{n}' does not exist in a {self.ndim}d grid", e.loc)
+            elif n in COORDS and self.init_along is not None and self.init_along.along is not None \
+                    and COORDS[n] != self.init_along.along:
+                a = "xyz"[self.init_along.along]
+                self.rep.error(f"'{n}' varies across '{self.init_along.name}', which runs along {a}: its init may "
+                               f"use {a} (and the sizes nx, ny{', nz' if self.ndim == 3 else ''})", e.loc)
             return
         if n in self.params:
             self.used.add(n)
@@ -681,6 +697,14 @@ class _Checker:
                 self.rep.error(f"'{f.name}' has one time level, so '{f.name}.prev' does not exist", e.loc,
                                [(f"declare it 'state {f.name} levels 2;' to keep a previous level", f.decl.loc)])
                 return
+        if f.along is not None:
+            a = "xyz"[f.along]
+            if offsets is not None and len(offsets) != 1:
+                self.rep.error(f"'{f.name}' runs along {a}: it is read as {f.name} or {f.name}[k], the value k cells "
+                               f"along {a}", e.loc)
+            elif offsets is not None:
+                self._check_int(offsets[0], scope, "an offset")
+            return
         if offsets is not None:
             self._offsets(e, f"'{f.name}'", offsets, scope)
 

@@ -99,6 +99,16 @@ typedef void (*stn_inject_fn)(int which, const double *params, const stn_view *v
 typedef void (*stn_record_fn)(int which, const double *params, const stn_view *v, const void *const *src,
                               void *const *dst, const stn_box *box, const int64_t *pts, int64_t n, void *out);
 
+/* An input along one axis (`input c along y;`): a 1d array of that axis' extent, given by
+ * --init NAME=FILE or its init expression (else zero), passed to the kernels after the grid
+ * slots: src[nsrc + j]. */
+typedef struct stn_along_desc {
+    const char *name;
+    int axis; /* 0 x, 1 y, 2 z */
+    int has_init;
+} stn_along_desc;
+typedef void (*stn_along_init_fn)(int which, void *data, const stn_view *v, const double *params);
+
 typedef struct stn_param_desc {
     const char *name;
     double value; /* the default from the .stn file */
@@ -176,6 +186,9 @@ typedef struct stn_program_desc {
     const stn_record_desc *records;
     stn_inject_fn inject;
     stn_record_fn record;
+    int nalong;
+    const stn_along_desc *alongs;
+    stn_along_init_fn along_init;
 } stn_program_desc;
 
 /* Parse the command line (docs/cli.md), run, write outputs and the report.

@@ -252,6 +252,20 @@ static int opt_field_file(parser *p, const char **paths) {
                          p->d->fields[0].name, p->d->fields[0].name);
     size_t len = (size_t)(eq - p->val);
     int is_out = paths == p->o->out_path;
+    for (int s = 0; s < p->d->nalong; s++) { /* --init C=FILE of an input along an axis */
+        const char *sn = p->d->alongs[s].name;
+        if (strlen(sn) != len || strncmp(sn, p->val, len) != 0)
+            continue;
+        if (is_out)
+            return stn_error(-EINVAL,
+                             "--out %s: '%s' is an input along %c, given to the run (--init %s=FILE)", p->val,
+                             sn, "xyz"[p->d->alongs[s].axis], sn);
+        if (p->o->along_path[s])
+            return stn_error(-EINVAL, "--init %s: %s is already given as '%s' (one --init per field)", p->val,
+                             sn, p->o->along_path[s]);
+        p->o->along_path[s] = eq + 1;
+        return 0;
+    }
     for (int s = 0; s < p->d->npointsets; s++) { /* --init POINTS=FILE */
         const char *sn = p->d->pointsets[s].name;
         if (strlen(sn) != len || strncmp(sn, p->val, len) != 0)
@@ -690,11 +704,12 @@ int stn_opts_parse(const stn_program_desc *d, int argc, char **argv, stn_opts *o
     o->series_path = calloc((size_t)d->nseries + 1, sizeof *o->series_path);
     o->points_path = calloc((size_t)d->npointsets + 1, sizeof *o->points_path);
     o->record_path = calloc((size_t)d->nrecords + 1, sizeof *o->record_path);
+    o->along_path = calloc((size_t)d->nalong + 1, sizeof *o->along_path);
     o->params = calloc((size_t)d->nparams + 1, sizeof *o->params);
     parser p = {d, o, NULL, NULL, 0, calloc((size_t)d->nparams + 1, 1)};
     int rc = 0;
     if (!o->init_path || !o->out_path || !o->series_path || !o->points_path || !o->record_path ||
-        !o->params || !p.param_seen)
+        !o->along_path || !o->params || !p.param_seen)
         rc = stn_error(-ENOMEM, "out of memory parsing the command line");
     for (int k = 0; rc == 0 && k < d->nparams; k++)
         o->params[k] = d->params[k].value;
@@ -714,8 +729,9 @@ void stn_opts_free(stn_opts *o) {
     free(o->series_path);
     free(o->points_path);
     free(o->record_path);
+    free(o->along_path);
     free(o->params);
-    o->init_path = o->out_path = o->series_path = o->points_path = o->record_path = NULL;
+    o->init_path = o->out_path = o->series_path = o->points_path = o->record_path = o->along_path = NULL;
     o->params = NULL;
 }
 
@@ -739,6 +755,10 @@ static void usage_fields(const stn_program_desc *d, FILE *out) {
         for (int k = 0; k < d->nparams; k++)
             fprintf(out, "  %-12s default %.17g\n", d->params[k].name, d->params[k].value);
     }
+    for (int s = 0; s < d->nalong; s++)
+        fprintf(out, "%s  %-12s input along %c (a 1d .npy of %s, nx/ny/nz values)%s\n",
+                s == 0 ? "\nInputs along one axis:\n" : "", d->alongs[s].name, "xyz"[d->alongs[s].axis],
+                d -> npy_descr, d -> alongs[s].has_init ? ", has an init" : "");
     if (d->nseries) {
         fprintf(out,
                 "\nSeries (--init NAME=FILE, required: a 1d .npy of %s, one value per step from t = 0, "

@@ -34,11 +34,12 @@ static uint64_t fingerprint(const ooc *e) {
     h = fnv(h, &e->plan.bt, sizeof e->plan.bt);
     h = fnv(h, &e->plan.row_bytes, sizeof e->plan.row_bytes);
     h = fnv(h, o->params, sizeof(double) * (size_t)e->d->nparams);
-    int nf = 2 * e->d->nfields, ns = e->d->nseries;
-    for (int s = 0; s < nf + ns + e->d->npointsets; s++) { /* the fields' files, the series', the points' */
-        const char *p = s < nf        ? o->init_path[s]
-                        : s < nf + ns ? o->series_path[s - nf]
-                                      : o->points_path[s - nf - ns];
+    int nf = 2 * e->d->nfields, ns = e->d->nseries, np = e->d->npointsets;
+    for (int s = 0; s < nf + ns + np + e->d->nalong; s++) { /* every input file */
+        const char *p = s < nf             ? o->init_path[s]
+                        : s < nf + ns      ? o->series_path[s - nf]
+                        : s < nf + ns + np ? o->points_path[s - nf - ns]
+                                           : o->along_path[s - nf - ns - np];
         struct stat sb;
         if (p && stat(p, &sb) == 0) {
             h = fnv(h, p, strlen(p));

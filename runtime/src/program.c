@@ -316,6 +316,8 @@ static int run(program_run *pr) {
         rc = stn_series_load(r, &pr->res.st);
     if (rc == 0 && !r->o->plan_only)
         rc = stn_points_load(r, &pr->res.st);
+    if (rc == 0)
+        rc = stn_along_load(r, &pr->res.st); /* the rate measurements read them too */
     if (rc == 0) {
         r->writers = calloc(2 * (size_t)r->d->nfields + (size_t)r->d->nrecords, sizeof *r->writers);
         if (!r->writers)
@@ -330,7 +332,7 @@ static int run(program_run *pr) {
     if (rc == 0)
         rc = ooc ? stn_ooc_run(r, &pr->res, &pr->plan) : stn_incore_run(r, &pr->res);
     /* each series and points file is read once, before the engine; each record written once */
-    pr->res.predicted_read += r->series_bytes + r->points_bytes;
+    pr->res.predicted_read += r->series_bytes + r->points_bytes + r->along_bytes;
     for (int k = 0; k < r->d->nrecords; k++)
         pr->res.predicted_written += r->o->record_path[k] ? (uint64_t)r->o->steps * record_bytes(r, k) : 0;
     if (rc == 0)
@@ -344,6 +346,7 @@ static int run(program_run *pr) {
 static void free_run(program_run *pr) {
     stn_series_free(&pr->in);
     stn_points_free(&pr->in);
+    stn_along_free(&pr->in);
     free(pr->in.writers);
     stn_log_free(&pr->log);
 }

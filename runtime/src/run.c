@@ -246,6 +246,38 @@ uint64_t stn_record_row_bytes(const stn_run *r) {
     return b;
 }
 
+int stn_along_load(stn_run *r, stn_stats *st) {
+    const stn_program_desc *d = r->d;
+    if (d->nalong == 0)
+        return 0;
+    if (!(r->along = calloc((size_t)d->nalong, sizeof *r->along)))
+        return stn_error(-ENOMEM, "out of memory");
+    for (int j = 0; j < d->nalong; j++) {
+        const stn_along_desc *a = &d->alongs[j];
+        const char *path = r->o->along_path[j];
+        int64_t n = r->o->size[a->axis];
+        if (!(r->along[j] = calloc((size_t)n, (size_t)d->elem_size)))
+            return stn_error(-ENOMEM, "out of memory for input '%s' (%" PRId64 " values)", a->name, n);
+        if (path) {
+            int rc = stn_npy_load(path, d->npy_descr, 1, &n, r->along[j], st);
+            if (rc)
+                return stn_error(rc, "--init %s=%s: %s (an input along %c: one value per index of %c)",
+                                 a->name, path, stn_errmsg(), "xyz"[a->axis], "xyz"[a->axis]);
+            r->along_bytes += (uint64_t)n * (uint64_t)d->elem_size;
+        } else if (a->has_init) {
+            d->along_init(j, r->along[j], &r->view, r->o->params);
+        }
+    }
+    return 0;
+}
+
+void stn_along_free(stn_run *r) {
+    for (int j = 0; r->along && j < r->d->nalong; j++)
+        free(r->along[j]);
+    free(r->along);
+    r->along = NULL;
+}
+
 int stn_step(const stn_run *r, int64_t t, const stn_view *v, const void *const *src, void *const *dst,
              const stn_box *box, const int64_t tile[2]) {
     const stn_program_desc *d = r->d;
@@ -258,6 +290,14 @@ int stn_step(const stn_run *r, int64_t t, const stn_view *v, const void *const *
         int64_t i = (t < 0 ? 0 : t) + term->k;
         pv[d->nparams + 1 + j] =
             r->series && i >= 0 && i < r->series_len[term->series] ? r->series[term->series][i] : 0;
+    }
+    const void *all[d->nsrc + d->nalong + 1]; /* the grid slots, then the inputs along an axis */
+    if (d->nalong) {
+        for (int k = 0; k < d->nsrc; k++)
+            all[k] = src[k];
+        for (int j = 0; j < d->nalong; j++)
+            all[d->nsrc + j] = r->along ? r->along[j] : NULL;
+        src = all;
     }
     int rc = d->step(pv, v, src, dst, box, tile[0], tile[1]);
     for (int k = 0; rc == 0 && t >= 0 && r->pts && k < d->ninjects; k++) {

@@ -222,6 +222,7 @@ typedef struct stn_opts {
     const char **series_path; /* [nseries]: --init NAME=FILE of each series; NULL: not given */
     const char **points_path; /* [npointsets]: --init NAME=FILE of each set of points */
     const char **record_path; /* [nrecords]: --out NAME=FILE of each record; NULL: not written */
+    const char **along_path;  /* [nalong]: --init NAME=FILE of each input along an axis */
     double *params;           /* [nparams]: defaults, overridden by --param */
     int mode;                 /* STN_MODE_* */
     int tuner;                /* STN_TUNER_* */

@@ -58,7 +58,14 @@ typedef struct stn_run {
     int64_t *npts;         /* [npointsets] */
     uint64_t points_bytes; /* the data bytes of the points files */
     void **rec;            /* [nrecords]: steps x n samples of each record (row t: step t) */
+    void **along;          /* [nalong]: each input along an axis, its axis' extent of elements */
+    uint64_t along_bytes;  /* the data bytes of their files */
 } stn_run;
+
+/* Read or evaluate every input along an axis (--init NAME=FILE, 1d of the axis' extent; else its
+ * init expression, else zero); counted in `st`. */
+int stn_along_load(stn_run *r, stn_stats *st);
+void stn_along_free(stn_run *r);
 
 /* Read every set of points (--init NAME=FILE: (n, ndim) integers, x first, each in the interior)
  * and allocate the records' samples; counted in `st`. */

@@ -356,8 +356,13 @@ def test_sub_steps_lay_out_scratch_and_the_rows_that_read_it():
         ("ey", "ey_new", 0, (0, 0, 0), (0, 1, 0)), ("ex", "ex_new", 1, (0, 0, 0), (1, 0, 0))]
     assert first.tile is None and second.region is None and second.scratch == ()
     assert [(r.name, r.dy) for r in second.tile.new_rows] == [("ex_new_y0", 0), ("ey_new_y0", 0), ("ey_new_yp1", 1)]
-    assert second.tile.assigns[0].expr == ("hlast_y0[x] * hz_y0[x] + (1.0 - hlast_y0[x]) * (hz_y0[x] - 0.7 * "
+    assert second.tile.assigns[0].expr == ("hlast * hz_y0[x] + (1.0 - hlast) * (hz_y0[x] - 0.7 * "
                                            "(ex_new_y0[x + 1] - ex_new_y0[x] + ey_new_yp1[x] - ey_new_y0[x]))")
+    # the masks are inputs along one axis: 1d arrays indexed by their coordinate
+    assert [x.expr for x in second.tile.lets] == ["fdtd2d_max(hlastx[x], hlasty[y])"]
+    assert [(a.name, a.cname, a.axis, a.index) for a in k.alongs] == [
+        ("src", "src_", "y", 0), ("ex0", "ex0", "x", 1), ("hlastx", "hlastx", "x", 2), ("hlasty", "hlasty", "y", 3)]
+    assert [f.name for f in k.fields] == ["ex", "ey", "hz"]  # not grid fields: the runtime never sees them
     # fict[t]: a value of the step, after the params (there are none) and t (not read)
     assert [(v.name, v.cname, v.slot, v.series, v.k) for v in k.step_values] == [("fict[t]", "fict_t0", 1, "fict", 0)]
     assert k.series == ("fict",)

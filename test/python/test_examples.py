@@ -80,6 +80,8 @@ def random_fields(ex: ref.Example, size: tuple[int, ...], seed: int, with_prev: 
         out[f] = a.astype(ex.dtype)
     for w in ex.series:
         out[w] = rng.uniform(-1.0, 1.0, ref.Example.SERIES_LENGTH).astype(ex.dtype)
+    for a, axis in ex.along.items():  # coefficients along one axis: small and positive (a damping, a mask)
+        out[a] = rng.uniform(0.0, 0.3, size["xyz".index(axis)]).astype(ex.dtype)
     for s in ex.points:  # 0 to 4 points anywhere in the interior, repeats allowed
         lo, hi = np.array(ex.halo_lo), np.array(size) - np.array(ex.halo_hi)
         out[s] = rng.integers(lo, hi, size=(int(rng.integers(0, 5)), ex.ndim)).astype(np.int64)

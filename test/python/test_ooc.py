@@ -3,7 +3,7 @@
 * Random stencils (radius 1-3, star and box shapes, asymmetric halos, one or two state
   fields with one or two levels, an input field, a let read at offsets, the second field reading
   the first's new value at offsets (a sub-step), the step index and a series read at it,
-  a source and a receiver at random points,
+  a source and a receiver at random points, a coefficient along one axis,
   dirichlet and neumann) on random grids with
   random blocks (not dividing the grid, smaller than the skew, bt larger than the steps):
   `--mode ooc` equals `--mode incore` bit for bit, and the bytes it counts equal the bytes
@@ -89,6 +89,9 @@ def random_stencil(rng: random.Random, name: str) -> tuple[str, int, list[str], 
     timed = rng.random() < 0.3  # a series at the step index, and the step index itself
     if timed:
         lines.append("  series w;")
+    along = rng.choice("xyz"[:ndim]) if rng.random() < 0.3 else None  # a coefficient along one axis
+    if along:
+        lines += [f"  input a along {along};", f"  init a = 0.5 + 0.4 * sin(0.7 * {along});"]
     for k, (name_i, levels) in enumerate(states):
         terms = list(let_terms) if k == 0 else []
         if k == 1 and reads_new:
@@ -104,6 +107,8 @@ def random_stencil(rng: random.Random, name: str) -> tuple[str, int, list[str], 
         expr = " + ".join(f"{w / total:.6f} * {t}" for w, t in terms)
         if timed and k == 0:
             expr += f" + 0.01 * w[t{rng.choice(['-1', '', '+1', '+2'])}] - 0.001 * t"
+        if along and k == 0:
+            expr = f"a[{rng.randint(-radius, radius)}] * ({expr})"
         if has_input and rng.random() < 0.7:
             expr = f"c * ({expr})"
         lines.append(f"  {name_i}' = {expr};")

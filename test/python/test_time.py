@@ -144,3 +144,30 @@ def test_series_files_are_checked(clock, run_program, tmp_path):
     rc, out, _ = run_program(clock, ["--help"])
     assert "Series (--init NAME=FILE, required" in out and "w            read as w[t-1], w[t], w[t+2]: at least " \
                                                           "--steps + 2 values" in out, out
+
+
+def test_inputs_along_an_axis_are_checked(compile_example, run_program, tmp_path):
+    """An input along an axis from a file: one value per index of its axis, never an output."""
+    exe = compile_example("sponge2d")
+    ex = ref.EXAMPLES["sponge2d"]
+    size = (30, 20)
+    dy = np.linspace(0, 0.2, 20)
+    np.save(tmp_path / "dy.npy", dy)
+    base = ["--size", "30,20", "--steps", "12", "--quiet", "--init", f"dy={tmp_path / 'dy.npy'}"]
+    outs = {}
+    for how, args in RUNS[:3]:
+        rc, _, err = run_program(exe, [*base, "--dir", str(tmp_path), *args, "--out", f"u={tmp_path / how}.npy",
+                                       "--report", str(tmp_path / f"{how}.json")])
+        assert rc == 0, f"{how}: {err}"
+        outs[how] = np.load(tmp_path / f"{how}.npy")
+        r = load_report(tmp_path / f"{how}.json")
+        assert r["bytes_read"] == r["predicted_bytes_read"] >= dy.nbytes, how
+        np.testing.assert_array_equal(outs[how], outs["incore"], err_msg=how)
+    want = ex.run(ex.initial(size, None, {"dy": dy}), None, 12)["u"]
+    np.testing.assert_allclose(outs["incore"], want, rtol=0, atol=1e-13)
+    np.save(tmp_path / "short.npy", np.zeros(19))
+    rc, _, err = run_program(exe, [*base[:-2], "--init", f"dy={tmp_path / 'short.npy'}", "--mode", "incore"])
+    assert rc == 1 and "has shape (19,), but this grid needs (20,)" in err and "an input along y: one value per " \
+                                                                               "index of y" in err, err
+    rc, _, err = run_program(exe, [*base, "--out", f"dx={tmp_path / 'x.npy'}"])
+    assert rc == 2 and "'dx' is an input along x, given to the run (--init dx=FILE)" in err, err

@@ -25,6 +25,7 @@ from .layout import (
     AXES,
     DTYPES,
     INTERNAL_NAMES,
+    AlongDesc,
     Assign,
     Axis,
     FieldDesc,
@@ -88,6 +89,11 @@ class _Renamer:
         return e
 
 
+def _along_index(array: str, coord: str, k: int) -> str:
+    """``c[y + 1]``: a coefficient along an axis at a coordinate plus an offset."""
+    return f"{array}[{coord} {'+' if k > 0 else '-'} {abs(k)}]" if k else f"{array}[{coord}]"
+
+
 def _off(v: int) -> str:
     return f"m{-v}" if v < 0 else f"p{v}" if v > 0 else "0"
 
@@ -107,7 +113,7 @@ def build_layout(program: ir.Program, tuned: Tuned | None = None) -> KernelLayou
 
     src_slots: list[Slot] = []
     dst_slots: list[Slot] = []
-    for f in program.fields:
+    for f in program.grid_fields:
         src_slots.append(Slot("src", f.src_slot, f.name.upper(), cname[f.name],
                               f.name + (" (input)" if f.kind == "input" else " (current level)"), f.name, 0))
         if f.prev_slot >= 0:
@@ -125,15 +131,18 @@ def build_layout(program: ir.Program, tuned: Tuned | None = None) -> KernelLayou
 
     # row pointers, one per distinct (array, dy, dz), in the order of program.loads()
     rows: dict[tuple[str, int, int, int], RowPointer] = {}
+    along = {f.name: f for f in program.along_fields}
     for ld in program.loads():
         key = (ld.field, ld.level, ld.offset[1], ld.offset[2])
-        if key not in rows and ld.level != ir.NEW:
+        if key not in rows and ld.level != ir.NEW and ld.field not in along:
             arr = array_of[(ld.field, ld.level)]
             suffix = f"_y{_off(ld.offset[1])}" + (f"_z{_off(ld.offset[2])}" if ndim == 3 else "")
             rows[key] = RowPointer(namer.fresh(arr + suffix), arr, ld.field, ld.level, ld.offset[1], ld.offset[2])
     scratch, regions, new_rows = _scratch(program, cname, array_of, dst_slots, namer)
 
     def load_name(ld: ir.Load) -> str:
+        if ld.field in along:  # a coefficient along an axis: indexed by that coordinate
+            return _along_index(cname[ld.field], "xyz"[along[ld.field].along], ld.offset[along[ld.field].along])
         key = (ld.field, ld.level, ld.offset[1], ld.offset[2])
         r = new_rows[key].name if ld.level == ir.NEW else rows[key].name
         dx = ld.offset[0]
@@ -158,12 +167,18 @@ def build_layout(program: ir.Program, tuned: Tuned | None = None) -> KernelLayou
     inits = tuple(
         Init(f.name, f.name.upper(), level, printer.print(rename(e)),
              f"init {f.name}{'.prev' if level else ''} = {ir.format_expr(e, ndim)}")
-        for f in program.fields for level, e in ((0, f.init), (1, f.init_prev)) if e is not None)
+        for f in program.grid_fields for level, e in ((0, f.init), (1, f.init_prev)) if e is not None)
+    alongs = tuple(AlongDesc(f.name, cname[f.name], "xyz"[f.along], f.along_slot,
+                             printer.print(rename(f.init)) if f.init is not None else "",
+                             f"init {f.name} = {ir.format_expr(f.init, ndim)}" if f.init is not None else "")
+                   for f in program.along_fields)
 
     array_of_level = {(s.field, s.level): s.arg for s in src_slots}
     array_of_level.update({(s.field, ir.NEW): s.arg for s in dst_slots})
 
     def point_load(ld: ir.Load) -> str:
+        if ld.field in along:
+            return _along_index(cname[ld.field], "p" + "xyz"[along[ld.field].along], 0)
         return f"{array_of_level[(ld.field, ld.level)]}[at]"
 
     point_printer = CPrinter(dtype, point_load, prefix=f"{name}_")
@@ -186,7 +201,8 @@ def build_layout(program: ir.Program, tuned: Tuned | None = None) -> KernelLayou
         axes=tuple(Axis(AXES[d], facts.halo_lo[d], facts.halo_hi[d], facts.reach_lo[d], facts.reach_hi[d])
                    if d < ndim else Axis(AXES[d], 0, 0) for d in range(3)),
         fields=tuple(FieldDesc(f.name, f.name.upper(), f.kind, f.levels, f.boundary, f.init is not None,
-                               f.init_prev is not None, f.src_slot, f.prev_slot, f.dst_slot) for f in program.fields),
+                               f.init_prev is not None, f.src_slot, f.prev_slot, f.dst_slot)
+                     for f in program.grid_fields),
         params=tuple(Param(p.name, cname[p.name], p.value, c_literal(p.value, dtype), c_literal(p.value, "f64"))
                      for p in program.params),
         src_slots=tuple(src_slots), dst_slots=tuple(dst_slots), rows=tuple(rows.values()), out_rows=tuple(out_rows),
@@ -194,7 +210,7 @@ def build_layout(program: ir.Program, tuned: Tuned | None = None) -> KernelLayou
         ir_lines=tuple(ln for ln in ir.format_program(program).splitlines() if ln.startswith(("let ", "update "))),
         tile_bytes=TILE_BYTES, runtime_dir=str(runtime_dir()), cflags=DEFAULT_CFLAGS, libs=tuple(LIBS), tuned=tuned,
         stages=stages, series=tuple(program.series), step_values=tuple(step_values), points=tuple(program.points),
-        injects=injects, records=records,
+        injects=injects, records=records, alongs=alongs,
     )
 
 

@@ -492,6 +492,33 @@ class PointOp:
 
 
 @dataclass(frozen=True)
+class AlongDesc:
+    """An input along one axis (``input c along y;``): a 1d array of the axis' extent, the kernels'
+    ``src[NAME_NSRC + index]``, read as ``cname[y + k]``; ``init`` the C of its init expression
+    (of that coordinate and the sizes), or ""."""
+
+    name: str
+    cname: str
+    axis: str  # x, y or z
+    index: int
+    init: str
+    what: str  # the init as IR, for the comment
+
+    def __post_init__(self) -> None:
+        _ident(self, "name", self.name)
+        _local(self, "array", self.cname)
+        if self.axis not in AXES:
+            _fail(self, f"axis {self.axis!r}")
+        _nonneg(self, "index", self.index)
+        if bool(self.init) != bool(self.what) or "*/" in self.what:
+            _fail(self, "init and its description go together")
+
+    @property
+    def NAME(self) -> str:
+        return self.name.upper()
+
+
+@dataclass(frozen=True)
 class PointFacts:
     """The derived facts the generated code states (``ir.Facts``, less the halo, which is in
     the axes, and the per-schedule traffic, which the runtime computes)."""
@@ -542,6 +569,7 @@ class KernelLayout:
     points: tuple[str, ...] = ()  # the sets of points declared, in order (the runtime's index)
     injects: tuple[PointOp, ...] = ()  # in source order
     records: tuple[PointOp, ...] = ()  # in source order
+    alongs: tuple[AlongDesc, ...] = ()  # inputs along one axis, after the grid slots
 
     # -- sub-steps
     @property
@@ -569,7 +597,7 @@ class KernelLayout:
                            ("dst_slots", Slot), ("rows", RowPointer), ("out_rows", OutRow), ("lets", Let),
                            ("assigns", Assign), ("inits", Init), ("ir_lines", str), ("libs", str),
                            ("stages", Stage), ("series", str), ("step_values", StepValue), ("points", str),
-                           ("injects", PointOp), ("records", PointOp)):
+                           ("injects", PointOp), ("records", PointOp), ("alongs", AlongDesc)):
             _tuple_of(self, role, getattr(self, role), kind)
         if self.tuned is not None and not isinstance(self.tuned, Tuned):
             _fail(self, "tuned must be Tuned or None")
@@ -601,7 +629,9 @@ class KernelLayout:
         # the kernels' C names: distinct, and each reference resolves
         locals_ = ([s.arg for s in self.src_slots + self.dst_slots] + [r.name for r in self.rows]
                    + [r.name for r in self.out_rows] + [x.cname for x in self.lets] + [p.cname for p in self.params]
-                   + [v.cname for v in self.step_values])
+                   + [v.cname for v in self.step_values] + [a.cname for a in self.alongs])
+        if [a.index for a in self.alongs] != list(range(len(self.alongs))):
+            _fail(self, "inputs along an axis are not numbered in order")
         for kind, ops in (("inject", self.injects), ("record", self.records)):
             if [(o.kind, o.which) for o in ops] != [(kind, i) for i in range(len(ops))] or any(
                     o.points_index >= len(self.points) or self.points[o.points_index] != o.points for o in ops):

@@ -79,7 +79,8 @@ class _Builder(StencilVisitor):
         return ast.StateDecl(ctx.name.text, levels, levels_loc, token_loc(ctx.name))
 
     def visitInputDecl(self, ctx: StencilParser.InputDeclContext) -> ast.InputDecl:
-        return ast.InputDecl(ctx.name.text, token_loc(ctx.name))
+        along = ctx.axis.text if ctx.axis is not None else None
+        return ast.InputDecl(ctx.name.text, token_loc(ctx.name), along, token_loc(ctx.axis) if along else None)
 
     def visitSeriesDecl(self, ctx: StencilParser.SeriesDeclContext) -> ast.SeriesDecl:
         return ast.SeriesDecl(ctx.name.text, token_loc(ctx.name))

@@ -51,7 +51,7 @@ from .generated.StencilParser import StencilParser as P
 # ---------------------------------------------------------------- token vocabulary
 
 KEYWORDS = frozenset({P.STENCIL, P.GRID, P.PARAM, P.STATE, P.INPUT, P.SERIES, P.POINTS, P.INJECT, P.RECORD, P.AT,
-                      P.LEVELS, P.TABLE, P.LET, P.BOUNDARY, P.INIT, P.SUM, P.IN})
+                      P.ALONG, P.LEVELS, P.TABLE, P.LET, P.BOUNDARY, P.INIT, P.SUM, P.IN})
 DECL_START = frozenset({P.GRID, P.PARAM, P.STATE, P.INPUT, P.SERIES, P.POINTS, P.INJECT, P.RECORD, P.TABLE, P.LET,
                         P.BOUNDARY, P.INIT, P.ID})
 EXPR_START = frozenset({P.INT, P.FLOAT, P.ID, P.LPAREN, P.MINUS, P.PLUS, P.SUM})

@@ -10,87 +10,88 @@ else:
 
 def serializedATN():
     return [
-        4,1,41,230,2,0,7,0,2,1,7,1,2,2,7,2,2,3,7,3,2,4,7,4,2,5,7,5,2,6,7,
+        4,1,42,234,2,0,7,0,2,1,7,1,2,2,7,2,2,3,7,3,2,4,7,4,2,5,7,5,2,6,7,
         6,2,7,7,7,2,8,7,8,2,9,7,9,1,0,1,0,1,0,1,0,5,0,25,8,0,10,0,12,0,28,
         9,0,1,0,1,0,1,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
-        1,1,1,1,3,1,47,8,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+        1,1,1,1,3,1,47,8,1,1,1,1,1,1,1,1,1,1,1,3,1,54,8,1,1,1,1,1,1,1,1,
         1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
-        1,1,1,1,1,1,1,1,1,4,1,81,8,1,11,1,12,1,82,1,1,1,1,1,1,1,1,1,1,1,
-        1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,3,1,103,8,1,1,
-        1,1,1,1,1,1,1,1,1,1,1,3,1,111,8,1,1,1,1,1,1,1,1,1,3,1,117,8,1,1,
-        2,1,2,1,2,1,2,5,2,123,8,2,10,2,12,2,126,9,2,1,2,3,2,129,8,2,3,2,
-        131,8,2,1,2,1,2,1,3,1,3,3,3,137,8,3,1,4,1,4,1,4,1,4,1,4,1,4,1,4,
-        1,4,1,4,5,4,148,8,4,10,4,12,4,151,9,4,1,4,1,4,1,4,3,4,156,8,4,1,
-        4,1,4,1,4,1,4,1,4,1,4,1,4,1,4,1,4,5,4,167,8,4,10,4,12,4,170,9,4,
-        1,5,1,5,1,5,1,5,1,5,1,5,1,6,3,6,179,8,6,1,6,1,6,1,7,1,7,1,8,1,8,
-        1,8,1,8,1,8,1,8,5,8,191,8,8,10,8,12,8,194,9,8,3,8,196,8,8,1,8,1,
-        8,1,8,3,8,201,8,8,1,8,1,8,3,8,205,8,8,1,8,5,8,208,8,8,10,8,12,8,
-        211,9,8,1,8,1,8,1,8,1,8,3,8,217,8,8,1,9,1,9,1,9,1,9,5,9,223,8,9,
-        10,9,12,9,226,9,9,1,9,1,9,1,9,0,1,8,10,0,2,4,6,8,10,12,14,16,18,
-        0,3,1,0,35,36,1,0,37,38,1,0,19,20,256,0,20,1,0,0,0,2,116,1,0,0,0,
-        4,118,1,0,0,0,6,136,1,0,0,0,8,155,1,0,0,0,10,171,1,0,0,0,12,178,
-        1,0,0,0,14,182,1,0,0,0,16,216,1,0,0,0,18,218,1,0,0,0,20,21,5,1,0,
-        0,21,22,5,21,0,0,22,26,5,33,0,0,23,25,3,2,1,0,24,23,1,0,0,0,25,28,
-        1,0,0,0,26,24,1,0,0,0,26,27,1,0,0,0,27,29,1,0,0,0,28,26,1,0,0,0,
-        29,30,5,34,0,0,30,31,5,0,0,1,31,1,1,0,0,0,32,33,5,2,0,0,33,34,5,
-        18,0,0,34,35,5,21,0,0,35,117,5,27,0,0,36,37,5,3,0,0,37,38,5,21,0,
-        0,38,39,5,26,0,0,39,40,3,8,4,0,40,41,5,27,0,0,41,117,1,0,0,0,42,
-        43,5,4,0,0,43,46,5,21,0,0,44,45,5,11,0,0,45,47,3,14,7,0,46,44,1,
-        0,0,0,46,47,1,0,0,0,47,48,1,0,0,0,48,117,5,27,0,0,49,50,5,5,0,0,
-        50,51,5,21,0,0,51,117,5,27,0,0,52,53,5,6,0,0,53,54,5,21,0,0,54,117,
-        5,27,0,0,55,56,5,7,0,0,56,57,5,21,0,0,57,117,5,27,0,0,58,59,5,8,
-        0,0,59,60,5,21,0,0,60,61,5,10,0,0,61,62,5,21,0,0,62,63,5,25,0,0,
-        63,64,3,8,4,0,64,65,5,27,0,0,65,117,1,0,0,0,66,67,5,9,0,0,67,68,
-        5,21,0,0,68,69,5,26,0,0,69,70,3,8,4,0,70,71,5,10,0,0,71,72,5,21,
-        0,0,72,73,5,27,0,0,73,117,1,0,0,0,74,75,5,12,0,0,75,80,5,21,0,0,
-        76,77,5,31,0,0,77,78,3,14,7,0,78,79,5,32,0,0,79,81,1,0,0,0,80,76,
-        1,0,0,0,81,82,1,0,0,0,82,80,1,0,0,0,82,83,1,0,0,0,83,84,1,0,0,0,
-        84,85,5,26,0,0,85,86,3,4,2,0,86,87,5,27,0,0,87,117,1,0,0,0,88,89,
-        5,13,0,0,89,90,5,21,0,0,90,91,5,26,0,0,91,92,3,8,4,0,92,93,5,27,
-        0,0,93,117,1,0,0,0,94,95,5,21,0,0,95,96,5,24,0,0,96,97,5,26,0,0,
-        97,98,3,8,4,0,98,99,5,27,0,0,99,117,1,0,0,0,100,102,5,14,0,0,101,
-        103,5,21,0,0,102,101,1,0,0,0,102,103,1,0,0,0,103,104,1,0,0,0,104,
-        105,5,21,0,0,105,117,5,27,0,0,106,107,5,15,0,0,107,110,5,21,0,0,
-        108,109,5,23,0,0,109,111,5,21,0,0,110,108,1,0,0,0,110,111,1,0,0,
-        0,111,112,1,0,0,0,112,113,5,26,0,0,113,114,3,8,4,0,114,115,5,27,
-        0,0,115,117,1,0,0,0,116,32,1,0,0,0,116,36,1,0,0,0,116,42,1,0,0,0,
-        116,49,1,0,0,0,116,52,1,0,0,0,116,55,1,0,0,0,116,58,1,0,0,0,116,
-        66,1,0,0,0,116,74,1,0,0,0,116,88,1,0,0,0,116,94,1,0,0,0,116,100,
-        1,0,0,0,116,106,1,0,0,0,117,3,1,0,0,0,118,130,5,33,0,0,119,124,3,
-        6,3,0,120,121,5,28,0,0,121,123,3,6,3,0,122,120,1,0,0,0,123,126,1,
-        0,0,0,124,122,1,0,0,0,124,125,1,0,0,0,125,128,1,0,0,0,126,124,1,
-        0,0,0,127,129,5,28,0,0,128,127,1,0,0,0,128,129,1,0,0,0,129,131,1,
-        0,0,0,130,119,1,0,0,0,130,131,1,0,0,0,131,132,1,0,0,0,132,133,5,
-        34,0,0,133,5,1,0,0,0,134,137,3,4,2,0,135,137,3,8,4,0,136,134,1,0,
-        0,0,136,135,1,0,0,0,137,7,1,0,0,0,138,139,6,4,-1,0,139,156,3,16,
-        8,0,140,141,7,0,0,0,141,156,3,8,4,4,142,143,5,16,0,0,143,144,5,29,
-        0,0,144,149,3,10,5,0,145,146,5,28,0,0,146,148,3,10,5,0,147,145,1,
-        0,0,0,148,151,1,0,0,0,149,147,1,0,0,0,149,150,1,0,0,0,150,152,1,
-        0,0,0,151,149,1,0,0,0,152,153,5,30,0,0,153,154,3,8,4,2,154,156,1,
-        0,0,0,155,138,1,0,0,0,155,140,1,0,0,0,155,142,1,0,0,0,156,168,1,
-        0,0,0,157,158,10,5,0,0,158,159,5,39,0,0,159,167,3,8,4,5,160,161,
-        10,3,0,0,161,162,7,1,0,0,162,167,3,8,4,4,163,164,10,1,0,0,164,165,
-        7,0,0,0,165,167,3,8,4,2,166,157,1,0,0,0,166,160,1,0,0,0,166,163,
-        1,0,0,0,167,170,1,0,0,0,168,166,1,0,0,0,168,169,1,0,0,0,169,9,1,
-        0,0,0,170,168,1,0,0,0,171,172,5,21,0,0,172,173,5,17,0,0,173,174,
-        3,12,6,0,174,175,5,22,0,0,175,176,3,12,6,0,176,11,1,0,0,0,177,179,
-        7,0,0,0,178,177,1,0,0,0,178,179,1,0,0,0,179,180,1,0,0,0,180,181,
-        3,14,7,0,181,13,1,0,0,0,182,183,7,2,0,0,183,15,1,0,0,0,184,217,3,
-        14,7,0,185,186,5,21,0,0,186,195,5,29,0,0,187,192,3,8,4,0,188,189,
-        5,28,0,0,189,191,3,8,4,0,190,188,1,0,0,0,191,194,1,0,0,0,192,190,
-        1,0,0,0,192,193,1,0,0,0,193,196,1,0,0,0,194,192,1,0,0,0,195,187,
-        1,0,0,0,195,196,1,0,0,0,196,197,1,0,0,0,197,217,5,30,0,0,198,200,
-        5,21,0,0,199,201,5,24,0,0,200,199,1,0,0,0,200,201,1,0,0,0,201,204,
-        1,0,0,0,202,203,5,23,0,0,203,205,5,21,0,0,204,202,1,0,0,0,204,205,
-        1,0,0,0,205,209,1,0,0,0,206,208,3,18,9,0,207,206,1,0,0,0,208,211,
-        1,0,0,0,209,207,1,0,0,0,209,210,1,0,0,0,210,217,1,0,0,0,211,209,
-        1,0,0,0,212,213,5,29,0,0,213,214,3,8,4,0,214,215,5,30,0,0,215,217,
-        1,0,0,0,216,184,1,0,0,0,216,185,1,0,0,0,216,198,1,0,0,0,216,212,
-        1,0,0,0,217,17,1,0,0,0,218,219,5,31,0,0,219,224,3,8,4,0,220,221,
-        5,28,0,0,221,223,3,8,4,0,222,220,1,0,0,0,223,226,1,0,0,0,224,222,
-        1,0,0,0,224,225,1,0,0,0,225,227,1,0,0,0,226,224,1,0,0,0,227,228,
-        5,32,0,0,228,19,1,0,0,0,22,26,46,82,102,110,116,124,128,130,136,
-        149,155,166,168,178,192,195,200,204,209,216,224
+        1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,4,1,85,8,1,11,1,12,1,86,1,
+        1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+        1,1,1,3,1,107,8,1,1,1,1,1,1,1,1,1,1,1,1,1,3,1,115,8,1,1,1,1,1,1,
+        1,1,1,3,1,121,8,1,1,2,1,2,1,2,1,2,5,2,127,8,2,10,2,12,2,130,9,2,
+        1,2,3,2,133,8,2,3,2,135,8,2,1,2,1,2,1,3,1,3,3,3,141,8,3,1,4,1,4,
+        1,4,1,4,1,4,1,4,1,4,1,4,1,4,5,4,152,8,4,10,4,12,4,155,9,4,1,4,1,
+        4,1,4,3,4,160,8,4,1,4,1,4,1,4,1,4,1,4,1,4,1,4,1,4,1,4,5,4,171,8,
+        4,10,4,12,4,174,9,4,1,5,1,5,1,5,1,5,1,5,1,5,1,6,3,6,183,8,6,1,6,
+        1,6,1,7,1,7,1,8,1,8,1,8,1,8,1,8,1,8,5,8,195,8,8,10,8,12,8,198,9,
+        8,3,8,200,8,8,1,8,1,8,1,8,3,8,205,8,8,1,8,1,8,3,8,209,8,8,1,8,5,
+        8,212,8,8,10,8,12,8,215,9,8,1,8,1,8,1,8,1,8,3,8,221,8,8,1,9,1,9,
+        1,9,1,9,5,9,227,8,9,10,9,12,9,230,9,9,1,9,1,9,1,9,0,1,8,10,0,2,4,
+        6,8,10,12,14,16,18,0,3,1,0,36,37,1,0,38,39,1,0,20,21,261,0,20,1,
+        0,0,0,2,120,1,0,0,0,4,122,1,0,0,0,6,140,1,0,0,0,8,159,1,0,0,0,10,
+        175,1,0,0,0,12,182,1,0,0,0,14,186,1,0,0,0,16,220,1,0,0,0,18,222,
+        1,0,0,0,20,21,5,1,0,0,21,22,5,22,0,0,22,26,5,34,0,0,23,25,3,2,1,
+        0,24,23,1,0,0,0,25,28,1,0,0,0,26,24,1,0,0,0,26,27,1,0,0,0,27,29,
+        1,0,0,0,28,26,1,0,0,0,29,30,5,35,0,0,30,31,5,0,0,1,31,1,1,0,0,0,
+        32,33,5,2,0,0,33,34,5,19,0,0,34,35,5,22,0,0,35,121,5,28,0,0,36,37,
+        5,3,0,0,37,38,5,22,0,0,38,39,5,27,0,0,39,40,3,8,4,0,40,41,5,28,0,
+        0,41,121,1,0,0,0,42,43,5,4,0,0,43,46,5,22,0,0,44,45,5,12,0,0,45,
+        47,3,14,7,0,46,44,1,0,0,0,46,47,1,0,0,0,47,48,1,0,0,0,48,121,5,28,
+        0,0,49,50,5,5,0,0,50,53,5,22,0,0,51,52,5,11,0,0,52,54,5,22,0,0,53,
+        51,1,0,0,0,53,54,1,0,0,0,54,55,1,0,0,0,55,121,5,28,0,0,56,57,5,6,
+        0,0,57,58,5,22,0,0,58,121,5,28,0,0,59,60,5,7,0,0,60,61,5,22,0,0,
+        61,121,5,28,0,0,62,63,5,8,0,0,63,64,5,22,0,0,64,65,5,10,0,0,65,66,
+        5,22,0,0,66,67,5,26,0,0,67,68,3,8,4,0,68,69,5,28,0,0,69,121,1,0,
+        0,0,70,71,5,9,0,0,71,72,5,22,0,0,72,73,5,27,0,0,73,74,3,8,4,0,74,
+        75,5,10,0,0,75,76,5,22,0,0,76,77,5,28,0,0,77,121,1,0,0,0,78,79,5,
+        13,0,0,79,84,5,22,0,0,80,81,5,32,0,0,81,82,3,14,7,0,82,83,5,33,0,
+        0,83,85,1,0,0,0,84,80,1,0,0,0,85,86,1,0,0,0,86,84,1,0,0,0,86,87,
+        1,0,0,0,87,88,1,0,0,0,88,89,5,27,0,0,89,90,3,4,2,0,90,91,5,28,0,
+        0,91,121,1,0,0,0,92,93,5,14,0,0,93,94,5,22,0,0,94,95,5,27,0,0,95,
+        96,3,8,4,0,96,97,5,28,0,0,97,121,1,0,0,0,98,99,5,22,0,0,99,100,5,
+        25,0,0,100,101,5,27,0,0,101,102,3,8,4,0,102,103,5,28,0,0,103,121,
+        1,0,0,0,104,106,5,15,0,0,105,107,5,22,0,0,106,105,1,0,0,0,106,107,
+        1,0,0,0,107,108,1,0,0,0,108,109,5,22,0,0,109,121,5,28,0,0,110,111,
+        5,16,0,0,111,114,5,22,0,0,112,113,5,24,0,0,113,115,5,22,0,0,114,
+        112,1,0,0,0,114,115,1,0,0,0,115,116,1,0,0,0,116,117,5,27,0,0,117,
+        118,3,8,4,0,118,119,5,28,0,0,119,121,1,0,0,0,120,32,1,0,0,0,120,
+        36,1,0,0,0,120,42,1,0,0,0,120,49,1,0,0,0,120,56,1,0,0,0,120,59,1,
+        0,0,0,120,62,1,0,0,0,120,70,1,0,0,0,120,78,1,0,0,0,120,92,1,0,0,
+        0,120,98,1,0,0,0,120,104,1,0,0,0,120,110,1,0,0,0,121,3,1,0,0,0,122,
+        134,5,34,0,0,123,128,3,6,3,0,124,125,5,29,0,0,125,127,3,6,3,0,126,
+        124,1,0,0,0,127,130,1,0,0,0,128,126,1,0,0,0,128,129,1,0,0,0,129,
+        132,1,0,0,0,130,128,1,0,0,0,131,133,5,29,0,0,132,131,1,0,0,0,132,
+        133,1,0,0,0,133,135,1,0,0,0,134,123,1,0,0,0,134,135,1,0,0,0,135,
+        136,1,0,0,0,136,137,5,35,0,0,137,5,1,0,0,0,138,141,3,4,2,0,139,141,
+        3,8,4,0,140,138,1,0,0,0,140,139,1,0,0,0,141,7,1,0,0,0,142,143,6,
+        4,-1,0,143,160,3,16,8,0,144,145,7,0,0,0,145,160,3,8,4,4,146,147,
+        5,17,0,0,147,148,5,30,0,0,148,153,3,10,5,0,149,150,5,29,0,0,150,
+        152,3,10,5,0,151,149,1,0,0,0,152,155,1,0,0,0,153,151,1,0,0,0,153,
+        154,1,0,0,0,154,156,1,0,0,0,155,153,1,0,0,0,156,157,5,31,0,0,157,
+        158,3,8,4,2,158,160,1,0,0,0,159,142,1,0,0,0,159,144,1,0,0,0,159,
+        146,1,0,0,0,160,172,1,0,0,0,161,162,10,5,0,0,162,163,5,40,0,0,163,
+        171,3,8,4,5,164,165,10,3,0,0,165,166,7,1,0,0,166,171,3,8,4,4,167,
+        168,10,1,0,0,168,169,7,0,0,0,169,171,3,8,4,2,170,161,1,0,0,0,170,
+        164,1,0,0,0,170,167,1,0,0,0,171,174,1,0,0,0,172,170,1,0,0,0,172,
+        173,1,0,0,0,173,9,1,0,0,0,174,172,1,0,0,0,175,176,5,22,0,0,176,177,
+        5,18,0,0,177,178,3,12,6,0,178,179,5,23,0,0,179,180,3,12,6,0,180,
+        11,1,0,0,0,181,183,7,0,0,0,182,181,1,0,0,0,182,183,1,0,0,0,183,184,
+        1,0,0,0,184,185,3,14,7,0,185,13,1,0,0,0,186,187,7,2,0,0,187,15,1,
+        0,0,0,188,221,3,14,7,0,189,190,5,22,0,0,190,199,5,30,0,0,191,196,
+        3,8,4,0,192,193,5,29,0,0,193,195,3,8,4,0,194,192,1,0,0,0,195,198,
+        1,0,0,0,196,194,1,0,0,0,196,197,1,0,0,0,197,200,1,0,0,0,198,196,
+        1,0,0,0,199,191,1,0,0,0,199,200,1,0,0,0,200,201,1,0,0,0,201,221,
+        5,31,0,0,202,204,5,22,0,0,203,205,5,25,0,0,204,203,1,0,0,0,204,205,
+        1,0,0,0,205,208,1,0,0,0,206,207,5,24,0,0,207,209,5,22,0,0,208,206,
+        1,0,0,0,208,209,1,0,0,0,209,213,1,0,0,0,210,212,3,18,9,0,211,210,
+        1,0,0,0,212,215,1,0,0,0,213,211,1,0,0,0,213,214,1,0,0,0,214,221,
+        1,0,0,0,215,213,1,0,0,0,216,217,5,30,0,0,217,218,3,8,4,0,218,219,
+        5,31,0,0,219,221,1,0,0,0,220,188,1,0,0,0,220,189,1,0,0,0,220,202,
+        1,0,0,0,220,216,1,0,0,0,221,17,1,0,0,0,222,223,5,32,0,0,223,228,
+        3,8,4,0,224,225,5,29,0,0,225,227,3,8,4,0,226,224,1,0,0,0,227,230,
+        1,0,0,0,228,226,1,0,0,0,228,229,1,0,0,0,229,231,1,0,0,0,230,228,
+        1,0,0,0,231,232,5,33,0,0,232,19,1,0,0,0,23,26,46,53,86,106,114,120,
+        128,132,134,140,153,159,170,172,182,196,199,204,208,213,220,228
     ]
 
 class StencilParser ( Parser ):
@@ -105,20 +106,20 @@ class StencilParser ( Parser ):
 
     literalNames = [ "<INVALID>", "'stencil'", "'grid'", "'param'", "'state'", 
                      "'input'", "'series'", "'points'", "'inject'", "'record'", 
-                     "'at'", "'levels'", "'table'", "'let'", "'boundary'", 
-                     "'init'", "'sum'", "'in'", "<INVALID>", "<INVALID>", 
-                     "<INVALID>", "<INVALID>", "'..'", "'.'", "'''", "'+='", 
-                     "'='", "';'", "','", "'('", "')'", "'['", "']'", "'{'", 
-                     "'}'", "'+'", "'-'", "'*'", "'/'", "'^'" ]
+                     "'at'", "'along'", "'levels'", "'table'", "'let'", 
+                     "'boundary'", "'init'", "'sum'", "'in'", "<INVALID>", 
+                     "<INVALID>", "<INVALID>", "<INVALID>", "'..'", "'.'", 
+                     "'''", "'+='", "'='", "';'", "','", "'('", "')'", "'['", 
+                     "']'", "'{'", "'}'", "'+'", "'-'", "'*'", "'/'", "'^'" ]
 
     symbolicNames = [ "<INVALID>", "STENCIL", "GRID", "PARAM", "STATE", 
                       "INPUT", "SERIES", "POINTS", "INJECT", "RECORD", "AT", 
-                      "LEVELS", "TABLE", "LET", "BOUNDARY", "INIT", "SUM", 
-                      "IN", "DIMS", "FLOAT", "INT", "ID", "DOTDOT", "DOT", 
-                      "PRIME", "PLUSEQ", "ASSIGN", "SEMI", "COMMA", "LPAREN", 
-                      "RPAREN", "LBRACK", "RBRACK", "LBRACE", "RBRACE", 
-                      "PLUS", "MINUS", "STAR", "SLASH", "CARET", "LINE_COMMENT", 
-                      "WS" ]
+                      "ALONG", "LEVELS", "TABLE", "LET", "BOUNDARY", "INIT", 
+                      "SUM", "IN", "DIMS", "FLOAT", "INT", "ID", "DOTDOT", 
+                      "DOT", "PRIME", "PLUSEQ", "ASSIGN", "SEMI", "COMMA", 
+                      "LPAREN", "RPAREN", "LBRACK", "RBRACK", "LBRACE", 
+                      "RBRACE", "PLUS", "MINUS", "STAR", "SLASH", "CARET", 
+                      "LINE_COMMENT", "WS" ]
 
     RULE_program = 0
     RULE_decl = 1
@@ -145,37 +146,38 @@ class StencilParser ( Parser ):
     INJECT=8
     RECORD=9
     AT=10
-    LEVELS=11
-    TABLE=12
-    LET=13
-    BOUNDARY=14
-    INIT=15
-    SUM=16
-    IN=17
-    DIMS=18
-    FLOAT=19
-    INT=20
-    ID=21
-    DOTDOT=22
-    DOT=23
-    PRIME=24
-    PLUSEQ=25
-    ASSIGN=26
-    SEMI=27
-    COMMA=28
-    LPAREN=29
-    RPAREN=30
-    LBRACK=31
-    RBRACK=32
-    LBRACE=33
-    RBRACE=34
-    PLUS=35
-    MINUS=36
-    STAR=37
-    SLASH=38
-    CARET=39
-    LINE_COMMENT=40
-    WS=41
+    ALONG=11
+    LEVELS=12
+    TABLE=13
+    LET=14
+    BOUNDARY=15
+    INIT=16
+    SUM=17
+    IN=18
+    DIMS=19
+    FLOAT=20
+    INT=21
+    ID=22
+    DOTDOT=23
+    DOT=24
+    PRIME=25
+    PLUSEQ=26
+    ASSIGN=27
+    SEMI=28
+    COMMA=29
+    LPAREN=30
+    RPAREN=31
+    LBRACK=32
+    RBRACK=33
+    LBRACE=34
+    RBRACE=35
+    PLUS=36
+    MINUS=37
+    STAR=38
+    SLASH=39
+    CARET=40
+    LINE_COMMENT=41
+    WS=42
 
     def __init__(self, input:TokenStream, output:TextIO = sys.stdout):
         super().__init__(input, output)
@@ -244,7 +246,7 @@ class StencilParser ( Parser ):
             self.state = 26
             self._errHandler.sync(self)
             _la = self._input.LA(1)
-            while (((_la) & ~0x3f) == 0 and ((1 << _la) & 2159612) != 0):
+            while (((_la) & ~0x3f) == 0 and ((1 << _la) & 4318204) != 0):
                 self.state = 23
                 self.decl()
                 self.state = 28
@@ -307,14 +309,20 @@ class StencilParser ( Parser ):
         def __init__(self, parser, ctx:ParserRuleContext): # actually a StencilParser.DeclContext
             super().__init__(parser)
             self.name = None # Token
+            self.axis = None # Token
             self.copyFrom(ctx)
 
         def INPUT(self):
             return self.getToken(StencilParser.INPUT, 0)
         def SEMI(self):
             return self.getToken(StencilParser.SEMI, 0)
-        def ID(self):
-            return self.getToken(StencilParser.ID, 0)
+        def ID(self, i:int=None):
+            if i is None:
+                return self.getTokens(StencilParser.ID)
+            else:
+                return self.getToken(StencilParser.ID, i)
+        def ALONG(self):
+            return self.getToken(StencilParser.ALONG, 0)
 
         def accept(self, visitor:ParseTreeVisitor):
             if hasattr( visitor, "visitInputDecl" ):
@@ -643,7 +651,7 @@ class StencilParser ( Parser ):
         self.enterRule(localctx, 2, self.RULE_decl)
         self._la = 0 # Token type
         try:
-            self.state = 116
+            self.state = 120
             self._errHandler.sync(self)
             token = self._input.LA(1)
             if token in [2]:
@@ -682,7 +690,7 @@ class StencilParser ( Parser ):
                 self.state = 46
                 self._errHandler.sync(self)
                 _la = self._input.LA(1)
-                if _la==11:
+                if _la==12:
                     self.state = 44
                     self.match(StencilParser.LEVELS)
                     self.state = 45
@@ -699,163 +707,173 @@ class StencilParser ( Parser ):
                 self.match(StencilParser.INPUT)
                 self.state = 50
                 localctx.name = self.match(StencilParser.ID)
-                self.state = 51
+                self.state = 53
+                self._errHandler.sync(self)
+                _la = self._input.LA(1)
+                if _la==11:
+                    self.state = 51
+                    self.match(StencilParser.ALONG)
+                    self.state = 52
+                    localctx.axis = self.match(StencilParser.ID)
+
+
+                self.state = 55
                 self.match(StencilParser.SEMI)
                 pass
             elif token in [6]:
                 localctx = StencilParser.SeriesDeclContext(self, localctx)
                 self.enterOuterAlt(localctx, 5)
-                self.state = 52
+                self.state = 56
                 self.match(StencilParser.SERIES)
-                self.state = 53
+                self.state = 57
                 localctx.name = self.match(StencilParser.ID)
-                self.state = 54
+                self.state = 58
                 self.match(StencilParser.SEMI)
                 pass
             elif token in [7]:
                 localctx = StencilParser.PointsDeclContext(self, localctx)
                 self.enterOuterAlt(localctx, 6)
-                self.state = 55
+                self.state = 59
                 self.match(StencilParser.POINTS)
-                self.state = 56
+                self.state = 60
                 localctx.name = self.match(StencilParser.ID)
-                self.state = 57
+                self.state = 61
                 self.match(StencilParser.SEMI)
                 pass
             elif token in [8]:
                 localctx = StencilParser.InjectDeclContext(self, localctx)
                 self.enterOuterAlt(localctx, 7)
-                self.state = 58
-                self.match(StencilParser.INJECT)
-                self.state = 59
-                localctx.field = self.match(StencilParser.ID)
-                self.state = 60
-                self.match(StencilParser.AT)
-                self.state = 61
-                localctx.pts = self.match(StencilParser.ID)
                 self.state = 62
-                self.match(StencilParser.PLUSEQ)
+                self.match(StencilParser.INJECT)
                 self.state = 63
-                self.expr(0)
+                localctx.field = self.match(StencilParser.ID)
                 self.state = 64
+                self.match(StencilParser.AT)
+                self.state = 65
+                localctx.pts = self.match(StencilParser.ID)
+                self.state = 66
+                self.match(StencilParser.PLUSEQ)
+                self.state = 67
+                self.expr(0)
+                self.state = 68
                 self.match(StencilParser.SEMI)
                 pass
             elif token in [9]:
                 localctx = StencilParser.RecordDeclContext(self, localctx)
                 self.enterOuterAlt(localctx, 8)
-                self.state = 66
-                self.match(StencilParser.RECORD)
-                self.state = 67
-                localctx.name = self.match(StencilParser.ID)
-                self.state = 68
-                self.match(StencilParser.ASSIGN)
-                self.state = 69
-                self.expr(0)
                 self.state = 70
-                self.match(StencilParser.AT)
+                self.match(StencilParser.RECORD)
                 self.state = 71
-                localctx.pts = self.match(StencilParser.ID)
-                self.state = 72
-                self.match(StencilParser.SEMI)
-                pass
-            elif token in [12]:
-                localctx = StencilParser.TableDeclContext(self, localctx)
-                self.enterOuterAlt(localctx, 9)
-                self.state = 74
-                self.match(StencilParser.TABLE)
-                self.state = 75
                 localctx.name = self.match(StencilParser.ID)
-                self.state = 80 
-                self._errHandler.sync(self)
-                _la = self._input.LA(1)
-                while True:
-                    self.state = 76
-                    self.match(StencilParser.LBRACK)
-                    self.state = 77
-                    self.number()
-                    self.state = 78
-                    self.match(StencilParser.RBRACK)
-                    self.state = 82 
-                    self._errHandler.sync(self)
-                    _la = self._input.LA(1)
-                    if not (_la==31):
-                        break
-
-                self.state = 84
+                self.state = 72
                 self.match(StencilParser.ASSIGN)
-                self.state = 85
-                self.tableInit()
-                self.state = 86
+                self.state = 73
+                self.expr(0)
+                self.state = 74
+                self.match(StencilParser.AT)
+                self.state = 75
+                localctx.pts = self.match(StencilParser.ID)
+                self.state = 76
                 self.match(StencilParser.SEMI)
                 pass
             elif token in [13]:
-                localctx = StencilParser.LetDeclContext(self, localctx)
-                self.enterOuterAlt(localctx, 10)
+                localctx = StencilParser.TableDeclContext(self, localctx)
+                self.enterOuterAlt(localctx, 9)
+                self.state = 78
+                self.match(StencilParser.TABLE)
+                self.state = 79
+                localctx.name = self.match(StencilParser.ID)
+                self.state = 84 
+                self._errHandler.sync(self)
+                _la = self._input.LA(1)
+                while True:
+                    self.state = 80
+                    self.match(StencilParser.LBRACK)
+                    self.state = 81
+                    self.number()
+                    self.state = 82
+                    self.match(StencilParser.RBRACK)
+                    self.state = 86 
+                    self._errHandler.sync(self)
+                    _la = self._input.LA(1)
+                    if not (_la==32):
+                        break
+
                 self.state = 88
-                self.match(StencilParser.LET)
+                self.match(StencilParser.ASSIGN)
                 self.state = 89
-                localctx.name = self.match(StencilParser.ID)
+                self.tableInit()
                 self.state = 90
-                self.match(StencilParser.ASSIGN)
-                self.state = 91
-                self.expr(0)
-                self.state = 92
-                self.match(StencilParser.SEMI)
-                pass
-            elif token in [21]:
-                localctx = StencilParser.UpdateDeclContext(self, localctx)
-                self.enterOuterAlt(localctx, 11)
-                self.state = 94
-                localctx.name = self.match(StencilParser.ID)
-                self.state = 95
-                self.match(StencilParser.PRIME)
-                self.state = 96
-                self.match(StencilParser.ASSIGN)
-                self.state = 97
-                self.expr(0)
-                self.state = 98
                 self.match(StencilParser.SEMI)
                 pass
             elif token in [14]:
-                localctx = StencilParser.BoundaryDeclContext(self, localctx)
-                self.enterOuterAlt(localctx, 12)
+                localctx = StencilParser.LetDeclContext(self, localctx)
+                self.enterOuterAlt(localctx, 10)
+                self.state = 92
+                self.match(StencilParser.LET)
+                self.state = 93
+                localctx.name = self.match(StencilParser.ID)
+                self.state = 94
+                self.match(StencilParser.ASSIGN)
+                self.state = 95
+                self.expr(0)
+                self.state = 96
+                self.match(StencilParser.SEMI)
+                pass
+            elif token in [22]:
+                localctx = StencilParser.UpdateDeclContext(self, localctx)
+                self.enterOuterAlt(localctx, 11)
+                self.state = 98
+                localctx.name = self.match(StencilParser.ID)
+                self.state = 99
+                self.match(StencilParser.PRIME)
                 self.state = 100
-                self.match(StencilParser.BOUNDARY)
+                self.match(StencilParser.ASSIGN)
+                self.state = 101
+                self.expr(0)
                 self.state = 102
-                self._errHandler.sync(self)
-                la_ = self._interp.adaptivePredict(self._input,3,self._ctx)
-                if la_ == 1:
-                    self.state = 101
-                    localctx.field = self.match(StencilParser.ID)
-
-
-                self.state = 104
-                localctx.kind = self.match(StencilParser.ID)
-                self.state = 105
                 self.match(StencilParser.SEMI)
                 pass
             elif token in [15]:
+                localctx = StencilParser.BoundaryDeclContext(self, localctx)
+                self.enterOuterAlt(localctx, 12)
+                self.state = 104
+                self.match(StencilParser.BOUNDARY)
+                self.state = 106
+                self._errHandler.sync(self)
+                la_ = self._interp.adaptivePredict(self._input,4,self._ctx)
+                if la_ == 1:
+                    self.state = 105
+                    localctx.field = self.match(StencilParser.ID)
+
+
+                self.state = 108
+                localctx.kind = self.match(StencilParser.ID)
+                self.state = 109
+                self.match(StencilParser.SEMI)
+                pass
+            elif token in [16]:
                 localctx = StencilParser.InitDeclContext(self, localctx)
                 self.enterOuterAlt(localctx, 13)
-                self.state = 106
-                self.match(StencilParser.INIT)
-                self.state = 107
-                localctx.name = self.match(StencilParser.ID)
                 self.state = 110
+                self.match(StencilParser.INIT)
+                self.state = 111
+                localctx.name = self.match(StencilParser.ID)
+                self.state = 114
                 self._errHandler.sync(self)
                 _la = self._input.LA(1)
-                if _la==23:
-                    self.state = 108
+                if _la==24:
+                    self.state = 112
                     self.match(StencilParser.DOT)
-                    self.state = 109
+                    self.state = 113
                     localctx.suffix = self.match(StencilParser.ID)
 
 
-                self.state = 112
+                self.state = 116
                 self.match(StencilParser.ASSIGN)
-                self.state = 113
+                self.state = 117
                 self.expr(0)
-                self.state = 114
+                self.state = 118
                 self.match(StencilParser.SEMI)
                 pass
             else:
@@ -915,38 +933,38 @@ class StencilParser ( Parser ):
         self._la = 0 # Token type
         try:
             self.enterOuterAlt(localctx, 1)
-            self.state = 118
+            self.state = 122
             self.match(StencilParser.LBRACE)
-            self.state = 130
+            self.state = 134
             self._errHandler.sync(self)
             _la = self._input.LA(1)
-            if (((_la) & ~0x3f) == 0 and ((1 << _la) & 112209756160) != 0):
-                self.state = 119
+            if (((_la) & ~0x3f) == 0 and ((1 << _la) & 224419512320) != 0):
+                self.state = 123
                 self.tableItem()
-                self.state = 124
-                self._errHandler.sync(self)
-                _alt = self._interp.adaptivePredict(self._input,6,self._ctx)
-                while _alt!=2 and _alt!=ATN.INVALID_ALT_NUMBER:
-                    if _alt==1:
-                        self.state = 120
-                        self.match(StencilParser.COMMA)
-                        self.state = 121
-                        self.tableItem() 
-                    self.state = 126
-                    self._errHandler.sync(self)
-                    _alt = self._interp.adaptivePredict(self._input,6,self._ctx)
-
                 self.state = 128
                 self._errHandler.sync(self)
+                _alt = self._interp.adaptivePredict(self._input,7,self._ctx)
+                while _alt!=2 and _alt!=ATN.INVALID_ALT_NUMBER:
+                    if _alt==1:
+                        self.state = 124
+                        self.match(StencilParser.COMMA)
+                        self.state = 125
+                        self.tableItem() 
+                    self.state = 130
+                    self._errHandler.sync(self)
+                    _alt = self._interp.adaptivePredict(self._input,7,self._ctx)
+
+                self.state = 132
+                self._errHandler.sync(self)
                 _la = self._input.LA(1)
-                if _la==28:
-                    self.state = 127
+                if _la==29:
+                    self.state = 131
                     self.match(StencilParser.COMMA)
 
 
 
 
-            self.state = 132
+            self.state = 136
             self.match(StencilParser.RBRACE)
         except RecognitionException as re:
             localctx.exception = re
@@ -989,17 +1007,17 @@ class StencilParser ( Parser ):
         localctx = StencilParser.TableItemContext(self, self._ctx, self.state)
         self.enterRule(localctx, 6, self.RULE_tableItem)
         try:
-            self.state = 136
+            self.state = 140
             self._errHandler.sync(self)
             token = self._input.LA(1)
-            if token in [33]:
+            if token in [34]:
                 self.enterOuterAlt(localctx, 1)
-                self.state = 134
+                self.state = 138
                 self.tableInit()
                 pass
-            elif token in [16, 19, 20, 21, 29, 35, 36]:
+            elif token in [17, 20, 21, 22, 30, 36, 37]:
                 self.enterOuterAlt(localctx, 2)
-                self.state = 135
+                self.state = 139
                 self.expr(0)
                 pass
             else:
@@ -1195,85 +1213,85 @@ class StencilParser ( Parser ):
         self._la = 0 # Token type
         try:
             self.enterOuterAlt(localctx, 1)
-            self.state = 155
+            self.state = 159
             self._errHandler.sync(self)
             token = self._input.LA(1)
-            if token in [19, 20, 21, 29]:
+            if token in [20, 21, 22, 30]:
                 localctx = StencilParser.PrimaryExprContext(self, localctx)
                 self._ctx = localctx
                 _prevctx = localctx
 
-                self.state = 139
+                self.state = 143
                 self.primary()
                 pass
-            elif token in [35, 36]:
+            elif token in [36, 37]:
                 localctx = StencilParser.UnaryExprContext(self, localctx)
                 self._ctx = localctx
                 _prevctx = localctx
-                self.state = 140
+                self.state = 144
                 localctx.op = self._input.LT(1)
                 _la = self._input.LA(1)
-                if not(_la==35 or _la==36):
+                if not(_la==36 or _la==37):
                     localctx.op = self._errHandler.recoverInline(self)
                 else:
                     self._errHandler.reportMatch(self)
                     self.consume()
-                self.state = 141
+                self.state = 145
                 localctx.operand = self.expr(4)
                 pass
-            elif token in [16]:
+            elif token in [17]:
                 localctx = StencilParser.SumExprContext(self, localctx)
                 self._ctx = localctx
                 _prevctx = localctx
-                self.state = 142
+                self.state = 146
                 self.match(StencilParser.SUM)
-                self.state = 143
+                self.state = 147
                 self.match(StencilParser.LPAREN)
-                self.state = 144
+                self.state = 148
                 self.sumRange()
-                self.state = 149
+                self.state = 153
                 self._errHandler.sync(self)
                 _la = self._input.LA(1)
-                while _la==28:
-                    self.state = 145
+                while _la==29:
+                    self.state = 149
                     self.match(StencilParser.COMMA)
-                    self.state = 146
+                    self.state = 150
                     self.sumRange()
-                    self.state = 151
+                    self.state = 155
                     self._errHandler.sync(self)
                     _la = self._input.LA(1)
 
-                self.state = 152
+                self.state = 156
                 self.match(StencilParser.RPAREN)
-                self.state = 153
+                self.state = 157
                 localctx.body = self.expr(2)
                 pass
             else:
                 raise NoViableAltException(self)
 
             self._ctx.stop = self._input.LT(-1)
-            self.state = 168
+            self.state = 172
             self._errHandler.sync(self)
-            _alt = self._interp.adaptivePredict(self._input,13,self._ctx)
+            _alt = self._interp.adaptivePredict(self._input,14,self._ctx)
             while _alt!=2 and _alt!=ATN.INVALID_ALT_NUMBER:
                 if _alt==1:
                     if self._parseListeners is not None:
                         self.triggerExitRuleEvent()
                     _prevctx = localctx
-                    self.state = 166
+                    self.state = 170
                     self._errHandler.sync(self)
-                    la_ = self._interp.adaptivePredict(self._input,12,self._ctx)
+                    la_ = self._interp.adaptivePredict(self._input,13,self._ctx)
                     if la_ == 1:
                         localctx = StencilParser.PowExprContext(self, StencilParser.ExprContext(self, _parentctx, _parentState))
                         localctx.lhs = _prevctx
                         self.pushNewRecursionContext(localctx, _startState, self.RULE_expr)
-                        self.state = 157
+                        self.state = 161
                         if not self.precpred(self._ctx, 5):
                             from antlr4.error.Errors import FailedPredicateException
                             raise FailedPredicateException(self, "self.precpred(self._ctx, 5)")
-                        self.state = 158
+                        self.state = 162
                         localctx.op = self.match(StencilParser.CARET)
-                        self.state = 159
+                        self.state = 163
                         localctx.rhs = self.expr(5)
                         pass
 
@@ -1281,19 +1299,19 @@ class StencilParser ( Parser ):
                         localctx = StencilParser.MulExprContext(self, StencilParser.ExprContext(self, _parentctx, _parentState))
                         localctx.lhs = _prevctx
                         self.pushNewRecursionContext(localctx, _startState, self.RULE_expr)
-                        self.state = 160
+                        self.state = 164
                         if not self.precpred(self._ctx, 3):
                             from antlr4.error.Errors import FailedPredicateException
                             raise FailedPredicateException(self, "self.precpred(self._ctx, 3)")
-                        self.state = 161
+                        self.state = 165
                         localctx.op = self._input.LT(1)
                         _la = self._input.LA(1)
-                        if not(_la==37 or _la==38):
+                        if not(_la==38 or _la==39):
                             localctx.op = self._errHandler.recoverInline(self)
                         else:
                             self._errHandler.reportMatch(self)
                             self.consume()
-                        self.state = 162
+                        self.state = 166
                         localctx.rhs = self.expr(4)
                         pass
 
@@ -1301,26 +1319,26 @@ class StencilParser ( Parser ):
                         localctx = StencilParser.AddExprContext(self, StencilParser.ExprContext(self, _parentctx, _parentState))
                         localctx.lhs = _prevctx
                         self.pushNewRecursionContext(localctx, _startState, self.RULE_expr)
-                        self.state = 163
+                        self.state = 167
                         if not self.precpred(self._ctx, 1):
                             from antlr4.error.Errors import FailedPredicateException
                             raise FailedPredicateException(self, "self.precpred(self._ctx, 1)")
-                        self.state = 164
+                        self.state = 168
                         localctx.op = self._input.LT(1)
                         _la = self._input.LA(1)
-                        if not(_la==35 or _la==36):
+                        if not(_la==36 or _la==37):
                             localctx.op = self._errHandler.recoverInline(self)
                         else:
                             self._errHandler.reportMatch(self)
                             self.consume()
-                        self.state = 165
+                        self.state = 169
                         localctx.rhs = self.expr(2)
                         pass
 
              
-                self.state = 170
+                self.state = 174
                 self._errHandler.sync(self)
-                _alt = self._interp.adaptivePredict(self._input,13,self._ctx)
+                _alt = self._interp.adaptivePredict(self._input,14,self._ctx)
 
         except RecognitionException as re:
             localctx.exception = re
@@ -1375,15 +1393,15 @@ class StencilParser ( Parser ):
         self.enterRule(localctx, 10, self.RULE_sumRange)
         try:
             self.enterOuterAlt(localctx, 1)
-            self.state = 171
-            localctx.var = self.match(StencilParser.ID)
-            self.state = 172
-            self.match(StencilParser.IN)
-            self.state = 173
-            localctx.lo = self.signedNumber()
-            self.state = 174
-            self.match(StencilParser.DOTDOT)
             self.state = 175
+            localctx.var = self.match(StencilParser.ID)
+            self.state = 176
+            self.match(StencilParser.IN)
+            self.state = 177
+            localctx.lo = self.signedNumber()
+            self.state = 178
+            self.match(StencilParser.DOTDOT)
+            self.state = 179
             localctx.hi = self.signedNumber()
         except RecognitionException as re:
             localctx.exception = re
@@ -1431,21 +1449,21 @@ class StencilParser ( Parser ):
         self._la = 0 # Token type
         try:
             self.enterOuterAlt(localctx, 1)
-            self.state = 178
+            self.state = 182
             self._errHandler.sync(self)
             _la = self._input.LA(1)
-            if _la==35 or _la==36:
-                self.state = 177
+            if _la==36 or _la==37:
+                self.state = 181
                 localctx.sign = self._input.LT(1)
                 _la = self._input.LA(1)
-                if not(_la==35 or _la==36):
+                if not(_la==36 or _la==37):
                     localctx.sign = self._errHandler.recoverInline(self)
                 else:
                     self._errHandler.reportMatch(self)
                     self.consume()
 
 
-            self.state = 180
+            self.state = 184
             self.number()
         except RecognitionException as re:
             localctx.exception = re
@@ -1488,9 +1506,9 @@ class StencilParser ( Parser ):
         self._la = 0 # Token type
         try:
             self.enterOuterAlt(localctx, 1)
-            self.state = 182
+            self.state = 186
             _la = self._input.LA(1)
-            if not(_la==19 or _la==20):
+            if not(_la==20 or _la==21):
                 self._errHandler.recoverInline(self)
             else:
                 self._errHandler.reportMatch(self)
@@ -1630,91 +1648,91 @@ class StencilParser ( Parser ):
         self.enterRule(localctx, 16, self.RULE_primary)
         self._la = 0 # Token type
         try:
-            self.state = 216
+            self.state = 220
             self._errHandler.sync(self)
-            la_ = self._interp.adaptivePredict(self._input,20,self._ctx)
+            la_ = self._interp.adaptivePredict(self._input,21,self._ctx)
             if la_ == 1:
                 localctx = StencilParser.NumberPrimaryContext(self, localctx)
                 self.enterOuterAlt(localctx, 1)
-                self.state = 184
+                self.state = 188
                 self.number()
                 pass
 
             elif la_ == 2:
                 localctx = StencilParser.CallPrimaryContext(self, localctx)
                 self.enterOuterAlt(localctx, 2)
-                self.state = 185
+                self.state = 189
                 localctx.func = self.match(StencilParser.ID)
-                self.state = 186
+                self.state = 190
                 self.match(StencilParser.LPAREN)
-                self.state = 195
+                self.state = 199
                 self._errHandler.sync(self)
                 _la = self._input.LA(1)
-                if (((_la) & ~0x3f) == 0 and ((1 << _la) & 103619821568) != 0):
-                    self.state = 187
+                if (((_la) & ~0x3f) == 0 and ((1 << _la) & 207239643136) != 0):
+                    self.state = 191
                     self.expr(0)
-                    self.state = 192
+                    self.state = 196
                     self._errHandler.sync(self)
                     _la = self._input.LA(1)
-                    while _la==28:
-                        self.state = 188
+                    while _la==29:
+                        self.state = 192
                         self.match(StencilParser.COMMA)
-                        self.state = 189
+                        self.state = 193
                         self.expr(0)
-                        self.state = 194
+                        self.state = 198
                         self._errHandler.sync(self)
                         _la = self._input.LA(1)
 
 
 
-                self.state = 197
+                self.state = 201
                 self.match(StencilParser.RPAREN)
                 pass
 
             elif la_ == 3:
                 localctx = StencilParser.RefPrimaryContext(self, localctx)
                 self.enterOuterAlt(localctx, 3)
-                self.state = 198
+                self.state = 202
                 localctx.name = self.match(StencilParser.ID)
-                self.state = 200
-                self._errHandler.sync(self)
-                la_ = self._interp.adaptivePredict(self._input,17,self._ctx)
-                if la_ == 1:
-                    self.state = 199
-                    localctx.new = self.match(StencilParser.PRIME)
-
-
                 self.state = 204
                 self._errHandler.sync(self)
                 la_ = self._interp.adaptivePredict(self._input,18,self._ctx)
                 if la_ == 1:
-                    self.state = 202
-                    self.match(StencilParser.DOT)
                     self.state = 203
+                    localctx.new = self.match(StencilParser.PRIME)
+
+
+                self.state = 208
+                self._errHandler.sync(self)
+                la_ = self._interp.adaptivePredict(self._input,19,self._ctx)
+                if la_ == 1:
+                    self.state = 206
+                    self.match(StencilParser.DOT)
+                    self.state = 207
                     localctx.suffix = self.match(StencilParser.ID)
 
 
-                self.state = 209
+                self.state = 213
                 self._errHandler.sync(self)
-                _alt = self._interp.adaptivePredict(self._input,19,self._ctx)
+                _alt = self._interp.adaptivePredict(self._input,20,self._ctx)
                 while _alt!=2 and _alt!=ATN.INVALID_ALT_NUMBER:
                     if _alt==1:
-                        self.state = 206
+                        self.state = 210
                         self.subscript() 
-                    self.state = 211
+                    self.state = 215
                     self._errHandler.sync(self)
-                    _alt = self._interp.adaptivePredict(self._input,19,self._ctx)
+                    _alt = self._interp.adaptivePredict(self._input,20,self._ctx)
 
                 pass
 
             elif la_ == 4:
                 localctx = StencilParser.ParenPrimaryContext(self, localctx)
                 self.enterOuterAlt(localctx, 4)
-                self.state = 212
+                self.state = 216
                 self.match(StencilParser.LPAREN)
-                self.state = 213
+                self.state = 217
                 self.expr(0)
-                self.state = 214
+                self.state = 218
                 self.match(StencilParser.RPAREN)
                 pass
 
@@ -1773,23 +1791,23 @@ class StencilParser ( Parser ):
         self._la = 0 # Token type
         try:
             self.enterOuterAlt(localctx, 1)
-            self.state = 218
+            self.state = 222
             self.match(StencilParser.LBRACK)
-            self.state = 219
+            self.state = 223
             self.expr(0)
-            self.state = 224
+            self.state = 228
             self._errHandler.sync(self)
             _la = self._input.LA(1)
-            while _la==28:
-                self.state = 220
+            while _la==29:
+                self.state = 224
                 self.match(StencilParser.COMMA)
-                self.state = 221
+                self.state = 225
                 self.expr(0)
-                self.state = 226
+                self.state = 230
                 self._errHandler.sync(self)
                 _la = self._input.LA(1)
 
-            self.state = 227
+            self.state = 231
             self.match(StencilParser.RBRACK)
         except RecognitionException as re:
             localctx.exception = re
