@@ -251,7 +251,9 @@ def test_sigkill_at_random_moments_resumes_bit_identically(heat3d, tmp_path, blo
         attempts += 1
         p = subprocess.Popen([str(heat3d), *common, "--dir", str(scratch), "--out", f"u={out}", "--resume"],
                              env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        time.sleep(moments.uniform(0.02, max(0.05, full * 0.3)))
+        # The window grows with each attempt: a resumed run has fixed costs of its own (restoring
+        # the state, a loaded CI machine), and a window shorter than those would never let it end.
+        time.sleep(moments.uniform(0.02, max(0.05, full * 0.3) * 1.15**attempts))
         if p.poll() is None:
             p.send_signal(signal.SIGKILL)
             p.wait()
