@@ -143,6 +143,22 @@ def mirror(a: np.ndarray, lo: tuple[int, ...], hi: tuple[int, ...]) -> None:
             b[i] = b[2 * (n - hi[d]) - 1 - i]
 
 
+def wrap(a: np.ndarray, lo: tuple[int, ...], hi: tuple[int, ...], axes: str) -> None:
+    """Periodic boundary, in place, along `axes` ("x", "xy", ...): a boundary cell takes the interior
+    cell an interior's width away; x first, then y, then z, over whole extents."""
+    nd = a.ndim
+    for d in range(nd):
+        if "xyz"[d] not in axes:
+            continue
+        b = np.moveaxis(a, nd - 1 - d, 0)
+        n = b.shape[0]
+        w = n - hi[d] - lo[d]
+        for i in range(lo[d]):
+            b[i] = b[i + w]
+        for i in range(n - hi[d], n):
+            b[i] = b[i - w]
+
+
 @dataclass
 class Example:
     name: str
@@ -170,6 +186,8 @@ class Example:
     points: dict = field(default_factory=dict)  # name -> the tests' default points: size -> (n, ndim) array
     # inputs along one axis: name -> "x" | "y" | "z"; 1d arrays, from files or their inits
     along: dict = field(default_factory=dict)
+    # periodic boundaries: state field -> its periodic axes ("xy"); wrapped after its face rule
+    periodic: dict = field(default_factory=dict)
     injects: tuple = ()
     records: dict = field(default_factory=dict)
     fields: tuple[str, ...] = field(init=False)
@@ -264,6 +282,10 @@ class Example:
                 mirror(cur[f], lo, hi)
                 if levels == 2:
                     mirror(prev[f], lo, hi)
+            if f in self.periodic:  # before the first step too, as the mirror
+                wrap(cur[f], lo, hi, self.periodic[f])
+                if levels == 2 and f + ".prev" in fields:
+                    wrap(prev[f], lo, hi, self.periodic[f])
         inputs = {f: np.array(fields[f], dtype=self.dtype, copy=True) for f in self.inputs}
         series = {w: np.asarray(fields[w], dtype=self.dtype) for w in self.series}
         along = {a: np.asarray(fields[a], dtype=self.dtype) for a in self.along}
@@ -291,6 +313,8 @@ class Example:
                     nf[inner] = v
                     if self.state[f][1] == "neumann":
                         mirror(nf, lo, hi)
+                    if f in self.periodic:
+                        wrap(nf, lo, hi, self.periodic[f])
                     new[f] = nf
                     acc[f + "'"] = Access(nf, lo, hi, seen)  # its offsets widen the halo too
             assert set(new) == set(self.state), (self.name, set(new))
@@ -716,3 +740,44 @@ _register(Example(
     inits={"dx": lambda c, p: _sponge(c.x, c.nx, p), "dy": lambda c, p: _sponge(c.y, c.ny, p),
            "u": lambda c, p: np.exp(-((c.x - c.nx / 2) ** 2 + (c.y - c.ny / 2) ** 2) / 20.0)},
     update=_sponge2d, doc="a damped wave: sponge layers whose damping varies along one axis each"))
+
+
+# ----------------------------------------------------------------------------- d2q9 (periodic)
+
+D2Q9_E = [(0, 0), (1, 0), (0, 1), (-1, 0), (0, -1), (1, 1), (-1, 1), (-1, -1), (1, -1)]
+D2Q9_W = [4 / 9] + [1 / 9] * 4 + [1 / 36] * 4
+
+
+def _d2q9(f, p):
+    def collided(i, dx, dy):  # c_i at the cell (dx, dy) away, as the .stn's lets compute it
+        fs = [f[f"f{j}"](dx, dy) for j in range(9)]
+        rho = fs[0] + fs[1] + fs[2] + fs[3] + fs[4] + fs[5] + fs[6] + fs[7] + fs[8]
+        ux = (fs[1] - fs[3] + fs[5] - fs[6] - fs[7] + fs[8]) / rho
+        uy = (fs[2] - fs[4] + fs[5] + fs[6] - fs[7] - fs[8]) / rho
+        usq = 1.5 * (ux * ux + uy * uy)
+        if i == 0:
+            return fs[0] - p.omega * (fs[0] - 4.0 / 9 * rho * (1 - usq))
+        eu = {1: ux, 2: uy, 3: -ux, 4: -uy, 5: ux + uy, 6: -ux + uy, 7: -ux - uy, 8: ux - uy}[i]
+        w = 1.0 / 9 if i < 5 else 1.0 / 36
+        return fs[i] - p.omega * (fs[i] - w * rho * (1 + 3 * eu + 4.5 * eu * eu - usq))
+
+    return {f"f{i}": collided(i, -e[0], -e[1]) for i, e in enumerate(D2Q9_E)}
+
+
+def _d2q9_init(i):
+    def init(c, p):
+        uy = p.U * np.sin(6.283185307179586 * (c.x - 1) / (c.nx - 2))
+        ey = D2Q9_E[i][1]
+        w = 4.0 / 9 if i == 0 else 1.0 / 9 if i < 5 else 1.0 / 36
+        if ey == 0:
+            return w * (1 - 1.5 * uy**2) + 0 * c.y
+        return w * (1 + 3 * (uy if ey > 0 else -uy) + 3 * uy**2) + 0 * c.y
+    return init
+
+
+_register(Example(
+    name="d2q9", ndim=2, dtype=np.float64, halo_lo=(1, 1), halo_hi=(1, 1),
+    state={f"f{i}": (1, "dirichlet") for i in range(9)}, inputs=(), params={"omega": 1.2, "U": 0.05},
+    inits={f"f{i}": _d2q9_init(i) for i in range(9)}, update=_d2q9,
+    periodic={f"f{i}": "xy" for i in range(9)},
+    doc="lattice Boltzmann D2Q9, BGK, periodic: a decaying shear wave"))

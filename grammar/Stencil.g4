@@ -11,7 +11,8 @@
  *   - `grid` takes any `<digits>d` and any name as the element type; sema checks 2d/3d and f32/f64;
  *   - `levels`, table dimensions and sum bounds take any number; the builder insists on integers;
  *   - `.SUFFIX` takes any name; the builder insists on `prev` (`prev` is not a keyword);
- *   - `boundary` takes any name as the kind; sema checks dirichlet/neumann;
+ *   - `boundary` takes any names as the field, kind and axes; the builder sorts `boundary periodic
+ *     x` (which parses as field `periodic`, kind `x`) and sema checks dirichlet/neumann/periodic;
  *   - a reference may be primed (`ex'`, `ex'[1,0]`: the new value of a field updated earlier in
  *     the step); sema checks that the field is one, and the builder refuses `ex'.prev`.
  *
@@ -40,7 +41,7 @@ decl
     | TABLE name=ID (LBRACK number RBRACK)+ ASSIGN tableInit SEMI      # tableDecl
     | LET name=ID ASSIGN expr SEMI                                     # letDecl
     | name=ID PRIME ASSIGN expr SEMI                                   # updateDecl
-    | BOUNDARY (field=ID)? kind=ID SEMI                                # boundaryDecl
+    | BOUNDARY (field=ID)? kind=ID (axes+=ID)* SEMI                    # boundaryDecl
     | INIT name=ID (DOT suffix=ID)? ASSIGN expr SEMI                   # initDecl
     ;
 

@@ -209,13 +209,15 @@ class UpdateDecl:
 
 @dataclass(frozen=True)
 class BoundaryDecl:
-    """``boundary neumann;`` (field None) or ``boundary u neumann;``."""
+    """``boundary neumann;`` (field None), ``boundary u neumann;``, ``boundary periodic x y;``."""
 
     field: str | None
     field_loc: Loc | None
-    kind: str  # as written; sema checks it is dirichlet or neumann
+    kind: str  # as written; sema checks it is dirichlet, neumann or periodic
     kind_loc: Loc
     loc: Loc  # the keyword
+    axes: tuple[str, ...] = ()  # `periodic x y`: the axes named (none: all)
+    axes_locs: tuple[Loc, ...] = ()
 
 
 @dataclass(frozen=True)

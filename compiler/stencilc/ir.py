@@ -157,6 +157,7 @@ class Field:
     # their offset on that axis only, and it is passed to the kernels after the grid slots
     along: int | None = None
     along_slot: int = -1
+    periodic: tuple[int, ...] = ()  # the axes (0 x, 1 y, 2 z) whose boundary cells wrap around
 
 
 @dataclass
@@ -527,6 +528,8 @@ def format_program(p: Program) -> str:
         desc = f"field {fld.name}: {fld.kind}"
         if fld.kind == "state":
             desc += f", levels {fld.levels}, boundary {fld.boundary}"
+            if fld.periodic:
+                desc += ", periodic " + " ".join(_AXES[d] for d in fld.periodic)
         if fld.along is not None:
             desc += f" along {_AXES[fld.along]}"
         slots = f"src {fld.src_slot}" + (f", prev {fld.prev_slot}" if fld.prev_slot >= 0 else "")

@@ -135,7 +135,8 @@ def lower(c: Checked) -> ir.Program:
     for f in c.fields.values():
         if f.along is not None:  # after the grid slots
             continue
-        fld = ir.Field(f.name, f.kind, f.levels, f.boundary if f.kind == "state" else None)
+        fld = ir.Field(f.name, f.kind, f.levels, f.boundary if f.kind == "state" else None,
+                       periodic=tuple(sorted(f.periodic)))
         fld.src_slot = src
         src += 1
         if f.levels == 2:

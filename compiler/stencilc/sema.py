@@ -8,7 +8,8 @@ source with a caret), or a ``Checked`` stencil in which
 * every name is declared once, is not reserved, and resolves to what its use needs
   (fields are read, tables indexed inside sums, params and lets used as values);
 * every state field has exactly one update, no input is updated, ``.prev`` is used only
-  on two-level fields, boundaries name state fields and are dirichlet or neumann;
+  on two-level fields, boundaries name state fields and are dirichlet or neumann on their
+  faces, periodic along the axes named (all when none);
 * a primed read (``ex'``, the new value of this step) names a state field whose update
   comes earlier in the source than the update that reads it, directly or through lets;
 * every offset and table index is a compile-time integer for every value of the sum
@@ -35,7 +36,7 @@ from .ir import FUNCTIONS
 COORDS = {"x": 0, "y": 1, "z": 2}
 EXTENTS = {"nx": 0, "ny": 1, "nz": 2}
 TIME = "t"  # the index of the step being computed
-BOUNDARY_KINDS = ("dirichlet", "neumann")
+BOUNDARY_KINDS = ("dirichlet", "neumann", "periodic")
 RESERVED = set(COORDS) | set(EXTENTS) | set(FUNCTIONS) | {TIME}
 MAX_SUM_TERMS = 100_000
 
@@ -52,6 +53,8 @@ class FieldInfo:
     init: ast.InitDecl | None = None
     init_prev: ast.InitDecl | None = None
     along: int | None = None  # ``input c along y;``: the axis of a 1d coefficient (0 x, 1 y, 2 z)
+    periodic: set[int] = field(default_factory=set)  # the axes its boundary wraps around
+    periodic_decl: ast.BoundaryDecl | None = None
 
 
 @dataclass
@@ -163,6 +166,7 @@ class _Checker:
         self.let_order: list[ast.LetDecl] = []
         self.series: dict[str, ast.SeriesDecl] = {}
         self.init_along: FieldInfo | None = None  # the field whose init is being checked
+        self.periodic_all: set[int] = set()  # the whole-grid periodic axes
         self.points: dict[str, ast.PointsDecl] = {}
         self.injects: list[ast.InjectDecl] = []
         self.records: list[ast.RecordDecl] = []
@@ -331,6 +335,7 @@ class _Checker:
     # -- pass 2: statements and expressions
     def _statements(self, decls) -> None:
         whole_grid_boundary: ast.BoundaryDecl | None = None
+        whole_grid_periodic: ast.BoundaryDecl | None = None
         for d in decls:
             if isinstance(d, ast.LetDecl):
                 if self.lets.get(d.name) is d:
@@ -349,9 +354,19 @@ class _Checker:
                 self._record(d)
             elif isinstance(d, ast.BoundaryDecl):
                 if d.kind not in BOUNDARY_KINDS:
-                    self.rep.error(f"unknown boundary condition '{d.kind}'; expected dirichlet or neumann", d.kind_loc)
+                    self.rep.error(f"unknown boundary condition '{d.kind}'; expected dirichlet, neumann or periodic",
+                                   d.kind_loc)
+                    continue
+                axes = self._periodic_axes(d)
+                if axes is None:
                     continue
                 if d.field is None:
+                    if d.kind == "periodic":
+                        if whole_grid_periodic is not None:
+                            self.rep.error("the whole-grid periodic axes are given twice", d.loc,
+                                           [("first given here", whole_grid_periodic.loc)])
+                        whole_grid_periodic, self.periodic_all = d, axes
+                        continue
                     if whole_grid_boundary is not None:
                         self.rep.error("the whole-grid boundary is given twice", d.loc,
                                        [("first given here", whole_grid_boundary.loc)])
@@ -364,6 +379,11 @@ class _Checker:
                 elif f.kind != "state":
                     self.rep.error(f"boundary applies to state fields; '{d.field}' is an input (it is never written)",
                                    d.field_loc or d.loc)
+                elif d.kind == "periodic":
+                    if f.periodic_decl is not None:
+                        self.rep.error(f"the periodic axes of '{d.field}' are given twice", d.loc,
+                                       [("first given here", f.periodic_decl.loc)])
+                    f.periodic, f.periodic_decl = axes, d
                 elif f.boundary_decl is not None:
                     self.rep.error(f"the boundary of '{d.field}' is given twice", d.loc,
                                    [("first given here", f.boundary_decl.loc)])
@@ -374,6 +394,24 @@ class _Checker:
         for f in self.fields.values():
             if f.kind == "state" and f.boundary is None:
                 f.boundary = default
+            if f.kind == "state" and f.periodic_decl is None:
+                f.periodic = set(self.periodic_all)
+
+    def _periodic_axes(self, d: ast.BoundaryDecl) -> set[int] | None:
+        """The axes of `boundary [FIELD] periodic [AXES];` (all when none are named); None after an
+        error.  Only periodic takes axes."""
+        if d.kind != "periodic":
+            if d.axes:
+                self.rep.error(f"only 'periodic' names axes; '{d.kind}' applies to every face", d.axes_locs[0])
+                return None
+            return set()
+        axes = set()
+        for a, loc in zip(d.axes, d.axes_locs):
+            if a not in COORDS or COORDS[a] >= self.ndim:
+                self.rep.error(f"'periodic' names axes of the grid ({', '.join('xyz'[:self.ndim])}), not '{a}'", loc)
+                return None
+            axes.add(COORDS[a])
+        return axes or set(range(self.ndim))
 
     def _update(self, d: ast.UpdateDecl) -> None:
         f = self.fields.get(d.name)
@@ -489,6 +527,14 @@ class _Checker:
 
     def _completeness(self) -> None:
         self._injected_and_read_primed()
+        for f in self.fields.values():  # a sub-step's scratch has no cells from across the grid
+            for u in self.tree.decls:
+                if f.periodic and isinstance(u, ast.UpdateDecl) and u.name != f.name \
+                        and self._reads_new(u.value, f.name):
+                    self.rep.error(f"'{f.name}' is periodic, and the update of '{u.name}' reads its new value "
+                                   f"'{f.name}'': a field read with a prime cannot be periodic (yet)",
+                                   (f.periodic_decl or u).loc, [("read here", u.loc)])
+                    break
         states = [f for f in self.fields.values() if f.kind == "state"]
         if not states:
             self.rep.error(f"stencil '{self.tree.name}' has no state field, so there is nothing to advance "

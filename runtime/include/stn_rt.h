@@ -64,6 +64,7 @@ typedef struct stn_field_desc {
     int src_slot;      /* index of the current level in the kernel's src[] (-1: never read) */
     int prev_slot;     /* index of the previous level in src[] (-1: none) */
     int dst_slot;      /* index of the next level in the kernel's dst[] (-1 for inputs) */
+    int periodic;      /* bit d set: the boundary cells wrap around along axis d (in-core engines only) */
 } stn_field_desc;
 
 /* A time series (`series w;`): one value per step, given by --init NAME=FILE (a 1d .npy). */

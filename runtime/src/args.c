@@ -537,12 +537,14 @@ static int wants_help(int argc, char **argv, stn_opts *o) {
 /* ------------------------------------------------------------------ whole-line checks */
 
 /* Per dimension, the interior (n - halo_lo - halo_hi) must hold at least one cell; with a
- * neumann field also at least max(halo_lo, halo_hi) cells, so every mirror image is interior. */
+ * neumann or periodic field also at least max(halo_lo, halo_hi) cells, so every mirror image (and
+ * every cell a boundary cell wraps to) is interior. */
 static int check_size(const stn_program_desc *d, const stn_opts *o) {
     static const char dim[3] = {'x', 'y', 'z'};
     int neumann = 0;
     for (int f = 0; f < d->nfields; f++)
-        neumann |= d->fields[f].kind == STN_FIELD_STATE && d->fields[f].boundary == STN_BC_NEUMANN;
+        neumann |= d->fields[f].kind == STN_FIELD_STATE &&
+                   (d->fields[f].boundary == STN_BC_NEUMANN || d->fields[f].periodic); /* a wrap, likewise */
     for (int k = 0; k < d->ndim; k++) {
         int lo = d->halo_lo[k], hi = d->halo_hi[k];
         int64_t interior = 1;
@@ -652,7 +654,7 @@ static int check_files(const stn_program_desc *d, const stn_opts *o) {
 }
 
 static int check_line(parser *p) {
-    const stn_opts *o = p->o;
+    stn_opts *o = p->o;
     if (!(p->seen & (1u << OPT_SIZE)))
         return stn_error(
             -EINVAL, "--size is required: the whole grid, boundary layer included, x first (e.g. --size %s)",
@@ -662,6 +664,15 @@ static int check_line(parser *p) {
     int rc = check_size(p->d, o);
     if (rc == 0)
         rc = check_overflow(p->d, o);
+    int periodic = 0;
+    for (int i = 0; i < p->d->nfields; i++)
+        periodic |= p->d->fields[i].periodic;
+    if (rc == 0 && periodic && o->mode == STN_MODE_OOC) { /* wrapping around needs the whole grid */
+        if (p->seen & (1u << OPT_MODE))
+            rc = stn_error(-EINVAL, "--mode ooc: this stencil has periodic boundaries, which the out-of-core "
+                                    "engine does not run yet; use --mode incore");
+        o->mode = STN_MODE_INCORE, o->periodic_incore = 1;
+    }
     if (rc == 0 && o->have_block && o->tuner != STN_TUNER_NONE)
         rc = stn_error(-EINVAL, "--block fixes the blocking by hand; it cannot be combined with --tuner %s",
                        stn_tuner_names[o->tuner]);

@@ -185,7 +185,8 @@ static int initial_values(engine *e) {
     size_t bytes = (size_t)e->r->grid_bytes;
     for (int i = 0; i < d->nfields; i++) {
         field_bufs *fb = &e->f[i];
-        int neumann = d->fields[i].kind == STN_FIELD_STATE && d->fields[i].boundary == STN_BC_NEUMANN;
+        int neumann = d->fields[i].kind == STN_FIELD_STATE && (d->fields[i].boundary == STN_BC_NEUMANN ||
+                                                               d->fields[i].periodic); /* set before step 1 */
         int given, prev_given = 0;
         int rc = fill_level(e, i, 0, fb->buf[fb->cur], &given);
         if (rc == 0 && fb->prev >= 0)
@@ -228,7 +229,7 @@ static void bind_slots(engine *e) {
  * dirichlet: unless they already hold the initial ones), and what they hold afterwards: a
  * dirichlet copy of cur's boundary, which is the initial one when cur's is. */
 static int boundary_due(const stn_field_desc *fd, field_bufs *fb) {
-    int dirichlet = fd->boundary == STN_BC_DIRICHLET;
+    int dirichlet = fd->boundary == STN_BC_DIRICHLET && !fd->periodic; /* a wrap changes every step */
     if (dirichlet && fb->bc_initial[fb->next])
         return 0;
     fb->bc_initial[fb->next] = dirichlet && fb->bc_initial[fb->cur];
@@ -308,6 +309,17 @@ static int pick_tiles(engine *e, tiles *tl, char *source, size_t n) {
         snprintf(source, n, "off (--time-tiles off)");
         return 0;
     }
+    for (int i = 0; i < d->nfields; i++)
+        if (d->fields[i].periodic) {
+            snprintf(source, n, "off: '%s' is periodic (its boundary cells come from across the grid)",
+                     d->fields[i].name);
+            if (f[2] > 0)
+                stn_warn(r->log,
+                         "--time-tiles: '%s' is periodic, and time tiles do not wrap around yet: "
+                         "running the plain loop",
+                         d->fields[i].name);
+            return 0;
+        }
     if (f[2] > 0) {
         by = f[0], bz = f[1], bt = f[2] < steps ? f[2] : steps;
         snprintf(source, n, "--time-tiles");

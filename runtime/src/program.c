@@ -311,6 +311,10 @@ static int run(program_run *pr) {
     int ooc = r->o->mode == STN_MODE_OOC;
     if (!ooc)
         note_ignored(r);
+    if (r->o->periodic_incore)
+        stn_warn(r->log,
+                 "this stencil has periodic boundaries, which the out-of-core engine does not run yet: "
+                 "running in-core (--mode incore)");
     int rc = check_inputs(r);
     if (rc == 0 && !r->o->plan_only)
         rc = stn_series_load(r, &pr->res.st);

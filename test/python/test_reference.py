@@ -58,7 +58,7 @@ def test_expected_halos():
         "grayscott2d": ((1, 1), (1, 1)), "filter2d": ((2, 2), (2, 2)), "advect2d": ((2, 1), (0, 0)),
         "flux2d": ((1, 1), (1, 1)), "fdtd2d": ((1, 1), (1, 1)), "polyjacobi2d": ((1, 1), (1, 1)),
         "staggered3d": ((1, 1, 1), (1, 1, 1)), "acoustic2d": ((1, 1), (1, 1)),
-        "sponge2d": ((1, 1), (1, 1)),
+        "sponge2d": ((1, 1), (1, 1)), "d2q9": ((1, 1), (1, 1)),
     }
     assert {n: (e.halo_lo, e.halo_hi) for n, e in ref.EXAMPLES.items()} == expect
 
@@ -95,6 +95,8 @@ def test_zero_steps_returns_the_initial_state(name):
         expect = init[f].copy()
         if f in ex.state and ex.state[f][1] == "neumann":
             ref.mirror(expect, ex.halo_lo, ex.halo_hi)  # mirrored before the first step
+        if f in ex.periodic:
+            ref.wrap(expect, ex.halo_lo, ex.halo_hi, ex.periodic[f])  # wrapped likewise
         np.testing.assert_array_equal(out[f], expect)
     assert set(out) == set(ex.fields) | set(ex.records)
 
@@ -120,7 +122,8 @@ def test_f32_computes_in_float32():
     assert 0 < rel_err(a, b) < 1e-5  # close to the f64 result, but not identical to it
 
 
-@pytest.mark.parametrize("name", [n for n in ALL if all(bc == "dirichlet" for _, bc in ref.EXAMPLES[n].state.values())])
+@pytest.mark.parametrize("name", [n for n in ALL if all(bc == "dirichlet" for _, bc in ref.EXAMPLES[n].state.values())
+                                  and not ref.EXAMPLES[n].periodic])
 def test_dirichlet_boundary_keeps_its_values(name):
     ex = ref.EXAMPLES[name]
     size = small_size(ex)
@@ -458,3 +461,17 @@ def test_sponge_layers_absorb():
     damped = ex.run(ex.initial(size), None, 150)["u"]
     kept = ex.run(ex.initial(size, {"strength": 0.0}), {"strength": 0.0}, 150)["u"]
     assert np.abs(damped).max() < 0.5 * np.abs(kept).max()
+
+
+def test_d2q9_shear_wave_decays_at_its_viscosity():
+    """The shear wave uy = U sin(k x) of d2q9 decays as exp(-nu k^2 t), nu = (1/omega - 1/2) / 3."""
+    ex = ref.EXAMPLES["d2q9"]
+    size, steps = (34, 6), 200
+    out = ex.run(ex.initial(size), None, steps)
+    f = [out[f"f{i}"][1:-1, 1:-1] for i in range(9)]
+    rho = sum(f)
+    uy = (f[2] - f[4] + f[5] + f[6] - f[7] - f[8]) / rho
+    k, nu = 2 * np.pi / (size[0] - 2), (1 / 1.2 - 0.5) / 3
+    assert np.abs(rho - 1).max() < 1e-3  # mass stays
+    amp = np.abs(uy).max()
+    assert amp == pytest.approx(0.05 * np.exp(-nu * k * k * steps), rel=0.02)

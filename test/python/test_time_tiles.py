@@ -91,7 +91,7 @@ def test_report_and_errors(compile_example, run_program, tmp_path):
         assert rc == 2 and f"--time-tiles {bad}: expected auto, off or by,bz,bt" in err, err
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", [n for n in NAMES if not ref.EXAMPLES[n].periodic])  # periodic: in-core only
 @settings(max_examples=5, **SETTINGS)
 @given(data=st.data())
 def test_out_of_core_cache_tiles_are_bit_identical(name, data, compile_example, run_program):

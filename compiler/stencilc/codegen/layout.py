@@ -401,10 +401,17 @@ class FieldDesc:
     src_slot: int
     prev_slot: int  # -1: one level
     dst_slot: int  # -1: input
+    periodic: tuple[int, ...] = ()  # the axes whose boundary cells wrap around (0 x, 1 y, 2 z)
+
+    @property
+    def periodic_mask(self) -> int:
+        return sum(1 << d for d in self.periodic)
 
     def __post_init__(self) -> None:
         _ident(self, "field", self.name)
         _macro(self, "NAME", self.NAME)
+        if any(d not in (0, 1, 2) for d in self.periodic) or (self.periodic and self.kind != "state"):
+            _fail(self, f"periodic axes {self.periodic}")
         if self.NAME != self.name.upper():
             _fail(self, f"NAME {self.NAME!r} is not the field's name in upper case")
         if self.kind not in ("state", "input") or self.levels not in (1, 2):
@@ -698,6 +705,10 @@ class KernelLayout:
     @property
     def has_neumann(self) -> bool:
         return any(f.boundary == "neumann" for f in self.fields)
+
+    @property
+    def has_periodic(self) -> bool:
+        return any(f.periodic for f in self.fields)
 
     @property
     def has_dirichlet(self) -> bool:

@@ -19,6 +19,8 @@ from ..diagnostics import Loc, Reporter
 from .generated.StencilParser import StencilParser
 from .generated.StencilVisitor import StencilVisitor
 
+BOUNDARY_WORDS = ("dirichlet", "neumann", "periodic")  # the kinds: what comes first when no field does
+
 
 def token_loc(token: Token) -> Loc:
     """The ``Loc`` of one token: its line, 1-based column and length (at least 1)."""
@@ -120,9 +122,14 @@ class _Builder(StencilVisitor):
         return ast.UpdateDecl(ctx.name.text, self.visit(ctx.expr()), token_loc(ctx.name))
 
     def visitBoundaryDecl(self, ctx: StencilParser.BoundaryDeclContext) -> ast.BoundaryDecl:
-        field = ctx.field.text if ctx.field is not None else None
-        field_loc = token_loc(ctx.field) if ctx.field is not None else None
-        return ast.BoundaryDecl(field, field_loc, ctx.kind.text, token_loc(ctx.kind), token_loc(ctx.BOUNDARY().symbol))
+        words = ([ctx.field] if ctx.field is not None else []) + [ctx.kind] + list(ctx.axes)
+        # `boundary periodic x;` parses as field `periodic`, kind `x`: a kind comes first, or second
+        start = 0 if words[0].text in BOUNDARY_WORDS or len(words) == 1 else 1
+        field = words[0] if start == 1 else None
+        kind, axes = words[start], words[start + 1:]
+        return ast.BoundaryDecl(field.text if field else None, token_loc(field) if field else None, kind.text,
+                                token_loc(kind), token_loc(ctx.BOUNDARY().symbol), tuple(a.text for a in axes),
+                                tuple(token_loc(a) for a in axes))
 
     def visitInitDecl(self, ctx: StencilParser.InitDeclContext) -> ast.InitDecl:
         prev = self._prev_suffix(ctx.suffix)

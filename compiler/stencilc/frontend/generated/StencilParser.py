@@ -10,88 +10,91 @@ else:
 
 def serializedATN():
     return [
-        4,1,42,234,2,0,7,0,2,1,7,1,2,2,7,2,2,3,7,3,2,4,7,4,2,5,7,5,2,6,7,
+        4,1,42,240,2,0,7,0,2,1,7,1,2,2,7,2,2,3,7,3,2,4,7,4,2,5,7,5,2,6,7,
         6,2,7,7,7,2,8,7,8,2,9,7,9,1,0,1,0,1,0,1,0,5,0,25,8,0,10,0,12,0,28,
         9,0,1,0,1,0,1,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
         1,1,1,1,3,1,47,8,1,1,1,1,1,1,1,1,1,1,1,3,1,54,8,1,1,1,1,1,1,1,1,
         1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
         1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,4,1,85,8,1,11,1,12,1,86,1,
         1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
-        1,1,1,3,1,107,8,1,1,1,1,1,1,1,1,1,1,1,1,1,3,1,115,8,1,1,1,1,1,1,
-        1,1,1,3,1,121,8,1,1,2,1,2,1,2,1,2,5,2,127,8,2,10,2,12,2,130,9,2,
-        1,2,3,2,133,8,2,3,2,135,8,2,1,2,1,2,1,3,1,3,3,3,141,8,3,1,4,1,4,
-        1,4,1,4,1,4,1,4,1,4,1,4,1,4,5,4,152,8,4,10,4,12,4,155,9,4,1,4,1,
-        4,1,4,3,4,160,8,4,1,4,1,4,1,4,1,4,1,4,1,4,1,4,1,4,1,4,5,4,171,8,
-        4,10,4,12,4,174,9,4,1,5,1,5,1,5,1,5,1,5,1,5,1,6,3,6,183,8,6,1,6,
-        1,6,1,7,1,7,1,8,1,8,1,8,1,8,1,8,1,8,5,8,195,8,8,10,8,12,8,198,9,
-        8,3,8,200,8,8,1,8,1,8,1,8,3,8,205,8,8,1,8,1,8,3,8,209,8,8,1,8,5,
-        8,212,8,8,10,8,12,8,215,9,8,1,8,1,8,1,8,1,8,3,8,221,8,8,1,9,1,9,
-        1,9,1,9,5,9,227,8,9,10,9,12,9,230,9,9,1,9,1,9,1,9,0,1,8,10,0,2,4,
-        6,8,10,12,14,16,18,0,3,1,0,36,37,1,0,38,39,1,0,20,21,261,0,20,1,
-        0,0,0,2,120,1,0,0,0,4,122,1,0,0,0,6,140,1,0,0,0,8,159,1,0,0,0,10,
-        175,1,0,0,0,12,182,1,0,0,0,14,186,1,0,0,0,16,220,1,0,0,0,18,222,
-        1,0,0,0,20,21,5,1,0,0,21,22,5,22,0,0,22,26,5,34,0,0,23,25,3,2,1,
-        0,24,23,1,0,0,0,25,28,1,0,0,0,26,24,1,0,0,0,26,27,1,0,0,0,27,29,
-        1,0,0,0,28,26,1,0,0,0,29,30,5,35,0,0,30,31,5,0,0,1,31,1,1,0,0,0,
-        32,33,5,2,0,0,33,34,5,19,0,0,34,35,5,22,0,0,35,121,5,28,0,0,36,37,
-        5,3,0,0,37,38,5,22,0,0,38,39,5,27,0,0,39,40,3,8,4,0,40,41,5,28,0,
-        0,41,121,1,0,0,0,42,43,5,4,0,0,43,46,5,22,0,0,44,45,5,12,0,0,45,
-        47,3,14,7,0,46,44,1,0,0,0,46,47,1,0,0,0,47,48,1,0,0,0,48,121,5,28,
-        0,0,49,50,5,5,0,0,50,53,5,22,0,0,51,52,5,11,0,0,52,54,5,22,0,0,53,
-        51,1,0,0,0,53,54,1,0,0,0,54,55,1,0,0,0,55,121,5,28,0,0,56,57,5,6,
-        0,0,57,58,5,22,0,0,58,121,5,28,0,0,59,60,5,7,0,0,60,61,5,22,0,0,
-        61,121,5,28,0,0,62,63,5,8,0,0,63,64,5,22,0,0,64,65,5,10,0,0,65,66,
-        5,22,0,0,66,67,5,26,0,0,67,68,3,8,4,0,68,69,5,28,0,0,69,121,1,0,
-        0,0,70,71,5,9,0,0,71,72,5,22,0,0,72,73,5,27,0,0,73,74,3,8,4,0,74,
-        75,5,10,0,0,75,76,5,22,0,0,76,77,5,28,0,0,77,121,1,0,0,0,78,79,5,
-        13,0,0,79,84,5,22,0,0,80,81,5,32,0,0,81,82,3,14,7,0,82,83,5,33,0,
-        0,83,85,1,0,0,0,84,80,1,0,0,0,85,86,1,0,0,0,86,84,1,0,0,0,86,87,
-        1,0,0,0,87,88,1,0,0,0,88,89,5,27,0,0,89,90,3,4,2,0,90,91,5,28,0,
-        0,91,121,1,0,0,0,92,93,5,14,0,0,93,94,5,22,0,0,94,95,5,27,0,0,95,
-        96,3,8,4,0,96,97,5,28,0,0,97,121,1,0,0,0,98,99,5,22,0,0,99,100,5,
-        25,0,0,100,101,5,27,0,0,101,102,3,8,4,0,102,103,5,28,0,0,103,121,
-        1,0,0,0,104,106,5,15,0,0,105,107,5,22,0,0,106,105,1,0,0,0,106,107,
-        1,0,0,0,107,108,1,0,0,0,108,109,5,22,0,0,109,121,5,28,0,0,110,111,
-        5,16,0,0,111,114,5,22,0,0,112,113,5,24,0,0,113,115,5,22,0,0,114,
-        112,1,0,0,0,114,115,1,0,0,0,115,116,1,0,0,0,116,117,5,27,0,0,117,
-        118,3,8,4,0,118,119,5,28,0,0,119,121,1,0,0,0,120,32,1,0,0,0,120,
-        36,1,0,0,0,120,42,1,0,0,0,120,49,1,0,0,0,120,56,1,0,0,0,120,59,1,
-        0,0,0,120,62,1,0,0,0,120,70,1,0,0,0,120,78,1,0,0,0,120,92,1,0,0,
-        0,120,98,1,0,0,0,120,104,1,0,0,0,120,110,1,0,0,0,121,3,1,0,0,0,122,
-        134,5,34,0,0,123,128,3,6,3,0,124,125,5,29,0,0,125,127,3,6,3,0,126,
-        124,1,0,0,0,127,130,1,0,0,0,128,126,1,0,0,0,128,129,1,0,0,0,129,
-        132,1,0,0,0,130,128,1,0,0,0,131,133,5,29,0,0,132,131,1,0,0,0,132,
-        133,1,0,0,0,133,135,1,0,0,0,134,123,1,0,0,0,134,135,1,0,0,0,135,
-        136,1,0,0,0,136,137,5,35,0,0,137,5,1,0,0,0,138,141,3,4,2,0,139,141,
-        3,8,4,0,140,138,1,0,0,0,140,139,1,0,0,0,141,7,1,0,0,0,142,143,6,
-        4,-1,0,143,160,3,16,8,0,144,145,7,0,0,0,145,160,3,8,4,4,146,147,
-        5,17,0,0,147,148,5,30,0,0,148,153,3,10,5,0,149,150,5,29,0,0,150,
-        152,3,10,5,0,151,149,1,0,0,0,152,155,1,0,0,0,153,151,1,0,0,0,153,
-        154,1,0,0,0,154,156,1,0,0,0,155,153,1,0,0,0,156,157,5,31,0,0,157,
-        158,3,8,4,2,158,160,1,0,0,0,159,142,1,0,0,0,159,144,1,0,0,0,159,
-        146,1,0,0,0,160,172,1,0,0,0,161,162,10,5,0,0,162,163,5,40,0,0,163,
-        171,3,8,4,5,164,165,10,3,0,0,165,166,7,1,0,0,166,171,3,8,4,4,167,
-        168,10,1,0,0,168,169,7,0,0,0,169,171,3,8,4,2,170,161,1,0,0,0,170,
-        164,1,0,0,0,170,167,1,0,0,0,171,174,1,0,0,0,172,170,1,0,0,0,172,
-        173,1,0,0,0,173,9,1,0,0,0,174,172,1,0,0,0,175,176,5,22,0,0,176,177,
-        5,18,0,0,177,178,3,12,6,0,178,179,5,23,0,0,179,180,3,12,6,0,180,
-        11,1,0,0,0,181,183,7,0,0,0,182,181,1,0,0,0,182,183,1,0,0,0,183,184,
-        1,0,0,0,184,185,3,14,7,0,185,13,1,0,0,0,186,187,7,2,0,0,187,15,1,
-        0,0,0,188,221,3,14,7,0,189,190,5,22,0,0,190,199,5,30,0,0,191,196,
-        3,8,4,0,192,193,5,29,0,0,193,195,3,8,4,0,194,192,1,0,0,0,195,198,
-        1,0,0,0,196,194,1,0,0,0,196,197,1,0,0,0,197,200,1,0,0,0,198,196,
-        1,0,0,0,199,191,1,0,0,0,199,200,1,0,0,0,200,201,1,0,0,0,201,221,
-        5,31,0,0,202,204,5,22,0,0,203,205,5,25,0,0,204,203,1,0,0,0,204,205,
-        1,0,0,0,205,208,1,0,0,0,206,207,5,24,0,0,207,209,5,22,0,0,208,206,
-        1,0,0,0,208,209,1,0,0,0,209,213,1,0,0,0,210,212,3,18,9,0,211,210,
-        1,0,0,0,212,215,1,0,0,0,213,211,1,0,0,0,213,214,1,0,0,0,214,221,
-        1,0,0,0,215,213,1,0,0,0,216,217,5,30,0,0,217,218,3,8,4,0,218,219,
-        5,31,0,0,219,221,1,0,0,0,220,188,1,0,0,0,220,189,1,0,0,0,220,202,
-        1,0,0,0,220,216,1,0,0,0,221,17,1,0,0,0,222,223,5,32,0,0,223,228,
-        3,8,4,0,224,225,5,29,0,0,225,227,3,8,4,0,226,224,1,0,0,0,227,230,
-        1,0,0,0,228,226,1,0,0,0,228,229,1,0,0,0,229,231,1,0,0,0,230,228,
-        1,0,0,0,231,232,5,33,0,0,232,19,1,0,0,0,23,26,46,53,86,106,114,120,
-        128,132,134,140,153,159,170,172,182,196,199,204,208,213,220,228
+        1,1,1,3,1,107,8,1,1,1,1,1,5,1,111,8,1,10,1,12,1,114,9,1,1,1,1,1,
+        1,1,1,1,1,1,3,1,121,8,1,1,1,1,1,1,1,1,1,3,1,127,8,1,1,2,1,2,1,2,
+        1,2,5,2,133,8,2,10,2,12,2,136,9,2,1,2,3,2,139,8,2,3,2,141,8,2,1,
+        2,1,2,1,3,1,3,3,3,147,8,3,1,4,1,4,1,4,1,4,1,4,1,4,1,4,1,4,1,4,5,
+        4,158,8,4,10,4,12,4,161,9,4,1,4,1,4,1,4,3,4,166,8,4,1,4,1,4,1,4,
+        1,4,1,4,1,4,1,4,1,4,1,4,5,4,177,8,4,10,4,12,4,180,9,4,1,5,1,5,1,
+        5,1,5,1,5,1,5,1,6,3,6,189,8,6,1,6,1,6,1,7,1,7,1,8,1,8,1,8,1,8,1,
+        8,1,8,5,8,201,8,8,10,8,12,8,204,9,8,3,8,206,8,8,1,8,1,8,1,8,3,8,
+        211,8,8,1,8,1,8,3,8,215,8,8,1,8,5,8,218,8,8,10,8,12,8,221,9,8,1,
+        8,1,8,1,8,1,8,3,8,227,8,8,1,9,1,9,1,9,1,9,5,9,233,8,9,10,9,12,9,
+        236,9,9,1,9,1,9,1,9,0,1,8,10,0,2,4,6,8,10,12,14,16,18,0,3,1,0,36,
+        37,1,0,38,39,1,0,20,21,268,0,20,1,0,0,0,2,126,1,0,0,0,4,128,1,0,
+        0,0,6,146,1,0,0,0,8,165,1,0,0,0,10,181,1,0,0,0,12,188,1,0,0,0,14,
+        192,1,0,0,0,16,226,1,0,0,0,18,228,1,0,0,0,20,21,5,1,0,0,21,22,5,
+        22,0,0,22,26,5,34,0,0,23,25,3,2,1,0,24,23,1,0,0,0,25,28,1,0,0,0,
+        26,24,1,0,0,0,26,27,1,0,0,0,27,29,1,0,0,0,28,26,1,0,0,0,29,30,5,
+        35,0,0,30,31,5,0,0,1,31,1,1,0,0,0,32,33,5,2,0,0,33,34,5,19,0,0,34,
+        35,5,22,0,0,35,127,5,28,0,0,36,37,5,3,0,0,37,38,5,22,0,0,38,39,5,
+        27,0,0,39,40,3,8,4,0,40,41,5,28,0,0,41,127,1,0,0,0,42,43,5,4,0,0,
+        43,46,5,22,0,0,44,45,5,12,0,0,45,47,3,14,7,0,46,44,1,0,0,0,46,47,
+        1,0,0,0,47,48,1,0,0,0,48,127,5,28,0,0,49,50,5,5,0,0,50,53,5,22,0,
+        0,51,52,5,11,0,0,52,54,5,22,0,0,53,51,1,0,0,0,53,54,1,0,0,0,54,55,
+        1,0,0,0,55,127,5,28,0,0,56,57,5,6,0,0,57,58,5,22,0,0,58,127,5,28,
+        0,0,59,60,5,7,0,0,60,61,5,22,0,0,61,127,5,28,0,0,62,63,5,8,0,0,63,
+        64,5,22,0,0,64,65,5,10,0,0,65,66,5,22,0,0,66,67,5,26,0,0,67,68,3,
+        8,4,0,68,69,5,28,0,0,69,127,1,0,0,0,70,71,5,9,0,0,71,72,5,22,0,0,
+        72,73,5,27,0,0,73,74,3,8,4,0,74,75,5,10,0,0,75,76,5,22,0,0,76,77,
+        5,28,0,0,77,127,1,0,0,0,78,79,5,13,0,0,79,84,5,22,0,0,80,81,5,32,
+        0,0,81,82,3,14,7,0,82,83,5,33,0,0,83,85,1,0,0,0,84,80,1,0,0,0,85,
+        86,1,0,0,0,86,84,1,0,0,0,86,87,1,0,0,0,87,88,1,0,0,0,88,89,5,27,
+        0,0,89,90,3,4,2,0,90,91,5,28,0,0,91,127,1,0,0,0,92,93,5,14,0,0,93,
+        94,5,22,0,0,94,95,5,27,0,0,95,96,3,8,4,0,96,97,5,28,0,0,97,127,1,
+        0,0,0,98,99,5,22,0,0,99,100,5,25,0,0,100,101,5,27,0,0,101,102,3,
+        8,4,0,102,103,5,28,0,0,103,127,1,0,0,0,104,106,5,15,0,0,105,107,
+        5,22,0,0,106,105,1,0,0,0,106,107,1,0,0,0,107,108,1,0,0,0,108,112,
+        5,22,0,0,109,111,5,22,0,0,110,109,1,0,0,0,111,114,1,0,0,0,112,110,
+        1,0,0,0,112,113,1,0,0,0,113,115,1,0,0,0,114,112,1,0,0,0,115,127,
+        5,28,0,0,116,117,5,16,0,0,117,120,5,22,0,0,118,119,5,24,0,0,119,
+        121,5,22,0,0,120,118,1,0,0,0,120,121,1,0,0,0,121,122,1,0,0,0,122,
+        123,5,27,0,0,123,124,3,8,4,0,124,125,5,28,0,0,125,127,1,0,0,0,126,
+        32,1,0,0,0,126,36,1,0,0,0,126,42,1,0,0,0,126,49,1,0,0,0,126,56,1,
+        0,0,0,126,59,1,0,0,0,126,62,1,0,0,0,126,70,1,0,0,0,126,78,1,0,0,
+        0,126,92,1,0,0,0,126,98,1,0,0,0,126,104,1,0,0,0,126,116,1,0,0,0,
+        127,3,1,0,0,0,128,140,5,34,0,0,129,134,3,6,3,0,130,131,5,29,0,0,
+        131,133,3,6,3,0,132,130,1,0,0,0,133,136,1,0,0,0,134,132,1,0,0,0,
+        134,135,1,0,0,0,135,138,1,0,0,0,136,134,1,0,0,0,137,139,5,29,0,0,
+        138,137,1,0,0,0,138,139,1,0,0,0,139,141,1,0,0,0,140,129,1,0,0,0,
+        140,141,1,0,0,0,141,142,1,0,0,0,142,143,5,35,0,0,143,5,1,0,0,0,144,
+        147,3,4,2,0,145,147,3,8,4,0,146,144,1,0,0,0,146,145,1,0,0,0,147,
+        7,1,0,0,0,148,149,6,4,-1,0,149,166,3,16,8,0,150,151,7,0,0,0,151,
+        166,3,8,4,4,152,153,5,17,0,0,153,154,5,30,0,0,154,159,3,10,5,0,155,
+        156,5,29,0,0,156,158,3,10,5,0,157,155,1,0,0,0,158,161,1,0,0,0,159,
+        157,1,0,0,0,159,160,1,0,0,0,160,162,1,0,0,0,161,159,1,0,0,0,162,
+        163,5,31,0,0,163,164,3,8,4,2,164,166,1,0,0,0,165,148,1,0,0,0,165,
+        150,1,0,0,0,165,152,1,0,0,0,166,178,1,0,0,0,167,168,10,5,0,0,168,
+        169,5,40,0,0,169,177,3,8,4,5,170,171,10,3,0,0,171,172,7,1,0,0,172,
+        177,3,8,4,4,173,174,10,1,0,0,174,175,7,0,0,0,175,177,3,8,4,2,176,
+        167,1,0,0,0,176,170,1,0,0,0,176,173,1,0,0,0,177,180,1,0,0,0,178,
+        176,1,0,0,0,178,179,1,0,0,0,179,9,1,0,0,0,180,178,1,0,0,0,181,182,
+        5,22,0,0,182,183,5,18,0,0,183,184,3,12,6,0,184,185,5,23,0,0,185,
+        186,3,12,6,0,186,11,1,0,0,0,187,189,7,0,0,0,188,187,1,0,0,0,188,
+        189,1,0,0,0,189,190,1,0,0,0,190,191,3,14,7,0,191,13,1,0,0,0,192,
+        193,7,2,0,0,193,15,1,0,0,0,194,227,3,14,7,0,195,196,5,22,0,0,196,
+        205,5,30,0,0,197,202,3,8,4,0,198,199,5,29,0,0,199,201,3,8,4,0,200,
+        198,1,0,0,0,201,204,1,0,0,0,202,200,1,0,0,0,202,203,1,0,0,0,203,
+        206,1,0,0,0,204,202,1,0,0,0,205,197,1,0,0,0,205,206,1,0,0,0,206,
+        207,1,0,0,0,207,227,5,31,0,0,208,210,5,22,0,0,209,211,5,25,0,0,210,
+        209,1,0,0,0,210,211,1,0,0,0,211,214,1,0,0,0,212,213,5,24,0,0,213,
+        215,5,22,0,0,214,212,1,0,0,0,214,215,1,0,0,0,215,219,1,0,0,0,216,
+        218,3,18,9,0,217,216,1,0,0,0,218,221,1,0,0,0,219,217,1,0,0,0,219,
+        220,1,0,0,0,220,227,1,0,0,0,221,219,1,0,0,0,222,223,5,30,0,0,223,
+        224,3,8,4,0,224,225,5,31,0,0,225,227,1,0,0,0,226,194,1,0,0,0,226,
+        195,1,0,0,0,226,208,1,0,0,0,226,222,1,0,0,0,227,17,1,0,0,0,228,229,
+        5,32,0,0,229,234,3,8,4,0,230,231,5,29,0,0,231,233,3,8,4,0,232,230,
+        1,0,0,0,233,236,1,0,0,0,234,232,1,0,0,0,234,235,1,0,0,0,235,237,
+        1,0,0,0,236,234,1,0,0,0,237,238,5,33,0,0,238,19,1,0,0,0,24,26,46,
+        53,86,106,112,120,126,134,138,140,146,159,165,176,178,188,202,205,
+        210,214,219,226,234
     ]
 
 class StencilParser ( Parser ):
@@ -490,6 +493,8 @@ class StencilParser ( Parser ):
             super().__init__(parser)
             self.field = None # Token
             self.kind = None # Token
+            self._ID = None # Token
+            self.axes = list() # of Tokens
             self.copyFrom(ctx)
 
         def BOUNDARY(self):
@@ -651,7 +656,7 @@ class StencilParser ( Parser ):
         self.enterRule(localctx, 2, self.RULE_decl)
         self._la = 0 # Token type
         try:
-            self.state = 120
+            self.state = 126
             self._errHandler.sync(self)
             token = self._input.LA(1)
             if token in [2]:
@@ -849,31 +854,42 @@ class StencilParser ( Parser ):
 
                 self.state = 108
                 localctx.kind = self.match(StencilParser.ID)
-                self.state = 109
+                self.state = 112
+                self._errHandler.sync(self)
+                _la = self._input.LA(1)
+                while _la==22:
+                    self.state = 109
+                    localctx._ID = self.match(StencilParser.ID)
+                    localctx.axes.append(localctx._ID)
+                    self.state = 114
+                    self._errHandler.sync(self)
+                    _la = self._input.LA(1)
+
+                self.state = 115
                 self.match(StencilParser.SEMI)
                 pass
             elif token in [16]:
                 localctx = StencilParser.InitDeclContext(self, localctx)
                 self.enterOuterAlt(localctx, 13)
-                self.state = 110
+                self.state = 116
                 self.match(StencilParser.INIT)
-                self.state = 111
+                self.state = 117
                 localctx.name = self.match(StencilParser.ID)
-                self.state = 114
+                self.state = 120
                 self._errHandler.sync(self)
                 _la = self._input.LA(1)
                 if _la==24:
-                    self.state = 112
+                    self.state = 118
                     self.match(StencilParser.DOT)
-                    self.state = 113
+                    self.state = 119
                     localctx.suffix = self.match(StencilParser.ID)
 
 
-                self.state = 116
+                self.state = 122
                 self.match(StencilParser.ASSIGN)
-                self.state = 117
+                self.state = 123
                 self.expr(0)
-                self.state = 118
+                self.state = 124
                 self.match(StencilParser.SEMI)
                 pass
             else:
@@ -933,38 +949,38 @@ class StencilParser ( Parser ):
         self._la = 0 # Token type
         try:
             self.enterOuterAlt(localctx, 1)
-            self.state = 122
+            self.state = 128
             self.match(StencilParser.LBRACE)
-            self.state = 134
+            self.state = 140
             self._errHandler.sync(self)
             _la = self._input.LA(1)
             if (((_la) & ~0x3f) == 0 and ((1 << _la) & 224419512320) != 0):
-                self.state = 123
+                self.state = 129
                 self.tableItem()
-                self.state = 128
+                self.state = 134
                 self._errHandler.sync(self)
-                _alt = self._interp.adaptivePredict(self._input,7,self._ctx)
+                _alt = self._interp.adaptivePredict(self._input,8,self._ctx)
                 while _alt!=2 and _alt!=ATN.INVALID_ALT_NUMBER:
                     if _alt==1:
-                        self.state = 124
+                        self.state = 130
                         self.match(StencilParser.COMMA)
-                        self.state = 125
+                        self.state = 131
                         self.tableItem() 
-                    self.state = 130
+                    self.state = 136
                     self._errHandler.sync(self)
-                    _alt = self._interp.adaptivePredict(self._input,7,self._ctx)
+                    _alt = self._interp.adaptivePredict(self._input,8,self._ctx)
 
-                self.state = 132
+                self.state = 138
                 self._errHandler.sync(self)
                 _la = self._input.LA(1)
                 if _la==29:
-                    self.state = 131
+                    self.state = 137
                     self.match(StencilParser.COMMA)
 
 
 
 
-            self.state = 136
+            self.state = 142
             self.match(StencilParser.RBRACE)
         except RecognitionException as re:
             localctx.exception = re
@@ -1007,17 +1023,17 @@ class StencilParser ( Parser ):
         localctx = StencilParser.TableItemContext(self, self._ctx, self.state)
         self.enterRule(localctx, 6, self.RULE_tableItem)
         try:
-            self.state = 140
+            self.state = 146
             self._errHandler.sync(self)
             token = self._input.LA(1)
             if token in [34]:
                 self.enterOuterAlt(localctx, 1)
-                self.state = 138
+                self.state = 144
                 self.tableInit()
                 pass
             elif token in [17, 20, 21, 22, 30, 36, 37]:
                 self.enterOuterAlt(localctx, 2)
-                self.state = 139
+                self.state = 145
                 self.expr(0)
                 pass
             else:
@@ -1213,7 +1229,7 @@ class StencilParser ( Parser ):
         self._la = 0 # Token type
         try:
             self.enterOuterAlt(localctx, 1)
-            self.state = 159
+            self.state = 165
             self._errHandler.sync(self)
             token = self._input.LA(1)
             if token in [20, 21, 22, 30]:
@@ -1221,14 +1237,14 @@ class StencilParser ( Parser ):
                 self._ctx = localctx
                 _prevctx = localctx
 
-                self.state = 143
+                self.state = 149
                 self.primary()
                 pass
             elif token in [36, 37]:
                 localctx = StencilParser.UnaryExprContext(self, localctx)
                 self._ctx = localctx
                 _prevctx = localctx
-                self.state = 144
+                self.state = 150
                 localctx.op = self._input.LT(1)
                 _la = self._input.LA(1)
                 if not(_la==36 or _la==37):
@@ -1236,62 +1252,62 @@ class StencilParser ( Parser ):
                 else:
                     self._errHandler.reportMatch(self)
                     self.consume()
-                self.state = 145
+                self.state = 151
                 localctx.operand = self.expr(4)
                 pass
             elif token in [17]:
                 localctx = StencilParser.SumExprContext(self, localctx)
                 self._ctx = localctx
                 _prevctx = localctx
-                self.state = 146
+                self.state = 152
                 self.match(StencilParser.SUM)
-                self.state = 147
-                self.match(StencilParser.LPAREN)
-                self.state = 148
-                self.sumRange()
                 self.state = 153
+                self.match(StencilParser.LPAREN)
+                self.state = 154
+                self.sumRange()
+                self.state = 159
                 self._errHandler.sync(self)
                 _la = self._input.LA(1)
                 while _la==29:
-                    self.state = 149
-                    self.match(StencilParser.COMMA)
-                    self.state = 150
-                    self.sumRange()
                     self.state = 155
+                    self.match(StencilParser.COMMA)
+                    self.state = 156
+                    self.sumRange()
+                    self.state = 161
                     self._errHandler.sync(self)
                     _la = self._input.LA(1)
 
-                self.state = 156
+                self.state = 162
                 self.match(StencilParser.RPAREN)
-                self.state = 157
+                self.state = 163
                 localctx.body = self.expr(2)
                 pass
             else:
                 raise NoViableAltException(self)
 
             self._ctx.stop = self._input.LT(-1)
-            self.state = 172
+            self.state = 178
             self._errHandler.sync(self)
-            _alt = self._interp.adaptivePredict(self._input,14,self._ctx)
+            _alt = self._interp.adaptivePredict(self._input,15,self._ctx)
             while _alt!=2 and _alt!=ATN.INVALID_ALT_NUMBER:
                 if _alt==1:
                     if self._parseListeners is not None:
                         self.triggerExitRuleEvent()
                     _prevctx = localctx
-                    self.state = 170
+                    self.state = 176
                     self._errHandler.sync(self)
-                    la_ = self._interp.adaptivePredict(self._input,13,self._ctx)
+                    la_ = self._interp.adaptivePredict(self._input,14,self._ctx)
                     if la_ == 1:
                         localctx = StencilParser.PowExprContext(self, StencilParser.ExprContext(self, _parentctx, _parentState))
                         localctx.lhs = _prevctx
                         self.pushNewRecursionContext(localctx, _startState, self.RULE_expr)
-                        self.state = 161
+                        self.state = 167
                         if not self.precpred(self._ctx, 5):
                             from antlr4.error.Errors import FailedPredicateException
                             raise FailedPredicateException(self, "self.precpred(self._ctx, 5)")
-                        self.state = 162
+                        self.state = 168
                         localctx.op = self.match(StencilParser.CARET)
-                        self.state = 163
+                        self.state = 169
                         localctx.rhs = self.expr(5)
                         pass
 
@@ -1299,11 +1315,11 @@ class StencilParser ( Parser ):
                         localctx = StencilParser.MulExprContext(self, StencilParser.ExprContext(self, _parentctx, _parentState))
                         localctx.lhs = _prevctx
                         self.pushNewRecursionContext(localctx, _startState, self.RULE_expr)
-                        self.state = 164
+                        self.state = 170
                         if not self.precpred(self._ctx, 3):
                             from antlr4.error.Errors import FailedPredicateException
                             raise FailedPredicateException(self, "self.precpred(self._ctx, 3)")
-                        self.state = 165
+                        self.state = 171
                         localctx.op = self._input.LT(1)
                         _la = self._input.LA(1)
                         if not(_la==38 or _la==39):
@@ -1311,7 +1327,7 @@ class StencilParser ( Parser ):
                         else:
                             self._errHandler.reportMatch(self)
                             self.consume()
-                        self.state = 166
+                        self.state = 172
                         localctx.rhs = self.expr(4)
                         pass
 
@@ -1319,11 +1335,11 @@ class StencilParser ( Parser ):
                         localctx = StencilParser.AddExprContext(self, StencilParser.ExprContext(self, _parentctx, _parentState))
                         localctx.lhs = _prevctx
                         self.pushNewRecursionContext(localctx, _startState, self.RULE_expr)
-                        self.state = 167
+                        self.state = 173
                         if not self.precpred(self._ctx, 1):
                             from antlr4.error.Errors import FailedPredicateException
                             raise FailedPredicateException(self, "self.precpred(self._ctx, 1)")
-                        self.state = 168
+                        self.state = 174
                         localctx.op = self._input.LT(1)
                         _la = self._input.LA(1)
                         if not(_la==36 or _la==37):
@@ -1331,14 +1347,14 @@ class StencilParser ( Parser ):
                         else:
                             self._errHandler.reportMatch(self)
                             self.consume()
-                        self.state = 169
+                        self.state = 175
                         localctx.rhs = self.expr(2)
                         pass
 
              
-                self.state = 174
+                self.state = 180
                 self._errHandler.sync(self)
-                _alt = self._interp.adaptivePredict(self._input,14,self._ctx)
+                _alt = self._interp.adaptivePredict(self._input,15,self._ctx)
 
         except RecognitionException as re:
             localctx.exception = re
@@ -1393,15 +1409,15 @@ class StencilParser ( Parser ):
         self.enterRule(localctx, 10, self.RULE_sumRange)
         try:
             self.enterOuterAlt(localctx, 1)
-            self.state = 175
+            self.state = 181
             localctx.var = self.match(StencilParser.ID)
-            self.state = 176
+            self.state = 182
             self.match(StencilParser.IN)
-            self.state = 177
+            self.state = 183
             localctx.lo = self.signedNumber()
-            self.state = 178
+            self.state = 184
             self.match(StencilParser.DOTDOT)
-            self.state = 179
+            self.state = 185
             localctx.hi = self.signedNumber()
         except RecognitionException as re:
             localctx.exception = re
@@ -1449,11 +1465,11 @@ class StencilParser ( Parser ):
         self._la = 0 # Token type
         try:
             self.enterOuterAlt(localctx, 1)
-            self.state = 182
+            self.state = 188
             self._errHandler.sync(self)
             _la = self._input.LA(1)
             if _la==36 or _la==37:
-                self.state = 181
+                self.state = 187
                 localctx.sign = self._input.LT(1)
                 _la = self._input.LA(1)
                 if not(_la==36 or _la==37):
@@ -1463,7 +1479,7 @@ class StencilParser ( Parser ):
                     self.consume()
 
 
-            self.state = 184
+            self.state = 190
             self.number()
         except RecognitionException as re:
             localctx.exception = re
@@ -1506,7 +1522,7 @@ class StencilParser ( Parser ):
         self._la = 0 # Token type
         try:
             self.enterOuterAlt(localctx, 1)
-            self.state = 186
+            self.state = 192
             _la = self._input.LA(1)
             if not(_la==20 or _la==21):
                 self._errHandler.recoverInline(self)
@@ -1648,91 +1664,91 @@ class StencilParser ( Parser ):
         self.enterRule(localctx, 16, self.RULE_primary)
         self._la = 0 # Token type
         try:
-            self.state = 220
+            self.state = 226
             self._errHandler.sync(self)
-            la_ = self._interp.adaptivePredict(self._input,21,self._ctx)
+            la_ = self._interp.adaptivePredict(self._input,22,self._ctx)
             if la_ == 1:
                 localctx = StencilParser.NumberPrimaryContext(self, localctx)
                 self.enterOuterAlt(localctx, 1)
-                self.state = 188
+                self.state = 194
                 self.number()
                 pass
 
             elif la_ == 2:
                 localctx = StencilParser.CallPrimaryContext(self, localctx)
                 self.enterOuterAlt(localctx, 2)
-                self.state = 189
+                self.state = 195
                 localctx.func = self.match(StencilParser.ID)
-                self.state = 190
+                self.state = 196
                 self.match(StencilParser.LPAREN)
-                self.state = 199
+                self.state = 205
                 self._errHandler.sync(self)
                 _la = self._input.LA(1)
                 if (((_la) & ~0x3f) == 0 and ((1 << _la) & 207239643136) != 0):
-                    self.state = 191
+                    self.state = 197
                     self.expr(0)
-                    self.state = 196
+                    self.state = 202
                     self._errHandler.sync(self)
                     _la = self._input.LA(1)
                     while _la==29:
-                        self.state = 192
-                        self.match(StencilParser.COMMA)
-                        self.state = 193
-                        self.expr(0)
                         self.state = 198
+                        self.match(StencilParser.COMMA)
+                        self.state = 199
+                        self.expr(0)
+                        self.state = 204
                         self._errHandler.sync(self)
                         _la = self._input.LA(1)
 
 
 
-                self.state = 201
+                self.state = 207
                 self.match(StencilParser.RPAREN)
                 pass
 
             elif la_ == 3:
                 localctx = StencilParser.RefPrimaryContext(self, localctx)
                 self.enterOuterAlt(localctx, 3)
-                self.state = 202
-                localctx.name = self.match(StencilParser.ID)
-                self.state = 204
-                self._errHandler.sync(self)
-                la_ = self._interp.adaptivePredict(self._input,18,self._ctx)
-                if la_ == 1:
-                    self.state = 203
-                    localctx.new = self.match(StencilParser.PRIME)
-
-
                 self.state = 208
+                localctx.name = self.match(StencilParser.ID)
+                self.state = 210
                 self._errHandler.sync(self)
                 la_ = self._interp.adaptivePredict(self._input,19,self._ctx)
                 if la_ == 1:
-                    self.state = 206
+                    self.state = 209
+                    localctx.new = self.match(StencilParser.PRIME)
+
+
+                self.state = 214
+                self._errHandler.sync(self)
+                la_ = self._interp.adaptivePredict(self._input,20,self._ctx)
+                if la_ == 1:
+                    self.state = 212
                     self.match(StencilParser.DOT)
-                    self.state = 207
+                    self.state = 213
                     localctx.suffix = self.match(StencilParser.ID)
 
 
-                self.state = 213
+                self.state = 219
                 self._errHandler.sync(self)
-                _alt = self._interp.adaptivePredict(self._input,20,self._ctx)
+                _alt = self._interp.adaptivePredict(self._input,21,self._ctx)
                 while _alt!=2 and _alt!=ATN.INVALID_ALT_NUMBER:
                     if _alt==1:
-                        self.state = 210
+                        self.state = 216
                         self.subscript() 
-                    self.state = 215
+                    self.state = 221
                     self._errHandler.sync(self)
-                    _alt = self._interp.adaptivePredict(self._input,20,self._ctx)
+                    _alt = self._interp.adaptivePredict(self._input,21,self._ctx)
 
                 pass
 
             elif la_ == 4:
                 localctx = StencilParser.ParenPrimaryContext(self, localctx)
                 self.enterOuterAlt(localctx, 4)
-                self.state = 216
+                self.state = 222
                 self.match(StencilParser.LPAREN)
-                self.state = 217
+                self.state = 223
                 self.expr(0)
-                self.state = 218
+                self.state = 224
                 self.match(StencilParser.RPAREN)
                 pass
 
@@ -1791,23 +1807,23 @@ class StencilParser ( Parser ):
         self._la = 0 # Token type
         try:
             self.enterOuterAlt(localctx, 1)
-            self.state = 222
-            self.match(StencilParser.LBRACK)
-            self.state = 223
-            self.expr(0)
             self.state = 228
+            self.match(StencilParser.LBRACK)
+            self.state = 229
+            self.expr(0)
+            self.state = 234
             self._errHandler.sync(self)
             _la = self._input.LA(1)
             while _la==29:
-                self.state = 224
-                self.match(StencilParser.COMMA)
-                self.state = 225
-                self.expr(0)
                 self.state = 230
+                self.match(StencilParser.COMMA)
+                self.state = 231
+                self.expr(0)
+                self.state = 236
                 self._errHandler.sync(self)
                 _la = self._input.LA(1)
 
-            self.state = 231
+            self.state = 237
             self.match(StencilParser.RBRACK)
         except RecognitionException as re:
             localctx.exception = re
