@@ -44,6 +44,8 @@ typedef struct stn_view {
     int64_t nx, ny, nz; /* the whole grid, boundary layer included (nz = 1 in 2d) */
     int64_t sy, sz;     /* strides, in elements, of y and z (sy >= nx) */
     int64_t y0, z0;     /* global index of the first row / plane held */
+    int64_t own_axes;   /* bit d: the engine fills the periodic boundary cells along axis d itself (an
+                         * out-of-core window along a periodic axis); the boundary function leaves them */
 } stn_view;
 
 /* A half-open box of global indices: lo[d] <= i < hi[d], d = 0 (x), 1 (y), 2 (z). */
@@ -64,7 +66,7 @@ typedef struct stn_field_desc {
     int src_slot;      /* index of the current level in the kernel's src[] (-1: never read) */
     int prev_slot;     /* index of the previous level in src[] (-1: none) */
     int dst_slot;      /* index of the next level in the kernel's dst[] (-1 for inputs) */
-    int periodic;      /* bit d set: the boundary cells wrap around along axis d (in-core engines only) */
+    int periodic;      /* bit d set: the boundary cells wrap around along axis d */
 } stn_field_desc;
 
 /* A time series (`series w;`): one value per step, given by --init NAME=FILE (a 1d .npy). */

@@ -664,15 +664,17 @@ static int check_line(parser *p) {
     int rc = check_size(p->d, o);
     if (rc == 0)
         rc = check_overflow(p->d, o);
-    int periodic = 0;
+    int periodic = 0, stream = p->d->ndim == 3 ? 2 : 1; /* the axis whole-plane blocks stream along */
     for (int i = 0; i < p->d->nfields; i++)
-        periodic |= p->d->fields[i].periodic;
-    if (rc == 0 && periodic && o->mode == STN_MODE_OOC) { /* wrapping around needs the whole grid */
-        if (p->seen & (1u << OPT_MODE))
-            rc = stn_error(-EINVAL, "--mode ooc: this stencil has periodic boundaries, which the out-of-core "
-                                    "engine does not run yet; use --mode incore");
-        o->mode = STN_MODE_INCORE, o->periodic_incore = 1;
-    }
+        if (p->d->fields[i].kind == STN_FIELD_STATE)
+            periodic |= p->d->fields[i].periodic;
+    if (rc == 0 && (periodic >> stream) & 1 && o->mode == STN_MODE_OOC && o->schedule == STN_SCHED_ALG2)
+        rc = stn_error(
+            -EINVAL,
+            "--schedule alg2: this stencil is periodic along %c, and alg2 updates its files in place, "
+            "so the wrap-around planes the last block reads would already be overwritten; use ref or "
+            "alg1",
+            "xyz"[stream]);
     if (rc == 0 && o->have_block && o->tuner != STN_TUNER_NONE)
         rc = stn_error(-EINVAL, "--block fixes the blocking by hand; it cannot be combined with --tuner %s",
                        stn_tuner_names[o->tuner]);

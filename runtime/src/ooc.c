@@ -166,8 +166,8 @@ static int reader_start(ooc *e, int64_t sweep, int64_t r0, int64_t r1) {
     for (int i = 0; i < e->d->nfields; i++)
         for (int l = 0; l < nlevels_read(&e->f[i]); l++)
             any |= stn_ooc_source_of(&e->model, &e->plan, i, l, sweep) == STN_SRC_NPY;
-    if (!any || e->alg2 || e->plan.schedule == STN_SCHED_ALG1 || r1 <= r0 || e->qhi <= e->qnew)
-        return 0;
+    if (!any || e->alg2 || e->plan.schedule == STN_SCHED_ALG1 || r1 <= r0 || e->qhi <= e->qnew || e->own_axes)
+        return 0; /* (wrap-around slices move with e->rshift set, which the thread would share) */
     ooc_reader *rd = calloc(1, sizeof *rd);
     if (!rd)
         return stn_error(-ENOMEM, "out of memory starting the --init reader");
@@ -226,8 +226,8 @@ static int prefetch(ooc *e, int64_t sweep, int64_t r0, int64_t r1) {
             if (stn_ooc_source_of(&e->model, &e->plan, i, l, sweep) != STN_SRC_SCRATCH)
                 continue;
             stn_gridfile *gf = f->m->state ? &f->scratch[sweep % 2][l] : &f->scratch[0][0];
-            int rc = stn_ooc_io_box(e, 0, gf, f->ring[ooc_arr(f, -l)], r0, r1, e->qnew, e->qhi, e->qnew,
-                                    &e->rgroup);
+            int rc =
+                stn_ooc_read_wrapped(e, i, gf, f->ring[ooc_arr(f, -l)], r0, r1, e->qnew, e->qhi, &e->rgroup);
             if (rc)
                 return rc;
         }
@@ -251,7 +251,7 @@ static int enter_block(ooc *e, int64_t sweep, int64_t lo, int64_t hi) {
         for (int l = 0; rc == 0 && l < nlevels_read(&e->f[i]); l++) {
             int src = stn_ooc_source_of(&e->model, &e->plan, i, l, sweep);
             if (!(ahead && src == STN_SRC_NPY))
-                rc = stn_ooc_place(e, i, l, src, new_lo, hi, e->qnew, e->qhi);
+                rc = stn_ooc_place_wrapped(e, i, l, src, new_lo, hi, e->qnew, e->qhi);
         }
     /* dirichlet: the level-1 array of a new slice gets the boundary cells of level 0 (which every
      * level >= 0 shares); the kernels never write them, so this holds for the whole sweep */
@@ -289,7 +289,7 @@ static void before_step(ooc *e, const sub_tile *c, int64_t t) {
         if (!f->m->state)
             continue;
         int64_t rlo, rhi, qlo, qhi;
-        if (f->boundary == STN_BC_NEUMANN) {
+        if (f->boundary == STN_BC_NEUMANN || e->d->fields[i].periodic) { /* a wrap, like a mirror */
             if (c->r1 <= c->r0 || c->q1 <= c->q0)
                 continue; /* the step computes nothing here */
             stn_ooc_read_of(&p->r, c->r0, c->r1, e->wr0, e->wr1, &rlo, &rhi);
@@ -434,10 +434,10 @@ static int reread_alg1(ooc *e, int64_t sweep, int64_t r0, int64_t r1) {
         for (int l = 0; rc == 0 && f->m->state && l < f->m->levels; l++) {
             int src = stn_ooc_source_of(&e->model, &e->plan, i, l, sweep);
             if (src == STN_SRC_SCRATCH)
-                rc = stn_ooc_io_box(e, 0, &f->scratch[sweep % 2][l], f->ring[ooc_arr(f, -l)], r0, r1, e->qlo,
-                                    e->qhi, e->qlo, &g);
+                rc = stn_ooc_read_wrapped(e, i, &f->scratch[sweep % 2][l], f->ring[ooc_arr(f, -l)], r0, r1,
+                                          e->qlo, e->qhi, &g);
             else
-                rc = stn_ooc_place(e, i, l, src, r0, r1, e->qlo, e->qhi);
+                rc = stn_ooc_place_wrapped(e, i, l, src, r0, r1, e->qlo, e->qhi);
         }
     }
     int rc2 = stn_aio_wait(e->q, &g, &e->res->st);
@@ -884,6 +884,8 @@ static int ooc_setup(ooc *e, int64_t *first_sweep) {
     e->out->blk[2] = e->plan.bt;
     e->out->strip = stn_strip_names[e->plan.strip];
     e->out->mem_plan_bytes = e->plan.mem_bytes;
+    if ((stn_ooc_periodic_axes(e->d) >> e->plan.r.axis) & 1) /* (bt = 1: stn_ooc_periodic_refusal) */
+        e->own_axes = (int64_t)1 << e->plan.r.axis;
     pick_sub_tiles(e);
     *first_sweep = 0;
     if (r->o->resume) {

@@ -23,6 +23,7 @@
 #include "stn_ooc.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 /* ------------------------------------------------------------------ geometry */
@@ -322,6 +323,44 @@ int stn_ooc_make_plan(const stn_program_desc *d, const int64_t size[3], int64_t 
     }
     p->mem_bytes = plan_memory(p, d);
     return 0;
+}
+
+int stn_ooc_periodic_axes(const stn_program_desc *d) {
+    int axes = 0;
+    for (int i = 0; i < d->nfields; i++)
+        if (d->fields[i].kind == STN_FIELD_STATE)
+            axes |= d->fields[i].periodic;
+    return axes;
+}
+
+/* A wrap along a blocked dimension reads the far side of the grid at the level before the step.
+ * A sweep of one step reads it from its source file set, which no block writes; a longer sweep
+ * would need levels the sweep computes only at its end.  y-blocked tiles block both y and z. */
+const char *stn_ooc_periodic_refusal(const stn_program_desc *d, const stn_ooc_plan *p, char *buf, size_t n) {
+    static const char axis[] = "xyz";
+    int axes = stn_ooc_periodic_axes(d);
+    if (p->strip != STN_STRIP_NONE && (axes & 6)) {
+        snprintf(buf, n,
+                 "this stencil is periodic along %c, which y-blocked tiles cannot wrap around: blocks "
+                 "must be whole planes (by = ny)",
+                 axis[axes & 4 ? 2 : 1]);
+        return buf;
+    }
+    if ((axes >> p->r.axis) & 1 && p->bt > 1) {
+        snprintf(buf, n,
+                 "this stencil is periodic along %c, the axis the blocks stream along: the out-of-core "
+                 "engine wraps it around one step a sweep (bt = 1)",
+                 axis[p->r.axis]);
+        return buf;
+    }
+    if ((axes >> p->r.axis) & 1 && p->schedule == STN_SCHED_ALG2) {
+        snprintf(buf, n,
+                 "this stencil is periodic along %c: --schedule alg2 updates its files in place, so the "
+                 "wrap-around planes the last block reads would already be overwritten; use ref or alg1",
+                 axis[p->r.axis]);
+        return buf;
+    }
+    return NULL;
 }
 
 int64_t stn_ooc_window0(const stn_ooc_dim *g, int64_t b) {

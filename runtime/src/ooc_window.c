@@ -11,22 +11,24 @@
 #include <fcntl.h>
 #include <string.h>
 
+/* While wrap-around slices move (rshift != 0) the view and the boxes are those of the slices they
+ * wrap to, at the same memory: an init expression is evaluated where the data comes from. */
 stn_view stn_ooc_view(const ooc *e) {
     const stn_view *g = &e->r->view;
-    int64_t el = e->d->elem_size, row = e->plan.row_bytes / el;
+    int64_t el = e->d->elem_size, row = e->plan.row_bytes / el, r0 = e->wr0 + e->rshift;
     if (e->d->ndim == 2)
-        return (stn_view){g->nx, g->ny, 1, row, row * g->ny, e->wr0, 0};
+        return (stn_view){g->nx, g->ny, 1, row, row * g->ny, r0, 0, e->own_axes};
     if (e->plan.r.axis == 2)
-        return (stn_view){g->nx, g->ny, g->nz, row, (int64_t)e->plan.slice_bytes / el, 0, e->wr0};
-    return (stn_view){g->nx, g->ny, g->nz, row, e->qstride / el, e->wr0, e->qbase};
+        return (stn_view){g->nx, g->ny, g->nz, row, (int64_t)e->plan.slice_bytes / el, 0, r0, e->own_axes};
+    return (stn_view){g->nx, g->ny, g->nz, row, e->qstride / el, r0, e->qbase, e->own_axes};
 }
 
 /* The box of r indices [r0, r1) and q indices [q0, q1), all of x. */
 stn_box stn_ooc_box(const ooc *e, int64_t r0, int64_t r1, int64_t q0, int64_t q1) {
     const stn_view *g = &e->r->view;
     stn_box b = {{0, 0, 0}, {g->nx, g->ny, g->nz}};
-    b.lo[e->plan.r.axis] = r0;
-    b.hi[e->plan.r.axis] = r1;
+    b.lo[e->plan.r.axis] = r0 + e->rshift;
+    b.hi[e->plan.r.axis] = r1 + e->rshift;
     b.lo[e->plan.q.axis] = q0;
     b.hi[e->plan.q.axis] = q1;
     return b;
@@ -41,12 +43,13 @@ int stn_ooc_io_box(ooc *e, int write, stn_gridfile *gf, char *ring, int64_t r0, 
     char *buf = ooc_at(e, ring, r0, q0);
     int64_t y0, y1, z0, z1;
     size_t plane;
-    if (e->plan.r.axis == 2) /* whole planes: r = z, q = y */
-        y0 = q0, y1 = q1, z0 = r0, z1 = r1, plane = e->plan.slice_bytes;
+    int64_t f0 = r0 + e->rshift, f1 = r1 + e->rshift; /* where the slices lie in the file */
+    if (e->plan.r.axis == 2)                          /* whole planes: r = z, q = y */
+        y0 = q0, y1 = q1, z0 = f0, z1 = f1, plane = e->plan.slice_bytes;
     else if (e->d->ndim == 3) /* y-blocked: r = y, q = z, one ring plane per z */
-        y0 = r0, y1 = r1, z0 = qfile, z1 = qfile + (q1 - q0), plane = (size_t)e->qstride;
+        y0 = f0, y1 = f1, z0 = qfile, z1 = qfile + (q1 - q0), plane = (size_t)e->qstride;
     else /* 2d */
-        y0 = r0, y1 = r1, z0 = 0, z1 = 1, plane = (size_t)(r1 - r0) * (size_t)e->plan.row_bytes;
+        y0 = f0, y1 = f1, z0 = 0, z1 = 1, plane = (size_t)(r1 - r0) * (size_t)e->plan.row_bytes;
     return write ? stn_aio_write(e->q, gf, y0, y1, z0, z1, buf, plane, g, &e->res->st)
                  : stn_aio_read(e->q, gf, y0, y1, z0, z1, buf, plane, g, &e->res->st);
 }
@@ -123,4 +126,46 @@ int stn_ooc_place(ooc *e, int f, int level, int src, int64_t r0, int64_t r1, int
         return 0;
     }
     return stn_error(-EINVAL, "internal error: unknown source");
+}
+
+int stn_ooc_wrap_parts(const ooc *e, int f, int64_t r0, int64_t r1, int64_t part[3][3]) {
+    const stn_ooc_dim *g = &e->plan.r;
+    int n = 0;
+    if (r1 <= r0)
+        return 0;
+    if (!(e->own_axes && e->d->fields[f].kind == STN_FIELD_STATE &&
+          (e->d->fields[f].periodic >> g->axis) & 1)) {
+        part[0][0] = r0, part[0][1] = r1, part[0][2] = 0;
+        return 1;
+    }
+    int64_t cut[4] = {r0, r0 > g->L ? r0 : g->L < r1 ? g->L : r1, 0, r1}, w = g->H - g->L;
+    cut[2] = r1 < g->H ? r1 : g->H > cut[1] ? g->H : cut[1];
+    int64_t shift[3] = {w, 0, -w};
+    for (int k = 0; k < 3; k++)
+        if (cut[k + 1] > cut[k])
+            part[n][0] = cut[k], part[n][1] = cut[k + 1], part[n][2] = shift[k], n++;
+    return n;
+}
+
+int stn_ooc_read_wrapped(ooc *e, int f, stn_gridfile *gf, char *ring, int64_t r0, int64_t r1, int64_t q0,
+                         int64_t q1, stn_aio_group *g) {
+    int64_t part[3][3];
+    int n = stn_ooc_wrap_parts(e, f, r0, r1, part), rc = 0;
+    for (int k = 0; rc == 0 && k < n; k++) {
+        e->rshift = part[k][2];
+        rc = stn_ooc_io_box(e, 0, gf, ring, part[k][0], part[k][1], q0, q1, q0, g);
+    }
+    e->rshift = 0;
+    return rc;
+}
+
+int stn_ooc_place_wrapped(ooc *e, int f, int level, int src, int64_t r0, int64_t r1, int64_t q0, int64_t q1) {
+    int64_t part[3][3];
+    int n = stn_ooc_wrap_parts(e, f, r0, r1, part), rc = 0;
+    for (int k = 0; rc == 0 && k < n; k++) {
+        e->rshift = src == STN_SRC_COPY || src == STN_SRC_ZERO ? 0 : part[k][2]; /* (ring to ring) */
+        rc = stn_ooc_place(e, f, level, src, part[k][0], part[k][1], q0, q1);
+    }
+    e->rshift = 0;
+    return rc;
 }

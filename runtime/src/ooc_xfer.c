@@ -112,27 +112,34 @@ static int export_chunk(ooc *e, void *arg) {
     char *ring = of->ring[0];
     int rc = 0;
     double t0 = stn_now();
-    if (x->src == STN_SRC_SCRATCH) {
-        stn_gridfile *gf = !of->m->state ? &of->scratch[0][0]
-                           : e->alg2     ? ooc_inplace(of, ooc_arr(of, e->plan.steps - x->level))
-                                         : &of->scratch[e->plan.nsweeps % 2][x->level];
-        stn_aio_group grp = STN_AIO_GROUP_INIT;
-        rc = stn_ooc_io_box(e, 0, gf, ring, r0, r1, q0, q1, q0, &grp);
-        int rc2 = stn_aio_wait(e->q, &grp, &e->res->st);
-        rc = rc ? rc : rc2;
-    } else if (x->src == STN_SRC_NPY) {
-        rc = stn_ooc_npy_box(e, x->f, x->level, ring, r0, r1, q0, q1);
-    } else if (x->src == STN_SRC_INIT) {
-        stn_view v = stn_ooc_view(e);
-        stn_box b = stn_ooc_box(e, r0, r1, q0, q1);
-        e->d->init(x->f, x->level, ooc_win(e, of, 0), &v, e->r->o->params, &b);
-        stn_stats_add_time(&e->res->st, STN_PHASE_INIT, t0);
-    } else {
-        stn_ooc_copy_box(e, ring, NULL, r0, r1, q0, q1);
+    int64_t part[3][3]; /* wrap-around slices come from where they wrap to */
+    int nparts = stn_ooc_wrap_parts(e, x->f, r0, r1, part);
+    for (int k = 0; rc == 0 && k < nparts; k++) {
+        int64_t a = part[k][0], b = part[k][1];
+        e->rshift = part[k][2];
+        if (x->src == STN_SRC_SCRATCH) {
+            stn_gridfile *gf = !of->m->state ? &of->scratch[0][0]
+                               : e->alg2     ? ooc_inplace(of, ooc_arr(of, e->plan.steps - x->level))
+                                             : &of->scratch[e->plan.nsweeps % 2][x->level];
+            stn_aio_group grp = STN_AIO_GROUP_INIT;
+            rc = stn_ooc_io_box(e, 0, gf, ring, a, b, q0, q1, q0, &grp);
+            int rc2 = stn_aio_wait(e->q, &grp, &e->res->st);
+            rc = rc ? rc : rc2;
+        } else if (x->src == STN_SRC_NPY) {
+            rc = stn_ooc_npy_box(e, x->f, x->level, ring, a, b, q0, q1);
+        } else if (x->src == STN_SRC_INIT) {
+            stn_view v = stn_ooc_view(e);
+            stn_box bx = stn_ooc_box(e, a, b, q0, q1);
+            e->d->init(x->f, x->level, ooc_win(e, of, 0), &v, e->r->o->params, &bx);
+            stn_stats_add_time(&e->res->st, STN_PHASE_INIT, t0);
+        } else {
+            stn_ooc_copy_box(e, ring, NULL, a, b, q0, q1);
+        }
     }
+    e->rshift = 0;
     if (rc)
         return rc;
-    if (of->m->state && of->boundary == STN_BC_NEUMANN) {
+    if (of->m->state && (of->boundary == STN_BC_NEUMANN || e->d->fields[x->f].periodic)) {
         stn_view v = stn_ooc_view(e);
         stn_box b = stn_ooc_box(e, r0, r1, q0, q1);
         t0 = stn_now();

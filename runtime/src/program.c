@@ -229,7 +229,7 @@ static int setup_run(program_run *pr, const stn_program_desc *d, const stn_opts 
     r->o = o;
     r->log = &pr->log;
     r->t_start = t_start;
-    r->view = (stn_view){o->size[0], o->size[1], o->size[2], o->size[0], o->size[0] * o->size[1], 0, 0};
+    r->view = (stn_view){o->size[0], o->size[1], o->size[2], o->size[0], o->size[0] * o->size[1], 0, 0, 0};
     r->grid_bytes = (uint64_t)stn_grid_cells(o) * (uint64_t)d->elem_size;
     int rc = o->machine ? stn_hw_load_machine(o->machine, &r->hw) : stn_hw_discover(&r->hw);
     if (rc)
@@ -311,10 +311,6 @@ static int run(program_run *pr) {
     int ooc = r->o->mode == STN_MODE_OOC;
     if (!ooc)
         note_ignored(r);
-    if (r->o->periodic_incore)
-        stn_warn(r->log,
-                 "this stencil has periodic boundaries, which the out-of-core engine does not run yet: "
-                 "running in-core (--mode incore)");
     int rc = check_inputs(r);
     if (rc == 0 && !r->o->plan_only)
         rc = stn_series_load(r, &pr->res.st);

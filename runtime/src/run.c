@@ -57,7 +57,7 @@ static stn_view rate_grid(const stn_program_desc *d, const stn_view *g, uint64_t
         else
             ny = ny / 2 > hy ? ny / 2 : hy;
     }
-    return (stn_view){nx, ny, nz, nx, nx * ny, 0, 0};
+    return (stn_view){nx, ny, nz, nx, nx * ny, 0, 0, 0};
 }
 
 /* The most a series is read ahead of the step: the largest k of its terms, 0 at least. */

@@ -237,7 +237,6 @@ typedef struct stn_opts {
     int64_t iblock[2];     /* --iblock iy,iz (0: chosen by the tuner's step 1) */
     int64_t time_tiles[3]; /* --time-tiles by,bz,bt; all 0: auto; bt = -1: off (in-core) */
     int threads;           /* 0: not given */
-    int periodic_incore;   /* --mode left out and a field is periodic: in-core, said at run time */
     const char *report;
 } stn_opts;
 

@@ -56,6 +56,14 @@ typedef struct stn_ooc_plan {
 int stn_ooc_make_plan(const stn_program_desc *d, const int64_t size[3], int64_t steps, int schedule,
                       int64_t by, int64_t bz, int64_t bt, int strip, size_t align, stn_ooc_plan *p);
 
+/* The axes (bit d: axis d) along which some state field of d is periodic. */
+int stn_ooc_periodic_axes(const stn_program_desc *d);
+/* NULL when plan p can run d's periodic boundaries; else why not, in buf.  Along the dimension the
+ * window streams (z of whole planes, y in 2d) a sweep wraps one step (bt = 1: its wrap-around
+ * planes come from the source file set, which no block writes; not alg2, which has none);
+ * y-blocked tiles wrap neither y nor z; x, and y of whole planes, always. */
+const char *stn_ooc_periodic_refusal(const stn_program_desc *d, const stn_ooc_plan *p, char *buf, size_t n);
+
 /* A lower bound on the DRAM (mem_bytes) of p and of every plan that differs from p only in a wider
  * searched block (bz y-blocked or with whole planes in 3d, by in 2d) and, y-blocked, in a ring
  * of at least `min_ring` slices: the ring (or, y-blocked, its planes) holds block 0's window,

@@ -58,6 +58,9 @@ typedef struct ooc {
     int reader_warned;         /* the reader thread could not be started (warned once) */
     int64_t sub_w[2];          /* a block's cache tiles: r x q widths (ooc.c, compute_block) */
     int64_t sub_t;             /* and the steps each advances at a time (0: the block's T) */
+    int64_t own_axes;          /* the r axis's bit when a state field is periodic along it: the window
+                                * holds its wrap-around slices itself (the view tells the kernels) */
+    int64_t rshift;            /* while moving wrap-around slices: the file's r index minus the ring's */
 } ooc;
 
 /* ------------------------------------------------------------------ ring addressing (inline) */
@@ -96,10 +99,11 @@ static inline int64_t ooc_nruns(const ooc *e, int64_t q0, int64_t q1) {
 
 static inline rows_run ooc_run_of(const ooc *e, char *ring, int64_t r0, int64_t r1, int64_t q0, int64_t i) {
     int64_t ny = e->r->view.ny;
+    int64_t f0 = r0 + e->rshift; /* the file's (or the --init file's) index of slice r0 */
     if (e->plan.r.axis == 2)
-        return (rows_run){ooc_at(e, ring, r0, 0), (r1 - r0) * ny, (uint64_t)r0 * (uint64_t)ny};
+        return (rows_run){ooc_at(e, ring, r0, 0), (r1 - r0) * ny, (uint64_t)f0 * (uint64_t)ny};
     int64_t z = q0 + i;
-    return (rows_run){ooc_at(e, ring, r0, z), r1 - r0, (uint64_t)z * (uint64_t)ny + (uint64_t)r0};
+    return (rows_run){ooc_at(e, ring, r0, z), r1 - r0, (uint64_t)z * (uint64_t)ny + (uint64_t)f0};
 }
 
 /* ------------------------------------------------------------------ ooc_window.c */
@@ -112,6 +116,17 @@ stn_box stn_ooc_box(const ooc *e, int64_t r0, int64_t r1, int64_t q0, int64_t q1
  * index of q0 (q0 itself for grid files; the strip's plane for a spill file). */
 int stn_ooc_io_box(ooc *e, int write, stn_gridfile *gf, char *ring, int64_t r0, int64_t r1, int64_t q0,
                    int64_t q1, int64_t qfile, stn_aio_group *g);
+/* The parts of slices [r0, r1) of field f and the file index each part comes from: part k is
+ * [part[k][0], part[k][1]), its data at r + part[k][2].  A boundary slice of an r axis field f is
+ * periodic along holds the interior slice an interior's width away (in every level and every
+ * file); every other slice its own.  Returns the number of parts (0 to 3). */
+int stn_ooc_wrap_parts(const ooc *e, int f, int64_t r0, int64_t r1, int64_t part[3][3]);
+/* Queue reads of rows [r0, r1) x [q0, q1) of field f from grid file gf into `ring`, wrap-around
+ * slices from where they wrap to (stn_ooc_io_box otherwise). */
+int stn_ooc_read_wrapped(ooc *e, int f, stn_gridfile *gf, char *ring, int64_t r0, int64_t r1, int64_t q0,
+                         int64_t q1, stn_aio_group *g);
+/* stn_ooc_place, wrap-around slices from where they wrap to. */
+int stn_ooc_place_wrapped(ooc *e, int f, int level, int src, int64_t r0, int64_t r1, int64_t q0, int64_t q1);
 /* Read rows [r0, r1) x [q0, q1) of field f's --init .npy of `level` into padded ring rows. */
 int stn_ooc_npy_box(ooc *e, int f, int level, char *ring, int64_t r0, int64_t r1, int64_t q0, int64_t q1);
 /* The same, counting into `st`; touches nothing of e but the ring's rows, so the .npy reader

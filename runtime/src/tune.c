@@ -86,8 +86,9 @@ static void keep(tune_pick *b, const stn_ooc_plan *p, uint64_t c, double t) {
  * one, in two passes, so that the answer does not depend on the order plans are weighed in: the
  * least predicted time T; then, among the plans within STN_TUNE_TIE of T, fewer_bytes' order. */
 static void consider(const stn_tune_problem *pb, tune_best *b, const stn_ooc_plan *p) {
+    char why[256];
     b->weighed++;
-    if (p->mem_bytes > pb->budget)
+    if (p->mem_bytes > pb->budget || stn_ooc_periodic_refusal(pb->d, p, why, sizeof why))
         return;
     double t = plan_time(pb, p);
     if (b->pass == 2 && t > b->limit)
@@ -351,6 +352,11 @@ static int tune_naive(tune_space *t, tune_best *b) {
             by = ny, strip = STN_STRIP_NONE;
         if (strip != STN_STRIP_NONE && pb->strip >= 0) /* --strip: that placement only */
             strip = pb->strip;
+        int wrap = stn_ooc_periodic_axes(pb->d);
+        if (strip != STN_STRIP_NONE && (wrap & 6)) /* periodic y or z: whole planes */
+            by = ny, strip = STN_STRIP_NONE;
+        if (wrap & (pb->d->ndim == 3 ? 4 : 2)) /* periodic along the streaming axis: one step a sweep */
+            bt = 1;
         stn_ooc_plan p;
         stn_ooc_make_plan(pb->d, pb->size, pb->steps, pb->schedule, by, pb->d->ndim == 3 ? bz : by, bt, strip,
                           pb->align, &p);
@@ -369,7 +375,7 @@ static int tune_naive(tune_space *t, tune_best *b) {
 }
 
 void stn_tune_smallest(const stn_tune_problem *pb, stn_ooc_plan *p) {
-    int yb = pb->d->ndim == 3 && pb->schedule == STN_SCHED_REF;
+    int yb = pb->d->ndim == 3 && pb->schedule == STN_SCHED_REF && !(stn_ooc_periodic_axes(pb->d) & 6);
     int strip = !yb ? STN_STRIP_NONE : pb->strip == STN_STRIP_DRAM ? STN_STRIP_DRAM : STN_STRIP_FILE;
     int64_t by = yb || pb->d->ndim == 2 ? 1 : pb->size[1];
     stn_ooc_make_plan(pb->d, pb->size, pb->steps, pb->schedule, by, 1, 1, strip, pb->align, p);
@@ -451,6 +457,8 @@ static int builtin_plan(const stn_run *r, size_t align, stn_ooc_plan *p) {
     int strip = strcmp(tu->strip, "file") == 0 ? STN_STRIP_FILE : STN_STRIP_DRAM;
     stn_ooc_make_plan(r->d, o->size, o->steps, sched_of(r), tu->block[0], tu->block[1], tu->block[2], strip,
                       align, p);
+    if (stn_ooc_periodic_refusal(r->d, p, need, sizeof need)) /* (a description tuned for another stencil) */
+        return 0;
     if (p->mem_bytes <= r->mem_budget)
         return 1;
     stn_warn(r->log,
@@ -472,8 +480,14 @@ static int manual_plan(const stn_run *r, size_t align, stn_ooc_plan *p) {
                          "by must be ny = %" PRId64 "; y-blocking needs the default schedule (ref)",
                          o->block[0], o->block[1], o->block[2], stn_schedule_names[sched_of(r)], o->size[1]);
     int strip = o->strip >= 0 ? o->strip : STN_STRIP_DRAM;
+    char why[256];
     stn_ooc_make_plan(r->d, o->size, o->steps, sched_of(r), o->block[0], o->block[1], o->block[2], strip,
                       align, p);
+    if (stn_ooc_periodic_refusal(r->d, p, why, sizeof why) && r->d->ndim == 2)
+        return stn_error(-EINVAL, "--block %" PRId64 ",%" PRId64 ": %s", o->block[0], o->block[2], why);
+    if (stn_ooc_periodic_refusal(r->d, p, why, sizeof why))
+        return stn_error(-EINVAL, "--block %" PRId64 ",%" PRId64 ",%" PRId64 ": %s", o->block[0], o->block[1],
+                         o->block[2], why);
     if (yb && o->strip < 0 && p->mem_bytes > r->mem_budget) /* the strip does not fit: spill it */
         stn_ooc_make_plan(r->d, o->size, o->steps, sched_of(r), o->block[0], o->block[1], o->block[2],
                           STN_STRIP_FILE, align, p);
@@ -537,7 +551,7 @@ int stn_ooc_block_rate(const stn_run *r, const stn_ooc_plan *p, const int64_t ti
     cap = r->mem_budget < cap ? r->mem_budget : cap;
     while ((uint64_t)ext[0] * rows > cap && ext[0] / 2 >= minx)
         ext[0] /= 2;
-    stn_view v = {ext[0], ext[1], ext[2], ext[0], ext[0] * ext[1], 0, 0};
+    stn_view v = {ext[0], ext[1], ext[2], ext[0], ext[0] * ext[1], 0, 0, 0};
     size_t bytes = (size_t)(ext[0] * ext[1] * ext[2]) * (size_t)d->elem_size;
     void **arr = calloc((size_t)narr + 1, sizeof *arr);
     const void **src = calloc((size_t)d->nsrc + 1, sizeof *src);

@@ -18,7 +18,7 @@ import pytest
 import reference as ref
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_examples import SETTINGS, random_fields, sizes
+from test_examples import SETTINGS, periodic_blocks, random_fields, sizes
 
 NAMES = sorted(ref.EXAMPLES)
 
@@ -91,7 +91,7 @@ def test_report_and_errors(compile_example, run_program, tmp_path):
         assert rc == 2 and f"--time-tiles {bad}: expected auto, off or by,bz,bt" in err, err
 
 
-@pytest.mark.parametrize("name", [n for n in NAMES if not ref.EXAMPLES[n].periodic])  # periodic: in-core only
+@pytest.mark.parametrize("name", NAMES)
 @settings(max_examples=5, **SETTINGS)
 @given(data=st.data())
 def test_out_of_core_cache_tiles_are_bit_identical(name, data, compile_example, run_program):
@@ -107,6 +107,7 @@ def test_out_of_core_cache_tiles_are_bit_identical(name, data, compile_example, 
     if ex.ndim == 3 and by < size[1]:  # y-blocked: a few z-rows at least
         block[1] = min(block[1], max(1, size[2] // 2))
     block.append(data.draw(st.integers(1, steps + 1), label="bt"))
+    block, _ = periodic_blocks(ex, size, block, "ref")
     inits = random_fields(ex, size, data.draw(st.integers(0, 2**31), label="seed"),
                           with_prev=data.draw(st.booleans(), label="prev"))
     with tempfile.TemporaryDirectory(dir="/var/tmp") as tmp:
