@@ -664,6 +664,32 @@ _register(Example(
     doc="PolyBench's jacobi-2d: b from a, then a from the new b"))
 
 
+# ----------------------------------------------------------------------------- jacobi1d (1d)
+
+
+def _mean3(u):
+    return 0.33333 * (u(-1) + u() + u(1))
+
+
+_register(Example(
+    name="jacobi1d", ndim=1, dtype=np.float64, halo_lo=(1,), halo_hi=(1,),
+    state={"A": (1, "dirichlet"), "B": (1, "dirichlet")}, inputs=(), params={},
+    inits={"A": lambda c, p: (c.x + 2) / c.nx, "B": lambda c, p: (c.x + 3) / c.nx},
+    update=(lambda f, p: {"B": _mean3(f["A"])}, lambda f, p: {"A": _mean3(f["B'"])}),
+    doc="PolyBench's jacobi-1d on a 1d grid: B from A, then A from the new B"))
+
+
+def polybench_jacobi1d(A, B, tsteps):
+    """PolyBench's kernel_jacobi_1d, transcribed loop for loop, in place."""
+    n = A.shape[0]
+    for _ in range(tsteps):
+        for i in range(1, n - 1):
+            B[i] = 0.33333 * (A[i - 1] + A[i] + A[i + 1])
+        for i in range(1, n - 1):
+            A[i] = 0.33333 * (B[i - 1] + B[i] + B[i + 1])
+    return A, B
+
+
 # ----------------------------------------------------------------------------- staggered3d
 
 

@@ -390,7 +390,7 @@ class Program:
         def bad(msg: str) -> None:
             raise InternalError(f"invalid IR for stencil {self.name!r}: {msg}")
 
-        if self.ndim not in (2, 3):
+        if self.ndim not in (1, 2, 3):
             bad(f"ndim {self.ndim}")
         if self.dtype not in ("f32", "f64"):
             bad(f"dtype {self.dtype}")
@@ -421,7 +421,7 @@ class Program:
                     f = fields.get(n.field)
                     if f is None or n.level >= f.levels or n.level < NEW:
                         bad(f"{where}: load of {n.field} level {n.level}")
-                    if len(n.offset) != 3 or (self.ndim == 2 and n.offset[2] != 0):
+                    if len(n.offset) != 3 or any(n.offset[d] for d in range(self.ndim, 3)):
                         bad(f"{where}: offset {n.offset}")
                     if allow_coords:
                         bad(f"{where}: init expressions cannot read fields")

@@ -4,7 +4,7 @@ Expects: an ``ast.Stencil`` from the front end (syntactically valid, names unres
 Guarantees: either a ``CompileError`` with every user mistake found (each pinned to the
 source with a caret), or a ``Checked`` stencil in which
 
-* there is exactly one ``grid`` (2d or 3d, f32 or f64) and at least one state field;
+* there is exactly one ``grid`` (1d, 2d or 3d, f32 or f64) and at least one state field;
 * every name is declared once, is not reserved, and resolves to what its use needs
   (fields are read, tables indexed inside sums, params and lets used as values);
 * every state field has exactly one update, no input is updated, ``.prev`` is used only
@@ -209,8 +209,8 @@ class _Checker:
         for extra in grids[1:]:
             self.rep.error("the grid is declared twice", extra.loc, [("first declared here", grids[0].loc)])
         g = grids[0]
-        if g.ndim not in (2, 3):
-            self.rep.error(f"a grid is 2d or 3d, not {g.ndim}d", g.ndim_loc)
+        if g.ndim not in (1, 2, 3):
+            self.rep.error(f"a grid is 1d, 2d or 3d, not {g.ndim}d", g.ndim_loc)
         else:
             self.ndim = g.ndim
         if g.dtype not in ("f32", "f64"):

@@ -192,7 +192,13 @@ typedef struct stn_program_desc {
     int nalong;
     const stn_along_desc *alongs;
     stn_along_init_fn along_init;
+    /* The grid as the user sees it: 1 for a 1d grid, which runs as a 2d grid of one row (ndim 2,
+     * ny = 1, no y halo): --size, --block, the .npy shapes and points have one axis; 0: ndim. */
+    int dims;
 } stn_program_desc;
+
+/* The dimensions of the grid the user gives: --size values, .npy axes, point coordinates. */
+static inline int stn_dims(const stn_program_desc *d) { return d->dims > 0 ? d->dims : d->ndim; }
 
 /* Parse the command line (docs/cli.md), run, write outputs and the report.
  * Returns the process exit status; prints errors as "NAME: error: ..." on stderr. */

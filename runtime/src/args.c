@@ -200,10 +200,13 @@ typedef struct parser {
 static int opt_size(parser *p) {
     const stn_program_desc *d = p->d;
     int64_t v[3] = {1, 1, 1};
-    if (parse_positive_list(p->val, d->ndim, v) != 0)
+    int n = stn_dims(d);
+    if (n == 1 && parse_positive_list(p->val, 1, v) != 0)
+        return stn_error(-EINVAL, "--size %s: expected one positive integer, x (this stencil is 1d)", p->val);
+    if (parse_positive_list(p->val, n, v) != 0)
         return stn_error(
             -EINVAL, "--size %s: expected %d positive integers %s separated by commas (this stencil is %dd)",
-            p->val, d->ndim, d->ndim == 3 ? "x,y,z" : "x,y", d->ndim);
+            p->val, n, n == 3 ? "x,y,z" : "x,y", n);
     memcpy(p->o->size, v, sizeof v);
     p->o->size_text = p->val;
     return 0;
@@ -375,8 +378,16 @@ static int opt_choice(parser *p, const char *const *names, int *out) {
 }
 
 static int opt_block(parser *p) {
-    int n = p->d->ndim; /* by,bz,bt in 3d; by,bt in 2d */
+    int n = p->d->ndim; /* by,bz,bt in 3d; by,bt in 2d; bt in 1d (its one row) */
     int64_t v[3] = {0, 0, 0};
+    if (stn_dims(p->d) == 1) {
+        if (parse_positive_list(p->val, 1, v) != 0)
+            return stn_error(-EINVAL, "--block %s: expected bt, a positive integer (a 1d grid is one block)",
+                             p->val);
+        p->o->block[0] = 1, p->o->block[1] = 0, p->o->block[2] = v[0];
+        p->o->have_block = 1;
+        return 0;
+    }
     if (parse_positive_list(p->val, n, v) != 0)
         return stn_error(-EINVAL, "--block %s: expected %s (%d positive integers separated by commas)",
                          p->val, n == 3 ? "by,bz,bt" : "by,bt", n);
@@ -390,6 +401,10 @@ static int opt_block(parser *p) {
 static int opt_iblock(parser *p) {
     int n = p->d->ndim - 1; /* iy,iz in 3d; iy in 2d */
     int64_t v[2] = {0, 1};
+    if (stn_dims(p->d) == 1)
+        return stn_error(
+            -EINVAL, "--iblock %s: a 1d grid has no iBlock to choose (its one row is cut among the threads)",
+            p->val);
     if (parse_positive_list(p->val, n, v) != 0)
         return stn_error(-EINVAL, "--iblock %s: expected %s (%d positive integer%s separated by commas)",
                          p->val, n == 2 ? "iy,iz" : "iy", n, n == 2 ? "s" : "");
@@ -400,12 +415,19 @@ static int opt_iblock(parser *p) {
 
 /* --time-tiles auto|off|BY,BZ,BT (BY,BT in 2d): the in-core engine's temporal tiles. */
 static int opt_time_tiles(parser *p) {
-    int n = p->d->ndim; /* by,bz,bt in 3d; by,bt in 2d */
+    int n = p->d->ndim; /* by,bz,bt in 3d; by,bt in 2d; bt in 1d */
     int64_t v[3] = {0, 1, 0};
     if (strcmp(p->val, "auto") == 0)
         return 0;
     if (strcmp(p->val, "off") == 0) {
         p->o->time_tiles[2] = -1;
+        return 0;
+    }
+    if (stn_dims(p->d) == 1) {
+        if (parse_positive_list(p->val, 1, v) != 0)
+            return stn_error(-EINVAL, "--time-tiles %s: expected auto, off or bt (a 1d grid is one tile)",
+                             p->val);
+        p->o->time_tiles[0] = 1, p->o->time_tiles[1] = 1, p->o->time_tiles[2] = v[0];
         return 0;
     }
     if (parse_positive_list(p->val, n, v) != 0)
@@ -658,7 +680,9 @@ static int check_line(parser *p) {
     if (!(p->seen & (1u << OPT_SIZE)))
         return stn_error(
             -EINVAL, "--size is required: the whole grid, boundary layer included, x first (e.g. --size %s)",
-            p->d->ndim == 3 ? "64,64,64" : "256,256");
+            stn_dims(p->d) == 3   ? "64,64,64"
+            : stn_dims(p->d) == 2 ? "256,256"
+                                  : "4096");
     if (!(p->seen & (1u << OPT_STEPS)))
         return stn_error(-EINVAL, "--steps is required: the number of time steps to run (e.g. --steps 100)");
     int rc = check_size(p->d, o);
@@ -751,7 +775,11 @@ void stn_opts_free(stn_opts *o) {
 int64_t stn_grid_cells(const stn_opts *o) { return o->size[0] * o->size[1] * o->size[2]; }
 
 static void usage_fields(const stn_program_desc *d, FILE *out) {
-    fprintf(out, "\nFields (.npy files of shape %s, %s):\n", d->ndim == 3 ? "(nz, ny, nx)" : "(ny, nx)",
+    int n = stn_dims(d);
+    fprintf(out, "\nFields (.npy files of shape %s, %s):\n",
+            n == 3   ? "(nz, ny, nx)"
+            : n == 2 ? "(ny, nx)"
+                     : "(nx,)",
             d->npy_descr);
     for (int f = 0; f < d->nfields; f++) {
         const stn_field_desc *fd = &d->fields[f];
@@ -799,7 +827,7 @@ static void usage_fields(const stn_program_desc *d, FILE *out) {
     if (d->npointsets) {
         fprintf(out,
                 "\nPoints (--init NAME=FILE, required: an (n, %d) integer .npy, x first, in the interior):\n",
-                d->ndim);
+                stn_dims(d));
         for (int s = 0; s < d->npointsets; s++) {
             fprintf(out, "  %-12s", d->pointsets[s].name);
             for (int k = 0; k < d->ninjects; k++)
@@ -821,10 +849,11 @@ static void usage_fields(const stn_program_desc *d, FILE *out) {
 }
 
 void stn_usage(const stn_program_desc *d, FILE *out) {
-    const char *xyz = d->ndim == 3 ? "X,Y,Z" : "X,Y";
+    int n = stn_dims(d);
+    const char *xyz = n == 3 ? "X,Y,Z" : n == 2 ? "X,Y" : "X";
     fprintf(out, "Usage: %s --size %s --steps N [options]\n", d->name, xyz);
-    fprintf(out, "%s: %dd f%d stencil generated by stencilc %s from %s\n\n", d->name, d->ndim,
-            8 * d->elem_size, d->compiler_version ? d->compiler_version : "?", d->source ? d->source : "?");
+    fprintf(out, "%s: %dd f%d stencil generated by stencilc %s from %s\n\n", d->name, n, 8 * d->elem_size,
+            d->compiler_version ? d->compiler_version : "?", d->source ? d->source : "?");
     fprintf(out,
             "  --size %-16s the whole grid, boundary layer included, x first (required)\n"
             "  --steps N               time steps to run (required)\n"
@@ -853,7 +882,15 @@ void stn_usage(const stn_program_desc *d, FILE *out) {
             "  --report FILE           write a JSON report of the run\n"
             "  --quiet                 no progress line\n"
             "  --help, --version\n",
-            xyz, d->ndim == 3 ? "BY,BZ,BT" : "BY,BT", d->ndim == 3 ? "IY,IZ" : "IY",
-            d->ndim == 3 ? "BY,BZ,BT" : "BY,BT");
+            xyz,
+            n == 3   ? "BY,BZ,BT"
+            : n == 2 ? "BY,BT"
+                     : "BT",
+            n == 3   ? "IY,IZ"
+            : n == 2 ? "IY"
+                     : "(none in 1d)",
+            n == 3   ? "BY,BZ,BT"
+            : n == 2 ? "BY,BT"
+                     : "BT");
     usage_fields(d, out);
 }

@@ -162,8 +162,8 @@ static int fill_level(engine *e, int f, int level, void *data, int *given) {
     *given = path != NULL || has_init;
     if (path) {
         int64_t shape[3] = {r->o->size[2], r->o->size[1], r->o->size[0]};
-        const int64_t *sh = e->d->ndim == 3 ? shape : shape + 1;
-        int rc = stn_npy_load(path, e->d->npy_descr, e->d->ndim, sh, data, &e->res->st);
+        const int64_t *sh = shape + 3 - stn_dims(e->d); /* a 1d grid is one row */
+        int rc = stn_npy_load(path, e->d->npy_descr, stn_dims(e->d), sh, data, &e->res->st);
         if (rc)
             return stn_error(rc, "--init %s%s=%s: %s", fd->name, level ? ".prev" : "", path, stn_errmsg());
     } else if (has_init) {

@@ -372,6 +372,8 @@ static int check_shape(const char *path, const stn_npy_header *h, int ndim, cons
     else if (ndim == 2)
         snprintf(grid, sizeof grid, " = (ny, nx) for --size %lld,%lld", (long long)shape[1],
                  (long long)shape[0]);
+    else if (ndim == 1)
+        snprintf(grid, sizeof grid, " = (nx,) for --size %lld", (long long)shape[0]);
     return stn_error(-EINVAL, "'%s' has shape %s, but this grid needs %s%s", path,
                      fmt_shape(found, sizeof found, h->ndim, h->shape),
                      fmt_shape(want, sizeof want, ndim, shape), grid);

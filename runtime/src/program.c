@@ -75,9 +75,13 @@ static int check_shape_info(const stn_program_desc *d) {
                            (d->elem_size == 4 && strcmp(d->npy_descr, "<f4") == 0)))
         return stn_error(-EINVAL, "elem_size %d and npy_descr '%s' do not match '<f4'/4 or '<f8'/8",
                          d->elem_size, d->npy_descr ? d->npy_descr : "(null)");
+    if (d->dims != 0 && !(d->dims == 1 && d->ndim == 2) && d->dims != d->ndim)
+        return stn_error(-EINVAL, "dims is %d with ndim %d (a 1d grid is one row of a 2d grid)", d->dims,
+                         d->ndim);
     for (int k = 0; k < 3; k++)
-        if (d->halo_lo[k] < 0 || d->halo_hi[k] < 0 || (k >= d->ndim && (d->halo_lo[k] || d->halo_hi[k])) ||
-            d->reach_lo[k] < 0 || d->reach_hi[k] < 0 || (k >= d->ndim && (d->reach_lo[k] || d->reach_hi[k])))
+        if (d->halo_lo[k] < 0 || d->halo_hi[k] < 0 ||
+            (k >= stn_dims(d) && (d->halo_lo[k] || d->halo_hi[k])) || d->reach_lo[k] < 0 ||
+            d->reach_hi[k] < 0 || (k >= stn_dims(d) && (d->reach_lo[k] || d->reach_hi[k])))
             return stn_error(-EINVAL, "the halo of dimension %d is %d below, %d above (reach %d, %d)", k,
                              d->halo_lo[k], d->halo_hi[k], d->reach_lo[k], d->reach_hi[k]);
     if (d->nfields < 1 || d->nfields > 1024 || !d->fields)
@@ -123,7 +127,7 @@ static int64_t *npy_shape(const stn_run *r, int64_t shape[3]) {
     shape[0] = r->o->size[2];
     shape[1] = r->o->size[1];
     shape[2] = r->o->size[0];
-    return r->d->ndim == 3 ? shape : shape + 1; /* (nz, ny, nx) or (ny, nx) */
+    return shape + 3 - stn_dims(r->d); /* (nz, ny, nx), (ny, nx) or (nx,): a 1d grid is one row */
 }
 
 /* Look at every --init file before allocating anything: a wrong file fails in milliseconds. */
@@ -142,7 +146,7 @@ static int check_inputs(stn_run *r) {
             stn_npy_header h;
             rc = stn_npy_read_header(path, fd, &h);
             if (rc == 0)
-                rc = stn_npy_check(path, &h, r->d->npy_descr, r->d->ndim, sh);
+                rc = stn_npy_check(path, &h, r->d->npy_descr, stn_dims(r->d), sh);
             close(fd);
         }
         if (rc)
@@ -160,7 +164,7 @@ static int open_outputs(stn_run *r) {
         const char *path = r->o->out_path[s];
         if (!path)
             continue;
-        int rc = stn_npy_writer_open(path, r->d->npy_descr, r->d->ndim, sh, &r->writers[s]);
+        int rc = stn_npy_writer_open(path, r->d->npy_descr, stn_dims(r->d), sh, &r->writers[s]);
         if (rc)
             return stn_error(rc, "--out %s%s=%s: %s", r->d->fields[s / 2].name, s % 2 ? ".prev" : "", path,
                              stn_errmsg());

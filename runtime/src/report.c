@@ -175,19 +175,19 @@ static void r_stencil(json *j, const stn_run *r) {
     j_kstr(j, "dtype", d->elem_size == 4 ? "f32" : "f64");
     j_open(j, "halo", '{');
     j_open_as(j, "lo", '[', 1);
-    for (int k = 0; k < d->ndim; k++)
+    for (int k = 0; k < stn_dims(d); k++)
         j_i64(j, NULL, d->halo_lo[k]);
     j_close(j, ']');
     j_open_as(j, "hi", '[', 1);
-    for (int k = 0; k < d->ndim; k++)
+    for (int k = 0; k < stn_dims(d); k++)
         j_i64(j, NULL, d->halo_hi[k]);
     j_close(j, ']');
     j_open_as(j, "reach_lo", '[', 1);
-    for (int k = 0; k < d->ndim; k++)
+    for (int k = 0; k < stn_dims(d); k++)
         j_i64(j, NULL, d->reach_lo[k]);
     j_close(j, ']');
     j_open_as(j, "reach_hi", '[', 1);
-    for (int k = 0; k < d->ndim; k++)
+    for (int k = 0; k < stn_dims(d); k++)
         j_i64(j, NULL, d->reach_hi[k]);
     j_close(j, ']');
     j_close(j, '}');
@@ -211,7 +211,7 @@ static void r_run(json *j, const stn_run *r, const stn_result *res, const stn_oo
     else
         j_null(j, "tuner");
     j_open_as(j, "size", '[', 1);
-    for (int k = 0; k < r->d->ndim; k++)
+    for (int k = 0; k < stn_dims(r->d); k++)
         j_i64(j, NULL, o->size[k]);
     j_close(j, ']');
     j_i64(j, "steps", o->steps);

@@ -146,12 +146,13 @@ void stn_series_free(stn_run *r) {
 static int load_points(stn_run *r, int s, stn_stats *st) {
     const stn_program_desc *d = r->d;
     const char *name = d->pointsets[s].name, *path = r->o->points_path[s];
+    const int dims = stn_dims(d); /* coordinates per point: a 1d grid's are x alone (y = 0, its row) */
     if (!path)
         return stn_error(
             -EINVAL,
             "points '%s' have no coordinates: give them with --init %s=FILE.npy (an (n, %d) integer "
             "array, x first)",
-            name, name, d->ndim);
+            name, name, dims);
     int fd = open(path, O_RDONLY | O_CLOEXEC); /* the user's input is never modified */
     if (fd < 0) {
         int e = errno;
@@ -167,13 +168,13 @@ static int load_points(stn_run *r, int s, stn_stats *st) {
                        "'%s' holds '%s'; points are integers ('<i8' or '<i4'): convert with "
                        "a.astype('<i8')",
                        path, h.descr);
-    if (rc == 0 && (h.ndim != 2 || h.shape[1] != d->ndim))
+    if (rc == 0 && (h.ndim != 2 || h.shape[1] != dims))
         rc = stn_error(-EINVAL, "'%s' is not an (n, %d) array (one row of %d coordinates per point, x first)",
-                       path, d->ndim, d->ndim);
+                       path, dims, dims);
     if (rc == 0)
         rc = stn_npy_check(path, &h, h.descr, 2, h.shape);
     int64_t n = rc == 0 ? h.shape[0] : 0;
-    size_t bytes = (size_t)(n * d->ndim) * (four ? 4 : 8);
+    size_t bytes = (size_t)(n * dims) * (four ? 4 : 8);
     void *raw = rc == 0 ? malloc(bytes ? bytes : 1) : NULL;
     r->pts[s] = rc == 0 ? calloc((size_t)(n ? n : 1) * 3, sizeof(int64_t)) : NULL;
     if (rc == 0 && (!raw || !r->pts[s]))
@@ -181,9 +182,8 @@ static int load_points(stn_run *r, int s, stn_stats *st) {
     if (rc == 0)
         rc = stn_npy_load(path, h.descr, 2, h.shape, raw, st);
     for (int64_t i = 0; rc == 0 && i < n; i++)
-        for (int k = 0; rc == 0 && k < d->ndim; k++) {
-            int64_t c =
-                four ? ((const int32_t *)raw)[i * d->ndim + k] : ((const int64_t *)raw)[i * d->ndim + k];
+        for (int k = 0; rc == 0 && k < dims; k++) {
+            int64_t c = four ? ((const int32_t *)raw)[i * dims + k] : ((const int64_t *)raw)[i * dims + k];
             int64_t size = r->o->size[k], lo = d->halo_lo[k], hi = size - d->halo_hi[k];
             r->pts[s][3 * i + k] = c;
             if (c < 0 || c >= size)

@@ -23,8 +23,8 @@ from hypothesis import strategies as st
 NAMES = sorted(ref.EXAMPLES)
 PRIMES = [2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59, 61, 67, 71, 73, 79, 83, 89, 97,
           101, 103, 107, 109, 113, 127, 131, 137, 139, 149, 151, 157, 163, 167, 173, 179, 181, 191, 193, 197, 199]
-MAX_SIZE = {3: 40, 2: 200}  # largest size per dimension
-TYPICAL = {3: 24, 2: 64}  # most drawn sizes stay below this
+MAX_SIZE = {3: 40, 2: 200, 1: 4000}  # largest size per dimension
+TYPICAL = {3: 24, 2: 64, 1: 600}  # most drawn sizes stay below this
 MAX_STEPS = 7
 
 SETTINGS = dict(deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])

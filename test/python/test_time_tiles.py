@@ -39,7 +39,7 @@ def run(run_program, exe: Path, ex: ref.Example, size, steps: int, tiles: str, i
 
 
 def tiles_of(ex: ref.Example) -> st.SearchStrategy[str]:
-    n = 3 if ex.ndim == 3 else 2
+    n = ex.ndim  # by,bz,bt in 3d; by,bt in 2d; bt in 1d (one row)
     return st.lists(st.integers(1, 12), min_size=n, max_size=n).map(lambda v: ",".join(map(str, v)))
 
 
@@ -102,8 +102,8 @@ def test_out_of_core_cache_tiles_are_bit_identical(name, data, compile_example, 
     size = data.draw(sizes(ex), label="size")
     steps = data.draw(st.integers(1, 9), label="steps")
     tiles = data.draw(tiles_of(ex), label="tiles")
-    by = data.draw(st.integers(1, size[1]), label="by")
-    block = [by, data.draw(st.integers(1, size[2]), label="bz")] if ex.ndim == 3 else [by]
+    by = data.draw(st.integers(1, size[1]), label="by") if ex.ndim > 1 else 1
+    block = [by, data.draw(st.integers(1, size[2]), label="bz")] if ex.ndim == 3 else [by] if ex.ndim == 2 else []
     if ex.ndim == 3 and by < size[1]:  # y-blocked: a few z-rows at least
         block[1] = min(block[1], max(1, size[2] // 2))
     block.append(data.draw(st.integers(1, steps + 1), label="bt"))

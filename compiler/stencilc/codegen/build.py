@@ -102,7 +102,8 @@ def build_layout(program: ir.Program, tuned: Tuned | None = None) -> KernelLayou
     """The layout of ``program`` (validated first), with ``tuned`` built in as its defaults."""
     program.validate()
     facts = program.facts or program.derive_facts()
-    name, ndim, dtype = program.name, program.ndim, program.dtype
+    # a 1d grid runs as a 2d grid of one row (ny = 1, no y halo): the kernels and the runtime are 2d
+    name, ndim, dtype = program.name, max(2, program.ndim), program.dtype
 
     # DSL names keep their spelling unless C or the templates reserve it; then the other
     # names the kernels declare, in a fixed order, so that every C name is stable.
@@ -166,11 +167,11 @@ def build_layout(program: ir.Program, tuned: Tuned | None = None) -> KernelLayou
     lets = tuple(Let(x.name, cname[x.name], printer.print(rename(x.value))) for x in program.lets)
     inits = tuple(
         Init(f.name, f.name.upper(), level, printer.print(rename(e)),
-             f"init {f.name}{'.prev' if level else ''} = {ir.format_expr(e, ndim)}")
+             f"init {f.name}{'.prev' if level else ''} = {ir.format_expr(e, program.ndim)}")
         for f in program.grid_fields for level, e in ((0, f.init), (1, f.init_prev)) if e is not None)
     alongs = tuple(AlongDesc(f.name, cname[f.name], "xyz"[f.along], f.along_slot,
                              printer.print(rename(f.init)) if f.init is not None else "",
-                             f"init {f.name} = {ir.format_expr(f.init, ndim)}" if f.init is not None else "")
+                             f"init {f.name} = {ir.format_expr(f.init, program.ndim)}" if f.init is not None else "")
                    for f in program.along_fields)
 
     array_of_level = {(s.field, s.level): s.arg for s in src_slots}
@@ -185,18 +186,18 @@ def build_layout(program: ir.Program, tuned: Tuned | None = None) -> KernelLayou
     dst_arg = {s.field: s.arg for s in dst_slots}
     injects = tuple(PointOp("inject", i, x.field, x.points, program.points.index(x.points), dst_arg[x.field],
                             point_printer.print(rename(x.value)),
-                            f"inject {x.field} at {x.points} += {ir.format_expr(x.value, ndim)}",
+                            f"inject {x.field} at {x.points} += {ir.format_expr(x.value, program.ndim)}",
                             [f.name for f in program.fields].index(x.field))
                     for i, x in enumerate(program.injects))
     records = tuple(PointOp("record", i, x.name, x.points, program.points.index(x.points), "",
                             point_printer.print(rename(x.value)),
-                            f"record {x.name} = {ir.format_expr(x.value, ndim)} at {x.points}")
+                            f"record {x.name} = {ir.format_expr(x.value, program.ndim)} at {x.points}")
                     for i, x in enumerate(program.records))
     stages = _stages(program, scratch, regions, new_rows, rows, {a.field: a for a in assigns}, out_rows, lets)
     real, elem_size, npy_descr = DTYPES[dtype]
     return KernelLayout(
         name=name, version=__version__, source=program.source_name, dtype=dtype, real=real,
-        elem_size=elem_size, npy_descr=npy_descr, ndim=ndim,
+        elem_size=elem_size, npy_descr=npy_descr, ndim=ndim, dims=program.ndim,
         facts=PointFacts(facts.points, facts.flops, facts.bytes_per_point, facts.kr, facts.kw),
         axes=tuple(Axis(AXES[d], facts.halo_lo[d], facts.halo_hi[d], facts.reach_lo[d], facts.reach_hi[d])
                    if d < ndim else Axis(AXES[d], 0, 0) for d in range(3)),

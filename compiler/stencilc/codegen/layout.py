@@ -577,6 +577,7 @@ class KernelLayout:
     injects: tuple[PointOp, ...] = ()  # in source order
     records: tuple[PointOp, ...] = ()  # in source order
     alongs: tuple[AlongDesc, ...] = ()  # inputs along one axis, after the grid slots
+    dims: int = 0  # the grid as written: 1 for a 1d grid, run as a 2d grid of one row (ndim 2); 0: ndim
 
     # -- sub-steps
     @property
@@ -593,6 +594,10 @@ class KernelLayout:
         _ident(self, "stencil name", self.name)
         if self.ndim not in (2, 3):
             _fail(self, f"ndim {self.ndim!r} is not 2 or 3")
+        if self.dims == 0:
+            object.__setattr__(self, "dims", self.ndim)
+        if self.dims not in (1, self.ndim) or (self.dims == 1 and (self.ndim != 2 or self.axes[1].lo or self.axes[1].hi)):
+            _fail(self, f"dims {self.dims!r} with ndim {self.ndim!r}: a 1d grid is a 2d grid of one row, no y halo")
         if self.dtype not in DTYPES:
             _fail(self, f"dtype {self.dtype!r} is not f32 or f64")
         if (self.real, self.elem_size, self.npy_descr) != DTYPES[self.dtype]:
