@@ -203,6 +203,8 @@ static int reader_join(ooc *e) {
 
 static int prefetch(ooc *e, int64_t sweep, int64_t r0, int64_t r1) {
     stn_aio_group_reset(&e->rgroup);
+    if (e->plan.r.wrap && r1 > e->plan.r.n) /* a wrapped sweep's slices past n: from the wedge */
+        r1 = e->plan.r.n;
     if (r1 <= r0)
         return 0;
     int rc0 = reader_start(e, sweep, r0, r1);
@@ -227,12 +229,76 @@ static int prefetch(ooc *e, int64_t sweep, int64_t r0, int64_t r1) {
                 continue;
             stn_gridfile *gf = f->m->state ? &f->scratch[sweep % 2][l] : &f->scratch[0][0];
             int rc =
-                stn_ooc_read_wrapped(e, i, gf, f->ring[ooc_arr(f, -l)], r0, r1, e->qnew, e->qhi, &e->rgroup);
+                stn_ooc_io_wrapped(e, 0, i, gf, f->ring[ooc_arr(f, -l)], r0, r1, e->qnew, e->qhi, &e->rgroup);
             if (rc)
                 return rc;
         }
     }
     return 0;
+}
+
+/* ------------------------------------------------------------------ the wedge (wrapped sweeps) */
+
+/* A sweep of T steps wrapped around r (docs/out-of-core.md#periodic-boundaries): block 0 leans
+ * forward and the last block runs on past H, computing the slices near L that block 0 left at
+ * each step as slices H + (i - L).  It reads the levels the other blocks computed there, which
+ * left the ring long before: the wedge keeps them, level by level (stn_ooc_wedge_range), in
+ * DRAM counted in the plan. */
+static void wedge_offsets(ooc *e, int64_t T) {
+    for (int i = 0; i < e->d->nfields; i++) {
+        ooc_field *f = &e->f[i];
+        if (!f->wedge)
+            continue;
+        int64_t off = 0, lo, hi;
+        for (int64_t l = 0; l < T; l++) {
+            f->wedge_off[l] = off;
+            stn_ooc_wedge_range(&e->plan.r, f->m->levels, T, l, &lo, &hi);
+            off += hi - lo;
+        }
+        f->wedge_off[T] = off;
+    }
+}
+
+/* Keep level l of slices [a, b) (below H) of every state field where the wedge needs them. */
+static void wedge_keep(ooc *e, int64_t l, int64_t a, int64_t b) {
+    const stn_ooc_plan *p = &e->plan;
+    for (int i = 0; i < e->d->nfields; i++) {
+        ooc_field *f = &e->f[i];
+        int64_t lo, hi;
+        if (!f->wedge || l >= e->T)
+            continue;
+        stn_ooc_wedge_range(&p->r, f->m->levels, e->T, l, &lo, &hi);
+        lo = lo > a ? lo : a;
+        hi = hi < b ? hi : b;
+        if (hi > p->r.H)
+            hi = p->r.H;
+        if (hi > lo) {
+            int64_t lo0, hi0;
+            stn_ooc_wedge_range(&p->r, f->m->levels, e->T, l, &lo0, &hi0);
+            memcpy(f->wedge + (size_t)(f->wedge_off[l] + lo - lo0) * p->slice_bytes,
+                   ooc_at(e, f->ring[ooc_arr(f, e->lvl0 + l)], lo, e->qbase),
+                   (size_t)(hi - lo) * p->slice_bytes);
+        }
+    }
+}
+
+/* Before step t of the last block: the levels it reads past H that it did not compute. */
+static void wedge_place(ooc *e, int64_t t) {
+    const stn_ooc_plan *p = &e->plan;
+    int64_t P = p->r.H - p->r.L;
+    for (int i = 0; i < e->d->nfields; i++) {
+        ooc_field *f = &e->f[i];
+        for (int64_t l = t - f->m->levels; f->wedge && l < t; l++) {
+            int64_t lo, hi;
+            if (l < 0)
+                continue;
+            stn_ooc_wedge_range(&p->r, f->m->levels, e->T, l, &lo, &hi);
+            if (hi > lo)
+                memcpy(ooc_at(e, f->ring[ooc_arr(f, e->lvl0 + l)], lo + P, e->qbase),
+                       f->wedge + (size_t)f->wedge_off[l] * p->slice_bytes,
+                       (size_t)(hi - lo) * p->slice_bytes);
+        }
+    }
 }
 
 /* Move the window to [lo, hi): the slices it keeps are already in the ring, and so are the new
@@ -247,12 +313,15 @@ static int enter_block(ooc *e, int64_t sweep, int64_t lo, int64_t hi) {
     rc = rc ? rc : rc2;
     if (rc == 0 && e->plan.strip == STN_STRIP_DRAM)
         rc = strip_io(e, 0, new_lo, hi, NULL);
+    int64_t file_hi = e->plan.r.wrap && hi > e->plan.r.n ? e->plan.r.n : hi; /* (past n: the wedge) */
     for (int i = 0; rc == 0 && i < e->d->nfields; i++)
         for (int l = 0; rc == 0 && l < nlevels_read(&e->f[i]); l++) {
             int src = stn_ooc_source_of(&e->model, &e->plan, i, l, sweep);
             if (!(ahead && src == STN_SRC_NPY))
-                rc = stn_ooc_place_wrapped(e, i, l, src, new_lo, hi, e->qnew, e->qhi);
+                rc = stn_ooc_place_wrapped(e, i, l, src, new_lo, file_hi, e->qnew, e->qhi);
         }
+    if (rc == 0 && e->plan.r.wrap) /* level 0 of the slices the last block reads past n */
+        wedge_keep(e, 0, new_lo, hi);
     /* dirichlet: the level-1 array of a new slice gets the boundary cells of level 0 (which every
      * level >= 0 shares); the kernels never write them, so this holds for the whole sweep */
     stn_view v = stn_ooc_view(e);
@@ -355,7 +424,7 @@ static int compute_step(ooc *e, const sub_tile *c, int64_t t) {
  * Between steps the IO queue is polled, so that the device stays busy. */
 static int compute_block(ooc *e, int64_t j, int64_t T) {
     const stn_ooc_plan *p = &e->plan;
-    int alg1 = p->schedule == STN_SCHED_ALG1; /* its widened steps are not cut */
+    int alg1 = p->schedule == STN_SCHED_ALG1 || p->r.wrap; /* its widened steps (the wedge's) are not cut */
     int64_t mr = alg1 ? 1 : stn_ooc_sub_count(&p->r, j, e->sub_w[0]);
     int64_t mq = alg1 ? 1 : stn_ooc_sub_count(&p->q, e->row, e->sub_w[1]);
     int64_t ts = alg1 || e->sub_t < 1 ? T : e->sub_t;
@@ -374,8 +443,12 @@ static int compute_block(ooc *e, int64_t j, int64_t T) {
                                    stn_ooc_sub_edge(&p->r, j, ir + 1, mr, e->sub_w[0], t, a, b),
                                    stn_ooc_sub_edge(&p->q, e->row, iq, mq, e->sub_w[1], t, c, d),
                                    stn_ooc_sub_edge(&p->q, e->row, iq + 1, mq, e->sub_w[1], t, c, d)};
+                    if (rc == 0 && p->r.wrap && j == p->r.nblocks - 1)
+                        wedge_place(e, t);
                     if (rc == 0)
                         rc = compute_step(e, &st, t);
+                    if (rc == 0 && p->r.wrap && t < T)
+                        wedge_keep(e, t, st.r0, st.r1);
                 }
     return rc;
 }
@@ -404,8 +477,10 @@ static int write_block(ooc *e, int64_t sweep, int64_t j, int64_t T) {
     for (int i = 0; rc == 0 && hi > lo && i < e->d->nfields; i++) {
         ooc_field *f = &e->f[i];
         for (int l = 0; rc == 0 && f->m->state && l < f->m->levels; l++)
-            rc = stn_ooc_io_box(e, 1, &f->scratch[(sweep + 1) % 2][l], f->ring[ooc_arr(f, T - l)], lo, hi,
-                                qlo, qhi, qlo, g);
+            rc = p->r.wrap ? stn_ooc_io_wrapped(e, 1, i, &f->scratch[(sweep + 1) % 2][l],
+                                                f->ring[ooc_arr(f, T - l)], lo, hi, qlo, qhi, g)
+                           : stn_ooc_io_box(e, 1, &f->scratch[(sweep + 1) % 2][l], f->ring[ooc_arr(f, T - l)],
+                                            lo, hi, qlo, qhi, qlo, g);
     }
     return rc;
 }
@@ -434,8 +509,8 @@ static int reread_alg1(ooc *e, int64_t sweep, int64_t r0, int64_t r1) {
         for (int l = 0; rc == 0 && f->m->state && l < f->m->levels; l++) {
             int src = stn_ooc_source_of(&e->model, &e->plan, i, l, sweep);
             if (src == STN_SRC_SCRATCH)
-                rc = stn_ooc_read_wrapped(e, i, &f->scratch[sweep % 2][l], f->ring[ooc_arr(f, -l)], r0, r1,
-                                          e->qlo, e->qhi, &g);
+                rc = stn_ooc_io_wrapped(e, 0, i, &f->scratch[sweep % 2][l], f->ring[ooc_arr(f, -l)], r0, r1,
+                                        e->qlo, e->qhi, &g);
             else
                 rc = stn_ooc_place_wrapped(e, i, l, src, r0, r1, e->qlo, e->qhi);
         }
@@ -522,6 +597,7 @@ static int run_row(ooc *e, int64_t sweep, int64_t k, int64_t T) {
 
 static int run_sweep(ooc *e, int64_t sweep, int64_t T, int durable) {
     e->T = T;
+    wedge_offsets(e, T);
     int rc = 0;
     for (int64_t k = 0; rc == 0 && k < e->plan.q.nblocks; k++)
         rc = run_row(e, sweep, k, T);
@@ -654,6 +730,19 @@ static int alloc_buffers(ooc *e) {
     size_t bytes = (size_t)p->ring_slices * p->slice_bytes;
     size_t strip = (size_t)p->strip_planes * (size_t)e->r->view.ny * (size_t)p->row_bytes;
     e->qstride = p->strip != STN_STRIP_NONE ? 2 * (int64_t)bytes : e->d->ndim == 3 ? p->row_bytes : 0;
+    for (int i = 0; p->r.wrap && i < e->d->nfields; i++) { /* the wedge: for the longest sweep */
+        ooc_field *f = &e->f[i];
+        int64_t n = 0, lo, hi;
+        for (int64_t l = 0; l < p->bt; l++) {
+            stn_ooc_wedge_range(&p->r, f->m->levels, p->bt, l, &lo, &hi);
+            n += hi - lo;
+        }
+        if (!f->m->state || n == 0)
+            continue;
+        if (!(f->wedge = stn_alloc((size_t)n * p->slice_bytes, 4096)) ||
+            !(f->wedge_off = calloc((size_t)p->bt + 1, sizeof *f->wedge_off)))
+            return -ENOMEM;
+    }
     for (int i = 0; i < e->d->nfields; i++)
         for (int a = 0; a < e->f[i].m->narr; a++) {
             if (!(e->f[i].ring[a] = stn_ring_alloc(bytes, p->qplanes)))
@@ -683,6 +772,8 @@ static void ooc_free(ooc *e) {
     e->records_fd = -1;
     for (int i = 0; e->f && i < e->d->nfields; i++) {
         ooc_field *f = &e->f[i];
+        stn_free(f->wedge);
+        free(f->wedge_off);
         for (int a = 0; a < 3; a++) {
             stn_ring_free(f->ring[a], (size_t)e->plan.ring_slices * e->plan.slice_bytes, e->plan.qplanes);
             stn_free(f->strip[a]);
@@ -725,6 +816,19 @@ static void pick_sub_tiles(ooc *e) {
     e->sub_w[0] = e->sub_w[1] = big, e->sub_t = 0;
     if (f[2] < 0) {
         snprintf(e->res->tiles_source, sizeof e->res->tiles_source, "off (--time-tiles off)");
+        return;
+    }
+    if (p->r.wrap) { /* compute_block runs a wrapped sweep's blocks whole */
+        if (f[2] > 0)
+            stn_warn(r->log,
+                     "--time-tiles: the sweeps wrap around %c (a periodic torus), and their blocks run "
+                     "whole: no cache tiles inside them",
+                     "xyz"[p->r.axis]);
+        snprintf(e->res->tiles_source, sizeof e->res->tiles_source,
+                 "off: the sweep wraps around %c, and its blocks run whole", "xyz"[p->r.axis]);
+        e->res->time_tiles[0] = p->r.axis == 1 ? p->r.b : r->view.ny;
+        e->res->time_tiles[1] = e->d->ndim == 2 ? -1 : p->r.b;
+        e->res->time_tiles[2] = p->bt;
         return;
     }
     if (f[2] > 0) { /* by,bz,bt: by is y's, bz z's */

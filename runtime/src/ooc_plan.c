@@ -22,6 +22,7 @@
 #include "stn_gridio.h"
 #include "stn_ooc.h"
 
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -34,11 +35,28 @@ static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 
 /* A(k, t): the lower edge of block k's region at step t (1-based). */
 int64_t stn_ooc_edge(const stn_ooc_dim *g, int64_t k, int64_t t) {
+    if (g->wrap) { /* the wedge: block 0 leans forward, the last block runs on past H */
+        int64_t lo = g->L + (t - 1) * g->skew, hi = g->H + (t - 1) * g->skew;
+        return k <= 0 ? lo : k >= g->nblocks ? hi : clamp64(g->L + k * g->b - (t - 1) * g->skew, lo, hi);
+    }
     if (k <= 0)
         return g->L;
     if (k >= g->nblocks)
         return g->H;
     return clamp64(g->L + k * g->b - (t - 1) * g->skew, g->L, g->H);
+}
+
+/* The least and the most of A(k, t) over t = 1..T: the wedge's inner edges fall and then rise
+ * (clamped by block 0's rising edge), so the extremes are at the ends or where they meet. */
+static void edge_extremes(const stn_ooc_dim *g, int64_t k, int64_t T, int64_t *least, int64_t *most) {
+    int64_t a = stn_ooc_edge(g, k, 1), b = stn_ooc_edge(g, k, T);
+    *least = min64(a, b), *most = max64(a, b);
+    if (g->wrap && g->skew > 0 && k > 0 && k < g->nblocks) {
+        int64_t tc = 1 + k * g->b / (2 * g->skew);
+        for (int64_t t = tc; t <= tc + 1; t++)
+            if (t >= 1 && t <= T)
+                *least = min64(*least, stn_ooc_edge(g, k, t)), *most = max64(*most, stn_ooc_edge(g, k, t));
+    }
 }
 
 /* Z_k: the split points of the interior (Z_0 = L, Z_K = H). */
@@ -50,6 +68,14 @@ static int64_t split(const stn_ooc_dim *g, int64_t k) {
 void stn_ooc_window(const stn_ooc_plan *p, const stn_ooc_dim *g, int64_t k, int64_t T, int64_t *lo,
                     int64_t *hi) {
     int64_t a = stn_ooc_edge(g, k, T) - g->rlo, b = stn_ooc_edge(g, k + 1, 1) + g->rhi;
+    if (g->wrap) { /* unrolled past H: clipped below only (the wraps need no mirror sources) */
+        int64_t least, most, x;
+        edge_extremes(g, k, T, &least, &x);
+        edge_extremes(g, k + 1, T, &x, &most);
+        *lo = max64(least - g->rlo, 0);
+        *hi = most + g->rhi;
+        return;
+    }
     if (p->schedule == STN_SCHED_ALG1) { /* overlapped halos: T*s slices on each side, all read */
         a = k == 0 ? 0 : split(g, k) - T * g->skew;
         b = k == g->nblocks - 1 ? g->n : split(g, k + 1) + T * g->skew;
@@ -71,6 +97,10 @@ void stn_ooc_window(const stn_ooc_plan *p, const stn_ooc_dim *g, int64_t k, int6
  * own, is the case that needs it).  At t = T this is also what block k writes out. */
 void stn_ooc_owned_range(const stn_ooc_dim *g, int64_t k, int64_t t, int64_t *lo, int64_t *hi) {
     int64_t a = stn_ooc_edge(g, k, t), b = stn_ooc_edge(g, k + 1, t);
+    if (g->wrap) { /* no boundary index is ever read: none is written */
+        *lo = a, *hi = b;
+        return;
+    }
     *lo = a == g->L && b > a ? 0 : a;
     *hi = b == g->H && b > a ? g->n : b;
 }
@@ -134,6 +164,11 @@ void stn_ooc_read_range(const stn_ooc_plan *p, const stn_ooc_dim *g, int64_t k, 
 void stn_ooc_read_of(const stn_ooc_dim *g, int64_t a, int64_t b, int64_t wlo, int64_t whi, int64_t *lo,
                      int64_t *hi) {
     a -= g->rlo, b += g->rhi;
+    if (g->wrap) {
+        *lo = a > wlo ? a : wlo;
+        *hi = b < whi ? b : whi;
+        return;
+    }
     if (a < g->L && b < 2 * g->L)
         b = 2 * g->L;
     if (b > g->H && a > g->H - g->hhi)
@@ -261,13 +296,28 @@ static void row_extents(const stn_ooc_plan *p, int64_t *planes, int64_t *strip) 
 /* Bytes of DRAM the engine allocates for this plan (the budget constraint): one ring per array
  * (levels + 1 per state field, one per input), the z-strip when it stays in DRAM, and the IO
  * queue. */
+/* Slices the wedge keeps in DRAM for the last block: every level of every state field, for the
+ * longest sweep. */
+static uint64_t wedge_slices(const stn_ooc_plan *p, const stn_program_desc *d) {
+    uint64_t n = 0;
+    for (int i = 0; p->r.wrap && i < d->nfields; i++)
+        if (d->fields[i].kind == STN_FIELD_STATE)
+            for (int64_t l = 0; l < p->bt; l++) {
+                int64_t lo, hi;
+                stn_ooc_wedge_range(&p->r, d->fields[i].levels, p->bt, l, &lo, &hi);
+                n += (uint64_t)(hi - lo);
+            }
+    return n;
+}
+
 static uint64_t plan_memory(const stn_ooc_plan *p, const stn_program_desc *d) {
-    uint64_t arrays = stn_total_arrays(d);
+    uint64_t arrays = stn_total_arrays(d), wedge = wedge_slices(p, d) * p->slice_bytes;
     uint64_t ring = (uint64_t)p->qplanes * (uint64_t)p->ring_slices * p->slice_bytes;
     uint64_t strip = p->strip == STN_STRIP_DRAM
                          ? (uint64_t)p->strip_planes * (uint64_t)p->r.n * (uint64_t)p->row_bytes
                          : 0;
-    return arrays * (ring + strip) + stn_aio_footprint(STN_AIO_DEFAULT_DEPTH) + stn_kernel_scratch(d, p->nx);
+    return arrays * (ring + strip) + wedge + stn_aio_footprint(STN_AIO_DEFAULT_DEPTH) +
+           stn_kernel_scratch(d, p->nx);
 }
 
 static void dim_init(stn_ooc_dim *g, int axis, int64_t n, const stn_program_desc *d, int64_t b) {
@@ -282,6 +332,7 @@ static void dim_init(stn_ooc_dim *g, int axis, int64_t n, const stn_program_desc
     g->L = hlo;
     g->H = n - hhi;
     g->b = b < 1 ? 1 : b;
+    g->wrap = 0;
     g->nblocks = (g->H - g->L + g->b - 1) / g->b;
     if (g->nblocks < 1)
         g->nblocks = 1;
@@ -303,6 +354,8 @@ int stn_ooc_make_plan(const stn_program_desc *d, const int64_t size[3], int64_t 
         dim_init(&p->q, 2, size[2], d, bz);
         p->strip = strip == STN_STRIP_FILE ? STN_STRIP_FILE : STN_STRIP_DRAM;
     }
+    if (p->schedule == STN_SCHED_REF && p->strip == STN_STRIP_NONE && d->ndim >= 2 && stn_ooc_wedge_ok(d))
+        p->r.wrap = 1; /* (so is a sweep of one step: its edges are the usual ones) */
     p->steps = steps;
     p->bt = bt < 1 ? 1 : bt;
     p->align = align;
@@ -323,6 +376,27 @@ int stn_ooc_make_plan(const stn_program_desc *d, const int64_t size[3], int64_t 
     }
     p->mem_bytes = plan_memory(p, d);
     return 0;
+}
+
+int stn_ooc_wedge_ok(const stn_program_desc *d) {
+    int r = d->ndim == 3 ? 2 : 1, all = (1 << d->ndim) - 1, any = 0;
+    if (stn_dims(d) != d->ndim || d->nalong || d->npointsets || (d->scratch_bytes && d->scratch_bytes(1) > 0))
+        return 0;
+    for (int i = 0; i < d->nfields; i++) {
+        const stn_field_desc *f = &d->fields[i];
+        if (f->kind != STN_FIELD_STATE || !((f->periodic >> r) & 1) ||
+            !(f->boundary == STN_BC_NEUMANN || (f->periodic & all) == all))
+            return 0;
+        any = 1;
+    }
+    return any;
+}
+
+void stn_ooc_wedge_range(const stn_ooc_dim *g, int levels, int64_t T, int64_t l, int64_t *lo, int64_t *hi) {
+    *lo = g->L + (l >= 1 ? (l - 1) * g->skew : g->hhi); /* level 0: past n, what no file holds */
+    *hi = g->L + (min64(l + levels, T) - 1) * g->skew + g->rhi;
+    if (*hi < *lo)
+        *hi = *lo;
 }
 
 int stn_ooc_periodic_axes(const stn_program_desc *d) {
@@ -346,11 +420,25 @@ const char *stn_ooc_periodic_refusal(const stn_program_desc *d, const stn_ooc_pl
                  axis[axes & 4 ? 2 : 1]);
         return buf;
     }
-    if ((axes >> p->r.axis) & 1 && p->bt > 1) {
+    if ((axes >> p->r.axis) & 1 && p->bt > 1 && !p->r.wrap) {
+        snprintf(
+            buf, n,
+            "this stencil is periodic along %c, the axis the blocks stream along, and %s: the out-of-core "
+            "engine wraps it around one step a sweep (bt = 1)",
+            axis[p->r.axis],
+            p->schedule != STN_SCHED_REF
+                ? "only the ref schedule carries the wrap-around slices with a sweep"
+                : "not every field wraps it (or an input, a point or a sub-step reads "
+                  "the grid at its coordinates)");
+        return buf;
+    }
+    if (p->r.wrap && p->bt > 1 && p->r.H - p->r.L < p->bt * p->r.skew + p->r.rhi) {
         snprintf(buf, n,
-                 "this stencil is periodic along %c, the axis the blocks stream along: the out-of-core "
-                 "engine wraps it around one step a sweep (bt = 1)",
-                 axis[p->r.axis]);
+                 "this stencil is periodic along %c, whose interior of %" PRId64
+                 " is too short for sweeps of %" PRId64
+                 " steps (the wrap-around slices of a sweep span bt * %" PRId64 " + %" PRId64
+                 "); use a smaller bt",
+                 axis[p->r.axis], p->r.H - p->r.L, p->bt, p->r.skew, p->r.rhi);
         return buf;
     }
     if ((axes >> p->r.axis) & 1 && p->schedule == STN_SCHED_ALG2) {
@@ -478,7 +566,8 @@ static void sweep_bytes(const stn_ooc_model *m, const stn_ooc_plan *p, int i, in
         for (int l = 0; l < (f->state ? f->levels : 1); l++) {
             uint64_t whole = level_bytes(p, stn_ooc_source_of(m, p, i, l, s));
             r += f->state ? sweep_read_bytes(p, s, whole) : whole;
-            w += f->state ? scratch : 0;
+            /* (a wrapped sweep writes the interior: no boundary slice is ever read back) */
+            w += !f->state ? 0 : p->r.wrap ? (uint64_t)(p->r.H - p->r.L) * p->slice_bytes : scratch;
         }
     }
     *rd += times * r;

@@ -147,13 +147,13 @@ int stn_ooc_wrap_parts(const ooc *e, int f, int64_t r0, int64_t r1, int64_t part
     return n;
 }
 
-int stn_ooc_read_wrapped(ooc *e, int f, stn_gridfile *gf, char *ring, int64_t r0, int64_t r1, int64_t q0,
-                         int64_t q1, stn_aio_group *g) {
+int stn_ooc_io_wrapped(ooc *e, int write, int f, stn_gridfile *gf, char *ring, int64_t r0, int64_t r1,
+                       int64_t q0, int64_t q1, stn_aio_group *g) {
     int64_t part[3][3];
     int n = stn_ooc_wrap_parts(e, f, r0, r1, part), rc = 0;
     for (int k = 0; rc == 0 && k < n; k++) {
         e->rshift = part[k][2];
-        rc = stn_ooc_io_box(e, 0, gf, ring, part[k][0], part[k][1], q0, q1, q0, g);
+        rc = stn_ooc_io_box(e, write, gf, ring, part[k][0], part[k][1], q0, q1, q0, g);
     }
     e->rshift = 0;
     return rc;

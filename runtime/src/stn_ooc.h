@@ -26,6 +26,8 @@ typedef struct stn_ooc_dim {
     int64_t rlo, rhi, skew; /* how far a step reads (>= the halo) and the skew s = max(rlo, rhi) */
     int64_t L, H;           /* its interior [L, H) */
     int64_t b, nblocks;     /* block width, blocks */
+    int wrap;               /* the fields wrap around this dimension in sweeps of T > 1 steps: the
+                             * wedge (stn_ooc_edge, docs/out-of-core.md#periodic-boundaries) */
 } stn_ooc_dim;
 
 /* y-blocked tiles at least this many bytes of rows per plane: one efficient IO request */
@@ -56,6 +58,16 @@ typedef struct stn_ooc_plan {
 int stn_ooc_make_plan(const stn_program_desc *d, const int64_t size[3], int64_t steps, int schedule,
                       int64_t by, int64_t bz, int64_t bt, int strip, size_t align, stn_ooc_plan *p);
 
+/* Whether sweeps of several steps can wrap d around the dimension whole planes (2d: rows) stream
+ * along, the wedge: every state field periodic along it, and neumann or periodic along the
+ * others (a dirichlet face's cells are in every level array); no input, no `along` input, no
+ * points and no sub-steps (each reads the grid at its own coordinates, which the wedge's last
+ * block computes under other ones). */
+int stn_ooc_wedge_ok(const stn_program_desc *d);
+/* The slices of level l (0 <= l < T) of a field of `levels` levels that the last block of a
+ * wrapped sweep of T steps reads past H without computing them or reading them from a file:
+ * [lo, hi), where the other blocks compute them (level 0: read them); kept for it in DRAM. */
+void stn_ooc_wedge_range(const stn_ooc_dim *g, int levels, int64_t T, int64_t l, int64_t *lo, int64_t *hi);
 /* The axes (bit d: axis d) along which some state field of d is periodic. */
 int stn_ooc_periodic_axes(const stn_program_desc *d);
 /* NULL when plan p can run d's periodic boundaries; else why not, in buf.  Along the dimension the

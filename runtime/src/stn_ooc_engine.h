@@ -23,6 +23,8 @@ typedef struct ooc_field {
     char *ring[3];              /* window arrays: double-mapped rings (see ring.c) */
     char *strip[3];             /* the z-strip of each array, in DRAM (y-blocked) */
     stn_gridfile spill[3];      /* the z-strip of each array, in a scratch file (y-blocked) */
+    char *wedge;                /* a wrapped sweep's slices for its last block (ooc.c): level l of */
+    int64_t *wedge_off;         /* stn_ooc_wedge_range at slice wedge_off[l] (bt + 1 entries) */
 } ooc_field;
 
 typedef struct ooc {
@@ -121,10 +123,11 @@ int stn_ooc_io_box(ooc *e, int write, stn_gridfile *gf, char *ring, int64_t r0, 
  * periodic along holds the interior slice an interior's width away (in every level and every
  * file); every other slice its own.  Returns the number of parts (0 to 3). */
 int stn_ooc_wrap_parts(const ooc *e, int f, int64_t r0, int64_t r1, int64_t part[3][3]);
-/* Queue reads of rows [r0, r1) x [q0, q1) of field f from grid file gf into `ring`, wrap-around
- * slices from where they wrap to (stn_ooc_io_box otherwise). */
-int stn_ooc_read_wrapped(ooc *e, int f, stn_gridfile *gf, char *ring, int64_t r0, int64_t r1, int64_t q0,
-                         int64_t q1, stn_aio_group *g);
+/* Queue IO of rows [r0, r1) x [q0, q1) of field f between grid file gf and `ring`, wrap-around
+ * slices (and a wrapped sweep's slices past H) from and to where they wrap to (stn_ooc_io_box
+ * otherwise). */
+int stn_ooc_io_wrapped(ooc *e, int write, int f, stn_gridfile *gf, char *ring, int64_t r0, int64_t r1,
+                       int64_t q0, int64_t q1, stn_aio_group *g);
 /* stn_ooc_place, wrap-around slices from where they wrap to. */
 int stn_ooc_place_wrapped(ooc *e, int f, int level, int src, int64_t r0, int64_t r1, int64_t q0, int64_t q1);
 /* Read rows [r0, r1) x [q0, q1) of field f's --init .npy of `level` into padded ring rows. */

@@ -2,9 +2,10 @@
 different axes (one neumann field periodic in z and x, a two-level field periodic in y, a
 dirichlet field and an input that do not wrap), reaches of 2 across the wrap.  Out of core,
 with several blocks and schedules, it is bit-identical to in-core and moves the bytes it
-predicts; along z (the axis whole planes stream along) a sweep wraps one step, and the blocks
-that cannot wrap are refused with the reason.  When only x and y wrap, any bt and every schedule
-run.
+predicts; along z (the axis whole planes stream along) such a stencil wraps one step a sweep,
+and the blocks that cannot wrap are refused with the reason.  When only x and y wrap, any bt and
+every schedule run.  A torus (every field wraps z, nothing read at its coordinates) wraps sweeps
+of several steps: the wedge, whose last block computes the slices the first one left.
 """
 
 from __future__ import annotations
@@ -105,7 +106,7 @@ def test_blocks_that_cannot_wrap_are_refused_and_the_tuner_avoids_them(torus, tm
     progs, d = torus
     r, _ = run(progs["torusz"], d, tmp_path / "a", "--block", "19,4,2")
     assert r.returncode == 1 and ("--block 19,4,2: this stencil is periodic along z, the axis the blocks stream "
-                                  "along: the out-of-core engine wraps it around one step a sweep (bt = 1)") in r.stderr
+                                  "along, and not every field wraps it") in r.stderr, r.stderr
     r, _ = run(progs["torusz"], d, tmp_path / "b", "--schedule", "alg2")
     assert r.returncode == 2 and "--schedule alg2: this stencil is periodic along z" in r.stderr
     r, w = run(progs["torusz"], d, tmp_path / "c", "--mem", "2M")  # the tuner: whole planes, bt = 1
@@ -116,3 +117,76 @@ def test_blocks_that_cannot_wrap_are_refused_and_the_tuner_avoids_them(torus, tm
     assert r.returncode == 0, r.stderr
     rep = json.loads((w / "r.json").read_text())
     assert rep["params"]["by"] == SIZE[1] and rep["params"]["bt"] > 1, rep["params"]
+
+
+TORUS_WEDGE = """
+stencil tw {
+  grid 3d f64;
+  param a = 0.05;
+  state u;
+  state v levels 2;
+  state w;
+  boundary u neumann;
+  boundary u periodic z x;
+  boundary v periodic;
+  boundary w neumann;
+  boundary w periodic z;
+  let g = u[0,0,-1] - u;
+  u' = u + a * (u[-1,0,0] + u[1,0,0] + u[0,-2,0] + u[0,1,0] + u[0,0,-1] + u[0,0,2] - 6*u) + 0.01 * v;
+  v' = 2*v - v.prev + a * (v[0,-1,0] + v[0,1,0] + v[0,0,-1] + v[0,0,1] + v[1,0,0] + v[-1,0,0] - 6*v)
+       + 0.001 * u[0,0,1];
+  w' = w + a * (w[0,0,-2] + w[0,0,1] - 2*w) + 0.01 * (g[0,0,1] - g);
+  init v = sin(x + 2*y + 3*z);
+  init w = cos(0.3 * z) + 0.1 * y;
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def wedge(tmp_path_factory):
+    cmd, env = stencilc_command()
+    d = tmp_path_factory.mktemp("wedge")
+    (d / "tw.stn").write_text(TORUS_WEDGE)
+    r = subprocess.run(cmd + [str(d / "tw.stn"), "-o", str(d / "tw")], capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stderr
+    np.save(d / "u.npy", np.random.default_rng(5).random(SIZE[::-1]))
+    return d / "tw", d
+
+
+def run_tw(exe, d, work, steps, *extra):
+    work.mkdir(exist_ok=True)
+    args = [str(exe), "--size", ",".join(map(str, SIZE)), "--steps", str(steps), "--quiet", "--report",
+            str(work / "r.json"), "--dir", str(work), "--init", f"u={d / 'u.npy'}"]
+    args += [a for f in OUTS for a in ("--out", f"{f}={work / (f + '.npy')}")]
+    return subprocess.run(args + list(extra), capture_output=True, text=True)
+
+
+@pytest.mark.parametrize("block", ["19,4,2", "19,7,3", "19,40,5", "19,3,4", "19,1,3", "19,9,11"])
+def test_the_wedge_wraps_sweeps_of_several_steps(wedge, tmp_path, block):
+    """Blocks wider and thinner than the skew, one block, bt not dividing the steps: bit-identical
+    to in-core, and the bytes are the model's (each level read whole, its interior written)."""
+    exe, d = wedge
+    r = run_tw(exe, d, tmp_path / "in", 11, "--mode", "incore")
+    assert r.returncode == 0, r.stderr
+    r = run_tw(exe, d, tmp_path / "ooc", 11, "--mode", "ooc", "--block", block)
+    assert r.returncode == 0, r.stderr
+    for f in OUTS:
+        assert np.array_equal(np.load(tmp_path / "ooc" / f"{f}.npy"), np.load(tmp_path / "in" / f"{f}.npy")), f
+    rep = json.loads((tmp_path / "ooc" / "r.json").read_text())
+    assert rep["params"]["bt"] == int(block.split(",")[2])
+    assert rep["bytes_read"] == rep["predicted_bytes_read"] and rep["bytes_written"] == rep["predicted_bytes_written"]
+
+
+def test_the_wedge_is_chosen_and_bounded(wedge, tmp_path):
+    exe, d = wedge
+    r = run_tw(exe, d, tmp_path / "a", 40, "--mem", "3M")  # the tuner: several steps a sweep
+    assert r.returncode == 0, r.stderr
+    rep = json.loads((tmp_path / "a" / "r.json").read_text())
+    assert rep["params"]["bt"] > 1 and rep["time_tiles"]["source"].startswith("off: the sweep wraps around z")
+    r = run_tw(exe, d, tmp_path / "b", 40, "--mode", "incore")
+    assert np.array_equal(np.load(tmp_path / "a" / "u.npy"), np.load(tmp_path / "b" / "u.npy"))
+    r = run_tw(exe, d, tmp_path / "c", 40, "--block", "19,4,14")  # z's interior: 31 - 2 - 2 = 27 < 14 * 2 + 2
+    assert r.returncode == 1 and ("--block 19,4,14: this stencil is periodic along z, whose interior of 27 is too "
+                                  "short for sweeps of 14 steps") in r.stderr, r.stderr
+    r = run_tw(exe, d, tmp_path / "e", 40, "--block", "19,4,3", "--schedule", "alg1")
+    assert r.returncode == 1 and "only the ref schedule carries the wrap-around slices with a sweep" in r.stderr
