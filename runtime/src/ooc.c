@@ -282,21 +282,24 @@ static void wedge_keep(ooc *e, int64_t l, int64_t a, int64_t b) {
     }
 }
 
-/* Before step t of the last block: the levels it reads past H that it did not compute. */
-static void wedge_place(ooc *e, int64_t t) {
+/* Before step t of a cache tile of the last block computing [r0, r1): the levels it reads past H
+ * that it did not compute, where it reads them (a tile further down may have gone on to a later
+ * level in the same array below them: the skew keeps that below what this one reads). */
+static void wedge_place(ooc *e, int64_t t, int64_t r0, int64_t r1) {
     const stn_ooc_plan *p = &e->plan;
-    int64_t P = p->r.H - p->r.L;
-    for (int i = 0; i < e->d->nfields; i++) {
+    int64_t P = p->r.H - p->r.L, rlo = r0 - p->r.rlo, rhi = r1 + p->r.rhi;
+    for (int i = 0; r1 > r0 && i < e->d->nfields; i++) {
         ooc_field *f = &e->f[i];
         for (int64_t l = t - f->m->levels; f->wedge && l < t; l++) {
             int64_t lo, hi;
             if (l < 0)
                 continue;
             stn_ooc_wedge_range(&p->r, f->m->levels, e->T, l, &lo, &hi);
-            if (hi > lo)
-                memcpy(ooc_at(e, f->ring[ooc_arr(f, e->lvl0 + l)], lo + P, e->qbase),
-                       f->wedge + (size_t)f->wedge_off[l] * p->slice_bytes,
-                       (size_t)(hi - lo) * p->slice_bytes);
+            int64_t a = lo + P > rlo ? lo + P : rlo, b = hi + P < rhi ? hi + P : rhi;
+            if (b > a)
+                memcpy(ooc_at(e, f->ring[ooc_arr(f, e->lvl0 + l)], a, e->qbase),
+                       f->wedge + (size_t)(f->wedge_off[l] + a - P - lo) * p->slice_bytes,
+                       (size_t)(b - a) * p->slice_bytes);
         }
     }
 }
@@ -424,9 +427,10 @@ static int compute_step(ooc *e, const sub_tile *c, int64_t t) {
  * Between steps the IO queue is polled, so that the device stays busy. */
 static int compute_block(ooc *e, int64_t j, int64_t T) {
     const stn_ooc_plan *p = &e->plan;
-    int alg1 = p->schedule == STN_SCHED_ALG1 || p->r.wrap; /* its widened steps (the wedge's) are not cut */
+    int alg1 = p->schedule == STN_SCHED_ALG1; /* its widened steps are not cut */
     int64_t mr = alg1 ? 1 : stn_ooc_sub_count(&p->r, j, e->sub_w[0]);
-    int64_t mq = alg1 ? 1 : stn_ooc_sub_count(&p->q, e->row, e->sub_w[1]);
+    /* (a wrapped sweep keeps and places whole slices: its tiles span q) */
+    int64_t mq = alg1 || p->r.wrap ? 1 : stn_ooc_sub_count(&p->q, e->row, e->sub_w[1]);
     int64_t ts = alg1 || e->sub_t < 1 ? T : e->sub_t;
     int rc = 0, first = 1;
     for (int64_t t0 = 0; t0 < T; t0 += ts)
@@ -444,7 +448,7 @@ static int compute_block(ooc *e, int64_t j, int64_t T) {
                                    stn_ooc_sub_edge(&p->q, e->row, iq, mq, e->sub_w[1], t, c, d),
                                    stn_ooc_sub_edge(&p->q, e->row, iq + 1, mq, e->sub_w[1], t, c, d)};
                     if (rc == 0 && p->r.wrap && j == p->r.nblocks - 1)
-                        wedge_place(e, t);
+                        wedge_place(e, t, st.r0, st.r1);
                     if (rc == 0)
                         rc = compute_step(e, &st, t);
                     if (rc == 0 && p->r.wrap && t < T)
@@ -818,19 +822,6 @@ static void pick_sub_tiles(ooc *e) {
         snprintf(e->res->tiles_source, sizeof e->res->tiles_source, "off (--time-tiles off)");
         return;
     }
-    if (p->r.wrap) { /* compute_block runs a wrapped sweep's blocks whole */
-        if (f[2] > 0)
-            stn_warn(r->log,
-                     "--time-tiles: the sweeps wrap around %c (a periodic torus), and their blocks run "
-                     "whole: no cache tiles inside them",
-                     "xyz"[p->r.axis]);
-        snprintf(e->res->tiles_source, sizeof e->res->tiles_source,
-                 "off: the sweep wraps around %c, and its blocks run whole", "xyz"[p->r.axis]);
-        e->res->time_tiles[0] = p->r.axis == 1 ? p->r.b : r->view.ny;
-        e->res->time_tiles[1] = e->d->ndim == 2 ? -1 : p->r.b;
-        e->res->time_tiles[2] = p->bt;
-        return;
-    }
     if (f[2] > 0) { /* by,bz,bt: by is y's, bz z's */
         e->sub_w[0] = p->r.axis == 1 ? f[0] : f[1];
         e->sub_w[1] = p->q.axis == 1 ? f[0] : f[1];
@@ -863,6 +854,8 @@ static void pick_sub_tiles(ooc *e) {
     }
     if (e->sub_t > e->plan.bt)
         e->sub_t = e->plan.bt;
+    if (p->r.wrap) /* a wrapped sweep's tiles span q (compute_block) */
+        e->sub_w[1] = big;
     int64_t y = p->r.axis == 1 ? e->sub_w[0] : e->sub_w[1], z = p->r.axis == 2 ? e->sub_w[0] : e->sub_w[1];
     e->res->time_tiles[0] = y >= big ? r->view.ny : y;
     e->res->time_tiles[1] = e->d->ndim == 2 ? -1 : z >= big ? r->view.nz : z;

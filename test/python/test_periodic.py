@@ -161,14 +161,17 @@ def run_tw(exe, d, work, steps, *extra):
     return subprocess.run(args + list(extra), capture_output=True, text=True)
 
 
-@pytest.mark.parametrize("block", ["19,4,2", "19,7,3", "19,40,5", "19,3,4", "19,1,3", "19,9,11"])
-def test_the_wedge_wraps_sweeps_of_several_steps(wedge, tmp_path, block):
-    """Blocks wider and thinner than the skew, one block, bt not dividing the steps: bit-identical
-    to in-core, and the bytes are the model's (each level read whole, its interior written)."""
+@pytest.mark.parametrize("block,tiles", [("19,4,2", "off"), ("19,7,3", "5,2,2"), ("19,40,5", "19,3,4"),
+                                         ("19,3,4", "off"), ("19,1,3", "4,1,2"), ("19,9,11", "7,6,5"),
+                                         ("19,12,6", "19,2,6")])
+def test_the_wedge_wraps_sweeps_of_several_steps(wedge, tmp_path, block, tiles):
+    """Blocks wider and thinner than the skew, one block, bt not dividing the steps, cache tiles
+    inside the blocks: bit-identical to in-core, and the bytes are the model's (each level read
+    whole, its interior written)."""
     exe, d = wedge
     r = run_tw(exe, d, tmp_path / "in", 11, "--mode", "incore")
     assert r.returncode == 0, r.stderr
-    r = run_tw(exe, d, tmp_path / "ooc", 11, "--mode", "ooc", "--block", block)
+    r = run_tw(exe, d, tmp_path / "ooc", 11, "--mode", "ooc", "--block", block, "--time-tiles", tiles)
     assert r.returncode == 0, r.stderr
     for f in OUTS:
         assert np.array_equal(np.load(tmp_path / "ooc" / f"{f}.npy"), np.load(tmp_path / "in" / f"{f}.npy")), f
@@ -182,7 +185,7 @@ def test_the_wedge_is_chosen_and_bounded(wedge, tmp_path):
     r = run_tw(exe, d, tmp_path / "a", 40, "--mem", "3M")  # the tuner: several steps a sweep
     assert r.returncode == 0, r.stderr
     rep = json.loads((tmp_path / "a" / "r.json").read_text())
-    assert rep["params"]["bt"] > 1 and rep["time_tiles"]["source"].startswith("off: the sweep wraps around z")
+    assert rep["params"]["bt"] > 1 and rep["time_tiles"]["source"].startswith("auto"), rep
     r = run_tw(exe, d, tmp_path / "b", 40, "--mode", "incore")
     assert np.array_equal(np.load(tmp_path / "a" / "u.npy"), np.load(tmp_path / "b" / "u.npy"))
     r = run_tw(exe, d, tmp_path / "c", 40, "--block", "19,4,14")  # z's interior: 31 - 2 - 2 = 27 < 14 * 2 + 2
