@@ -364,6 +364,9 @@ static int tune_naive(tune_space *t, tune_best *b) {
             stn_ooc_make_plan(pb->d, pb->size, pb->steps, pb->schedule, by, bz, bt, STN_STRIP_FILE, pb->align,
                               &p);
         b->weighed++;
+        char why[256];
+        if (stn_ooc_periodic_refusal(pb->d, &p, why, sizeof why)) /* (alg2 along a periodic z) */
+            break;
         if (p.mem_bytes <= pb->budget) {
             keep(&b->best, &p, plan_cost(t->pb, &p), plan_time(t->pb, &p));
             return 0;

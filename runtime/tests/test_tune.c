@@ -1,11 +1,13 @@
 /* test_tune.c -- Blk-Tune and the IO model on their own, with no engine, no file and no run.
  *
  * Over many random small problems (2d and 3d, one- and two-level state fields, inputs, asymmetric
- * halos, f32 and f64, every schedule, sources from --init files, init expressions or zeros) and
- * random budgets from below the smallest plan to above the largest:
+ * halos, f32 and f64, every schedule, sources from --init files, init expressions or zeros,
+ * periodic axes: tori whose sweeps wrap several steps, and fields wrapping some axes) and random
+ * budgets from below the smallest plan to above the largest:
  *   - --tuner blk finds a plan exactly when brute force (every by, bz, bt, strip) does, with the
  *     same predicted bytes and the same DRAM (the global minimum, and its cheapest tie);
- *   - every plan a tuner returns fits the budget, and Naive-Tune finds one only when blk does;
+ *   - every plan a tuner returns fits the budget and can wrap the stencil's periodic axes
+ *     (stn_ooc_periodic_refusal), and Naive-Tune finds one only when blk does;
  *   - the model of a resumed reference run (sweeps 1..S-1, nothing spilled) is the closed form:
  *     each sweep reads and writes every level of every state field once and reads each imported
  *     input once.
@@ -84,6 +86,10 @@ static void make_problem(problem *P) {
         if (k > 0 && d->halo_lo[k] + d->halo_hi[k] == 0)
             d->halo_hi[k] = 1;
     }
+    int64_t torus = between(0, 3) == 0, wrap = between(0, 3) == 0 ? (int)between(1, 7) : 0;
+    for (int i = 0; (torus || wrap) && i < d->nfields; i++) /* a torus: every axis, each state field */
+        if (P->fields[i].kind == STN_FIELD_STATE)
+            P->fields[i].periodic = torus ? (1 << d->ndim) - 1 : (int)between(0, 1) * wrap;
     int64_t *size = P->pb.size;
     /* rows of 4-32 KiB, so that the shortest efficient y-block (64 KiB of rows) is 2-16 rows */
     size[0] = between(1, 8) * 4096 / d->elem_size;
@@ -105,10 +111,10 @@ static void make_problem(problem *P) {
     pb->depth = between(1, 3);
     snprintf(P->text, sizeof P->text,
              "%dd f%d fields %d halo y %d,%d z %d,%d size %" PRId64 ",%" PRId64 ",%" PRId64 " steps %" PRId64
-             " schedule %s strip %d align %zu iy %" PRId64 " depth %" PRId64,
+             " schedule %s strip %d align %zu iy %" PRId64 " depth %" PRId64 " periodic %d wedge %d",
              d->ndim, 8 * d->elem_size, d->nfields, d->halo_lo[1], d->halo_hi[1], d->halo_lo[2],
              d->halo_hi[2], size[0], size[1], size[2], pb->steps, stn_schedule_names[pb->schedule], pb->strip,
-             pb->align, pb->iy, pb->depth);
+             pb->align, pb->iy, pb->depth, stn_ooc_periodic_axes(d), stn_ooc_wedge_ok(d));
 }
 
 /* The DRAM of the plan with every block as large as the grid: no budget above it changes a
@@ -132,6 +138,11 @@ static int check_tuners(problem *P, uint64_t budget) {
     CHECK(rb == 0 || rb == -ENOMEM);
     CHECK(rf == 0 || rf == -ENOMEM);
     CHECK_EQ_INT(rb, rf);
+    char why[256];
+    if (rb == 0) /* a plan that can wrap the periodic axes */
+        CHECK(!stn_ooc_periodic_refusal(pb->d, &blk.plan, why, sizeof why));
+    if (rn == 0)
+        CHECK(!stn_ooc_periodic_refusal(pb->d, &naive.plan, why, sizeof why));
     if (rb == 0 && rf == 0) {
         CHECK_EQ_INT(blk.cost, brute.cost);
         CHECK_EQ_INT(blk.plan.mem_bytes, brute.plan.mem_bytes);
@@ -189,9 +200,10 @@ static void check_closed_form(problem *P, const stn_ooc_plan *p) {
     stn_ooc_predict(&P->m, p, 1, &rd, &wr);
     for (int i = 0; i < P->d.nfields; i++) {
         const stn_ooc_fsrc *f = &P->fsrc[i];
-        if (f->state) {
+        if (f->state) { /* (a wrapped sweep writes the interior only) */
+            uint64_t written = p->r.wrap ? (uint64_t)(p->r.H - p->r.L) * p->slice_bytes : p->grid_bytes;
             erd += sweeps * (uint64_t)f->levels * p->grid_bytes;
-            ewr += sweeps * (uint64_t)f->levels * p->grid_bytes;
+            ewr += sweeps * (uint64_t)f->levels * written;
         } else if (f->input == STN_SRC_SCRATCH) {
             erd += sweeps * p->grid_bytes;
         }
