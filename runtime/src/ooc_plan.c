@@ -380,8 +380,11 @@ int stn_ooc_make_plan(const stn_program_desc *d, const int64_t size[3], int64_t 
 
 int stn_ooc_wedge_ok(const stn_program_desc *d) {
     int r = d->ndim == 3 ? 2 : 1, all = (1 << d->ndim) - 1, any = 0;
-    if (stn_dims(d) != d->ndim || d->nalong || d->npointsets || (d->scratch_bytes && d->scratch_bytes(1) > 0))
+    if (stn_dims(d) != d->ndim || (d->scratch_bytes && d->scratch_bytes(1) > 0))
         return 0;
+    for (int j = 0; j < d->nalong; j++) /* indexed by the grid's own coordinate along r */
+        if (d->alongs[j].axis == r)
+            return 0;
     for (int i = 0; i < d->nfields; i++) {
         const stn_field_desc *f = &d->fields[i];
         if (f->kind != STN_FIELD_STATE || !((f->periodic >> r) & 1) ||
@@ -428,8 +431,7 @@ const char *stn_ooc_periodic_refusal(const stn_program_desc *d, const stn_ooc_pl
             axis[p->r.axis],
             p->schedule != STN_SCHED_REF
                 ? "only the ref schedule carries the wrap-around slices with a sweep"
-                : "not every field wraps it (or an input, a point or a sub-step reads "
-                  "the grid at its coordinates)");
+                : "not every field wraps it (or an input field, or an input along it, is read)");
         return buf;
     }
     if (p->r.wrap && p->bt > 1 && p->r.H - p->r.L < p->bt * p->r.skew + p->r.rhi) {

@@ -278,6 +278,21 @@ void stn_along_free(stn_run *r) {
     r->along = NULL;
 }
 
+/* The injections after step t's kernel on `box`, then the records (docs/design/011). */
+static void point_ops(const stn_run *r, int64_t t, const double *pv, const stn_view *v,
+                      const void *const *src, void *const *dst, const stn_box *box) {
+    const stn_program_desc *d = r->d;
+    for (int k = 0; k < d->ninjects; k++) {
+        int s = d->injects[k].points;
+        d->inject(k, pv, v, src, dst, box, r->pts[s], r->npts[s]);
+    }
+    for (int k = 0; t < r->o->steps && k < d->nrecords; k++) {
+        int s = d->records[k].points;
+        char *row = (char *)r->rec[k] + (size_t)t * (size_t)r->npts[s] * (size_t)d->elem_size;
+        d->record(k, pv, v, src, dst, box, r->pts[s], r->npts[s], row);
+    }
+}
+
 int stn_step(const stn_run *r, int64_t t, const stn_view *v, const void *const *src, void *const *dst,
              const stn_box *box, const int64_t tile[2]) {
     const stn_program_desc *d = r->d;
@@ -300,14 +315,28 @@ int stn_step(const stn_run *r, int64_t t, const stn_view *v, const void *const *
         src = all;
     }
     int rc = d->step(pv, v, src, dst, box, tile[0], tile[1]);
-    for (int k = 0; rc == 0 && t >= 0 && r->pts && k < d->ninjects; k++) {
-        int s = d->injects[k].points;
-        d->inject(k, pv, v, src, dst, box, r->pts[s], r->npts[s]);
-    }
-    for (int k = 0; rc == 0 && t >= 0 && t < r->o->steps && r->pts && k < d->nrecords; k++) {
-        int s = d->records[k].points;
-        char *row = (char *)r->rec[k] + (size_t)t * (size_t)r->npts[s] * (size_t)d->elem_size;
-        d->record(k, pv, v, src, dst, box, r->pts[s], r->npts[s], row);
+    if (rc == 0 && t >= 0 && r->pts) {
+        /* a wrapped sweep's box runs on past H along the axis the engine wraps (v->own_axes): its
+         * points there are those an interior's width below, held at the same memory */
+        int ax = v->own_axes & 4 ? 2 : v->own_axes & 2 ? 1 : -1;
+        int64_t H = ax < 0 ? 0 : (ax == 2 ? v->nz : v->ny) - d->halo_hi[ax],
+                P = ax < 0 ? 0 : H - d->halo_lo[ax];
+        if (ax >= 0 && box->hi[ax] > H) {
+            stn_box below = *box, past = *box;
+            stn_view w = *v;
+            below.hi[ax] = H;
+            past.lo[ax] = (box->lo[ax] > H ? box->lo[ax] : H) - P;
+            past.hi[ax] -= P;
+            if (ax == 2)
+                w.z0 -= P;
+            else
+                w.y0 -= P;
+            if (below.hi[ax] > below.lo[ax])
+                point_ops(r, t, pv, v, src, dst, &below);
+            point_ops(r, t, pv, &w, src, dst, &past);
+        } else {
+            point_ops(r, t, pv, v, src, dst, box);
+        }
     }
     if (rc)
         return stn_error(rc < 0 ? rc : -EIO,

@@ -60,9 +60,9 @@ int stn_ooc_make_plan(const stn_program_desc *d, const int64_t size[3], int64_t 
 
 /* Whether sweeps of several steps can wrap d around the dimension whole planes (2d: rows) stream
  * along, the wedge: every state field periodic along it, and neumann or periodic along the
- * others (a dirichlet face's cells are in every level array); no input, no `along` input, no
- * points and no sub-steps (each reads the grid at its own coordinates, which the wedge's last
- * block computes under other ones). */
+ * others (a dirichlet face's cells are in every level array); no input field (its boundary
+ * cells are its own, not the far side), no `along` input along it and no sub-steps (the wedge's
+ * last block computes under indices past H; stn_step moves points there). */
 int stn_ooc_wedge_ok(const stn_program_desc *d);
 /* The slices of level l (0 <= l < T) of a field of `levels` levels that the last block of a
  * wrapped sweep of T steps reads past H without computing them or reading them from a file:

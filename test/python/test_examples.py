@@ -242,8 +242,8 @@ def periodic_blocks(ex, size, block, schedule):
     """The blocks and schedule a periodic stencil can run out of core with: whole planes when it
     wraps y or z (3d); when it wraps the axis the blocks stream along (z of whole planes, y in
     2d), not alg2, and one step a sweep unless it is a torus run with ref (every field wraps that
-    axis, and is neumann or wraps every axis; nothing read at its coordinates: the wedge, whose
-    sweeps of bt steps need an interior of bt skews and the halo); others unchanged."""
+    axis, and is neumann or wraps every axis; no input field, no input along that axis: the
+    wedge, whose sweeps of bt steps need an interior of bt skews and the halo); others unchanged."""
     axes = "".join(ex.periodic.values())
     stream = "z" if ex.ndim == 3 else "y"
     if ex.ndim == 3 and ("y" in axes or "z" in axes):
@@ -251,7 +251,7 @@ def periodic_blocks(ex, size, block, schedule):
     if stream in axes:
         schedule = "ref" if schedule == "alg2" else schedule
         d = "xyz".index(stream)
-        torus = (set(ex.periodic) == set(ex.state) and not ex.inputs and not ex.along and not ex.points
+        torus = (set(ex.periodic) == set(ex.state) and not ex.inputs and stream not in ex.along.values()
                  and not isinstance(ex.update, tuple)
                  and all(stream in ex.periodic[f] and (bc == "neumann" or len(ex.periodic[f]) == ex.ndim)
                          for f, (_, bc) in ex.state.items()))

@@ -53,13 +53,13 @@ def run(exe: Path, *args: str, check: bool = True) -> subprocess.CompletedProces
 def random_stencil(rng: random.Random, name: str) -> tuple[str, int, list[str], bool, str, bool]:
     """A random, stable linear stencil; returns (source, ndim, fields to compare, whether it reads
     the series w, the axes some field is periodic along, whether it is a torus: every field
-    periodic along every axis, nothing read at its coordinates, so that sweeps of several steps
-    wrap around the axis the blocks stream along)."""
+    periodic along every axis, no input field and no input along the axis the blocks stream
+    along, so that sweeps of several steps wrap around it)."""
     ndim = rng.choice([1, 2, 2, 3, 3])
     radius = rng.randint(1, 3)
     shape = rng.choice(["star", "box"])
     nstate = rng.randint(1, 2)
-    torus = ndim > 1 and rng.random() < 0.25
+    torus = ndim > 1 and rng.random() < 0.25  # every field periodic: sweeps wrap bt steps (points, along x too)
     has_input = rng.random() < 0.4 and not torus
     lines = [f"stencil {name} {{", f"  grid {ndim}d f64;"]
     states = []
@@ -93,7 +93,8 @@ def random_stencil(rng: random.Random, name: str) -> tuple[str, int, list[str], 
     timed = rng.random() < 0.3  # a series at the step index, and the step index itself
     if timed:
         lines.append("  series w;")
-    along = rng.choice("xyz"[:ndim]) if rng.random() < 0.3 and not torus else None  # a coefficient along one axis
+    # a coefficient along one axis (a torus's not along the axis the blocks stream along: its sweeps wrap there)
+    along = rng.choice("xyz"[:ndim - 1] if torus else "xyz"[:ndim]) if rng.random() < 0.3 else None
     if along:
         lines += [f"  input a along {along};", f"  init a = 0.5 + 0.4 * sin(0.7 * {along});"]
     for k, (name_i, levels) in enumerate(states):
@@ -129,7 +130,7 @@ def random_stencil(rng: random.Random, name: str) -> tuple[str, int, list[str], 
     if torus:
         lines.append("  boundary periodic;")
         periodic = "xyz"[:ndim]
-    elif rng.random() < 0.35:  # sources and receivers (never into a field a sub-step reads primed)
+    if rng.random() < 0.35:  # sources and receivers (never into a field a sub-step reads primed)
         target = states[-1][0]
         lines += ["  points p;", f"  inject {target} at p += 0.01 * {target}" + (" + 0.001 * t;" if timed else ";"),
                   "  record r = s0' - 0.5 * s0 at p;"]
