@@ -309,15 +309,16 @@ static int pick_tiles(engine *e, tiles *tl, char *source, size_t n) {
         snprintf(source, n, "off (--time-tiles off)");
         return 0;
     }
-    for (int i = 0; i < d->nfields; i++)
-        if (d->fields[i].periodic) {
-            snprintf(source, n, "off: '%s' is periodic (its boundary cells come from across the grid)",
-                     d->fields[i].name);
+    for (int i = 0; i < d->nfields; i++) /* (x, never cut, wraps inside a tile) */
+        if (d->fields[i].periodic & ~1) {
+            snprintf(source, n,
+                     "off: '%s' is periodic along %c (its boundary cells come from across the grid)",
+                     d->fields[i].name, d->fields[i].periodic & 2 ? 'y' : 'z');
             if (f[2] > 0)
                 stn_warn(r->log,
-                         "--time-tiles: '%s' is periodic, and time tiles do not wrap around yet: "
+                         "--time-tiles: '%s' is periodic along %c, and time tiles do not wrap around it yet: "
                          "running the plain loop",
-                         d->fields[i].name);
+                         d->fields[i].name, d->fields[i].periodic & 2 ? 'y' : 'z');
             return 0;
         }
     if (f[2] > 0) {
@@ -390,9 +391,10 @@ static int run_tile(engine *e, const tiles *tl, int64_t j, int64_t k, int64_t t0
             rd.lo[a] = b.lo[a] - d->reach_lo[a], rd.hi[a] = b.hi[a] + d->reach_hi[a];
             clip(&rd.lo[a], &rd.hi[a], a == 1 ? v->ny : v->nz);
         }
-        for (int i = 0; !empty && i < d->nfields; i++) { /* neumann: mirror what the step reads */
+        for (int i = 0; !empty && i < d->nfields; i++) { /* neumann, periodic x: mirror, wrap what it reads */
             const field_bufs *fb = &e->f[i];
-            if (d->fields[i].kind != STN_FIELD_STATE || d->fields[i].boundary != STN_BC_NEUMANN)
+            if (d->fields[i].kind != STN_FIELD_STATE ||
+                (d->fields[i].boundary != STN_BC_NEUMANN && !d->fields[i].periodic))
                 continue;
             for (int l = 1; l <= d->fields[i].levels; l++) {
                 void *arr = level_buf(fb, t - l);
@@ -490,7 +492,7 @@ static int time_loop(engine *e) {
     }
     for (int i = 0; rc == 0 && tiled && i < e->d->nfields; i++) { /* the final levels' mirrors */
         const stn_field_desc *fd = &e->d->fields[i];
-        if (fd->kind == STN_FIELD_STATE && fd->boundary == STN_BC_NEUMANN)
+        if (fd->kind == STN_FIELD_STATE && (fd->boundary == STN_BC_NEUMANN || fd->periodic))
             for (int l = 0; l < fd->levels; l++)
                 e->d->boundary(i, &r->view, level_buf(&e->f[i], -l), level_buf(&e->f[i], -l), &e->whole);
     }

@@ -27,7 +27,7 @@ stencil {name} {{
   input k;
   boundary u neumann;
   boundary u periodic {uaxes};
-  boundary v periodic y;
+  boundary v periodic {vaxes};
   boundary w dirichlet;
   u' = u + a * k * (u[-1,0,0] + u[1,0,0] + u[0,-2,0] + u[0,1,0] + u[0,0,-1] + u[0,0,2] - 6*u) + 0.01 * v;
   v' = 2*v - v.prev + a * (v[0,-1,0] + v[0,1,0] + v[0,0,-1] + v[0,0,1] + v[1,0,0] + v[-1,0,0] - 6*v)
@@ -51,8 +51,8 @@ def torus(tmp_path_factory):
     for f in ("u", "k", "w"):
         np.save(d / f"{f}.npy", rng.random(shape) + (1 if f == "k" else 0))
     out = {}
-    for name, axes in (("torusz", "z x"), ("torusx", "x")):
-        (d / f"{name}.stn").write_text(TORUS.format(name=name, uaxes=axes))
+    for name, axes, vaxes in (("torusz", "z x", "y"), ("torusx", "x", "y"), ("torusxx", "x", "x")):
+        (d / f"{name}.stn").write_text(TORUS.format(name=name, uaxes=axes, vaxes=vaxes))
         r = subprocess.run(cmd + [str(d / f"{name}.stn"), "-o", str(d / name)], capture_output=True, text=True,
                            env=env)
         assert r.returncode == 0, r.stderr
@@ -238,3 +238,23 @@ def test_the_wedge_moves_sources_and_receivers(tmp_path, block):
     rep = json.loads((tmp_path / "r.json").read_text())
     assert rep["params"]["bt"] == int(block.split(",")[1]) > 1
     assert rep["bytes_read"] == rep["predicted_bytes_read"] and rep["bytes_written"] == rep["predicted_bytes_written"]
+
+
+@pytest.mark.parametrize("tiles", ["5,4,3", "19,31,9", "3,2,2", "7,5,4"])
+def test_incore_time_tiles_wrap_x(torus, tmp_path, tiles):
+    """In-core time tiles cut y and z, never x: a stencil periodic along x alone keeps them, bit
+    for bit; one periodic along y runs the plain loop and says so."""
+    progs, d = torus
+    r, a = run(progs["torusxx"], d, tmp_path / "plain", "--mode", "incore", "--time-tiles", "off")
+    assert r.returncode == 0, r.stderr
+    r, b = run(progs["torusxx"], d, tmp_path / "tiled", "--mode", "incore", "--time-tiles", tiles)
+    assert r.returncode == 0, r.stderr
+    assert json.loads((b / "r.json").read_text())["time_tiles"]["source"] == "--time-tiles"
+    want, got = results(a), results(b)
+    for f in OUTS:
+        assert np.array_equal(got[f], want[f]), f"--time-tiles {tiles}: {f}"
+    r, c = run(progs["torusx"], d, tmp_path / "y", "--mode", "incore", "--time-tiles", tiles)
+    rep = json.loads((c / "r.json").read_text())
+    assert r.returncode == 0 and any("--time-tiles: 'v' is periodic along y, and time tiles do not wrap around it "
+                                     "yet: running the plain loop" in w for w in rep["warnings"]), rep["warnings"]
+    assert rep["time_tiles"]["source"].startswith("off: 'v' is periodic along y")
