@@ -67,6 +67,8 @@ typedef struct stn_field_desc {
     int prev_slot;     /* index of the previous level in src[] (-1: none) */
     int dst_slot;      /* index of the next level in the kernel's dst[] (-1 for inputs) */
     int periodic;      /* bit d set: the boundary cells wrap around along axis d */
+    int read_across;   /* bit d set: some read of it has a nonzero offset along axis d; bit 3: the bits are
+                        * known (0: a descriptor that does not say, taken as read across every axis) */
 } stn_field_desc;
 
 /* A time series (`series w;`): one value per step, given by --init NAME=FILE (a 1d .npy). */

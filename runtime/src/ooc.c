@@ -247,7 +247,7 @@ static int prefetch(ooc *e, int64_t sweep, int64_t r0, int64_t r1) {
 static void wedge_offsets(ooc *e, int64_t T) {
     for (int i = 0; i < e->d->nfields; i++) {
         ooc_field *f = &e->f[i];
-        if (!f->wedge)
+        if (!f->wedge || !f->m->state) /* an input's: one range, at 0 */
             continue;
         int64_t off = 0, lo, hi;
         for (int64_t l = 0; l < T; l++) {
@@ -259,7 +259,17 @@ static void wedge_offsets(ooc *e, int64_t T) {
     }
 }
 
-/* Keep level l of slices [a, b) (below H) of every state field where the wedge needs them. */
+/* What the wedge keeps of level l of field f (an input: its one level, l = 0). */
+static void wedge_range_of(const ooc *e, const ooc_field *f, int64_t l, int64_t *lo, int64_t *hi) {
+    if (f->m->state)
+        stn_ooc_wedge_range(&e->plan.r, f->m->levels, e->T, l, lo, hi);
+    else if (l == 0)
+        stn_ooc_wedge_input_range(&e->plan.r, e->T, lo, hi);
+    else
+        *lo = *hi = 0;
+}
+
+/* Keep level l of slices [a, b) (below H) of every field where the wedge needs them. */
 static void wedge_keep(ooc *e, int64_t l, int64_t a, int64_t b) {
     const stn_ooc_plan *p = &e->plan;
     for (int i = 0; i < e->d->nfields; i++) {
@@ -267,14 +277,14 @@ static void wedge_keep(ooc *e, int64_t l, int64_t a, int64_t b) {
         int64_t lo, hi;
         if (!f->wedge || l >= e->T)
             continue;
-        stn_ooc_wedge_range(&p->r, f->m->levels, e->T, l, &lo, &hi);
+        wedge_range_of(e, f, l, &lo, &hi);
         lo = lo > a ? lo : a;
         hi = hi < b ? hi : b;
         if (hi > p->r.H)
             hi = p->r.H;
         if (hi > lo) {
             int64_t lo0, hi0;
-            stn_ooc_wedge_range(&p->r, f->m->levels, e->T, l, &lo0, &hi0);
+            wedge_range_of(e, f, l, &lo0, &hi0);
             memcpy(f->wedge + (size_t)(f->wedge_off[l] + lo - lo0) * p->slice_bytes,
                    ooc_at(e, f->ring[ooc_arr(f, e->lvl0 + l)], lo, e->qbase),
                    (size_t)(hi - lo) * p->slice_bytes);
@@ -290,7 +300,7 @@ static void wedge_place(ooc *e, int64_t t, int64_t r0, int64_t r1) {
     int64_t P = p->r.H - p->r.L, rlo = r0 - p->r.rlo, rhi = r1 + p->r.rhi;
     for (int i = 0; r1 > r0 && i < e->d->nfields; i++) {
         ooc_field *f = &e->f[i];
-        for (int64_t l = t - f->m->levels; f->wedge && l < t; l++) {
+        for (int64_t l = t - f->m->levels; f->wedge && f->m->state && l < t; l++) {
             int64_t lo, hi;
             if (l < 0)
                 continue;
@@ -301,6 +311,22 @@ static void wedge_place(ooc *e, int64_t t, int64_t r0, int64_t r1) {
                        f->wedge + (size_t)(f->wedge_off[l] + a - P - lo) * p->slice_bytes,
                        (size_t)(b - a) * p->slice_bytes);
         }
+    }
+}
+
+/* When the last block enters: the inputs' slices past n (constant: placed once, where no one
+ * writes). */
+static void wedge_place_inputs(ooc *e) {
+    const stn_ooc_plan *p = &e->plan;
+    int64_t P = p->r.H - p->r.L;
+    for (int i = 0; i < e->d->nfields; i++) {
+        ooc_field *f = &e->f[i];
+        int64_t lo, hi;
+        if (!f->wedge || f->m->state)
+            continue;
+        wedge_range_of(e, f, 0, &lo, &hi);
+        if (hi > lo)
+            memcpy(ooc_at(e, f->ring[0], lo + P, e->qbase), f->wedge, (size_t)(hi - lo) * p->slice_bytes);
     }
 }
 
@@ -325,6 +351,8 @@ static int enter_block(ooc *e, int64_t sweep, int64_t lo, int64_t hi) {
         }
     if (rc == 0 && e->plan.r.wrap) /* level 0 of the slices the last block reads past n */
         wedge_keep(e, 0, new_lo, hi);
+    if (rc == 0 && e->plan.r.wrap && hi > e->plan.r.n) /* (only the last block's window goes past n) */
+        wedge_place_inputs(e);
     /* dirichlet: the level-1 array of a new slice gets the boundary cells of level 0 (which every
      * level >= 0 shares); the kernels never write them, so this holds for the whole sweep */
     stn_view v = stn_ooc_view(e);
@@ -737,11 +765,15 @@ static int alloc_buffers(ooc *e) {
     for (int i = 0; p->r.wrap && i < e->d->nfields; i++) { /* the wedge: for the longest sweep */
         ooc_field *f = &e->f[i];
         int64_t n = 0, lo, hi;
-        for (int64_t l = 0; l < p->bt; l++) {
+        for (int64_t l = 0; f->m->state && l < p->bt; l++) {
             stn_ooc_wedge_range(&p->r, f->m->levels, p->bt, l, &lo, &hi);
             n += hi - lo;
         }
-        if (!f->m->state || n == 0)
+        if (!f->m->state) {
+            stn_ooc_wedge_input_range(&p->r, p->bt, &lo, &hi);
+            n = hi - lo;
+        }
+        if (n == 0)
             continue;
         if (!(f->wedge = stn_alloc((size_t)n * p->slice_bytes, 4096)) ||
             !(f->wedge_off = calloc((size_t)p->bt + 1, sizeof *f->wedge_off)))

@@ -300,13 +300,18 @@ static void row_extents(const stn_ooc_plan *p, int64_t *planes, int64_t *strip) 
  * longest sweep. */
 static uint64_t wedge_slices(const stn_ooc_plan *p, const stn_program_desc *d) {
     uint64_t n = 0;
-    for (int i = 0; p->r.wrap && i < d->nfields; i++)
+    for (int i = 0; p->r.wrap && i < d->nfields; i++) {
+        int64_t lo, hi;
         if (d->fields[i].kind == STN_FIELD_STATE)
             for (int64_t l = 0; l < p->bt; l++) {
-                int64_t lo, hi;
                 stn_ooc_wedge_range(&p->r, d->fields[i].levels, p->bt, l, &lo, &hi);
                 n += (uint64_t)(hi - lo);
             }
+        else {
+            stn_ooc_wedge_input_range(&p->r, p->bt, &lo, &hi);
+            n += (uint64_t)(hi - lo);
+        }
+    }
     return n;
 }
 
@@ -387,12 +392,23 @@ int stn_ooc_wedge_ok(const stn_program_desc *d) {
             return 0;
     for (int i = 0; i < d->nfields; i++) {
         const stn_field_desc *f = &d->fields[i];
-        if (f->kind != STN_FIELD_STATE || !((f->periodic >> r) & 1) ||
-            !(f->boundary == STN_BC_NEUMANN || (f->periodic & all) == all))
+        if (f->kind == STN_FIELD_INPUT) { /* read at its own cell along r: the far side is never read */
+            if (!(f->read_across & 8) || (f->read_across >> r) & 1)
+                return 0;
+            continue;
+        }
+        if (!((f->periodic >> r) & 1) || !(f->boundary == STN_BC_NEUMANN || (f->periodic & all) == all))
             return 0;
         any = 1;
     }
     return any;
+}
+
+void stn_ooc_wedge_input_range(const stn_ooc_dim *g, int64_t T, int64_t *lo, int64_t *hi) {
+    *lo = g->L + g->hhi;
+    *hi = g->L + (T - 1) * g->skew;
+    if (*hi < *lo)
+        *hi = *lo;
 }
 
 void stn_ooc_wedge_range(const stn_ooc_dim *g, int levels, int64_t T, int64_t l, int64_t *lo, int64_t *hi) {
@@ -431,7 +447,7 @@ const char *stn_ooc_periodic_refusal(const stn_program_desc *d, const stn_ooc_pl
             axis[p->r.axis],
             p->schedule != STN_SCHED_REF
                 ? "only the ref schedule carries the wrap-around slices with a sweep"
-                : "not every field wraps it (or an input field, or an input along it, is read)");
+                : "not every field wraps it (or an input is read at an offset along it)");
         return buf;
     }
     if (p->r.wrap && p->bt > 1 && p->r.H - p->r.L < p->bt * p->r.skew + p->r.rhi) {

@@ -133,8 +133,11 @@ int stn_ooc_wrap_parts(const ooc *e, int f, int64_t r0, int64_t r1, int64_t part
     int n = 0;
     if (r1 <= r0)
         return 0;
-    if (!(e->own_axes && e->d->fields[f].kind == STN_FIELD_STATE &&
-          (e->d->fields[f].periodic >> g->axis) & 1)) {
+    /* (an input of a wrapped sweep, read at its own cell along r: the slices past H are the far
+     * side's, under the last block's unrolled indices; its boundary slices are never read) */
+    int input = e->plan.r.wrap && e->d->fields[f].kind == STN_FIELD_INPUT && !e->exporting;
+    if (!input && !(e->own_axes && e->d->fields[f].kind == STN_FIELD_STATE &&
+                    (e->d->fields[f].periodic >> g->axis) & 1)) {
         part[0][0] = r0, part[0][1] = r1, part[0][2] = 0;
         return 1;
     }

@@ -162,6 +162,7 @@ static int export_chunk(ooc *e, void *arg) {
 }
 
 int stn_ooc_export(ooc *e) {
+    e->exporting = 1;
     for (int s = 0; s < 2 * e->d->nfields; s++) {
         if (!e->r->writers[s])
             continue;

@@ -60,14 +60,18 @@ int stn_ooc_make_plan(const stn_program_desc *d, const int64_t size[3], int64_t 
 
 /* Whether sweeps of several steps can wrap d around the dimension whole planes (2d: rows) stream
  * along, the wedge: every state field periodic along it, and neumann or periodic along the
- * others (a dirichlet face's cells are in every level array); no input field (its boundary
- * cells are its own, not the far side), no `along` input along it and no sub-steps (the wedge's
- * last block computes under indices past H; stn_step moves points there). */
+ * others (a dirichlet face's cells are in every level array); no input field read at an offset
+ * along it (its boundary cells are its own, not the far side: read_across), no `along` input
+ * along it and no sub-steps (the wedge's last block computes under indices past H; stn_step
+ * moves points there). */
 int stn_ooc_wedge_ok(const stn_program_desc *d);
 /* The slices of level l (0 <= l < T) of a field of `levels` levels that the last block of a
  * wrapped sweep of T steps reads past H without computing them or reading them from a file:
  * [lo, hi), where the other blocks compute them (level 0: read them); kept for it in DRAM. */
 void stn_ooc_wedge_range(const stn_ooc_dim *g, int levels, int64_t T, int64_t l, int64_t *lo, int64_t *hi);
+/* The same for an input field (read at its own cell along r): the slices past n the last block
+ * reads of it. */
+void stn_ooc_wedge_input_range(const stn_ooc_dim *g, int64_t T, int64_t *lo, int64_t *hi);
 /* The axes (bit d: axis d) along which some state field of d is periodic. */
 int stn_ooc_periodic_axes(const stn_program_desc *d);
 /* NULL when plan p can run d's periodic boundaries; else why not, in buf.  Along the dimension the

@@ -63,6 +63,7 @@ typedef struct ooc {
     int64_t own_axes;          /* the r axis's bit when a state field is periodic along it: the window
                                 * holds its wrap-around slices itself (the view tells the kernels) */
     int64_t rshift;            /* while moving wrap-around slices: the file's r index minus the ring's */
+    int exporting;             /* the export: every field's slices are their own (stn_ooc_wrap_parts) */
 } ooc;
 
 /* ------------------------------------------------------------------ ring addressing (inline) */

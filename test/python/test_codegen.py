@@ -78,7 +78,7 @@ def test_heat3d(layouts):
     assert k.lets == ()
     assert k.params == (L.Param("alpha", "alpha", 0.1, "0.1", "0.1"),)
     assert k.params[0].value_repr == "0.1"
-    assert k.fields == (L.FieldDesc("u", "U", "state", 1, "dirichlet", True, False, 0, -1, 0),)
+    assert k.fields == (L.FieldDesc("u", "U", "state", 1, "dirichlet", True, False, 0, -1, 0, (), (0, 1, 2)),)
     assert [(i.field, i.NAME, i.level) for i in k.inits] == [("u", "U", 0)]
     assert k.inits[0].what.startswith("init u = exp(")
     assert k.facts == L.PointFacts(points=7, flops=9, bytes_per_point=16, kr=1, kw=1)
@@ -96,7 +96,7 @@ def test_wave3d_two_levels(layouts):
         (1, "U_PREV", "u_prev", 1, "u.prev (previous level)"),
     ]
     assert [(s.slot, s.NAME, s.arg, s.what) for s in k.dst_slots] == [(0, "U_NEXT", "u_next", "u' (new level)")]
-    assert k.fields == (L.FieldDesc("u", "U", "state", 2, "dirichlet", True, True, 0, 1, 0),)
+    assert k.fields == (L.FieldDesc("u", "U", "state", 2, "dirichlet", True, True, 0, 1, 0, (), (0, 1, 2)),)
     assert [(i.level, i.what.split(" = ")[0]) for i in k.inits] == [(0, "init u"), (1, "init u.prev")]
     prev_rows = [r for r in k.rows if r.level == 1]
     assert [(r.name, r.array, r.shift) for r in prev_rows] == [("u_prev_y0_z0", "u_prev", "")]
@@ -109,8 +109,9 @@ def test_varheat_input(layouts):
     assert [(s.slot, s.NAME, s.arg, s.field, s.what) for s in k.src_slots] == [
         (0, "C", "c_", "c", "c (input)"), (1, "U", "u", "u", "u (current level)")]
     assert [s.NAME for s in k.dst_slots] == ["U_NEXT"]
-    assert k.fields[0] == L.FieldDesc("c", "C", "input", 1, None, True, False, 0, -1, -1)
-    assert k.fields[1] == L.FieldDesc("u", "U", "state", 1, "dirichlet", True, False, 1, -1, 0)
+    assert k.fields[0] == L.FieldDesc("c", "C", "input", 1, None, True, False, 0, -1, -1, (), (0, 1, 2))
+    assert k.fields[0].read_across_mask == 0b1111
+    assert k.fields[1] == L.FieldDesc("u", "U", "state", 1, "dirichlet", True, False, 1, -1, 0, (), (0, 1, 2))
     assert [x.cname for x in k.lets] == ["fxm", "fxp", "fym", "fyp", "fzm", "fzp"]
     assert k.lets[0].expr == "sqrt(c__y0_z0[x] * c__y0_z0[x - 1]) * (u_y0_z0[x - 1] - u_y0_z0[x])"
     assert {r.array for r in k.rows} == {"c_", "u"} and len(k.rows) == 10
@@ -287,6 +288,7 @@ def test_part_validation():
     bad("dst slot", lambda: L.FieldDesc("c", "C", "input", 1, None, False, False, 0, -1, 0))
     bad("not the field's name in upper case", lambda: L.FieldDesc("u", "V", "state", 1, "neumann", True, False, 0, -1, 0))
     bad("booleans", lambda: L.FieldDesc("u", "U", "state", 1, "neumann", 1, False, 0, -1, 0))
+    bad(r"axes read across \(3,\)", lambda: L.FieldDesc("u", "U", "state", 1, "neumann", True, False, 0, -1, 0, (), (3,)))
     bad("do not spell", lambda: L.Param("g", "g", 0.5, "0.25", "0.5"))
     bad("reserved", lambda: L.Param("int", "int", 0.5, "0.5", "0.5"))
     bad("not a non-negative integer", lambda: L.PointFacts(1, -1, 8, 1, 1))

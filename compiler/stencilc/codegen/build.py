@@ -202,7 +202,9 @@ def build_layout(program: ir.Program, tuned: Tuned | None = None) -> KernelLayou
         axes=tuple(Axis(AXES[d], facts.halo_lo[d], facts.halo_hi[d], facts.reach_lo[d], facts.reach_hi[d])
                    if d < ndim else Axis(AXES[d], 0, 0) for d in range(3)),
         fields=tuple(FieldDesc(f.name, f.name.upper(), f.kind, f.levels, f.boundary, f.init is not None,
-                               f.init_prev is not None, f.src_slot, f.prev_slot, f.dst_slot, tuple(f.periodic))
+                               f.init_prev is not None, f.src_slot, f.prev_slot, f.dst_slot, tuple(f.periodic),
+                               tuple(sorted({d for ld in program.loads() if ld.field == f.name
+                                             for d in range(3) if ld.offset[d]})))
                      for f in program.grid_fields),
         params=tuple(Param(p.name, cname[p.name], p.value, c_literal(p.value, dtype), c_literal(p.value, "f64"))
                      for p in program.params),

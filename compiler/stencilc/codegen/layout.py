@@ -402,16 +402,24 @@ class FieldDesc:
     prev_slot: int  # -1: one level
     dst_slot: int  # -1: input
     periodic: tuple[int, ...] = ()  # the axes whose boundary cells wrap around (0 x, 1 y, 2 z)
+    read_across: tuple[int, ...] = ()  # the axes along which some read of it has a nonzero offset
 
     @property
     def periodic_mask(self) -> int:
         return sum(1 << d for d in self.periodic)
+
+    @property
+    def read_across_mask(self) -> int:
+        """stn_field_desc.read_across: the axes' bits, and bit 3 (they are known)."""
+        return sum(1 << d for d in self.read_across) | 8
 
     def __post_init__(self) -> None:
         _ident(self, "field", self.name)
         _macro(self, "NAME", self.NAME)
         if any(d not in (0, 1, 2) for d in self.periodic) or (self.periodic and self.kind != "state"):
             _fail(self, f"periodic axes {self.periodic}")
+        if any(d not in (0, 1, 2) for d in self.read_across):
+            _fail(self, f"axes read across {self.read_across}")
         if self.NAME != self.name.upper():
             _fail(self, f"NAME {self.NAME!r} is not the field's name in upper case")
         if self.kind not in ("state", "input") or self.levels not in (1, 2):
