@@ -49,7 +49,7 @@ bench: setup ## the quick benchmark profile (~22 min, root): report and plots in
 	$(BIN)/python -m pip install -q -e ".[bench]"
 	$(BIN)/python -m bench --profile quick
 
-bench-full: setup ## the full profile (about an hour, root): writes docs/benchmarks.md and docs/bench/*.png
+bench-full: setup ## the full profile (about two hours, root): writes docs/benchmarks.md and docs/bench/*.png
 	$(BIN)/python -m pip install -q -e ".[bench]"
 	$(BIN)/python -m bench --profile full --out docs/bench --report docs/benchmarks.md
 

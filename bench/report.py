@@ -263,7 +263,7 @@ class Report:
         self.w(f"heat3d at {rows[0]['ratio']}x the budget. Manual choices follow the paper's section VI: for each "
                "power-of-two bt, the largest power-of-two whole-plane bz that fits and the largest square tile, then "
                "halves. Everything ran once (a hand-picked choice still running at "
-               f"{experiments.TUNERS_STOP_FACTOR:.0f}x the best wall time so far was stopped there: it could not "
+               f"{experiments.TUNERS_STOP_FACTOR:g}x the best wall time so far was stopped there: it could not "
                "be the best); then blk, naive and the three fastest manual choices ran again, "
                "interleaved, and their times are the medians of all their runs.")
         tab = [[r["label"], _blk(r), r.get("strip", ""), f"{r['seconds']:.2f}", f"{r['spread']:.0%}", len(r["runs"]),
@@ -296,7 +296,7 @@ class Report:
         from bench.experiments import STENCILS
 
         res = self.res
-        self.w(f"Each stencil out-of-core at {res['profile']['method_ratio']}x the budget against its in-core run (bit "
+        self.w(f"Each stencil out-of-core at {res['profile'].get('shape_ratio', res['profile']['method_ratio'])}x the budget against its in-core run (bit "
                "for bit) and its in-cache rate.")
         tab = []
         for st in dict.fromkeys(r["stencil"] for r in rows):

@@ -4,8 +4,8 @@ limits measured in the same run, written as JSON, CSV, PNG plots and a markdown 
     python -m bench [--profile quick|full] [--only EXP,...] [--dir DIR] [--out DIR] [--report FILE]
 
 Profiles: `quick` (a few minutes: small grids, 2 repeats; what `make bench` runs) and `full`
-(about an hour on a 2-core VM: larger grids, 3 repeats, both peer sizes; what
-docs/benchmarks.md holds).  Experiments: limits (always), size, methods, tuners, shapes, peers
+(about two hours on a 2-core VM: larger grids, several sweeps read back from flash, 3 repeats
+where a run is short, both peer sizes; what docs/benchmarks.md holds).  Experiments: limits (always), size, methods, tuners, shapes, peers
 (bench/experiments.py, bench/peer_runs.py).  --dir is the device under test: the scratch files and
 the O_DIRECT bandwidth test go there.
 
@@ -55,6 +55,8 @@ class Profile:
     aio_request: int
     long_level: int = 1 << 30  # bytes of one level in the longrun experiment (--mem is 1/16 of it)
     long_steps: int = 64
+    shape_ratio: int = 8  # problem / budget of the shapes experiment
+    slow_method_repeat: int = 0  # alg1 and alg2 run this many times (0: the profile's repeat)
     long_planes: tuple[tuple[int, int], ...] = ((512, 512), (1024, 512), (2048, 2048))
     aio_qds: tuple[int, ...] = field(default=(1, 4, 16, 64))
 
@@ -64,10 +66,11 @@ PROFILES = {
                      mmap_timeout=60, manual_max=4, cache_edge=64, cache_steps=1000, peer_sizes=(256,), peer_steps=10,
                      numpy_divisor=5, triad_doubles=1 << 25, aio_bytes=1 << 30, aio_request=1 << 20,
                      long_level=512 << 20),
-    "full": Profile("full", budget=256 << 20, plane=512, ratios=(1, 2, 4, 8, 16), steps=128, repeat=3, method_ratio=8,
-                    mmap_timeout=300, manual_max=16, cache_edge=64, cache_steps=4000, peer_sizes=(256, 512),
+    "full": Profile("full", budget=256 << 20, plane=512, ratios=(1, 4, 16), steps=128, repeat=3, method_ratio=8,
+                    mmap_timeout=300, manual_max=12, cache_edge=64, cache_steps=4000, peer_sizes=(256, 512),
                     peer_steps=20, numpy_divisor=5, triad_doubles=1 << 26, aio_bytes=4 << 30, aio_request=1 << 20,
-                    long_level=2 << 30, long_steps=128, aio_qds=(1, 2, 4, 8, 16, 32, 64)),
+                    long_level=2 << 30, long_steps=128, aio_qds=(1, 2, 4, 8, 16, 32, 64), shape_ratio=4,
+                    slow_method_repeat=1),
 }
 EXPERIMENTS = {"size": experiments.size, "methods": experiments.methods, "tuners": experiments.tuners,
                "shapes": experiments.shapes, "longrun": experiments.longrun, "peers": peer_runs.peers}
