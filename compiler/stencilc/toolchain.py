@@ -149,7 +149,7 @@ def build(program: ir.Program, files: dict[str, str], exe: Path, cc: str | None 
     with tempfile.TemporaryDirectory(prefix=f"stencilc-{program.name}-") as tmp:
         for name, text in files.items():
             (Path(tmp) / name).write_text(text)
-        sources = [str(Path(tmp) / f"{program.name}.c"), str(Path(tmp) / f"{program.name}_main.c")]
+        sources = [str(Path(tmp) / f"{program.name}{suffix}.c") for suffix in ("", "_api", "_main")]
         tmp_exe = out_dir / f".{exe.name}.partial-{os.getpid()}"
         try:
             _run(ccmd + flags + ["-I", tmp, "-I", str(runtime_dir() / "include")] + sources

@@ -206,6 +206,42 @@ static inline int stn_dims(const stn_program_desc *d) { return d->dims > 0 ? d->
  * Returns the process exit status; prints errors as "NAME: error: ..." on stderr. */
 int stn_program_main(const stn_program_desc *d, int argc, char **argv);
 
+/* ------------------------------------------------------------------ embedding: a simulation held open
+ *
+ * The engine behind stn_program_main, called step by step from a host program (the generated
+ * NAME_api.h wraps these for one stencil; docs/embedding.md).  A simulation is opened with the
+ * options of the command line (docs/cli.md, without the program name: "--size", "64,64,64",
+ * "--steps", "100", "--mode", "incore", ...); --steps is the number of steps it is opened for (the
+ * plan's, and the length series and records are sized by); --init files give the initial levels and
+ * --out files and --report are written by stn_sim_close.  Then any number of stn_sim_advance calls,
+ * with reads and writes of boxes between them: the result is that of one run of the same steps
+ * with the same writes, bit for bit.  The step index (t, series) goes on across the calls.
+ *
+ * Boxes are global indices of the grid with its boundary layer, lo <= i < hi on each of the grid's
+ * axes (a 1d grid uses x only); the caller's buffer holds the box's elements (the grid's type) at
+ * buf[x * strides[0] + y * strides[1] + z * strides[2]] relative to the box's corner, or densely, x
+ * fastest, when strides is NULL.  A field is named as in the .stn file; "NAME.prev" is the previous
+ * level of a field with two.  A write to a neumann or periodic field is mirrored and wrapped as an
+ * --init file is; a write to a dirichlet field's boundary cells changes the values its steps keep.
+ *
+ * Every function returns 0 or a negative errno with the message in stn_errmsg(); nothing exits.  A
+ * simulation is used by one thread at a time (its kernels run on their own OpenMP threads);
+ * several simulations may be open at once.  After a failed advance only stn_sim_close works (and
+ * writes no output). */
+typedef struct stn_sim stn_sim;
+int stn_sim_open(const stn_program_desc *d, int argc, const char *const *argv, stn_sim **sim);
+int stn_sim_write(stn_sim *sim, const char *field, const stn_box *box, const void *buf,
+                  const int64_t *strides);
+int stn_sim_read(stn_sim *sim, const char *field, const stn_box *box, void *buf, const int64_t *strides);
+int stn_sim_advance(stn_sim *sim, int64_t steps);
+/* The steps advanced so far. */
+int64_t stn_sim_steps_done(const stn_sim *sim);
+/* The index and level (0 current, 1 previous) of a field name ("u", "u.prev"). */
+int stn_sim_field(const stn_sim *sim, const char *name, int *field, int *level);
+/* Write the --out files (each complete, or none) and the --report, and free everything (NULL is
+ * fine): the status of those writes. */
+int stn_sim_close(stn_sim *sim);
+
 /* ------------------------------------------------------------------ statistics */
 
 enum {

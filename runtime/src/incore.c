@@ -39,7 +39,12 @@ typedef struct field_bufs {
     int bc_initial[3];
 } field_bufs;
 
-typedef struct engine {
+typedef struct tiles {
+    stn_ooc_dim y, z; /* z: one tile of extent 1 in 2d */
+    int64_t bt;
+} tiles;
+
+struct stn_incore {
     const stn_run *r;
     stn_result *res;
     const stn_program_desc *d;
@@ -47,7 +52,10 @@ typedef struct engine {
     const void **src;
     void **dst;
     stn_box whole, interior;
-} engine;
+    int tiled;
+    struct tiles tl; /* when tiled: the temporal tiles (pick_tiles) */
+};
+typedef struct stn_incore engine;
 
 /* ------------------------------------------------------------------ parallel memory helpers */
 
@@ -275,11 +283,6 @@ static void rotate(engine *e) {
  * it reads (and over everything after the last step); dirichlet cells are copied, where the loop
  * copies them, over the cells the tile owns. */
 
-typedef struct tiles {
-    stn_ooc_dim y, z; /* z: one tile of extent 1 in 2d */
-    int64_t bt;
-} tiles;
-
 static void tile_dim(const stn_program_desc *d, const stn_view *v, int axis, int64_t b, stn_ooc_dim *g) {
     int64_t n = axis == 1 ? v->ny : v->nz;
     memset(g, 0, sizeof *g);
@@ -456,32 +459,38 @@ static int tiled_sweep(engine *e, const tiles *tl, int64_t t0, int64_t T) {
     return rc;
 }
 
-static int time_loop(engine *e) {
+/* The tiles, once per engine (pick_tiles): tiled, and tl. */
+static void choose_tiles(engine *e) {
     const stn_run *r = e->r;
-    stn_progress prog;
-    stn_progress_start(&prog, e->d->name, r->o->steps, (double)stn_grid_cells(r->o), r->o->quiet);
     /* Blk-Tune's step 1 in-core too: the same cache tiles as out-of-core */
     stn_iblock_choose(r, stn_tuned_applies(r), &e->res->ib);
-    const int64_t *tile = e->res->ib.tile;
-    tiles tl;
-    int rc = 0, tiled = 0;
     if (r->o->mode == STN_MODE_INCORE)
-        tiled = pick_tiles(e, &tl, e->res->tiles_source, sizeof e->res->tiles_source);
+        e->tiled = pick_tiles(e, &e->tl, e->res->tiles_source, sizeof e->res->tiles_source);
     else /* mmap is the baseline of the kernel's own loop over paged memory */
         snprintf(e->res->tiles_source, sizeof e->res->tiles_source, "off (--mode mmap runs the plain loop)");
-    if (tiled) {
-        e->res->time_tiles[0] = tl.y.b, e->res->time_tiles[1] = e->d->ndim == 3 ? tl.z.b : -1;
-        e->res->time_tiles[2] = tl.bt;
+    if (e->tiled) {
+        e->res->time_tiles[0] = e->tl.y.b, e->res->time_tiles[1] = e->d->ndim == 3 ? e->tl.z.b : -1;
+        e->res->time_tiles[2] = e->tl.bt;
     }
-    double t0 = stn_now();
-    for (int64_t t = 0; rc == 0 && t < r->o->steps;) {
-        if (tiled) {
-            int64_t T = r->o->steps - t < tl.bt ? r->o->steps - t : tl.bt;
-            rc = tiled_sweep(e, &tl, t, T);
+}
+
+/* Steps t0 .. t0 + steps - 1 from the current levels, which they leave as the loop would: every
+ * boundary cell set (the neumann and periodic ones mirrored and wrapped). */
+static int time_loop(engine *e, int64_t t0, int64_t steps) {
+    const stn_run *r = e->r;
+    stn_progress prog;
+    stn_progress_start(&prog, e->d->name, steps, (double)stn_grid_cells(r->o), r->o->quiet);
+    const int64_t *tile = e->res->ib.tile;
+    int rc = 0;
+    double c0 = stn_now();
+    for (int64_t t = 0; rc == 0 && t < steps;) {
+        if (e->tiled) {
+            int64_t T = steps - t < e->tl.bt ? steps - t : e->tl.bt;
+            rc = tiled_sweep(e, &e->tl, t0 + t, T);
             t += T;
         } else {
             bind_slots(e);
-            rc = stn_step(r, t, &r->view, e->src, e->dst, &e->interior, tile);
+            rc = stn_step(r, t0 + t, &r->view, e->src, e->dst, &e->interior, tile);
             if (rc)
                 break;
             boundaries(e);
@@ -490,14 +499,15 @@ static int time_loop(engine *e) {
         }
         stn_progress_step(&prog, t);
     }
-    for (int i = 0; rc == 0 && tiled && i < e->d->nfields; i++) { /* the final levels' mirrors */
+    for (int i = 0; rc == 0 && e->tiled && i < e->d->nfields; i++) { /* the final levels' mirrors */
         const stn_field_desc *fd = &e->d->fields[i];
         if (fd->kind == STN_FIELD_STATE && (fd->boundary == STN_BC_NEUMANN || fd->periodic))
             for (int l = 0; l < fd->levels; l++)
                 e->d->boundary(i, &r->view, level_buf(&e->f[i], -l), level_buf(&e->f[i], -l), &e->whole);
     }
-    e->res->loop_seconds = stn_now() - t0;
-    e->res->st.seconds[STN_PHASE_COMPUTE] += e->res->loop_seconds;
+    double dt = stn_now() - c0;
+    e->res->loop_seconds += dt;
+    e->res->st.seconds[STN_PHASE_COMPUTE] += dt;
     stn_progress_end(&prog);
     return rc;
 }
@@ -555,42 +565,88 @@ static void check_budget(const stn_run *r) {
     }
 }
 
-int stn_incore_run(const stn_run *r, stn_result *res) {
-    engine e;
-    memset(&e, 0, sizeof e);
-    e.r = r;
-    e.res = res;
-    e.d = r->d;
+int stn_incore_open(const stn_run *r, stn_result *res, stn_incore **out) {
+    engine *e = calloc(1, sizeof *e);
+    *out = NULL;
+    if (!e)
+        return stn_error(-ENOMEM, "out of memory");
+    e->r = r;
+    e->res = res;
+    e->d = r->d;
     /* The in-core IO model: each --init file is read once, each --out written once. */
     for (int s = 0; s < 2 * r->d->nfields; s++) {
         res->predicted_read += r->o->init_path[s] ? r->grid_bytes : 0;
         res->predicted_written += r->o->out_path[s] ? r->grid_bytes : 0;
     }
-    int rc = stn_engine_arrays(r->d, sizeof *e.f, (void **)&e.f, &e.src, &e.dst, "in-core");
-    if (rc != 0) {
-        engine_free(&e);
+    int rc = stn_engine_arrays(r->d, sizeof *e->f, (void **)&e->f, &e->src, &e->dst, "in-core");
+    if (rc == 0) {
+        set_boxes(e);
+        if (r->o->mode == STN_MODE_INCORE)
+            check_budget(r);
+        rc = alloc_buffers(e);
+    }
+    if (rc == 0)
+        rc = initial_values(e);
+    if (rc == 0)
+        choose_tiles(e);
+    if (rc) {
+        stn_incore_close(e);
         return rc;
     }
-    set_boxes(&e);
-    if (r->o->mode == STN_MODE_INCORE)
-        check_budget(r);
-    rc = alloc_buffers(&e);
-    if (rc == 0)
-        rc = initial_values(&e);
-    if (rc == 0) {
-        uint64_t r0 = 0, w0 = 0, r1 = 0, w1 = 0;
-        proc_io(&r0, &w0);
-        rc = time_loop(&e);
-        proc_io(&r1, &w1);
-        if (r->o->mode == STN_MODE_MMAP) { /* the kernel's paging during the time loop */
-            res->have_paging = 1;
-            res->paging_read = r1 - r0;
-            res->paging_written = w1 - w0;
-        }
-        if (rc == 0)
-            rc = write_outputs(&e);
+    *out = e;
+    return 0;
+}
+
+int stn_incore_advance(stn_incore *e, int64_t t0, int64_t steps) {
+    uint64_t r0 = 0, w0 = 0, r1 = 0, w1 = 0;
+    proc_io(&r0, &w0);
+    int rc = time_loop(e, t0, steps);
+    proc_io(&r1, &w1);
+    if (e->r->o->mode == STN_MODE_MMAP) { /* the kernel's paging during the time loop */
+        e->res->have_paging = 1;
+        e->res->paging_read += r1 - r0;
+        e->res->paging_written += w1 - w0;
     }
-    res->engine_bytes = stn_peak_allocated_bytes();
-    engine_free(&e);
+    return rc;
+}
+
+void *stn_incore_level(stn_incore *e, int f, int level) {
+    field_bufs *fb = &e->f[f];
+    return fb->buf[level == 1 && fb->prev >= 0 ? fb->prev : fb->cur];
+}
+
+void stn_incore_written(stn_incore *e, int f, int level) {
+    const stn_field_desc *fd = &e->d->fields[f];
+    field_bufs *fb = &e->f[f];
+    if (fd->kind != STN_FIELD_STATE)
+        return;
+    if (fd->boundary == STN_BC_NEUMANN || fd->periodic) /* as after an --init file */
+        mirror(e, f, stn_incore_level(e, f, level));
+    if (level == 1 && fb->prev >= 0) {
+        fb->bc_initial[fb->prev] = 0;
+        return;
+    }
+    for (int b = 0; b < fb->nbuf; b++) /* dirichlet: the written level's boundary is the one kept */
+        fb->bc_initial[b] = b == fb->cur;
+}
+
+int stn_incore_export(stn_incore *e) { return write_outputs(e); }
+
+void stn_incore_close(stn_incore *e) {
+    if (!e)
+        return;
+    e->res->engine_bytes = stn_peak_allocated_bytes();
+    engine_free(e);
+    free(e);
+}
+
+int stn_incore_run(const stn_run *r, stn_result *res) {
+    stn_incore *e;
+    int rc = stn_incore_open(r, res, &e);
+    if (rc == 0)
+        rc = stn_incore_advance(e, 0, r->o->steps);
+    if (rc == 0)
+        rc = stn_incore_export(e);
+    stn_incore_close(e);
     return rc;
 }

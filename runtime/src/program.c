@@ -12,6 +12,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -310,7 +312,9 @@ static void note_ignored(stn_run *r) {
                  stn_mode_names[o->mode]);
 }
 
-static int run(program_run *pr) {
+/* Everything before the engine: the inputs looked at, the series, points and `along` arrays read, the
+ * outputs' temporaries created, the device found. */
+static int prepare(program_run *pr) {
     stn_run *r = &pr->in;
     int ooc = r->o->mode == STN_MODE_OOC;
     if (!ooc)
@@ -333,8 +337,12 @@ static int run(program_run *pr) {
         rc = find_device(r);
     if (rc == 0 && ooc)
         find_curves(r);
-    if (rc == 0)
-        rc = ooc ? stn_ooc_run(r, &pr->res, &pr->plan) : stn_incore_run(r, &pr->res);
+    return rc;
+}
+
+/* After the engine (rc: how it went): the outputs committed, or removed after a failure; the report. */
+static int finish(program_run *pr, int rc) {
+    stn_run *r = &pr->in;
     /* each series and points file is read once, before the engine; each record written once */
     pr->res.predicted_read += r->series_bytes + r->points_bytes + r->along_bytes;
     for (int k = 0; k < r->d->nrecords; k++)
@@ -343,8 +351,16 @@ static int run(program_run *pr) {
         rc = commit_outputs(r, &pr->res);
     abort_outputs(r); /* whatever is left after a failure */
     if (rc == 0 && r->o->report)
-        rc = stn_report_write(r, &pr->res, ooc ? &pr->plan : NULL, r->o->report);
+        rc = stn_report_write(r, &pr->res, r->o->mode == STN_MODE_OOC ? &pr->plan : NULL, r->o->report);
     return rc;
+}
+
+static int run(program_run *pr) {
+    stn_run *r = &pr->in;
+    int rc = prepare(pr);
+    if (rc == 0)
+        rc = r->o->mode == STN_MODE_OOC ? stn_ooc_run(r, &pr->res, &pr->plan) : stn_incore_run(r, &pr->res);
+    return finish(pr, rc);
 }
 
 static void free_run(program_run *pr) {
@@ -396,4 +412,240 @@ int stn_program_main(const stn_program_desc *given, int argc, char **argv) {
     fflush(stdout);
     stn_opts_free(&o);
     return status;
+}
+
+/* ------------------------------------------------------------------ the embedding API: a run held open */
+
+struct stn_sim {
+    program_run pr;
+    stn_opts o;
+    int argc;
+    char **argv; /* copies: the options point into them */
+    stn_incore *ic;
+    int64_t done;          /* steps advanced */
+    int failed;            /* an advance failed: the levels are partly stepped */
+    stn_program_desc desc; /* the descriptor, its reach at least its halo */
+};
+
+static void sim_free(stn_sim *s) {
+    if (!s)
+        return;
+    stn_incore_close(s->ic);
+    abort_outputs(&s->pr.in);
+    free_run(&s->pr);
+    stn_opts_free(&s->o);
+    for (int i = 0; s->argv && i < s->argc; i++)
+        free(s->argv[i]);
+    free(s->argv);
+    free(s);
+}
+
+int stn_sim_open(const stn_program_desc *given, int argc, const char *const *argv, stn_sim **out) {
+    double t_start = stn_now();
+    stn_error_clear();
+    *out = NULL;
+    if (check_desc(given) != 0)
+        return -EINVAL;
+    if (argc < 0 || (argc > 0 && !argv))
+        return stn_error(-EINVAL, "stn_sim_open: %d options and no array of them", argc);
+    stn_sim *s = calloc(1, sizeof *s);
+    if (!s)
+        return stn_error(-ENOMEM, "out of memory");
+    s->desc = *given;
+    stn_program_desc *d = &s->desc;
+    for (int k = 0; k < 3; k++) {
+        d->reach_lo[k] = d->reach_lo[k] > d->halo_lo[k] ? d->reach_lo[k] : d->halo_lo[k];
+        d->reach_hi[k] = d->reach_hi[k] > d->halo_hi[k] ? d->reach_hi[k] : d->halo_hi[k];
+    }
+    s->argc = argc + 1; /* the options after a program name, as stn_opts_parse takes them */
+    s->argv = calloc((size_t)s->argc + 1, sizeof *s->argv);
+    int rc = s->argv ? 0 : stn_error(-ENOMEM, "out of memory");
+    for (int i = 0; rc == 0 && i < s->argc; i++) {
+        const char *a = i == 0 ? d->name : argv[i - 1];
+        if (!a)
+            rc = stn_error(-EINVAL, "option %d is NULL", i - 1);
+        else if (!(s->argv[i] = strdup(a)))
+            rc = stn_error(-ENOMEM, "out of memory");
+    }
+    if (rc == 0)
+        rc = stn_opts_parse(d, s->argc, s->argv, &s->o);
+    if (rc == 0 && (s->o.help || s->o.version || s->o.plan_only || s->o.resume))
+        rc = stn_error(-EINVAL,
+                       "%s is an option of the command line, not of a simulation opened from a program",
+                       s->o.help        ? "--help"
+                       : s->o.version   ? "--version"
+                       : s->o.plan_only ? "--plan-only"
+                                        : "--resume");
+    if (rc == 0 && s->o.mode == STN_MODE_OOC)
+        rc = stn_error(
+            -ENOTSUP,
+            "mode ooc: the out-of-core engine cannot be held open between calls yet (run the program, "
+            "or open the simulation with mode incore)");
+    if (rc == 0) {
+        stn_stats_reset_peaks();
+        rc = setup_run(&s->pr, d, &s->o, t_start);
+    }
+    int saved = stn_omp_max_threads();
+    if (rc == 0 && s->o.threads)
+        stn_omp_set_threads(s->o.threads);
+    if (rc == 0)
+        rc = prepare(&s->pr);
+    if (rc == 0)
+        rc = stn_incore_open(&s->pr.in, &s->pr.res, &s->ic);
+    if (s->o.threads)
+        stn_omp_set_threads(saved);
+    if (rc) {
+        sim_free(s);
+        return rc;
+    }
+    *out = s;
+    return 0;
+}
+
+int stn_sim_field(const stn_sim *s, const char *name, int *field, int *level) {
+    const stn_program_desc *d = &s->desc;
+    size_t n = name ? strcspn(name, ".") : 0;
+    int prev = name && name[n] != '\0';
+    if (prev && strcmp(name + n, ".prev") != 0)
+        n = 0;
+    for (int f = 0; n > 0 && f < d->nfields; f++)
+        if (strlen(d->fields[f].name) == n && strncmp(d->fields[f].name, name, n) == 0) {
+            if (prev && d->fields[f].levels < 2)
+                return stn_error(-EINVAL, "'%s': field '%s' has one level, no previous one", name,
+                                 d->fields[f].name);
+            *field = f;
+            *level = prev;
+            return 0;
+        }
+    char list[512] = "";
+    for (int f = 0; f < d->nfields; f++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s%s", f ? ", " : "", d->fields[f].name,
+                 d->fields[f].levels > 1 ? " (and NAME.prev)" : "");
+    return stn_error(-EINVAL, "%s has no field '%s' (its fields: %s)", d->name, name ? name : "(null)", list);
+}
+
+/* The field, level and box of a read or write, checked; the caller's strides (elements; NULL: dense). */
+static int sim_box(stn_sim *s, const char *what, const char *name, const stn_box *box, const void *buf,
+                   const int64_t *strides, int *f, int *level, int64_t lo[3], int64_t hi[3], int64_t st[3]) {
+    if (s->failed)
+        return stn_error(-EIO, "%s: an earlier advance failed; the levels are not those of any step", what);
+    int rc = stn_sim_field(s, name, f, level);
+    if (rc)
+        return stn_error(rc, "%s: %s", what, stn_errmsg());
+    if (!box || !buf)
+        return stn_error(-EINVAL, "%s '%s': no %s", what, name, box ? "buffer" : "box");
+    const int64_t n[3] = {s->o.size[0], s->o.size[1], s->o.size[2]};
+    int dims = stn_dims(&s->desc);
+    for (int k = 0; k < 3; k++) {
+        lo[k] = k < dims ? box->lo[k] : 0;
+        hi[k] = k < dims ? box->hi[k] : 1;
+        if (lo[k] < 0 || hi[k] < lo[k] || hi[k] > n[k])
+            return stn_error(-EINVAL,
+                             "%s '%s': the box's %c range [%" PRId64 ", %" PRId64 ") is not within the "
+                             "grid's [0, %" PRId64 ")",
+                             what, name, "xyz"[k], lo[k], hi[k], n[k]);
+    }
+    st[0] = strides ? strides[0] : 1;
+    st[1] = strides && dims > 1 ? strides[1] : (hi[0] - lo[0]);
+    st[2] = strides && dims > 2 ? strides[2] : (hi[0] - lo[0]) * (hi[1] - lo[1]);
+    return 0;
+}
+
+/* Copy a box between the caller's buffer and a level laid out as the run's view. */
+static void sim_copy(const stn_sim *s, int to_level, char *lvl, char *buf, const int64_t lo[3],
+                     const int64_t hi[3], const int64_t st[3]) {
+    const stn_view *v = &s->pr.in.view;
+    size_t es = (size_t)s->desc.elem_size;
+    int64_t w = hi[0] - lo[0];
+    for (int64_t z = lo[2]; z < hi[2]; z++)
+        for (int64_t y = lo[1]; y < hi[1]; y++) {
+            char *g = lvl + ((size_t)(z * v->sz + y * v->sy + lo[0])) * es;
+            char *u = buf + (ptrdiff_t)((z - lo[2]) * st[2] + (y - lo[1]) * st[1]) * (ptrdiff_t)es;
+            if (st[0] == 1) {
+                memcpy(to_level ? g : u, to_level ? u : g, (size_t)w * es);
+                continue;
+            }
+            for (int64_t x = 0; x < w; x++) {
+                char *uc = u + (ptrdiff_t)(x * st[0]) * (ptrdiff_t)es;
+                memcpy(to_level ? g + (size_t)x * es : uc, to_level ? uc : g + (size_t)x * es, es);
+            }
+        }
+}
+
+int stn_sim_write(stn_sim *s, const char *field, const stn_box *box, const void *buf,
+                  const int64_t *strides) {
+    int f, level;
+    int64_t lo[3], hi[3], st[3];
+    int rc = sim_box(s, "write", field, box, buf, strides, &f, &level, lo, hi, st);
+    if (rc)
+        return rc;
+    double t0 = stn_now();
+    sim_copy(s, 1, stn_incore_level(s->ic, f, level), (char *)buf, lo, hi, st);
+    stn_incore_written(s->ic, f, level);
+    stn_stats_add_time(&s->pr.res.st, STN_PHASE_COPY, t0);
+    return 0;
+}
+
+int stn_sim_read(stn_sim *s, const char *field, const stn_box *box, void *buf, const int64_t *strides) {
+    int f, level;
+    int64_t lo[3], hi[3], st[3];
+    int rc = sim_box(s, "read", field, box, buf, strides, &f, &level, lo, hi, st);
+    if (rc)
+        return rc;
+    double t0 = stn_now();
+    sim_copy(s, 0, stn_incore_level(s->ic, f, level), buf, lo, hi, st);
+    stn_stats_add_time(&s->pr.res.st, STN_PHASE_COPY, t0);
+    return 0;
+}
+
+int stn_sim_advance(stn_sim *s, int64_t steps) {
+    const stn_program_desc *d = &s->desc;
+    if (s->failed)
+        return stn_error(-EIO, "advance: an earlier advance failed; the levels are not those of any step");
+    if (steps < 0)
+        return stn_error(-EINVAL, "advance: %" PRId64 " steps", steps);
+    if ((d->nseries > 0 || d->nrecords > 0) && s->done + steps > s->o.steps)
+        return stn_error(
+            -EINVAL,
+            "advance %" PRId64 " steps after %" PRId64 ": past the %" PRId64 " steps the simulation "
+            "was opened for, which its %s sized (open it with steps = the total)",
+            steps, s->done, s->o.steps, d->nseries > 0 ? "series were checked and" : "records were");
+    int saved = stn_omp_max_threads();
+    if (s->o.threads)
+        stn_omp_set_threads(s->o.threads);
+    int rc = stn_incore_advance(s->ic, s->done, steps);
+    if (s->o.threads)
+        stn_omp_set_threads(saved);
+    if (rc) {
+        s->failed = 1;
+        return rc;
+    }
+    s->done += steps;
+    return 0;
+}
+
+int64_t stn_sim_steps_done(const stn_sim *s) { return s->done; }
+
+int stn_sim_close(stn_sim *s) {
+    if (!s)
+        return 0;
+    stn_error_clear();
+    int rc = s->failed ? stn_error(-EIO, "close: an earlier advance failed; no output is written") : 0;
+    for (int k = 0; rc == 0 && k < s->desc.nrecords; k++)
+        if (s->o.record_path[k] && s->done != s->o.steps)
+            rc = stn_error(-EINVAL,
+                           "--out %s=%s: the record holds the %" PRId64 " steps the simulation was "
+                           "opened for, and it advanced %" PRId64,
+                           s->desc.records[k].name, s->o.record_path[k], s->o.steps, s->done);
+    if (rc == 0)
+        rc = stn_incore_export(s->ic);
+    stn_incore_close(s->ic);
+    s->ic = NULL;
+    rc = finish(&s->pr, rc);
+    char msg[1024];
+    snprintf(msg, sizeof msg, "%s", stn_errmsg());
+    sim_free(s);
+    if (rc)
+        stn_error(rc, "%s", msg);
+    return rc;
 }

@@ -200,8 +200,23 @@ int stn_tuned_applies(const stn_run *r);
 
 /* ------------------------------------------------------------------ the engines */
 
-/* incore.c: --mode incore and --mode mmap. */
+/* incore.c: --mode incore and --mode mmap.  stn_incore_run is open, advance(0, steps), export, close;
+ * the embedding API (sim.c) calls the parts. */
 int stn_incore_run(const stn_run *r, stn_result *res);
+typedef struct stn_incore stn_incore;
+/* The buffers, each level's initial values (--init file, init, zero; mirrored), the tiles. */
+int stn_incore_open(const stn_run *r, stn_result *res, stn_incore **e);
+/* Steps t0 .. t0 + steps - 1 (t0 is the index the kernels, series and records see). */
+int stn_incore_advance(stn_incore *e, int64_t t0, int64_t steps);
+/* The array of field f's current level (level 0) or previous one (1; the current one for a field
+ * of one level): the whole grid, laid out as r->view. */
+void *stn_incore_level(stn_incore *e, int f, int level);
+/* The caller changed cells of that level: its mirrors and wraps again (as after an --init file),
+ * and a dirichlet field's boundary cells as written are those its steps keep. */
+void stn_incore_written(stn_incore *e, int f, int level);
+/* Every --out of a field from the current levels (into the run's writers). */
+int stn_incore_export(stn_incore *e);
+void stn_incore_close(stn_incore *e); /* NULL is fine */
 /* ooc.c: --mode ooc (or, with --plan-only, only its plan). */
 int stn_ooc_run(const stn_run *r, stn_result *res, stn_ooc_result *plan);
 

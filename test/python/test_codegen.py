@@ -149,7 +149,7 @@ def test_neumann_and_f32(layouts):
 def test_every_example_builds_and_matches_generate(layouts):
     for name, k in layouts.items():
         files = render(k)
-        assert list(files) == [f"{name}.h", f"{name}.c", f"{name}_main.c", "Makefile"]
+        assert list(files) == [f"{name}.h", f"{name}.c", f"{name}_api.h", f"{name}_api.c", f"{name}_main.c", "Makefile"]
         assert files == generate(example(name))
 
 
@@ -180,7 +180,7 @@ def test_c_keywords_and_template_locals_are_renamed():
     assert k.assigns[0].expr.startswith("double__y0[x] + int_ * (row_ + ")
     files = render(k)
     assert "float int_; /* default 0.25 */" in files["kw.h"]
-    assert '{"int", 0.25},' in files["kw_main.c"] and '{"double", STN_FIELD_STATE' in files["kw_main.c"]
+    assert '{"int", 0.25},' in files["kw_api.c"] and '{"double", STN_FIELD_STATE' in files["kw_api.c"]
 
 
 def test_generated_names_avoid_each_other():
@@ -326,7 +326,7 @@ def test_2d_header_names_only_existing_axes(layouts):
     files = render(layouts["jacobi2d"])
     assert "JACOBI2D_HALO_Y_HI 1" in files["jacobi2d.h"] and "HALO_Z" not in files["jacobi2d.h"]
     assert "const double nz = (double)v->nz;" in files["jacobi2d.c"]  # the kernels' views stay 3d
-    assert ".halo_lo = {1, 1, 0}," in files["jacobi2d_main.c"]
+    assert ".halo_lo = {1, 1, 0}," in files["jacobi2d_api.c"]
 
 
 def test_tuned_layout_renders_its_defaults():
@@ -335,8 +335,8 @@ def test_tuned_layout_renders_its_defaults():
     assert k.tuned is t and t.machine_c == 'lab \\"B\\" \\\\ 2'
     files = render(k)
     assert "#define HEAT3D_TUNED_BZ 8" in files["heat3d.h"]
-    assert '.machine = "lab \\"B\\" \\\\ 2",' in files["heat3d_main.c"]
-    assert ".tuned = &tuned_," in files["heat3d_main.c"]
+    assert '.machine = "lab \\"B\\" \\\\ 2",' in files["heat3d_api.c"]
+    assert ".tuned = &tuned_," in files["heat3d_api.c"]
     two = render(build_layout(example("jacobi2d"), tuned(2)))
     assert "JACOBI2D_TUNED_BY 32" in two["jacobi2d.h"] and "TUNED_BZ" not in two["jacobi2d.h"]
 

@@ -9,14 +9,16 @@
    ``src_slots``, ``header_axes``, ...), with StrictUndefined (a missing name is an internal
    error, never an empty string).
 
-Expects: a validated ``ir.Program`` (and, for a tuned variant, a ``Tuned``).  Guarantees: three
+Expects: a validated ``ir.Program`` (and, for a tuned variant, a ``Tuned``).  Guarantees: five
 C files and a build file, named after the stencil --
 
 * ``NAME.h``       the public kernel API (standalone: no stencilc runtime needed);
 * ``NAME.c``       the kernels: the point update over a box (OpenMP over z/y tiles, a
                    vectorisable x loop, row pointers named after the DSL's fields and
                    offsets), boundaries, init expressions, and a whole-grid step;
-* ``NAME_main.c``  the descriptor for the runtime (stn_rt.h) and ``main``;
+* ``NAME_api.h``   the simulation a host program drives (open, write, advance, read, close);
+* ``NAME_api.c``   the descriptor for the runtime (stn_rt.h) and that API over ``stn_sim_*``;
+* ``NAME_main.c``  ``main``: the runtime's command line over the descriptor;
 * ``Makefile``     builds the program against the runtime sources.
 
 The same program and ``Tuned`` always give the same text.  Expressions come from
@@ -38,7 +40,8 @@ from .layout import KernelLayout, Tuned
 __all__ = ["DEFAULT_CFLAGS", "LIBS", "KernelLayout", "Tuned", "build_layout", "generate", "render"]
 
 # file name (after the stencil's name) -> template
-_FILES = (("{}.h", "kernel.h.j2"), ("{}.c", "kernel.c.j2"), ("{}_main.c", "main.c.j2"), ("Makefile", "Makefile.j2"))
+_FILES = (("{}.h", "kernel.h.j2"), ("{}.c", "kernel.c.j2"), ("{}_api.h", "api.h.j2"), ("{}_api.c", "api.c.j2"),
+          ("{}_main.c", "main.c.j2"), ("Makefile", "Makefile.j2"))
 
 
 def _env() -> jinja2.Environment:
