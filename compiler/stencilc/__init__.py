@@ -1,3 +1,13 @@
 """stencilc: a compiler and runtime for out-of-core stencil simulations."""
 
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str):
+    """``stencilc.compile``, ``stencilc.Error``, ``stencilc.Program``, ``stencilc.Simulation``: the Python
+    API (embed.py), imported on first use so that the command line stays light."""
+    if name in ("compile", "Error", "Program", "Simulation"):
+        from . import embed
+
+        return getattr(embed, name)
+    raise AttributeError(f"module 'stencilc' has no attribute {name!r}")

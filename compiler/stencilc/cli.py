@@ -14,7 +14,7 @@ import traceback
 from . import __version__, driver, probe, tune
 from .diagnostics import CompileError, InternalError
 
-EMITS = ("ast", "ir", "c", "exe")
+EMITS = ("ast", "ir", "c", "lib", "exe")
 
 
 def _compile_parser() -> argparse.ArgumentParser:
@@ -22,11 +22,12 @@ def _compile_parser() -> argparse.ArgumentParser:
         prog="stencilc",
         description="Compile a .stn stencil into a C program that runs in-core or out-of-core.",
         epilog="Offline tuning: stencilc tune FILE.stn --machine M.json --size ... --steps ...; "
-               "measuring the flash device: stencilc probe --dir DIR",
+               "measuring the flash device: stencilc probe --dir DIR; the runtime's sources: stencilc --runtime-dir; "
+               "the CMake package: stencilc --cmake-dir",
     )
     p.add_argument("file", help="the .stn source file")
-    p.add_argument("-o", "--output", help="program (exe), directory (c), or file (ast, ir); default: stdout "
-                   "for ast/ir/c, the file's stem for exe")
+    p.add_argument("-o", "--output", help="program (exe), directory (c, lib), or file (ast, ir); default: stdout "
+                   "for ast/ir/c, NAME-lib for lib, the file's stem for exe")
     p.add_argument("--emit", choices=EMITS, default="exe", help="the stage to produce (default: exe)")
     p.add_argument("--cc", default=None, help="C compiler (default: $CC or cc)")
     p.add_argument("--cflags", default=None, help="extra C compiler flags (default: $STENCILC_CFLAGS)")
@@ -82,6 +83,11 @@ def main(argv: list[str] | None = None) -> int:
         from .resources import runtime_dir
 
         print(runtime_dir())
+        return 0
+    if argv[:1] == ["--cmake-dir"]:  # find_package(stencilc) with -Dstencilc_DIR=$(stencilc --cmake-dir)
+        from .resources import cmake_dir
+
+        print(cmake_dir())
         return 0
     try:
         if argv[:1] == ["tune"]:

@@ -2,6 +2,7 @@
 
     source --frontend.parse--> AST --sema.check--> checked AST --lower.lower--> IR
            --codegen.generate--> C files --toolchain.build--> program
+                                         --toolchain.build_library--> libNAME.a, libNAME.so (--emit=lib)
 
 Each stage lives in its own module, with a docstring that states what it expects and
 what it guarantees; ``--emit`` stops after a stage and shows it.
@@ -15,7 +16,7 @@ from pathlib import Path
 from . import ast, frontend, ir, lower, sema
 from .codegen import generate
 from .diagnostics import SourceFile
-from .toolchain import ToolchainError, build
+from .toolchain import ToolchainError, build, build_library
 
 __all__ = ["run", "ToolchainError"]
 
@@ -60,6 +61,9 @@ def run(path: str, emit: str = "exe", output: str | None = None, cc: str | None 
     files = generate(program)
     if emit == "c":
         write_sources(files, output)
+        return 0
+    if emit == "lib":
+        build_library(program, files, Path(output) if output else Path(f"{program.name}-lib"), cc=cc, cflags=cflags)
         return 0
     exe = Path(output) if output else Path(Path(path).stem)
     build(program, files, exe, cc=cc, cflags=cflags)

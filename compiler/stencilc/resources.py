@@ -27,3 +27,8 @@ def templates_dir() -> Path:
 
 def runtime_dir() -> Path:
     return data_dir() / "runtime"
+
+
+def cmake_dir() -> Path:
+    """The CMake package's folder (stencilcConfig.cmake): ``stencilc --cmake-dir``."""
+    return data_dir() / "cmake"

@@ -159,3 +159,66 @@ def build(program: ir.Program, files: dict[str, str], exe: Path, cc: str | None 
             if tmp_exe.exists():
                 tmp_exe.unlink()
     return exe
+
+
+def build_library(program: ir.Program, files: dict[str, str], outdir: Path, cc: str | None = None,
+                  cflags: str | None = None) -> Path:
+    """``--emit=lib``: the stencil as a library a host program links (docs/embedding.md), in a prefix
+    layout under ``outdir``:
+
+    * ``include/``: ``NAME.h``, ``NAME_api.h``, the runtime's ``stn_rt.h``, and ``NAME_api.f90`` (the
+      Fortran module, compiled with the host program: a ``.mod`` is particular to one compiler);
+    * ``lib/libNAME.a`` (the kernels, the API and the whole runtime) and ``lib/libNAME.so`` (the same,
+      position-independent, linked against OpenMP, libaio, hwloc and libm);
+    * ``lib/pkgconfig/NAME.pc``; ``src/``: the generated C, for reading.
+
+    Everything is built in a temporary directory first and each file is renamed into place whole, so
+    a failed build leaves no half-written library."""
+    ccmd = _cc(cc)
+    flags = _cflags(cflags) + ["-fPIC"]
+    rtlib = runtime_library(ccmd, flags)
+    outdir = Path(outdir)
+    if outdir.exists() and not outdir.is_dir():
+        raise ToolchainError(f"output '{outdir}' is not a directory")
+    outdir.mkdir(parents=True, exist_ok=True)
+    name = program.name
+    rt = runtime_dir()
+    with tempfile.TemporaryDirectory(prefix=f"stencilc-lib-{name}-", dir=outdir) as tmp:
+        t = Path(tmp)
+        for sub in ("include", "lib/pkgconfig", "src", "obj", "rt"):
+            (t / sub).mkdir(parents=True)
+        for fname, text in files.items():
+            (t / "src" / fname).write_text(text)
+        for h in (f"{name}.h", f"{name}_api.h", f"{name}_api.f90"):
+            shutil.copy(t / "src" / h, t / "include" / h)
+        shutil.copy(rt / "include" / "stn_rt.h", t / "include" / "stn_rt.h")
+        objs = []
+        for stem in (name, f"{name}_api"):
+            obj = t / "obj" / f"{stem}.o"
+            _run(ccmd + flags + ["-I", str(t / "include"), "-c", str(t / "src" / f"{stem}.c"), "-o", str(obj)],
+                 f"generated code for '{name}'")
+            objs.append(str(obj))
+        _run(["ar", "x", str(rtlib)], "unpacking the runtime library", cwd=t / "rt")
+        rt_objs = sorted(str(o) for o in (t / "rt").glob("*.o"))
+        _run(["ar", "qc", str(t / "lib" / f"lib{name}.a")] + objs + rt_objs, f"lib{name}.a")
+        _run(["ranlib", str(t / "lib" / f"lib{name}.a")], f"lib{name}.a")
+        _run(ccmd + flags + ["-shared", f"-Wl,-soname,lib{name}.so", "-o", str(t / "lib" / f"lib{name}.so")]
+             + objs + rt_objs + LIBS, f"lib{name}.so")
+        private = " ".join(f for f in flags if f == "-fopenmp")
+        (t / "lib" / "pkgconfig" / f"{name}.pc").write_text(
+            f"# pkg-config file of the stencil '{name}', written by stencilc {__version__}\n"
+            f"prefix={outdir.resolve()}\n"
+            "includedir=${prefix}/include\n"
+            "libdir=${prefix}/lib\n\n"
+            f"Name: {name}\n"
+            f"Description: the stencil '{name}' (stencilc {__version__}): kernels, simulation API, runtime\n"
+            f"Version: {__version__}\n"
+            "Cflags: -I${includedir}\n"
+            f"Libs: -L${{libdir}} -l{name}\n"
+            f"Libs.private: {private} {' '.join(LIBS)}\n")
+        for sub in ("include", "lib", "lib/pkgconfig", "src"):
+            (outdir / sub).mkdir(parents=True, exist_ok=True)
+            for f in sorted((t / sub).iterdir()):
+                if f.is_file():
+                    os.replace(f, outdir / sub / f.name)
+    return outdir

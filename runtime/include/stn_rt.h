@@ -212,7 +212,8 @@ int stn_program_main(const stn_program_desc *d, int argc, char **argv);
  * NAME_api.h wraps these for one stencil; docs/embedding.md).  A simulation is opened with the
  * options of the command line (docs/cli.md, without the program name: "--size", "64,64,64",
  * "--steps", "100", "--mode", "incore", ...); --steps is the number of steps it is opened for (the
- * plan's, and the length series and records are sized by); --init files give the initial levels and
+ * plan's, and the length series and records are sized by; without it the horizon is open, which a
+ * stencil with series or records refuses); --init files give the initial levels and
  * --out files and --report are written by stn_sim_close.  Then any number of stn_sim_advance calls,
  * with reads and writes of boxes between them: the result is that of one run of the same steps
  * with the same writes, bit for bit.  The step index (t, series) goes on across the calls.
@@ -236,11 +237,15 @@ int stn_sim_read(stn_sim *sim, const char *field, const stn_box *box, void *buf,
 int stn_sim_advance(stn_sim *sim, int64_t steps);
 /* The steps advanced so far. */
 int64_t stn_sim_steps_done(const stn_sim *sim);
+/* Write the JSON report of the steps so far (docs/report.schema.json) to `path`, atomically. */
+int stn_sim_report(stn_sim *sim, const char *path);
 /* The index and level (0 current, 1 previous) of a field name ("u", "u.prev"). */
 int stn_sim_field(const stn_sim *sim, const char *name, int *field, int *level);
 /* Write the --out files (each complete, or none) and the --report, and free everything (NULL is
  * fine): the status of those writes. */
 int stn_sim_close(stn_sim *sim);
+/* Free everything and write nothing: no --out file, no report (a host that gives up). */
+void stn_sim_discard(stn_sim *sim);
 
 /* ------------------------------------------------------------------ statistics */
 

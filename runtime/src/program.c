@@ -416,6 +416,9 @@ int stn_program_main(const stn_program_desc *given, int argc, char **argv) {
 
 /* ------------------------------------------------------------------ the embedding API: a run held open */
 
+/* The horizon of a simulation opened without --steps: the plan's, never reached in practice. */
+#define STN_SIM_OPEN_STEPS ((int64_t)1 << 40)
+
 struct stn_sim {
     program_run pr;
     stn_opts o;
@@ -457,18 +460,28 @@ int stn_sim_open(const stn_program_desc *given, int argc, const char *const *arg
         d->reach_lo[k] = d->reach_lo[k] > d->halo_lo[k] ? d->reach_lo[k] : d->halo_lo[k];
         d->reach_hi[k] = d->reach_hi[k] > d->halo_hi[k] ? d->reach_hi[k] : d->halo_hi[k];
     }
-    s->argc = argc + 1; /* the options after a program name, as stn_opts_parse takes them */
+    /* the options after a program name, as stn_opts_parse takes them; without --steps, "--steps 0"
+     * and then an open horizon (stencils with series or records need the number) */
+    int given_steps = 0;
+    for (int i = 0; i < argc; i++)
+        given_steps |= argv[i] && (strcmp(argv[i], "--steps") == 0 || strncmp(argv[i], "--steps=", 8) == 0);
+    s->argc = argc + 1 + (given_steps ? 0 : 2);
     s->argv = calloc((size_t)s->argc + 1, sizeof *s->argv);
     int rc = s->argv ? 0 : stn_error(-ENOMEM, "out of memory");
     for (int i = 0; rc == 0 && i < s->argc; i++) {
-        const char *a = i == 0 ? d->name : argv[i - 1];
+        const char *a = i == 0 ? d->name : i <= argc ? argv[i - 1] : i == argc + 1 ? "--steps" : "0";
         if (!a)
             rc = stn_error(-EINVAL, "option %d is NULL", i - 1);
         else if (!(s->argv[i] = strdup(a)))
             rc = stn_error(-ENOMEM, "out of memory");
     }
+    if (rc == 0 && !given_steps && (d->nseries > 0 || d->nrecords > 0))
+        rc = stn_error(-EINVAL, "--steps is required: %s has %s, sized by the steps the simulation runs",
+                       d->name, d->nseries > 0 ? "series" : "records");
     if (rc == 0)
         rc = stn_opts_parse(d, s->argc, s->argv, &s->o);
+    if (rc == 0 && !given_steps)
+        s->o.steps = STN_SIM_OPEN_STEPS;
     if (rc == 0 && (s->o.help || s->o.version || s->o.plan_only || s->o.resume))
         rc = stn_error(-EINVAL,
                        "%s is an option of the command line, not of a simulation opened from a program",
@@ -626,6 +639,19 @@ int stn_sim_advance(stn_sim *s, int64_t steps) {
 
 int64_t stn_sim_steps_done(const stn_sim *s) { return s->done; }
 
+int stn_sim_report(stn_sim *s, const char *path) {
+    if (!path)
+        return stn_error(-EINVAL, "report: no path");
+    int64_t steps = s->o.steps;
+    s->o.steps = s->done; /* the steps so far */
+    s->pr.res.engine_bytes = stn_peak_allocated_bytes();
+    int rc = stn_report_write(&s->pr.in, &s->pr.res, NULL, path);
+    s->o.steps = steps;
+    return rc;
+}
+
+void stn_sim_discard(stn_sim *s) { sim_free(s); }
+
 int stn_sim_close(stn_sim *s) {
     if (!s)
         return 0;
@@ -639,6 +665,7 @@ int stn_sim_close(stn_sim *s) {
                            s->desc.records[k].name, s->o.record_path[k], s->o.steps, s->done);
     if (rc == 0)
         rc = stn_incore_export(s->ic);
+    s->o.steps = s->done; /* the report's */
     stn_incore_close(s->ic);
     s->ic = NULL;
     rc = finish(&s->pr, rc);

@@ -149,7 +149,8 @@ def test_neumann_and_f32(layouts):
 def test_every_example_builds_and_matches_generate(layouts):
     for name, k in layouts.items():
         files = render(k)
-        assert list(files) == [f"{name}.h", f"{name}.c", f"{name}_api.h", f"{name}_api.c", f"{name}_main.c", "Makefile"]
+        assert list(files) == [f"{name}.h", f"{name}.c", f"{name}_api.h", f"{name}_api.c", f"{name}_api.f90", f"{name}_main.c",
+                           "Makefile"]
         assert files == generate(example(name))
 
 

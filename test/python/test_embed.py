@@ -188,3 +188,256 @@ def test_series_and_records_hold_the_steps_opened_for(hosts, tmp_path):
     p = host_run(host, ["size=20,18", "steps=8", "mode=incore", "--init", f"fict={tmp_path / 'fict.npy'}"],
                  ["advance", "5", "expect-fail", "advance", "4", "advance", "3"])
     assert "advance 4 steps after 5: past the 8 steps the simulation was opened for" in p.stdout, p.stdout
+
+
+# ------------------------------------------------------------------ --emit=lib
+
+
+def test_emit_lib_links_shared_and_static(hosts, tmp_path):
+    """``--emit=lib``: a prefix with the headers, libNAME.a, libNAME.so and NAME.pc; the host links either
+    way through pkg-config and gets the command line's bits."""
+    import shutil
+
+    if not shutil.which("pkg-config"):
+        pytest.skip("pkg-config is missing (tools/setup.sh installs it)")
+    from stencilc import toolchain
+
+    _, cli = hosts("advect2d")
+    cmd, env = stencilc_command()
+    prefix = tmp_path / "advect2d-lib"
+    p = subprocess.run([*cmd, str(REPO_ROOT / "examples" / "advect2d.stn"), "--emit=lib", "-o", str(prefix)],
+                       capture_output=True, text=True, env=env, timeout=COMPILE_TIMEOUT_S, cwd=REPO_ROOT)
+    assert p.returncode == 0, p.stderr
+    for f in ("include/advect2d.h", "include/advect2d_api.h", "include/stn_rt.h", "lib/libadvect2d.a",
+              "lib/libadvect2d.so", "lib/pkgconfig/advect2d.pc", "src/advect2d_api.c"):
+        assert (prefix / f).is_file(), f
+    assert not [x for x in prefix.iterdir() if x.name.startswith("stencilc-lib-")], "a temporary was left behind"
+    nm = _sh(["nm", "-D", "--defined-only", prefix / "lib" / "libadvect2d.so"], 60).stdout
+    assert " T advect2d_open" in nm and " T stn_sim_advance" in nm
+
+    def pc(*args: str) -> list[str]:
+        r = subprocess.run(["pkg-config", *args, "advect2d"], capture_output=True, text=True,
+                           env={**env, "PKG_CONFIG_PATH": str(prefix / "lib" / "pkgconfig")})
+        assert r.returncode == 0, r.stderr
+        return r.stdout.split()
+
+    cc, flags = toolchain._cc(None), toolchain._cflags(None)
+    size = "40,33"
+    cli_run(cli, ["--size", size, "--steps", "9", "--mode", "incore", "--out", f"u={tmp_path / 'cli.npy'}"])
+    want = np.load(tmp_path / "cli.npy")
+    for kind, link in (("shared", [*pc("--libs"), f"-Wl,-rpath,{prefix / 'lib'}"]),
+                       ("static", [str(prefix / "lib" / "libadvect2d.a"), *pc("--static", "--libs-only-other"),
+                                   *[x for x in pc("--static", "--libs-only-l") if x != "-ladvect2d"]])):
+        exe = tmp_path / f"host-{kind}"
+        r = _sh([*cc, *flags, "-DSTN=advect2d", "-include", "advect2d_api.h", *pc("--cflags"), "-o", exe, HOST,
+                 *link], COMPILE_TIMEOUT_S)
+        assert r.returncode == 0, r.stderr
+        host_run(exe, [f"size={size}", "steps=9", "mode=incore"],
+                 ["advance", "2", "advance", "7", "read", "u", "0,0,0", "40,33,1", tmp_path / f"{kind}.raw"])
+        assert raw(tmp_path / f"{kind}.raw", (40, 33), "<f8").tobytes() == want.tobytes(), kind
+
+
+# ------------------------------------------------------------------ Python
+
+
+@pytest.fixture(scope="module")
+def py_prog():
+    """``py_prog(name)``: stencilc.compile of an example (the library is cached by content)."""
+    import stencilc
+
+    progs = {}
+
+    def get(name: str):
+        if name not in progs:
+            progs[name] = stencilc.compile(REPO_ROOT / "examples" / f"{name}.stn")
+        return progs[name]
+
+    return get
+
+
+def test_python_api_pieces_writes_and_boxes(py_prog, hosts, tmp_path):
+    """The issue's snippet: write a whole field and a plane, advance in pieces, read boxes; the bits of
+    the command line with the same writes as --init files."""
+    import stencilc
+    from conftest import validate_report
+
+    prog = py_prog("heat3d")
+    _, cli = hosts("heat3d")
+    assert prog.dims == 3 and prog.fields == {"u": 1} and prog.params == {"alpha": 0.1}
+    size = (18, 16, 14)
+    u0 = np.random.default_rng(5).random(size[::-1])
+    plane = np.random.default_rng(6).random((size[1], size[0])).astype("<f4")  # converted to f64
+    np.save(tmp_path / "u0.npy", u0)
+    cli_run(cli, ["--size", "18,16,14", "--steps", "4", "--mode", "incore", "--init", f"u={tmp_path / 'u0.npy'}",
+                  "--param", "alpha=0.07", "--out", f"u={tmp_path / 'u4.npy'}"])
+    u4 = np.load(tmp_path / "u4.npy")
+    u4[9] = plane
+    np.save(tmp_path / "u4w.npy", u4)
+    cli_run(cli, ["--size", "18,16,14", "--steps", "5", "--mode", "incore", "--init", f"u={tmp_path / 'u4w.npy'}",
+                  "--param", "alpha=0.07", "--out", f"u={tmp_path / 'cli.npy'}"])
+    want = np.load(tmp_path / "cli.npy")
+    with prog.open(size=size, steps=9, mode="incore", params={"alpha": 0.07}, out={"u": tmp_path / "py.npy"}) as sim:
+        sim.write("u", u0.T.copy().T)  # Fortran order: passed with its strides
+        sim.advance(4)
+        sim.write("u", plane, z=9)
+        sim.advance(2)
+        sim.advance(3)
+        assert sim.steps_done == 9
+        got = sim.read("u")
+        assert got.tobytes() == want.tobytes()
+        assert np.array_equal(sim.read("u", z=slice(2, 5), x=-1), want[2:5, :, -1])
+        rep = validate_report(sim.report(), "sim.report()")
+        assert rep["steps"] == 9
+    assert np.load(tmp_path / "py.npy").tobytes() == want.tobytes()
+    with pytest.raises(stencilc.Error, match=r"an array of shape \(3, 3\) for a box of shape \(16, 18\)"):
+        with prog.open(size=size, mode="incore") as sim:
+            sim.write("u", np.zeros((3, 3)), z=0)
+    with pytest.raises(stencilc.Error, match="the simulation is closed"):
+        sim.advance(1)
+
+
+def test_python_two_levels_1d_and_discard(py_prog, hosts, tmp_path):
+    """wave3d's u.prev; jacobi1d's 1d grid (size an int); a failure inside `with` writes no output."""
+    import stencilc
+
+    w = py_prog("wave3d")
+    _, wcli = hosts("wave3d")
+    cli_run(wcli, ["--size", "16,14,12", "--steps", "7", "--mode", "incore", "--out", f"u={tmp_path / 'w.npy'}"])
+    with w.open(size=(16, 14, 12), mode="incore") as sim:
+        prev = sim.read("u.prev")
+        sim.advance(3)
+        sim.advance(4)
+        assert sim.read("u").tobytes() == np.load(tmp_path / "w.npy").tobytes()
+        assert prev.shape == (12, 14, 16)
+    j = py_prog("jacobi1d")
+    _, jcli = hosts("jacobi1d")
+    cli_run(jcli, ["--size", "61", "--steps", "8", "--mode", "incore", "--out", f"A={tmp_path / 'j.npy'}"])
+    with j.open(size=61, mode="incore") as sim:
+        sim.advance(8)
+        assert sim.read("A").tobytes() == np.load(tmp_path / "j.npy").tobytes()
+        assert sim.read("B", x=slice(3, 9)).shape == (6,)
+    with pytest.raises(RuntimeError, match="the host gives up"):
+        with j.open(size=61, mode="incore", out={"A": tmp_path / "never.npy"}) as sim:
+            sim.advance(2)
+            raise RuntimeError("the host gives up")
+    assert not (tmp_path / "never.npy").exists()
+    assert not list(tmp_path.glob("never.npy*")), "a temporary of the output was left"
+    with pytest.raises(stencilc.Error, match="no param 'beta'"):
+        j.open(size=61, params={"beta": 1})
+    with pytest.raises(stencilc.Error, match=r"size \(61, 2\): the grid has 1 axes"):
+        j.open(size=(61, 2))
+
+
+# ------------------------------------------------------------------ CMake
+
+
+def _cmake_build(src: Path, build: Path, cmake_dir: str, extra: list[str] = ()) -> None:
+    import shutil
+
+    if not shutil.which("cmake"):
+        pytest.fail("cmake is missing: tools/setup.sh installs it")
+    for cmd in (["cmake", "-S", src, "-B", build, f"-Dstencilc_DIR={cmake_dir}", *extra], ["cmake", "--build", build]):
+        p = _sh(cmd, COMPILE_TIMEOUT_S)
+        assert p.returncode == 0, f"{' '.join(map(str, cmd))}:\n{p.stdout}{p.stderr}"
+
+
+def _heatsim_checks(heatsim: Path, out: Path, py_prog) -> None:
+    """heatsim's planes: the Python API's with the same writes, bit for bit, and the NumPy reference's."""
+    from reference import EXAMPLES
+
+    size, steps, every = (24, 20, 18), 12, 5
+    out.mkdir(exist_ok=True)
+    p = _sh([heatsim, *size, steps, every, out / "p"], RUN_TIMEOUT_S)
+    assert p.returncode == 0, p.stderr
+    ex = EXAMPLES["heat3d"]
+    u = ex.initial(size)["u"]
+    src = np.ones((4, 4, 4))
+    nx, ny, nz = size
+    box = (slice(nz // 2 - 2, nz // 2 + 2), slice(ny // 2 - 2, ny // 2 + 2), slice(nx // 2 - 2, nx // 2 + 2))
+    with py_prog("heat3d").open(size=size, steps=steps, mode="incore") as sim:
+        for t in range(0, steps, every):
+            n = min(every, steps - t)
+            sim.write("u", src, x=box[2], y=box[1], z=box[0])
+            sim.advance(n)
+            u[box] = 1.0
+            u = ex.run({"u": u}, steps=n)["u"]
+            got = np.load(out / f"p_{t + n}.npy")
+            assert got.tobytes() == sim.read("u", z=nz // 2).tobytes(), f"step {t + n}"
+            np.testing.assert_allclose(got, u[nz // 2], rtol=0, atol=1e-12)
+
+
+def test_cmake_package_builds_the_embed_example(py_prog, tmp_path):
+    """examples/embed from a clean build folder with find_package(stencilc): its planes are the Python
+    API's, bit for bit, and the NumPy reference's; editing the .stn's copy rebuilds the library."""
+    cmd, env = stencilc_command()
+    cmake_dir = subprocess.run([*cmd, "--cmake-dir"], capture_output=True, text=True, env=env).stdout.strip()
+    assert (Path(cmake_dir) / "stencilcConfig.cmake").is_file()
+    _cmake_build(REPO_ROOT / "examples" / "embed", tmp_path / "build", cmake_dir)
+    _heatsim_checks(tmp_path / "build" / "heatsim", tmp_path / "out", py_prog)
+
+
+def test_cmake_version_file_names_the_package_version():
+    from stencilc import __version__
+
+    text = (REPO_ROOT / "cmake" / "stencilcConfigVersion.cmake").read_text()
+    assert f'set(PACKAGE_VERSION "{__version__}")' in text
+
+
+@pytest.mark.skipif(not __import__("os").environ.get("STENCILC_TEST_PIP", "1") == "1",
+                    reason="STENCILC_TEST_PIP=0")
+def test_pip_install_then_cmake_outside_the_repository(py_prog, tmp_path):
+    """`pip install .` into a fresh venv; a CMake project in a folder of its own finds the package through
+    `stencilc --cmake-dir` of that venv (which also gives it the stencilc command), builds and runs."""
+    import shutil
+    import sys
+
+    venv = tmp_path / "venv"
+    p = _sh([sys.executable, "-m", "venv", venv], 300)
+    assert p.returncode == 0, p.stderr
+    p = _sh([venv / "bin" / "python", "-m", "pip", "install", "-q", str(REPO_ROOT)], 900)
+    assert p.returncode == 0, p.stdout + p.stderr
+    cmake_dir = _sh([venv / "bin" / "stencilc", "--cmake-dir"], 60).stdout.strip()
+    assert cmake_dir.startswith(str(venv)), cmake_dir
+    proj = tmp_path / "mysim"
+    proj.mkdir()
+    shutil.copy(REPO_ROOT / "examples" / "embed" / "heatsim.c", proj / "heatsim.c")
+    shutil.copy(REPO_ROOT / "examples" / "heat3d.stn", proj / "heat3d.stn")
+    text = (REPO_ROOT / "examples" / "embed" / "CMakeLists.txt").read_text()
+    (proj / "CMakeLists.txt").write_text(text.replace("${CMAKE_CURRENT_SOURCE_DIR}/../heat3d.stn",
+                                                      "${CMAKE_CURRENT_SOURCE_DIR}/heat3d.stn"))
+    _cmake_build(proj, tmp_path / "build", cmake_dir)
+    cache = (tmp_path / "build" / "CMakeCache.txt").read_text()
+    assert f"STENCILC_EXECUTABLE:FILEPATH={venv}/" in cache.replace("//", "/"), "not the venv's stencilc"
+    _heatsim_checks(tmp_path / "build" / "heatsim", tmp_path / "out", py_prog)
+
+
+# ------------------------------------------------------------------ Fortran
+
+
+def test_fortran_module_drives_the_simulation(py_prog, tmp_path):
+    """`--emit=lib` ships NAME_api.f90; test/embed/heat3d_driver.f90, built with gfortran against it and
+    libheat3d.so, gets the Python API's bits for the same calls, and the runtime's messages."""
+    import shutil
+
+    fc = shutil.which("gfortran")
+    if not fc:
+        pytest.fail("gfortran is missing: tools/setup.sh installs it")
+    cmd, env = stencilc_command()
+    prefix = tmp_path / "lib"
+    p = subprocess.run([*cmd, str(REPO_ROOT / "examples" / "heat3d.stn"), "--emit=lib", "-o", str(prefix)],
+                       capture_output=True, text=True, env=env, timeout=COMPILE_TIMEOUT_S, cwd=REPO_ROOT)
+    assert p.returncode == 0, p.stderr
+    exe = tmp_path / "driver"
+    p = _sh([fc, "-Wall", "-Werror", "-fopenmp", "-J", tmp_path, prefix / "include" / "heat3d_api.f90",
+             REPO_ROOT / "test" / "embed" / "heat3d_driver.f90", "-L", prefix / "lib", "-lheat3d",
+             f"-Wl,-rpath,{prefix / 'lib'}", "-o", exe], COMPILE_TIMEOUT_S)
+    assert p.returncode == 0, p.stderr
+    p = _sh([exe, tmp_path / "u.raw"], RUN_TIMEOUT_S)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "heat3d has no field 'v' (its fields: u)" in p.stdout
+    with py_prog("heat3d").open(size=(18, 16, 14), mode="incore") as sim:
+        sim.advance(3)
+        sim.write("u", np.full((3, 3, 3), 2.0), x=slice(5, 8), y=slice(6, 9), z=slice(7, 10))
+        sim.advance(4)
+        want = sim.read("u")
+    assert raw(tmp_path / "u.raw", (18, 16, 14), "<f8").tobytes() == want.tobytes()

@@ -10,7 +10,7 @@
    error, never an empty string).
 
 Expects: a validated ``ir.Program`` (and, for a tuned variant, a ``Tuned``).  Guarantees: five
-C files and a build file, named after the stencil --
+C files, a Fortran module and a build file, named after the stencil --
 
 * ``NAME.h``       the public kernel API (standalone: no stencilc runtime needed);
 * ``NAME.c``       the kernels: the point update over a box (OpenMP over z/y tiles, a
@@ -18,6 +18,7 @@ C files and a build file, named after the stencil --
                    offsets), boundaries, init expressions, and a whole-grid step;
 * ``NAME_api.h``   the simulation a host program drives (open, write, advance, read, close);
 * ``NAME_api.c``   the descriptor for the runtime (stn_rt.h) and that API over ``stn_sim_*``;
+* ``NAME_api.f90`` a Fortran module over that API (iso_c_binding);
 * ``NAME_main.c``  ``main``: the runtime's command line over the descriptor;
 * ``Makefile``     builds the program against the runtime sources.
 
@@ -41,7 +42,7 @@ __all__ = ["DEFAULT_CFLAGS", "LIBS", "KernelLayout", "Tuned", "build_layout", "g
 
 # file name (after the stencil's name) -> template
 _FILES = (("{}.h", "kernel.h.j2"), ("{}.c", "kernel.c.j2"), ("{}_api.h", "api.h.j2"), ("{}_api.c", "api.c.j2"),
-          ("{}_main.c", "main.c.j2"), ("Makefile", "Makefile.j2"))
+          ("{}_api.f90", "api.f90.j2"), ("{}_main.c", "main.c.j2"), ("Makefile", "Makefile.j2"))
 
 
 def _env() -> jinja2.Environment:
