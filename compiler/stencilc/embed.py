@@ -99,6 +99,7 @@ class Program:
         lib.stn_sim_steps_done.argtypes = [ctypes.c_void_p]
         lib.stn_sim_steps_done.restype = ctypes.c_int64
         lib.stn_sim_report.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+        lib.stn_sim_checkpoint.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
         lib.stn_sim_close.argtypes = [ctypes.c_void_p]
         lib.stn_sim_discard.argtypes = [ctypes.c_void_p]
         lib.stn_sim_discard.restype = None
@@ -217,6 +218,13 @@ class Simulation:
     @property
     def steps_done(self) -> int:
         return int(self.prog._lib.stn_sim_steps_done(self._handle()))
+
+    def checkpoint(self, dir: str | os.PathLike) -> dict:  # noqa: A002
+        """Every level of every field into DIR/FIELD.npy, and DIR/NAME.checkpoint.json (returned): the
+        steps done and the ``init`` that opens a simulation from these levels."""
+        self.prog._check(self.prog._lib.stn_sim_checkpoint(self._handle(), os.fspath(dir).encode()),
+                         f"checkpoint {dir}")
+        return json.loads((Path(dir) / f"{self.prog.name}.checkpoint.json").read_text())
 
     def report(self) -> dict:
         """The run's JSON report so far (docs/report.schema.json), as a dict."""

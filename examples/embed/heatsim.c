@@ -1,12 +1,13 @@
 /* heatsim.c -- a host simulation with its own time loop, driving the stencil heat3d
  * (examples/heat3d.stn) through its simulation API (heat3d_api.h, docs/embedding.md).
  *
- *   heatsim NX NY NZ STEPS EVERY PREFIX [MODE]
+ *   heatsim NX NY NZ STEPS EVERY PREFIX [MODE [MEM [DIR]]]
  *
  * Every EVERY steps the host holds a heat source at the centre of the grid (a 4x4x4 box of cells
  * set to 1.0: a thermostat the host computes, not the stencil), advances the stencil, and writes
- * the middle z-plane to PREFIX_<step>.npy.  MODE is the engine ("incore" by default).  Exit 0, or
- * 1 with the runtime's message. */
+ * the middle z-plane to PREFIX_<step>.npy.  MODE is the engine ("ooc", the default: the grid on
+ * flash, streamed through DRAM; or "incore"), MEM its DRAM budget (default: the machine's) and DIR
+ * its scratch folder (default "."). Exit 0, or 1 with the runtime's message. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -28,14 +29,16 @@ static int write_plane(const char *prefix, int64_t step, const double *plane, in
 
 int main(int argc, char **argv) {
     if (argc < 7) {
-        fprintf(stderr, "usage: %s NX NY NZ STEPS EVERY PREFIX [MODE]\n", argv[0]);
+        fprintf(stderr, "usage: %s NX NY NZ STEPS EVERY PREFIX [MODE [MEM [DIR]]]\n", argv[0]);
         return 2;
     }
     heat3d_config c = heat3d_config_default();
     c.size[0] = atoll(argv[1]), c.size[1] = atoll(argv[2]), c.size[2] = atoll(argv[3]);
     int64_t steps = atoll(argv[4]), every = atoll(argv[5]);
     c.steps = steps;
-    c.mode = argc > 7 ? argv[7] : "incore";
+    c.mode = argc > 7 ? argv[7] : "ooc";
+    c.mem = argc > 8 ? argv[8] : NULL;
+    c.dir = argc > 9 ? argv[9] : NULL;
     c.quiet = 1;
     if (every < 1 || c.size[0] < 8 || c.size[1] < 8 || c.size[2] < 8) {
         fprintf(stderr, "heatsim: EVERY must be at least 1 and each size at least 8\n");

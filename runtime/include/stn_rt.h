@@ -237,6 +237,10 @@ int stn_sim_read(stn_sim *sim, const char *field, const stn_box *box, void *buf,
 int stn_sim_advance(stn_sim *sim, int64_t steps);
 /* The steps advanced so far. */
 int64_t stn_sim_steps_done(const stn_sim *sim);
+/* Write every level of every field to DIR/FIELD.npy (and FIELD.prev.npy), each complete or absent,
+ * then DIR/NAME.checkpoint.json (the steps done, the size, and the --init options that start a run
+ * from these levels; the step index of such a run starts at 0).  DIR is created if missing. */
+int stn_sim_checkpoint(stn_sim *sim, const char *dir);
 /* Write the JSON report of the steps so far (docs/report.schema.json) to `path`, atomically. */
 int stn_sim_report(stn_sim *sim, const char *path);
 /* The index and level (0 current, 1 previous) of a field name ("u", "u.prev"). */

@@ -668,7 +668,7 @@ static int classify_sources(ooc *e) {
     e->fsrc = calloc((size_t)d->nfields, sizeof *e->fsrc);
     if (!e->fsrc)
         return stn_error(-ENOMEM, "out of memory setting up the out-of-core engine");
-    e->model = (stn_ooc_model){d->nfields, e->fsrc};
+    e->model = (stn_ooc_model){d->nfields, e->fsrc, 0};
     for (int i = 0; i < d->nfields; i++) {
         const stn_field_desc *fd = &d->fields[i];
         ooc_field *f = &e->f[i];
@@ -1111,4 +1111,148 @@ int stn_ooc_run(const stn_run *r, stn_result *res, stn_ooc_result *out) {
     res->engine_bytes = stn_peak_allocated_bytes();
     ooc_free(&e);
     return rc;
+}
+
+/* ------------------------------------------------------------------ the simulation API: a run held open
+ *
+ * The state between calls is the source set of the next sweep, as after a committed sweep: the
+ * first sweep's sources until then (--init files, init expressions, zero), or scratch set
+ * sweeps % 2.  advance(n) runs ceil(n / bt) sweeps of the plan's blocks (the last one shorter),
+ * the step index going on; a write first puts the state levels into scratch set 0 if no sweep has
+ * (stn_ooc_materialize), then patches the rows the box touches.  The IO model is the sweeps that
+ * ran, the import of inputs and the export of --out (stn_ooc_predict with the sweeps done), plus
+ * what the boxes and the materialization moved. */
+struct stn_ooc {
+    ooc e;
+    int64_t sweeps, steps;
+    uint64_t extra_read, extra_written; /* boxes and the materialization, as the model counts them */
+};
+
+int stn_ooc_open(const stn_run *r, stn_result *res, stn_ooc_result *out, stn_ooc **sp) {
+    *sp = NULL;
+    if (r->o->schedule == STN_SCHED_ALG1 || r->o->schedule == STN_SCHED_ALG2)
+        return stn_error(-ENOTSUP, "--schedule %s: a simulation held open runs the reference schedule (ref)",
+                         r->o->schedule == STN_SCHED_ALG1 ? "alg1" : "alg2");
+    stn_ooc *s = calloc(1, sizeof *s);
+    if (!s)
+        return stn_error(-ENOMEM, "out of memory");
+    ooc *e = &s->e;
+    e->records_fd = -1;
+    e->r = r;
+    e->d = r->d;
+    e->res = res;
+    e->out = out;
+    int rc = stn_engine_arrays(r->d, sizeof *e->f, (void **)&e->f, &e->src, &e->dst, "out-of-core");
+    for (int i = 0; rc == 0 && i < r->d->nfields; i++)
+        e->f[i].npy_fd[0] = e->f[i].npy_fd[1] = -1;
+    int64_t first = 0;
+    if (rc == 0)
+        rc = ooc_setup(e, &first);
+    if (rc == 0 && e->plan.nsweeps < 1)
+        rc = stn_error(-EINVAL, "internal error: a simulation opened for no sweep");
+    if (rc == 0)
+        rc = stn_ooc_import_inputs(e);
+    e->model.imported = 1;
+    e->plan.nsweeps = 0;      /* the state is that of no sweep */
+    if (e->records_fd >= 0) { /* the records file is --resume's, which a simulation has not */
+        close(e->records_fd);
+        unlink(e->records_path);
+        e->records_fd = -1;
+    }
+    if (rc) {
+        stn_ooc_close(s);
+        return rc;
+    }
+    *sp = s;
+    return 0;
+}
+
+int stn_ooc_advance(stn_ooc *s, int64_t steps) {
+    ooc *e = &s->e;
+    stn_progress prog;
+    stn_progress_start(&prog, e->d->name, steps, (double)stn_grid_cells(e->r->o), e->r->o->quiet);
+    double t0 = stn_now();
+    int rc = 0;
+    for (int64_t done = 0; rc == 0 && done < steps;) {
+        int64_t T = steps - done < e->plan.bt ? steps - done : e->plan.bt;
+        e->plan.nsweeps = s->sweeps + 1; /* the sources of sweep s: its inputs are in scratch */
+        e->lvl0 = 0;
+        e->prog = &prog;
+        e->steps_before = s->steps;
+        rc = run_sweep(e, s->sweeps, T, 0);
+        e->plan.nsweeps = s->sweeps;
+        if (rc)
+            break;
+        s->sweeps++, s->steps += T, done += T;
+        e->plan.nsweeps = s->sweeps;
+        uint64_t pss = stn_pss_bytes();
+        if (pss > e->res->peak_pss)
+            e->res->peak_pss = pss;
+        stn_progress_step(&prog, done);
+    }
+    e->res->loop_seconds += stn_now() - t0;
+    stn_progress_end(&prog);
+    return rc;
+}
+
+int stn_ooc_sim_box(stn_ooc *s, int f, int level, int write, const int64_t lo[3], const int64_t hi[3],
+                    char *buf, const int64_t st[3]) {
+    ooc *e = &s->e;
+    int rc = 0;
+    if (write && s->sweeps == 0 && e->f[f].m->state && e->f[f].m->first[0] != STN_SRC_SCRATCH)
+        rc = stn_ooc_materialize(e, &s->extra_read, &s->extra_written);
+    stn_ooc_boxio b = {.f = f, .level = level, .write = write, .buf = buf};
+    for (int k = 0; k < 3; k++)
+        b.lo[k] = lo[k], b.hi[k] = hi[k], b.st[k] = st[k];
+    if (rc == 0)
+        rc = stn_ooc_box_io(e, &b);
+    s->extra_read += b.model_read;
+    s->extra_written += b.model_written;
+    return rc;
+}
+
+int stn_ooc_account(stn_ooc *s, int exports) {
+    ooc *e = &s->e;
+    e->plan.steps = s->steps;
+    int out[1024][2]; /* before the end (a report so far): the --out exports are not done yet */
+    for (int i = 0; !exports && i < e->d->nfields && i < 1024; i++)
+        for (int l = 0; l < 2; l++)
+            out[i][l] = e->fsrc[i].out[l], e->fsrc[i].out[l] = 0;
+    /* the model of what ran: these sweeps (ref: each moves the same bytes whatever its steps), the
+     * import of inputs (done at open), the export; and the boxes */
+    int64_t nsw = e->plan.nsweeps;
+    e->res->predicted_read = e->res->predicted_written = 0;
+    stn_ooc_predict(&e->model, &e->plan, 0, &e->res->predicted_read, &e->res->predicted_written);
+    if (nsw == 0) { /* no sweep: stn_ooc_predict leaves out the import, which open did */
+        for (int i = 0; i < e->d->nfields; i++)
+            if (!e->f[i].m->state && e->f[i].m->input == STN_SRC_SCRATCH) {
+                e->res->predicted_read += e->plan.npy_bytes;
+                e->res->predicted_written += e->plan.grid_bytes;
+            }
+    }
+    e->res->predicted_read += s->extra_read;
+    e->res->predicted_written += s->extra_written;
+    int rc = predict_time(e, 0);
+    for (int i = 0; !exports && i < e->d->nfields && i < 1024; i++)
+        for (int l = 0; l < 2; l++)
+            e->fsrc[i].out[l] = out[i][l];
+    return rc;
+}
+
+int stn_ooc_finish(stn_ooc *s) {
+    int rc = stn_ooc_account(s, 1);
+    return rc ? rc : stn_ooc_export(&s->e);
+}
+
+void stn_ooc_close(stn_ooc *s) {
+    if (!s)
+        return;
+    ooc *e = &s->e;
+    if (e->q)
+        stn_aio_wait_all(e->q, &e->res->st);
+    if (e->f)
+        remove_scratch(e);
+    e->res->engine_bytes = stn_peak_allocated_bytes();
+    ooc_free(e);
+    free(s);
 }

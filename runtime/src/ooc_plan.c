@@ -554,7 +554,7 @@ static uint64_t spill_bytes(const stn_ooc_plan *p, int64_t T) {
 int stn_ooc_source_of(const stn_ooc_model *m, const stn_ooc_plan *p, int f, int level, int64_t sweep) {
     const stn_ooc_fsrc *of = &m->f[f];
     if (!of->state) {
-        if (of->input == STN_SRC_SCRATCH && p->nsweeps == 0)
+        if (of->input == STN_SRC_SCRATCH && p->nsweeps == 0 && !m->imported)
             return STN_SRC_NPY; /* no sweep, no import: the export copies the user's file */
         return of->input;
     }

@@ -104,48 +104,69 @@ typedef struct export_job {
     stn_npy_writer *w;
 } export_job;
 
-static int export_chunk(ooc *e, void *arg) {
-    export_job *x = arg;
-    ooc_field *of = &e->f[x->f];
-    const stn_view *g = &e->r->view;
+/* Put slices [wr0, wr1) x [qlo, qhi) of (field f, level) from source `src` into ring[0] of f, each
+ * boundary cell mirrored or wrapped as the engines leave it; the bytes read from files, counted in the
+ * stats, are also added to *model (what the IO model says they are: whole padded rows of a scratch
+ * file, unpadded ones of an .npy). */
+static int load_chunk(ooc *e, int f, int level, int src, uint64_t *model) {
+    ooc_field *of = &e->f[f];
     int64_t r0 = e->wr0, r1 = e->wr1, q0 = e->qlo, q1 = e->qhi;
     char *ring = of->ring[0];
     int rc = 0;
     double t0 = stn_now();
     int64_t part[3][3]; /* wrap-around slices come from where they wrap to */
-    int nparts = stn_ooc_wrap_parts(e, x->f, r0, r1, part);
+    int nparts = stn_ooc_wrap_parts(e, f, r0, r1, part);
+    uint64_t rows = 0;
     for (int k = 0; rc == 0 && k < nparts; k++) {
         int64_t a = part[k][0], b = part[k][1];
         e->rshift = part[k][2];
-        if (x->src == STN_SRC_SCRATCH) {
+        rows += (uint64_t)(b - a) * (uint64_t)(q1 - q0);
+        if (src == STN_SRC_SCRATCH) {
             stn_gridfile *gf = !of->m->state ? &of->scratch[0][0]
-                               : e->alg2     ? ooc_inplace(of, ooc_arr(of, e->plan.steps - x->level))
-                                             : &of->scratch[e->plan.nsweeps % 2][x->level];
+                               : e->alg2     ? ooc_inplace(of, ooc_arr(of, e->plan.steps - level))
+                                             : &of->scratch[e->plan.nsweeps % 2][level];
             stn_aio_group grp = STN_AIO_GROUP_INIT;
             rc = stn_ooc_io_box(e, 0, gf, ring, a, b, q0, q1, q0, &grp);
             int rc2 = stn_aio_wait(e->q, &grp, &e->res->st);
             rc = rc ? rc : rc2;
-        } else if (x->src == STN_SRC_NPY) {
-            rc = stn_ooc_npy_box(e, x->f, x->level, ring, a, b, q0, q1);
-        } else if (x->src == STN_SRC_INIT) {
+        } else if (src == STN_SRC_NPY) {
+            rc = stn_ooc_npy_box(e, f, level, ring, a, b, q0, q1);
+        } else if (src == STN_SRC_INIT) {
             stn_view v = stn_ooc_view(e);
             stn_box bx = stn_ooc_box(e, a, b, q0, q1);
-            e->d->init(x->f, x->level, ooc_win(e, of, 0), &v, e->r->o->params, &bx);
+            e->d->init(f, level, ooc_win(e, of, 0), &v, e->r->o->params, &bx);
             stn_stats_add_time(&e->res->st, STN_PHASE_INIT, t0);
         } else {
             stn_ooc_copy_box(e, ring, NULL, a, b, q0, q1);
         }
     }
     e->rshift = 0;
+    if (model && src == STN_SRC_SCRATCH)
+        *model += rows * e->plan.row_bytes;
+    else if (model && src == STN_SRC_NPY)
+        *model += rows * (uint64_t)e->r->view.nx * (uint64_t)e->d->elem_size;
     if (rc)
         return rc;
-    if (of->m->state && (of->boundary == STN_BC_NEUMANN || e->d->fields[x->f].periodic)) {
+    if (of->m->state && (of->boundary == STN_BC_NEUMANN || e->d->fields[f].periodic)) {
         stn_view v = stn_ooc_view(e);
         stn_box b = stn_ooc_box(e, r0, r1, q0, q1);
         t0 = stn_now();
-        e->d->boundary(x->f, &v, ooc_win(e, of, 0), ooc_win(e, of, 0), &b);
+        e->d->boundary(f, &v, ooc_win(e, of, 0), ooc_win(e, of, 0), &b);
         stn_stats_add_time(&e->res->st, STN_PHASE_COMPUTE, t0);
     }
+    return 0;
+}
+
+static int export_chunk(ooc *e, void *arg) {
+    export_job *x = arg;
+    ooc_field *of = &e->f[x->f];
+    const stn_view *g = &e->r->view;
+    int64_t r0 = e->wr0, r1 = e->wr1, q0 = e->qlo, q1 = e->qhi;
+    char *ring = of->ring[0];
+    double t0;
+    int rc = load_chunk(e, x->f, x->level, x->src, NULL);
+    if (rc)
+        return rc;
     /* compact each run's padded rows in place (each row moves down or stays) and write it */
     size_t rowb = (size_t)g->nx * (size_t)e->d->elem_size;
     for (int64_t i = 0; i < ooc_nruns(e, q0, q1); i++) {
@@ -176,4 +197,117 @@ int stn_ooc_export(ooc *e) {
                              e->r->o->out_path[s], stn_errmsg());
     }
     return 0;
+}
+
+/* ------------------------------------------------------------------ the simulation API's boxes */
+
+/* The state levels, from the sources of the first sweep (--init files, init expressions, zero, the
+ * current level for a previous one), into scratch set 0, which the first sweep then reads. */
+static int materialize_chunk(ooc *e, void *arg) {
+    uint64_t *moved = arg;
+    stn_aio_group g = STN_AIO_GROUP_INIT;
+    int rc = 0;
+    for (int i = 0; rc == 0 && i < e->d->nfields; i++) {
+        ooc_field *f = &e->f[i];
+        for (int l = 0; rc == 0 && f->m->state && l < f->m->levels; l++) {
+            int src = f->m->first[l] == STN_SRC_COPY ? f->m->first[0] : f->m->first[l];
+            rc = load_chunk(e, i, f->m->first[l] == STN_SRC_COPY ? 0 : l, src, &moved[0]);
+            if (rc == 0)
+                rc = stn_ooc_io_box(e, 1, &f->scratch[0][l], f->ring[0], e->wr0, e->wr1, e->qlo, e->qhi,
+                                    e->qlo, &g);
+            int rc2 = stn_aio_wait(e->q, &g, &e->res->st);
+            rc = rc ? rc : rc2;
+            moved[1] += (uint64_t)(e->wr1 - e->wr0) * (uint64_t)(e->qhi - e->qlo) * e->plan.row_bytes;
+        }
+    }
+    return rc;
+}
+
+int stn_ooc_materialize(ooc *e, uint64_t *rd, uint64_t *wr) {
+    uint64_t moved[2] = {0, 0};
+    int rc = for_chunks(e, materialize_chunk, moved);  /* not synced: a simulation's sweeps are not durable */
+    for (int i = 0; rc == 0 && i < e->d->nfields; i++) /* the first sweep reads them now */
+        for (int l = 0; e->fsrc[i].state && l < e->fsrc[i].levels; l++)
+            e->fsrc[i].first[l] = STN_SRC_SCRATCH;
+    *rd += moved[0];
+    *wr += moved[1];
+    return rc;
+}
+
+/* The intersection of the chunk in the window with box b: lo, hi per axis; 0 when empty. */
+static int chunk_and_box(ooc *e, const stn_ooc_boxio *b, int64_t lo[3], int64_t hi[3]) {
+    stn_box c = stn_ooc_box(e, e->wr0, e->wr1, e->qlo, e->qhi);
+    for (int k = 0; k < 3; k++) {
+        lo[k] = c.lo[k] > b->lo[k] ? c.lo[k] : b->lo[k];
+        hi[k] = c.hi[k] < b->hi[k] ? c.hi[k] : b->hi[k];
+        if (hi[k] <= lo[k])
+            return 0;
+    }
+    return 1;
+}
+
+/* Copy the cells [lo, hi) between the window's ring[0] of b->f and the caller's buffer. */
+static void box_copy(ooc *e, const stn_ooc_boxio *b, const int64_t lo[3], const int64_t hi[3]) {
+    stn_view v = stn_ooc_view(e);
+    size_t es = (size_t)e->d->elem_size;
+    char *win = ooc_win(e, &e->f[b->f], 0);
+    for (int64_t z = lo[2]; z < hi[2]; z++)
+        for (int64_t y = lo[1]; y < hi[1]; y++)
+            for (int64_t x = lo[0]; x < hi[0]; x++) {
+                char *g = win + (size_t)((z - v.z0) * v.sz + (y - v.y0) * v.sy + x) * es;
+                char *u = b->buf + (ptrdiff_t)((x - b->lo[0]) * b->st[0] + (y - b->lo[1]) * b->st[1] +
+                                               (z - b->lo[2]) * b->st[2]) *
+                                       (ptrdiff_t)es;
+                memcpy(b->write ? g : u, b->write ? u : g, es);
+            }
+}
+
+static int box_chunk(ooc *e, void *arg) {
+    stn_ooc_boxio *b = arg;
+    int64_t lo[3], hi[3];
+    if (!chunk_and_box(e, b, lo, hi))
+        return 0;
+    double t0 = stn_now();
+    if (!b->write) {
+        int rc = load_chunk(e, b->f, b->level, b->src, &b->model_read);
+        if (rc == 0) {
+            t0 = stn_now();
+            box_copy(e, b, lo, hi);
+            stn_stats_add_time(&e->res->st, STN_PHASE_COPY, t0);
+        }
+        return rc;
+    }
+    /* a write: the rows the box touches, read, patched and written back whole (O_DIRECT moves rows) */
+    ooc_field *of = &e->f[b->f];
+    int ra = e->plan.r.axis, qa = e->plan.q.axis;
+    int64_t r0 = lo[ra], r1 = hi[ra], q0 = lo[qa], q1 = hi[qa];
+    stn_gridfile *gf = !of->m->state ? &of->scratch[0][0] : &of->scratch[e->plan.nsweeps % 2][b->level];
+    stn_aio_group g = STN_AIO_GROUP_INIT;
+    int rc = stn_ooc_io_box(e, 0, gf, of->ring[0], r0, r1, q0, q1, q0, &g);
+    int rc2 = stn_aio_wait(e->q, &g, &e->res->st);
+    rc = rc ? rc : rc2;
+    if (rc == 0) {
+        t0 = stn_now();
+        box_copy(e, b, lo, hi);
+        stn_stats_add_time(&e->res->st, STN_PHASE_COPY, t0);
+        rc = stn_ooc_io_box(e, 1, gf, of->ring[0], r0, r1, q0, q1, q0, &g);
+        rc2 = stn_aio_wait(e->q, &g, &e->res->st);
+        rc = rc ? rc : rc2;
+    }
+    uint64_t bytes = (uint64_t)(r1 - r0) * (uint64_t)(q1 - q0) * e->plan.row_bytes;
+    b->model_read += bytes;
+    b->model_written += bytes;
+    return rc;
+}
+
+int stn_ooc_box_io(ooc *e, stn_ooc_boxio *b) {
+    b->src = stn_ooc_source_of(&e->model, &e->plan, b->f, b->level, e->plan.nsweeps);
+    int level = b->level;
+    if (b->src == STN_SRC_COPY) /* no previous level of its own yet: it is the current one */
+        b->level = 0, b->src = stn_ooc_source_of(&e->model, &e->plan, b->f, 0, e->plan.nsweeps);
+    e->exporting = 1;
+    int rc = for_chunks(e, box_chunk, b);
+    e->exporting = 0;
+    b->level = level;
+    return rc;
 }

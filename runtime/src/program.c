@@ -423,10 +423,12 @@ struct stn_sim {
     program_run pr;
     stn_opts o;
     int argc;
-    char **argv; /* copies: the options point into them */
-    stn_incore *ic;
+    char **argv;           /* copies: the options point into them */
+    stn_incore *ic;        /* the engine: in-core (and mmap), */
+    stn_ooc *oc;           /* or out of core */
     int64_t done;          /* steps advanced */
     int failed;            /* an advance failed: the levels are partly stepped */
+    uint64_t ckpt_written; /* the bytes of the checkpoints' files (the IO model's) */
     stn_program_desc desc; /* the descriptor, its reach at least its halo */
 };
 
@@ -434,6 +436,7 @@ static void sim_free(stn_sim *s) {
     if (!s)
         return;
     stn_incore_close(s->ic);
+    stn_ooc_close(s->oc);
     abort_outputs(&s->pr.in);
     free_run(&s->pr);
     stn_opts_free(&s->o);
@@ -489,11 +492,8 @@ int stn_sim_open(const stn_program_desc *given, int argc, const char *const *arg
                        : s->o.version   ? "--version"
                        : s->o.plan_only ? "--plan-only"
                                         : "--resume");
-    if (rc == 0 && s->o.mode == STN_MODE_OOC)
-        rc = stn_error(
-            -ENOTSUP,
-            "mode ooc: the out-of-core engine cannot be held open between calls yet (run the program, "
-            "or open the simulation with mode incore)");
+    if (rc == 0 && s->o.mode == STN_MODE_OOC && s->o.steps < 1)
+        s->o.steps = 1; /* the plan's horizon: at least one sweep */
     if (rc == 0) {
         stn_stats_reset_peaks();
         rc = setup_run(&s->pr, d, &s->o, t_start);
@@ -504,7 +504,8 @@ int stn_sim_open(const stn_program_desc *given, int argc, const char *const *arg
     if (rc == 0)
         rc = prepare(&s->pr);
     if (rc == 0)
-        rc = stn_incore_open(&s->pr.in, &s->pr.res, &s->ic);
+        rc = s->o.mode == STN_MODE_OOC ? stn_ooc_open(&s->pr.in, &s->pr.res, &s->pr.plan, &s->oc)
+                                       : stn_incore_open(&s->pr.in, &s->pr.res, &s->ic);
     if (s->o.threads)
         stn_omp_set_threads(saved);
     if (rc) {
@@ -592,6 +593,8 @@ int stn_sim_write(stn_sim *s, const char *field, const stn_box *box, const void 
     int rc = sim_box(s, "write", field, box, buf, strides, &f, &level, lo, hi, st);
     if (rc)
         return rc;
+    if (s->oc)
+        return stn_ooc_sim_box(s->oc, f, level, 1, lo, hi, (char *)buf, st);
     double t0 = stn_now();
     sim_copy(s, 1, stn_incore_level(s->ic, f, level), (char *)buf, lo, hi, st);
     stn_incore_written(s->ic, f, level);
@@ -605,6 +608,8 @@ int stn_sim_read(stn_sim *s, const char *field, const stn_box *box, void *buf, c
     int rc = sim_box(s, "read", field, box, buf, strides, &f, &level, lo, hi, st);
     if (rc)
         return rc;
+    if (s->oc)
+        return stn_ooc_sim_box(s->oc, f, level, 0, lo, hi, (char *)buf, st);
     double t0 = stn_now();
     sim_copy(s, 0, stn_incore_level(s->ic, f, level), buf, lo, hi, st);
     stn_stats_add_time(&s->pr.res.st, STN_PHASE_COPY, t0);
@@ -626,7 +631,7 @@ int stn_sim_advance(stn_sim *s, int64_t steps) {
     int saved = stn_omp_max_threads();
     if (s->o.threads)
         stn_omp_set_threads(s->o.threads);
-    int rc = stn_incore_advance(s->ic, s->done, steps);
+    int rc = s->oc ? stn_ooc_advance(s->oc, steps) : stn_incore_advance(s->ic, s->done, steps);
     if (s->o.threads)
         stn_omp_set_threads(saved);
     if (rc) {
@@ -645,8 +650,93 @@ int stn_sim_report(stn_sim *s, const char *path) {
     int64_t steps = s->o.steps;
     s->o.steps = s->done; /* the steps so far */
     s->pr.res.engine_bytes = stn_peak_allocated_bytes();
-    int rc = stn_report_write(&s->pr.in, &s->pr.res, NULL, path);
+    int rc = s->oc ? stn_ooc_account(s->oc, 0) : 0;
+    stn_result res = s->pr.res; /* the models so far, as finish() completes them */
+    res.predicted_read += s->oc ? s->pr.in.series_bytes + s->pr.in.points_bytes + s->pr.in.along_bytes : 0;
+    res.predicted_written += s->ckpt_written;
+    if (rc == 0)
+        rc = stn_report_write(&s->pr.in, &res, s->oc ? &s->pr.plan : NULL, path);
     s->o.steps = steps;
+    return rc;
+}
+
+/* One level of one field into DIR/NAME.npy in slabs of planes (rows in 2d, runs of x in 1d) of at most
+ * 64 MiB (at least one), through stn_sim_read; the file appears complete or not at all. */
+static int checkpoint_level(stn_sim *s, const char *dir, int f, int level, char *names, size_t nnames) {
+    const stn_program_desc *d = &s->desc;
+    int dims = stn_dims(d);
+    char name[300], path[4096];
+    snprintf(name, sizeof name, "%s%s", d->fields[f].name, level ? ".prev" : "");
+    snprintf(path, sizeof path, "%s/%s.npy", dir, name);
+    int64_t shape[3], *sh = npy_shape(&s->pr.in, shape);
+    const int64_t n[3] = {s->o.size[0], s->o.size[1], s->o.size[2]};
+    int axis = dims - 1;                                /* the slowest axis of the grid: slabs along it */
+    uint64_t cell = (uint64_t)d->elem_size, per = cell; /* bytes of one index along `axis` */
+    for (int k = 0; k < axis; k++)
+        per *= (uint64_t)n[k];
+    int64_t slab = (int64_t)((64u << 20) / per);
+    slab = slab < 1 ? 1 : slab > n[axis] ? n[axis] : slab;
+    char *buf = malloc((size_t)(per * (uint64_t)slab));
+    stn_npy_writer *w = NULL;
+    int rc =
+        buf ? stn_npy_writer_open(path, d->npy_descr, dims, sh, &w) : stn_error(-ENOMEM, "out of memory");
+    for (int64_t a = 0; rc == 0 && a < n[axis]; a += slab) {
+        stn_box box = {{0, 0, 0}, {n[0], n[1], n[2]}};
+        box.lo[axis] = a;
+        box.hi[axis] = a + slab < n[axis] ? a + slab : n[axis];
+        rc = stn_sim_read(s, name, &box, buf, NULL);
+        uint64_t bytes = per * (uint64_t)(box.hi[axis] - a);
+        if (rc == 0)
+            rc = stn_npy_writer_pwrite(w, buf, (size_t)bytes, per * (uint64_t)a, &s->pr.res.st);
+        s->ckpt_written += rc == 0 ? bytes : 0;
+    }
+    if (rc == 0)
+        rc = stn_npy_writer_finish(w);
+    if (rc == 0)
+        rc = stn_npy_writer_commit(w);
+    else if (w)
+        stn_npy_writer_abort(w);
+    free(buf);
+    if (rc == 0)
+        snprintf(names + strlen(names), nnames - strlen(names), "%s\"%s=%s\"", *names ? ", " : "", name,
+                 path);
+    return rc ? stn_error(rc, "checkpoint %s: %s", path, stn_errmsg()) : 0;
+}
+
+int stn_sim_checkpoint(stn_sim *s, const char *dir) {
+    const stn_program_desc *d = &s->desc;
+    if (!dir || !*dir)
+        return stn_error(-EINVAL, "checkpoint: no folder");
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+        return stn_error(stn_neg_errno(errno), "checkpoint: cannot create the folder '%s': %s", dir,
+                         strerror(errno));
+    size_t nnames = 256 + (size_t)d->nfields * 2 * 4400;
+    char *names = calloc(nnames, 1);
+    int rc = names ? 0 : stn_error(-ENOMEM, "out of memory");
+    for (int f = 0; rc == 0 && f < d->nfields; f++)
+        for (int l = 0; rc == 0 && l < d->fields[f].levels; l++)
+            rc = checkpoint_level(s, dir, f, l, names, nnames);
+    if (rc == 0) { /* the manifest, last: a folder without it holds no complete checkpoint */
+        char path[4096], tmp[4200];
+        snprintf(path, sizeof path, "%s/%s.checkpoint.json", dir, d->name);
+        snprintf(tmp, sizeof tmp, "%s.tmp-%d", path, (int)getpid());
+        FILE *fp = fopen(tmp, "w");
+        if (!fp)
+            rc = stn_error(stn_neg_errno(errno), "checkpoint: cannot create '%s': %s", tmp, strerror(errno));
+        else {
+            fprintf(fp,
+                    "{\"stencil\": \"%s\", \"steps_done\": %" PRId64 ", \"size\": [%" PRId64 ", %" PRId64
+                    ", %" PRId64 "],\n \"init\": [%s]}\n",
+                    d->name, s->done, s->o.size[0], s->o.size[1], s->o.size[2], names);
+            int bad = ferror(fp) | (fflush(fp) != 0) | (fsync(fileno(fp)) != 0);
+            bad |= fclose(fp) != 0;
+            if (bad || rename(tmp, path) != 0) {
+                rc = stn_error(-EIO, "checkpoint: cannot write '%s': %s", path, strerror(errno));
+                unlink(tmp);
+            }
+        }
+    }
+    free(names);
     return rc;
 }
 
@@ -663,11 +753,14 @@ int stn_sim_close(stn_sim *s) {
                            "--out %s=%s: the record holds the %" PRId64 " steps the simulation was "
                            "opened for, and it advanced %" PRId64,
                            s->desc.records[k].name, s->o.record_path[k], s->o.steps, s->done);
+    s->o.steps = s->done; /* the report's, and the records' */
     if (rc == 0)
-        rc = stn_incore_export(s->ic);
-    s->o.steps = s->done; /* the report's */
+        rc = s->oc ? stn_ooc_finish(s->oc) : stn_incore_export(s->ic);
+    s->pr.res.predicted_written += s->ckpt_written;
     stn_incore_close(s->ic);
+    stn_ooc_close(s->oc);
     s->ic = NULL;
+    s->oc = NULL;
     rc = finish(&s->pr, rc);
     char msg[1024];
     snprintf(msg, sizeof msg, "%s", stn_errmsg());

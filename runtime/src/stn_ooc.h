@@ -145,6 +145,7 @@ typedef struct stn_ooc_fsrc {
 typedef struct stn_ooc_model {
     int nfields;
     const stn_ooc_fsrc *f;
+    int imported; /* the inputs are in their scratch files even before a sweep (a simulation held open) */
 } stn_ooc_model;
 
 /* The sources of field i from the descriptor and the --init / --out paths ([2 * nfields] each,

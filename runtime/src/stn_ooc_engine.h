@@ -151,6 +151,21 @@ int stn_ooc_import_inputs(ooc *e);
 int stn_ooc_import_alg2(ooc *e);
 /* Write every --out from the final state (the writers' temporaries; program.c commits them). */
 int stn_ooc_export(ooc *e);
+/* The simulation API: the state levels from the first sweep's sources into scratch set 0 (which the
+ * first sweep then reads), the bytes the model counts for it added to *rd and *wr. */
+int stn_ooc_materialize(ooc *e, uint64_t *rd, uint64_t *wr);
+/* A box of (f, level) of the state after plan.nsweeps sweeps, between the files and a caller's buffer
+ * (element (x, y, z) at buf[(x - lo[0]) st[0] + (y - lo[1]) st[1] + (z - lo[2]) st[2]]); a write goes
+ * to scratch files only (stn_ooc_materialize first). */
+typedef struct stn_ooc_boxio {
+    int f, level, write;
+    int64_t lo[3], hi[3];
+    char *buf;
+    int64_t st[3];
+    int src;                            /* set by stn_ooc_box_io */
+    uint64_t model_read, model_written; /* the bytes it moved, as the model counts them (added) */
+} stn_ooc_boxio;
+int stn_ooc_box_io(ooc *e, stn_ooc_boxio *b);
 
 /* ------------------------------------------------------------------ ooc_state.c */
 

@@ -97,7 +97,7 @@ static void make_problem(problem *P) {
     size[2] = d->ndim == 3 ? between(d->halo_lo[2] + d->halo_hi[2] + 1, 20) : 1;
     for (int i = 0; i < d->nfields; i++)
         stn_ooc_fsrc_init(d, i, P->init, P->out, &P->fsrc[i]);
-    P->m = (stn_ooc_model){d->nfields, P->fsrc};
+    P->m = (stn_ooc_model){d->nfields, P->fsrc, 0};
     stn_tune_problem *pb = &P->pb;
     pb->d = d;
     pb->m = &P->m;

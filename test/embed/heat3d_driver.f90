@@ -1,5 +1,6 @@
 ! heat3d_driver.f90 -- a Fortran host driving heat3d through its generated module (heat3d_api.f90),
-! for test/python/test_embed.py.  heat3d_driver OUT.raw: opens 18x16x14 in-core, advances 3 steps,
+! for test/python/test_embed.py.  heat3d_driver OUT.raw [OPTION ...]: opens 18x16x14 with the options
+! of the command line given (e.g. --mode incore; --mem 1M --dir D --block 16,3,2), advances 3 steps,
 ! writes 2.0 into the box [5,8) x [6,9) x [7,10), advances 4, reads the whole field into OUT.raw
 ! (x fastest), and checks that an unknown field is refused with the runtime's message.
 program heat3d_driver
@@ -9,11 +10,17 @@ program heat3d_driver
     type(heat3d_sim) :: sim
     real(heat3d_kind), allocatable :: u(:, :, :), src(:, :, :)
     character(len=4096) :: path
-    integer :: rc, unit
+    character(len=4096), allocatable :: options(:)
+    integer :: rc, unit, i
     call get_command_argument(1, path)
+    allocate (options(3 + command_argument_count() - 1))
+    options(1:3) = [character(len=4096) :: "--size", "18,16,14", "--quiet"]
+    do i = 2, command_argument_count()
+        call get_command_argument(i, options(2 + i))
+    end do
     allocate (u(18, 16, 14), src(3, 3, 3))
     src = 2.0_heat3d_kind
-    rc = heat3d_open(sim, [character(len=16) :: "--size", "18,16,14", "--mode", "incore", "--quiet"])
+    rc = heat3d_open(sim, options)
     call check(rc, "open")
     call check(heat3d_advance(sim, 3_int64), "advance")
     call check(heat3d_write(sim, "u", [5_int64, 6_int64, 7_int64], [8_int64, 9_int64, 10_int64], src), "write")

@@ -8,6 +8,7 @@
  *   advance N
  *   read FIELD LO HI FILE      write FIELD LO HI FILE     (LO, HI: x,y,z; FILE: raw elements, dense)
  *   readT FIELD LO HI FILE     (read into a buffer with the axes reversed: strides z-fastest)
+ *   checkpoint DIR
  *   expect-fail OP ...         (the next op must fail; its message is printed)
  * Exit 0, or 1 with the failing call's message on stderr. */
 #include <stdio.h>
@@ -80,6 +81,8 @@ int main(int argc, char **argv) {
             continue;
         } else if (strcmp(op, "advance") == 0 && i + 1 < argc) {
             rc = API(advance)(s, atoll(argv[++i]));
+        } else if (strcmp(op, "checkpoint") == 0 && i + 1 < argc) {
+            rc = API(checkpoint)(s, argv[++i]);
         } else if ((strcmp(op, "read") == 0 || strcmp(op, "write") == 0 || strcmp(op, "readT") == 0) &&
                    i + 4 < argc) {
             const char *field = argv[i + 1], *path = argv[i + 4];

@@ -83,22 +83,47 @@ def _lohi(size: tuple[int, ...]) -> tuple[str, str]:
     return "0,0,0", ",".join(map(str, size))
 
 
+def ooc_blocks(size: tuple[int, ...], bt: int = 3) -> list[str]:
+    """--block for several blocks of a small grid: whole planes 4 thick (3d), rows 5 (2d); bt steps."""
+    return ["--block", f"{size[1]},4,{bt}" if len(size) == 3 else f"5,{bt}" if len(size) == 2 else f"{bt}"]
+
+
+def modes(tmp_path: Path, size: tuple[int, ...]) -> dict[str, list[str]]:
+    """The engines a host tries: in-core (time tiles forced off, and chosen), and out of core in several
+    blocks (a sweep of 3 steps, so that advances split sweeps) with its report."""
+    return {"incore-plain": ["mode=incore", "--time-tiles", "off"], "incore": ["mode=incore"],
+            "ooc": ["mode=ooc", "mem=64M", f"dir={tmp_path}", f"report={tmp_path / 'r.json'}", *ooc_blocks(size)]}
+
+
+def exact_bytes(tmp_path: Path, mode: str) -> None:
+    """An out-of-core report: the bytes moved are the model's, both ways."""
+    if mode != "ooc":
+        return
+    from conftest import load_report
+
+    r = load_report(tmp_path / "r.json")
+    assert r["mode"] == "ooc"
+    assert (r["bytes_read"], r["bytes_written"]) == (r["predicted_bytes_read"], r["predicted_bytes_written"])
+    assert not [p for p in tmp_path.iterdir() if p.suffix == ".grid" or p.name.endswith(".ooc-state")], \
+        "scratch files left behind"
+
+
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_advance_in_pieces_is_one_run(hosts, tmp_path, name):
-    """advance(3), advance(0), advance(7) from the init expressions: the CLI's 10 steps, bit for bit, for
-    every level; with time tiles forced and without."""
+    """advance(2), advance(0), advance(8) from the init expressions: the CLI's 10 steps, bit for bit, in-core
+    (time tiles off and on) and out of core in several blocks (predicted bytes == counted)."""
     size, dtype, field = CASES[name]
     host, cli = hosts(name)
     szs = ",".join(map(str, size))
-    for tiles in (["--time-tiles", "off"], []):
-        cli_run(cli, ["--size", szs, "--steps", "10", "--mode", "incore", "--out", f"{field}={tmp_path / 'cli.npy'}",
-                      *tiles])
+    cli_run(cli, ["--size", szs, "--steps", "10", "--mode", "incore", "--out", f"{field}={tmp_path / 'cli.npy'}"])
+    want = np.load(tmp_path / "cli.npy")
+    for mode, config in modes(tmp_path, size).items():
         lo, hi = _lohi(size)
-        host_run(host, [f"size={szs}", "steps=10", "mode=incore", *tiles],
-                 ["advance", "3", "advance", "0", "advance", "7", "read", field, lo, hi, tmp_path / "api.raw"])
-        want = np.load(tmp_path / "cli.npy")
+        host_run(host, [f"size={szs}", "steps=10", *config],
+                 ["advance", "2", "advance", "0", "advance", "8", "read", field, lo, hi, tmp_path / "api.raw"])
         got = raw(tmp_path / "api.raw", size, dtype)
-        assert got.tobytes() == want.tobytes(), f"{name} {tiles}: max |diff| {np.abs(got - want).max()}"
+        assert got.tobytes() == want.tobytes(), f"{name} {mode}: max |diff| {np.abs(got - want).max()}"
+        exact_bytes(tmp_path, mode)
 
 
 @pytest.mark.parametrize("name", ["heat3d", "advect2d", "wave3d"])
@@ -127,11 +152,42 @@ def test_a_write_between_advances_is_an_init_file(hosts, tmp_path, name):
     lo3 = ",".join(map(str, box_lo + [0] * (3 - len(size))))
     hi3 = ",".join(map(str, box_hi + [1] * (3 - len(size))))
     wlo, whi = _lohi(size)
-    host_run(host, [f"size={szs}", "steps=10", "mode=incore"],
-             ["advance", "4", "write", field, lo3, hi3, tmp_path / "patch.raw", "advance", "6",
-              "read", field, wlo, whi, tmp_path / "api.raw"])
-    want, got = np.load(tmp_path / "cli.npy"), raw(tmp_path / "api.raw", size, dtype)
-    assert got.tobytes() == want.tobytes(), f"{name}: max |diff| {np.abs(got - want).max()}"
+    want = np.load(tmp_path / "cli.npy")
+    for mode, config in modes(tmp_path, size).items():
+        host_run(host, [f"size={szs}", "steps=10", *config],
+                 ["advance", "4", "write", field, lo3, hi3, tmp_path / "patch.raw", "advance", "6",
+                  "read", field, wlo, whi, tmp_path / "api.raw"])
+        got = raw(tmp_path / "api.raw", size, dtype)
+        assert got.tobytes() == want.tobytes(), f"{name} {mode}: max |diff| {np.abs(got - want).max()}"
+        exact_bytes(tmp_path, mode)
+
+
+@pytest.mark.parametrize("name", ["heat3d", "wave3d", "advect2d"])
+def test_writes_before_the_first_advance_out_of_core(hosts, tmp_path, name):
+    """Out of core, a write before any sweep puts the state into the scratch files first: the bits of the
+    command line from an --init file holding that write, the bytes the model's."""
+    size, dtype, field = CASES[name]
+    host, cli = hosts(name)
+    szs = ",".join(map(str, size))
+    lvl = ["u", "u.prev"] if name == "wave3d" else [field]
+    cli_run(cli, ["--size", szs, "--steps", "0", "--mode", "incore",
+                  *[a for f in lvl for a in ("--out", f"{f}={tmp_path / (f + '.0.npy')}")]])
+    patch = np.random.default_rng(11).random((3, 4, 5)[3 - len(size):]).astype(dtype)
+    patch.tofile(tmp_path / "patch.raw")
+    a = np.load(tmp_path / f"{field}.0.npy")
+    a[tuple(slice(1, 1 + n) for n in patch.shape)] = patch
+    np.save(tmp_path / "w.npy", a)
+    inits = ["--init", f"{field}={tmp_path / 'w.npy'}"] + (["--init", f"u.prev={tmp_path / 'u.prev.0.npy'}"]
+                                                            if name == "wave3d" else [])
+    cli_run(cli, ["--size", szs, "--steps", "7", "--mode", "incore", *inits, "--out", f"{field}={tmp_path / 'cli.npy'}"])
+    hi = ",".join(str(1 + n) for n in reversed(patch.shape))
+    lo = ",".join("1" for _ in patch.shape)
+    wlo, whi = _lohi(size)
+    host_run(host, [f"size={szs}", "steps=7", *modes(tmp_path, size)["ooc"]],
+             ["write", field, lo, hi, tmp_path / "patch.raw", "advance", "7", "read", field, wlo, whi,
+              tmp_path / "api.raw"])
+    assert raw(tmp_path / "api.raw", size, dtype).tobytes() == np.load(tmp_path / "cli.npy").tobytes()
+    exact_bytes(tmp_path, "ooc")
 
 
 def test_boxes_strides_and_outputs(hosts, tmp_path):
@@ -172,8 +228,8 @@ def test_bad_calls_are_refused_with_the_reason(hosts, tmp_path, ops, message):
 
 def test_open_refusals(hosts, tmp_path):
     host, _ = hosts("heat3d")
-    p = host_run(host, ["size=18,16,14", "steps=5"], [], ok=False)  # the default mode: out of core
-    assert p.returncode == 1 and "cannot be held open between calls yet" in p.stderr
+    p = host_run(host, ["size=18,16,14", "steps=5", f"dir={tmp_path}", "--schedule", "alg2"], [], ok=False)
+    assert p.returncode == 1 and "a simulation held open runs the reference schedule" in p.stderr
     p = host_run(host, ["size=18,16,14", "steps=5", "mode=incore", "--resume"], [], ok=False)
     assert p.returncode == 1 and "--resume is an option of the command line" in p.stderr
     p = host_run(host, ["size=18,16", "steps=5", "mode=incore"], [], ok=False)
@@ -276,19 +332,24 @@ def test_python_api_pieces_writes_and_boxes(py_prog, hosts, tmp_path):
     cli_run(cli, ["--size", "18,16,14", "--steps", "5", "--mode", "incore", "--init", f"u={tmp_path / 'u4w.npy'}",
                   "--param", "alpha=0.07", "--out", f"u={tmp_path / 'cli.npy'}"])
     want = np.load(tmp_path / "cli.npy")
-    with prog.open(size=size, steps=9, mode="incore", params={"alpha": 0.07}, out={"u": tmp_path / "py.npy"}) as sim:
-        sim.write("u", u0.T.copy().T)  # Fortran order: passed with its strides
-        sim.advance(4)
-        sim.write("u", plane, z=9)
-        sim.advance(2)
-        sim.advance(3)
-        assert sim.steps_done == 9
-        got = sim.read("u")
-        assert got.tobytes() == want.tobytes()
-        assert np.array_equal(sim.read("u", z=slice(2, 5), x=-1), want[2:5, :, -1])
-        rep = validate_report(sim.report(), "sim.report()")
-        assert rep["steps"] == 9
-    assert np.load(tmp_path / "py.npy").tobytes() == want.tobytes()
+    for mode in ({"mode": "incore"}, {"mode": "ooc", "mem": "1M", "dir": tmp_path, "options": ["--block", "16,3,2"]}):
+        with prog.open(size=size, steps=9, params={"alpha": 0.07}, out={"u": tmp_path / "py.npy"}, **mode) as sim:
+            sim.write("u", u0.T.copy().T)  # Fortran order: passed with its strides
+            sim.advance(4)
+            sim.write("u", plane, z=9)
+            sim.advance(2)
+            sim.advance(3)
+            assert sim.steps_done == 9
+            got = sim.read("u")
+            assert got.tobytes() == want.tobytes(), mode
+            assert np.array_equal(sim.read("u", z=slice(2, 5), x=-1), want[2:5, :, -1])
+            rep = validate_report(sim.report(), "sim.report()")
+            assert rep["steps"] == 9 and rep["mode"] == mode["mode"]
+            if mode["mode"] == "ooc":
+                assert rep["params"]["bz"] == 3 and rep["params"]["bt"] == 2
+                assert rep["bytes_read"] == rep["predicted_bytes_read"]
+                assert rep["bytes_written"] == rep["predicted_bytes_written"]
+        assert np.load(tmp_path / "py.npy").tobytes() == want.tobytes(), mode
     with pytest.raises(stencilc.Error, match=r"an array of shape \(3, 3\) for a box of shape \(16, 18\)"):
         with prog.open(size=size, mode="incore") as sim:
             sim.write("u", np.zeros((3, 3)), z=0)
@@ -347,8 +408,10 @@ def _heatsim_checks(heatsim: Path, out: Path, py_prog) -> None:
 
     size, steps, every = (24, 20, 18), 12, 5
     out.mkdir(exist_ok=True)
-    p = _sh([heatsim, *size, steps, every, out / "p"], RUN_TIMEOUT_S)
+    # out of core: 256K makes Blk-Tune cut 2-plane blocks and sweeps of 4 steps, which the advances split
+    p = _sh([heatsim, *size, steps, every, out / "p", "ooc", "256K", out], RUN_TIMEOUT_S)
     assert p.returncode == 0, p.stderr
+    assert not list(out.glob("*.grid")), "scratch files left behind"
     ex = EXAMPLES["heat3d"]
     u = ex.initial(size)["u"]
     src = np.ones((4, 4, 4))
@@ -432,12 +495,40 @@ def test_fortran_module_drives_the_simulation(py_prog, tmp_path):
              REPO_ROOT / "test" / "embed" / "heat3d_driver.f90", "-L", prefix / "lib", "-lheat3d",
              f"-Wl,-rpath,{prefix / 'lib'}", "-o", exe], COMPILE_TIMEOUT_S)
     assert p.returncode == 0, p.stderr
-    p = _sh([exe, tmp_path / "u.raw"], RUN_TIMEOUT_S)
-    assert p.returncode == 0, p.stdout + p.stderr
-    assert "heat3d has no field 'v' (its fields: u)" in p.stdout
     with py_prog("heat3d").open(size=(18, 16, 14), mode="incore") as sim:
         sim.advance(3)
         sim.write("u", np.full((3, 3, 3), 2.0), x=slice(5, 8), y=slice(6, 9), z=slice(7, 10))
         sim.advance(4)
         want = sim.read("u")
-    assert raw(tmp_path / "u.raw", (18, 16, 14), "<f8").tobytes() == want.tobytes()
+    for mode in (["--mode", "incore"], ["--mem", "1M", "--dir", str(tmp_path), "--block", "16,3,2"]):
+        p = _sh([exe, tmp_path / "u.raw", *mode], RUN_TIMEOUT_S)
+        assert p.returncode == 0, p.stdout + p.stderr
+        assert "heat3d has no field 'v' (its fields: u)" in p.stdout
+        assert raw(tmp_path / "u.raw", (18, 16, 14), "<f8").tobytes() == want.tobytes(), mode
+        assert not list(tmp_path.glob("*.grid")), "scratch files left behind"
+
+
+@pytest.mark.parametrize("mode", ["incore", "ooc"])
+def test_checkpoint_restarts_bit_for_bit(hosts, tmp_path, mode):
+    """checkpoint DIR after 4 of 10 steps writes every level as .npy and a manifest; a simulation opened
+    with the manifest's --init files and advanced 6 steps gives the bits of the 10-step run (wave3d:
+    both levels); the bytes of the checkpoint are in the model."""
+    import json
+
+    size, dtype, field = CASES["wave3d"]
+    host, cli = hosts("wave3d")
+    szs = ",".join(map(str, size))
+    cli_run(cli, ["--size", szs, "--steps", "10", "--mode", "incore", "--out", f"u={tmp_path / 'cli.npy'}"])
+    config = modes(tmp_path, size)["ooc" if mode == "ooc" else "incore"]
+    host_run(host, [f"size={szs}", "steps=10", *config],
+             ["advance", "4", "checkpoint", tmp_path / "ck", "advance", "6"])
+    exact_bytes(tmp_path, mode)
+    man = json.loads((tmp_path / "ck" / "wave3d.checkpoint.json").read_text())
+    assert man["stencil"] == "wave3d" and man["steps_done"] == 4 and man["size"] == list(size)
+    assert man["init"] == [f"u={tmp_path / 'ck' / 'u.npy'}", f"u.prev={tmp_path / 'ck' / 'u.prev.npy'}"]
+    inits = [a for i in man["init"] for a in ("--init", i)]
+    lo, hi = _lohi(size)
+    host_run(host, [f"size={szs}", "steps=6", *config, *inits], ["advance", "6", "read", "u", lo, hi,
+                                                                 tmp_path / "api.raw"])
+    assert raw(tmp_path / "api.raw", size, dtype).tobytes() == np.load(tmp_path / "cli.npy").tobytes()
+    exact_bytes(tmp_path, mode)
