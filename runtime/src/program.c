@@ -586,34 +586,31 @@ static void sim_copy(const stn_sim *s, int to_level, char *lvl, char *buf, const
         }
 }
 
-int stn_sim_write(stn_sim *s, const char *field, const stn_box *box, const void *buf,
-                  const int64_t *strides) {
+/* A write (buf read) or a read (buf written) of a box, checked, on either engine. */
+static int sim_move(stn_sim *s, int write, const char *field, const stn_box *box, char *buf,
+                    const int64_t *strides) {
     int f, level;
     int64_t lo[3], hi[3], st[3];
-    int rc = sim_box(s, "write", field, box, buf, strides, &f, &level, lo, hi, st);
+    int rc = sim_box(s, write ? "write" : "read", field, box, buf, strides, &f, &level, lo, hi, st);
     if (rc)
         return rc;
     if (s->oc)
-        return stn_ooc_sim_box(s->oc, f, level, 1, lo, hi, (char *)buf, st);
+        return stn_ooc_sim_box(s->oc, f, level, write, lo, hi, buf, st);
     double t0 = stn_now();
-    sim_copy(s, 1, stn_incore_level(s->ic, f, level), (char *)buf, lo, hi, st);
-    stn_incore_written(s->ic, f, level);
+    sim_copy(s, write, stn_incore_level(s->ic, f, level), buf, lo, hi, st);
+    if (write)
+        stn_incore_written(s->ic, f, level);
     stn_stats_add_time(&s->pr.res.st, STN_PHASE_COPY, t0);
     return 0;
 }
 
+int stn_sim_write(stn_sim *s, const char *field, const stn_box *box, const void *buf,
+                  const int64_t *strides) {
+    return sim_move(s, 1, field, box, (char *)buf, strides);
+}
+
 int stn_sim_read(stn_sim *s, const char *field, const stn_box *box, void *buf, const int64_t *strides) {
-    int f, level;
-    int64_t lo[3], hi[3], st[3];
-    int rc = sim_box(s, "read", field, box, buf, strides, &f, &level, lo, hi, st);
-    if (rc)
-        return rc;
-    if (s->oc)
-        return stn_ooc_sim_box(s->oc, f, level, 0, lo, hi, (char *)buf, st);
-    double t0 = stn_now();
-    sim_copy(s, 0, stn_incore_level(s->ic, f, level), buf, lo, hi, st);
-    stn_stats_add_time(&s->pr.res.st, STN_PHASE_COPY, t0);
-    return 0;
+    return sim_move(s, 0, field, box, buf, strides);
 }
 
 int stn_sim_advance(stn_sim *s, int64_t steps) {

@@ -566,7 +566,7 @@ def test_random_stencils_through_the_api_equal_the_command_line(tmp_path_factory
     from stencilc import toolchain
     from stencilc.codegen import LIBS
     from stencilc.resources import runtime_dir
-    from test_ooc import min_extent, random_stencil
+    from test_ooc import min_extent, random_run_inputs, random_stencil
 
     cc, flags = toolchain._cc(None), toolchain._cflags(None)
     lib = toolchain.runtime_library(cc, flags)
@@ -608,17 +608,7 @@ def test_random_stencils_through_the_api_equal_the_command_line(tmp_path_factory
             by = data.draw(st.integers(1, max(1, size[1] - 1)), label="by")
             strip = ["--strip", data.draw(st.sampled_from(["dram", "file"]), label="strip")]
         block = ",".join(map(str, ([by] if ndim == 3 else []) + ([bz] if ndim > 1 else []) + [bt]))
-        common = ["--quiet"]
-        if timed:
-            np.save(tmp / "w.npy", np.cos(0.5 * np.arange(steps + 2)))
-            common += ["--init", f"w={tmp / 'w.npy'}"]
-        if "r" in fields:
-            lo = [min_extent(ir, a)[0] for a in "xyz"[:ndim]]
-            hi = [n - min_extent(ir, a)[1] for n, a in zip(size, "xyz")]
-            pts = np.array([[data.draw(st.integers(lo[k], hi[k] - 1), label="point") for k in range(ndim)]
-                            for _ in range(data.draw(st.integers(0, 4), label="npoints"))], dtype=np.int64)
-            np.save(tmp / "p.npy", pts.reshape(-1, ndim))
-            common += ["--init", f"p={tmp / 'p.npy'}"]
+        common = ["--quiet", *random_run_inputs(tmp, data, ir, size, steps, timed, fields)]
         outs = lambda tag: [a for f in fields for a in ("--out", f"{f}={tmp / (tag + '_' + f + '.npy')}")]  # noqa: E731
         szs = ",".join(map(str, size))
         cli_run(tmp / "cli", ["--size", szs, "--steps", str(steps), "--mode", "incore", *common, *outs("in")])

@@ -148,6 +148,24 @@ def min_extent(ir_text: str, axis: str) -> tuple[int, int]:
     return 0, 0
 
 
+def random_run_inputs(tmp: Path, data, ir: str, size: list[int], steps: int, timed: bool, fields: list[str]) -> list[str]:
+    """The --init options a random stencil's run needs: its series w (when it reads t), and 0 to 5 points
+    in the interior (repeats allowed) when it records; the files written into tmp."""
+    args = []
+    if timed:
+        np.save(tmp / "w.npy", np.cos(0.5 * np.arange(steps + 2)))
+        args += ["--init", f"w={tmp / 'w.npy'}"]
+    if "r" in fields:
+        ndim = len(size)
+        lo = [min_extent(ir, a)[0] for a in "xyz"[:ndim]]
+        hi = [n - min_extent(ir, a)[1] for n, a in zip(size, "xyz")]
+        pts = np.array([[data.draw(st.integers(lo[k], hi[k] - 1), label="point") for k in range(ndim)]
+                        for _ in range(data.draw(st.integers(0, 5), label="npoints"))], dtype=np.int64)
+        np.save(tmp / "p.npy", pts.reshape(-1, ndim))
+        args += ["--init", f"p={tmp / 'p.npy'}"]
+    return args
+
+
 @settings(max_examples=int(os.environ.get("STENCILC_OOC_EXAMPLES", "14")), deadline=None, derandomize=False,
           suppress_health_check=[HealthCheck.too_slow], database=None)
 @given(seed=st.integers(0, 2**31), data=st.data())
@@ -183,17 +201,8 @@ def test_random_stencils_ooc_equals_incore(tmp_path_factory, seed, data):
     outs = []
     for f in fields:
         outs += ["--out", f"{f}=" + str(tmp / f"{{mode}}_{f}.npy")]
-    common = ["--size", ",".join(map(str, size)), "--steps", str(steps), "--quiet"]
-    if timed:
-        np.save(tmp / "w.npy", np.cos(0.5 * np.arange(steps + 2)))
-        common += ["--init", f"w={tmp / 'w.npy'}"]
-    if "r" in fields:  # 0 to 5 points in the interior, repeats allowed
-        lo = [min_extent(ir, a)[0] for a in "xyz"[:ndim]]
-        hi = [n - min_extent(ir, a)[1] for n, a in zip(size, "xyz")]
-        pts = np.array([[data.draw(st.integers(lo[k], hi[k] - 1), label="point") for k in range(ndim)]
-                        for _ in range(data.draw(st.integers(0, 5), label="npoints"))], dtype=np.int64)
-        np.save(tmp / "p.npy", pts.reshape(-1, ndim))
-        common += ["--init", f"p={tmp / 'p.npy'}"]
+    common = ["--size", ",".join(map(str, size)), "--steps", str(steps), "--quiet",
+              *random_run_inputs(tmp, data, ir, size, steps, timed, fields)]
     run(exe, *common, "--mode", "incore", *[o.format(mode="in") for o in outs])
     run(exe, *common, "--mode", "ooc", "--schedule", schedule, "--dir", str(tmp), "--block", ",".join(map(str, block)),
         *strip, "--report", str(tmp / "r.json"), *[o.format(mode="ooc") for o in outs])
