@@ -228,7 +228,8 @@ int stn_program_main(const stn_program_desc *d, int argc, char **argv);
  * Every function returns 0 or a negative errno with the message in stn_errmsg(); nothing exits.  A
  * simulation is used by one thread at a time (its kernels run on their own OpenMP threads);
  * several simulations may be open at once.  After a failed advance only stn_sim_close works (and
- * writes no output). */
+ * writes no output).  Out of core each sweep commits to DIR/NAME.ooc-state as the program's do: a
+ * host that died reopens with the same options and --resume (docs/embedding.md, crash safety). */
 typedef struct stn_sim stn_sim;
 int stn_sim_open(const stn_program_desc *d, int argc, const char *const *argv, stn_sim **sim);
 int stn_sim_write(stn_sim *sim, const char *field, const stn_box *box, const void *buf,

@@ -1019,7 +1019,7 @@ static int ooc_setup(ooc *e, int64_t *first_sweep) {
     *first_sweep = 0;
     if (r->o->resume) {
         int64_t done;
-        rc = stn_ooc_load_state(e, &done);
+        rc = stn_ooc_load_state(e, &done, &e->steps_resumed);
         if (rc)
             return rc;
         if (done < 0)
@@ -1125,6 +1125,7 @@ int stn_ooc_run(const stn_run *r, stn_result *res, stn_ooc_result *out) {
 struct stn_ooc {
     ooc e;
     int64_t sweeps, steps;
+    int64_t first;                      /* the sweeps done before open (--resume) */
     uint64_t extra_read, extra_written; /* boxes and the materialization, as the model counts them */
 };
 
@@ -1150,11 +1151,13 @@ int stn_ooc_open(const stn_run *r, stn_result *res, stn_ooc_result *out, stn_ooc
         rc = ooc_setup(e, &first);
     if (rc == 0 && e->plan.nsweeps < 1)
         rc = stn_error(-EINVAL, "internal error: a simulation opened for no sweep");
-    if (rc == 0)
+    if (rc == 0 && first == 0)
         rc = stn_ooc_import_inputs(e);
     e->model.imported = 1;
-    e->plan.nsweeps = 0;      /* the state is that of no sweep */
-    if (e->records_fd >= 0) { /* the records file is --resume's, which a simulation has not */
+    s->first = s->sweeps = first; /* --resume: the state of the sweeps saved */
+    s->steps = first > 0 ? e->steps_resumed : 0;
+    e->plan.nsweeps = first;
+    if (e->records_fd >= 0) { /* the records' samples of a simulation are in the host's process only */
         close(e->records_fd);
         unlink(e->records_path);
         e->records_fd = -1;
@@ -1166,6 +1169,8 @@ int stn_ooc_open(const stn_run *r, stn_result *res, stn_ooc_result *out, stn_ooc
     *sp = s;
     return 0;
 }
+
+int64_t stn_ooc_steps_done(const stn_ooc *s) { return s->steps; }
 
 int stn_ooc_advance(stn_ooc *s, int64_t steps) {
     ooc *e = &s->e;
@@ -1179,7 +1184,9 @@ int stn_ooc_advance(stn_ooc *s, int64_t steps) {
         e->lvl0 = 0;
         e->prog = &prog;
         e->steps_before = s->steps;
-        rc = run_sweep(e, s->sweeps, T, 0);
+        rc = run_sweep(e, s->sweeps, T, 1); /* durable: each sweep commits, as the program's do */
+        if (rc == 0)
+            rc = stn_ooc_save_state(e, s->sweeps + 1);
         e->plan.nsweeps = s->sweeps;
         if (rc)
             break;
@@ -1222,7 +1229,7 @@ int stn_ooc_account(stn_ooc *s, int exports) {
      * import of inputs (done at open), the export; and the boxes */
     int64_t nsw = e->plan.nsweeps;
     e->res->predicted_read = e->res->predicted_written = 0;
-    stn_ooc_predict(&e->model, &e->plan, 0, &e->res->predicted_read, &e->res->predicted_written);
+    stn_ooc_predict(&e->model, &e->plan, s->first, &e->res->predicted_read, &e->res->predicted_written);
     if (nsw == 0) { /* no sweep: stn_ooc_predict leaves out the import, which open did */
         for (int i = 0; i < e->d->nfields; i++)
             if (!e->f[i].m->state && e->f[i].m->input == STN_SRC_SCRATCH) {
@@ -1232,7 +1239,7 @@ int stn_ooc_account(stn_ooc *s, int exports) {
     }
     e->res->predicted_read += s->extra_read;
     e->res->predicted_written += s->extra_written;
-    int rc = predict_time(e, 0);
+    int rc = predict_time(e, s->first);
     for (int i = 0; !exports && i < e->d->nfields && i < 1024; i++)
         for (int l = 0; l < 2; l++)
             e->fsrc[i].out[l] = out[i][l];

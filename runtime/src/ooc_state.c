@@ -53,10 +53,13 @@ static uint64_t fingerprint(const ooc *e) {
 int stn_ooc_save_state(ooc *e, int64_t sweeps_done) {
     char text[256];
     const int64_t *b = e->out->blk; /* the plan's by, bz, bt (bz -1 in 2d, where bz = by) */
+    /* version 3: and the steps done, which a simulation's sweeps of uneven length need (the sweep just
+     * done ends at steps_before + T) */
     int n = snprintf(text, sizeof text,
-                     "stencilc-ooc-state 2\nfingerprint %016" PRIx64 "\nsweeps_done %" PRId64
-                     "\nplan %" PRId64 " %" PRId64 " %" PRId64 " %d\n",
-                     fingerprint(e), sweeps_done, b[0], e->d->ndim == 2 ? b[0] : b[1], b[2], e->plan.strip);
+                     "stencilc-ooc-state 3\nfingerprint %016" PRIx64 "\nsweeps_done %" PRId64
+                     "\nplan %" PRId64 " %" PRId64 " %" PRId64 " %d\nsteps_done %" PRId64 "\n",
+                     fingerprint(e), sweeps_done, b[0], e->d->ndim == 2 ? b[0] : b[1], b[2], e->plan.strip,
+                     e->steps_before + e->T);
     stn_afile af;
     int rc = stn_afile_open(&af, e->state_path, 0);
     if (rc == 0) {
@@ -66,40 +69,45 @@ int stn_ooc_save_state(ooc *e, int64_t sweeps_done) {
     return rc ? stn_error(rc, "cannot save the run's state '%s': %s", e->state_path, stn_errmsg()) : 0;
 }
 
-/* Read a state file: version 1 (no plan: the tuner chose it again, by bytes alone) or 2.  1 when
- * read (sv->bt 0 without a plan), 0 when there is none, or -EINVAL. */
-static int read_state(const char *path, uint64_t *fp_hash, long long *done, stn_saved_plan *sv) {
+/* Read a state file: version 1 (no plan: the tuner chose it again, by bytes alone), 2 (the plan) or 3
+ * (and the steps done; before it, sweeps x bt).  1 when read (sv->bt 0 without a plan; *steps -1
+ * without the steps), 0 when there is none, or -EINVAL. */
+static int read_state(const char *path, uint64_t *fp_hash, long long *done, stn_saved_plan *sv,
+                      long long *steps) {
     FILE *fp = fopen(path, "r");
     if (!fp)
         return 0;
     int version = 0, strip = -1;
-    long long n = -1, by = 0, bz = 0, bt = 0;
+    long long n = -1, by = 0, bz = 0, bt = 0, t = -1;
     int ok = fscanf(fp, "stencilc-ooc-state %d\nfingerprint %" SCNx64 "\nsweeps_done %lld", &version, fp_hash,
                     &n) == 3;
-    if (ok && version == 2)
+    if (ok && version >= 2)
         ok = fscanf(fp, "\nplan %lld %lld %lld %d", &by, &bz, &bt, &strip) == 4 && by > 0 && bz > 0 &&
              bt > 0 && strip >= STN_STRIP_NONE && strip <= STN_STRIP_FILE;
+    if (ok && version >= 3)
+        ok = fscanf(fp, "\nsteps_done %lld", &t) == 1 && t >= 0;
     fclose(fp);
-    if (!ok || n < 0 || (version != 1 && version != 2))
+    if (!ok || n < 0 || version < 1 || version > 3)
         return stn_error(-EINVAL, "--resume: '%s' is not a state file this program wrote", path);
     *done = n;
-    *sv = (stn_saved_plan){by, bz, version == 2 ? bt : 0, strip};
+    *steps = t;
+    *sv = (stn_saved_plan){by, bz, version >= 2 ? bt : 0, strip};
     return 1;
 }
 
 int stn_ooc_saved_plan(const char *path, stn_saved_plan *sv) {
     uint64_t h;
-    long long n;
-    int rc = read_state(path, &h, &n, sv);
+    long long n, t;
+    int rc = read_state(path, &h, &n, sv, &t);
     return rc < 0 ? rc : rc == 1 && sv->bt > 0;
 }
 
-int stn_ooc_load_state(ooc *e, int64_t *done) {
-    *done = -1;
+int stn_ooc_load_state(ooc *e, int64_t *done, int64_t *steps) {
+    *done = *steps = -1;
     uint64_t fp_hash = 0;
-    long long n = -1;
+    long long n = -1, t = -1;
     stn_saved_plan sv;
-    int rc = read_state(e->state_path, &fp_hash, &n, &sv);
+    int rc = read_state(e->state_path, &fp_hash, &n, &sv, &t);
     if (rc <= 0)
         return rc;
     if (fp_hash != fingerprint(e))
@@ -109,5 +117,6 @@ int stn_ooc_load_state(ooc *e, int64_t *done) {
             "--init files differ); run without --resume to start over",
             e->state_path);
     *done = n;
+    *steps = t >= 0 ? t : n * e->plan.bt;
     return 0;
 }

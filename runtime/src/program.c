@@ -485,13 +485,18 @@ int stn_sim_open(const stn_program_desc *given, int argc, const char *const *arg
         rc = stn_opts_parse(d, s->argc, s->argv, &s->o);
     if (rc == 0 && !given_steps)
         s->o.steps = STN_SIM_OPEN_STEPS;
-    if (rc == 0 && (s->o.help || s->o.version || s->o.plan_only || s->o.resume))
+    if (rc == 0 && (s->o.help || s->o.version || s->o.plan_only))
         rc = stn_error(-EINVAL,
                        "%s is an option of the command line, not of a simulation opened from a program",
-                       s->o.help        ? "--help"
-                       : s->o.version   ? "--version"
-                       : s->o.plan_only ? "--plan-only"
-                                        : "--resume");
+                       s->o.help      ? "--help"
+                       : s->o.version ? "--version"
+                                      : "--plan-only");
+    if (rc == 0 && s->o.resume && (s->o.mode != STN_MODE_OOC || d->nrecords > 0))
+        rc = stn_error(
+            -EINVAL, "--resume: %s",
+            s->o.mode != STN_MODE_OOC
+                ? "only an out-of-core simulation keeps its state in files to resume from"
+                : "the records' samples of a simulation live in the host's process: it cannot resume");
     if (rc == 0 && s->o.mode == STN_MODE_OOC && s->o.steps < 1)
         s->o.steps = 1; /* the plan's horizon: at least one sweep */
     if (rc == 0) {
@@ -506,6 +511,8 @@ int stn_sim_open(const stn_program_desc *given, int argc, const char *const *arg
     if (rc == 0)
         rc = s->o.mode == STN_MODE_OOC ? stn_ooc_open(&s->pr.in, &s->pr.res, &s->pr.plan, &s->oc)
                                        : stn_incore_open(&s->pr.in, &s->pr.res, &s->ic);
+    if (rc == 0 && s->oc)
+        s->done = stn_ooc_steps_done(s->oc); /* --resume: the steps of the sweeps saved */
     if (s->o.threads)
         stn_omp_set_threads(saved);
     if (rc) {

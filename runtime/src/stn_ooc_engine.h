@@ -64,6 +64,7 @@ typedef struct ooc {
                                 * holds its wrap-around slices itself (the view tells the kernels) */
     int64_t rshift;            /* while moving wrap-around slices: the file's r index minus the ring's */
     int exporting;             /* the export: every field's slices are their own (stn_ooc_wrap_parts) */
+    int64_t steps_resumed;     /* --resume: the steps the sweeps before this run made */
 } ooc;
 
 /* ------------------------------------------------------------------ ring addressing (inline) */
@@ -169,11 +170,12 @@ int stn_ooc_box_io(ooc *e, stn_ooc_boxio *b);
 
 /* ------------------------------------------------------------------ ooc_state.c */
 
-/* Commit the state file: `sweeps_done` sweeps of this run's parameters are in the files. */
+/* Commit the state file: `sweeps_done` sweeps of this run's parameters are in the files, the last one
+ * ending at step steps_before + T. */
 int stn_ooc_save_state(ooc *e, int64_t sweeps_done);
-/* The sweeps a previous run of the same parameters completed, or -1 when there is no state file;
- * an error when it is not this program's or its parameters differ. */
-int stn_ooc_load_state(ooc *e, int64_t *done);
+/* The sweeps a previous run of the same parameters completed and the steps they made, or -1 when there
+ * is no state file; an error when it is not this program's or its parameters differ. */
+int stn_ooc_load_state(ooc *e, int64_t *done, int64_t *steps);
 /* The plan the state file at `path` records (version 2; --resume goes on with it): 1 and sv set,
  * 0 when there is no state file or it records none (version 1), or -EINVAL. */
 int stn_ooc_saved_plan(const char *path, stn_saved_plan *sv);

@@ -220,13 +220,16 @@ void stn_incore_close(stn_incore *e); /* NULL is fine */
 /* ooc.c: --mode ooc (or, with --plan-only, only its plan). */
 int stn_ooc_run(const stn_run *r, stn_result *res, stn_ooc_result *plan);
 /* The same engine held open for the embedding API (sim.c): open plans for r->o->steps (Blk-Tune), opens
- * the scratch files and imports the inputs; advance runs sweeps of the plan's blocks from the current
- * state (the step index going on); sim_box moves a box of (field, level) of the current state between
- * the files and a caller's buffer (st: its strides in elements); finish sets the IO and time model of
- * what ran and exports every --out; close removes the scratch files and frees everything. */
+ * the scratch files and imports the inputs (with --resume: goes on from the state file's sweeps, with
+ * the saved plan); advance runs sweeps, each committed to the state file as the program's are, of the plan's
+ * blocks from the current state (the step index going on); sim_box moves a box of (field, level) of the
+ * current state between the files and a caller's buffer (st: its strides in elements); finish sets the IO and
+ * time model of what ran and exports every --out; close removes the scratch files and frees everything. */
 typedef struct stn_ooc stn_ooc;
 int stn_ooc_open(const stn_run *r, stn_result *res, stn_ooc_result *plan, stn_ooc **s);
 int stn_ooc_advance(stn_ooc *s, int64_t steps);
+/* The steps the state holds: those advanced, and with --resume those of the sweeps saved before. */
+int64_t stn_ooc_steps_done(const stn_ooc *s);
 int stn_ooc_sim_box(stn_ooc *s, int f, int level, int write, const int64_t lo[3], const int64_t hi[3],
                     char *buf, const int64_t st[3]);
 /* The models of what ran so far: the IO model (with or without the --out exports) and the time model. */

@@ -9,11 +9,14 @@
  *   read FIELD LO HI FILE      write FIELD LO HI FILE     (LO, HI: x,y,z; FILE: raw elements, dense)
  *   readT FIELD LO HI FILE     (read into a buffer with the axes reversed: strides z-fastest)
  *   checkpoint DIR
+ *   steps-done N               (NAME_steps_done must be N)
+ *   crash                      (_exit(9) at once: no close, as a killed host)
  *   expect-fail OP ...         (the next op must fail; its message is printed)
  * Exit 0, or 1 with the failing call's message on stderr. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define CAT_(a, b) a##b
 #define CAT(a, b) CAT_(a, b)
@@ -83,6 +86,15 @@ int main(int argc, char **argv) {
             rc = API(advance)(s, atoll(argv[++i]));
         } else if (strcmp(op, "checkpoint") == 0 && i + 1 < argc) {
             rc = API(checkpoint)(s, argv[++i]);
+        } else if (strcmp(op, "steps-done") == 0 && i + 1 < argc) {
+            long long want = atoll(argv[++i]), got = (long long)API(steps_done)(s);
+            if (got != want) {
+                fprintf(stderr, "host: steps_done is %lld, not %lld\n", got, want);
+                return 1;
+            }
+        } else if (strcmp(op, "crash") == 0) {
+            fflush(stdout);
+            _exit(9);
         } else if ((strcmp(op, "read") == 0 || strcmp(op, "write") == 0 || strcmp(op, "readT") == 0) &&
                    i + 4 < argc) {
             const char *field = argv[i + 1], *path = argv[i + 4];

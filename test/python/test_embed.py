@@ -231,7 +231,9 @@ def test_open_refusals(hosts, tmp_path):
     p = host_run(host, ["size=18,16,14", "steps=5", f"dir={tmp_path}", "--schedule", "alg2"], [], ok=False)
     assert p.returncode == 1 and "a simulation held open runs the reference schedule" in p.stderr
     p = host_run(host, ["size=18,16,14", "steps=5", "mode=incore", "--resume"], [], ok=False)
-    assert p.returncode == 1 and "--resume is an option of the command line" in p.stderr
+    assert p.returncode == 1 and "only an out-of-core simulation keeps its state in files" in p.stderr
+    p = host_run(host, ["size=18,16,14", "steps=5", f"dir={tmp_path}", "--plan-only"], [], ok=False)
+    assert p.returncode == 1 and "--plan-only is an option of the command line" in p.stderr
     p = host_run(host, ["size=18,16", "steps=5", "mode=incore"], [], ok=False)
     assert p.returncode == 1 and "--size" in p.stderr, p.stderr
 
@@ -622,3 +624,28 @@ def test_random_stencils_through_the_api_equal_the_command_line(tmp_path_factory
         exact_bytes(tmp, "ooc")
 
     check()
+
+
+@pytest.mark.parametrize("name", ["wave3d", "advect2d", "fdtd2d"])
+def test_a_killed_host_resumes_from_its_last_sweep(hosts, tmp_path, name):
+    """Out of core each sweep commits, as the program's do: a host killed after 7 of 10 steps (sweeps of 3,
+    so the advances 4 and 3 made sweeps of 3, 1 and 3) reopens with --resume at step 7 and its last 3
+    steps give the bits of the uninterrupted command-line run (fdtd2d: t and a series go on too); the
+    resumed run's bytes are the model's."""
+    size, dtype, field = {"fdtd2d": ((20, 18), "<f8", "hz")}.get(name) or CASES[name]
+    host, cli = hosts(name)
+    szs = ",".join(map(str, size))
+    extra = []
+    if name == "fdtd2d":
+        np.save(tmp_path / "fict.npy", np.arange(12, dtype="<f8") * 0.01)
+        extra = ["--init", f"fict={tmp_path / 'fict.npy'}"]
+    cli_run(cli, ["--size", szs, "--steps", "10", "--mode", "incore", *extra, "--out", f"{field}={tmp_path / 'cli.npy'}"])
+    config = [f"size={szs}", "steps=10", *modes(tmp_path, size)["ooc"], *extra]
+    p = host_run(host, config, ["advance", "4", "advance", "3", "crash"], ok=False)
+    assert p.returncode == 9, p.stderr
+    assert (tmp_path / f"{name}.ooc-state").exists()
+    lo, hi = _lohi(size)
+    host_run(host, [*config, "--resume"], ["steps-done", "7", "advance", "3", "read", field, lo, hi,
+                                           tmp_path / "api.raw"])
+    assert raw(tmp_path / "api.raw", size, dtype).tobytes() == np.load(tmp_path / "cli.npy").tobytes()
+    exact_bytes(tmp_path, "ooc")
