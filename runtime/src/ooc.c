@@ -1127,6 +1127,7 @@ struct stn_ooc {
     int64_t sweeps, steps;
     int64_t first;                      /* the sweeps done before open (--resume) */
     uint64_t extra_read, extra_written; /* boxes and the materialization, as the model counts them */
+    uint64_t swept_read, swept_written; /* the sweeps this process ran, each as long as it was */
 };
 
 int stn_ooc_open(const stn_run *r, stn_result *res, stn_ooc_result *out, stn_ooc **sp) {
@@ -1184,6 +1185,7 @@ int stn_ooc_advance(stn_ooc *s, int64_t steps) {
         e->lvl0 = 0;
         e->prog = &prog;
         e->steps_before = s->steps;
+        stn_ooc_predict_sweep(&e->model, &e->plan, s->sweeps, T, &s->swept_read, &s->swept_written);
         rc = run_sweep(e, s->sweeps, T, 1); /* durable: each sweep commits, as the program's do */
         if (rc == 0)
             rc = stn_ooc_save_state(e, s->sweeps + 1);
@@ -1225,18 +1227,18 @@ int stn_ooc_account(stn_ooc *s, int exports) {
     for (int i = 0; !exports && i < e->d->nfields && i < 1024; i++)
         for (int l = 0; l < 2; l++)
             out[i][l] = e->fsrc[i].out[l], e->fsrc[i].out[l] = 0;
-    /* the model of what ran: these sweeps (ref: each moves the same bytes whatever its steps), the
-     * import of inputs (done at open), the export; and the boxes */
-    int64_t nsw = e->plan.nsweeps;
+    /* the model of what ran: the sweeps this process ran (stn_ooc_advance added each), the import of the
+     * inputs (at open, unless resumed), the --out exports from the current state; and the boxes */
+    stn_ooc_plan now = e->plan; /* nsweeps = the sweeps done: stn_ooc_predict gives the exports alone */
     e->res->predicted_read = e->res->predicted_written = 0;
-    stn_ooc_predict(&e->model, &e->plan, s->first, &e->res->predicted_read, &e->res->predicted_written);
-    if (nsw == 0) { /* no sweep: stn_ooc_predict leaves out the import, which open did */
-        for (int i = 0; i < e->d->nfields; i++)
-            if (!e->f[i].m->state && e->f[i].m->input == STN_SRC_SCRATCH) {
-                e->res->predicted_read += e->plan.npy_bytes;
-                e->res->predicted_written += e->plan.grid_bytes;
-            }
-    }
+    stn_ooc_predict(&e->model, &now, now.nsweeps, &e->res->predicted_read, &e->res->predicted_written);
+    for (int i = 0; s->first == 0 && i < e->d->nfields; i++)
+        if (!e->f[i].m->state && e->f[i].m->input == STN_SRC_SCRATCH) {
+            e->res->predicted_read += e->plan.npy_bytes;
+            e->res->predicted_written += e->plan.grid_bytes;
+        }
+    e->res->predicted_read += s->swept_read;
+    e->res->predicted_written += s->swept_written;
     e->res->predicted_read += s->extra_read;
     e->res->predicted_written += s->extra_written;
     int rc = predict_time(e, s->first);

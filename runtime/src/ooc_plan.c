@@ -563,12 +563,11 @@ int stn_ooc_source_of(const stn_ooc_model *m, const stn_ooc_plan *p, int f, int 
     return sweep == 0 ? of->first[level] : STN_SRC_SCRATCH;
 }
 
-/* What sweep s moves for field i, added to rd and wr `times` times. */
-static void sweep_bytes(const stn_ooc_model *m, const stn_ooc_plan *p, int i, int64_t s, uint64_t times,
-                        uint64_t *rd, uint64_t *wr) {
+/* What sweep s, of T steps, moves for field i, added to rd and wr `times` times. */
+static void sweep_bytes_T(const stn_ooc_model *m, const stn_ooc_plan *p, int i, int64_t s, int64_t T,
+                          uint64_t times, uint64_t *rd, uint64_t *wr) {
     const stn_ooc_fsrc *f = &m->f[i];
     uint64_t scratch = level_bytes(p, STN_SRC_SCRATCH), r = 0, w = 0;
-    int64_t T = stn_ooc_sweep_steps(p, s);
     uint64_t spill = (uint64_t)f->narr * spill_bytes(p, T); /* the z-strip, every array */
     r += spill, w += spill;
     if (f->state && p->schedule == STN_SCHED_ALG2) {
@@ -590,6 +589,18 @@ static void sweep_bytes(const stn_ooc_model *m, const stn_ooc_plan *p, int i, in
     }
     *rd += times * r;
     *wr += times * w;
+}
+
+/* What sweep s moves for field i (its steps from the plan), added to rd and wr `times` times. */
+static void sweep_bytes(const stn_ooc_model *m, const stn_ooc_plan *p, int i, int64_t s, uint64_t times,
+                        uint64_t *rd, uint64_t *wr) {
+    sweep_bytes_T(m, p, i, s, stn_ooc_sweep_steps(p, s), times, rd, wr);
+}
+
+void stn_ooc_predict_sweep(const stn_ooc_model *m, const stn_ooc_plan *p, int64_t s, int64_t T, uint64_t *rd,
+                           uint64_t *wr) {
+    for (int i = 0; i < m->nfields; i++)
+        sweep_bytes_T(m, p, i, s, T, 1, rd, wr);
 }
 
 void stn_ooc_predict(const stn_ooc_model *m, const stn_ooc_plan *p, int64_t first_sweep, uint64_t *rd,
