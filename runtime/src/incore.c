@@ -639,14 +639,3 @@ void stn_incore_close(stn_incore *e) {
     engine_free(e);
     free(e);
 }
-
-int stn_incore_run(const stn_run *r, stn_result *res) {
-    stn_incore *e;
-    int rc = stn_incore_open(r, res, &e);
-    if (rc == 0)
-        rc = stn_incore_advance(e, 0, r->o->steps);
-    if (rc == 0)
-        rc = stn_incore_export(e);
-    stn_incore_close(e);
-    return rc;
-}

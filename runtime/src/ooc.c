@@ -926,9 +926,6 @@ static int has_exports(const ooc *e) {
     return 0;
 }
 
-/* Whether sweep s's result is made durable and recorded for --resume (stn_ooc_run). */
-static int durable_sweep(const ooc *e, int64_t s) { return s + 1 < e->plan.nsweeps || has_exports(e); }
-
 /* Where record k's samples start in the records file: the records one after the other, each
  * steps x n samples. */
 static uint64_t records_base(const ooc *e, int k) {
@@ -963,31 +960,33 @@ static int records_io(ooc *e, int write, int64_t t0, int64_t t1) {
     return rc;
 }
 
-/* The records file: created empty, or, resuming after `first` sweeps, their samples read back. */
-static int open_records(ooc *e, int64_t first) {
+/* The records file: created empty, or, resuming, the samples of the `steps` steps the saved sweeps
+ * made read back. */
+static int open_records(ooc *e, int64_t steps) {
     if (e->d->nrecords == 0 || stn_record_row_bytes(e->r) == 0)
         return 0;
     snprintf(e->records_path, sizeof e->records_path, "%s/%s.records", e->r->o->dir, e->d->name);
     e->records_fd =
-        open(e->records_path, first > 0 ? O_RDWR | O_CLOEXEC : O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+        open(e->records_path, steps > 0 ? O_RDWR | O_CLOEXEC : O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
     if (e->records_fd < 0) {
         int err = errno;
         return stn_error(stn_neg_errno(err), "cannot %s the records' samples '%s': %s",
-                         first > 0 ? "open (--resume) " : "create", e->records_path, strerror(err));
+                         steps > 0 ? "open (--resume) " : "create", e->records_path, strerror(err));
     }
-    int rc = first > 0 ? records_io(e, 0, 0, first * e->plan.bt) : 0;
+    int rc = steps > 0 ? records_io(e, 0, 0, steps) : 0;
     return rc ? stn_error(rc, "--resume: the records' samples of the sweeps done: %s", stn_errmsg()) : 0;
 }
 
-/* The records file's bytes in the IO model: read back on resume, written for every durable sweep. */
+/* --plan-only: the records file's bytes in the IO model of the whole run (read back on resume,
+ * written for every sweep but a last one that nothing reads after: see stn_ooc_advance). */
 static void predict_records(ooc *e, int64_t first) {
     uint64_t row = e->d->nrecords ? stn_record_row_bytes(e->r) : 0;
     if (row == 0)
         return;
-    e->res->predicted_read += (uint64_t)(first * e->plan.bt) * row;
+    e->res->predicted_read += (uint64_t)(first > 0 ? e->steps_resumed : 0) * row;
     for (int64_t s = first; s < e->plan.nsweeps; s++)
         e->res->predicted_written +=
-            durable_sweep(e, s) ? (uint64_t)stn_ooc_sweep_steps(&e->plan, s) * row : 0;
+            s + 1 < e->plan.nsweeps || has_exports(e) ? (uint64_t)stn_ooc_sweep_steps(&e->plan, s) * row : 0;
 }
 
 static int ooc_setup(ooc *e, int64_t *first_sweep) {
@@ -1036,7 +1035,7 @@ static int ooc_setup(ooc *e, int64_t *first_sweep) {
     if (rc)
         return rc;
     if (r->o->plan_only)
-        return 0; /* no queue, no file: stn_ooc_run prints the plan */
+        return 0; /* no queue, no file: stn_ooc_open prints the plan */
     rc = stn_aio_create(&e->q, STN_AIO_DEFAULT_DEPTH, STN_AIO_DEFAULT_MAX_REQUEST);
     if (rc == 0 && e->plan.nsweeps > 0)
         rc = check_space(e, resuming);
@@ -1045,7 +1044,7 @@ static int ooc_setup(ooc *e, int64_t *first_sweep) {
     if (rc == 0 && e->plan.nsweeps > 0)
         rc = open_spill(e);
     if (rc == 0 && e->plan.nsweeps > 0)
-        rc = open_records(e, *first_sweep);
+        rc = open_records(e, *first_sweep > 0 ? e->steps_resumed : 0);
     if (rc == 0 && (rc = alloc_buffers(e)) != 0) {
         char a[32];
         rc = stn_error(rc, "cannot allocate the out-of-core buffers (%s)",
@@ -1054,91 +1053,36 @@ static int ooc_setup(ooc *e, int64_t *first_sweep) {
     return rc;
 }
 
-int stn_ooc_run(const stn_run *r, stn_result *res, stn_ooc_result *out) {
-    ooc e;
-    memset(&e, 0, sizeof e);
-    e.records_fd = -1;
-    e.r = r;
-    e.d = r->d;
-    e.res = res;
-    e.out = out;
-    int rc = stn_engine_arrays(r->d, sizeof *e.f, (void **)&e.f, &e.src, &e.dst, "out-of-core");
-    if (rc != 0) {
-        ooc_free(&e);
-        return rc;
-    }
-    for (int i = 0; i < r->d->nfields; i++)
-        e.f[i].npy_fd[0] = e.f[i].npy_fd[1] = -1;
-    int64_t first = 0;
-    rc = ooc_setup(&e, &first);
-    if (rc == 0 && r->o->plan_only) {
-        print_plan(&e);
-        ooc_free(&e);
-        return 0;
-    }
-    stn_progress prog;
-    stn_progress_start(&prog, r->d->name, r->o->steps, (double)stn_grid_cells(r->o), r->o->quiet);
-    double t0 = stn_now();
-    if (rc == 0 && first == 0 && e.plan.nsweeps > 0)
-        rc = stn_ooc_import_inputs(&e);
-    if (rc == 0 && e.alg2 && e.plan.nsweeps > 0)
-        rc = stn_ooc_import_alg2(&e);
-    for (int64_t s = first; rc == 0 && s < e.plan.nsweeps; s++) {
-        int64_t T = stn_ooc_sweep_steps(&e.plan, s);
-        e.lvl0 = e.alg2 ? s * e.plan.bt : 0;
-        e.prog = &prog;
-        e.steps_before = s * e.plan.bt;
-        /* a sweep's result is made durable and recorded for --resume, except the last one's when
-         * nothing reads it afterwards (no --out): the files are removed as soon as it ends, and
-         * a run killed before that resumes from the sweep before (one fdatasync less a run) */
-        int durable = durable_sweep(&e, s);
-        rc = run_sweep(&e, s, T, durable);
-        if (rc == 0 && durable && e.records_fd >= 0) /* the sweep's samples, before its state commits */
-            rc = records_io(&e, 1, s * e.plan.bt, s * e.plan.bt + T);
-        if (rc == 0 && !e.alg2 && durable) /* alg2 updates its files in place: no state to resume */
-            rc = stn_ooc_save_state(&e, s + 1);
-        uint64_t pss = stn_pss_bytes(); /* the rings are fully touched by now */
-        if (pss > res->peak_pss)
-            res->peak_pss = pss;
-        stn_progress_step(&prog, s * e.plan.bt + T);
-    }
-    res->loop_seconds = stn_now() - t0;
-    stn_progress_end(&prog);
-    if (rc == 0)
-        rc = stn_ooc_export(&e);
-    if (rc == 0)
-        remove_scratch(&e);
-    res->engine_bytes = stn_peak_allocated_bytes();
-    ooc_free(&e);
-    return rc;
-}
-
-/* ------------------------------------------------------------------ the simulation API: a run held open
+/* ------------------------------------------------------------------ the engine held open
  *
- * The state between calls is the source set of the next sweep, as after a committed sweep: the
- * first sweep's sources until then (--init files, init expressions, zero), or scratch set
- * sweeps % 2.  advance(n) runs ceil(n / bt) sweeps of the plan's blocks (the last one shorter),
- * the step index going on; a write first puts the state levels into scratch set 0 if no sweep has
- * (stn_ooc_materialize), then patches the rows the box touches.  The IO model is the sweeps that
- * ran, the import of inputs and the export of --out (stn_ooc_predict with the sweeps done), plus
- * what the boxes and the materialization moved. */
+ * The one way to run the engine, for the program (stn_program_main) and for the simulation API
+ * alike.  The state between calls is the source set of the next sweep, as after a committed
+ * sweep: the first sweep's sources until then (--init files, init expressions, zero), or scratch
+ * set sweeps % 2 (alg2: its in-place files).  advance(n) runs ceil(n / bt) sweeps of the plan's
+ * blocks (the last one shorter), the step index going on.  The inputs are imported into their
+ * scratch files when first needed (the first sweep, or a write before it); a write first puts the
+ * state levels into scratch set 0 if no sweep has (stn_ooc_materialize), then patches the rows the
+ * box touches.  The IO model is the sweeps that ran, each as long as it was, the import, the
+ * records' samples and the export of --out, plus what the boxes and the materialization moved. */
 struct stn_ooc {
     ooc e;
-    int64_t sweeps, steps;
+    int program;                        /* opened by the program: the one advance is the whole run */
+    int plan_only;                      /* --plan-only: printed, nothing to run */
+    int imported;                       /* the inputs (alg2: and the state) are in their files */
+    int64_t sweeps, steps;              /* done, including those saved before (--resume) */
     int64_t first;                      /* the sweeps done before open (--resume) */
     uint64_t extra_read, extra_written; /* boxes and the materialization, as the model counts them */
     uint64_t swept_read, swept_written; /* the sweeps this process ran, each as long as it was */
+    uint64_t rec_read, rec_written;     /* the records file's, as the model counts them */
 };
 
-int stn_ooc_open(const stn_run *r, stn_result *res, stn_ooc_result *out, stn_ooc **sp) {
+int stn_ooc_open(const stn_run *r, stn_result *res, stn_ooc_result *out, int program, stn_ooc **sp) {
     *sp = NULL;
-    if (r->o->schedule == STN_SCHED_ALG1 || r->o->schedule == STN_SCHED_ALG2)
-        return stn_error(-ENOTSUP, "--schedule %s: a simulation held open runs the reference schedule (ref)",
-                         r->o->schedule == STN_SCHED_ALG1 ? "alg1" : "alg2");
     stn_ooc *s = calloc(1, sizeof *s);
     if (!s)
         return stn_error(-ENOMEM, "out of memory");
     ooc *e = &s->e;
+    s->program = program;
     e->records_fd = -1;
     e->r = r;
     e->d = r->d;
@@ -1150,21 +1094,20 @@ int stn_ooc_open(const stn_run *r, stn_result *res, stn_ooc_result *out, stn_ooc
     int64_t first = 0;
     if (rc == 0)
         rc = ooc_setup(e, &first);
-    if (rc == 0 && e->plan.nsweeps < 1)
+    if (rc == 0 && r->o->plan_only) {
+        print_plan(e);
+        s->plan_only = 1;
+    }
+    if (rc == 0 && !program && e->plan.nsweeps < 1)
         rc = stn_error(-EINVAL, "internal error: a simulation opened for no sweep");
-    if (rc == 0 && first == 0)
-        rc = stn_ooc_import_inputs(e);
-    e->model.imported = 1;
     s->first = s->sweeps = first; /* --resume: the state of the sweeps saved */
     s->steps = first > 0 ? e->steps_resumed : 0;
+    s->imported = first > 0;
+    uint64_t row = e->records_fd >= 0 ? stn_record_row_bytes(r) : 0;
+    s->rec_read = (uint64_t)s->steps * row; /* read back by open_records */
     e->plan.nsweeps = first;
-    if (e->records_fd >= 0) { /* the records' samples of a simulation are in the host's process only */
-        close(e->records_fd);
-        unlink(e->records_path);
-        e->records_fd = -1;
-    }
-    if (rc) {
-        stn_ooc_close(s);
+    if (rc) { /* (a resumable run's files stay, as they were) */
+        stn_ooc_close(s, 1);
         return rc;
     }
     *sp = s;
@@ -1173,28 +1116,56 @@ int stn_ooc_open(const stn_run *r, stn_result *res, stn_ooc_result *out, stn_ooc
 
 int64_t stn_ooc_steps_done(const stn_ooc *s) { return s->steps; }
 
+/* The inputs into their scratch files (and alg2's state into its in-place files), once, before
+ * the first sweep or a write; the model counts it from then on. */
+static int ensure_imported(stn_ooc *s) {
+    ooc *e = &s->e;
+    if (s->imported)
+        return 0;
+    int rc = stn_ooc_import_inputs(e);
+    if (rc == 0 && e->alg2)
+        rc = stn_ooc_import_alg2(e);
+    if (rc == 0)
+        s->imported = e->model.imported = 1;
+    return rc;
+}
+
 int stn_ooc_advance(stn_ooc *s, int64_t steps) {
     ooc *e = &s->e;
+    if (s->plan_only)
+        return stn_error(-EINVAL, "internal error: advance after --plan-only");
+    if (steps <= 0)
+        return 0;
     stn_progress prog;
     stn_progress_start(&prog, e->d->name, steps, (double)stn_grid_cells(e->r->o), e->r->o->quiet);
     double t0 = stn_now();
-    int rc = 0;
+    int rc = ensure_imported(s);
+    uint64_t row = e->records_fd >= 0 ? stn_record_row_bytes(e->r) : 0;
     for (int64_t done = 0; rc == 0 && done < steps;) {
         int64_t T = steps - done < e->plan.bt ? steps - done : e->plan.bt;
         e->plan.nsweeps = s->sweeps + 1; /* the sources of sweep s: its inputs are in scratch */
-        e->lvl0 = 0;
+        e->lvl0 = e->alg2 ? s->steps : 0;
         e->prog = &prog;
         e->steps_before = s->steps;
+        /* Each sweep's result is made durable and committed for --resume, except the program's last
+         * one when nothing reads it afterwards (no --out): the files are removed as soon as it ends,
+         * and a run killed before that resumes from the sweep before (one fdatasync less a run).  A
+         * simulation may advance again, which would overwrite the committed set: its sweeps all commit. */
+        int durable = !s->program || s->steps + T < e->r->o->steps || has_exports(e);
         stn_ooc_predict_sweep(&e->model, &e->plan, s->sweeps, T, &s->swept_read, &s->swept_written);
-        rc = run_sweep(e, s->sweeps, T, 1); /* durable: each sweep commits, as the program's do */
-        if (rc == 0)
+        rc = run_sweep(e, s->sweeps, T, durable);
+        if (rc == 0 && durable && row) { /* the sweep's samples, before its state commits */
+            rc = records_io(e, 1, s->steps, s->steps + T);
+            s->rec_written += (uint64_t)T * row;
+        }
+        if (rc == 0 && durable && !e->alg2) /* alg2 updates its files in place: no state to resume */
             rc = stn_ooc_save_state(e, s->sweeps + 1);
         e->plan.nsweeps = s->sweeps;
         if (rc)
             break;
         s->sweeps++, s->steps += T, done += T;
         e->plan.nsweeps = s->sweeps;
-        uint64_t pss = stn_pss_bytes();
+        uint64_t pss = stn_pss_bytes(); /* the rings are fully touched by now */
         if (pss > e->res->peak_pss)
             e->res->peak_pss = pss;
         stn_progress_step(&prog, done);
@@ -1207,8 +1178,11 @@ int stn_ooc_advance(stn_ooc *s, int64_t steps) {
 int stn_ooc_sim_box(stn_ooc *s, int f, int level, int write, const int64_t lo[3], const int64_t hi[3],
                     char *buf, const int64_t st[3]) {
     ooc *e = &s->e;
-    int rc = 0;
-    if (write && s->sweeps == 0 && e->f[f].m->state && e->f[f].m->first[0] != STN_SRC_SCRATCH)
+    if (e->alg2)
+        return stn_error(-ENOTSUP, "--schedule alg2 keeps its levels in place, in the paper's layout: a "
+                                   "simulation's boxes need the reference schedule (ref)");
+    int rc = write ? ensure_imported(s) : 0;
+    if (rc == 0 && write && s->sweeps == 0 && e->f[f].m->state && e->f[f].m->first[0] != STN_SRC_SCRATCH)
         rc = stn_ooc_materialize(e, &s->extra_read, &s->extra_written);
     stn_ooc_boxio b = {.f = f, .level = level, .write = write, .buf = buf};
     for (int k = 0; k < 3; k++)
@@ -1222,25 +1196,22 @@ int stn_ooc_sim_box(stn_ooc *s, int f, int level, int write, const int64_t lo[3]
 
 int stn_ooc_account(stn_ooc *s, int exports) {
     ooc *e = &s->e;
+    if (s->plan_only) /* the plan's prediction for the whole run stands */
+        return 0;
     e->plan.steps = s->steps;
     int out[1024][2]; /* before the end (a report so far): the --out exports are not done yet */
     for (int i = 0; !exports && i < e->d->nfields && i < 1024; i++)
         for (int l = 0; l < 2; l++)
             out[i][l] = e->fsrc[i].out[l], e->fsrc[i].out[l] = 0;
-    /* the model of what ran: the sweeps this process ran (stn_ooc_advance added each), the import of the
-     * inputs (at open, unless resumed), the --out exports from the current state; and the boxes */
+    /* the model of what ran: the import (unless resumed), the sweeps this process ran (stn_ooc_advance
+     * added each), the records' samples, the --out exports from the current state; and the boxes */
     stn_ooc_plan now = e->plan; /* nsweeps = the sweeps done: stn_ooc_predict gives the exports alone */
     e->res->predicted_read = e->res->predicted_written = 0;
     stn_ooc_predict(&e->model, &now, now.nsweeps, &e->res->predicted_read, &e->res->predicted_written);
-    for (int i = 0; s->first == 0 && i < e->d->nfields; i++)
-        if (!e->f[i].m->state && e->f[i].m->input == STN_SRC_SCRATCH) {
-            e->res->predicted_read += e->plan.npy_bytes;
-            e->res->predicted_written += e->plan.grid_bytes;
-        }
-    e->res->predicted_read += s->swept_read;
-    e->res->predicted_written += s->swept_written;
-    e->res->predicted_read += s->extra_read;
-    e->res->predicted_written += s->extra_written;
+    if (s->imported && s->first == 0)
+        stn_ooc_predict_import(&e->model, &e->plan, &e->res->predicted_read, &e->res->predicted_written);
+    e->res->predicted_read += s->swept_read + s->extra_read + s->rec_read;
+    e->res->predicted_written += s->swept_written + s->extra_written + s->rec_written;
     int rc = predict_time(e, s->first);
     for (int i = 0; !exports && i < e->d->nfields && i < 1024; i++)
         for (int l = 0; l < 2; l++)
@@ -1249,17 +1220,19 @@ int stn_ooc_account(stn_ooc *s, int exports) {
 }
 
 int stn_ooc_finish(stn_ooc *s) {
+    if (s->plan_only)
+        return 0;
     int rc = stn_ooc_account(s, 1);
     return rc ? rc : stn_ooc_export(&s->e);
 }
 
-void stn_ooc_close(stn_ooc *s) {
+void stn_ooc_close(stn_ooc *s, int keep) {
     if (!s)
         return;
     ooc *e = &s->e;
     if (e->q)
         stn_aio_wait_all(e->q, &e->res->st);
-    if (e->f)
+    if (e->f && !keep)
         remove_scratch(e);
     e->res->engine_bytes = stn_peak_allocated_bytes();
     ooc_free(e);

@@ -519,13 +519,13 @@ int64_t stn_ooc_sweep_steps(const stn_ooc_plan *p, int64_t s) {
     return s == p->nsweeps - 1 && p->steps % p->bt ? p->steps % p->bt : p->bt;
 }
 
-/* Bytes of one state level a sweep reads from a source moving `whole` bytes for the whole
- * level: all of it once (ref), or every block's window (alg1, whose windows overlap by 2*T*s;
- * whole planes only, so a slice is whole / n). */
-static uint64_t sweep_read_bytes(const stn_ooc_plan *p, int64_t s, uint64_t whole) {
+/* Bytes of one state level a sweep of T steps reads from a source moving `whole` bytes for the
+ * whole level: all of it once (ref), or every block's window (alg1, whose windows overlap by
+ * 2*T*s; whole planes only, so a slice is whole / n). */
+static uint64_t sweep_read_bytes(const stn_ooc_plan *p, int64_t T, uint64_t whole) {
     if (p->schedule != STN_SCHED_ALG1)
         return whole;
-    int64_t T = stn_ooc_sweep_steps(p, s), lo, hi;
+    int64_t lo, hi;
     uint64_t n = 0;
     for (int64_t k = 0; k < p->r.nblocks; k++) {
         stn_ooc_window(p, &p->r, k, T, &lo, &hi);
@@ -582,7 +582,7 @@ static void sweep_bytes_T(const stn_ooc_model *m, const stn_ooc_plan *p, int i, 
         /* ref reads each point once a sweep; alg1 reads every block's whole window */
         for (int l = 0; l < (f->state ? f->levels : 1); l++) {
             uint64_t whole = level_bytes(p, stn_ooc_source_of(m, p, i, l, s));
-            r += f->state ? sweep_read_bytes(p, s, whole) : whole;
+            r += f->state ? sweep_read_bytes(p, T, whole) : whole;
             /* (a wrapped sweep writes the interior: no boundary slice is ever read back) */
             w += !f->state ? 0 : p->r.wrap ? (uint64_t)(p->r.H - p->r.L) * p->slice_bytes : scratch;
         }
@@ -603,21 +603,29 @@ void stn_ooc_predict_sweep(const stn_ooc_model *m, const stn_ooc_plan *p, int64_
         sweep_bytes_T(m, p, i, s, T, 1, rd, wr);
 }
 
-void stn_ooc_predict(const stn_ooc_model *m, const stn_ooc_plan *p, int64_t first_sweep, uint64_t *rd,
-                     uint64_t *wr) {
+void stn_ooc_predict_import(const stn_ooc_model *m, const stn_ooc_plan *p, uint64_t *rd, uint64_t *wr) {
     uint64_t scratch = level_bytes(p, STN_SRC_SCRATCH), npy = level_bytes(p, STN_SRC_NPY);
-    int64_t last = p->nsweeps - 1;
-    int alg2 = p->schedule == STN_SCHED_ALG2;
-    *rd = *wr = 0;
     for (int i = 0; i < m->nfields; i++) {
         const stn_ooc_fsrc *f = &m->f[i];
-        if (!f->state && f->input == STN_SRC_SCRATCH && first_sweep == 0 && p->nsweeps > 0)
-            *rd += npy, *wr += scratch; /* the import */
-        if (f->state && alg2 && first_sweep == 0 && p->nsweeps > 0) {
-            for (int l = 0; l < f->levels; l++) /* the import: every array of the field */
+        if (!f->state && f->input == STN_SRC_SCRATCH)
+            *rd += npy, *wr += scratch;
+        if (f->state && p->schedule == STN_SCHED_ALG2) {
+            for (int l = 0; l < f->levels; l++) /* every array of the field */
                 *rd += level_bytes(p, f->first[l]);
             *wr += (uint64_t)f->narr * scratch;
         }
+    }
+}
+
+void stn_ooc_predict(const stn_ooc_model *m, const stn_ooc_plan *p, int64_t first_sweep, uint64_t *rd,
+                     uint64_t *wr) {
+    uint64_t npy = level_bytes(p, STN_SRC_NPY);
+    int64_t last = p->nsweeps - 1;
+    *rd = *wr = 0;
+    if (first_sweep == 0 && p->nsweeps > 0)
+        stn_ooc_predict_import(m, p, rd, wr);
+    for (int i = 0; i < m->nfields; i++) {
+        const stn_ooc_fsrc *f = &m->f[i];
         if (first_sweep <= last) {
             sweep_bytes(m, p, i, first_sweep, 1, rd, wr);
             if (last - first_sweep > 1)

@@ -355,14 +355,6 @@ static int finish(program_run *pr, int rc) {
     return rc;
 }
 
-static int run(program_run *pr) {
-    stn_run *r = &pr->in;
-    int rc = prepare(pr);
-    if (rc == 0)
-        rc = r->o->mode == STN_MODE_OOC ? stn_ooc_run(r, &pr->res, &pr->plan) : stn_incore_run(r, &pr->res);
-    return finish(pr, rc);
-}
-
 static void free_run(program_run *pr) {
     stn_series_free(&pr->in);
     stn_points_free(&pr->in);
@@ -371,50 +363,11 @@ static void free_run(program_run *pr) {
     stn_log_free(&pr->log);
 }
 
-int stn_program_main(const stn_program_desc *given, int argc, char **argv) {
-    double t_start = stn_now();
-    stn_error_clear();
-    if (check_desc(given) != 0) {
-        print_error(given, stn_errmsg());
-        return 1;
-    }
-    stn_program_desc desc = *given, *d = &desc; /* the reach is at least the halo */
-    for (int k = 0; k < 3; k++) {
-        d->reach_lo[k] = d->reach_lo[k] > d->halo_lo[k] ? d->reach_lo[k] : d->halo_lo[k];
-        d->reach_hi[k] = d->reach_hi[k] > d->halo_hi[k] ? d->reach_hi[k] : d->halo_hi[k];
-    }
-    stn_opts o;
-    if (stn_opts_parse(d, argc, argv, &o) != 0) {
-        print_error(d, stn_errmsg());
-        stn_opts_free(&o);
-        return 2;
-    }
-    int status = 0;
-    if (o.help) {
-        stn_usage(d, stdout);
-    } else if (o.version) {
-        printf("%s (stencilc %s, runtime %s)\n", d->name, d->compiler_version ? d->compiler_version : "?",
-               STN_RT_VERSION);
-    } else {
-        int saved_threads = stn_omp_max_threads();
-        if (o.threads)
-            stn_omp_set_threads(o.threads);
-        stn_stats_reset_peaks();
-        program_run r;
-        if (setup_run(&r, d, &o, t_start) != 0 || run(&r) != 0) {
-            print_error(d, stn_errmsg());
-            status = 1;
-        }
-        free_run(&r);
-        if (o.threads)
-            stn_omp_set_threads(saved_threads); /* leave the process as we found it */
-    }
-    fflush(stdout);
-    stn_opts_free(&o);
-    return status;
-}
-
-/* ------------------------------------------------------------------ the embedding API: a run held open */
+/* ------------------------------------------------------------------ a run held open: stn_sim
+ *
+ * The one implementation of a run.  The embedding API (stn_sim_open ... stn_sim_close) and the
+ * program's main (stn_program_main) both go through it: main is open, one advance of --steps, close
+ * (docs/design/015, decision 6). */
 
 /* The horizon of a simulation opened without --steps: the plan's, never reached in practice. */
 #define STN_SIM_OPEN_STEPS ((int64_t)1 << 40)
@@ -423,12 +376,14 @@ struct stn_sim {
     program_run pr;
     stn_opts o;
     int argc;
-    char **argv;           /* copies: the options point into them */
+    char **argv;           /* copies: the options point into them (NULL: the program's own argv) */
+    int program;           /* the program's main: the one advance is the whole run */
     stn_incore *ic;        /* the engine: in-core (and mmap), */
     stn_ooc *oc;           /* or out of core */
     int64_t done;          /* steps advanced */
     int failed;            /* an advance failed: the levels are partly stepped */
     uint64_t ckpt_written; /* the bytes of the checkpoints' files (the IO model's) */
+    int saved_threads;     /* the caller's OpenMP threads, while a call runs with --threads */
     stn_program_desc desc; /* the descriptor, its reach at least its halo */
 };
 
@@ -436,7 +391,7 @@ static void sim_free(stn_sim *s) {
     if (!s)
         return;
     stn_incore_close(s->ic);
-    stn_ooc_close(s->oc);
+    stn_ooc_close(s->oc, s->failed); /* after a failed advance the committed sweeps stay, for --resume */
     abort_outputs(&s->pr.in);
     free_run(&s->pr);
     stn_opts_free(&s->o);
@@ -446,14 +401,11 @@ static void sim_free(stn_sim *s) {
     free(s);
 }
 
-int stn_sim_open(const stn_program_desc *given, int argc, const char *const *argv, stn_sim **out) {
-    double t_start = stn_now();
-    stn_error_clear();
+/* A simulation with the descriptor (checked) and no options yet. */
+static int sim_new(const stn_program_desc *given, stn_sim **out) {
     *out = NULL;
     if (check_desc(given) != 0)
         return -EINVAL;
-    if (argc < 0 || (argc > 0 && !argv))
-        return stn_error(-EINVAL, "stn_sim_open: %d options and no array of them", argc);
     stn_sim *s = calloc(1, sizeof *s);
     if (!s)
         return stn_error(-ENOMEM, "out of memory");
@@ -463,6 +415,91 @@ int stn_sim_open(const stn_program_desc *given, int argc, const char *const *arg
         d->reach_lo[k] = d->reach_lo[k] > d->halo_lo[k] ? d->reach_lo[k] : d->halo_lo[k];
         d->reach_hi[k] = d->reach_hi[k] > d->halo_hi[k] ? d->reach_hi[k] : d->halo_hi[k];
     }
+    *out = s;
+    return 0;
+}
+
+/* Each call runs with the run's --threads, and leaves the process's setting as it found it. */
+static void threads_in(stn_sim *s) {
+    s->saved_threads = stn_omp_max_threads();
+    if (s->o.threads)
+        stn_omp_set_threads(s->o.threads);
+}
+
+static void threads_out(const stn_sim *s) {
+    if (s->o.threads)
+        stn_omp_set_threads(s->saved_threads);
+}
+
+/* The run of the parsed options: inputs checked, series, points and `along` arrays read, outputs'
+ * temporaries created, the engine opened (out of core: planned, or only the plan printed). */
+static int sim_start(stn_sim *s, double t_start) {
+    stn_stats_reset_peaks();
+    int rc = setup_run(&s->pr, &s->desc, &s->o, t_start);
+    threads_in(s);
+    if (rc == 0)
+        rc = prepare(&s->pr);
+    if (rc == 0)
+        rc = s->o.mode == STN_MODE_OOC ? stn_ooc_open(&s->pr.in, &s->pr.res, &s->pr.plan, s->program, &s->oc)
+                                       : stn_incore_open(&s->pr.in, &s->pr.res, &s->ic);
+    if (rc == 0 && s->oc)
+        s->done = stn_ooc_steps_done(s->oc); /* --resume: the steps of the sweeps saved */
+    threads_out(s);
+    return rc;
+}
+
+int stn_program_main(const stn_program_desc *given, int argc, char **argv) {
+    double t_start = stn_now();
+    stn_error_clear();
+    stn_sim *s;
+    if (sim_new(given, &s) != 0) {
+        print_error(given, stn_errmsg());
+        return 1;
+    }
+    stn_program_desc desc = s->desc; /* for the messages, after s is gone */
+    if (stn_opts_parse(&s->desc, argc, argv, &s->o) != 0) {
+        print_error(&desc, stn_errmsg());
+        sim_free(s);
+        return 2;
+    }
+    int status = 0;
+    if (s->o.help) {
+        stn_usage(&desc, stdout);
+    } else if (s->o.version) {
+        printf("%s (stencilc %s, runtime %s)\n", desc.name,
+               desc.compiler_version ? desc.compiler_version : "?", STN_RT_VERSION);
+    } else {
+        s->program = 1;
+        int rc = sim_start(s, t_start);
+        if (rc == 0 && !s->o.plan_only)
+            rc = stn_sim_advance(s, s->o.steps - s->done); /* (resumed: the steps left) */
+        if (rc == 0) {
+            rc = stn_sim_close(s);
+            s = NULL;
+        }
+        if (rc) {
+            print_error(&desc, stn_errmsg());
+            status = 1;
+        }
+    }
+    sim_free(s); /* (a failed run's committed sweeps stay, for --resume) */
+    fflush(stdout);
+    return status;
+}
+
+/* ------------------------------------------------------------------ the embedding API */
+
+int stn_sim_open(const stn_program_desc *given, int argc, const char *const *argv, stn_sim **out) {
+    double t_start = stn_now();
+    stn_error_clear();
+    *out = NULL;
+    if (argc < 0 || (argc > 0 && !argv))
+        return stn_error(-EINVAL, "stn_sim_open: %d options and no array of them", argc);
+    stn_sim *s;
+    int rc = sim_new(given, &s);
+    if (rc)
+        return rc;
+    stn_program_desc *d = &s->desc;
     /* the options after a program name, as stn_opts_parse takes them; without --steps, "--steps 0"
      * and then an open horizon (stencils with series or records need the number) */
     int given_steps = 0;
@@ -470,7 +507,7 @@ int stn_sim_open(const stn_program_desc *given, int argc, const char *const *arg
         given_steps |= argv[i] && (strcmp(argv[i], "--steps") == 0 || strncmp(argv[i], "--steps=", 8) == 0);
     s->argc = argc + 1 + (given_steps ? 0 : 2);
     s->argv = calloc((size_t)s->argc + 1, sizeof *s->argv);
-    int rc = s->argv ? 0 : stn_error(-ENOMEM, "out of memory");
+    rc = s->argv ? 0 : stn_error(-ENOMEM, "out of memory");
     for (int i = 0; rc == 0 && i < s->argc; i++) {
         const char *a = i == 0 ? d->name : i <= argc ? argv[i - 1] : i == argc + 1 ? "--steps" : "0";
         if (!a)
@@ -491,30 +528,13 @@ int stn_sim_open(const stn_program_desc *given, int argc, const char *const *arg
                        s->o.help      ? "--help"
                        : s->o.version ? "--version"
                                       : "--plan-only");
-    if (rc == 0 && s->o.resume && (s->o.mode != STN_MODE_OOC || d->nrecords > 0))
-        rc = stn_error(
-            -EINVAL, "--resume: %s",
-            s->o.mode != STN_MODE_OOC
-                ? "only an out-of-core simulation keeps its state in files to resume from"
-                : "the records' samples of a simulation live in the host's process: it cannot resume");
+    if (rc == 0 && s->o.resume && s->o.mode != STN_MODE_OOC)
+        rc = stn_error(-EINVAL,
+                       "--resume: only an out-of-core simulation keeps its state in files to resume from");
     if (rc == 0 && s->o.mode == STN_MODE_OOC && s->o.steps < 1)
         s->o.steps = 1; /* the plan's horizon: at least one sweep */
-    if (rc == 0) {
-        stn_stats_reset_peaks();
-        rc = setup_run(&s->pr, d, &s->o, t_start);
-    }
-    int saved = stn_omp_max_threads();
-    if (rc == 0 && s->o.threads)
-        stn_omp_set_threads(s->o.threads);
     if (rc == 0)
-        rc = prepare(&s->pr);
-    if (rc == 0)
-        rc = s->o.mode == STN_MODE_OOC ? stn_ooc_open(&s->pr.in, &s->pr.res, &s->pr.plan, &s->oc)
-                                       : stn_incore_open(&s->pr.in, &s->pr.res, &s->ic);
-    if (rc == 0 && s->oc)
-        s->done = stn_ooc_steps_done(s->oc); /* --resume: the steps of the sweeps saved */
-    if (s->o.threads)
-        stn_omp_set_threads(saved);
+        rc = sim_start(s, t_start);
     if (rc) {
         sim_free(s);
         return rc;
@@ -632,12 +652,9 @@ int stn_sim_advance(stn_sim *s, int64_t steps) {
             "advance %" PRId64 " steps after %" PRId64 ": past the %" PRId64 " steps the simulation "
             "was opened for, which its %s sized (open it with steps = the total)",
             steps, s->done, s->o.steps, d->nseries > 0 ? "series were checked and" : "records were");
-    int saved = stn_omp_max_threads();
-    if (s->o.threads)
-        stn_omp_set_threads(s->o.threads);
+    threads_in(s);
     int rc = s->oc ? stn_ooc_advance(s->oc, steps) : stn_incore_advance(s->ic, s->done, steps);
-    if (s->o.threads)
-        stn_omp_set_threads(saved);
+    threads_out(s);
     if (rc) {
         s->failed = 1;
         return rc;
@@ -751,18 +768,22 @@ int stn_sim_close(stn_sim *s) {
         return 0;
     stn_error_clear();
     int rc = s->failed ? stn_error(-EIO, "close: an earlier advance failed; no output is written") : 0;
+    int plan_only = s->o.plan_only; /* (the program's) */
     for (int k = 0; rc == 0 && k < s->desc.nrecords; k++)
         if (s->o.record_path[k] && s->done != s->o.steps)
             rc = stn_error(-EINVAL,
                            "--out %s=%s: the record holds the %" PRId64 " steps the simulation was "
                            "opened for, and it advanced %" PRId64,
                            s->desc.records[k].name, s->o.record_path[k], s->o.steps, s->done);
-    s->o.steps = s->done; /* the report's, and the records' */
+    if (!plan_only)
+        s->o.steps = s->done; /* the report's, and the records' */
+    threads_in(s);
     if (rc == 0)
         rc = s->oc ? stn_ooc_finish(s->oc) : stn_incore_export(s->ic);
+    threads_out(s);
     s->pr.res.predicted_written += s->ckpt_written;
     stn_incore_close(s->ic);
-    stn_ooc_close(s->oc);
+    stn_ooc_close(s->oc, rc != 0); /* a failed export: the committed sweeps stay, for --resume */
     s->ic = NULL;
     s->oc = NULL;
     rc = finish(&s->pr, rc);

@@ -160,6 +160,9 @@ int stn_ooc_source_of(const stn_ooc_model *m, const stn_ooc_plan *p, int f, int 
  * --out.  Costs one pass over the blocks of three sweeps, whatever the steps. */
 void stn_ooc_predict(const stn_ooc_model *m, const stn_ooc_plan *p, int64_t first_sweep, uint64_t *rd,
                      uint64_t *wr);
+/* The import before the first sweep (the input files into scratch; alg2: every array of the state
+ * into its in-place files), added to *rd and *wr. */
+void stn_ooc_predict_import(const stn_ooc_model *m, const stn_ooc_plan *p, uint64_t *rd, uint64_t *wr);
 /* The bytes sweep s moves when it runs T steps (a simulation's sweeps are cut by its advances), added
  * to *rd and *wr. */
 void stn_ooc_predict_sweep(const stn_ooc_model *m, const stn_ooc_plan *p, int64_t s, int64_t T, uint64_t *rd,

@@ -200,9 +200,8 @@ int stn_tuned_applies(const stn_run *r);
 
 /* ------------------------------------------------------------------ the engines */
 
-/* incore.c: --mode incore and --mode mmap.  stn_incore_run is open, advance(0, steps), export, close;
- * the embedding API (sim.c) calls the parts. */
-int stn_incore_run(const stn_run *r, stn_result *res);
+/* incore.c: --mode incore and --mode mmap, held open (program.c's stn_sim_*, which the program's
+ * main runs too). */
 typedef struct stn_incore stn_incore;
 /* The buffers, each level's initial values (--init file, init, zero; mirrored), the tiles. */
 int stn_incore_open(const stn_run *r, stn_result *res, stn_incore **e);
@@ -217,16 +216,17 @@ void stn_incore_written(stn_incore *e, int f, int level);
 /* Every --out of a field from the current levels (into the run's writers). */
 int stn_incore_export(stn_incore *e);
 void stn_incore_close(stn_incore *e); /* NULL is fine */
-/* ooc.c: --mode ooc (or, with --plan-only, only its plan). */
-int stn_ooc_run(const stn_run *r, stn_result *res, stn_ooc_result *plan);
-/* The same engine held open for the embedding API (sim.c): open plans for r->o->steps (Blk-Tune), opens
- * the scratch files and imports the inputs (with --resume: goes on from the state file's sweeps, with
- * the saved plan); advance runs sweeps, each committed to the state file as the program's are, of the plan's
- * blocks from the current state (the step index going on); sim_box moves a box of (field, level) of the
- * current state between the files and a caller's buffer (st: its strides in elements); finish sets the IO and
- * time model of what ran and exports every --out; close removes the scratch files and frees everything. */
+/* ooc.c: --mode ooc, held open, for the program's main and the simulation API alike (stn_sim_*).
+ * open plans for r->o->steps (Blk-Tune; with --resume the saved plan, going on from the state
+ * file's sweeps) and opens the scratch and records files; with --plan-only it prints the plan and
+ * opens nothing.  `program`: the program's run, whose one advance is the whole run (its last sweep
+ * need not commit when nothing reads it after).  advance runs sweeps of the plan's blocks from the
+ * current state (the step index going on), each committed to the state file; sim_box moves a box
+ * of (field, level) of the current state between the files and a caller's buffer (st: its strides
+ * in elements); finish sets the IO and time model of what ran and exports every --out; close
+ * removes the scratch files (unless `keep`: after a failure, for --resume) and frees everything. */
 typedef struct stn_ooc stn_ooc;
-int stn_ooc_open(const stn_run *r, stn_result *res, stn_ooc_result *plan, stn_ooc **s);
+int stn_ooc_open(const stn_run *r, stn_result *res, stn_ooc_result *plan, int program, stn_ooc **s);
 int stn_ooc_advance(stn_ooc *s, int64_t steps);
 /* The steps the state holds: those advanced, and with --resume those of the sweeps saved before. */
 int64_t stn_ooc_steps_done(const stn_ooc *s);
@@ -235,7 +235,7 @@ int stn_ooc_sim_box(stn_ooc *s, int f, int level, int write, const int64_t lo[3]
 /* The models of what ran so far: the IO model (with or without the --out exports) and the time model. */
 int stn_ooc_account(stn_ooc *s, int exports);
 int stn_ooc_finish(stn_ooc *s);
-void stn_ooc_close(stn_ooc *s); /* NULL is fine */
+void stn_ooc_close(stn_ooc *s, int keep); /* NULL is fine */
 
 /* ------------------------------------------------------------------ report.c */
 

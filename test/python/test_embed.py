@@ -228,14 +228,57 @@ def test_bad_calls_are_refused_with_the_reason(hosts, tmp_path, ops, message):
 
 def test_open_refusals(hosts, tmp_path):
     host, _ = hosts("heat3d")
-    p = host_run(host, ["size=18,16,14", "steps=5", f"dir={tmp_path}", "--schedule", "alg2"], [], ok=False)
-    assert p.returncode == 1 and "a simulation held open runs the reference schedule" in p.stderr
     p = host_run(host, ["size=18,16,14", "steps=5", "mode=incore", "--resume"], [], ok=False)
     assert p.returncode == 1 and "only an out-of-core simulation keeps its state in files" in p.stderr
     p = host_run(host, ["size=18,16,14", "steps=5", f"dir={tmp_path}", "--plan-only"], [], ok=False)
     assert p.returncode == 1 and "--plan-only is an option of the command line" in p.stderr
     p = host_run(host, ["size=18,16", "steps=5", "mode=incore"], [], ok=False)
     assert p.returncode == 1 and "--size" in p.stderr, p.stderr
+
+
+@pytest.mark.parametrize("schedule", ["alg1", "alg2"])
+def test_the_papers_schedules_advance_in_a_simulation(hosts, tmp_path, schedule):
+    """--schedule alg1|alg2 held open: advances of 4 and 6 (sweeps of 3 cut by the advances) give the
+    command line's bits and the model's bytes; alg2 keeps its levels in place, so a box is refused."""
+    size, dtype, field = CASES["wave3d"]
+    host, cli = hosts("wave3d")
+    szs = ",".join(map(str, size))
+    cli_run(cli, ["--size", szs, "--steps", "10", "--mode", "incore", "--out", f"u={tmp_path / 'cli.npy'}"])
+    config = [f"size={szs}", "steps=10", *modes(tmp_path, size)["ooc"], "--schedule", schedule,
+              "--out", f"u={tmp_path / 'api.npy'}"]
+    ops = ["advance", "4", "advance", "6"]
+    if schedule == "alg2":
+        ops += ["expect-fail", "read", "u", "0,0,0", "1,1,1", tmp_path / "x.raw"]
+    p = host_run(host, config, ops)
+    assert np.load(tmp_path / "api.npy").tobytes() == np.load(tmp_path / "cli.npy").tobytes()
+    exact_bytes(tmp_path, "ooc")
+    if schedule == "alg2":
+        assert "--schedule alg2 keeps its levels in place" in p.stdout, p.stdout
+
+
+def test_a_killed_host_resumes_its_records(hosts, tmp_path):
+    """acoustic2d (a source, a series, receivers): a host killed after 7 of 10 steps reopens with
+    --resume; the samples of the committed sweeps come back from DIR/NAME.records, and the record and
+    the field equal the uninterrupted command-line run's, bit for bit."""
+    size = (30, 26)
+    host, cli = hosts("acoustic2d")
+    np.save(tmp_path / "w.npy", np.sin(np.arange(12, dtype="<f8")))
+    np.save(tmp_path / "src.npy", np.array([[11, 9]], dtype="<i8"))
+    np.save(tmp_path / "rcv.npy", np.array([[3, 4], [20, 17], [11, 10]], dtype="<i8"))
+    init = ["--init", f"wavelet={tmp_path / 'w.npy'}", "--init", f"src={tmp_path / 'src.npy'}",
+            "--init", f"rcv={tmp_path / 'rcv.npy'}"]
+    cli_run(cli, ["--size", "30,26", "--steps", "10", "--mode", "incore", *init,
+                  "--out", f"rec={tmp_path / 'cli-rec.npy'}", "--out", f"u={tmp_path / 'cli-u.npy'}"])
+    config = ["size=30,26", "steps=10", *modes(tmp_path, size)["ooc"], *init,
+              "--out", f"rec={tmp_path / 'api-rec.npy'}", "--out", f"u={tmp_path / 'api-u.npy'}"]
+    p = host_run(host, config, ["advance", "4", "advance", "3", "crash"], ok=False)
+    assert p.returncode == 9, p.stderr
+    assert (tmp_path / "acoustic2d.records").exists()
+    host_run(host, [*config, "--resume"], ["steps-done", "7", "advance", "3"])
+    assert np.load(tmp_path / "api-rec.npy").tobytes() == np.load(tmp_path / "cli-rec.npy").tobytes()
+    assert np.load(tmp_path / "api-u.npy").tobytes() == np.load(tmp_path / "cli-u.npy").tobytes()
+    assert np.abs(np.load(tmp_path / "cli-rec.npy")).max() > 0  # the source reached a receiver
+    exact_bytes(tmp_path, "ooc")
 
 
 def test_series_and_records_hold_the_steps_opened_for(hosts, tmp_path):
