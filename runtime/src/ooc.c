@@ -759,7 +759,7 @@ static int open_spill(ooc *e) {
 
 static int alloc_buffers(ooc *e) {
     const stn_ooc_plan *p = &e->plan;
-    size_t bytes = (size_t)p->ring_slices * p->slice_bytes;
+    size_t bytes = (size_t)p->ring_bytes;
     size_t strip = (size_t)p->strip_planes * (size_t)e->r->view.ny * (size_t)p->row_bytes;
     e->qstride = p->strip != STN_STRIP_NONE ? 2 * (int64_t)bytes : e->d->ndim == 3 ? p->row_bytes : 0;
     for (int i = 0; p->r.wrap && i < e->d->nfields; i++) { /* the wedge: for the longest sweep */
@@ -811,7 +811,7 @@ static void ooc_free(ooc *e) {
         stn_free(f->wedge);
         free(f->wedge_off);
         for (int a = 0; a < 3; a++) {
-            stn_ring_free(f->ring[a], (size_t)e->plan.ring_slices * e->plan.slice_bytes, e->plan.qplanes);
+            stn_ring_free(f->ring[a], (size_t)e->plan.ring_bytes, e->plan.qplanes);
             stn_free(f->strip[a]);
             stn_gridfile_close(&f->spill[a]);
         }

@@ -240,6 +240,13 @@ static int64_t round_slices(const stn_ooc_plan *p, int64_t c) {
     return (c + (int64_t)per - 1) / (int64_t)per * (int64_t)per;
 }
 
+/* Slices of a ring that must hold c of them at once: a whole number of pages' worth, unless the
+ * ring holds the whole extent and never wraps, so that no slice is ever addressed past it (a 1d
+ * grid is one slice, the whole row: eight of them would be its page's multiple). */
+static int64_t ring_count(const stn_ooc_plan *p, int64_t c) {
+    return !p->r.wrap && c >= p->r.n ? p->r.n : round_slices(p, c);
+}
+
 /* What ring_slices depends on.  The tuners build many plans that differ only in the q blocks (a
  * y-blocked bz): the last answer is kept, per thread, so that those cost O(q blocks), not
  * O(r blocks). */
@@ -271,7 +278,7 @@ static int64_t ring_slices(const stn_ooc_plan *p) {
     c = max64(c, min64(ends, g->n));
     c = max64(c, 1);
     last_key = key;
-    last_value = round_slices(p, c);
+    last_value = ring_count(p, c);
     have_last = 1;
     return last_value;
 }
@@ -317,7 +324,7 @@ static uint64_t wedge_slices(const stn_ooc_plan *p, const stn_program_desc *d) {
 
 static uint64_t plan_memory(const stn_ooc_plan *p, const stn_program_desc *d) {
     uint64_t arrays = stn_total_arrays(d), wedge = wedge_slices(p, d) * p->slice_bytes;
-    uint64_t ring = (uint64_t)p->qplanes * (uint64_t)p->ring_slices * p->slice_bytes;
+    uint64_t ring = (uint64_t)p->qplanes * p->ring_bytes;
     uint64_t strip = p->strip == STN_STRIP_DRAM
                          ? (uint64_t)p->strip_planes * (uint64_t)p->r.n * (uint64_t)p->row_bytes
                          : 0;
@@ -372,6 +379,7 @@ int stn_ooc_make_plan(const stn_program_desc *d, const int64_t size[3], int64_t 
     p->slice_bytes = (uint64_t)p->row_bytes * (uint64_t)(p->r.axis == 2 ? size[1] : 1);
     p->nsweeps = steps == 0 ? 0 : (steps + p->bt - 1) / p->bt;
     p->ring_slices = ring_slices(p);
+    p->ring_bytes = ((uint64_t)p->ring_slices * p->slice_bytes + 4095) / 4096 * 4096;
     if (p->strip != STN_STRIP_NONE) {
         row_extents(p, &p->qplanes, &p->strip_planes);
         p->qcap = p->qplanes;
@@ -476,7 +484,7 @@ int64_t stn_ooc_window0(const stn_ooc_dim *g, int64_t b) {
 }
 
 int64_t stn_ooc_ring_floor(const stn_ooc_plan *p, int64_t b) {
-    return round_slices(p, stn_ooc_window0(&p->r, b));
+    return ring_count(p, stn_ooc_window0(&p->r, b));
 }
 
 uint64_t stn_ooc_mem_floor(const stn_program_desc *d, const stn_ooc_plan *p, int64_t min_ring) {

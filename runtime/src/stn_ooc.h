@@ -45,6 +45,7 @@ typedef struct stn_ooc_plan {
     uint64_t npy_bytes;     /* one level of one field as a .npy array: nx * ny * nz * element */
     uint64_t slice_bytes;   /* one slice of r: ny rows (whole planes) or one row */
     int64_t ring_slices;    /* C: slices per ring (slice r lives at r mod C) */
+    uint64_t ring_bytes;    /* one ring: ring_slices x slice_bytes, a whole number of pages */
     int64_t qplanes;        /* ring planes per array (q rows held at once: 1 unless y-blocked) */
     int64_t qcap;           /* q indices the ring holds at once (q.n unless y-blocked) */
     int64_t strip_planes;   /* z-planes carried from one z-row of blocks to the next (y-blocked) */
