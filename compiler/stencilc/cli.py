@@ -23,7 +23,7 @@ def _compile_parser() -> argparse.ArgumentParser:
         description="Compile a .stn stencil into a C program that runs in-core or out-of-core.",
         epilog="Offline tuning: stencilc tune FILE.stn --machine M.json --size ... --steps ...; "
                "measuring the flash device: stencilc probe --dir DIR; the runtime's sources: stencilc --runtime-dir; "
-               "the CMake package: stencilc --cmake-dir",
+               "the CMake package: stencilc --cmake-dir; lifting a stencil out of C: stencilc import FILE.c",
     )
     p.add_argument("file", help="the .stn source file")
     p.add_argument("-o", "--output", help="program (exe), directory (c, lib), or file (ast, ir); default: stdout "
@@ -77,6 +77,19 @@ def _probe_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _import_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="stencilc import",
+        description="Lift the stencil of a C time loop into a .stn file: the loop nests marked '#pragma stencilc' "
+                    "(or every perfect 2d/3d nest of --function), parsed with Clang (docs/import.md).",
+        epilog="Everything after '--' is passed to Clang (-I, -D, ...).",
+    )
+    p.add_argument("file", help="the C source file")
+    p.add_argument("--function", help="the function holding the time loop (default: look for '#pragma stencilc')")
+    p.add_argument("-o", "--output", help="the .stn file to write (default: stdout); its stem names the stencil")
+    return p
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["--runtime-dir"]:
@@ -99,6 +112,12 @@ def main(argv: list[str] | None = None) -> int:
             except tune.TuneError as e:
                 sys.stderr.write(f"stencilc tune: error: {e}\n")
                 return e.status
+        if argv[:1] == ["import"]:
+            from . import importer
+
+            rest, cflags = (argv[1:argv.index("--")], argv[argv.index("--") + 1:]) if "--" in argv else (argv[1:], [])
+            a = _import_parser().parse_args(rest)
+            return importer.run(a.file, function=a.function, output=a.output, cflags=cflags)
         if argv[:1] == ["probe"]:
             a = _probe_parser().parse_args(argv[1:])
             return probe.run(a.dir, size=a.size, seconds=a.seconds, output=a.output, quiet=a.quiet, cc=a.cc,

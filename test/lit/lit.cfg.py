@@ -1,7 +1,8 @@
 """lit configuration for stencilc's FileCheck tests (``lit test/lit``).
 
 Expects: ``lit`` and FileCheck (``FileCheck``, ``FileCheck-NN`` or ``/usr/lib/llvm-*/bin/FileCheck``;
-the env var ``FILECHECK`` overrides the search).  Tests are ``.stn`` files whose ``// RUN:`` lines
+the env var ``FILECHECK`` overrides the search).  Tests are ``.stn`` files (and ``.c`` files for ``stencilc
+import``) whose ``// RUN:`` lines
 use these substitutions:
 
 * ``stencilc`` -- ``<python> -m stencilc`` with ``PYTHONPATH=<repo>/compiler`` (the source tree), or
@@ -30,7 +31,7 @@ import lit.formats
 
 config.name = "stencilc"
 config.test_format = lit.formats.ShTest(execute_external=False)
-config.suffixes = [".stn"]
+config.suffixes = [".stn", ".c"]  # .c: stencilc import
 config.excludes = ["Inputs"]
 config.test_source_root = os.path.dirname(os.path.abspath(__file__))
 repo_root = os.path.dirname(os.path.dirname(config.test_source_root))

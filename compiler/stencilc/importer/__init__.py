@@ -1,0 +1,50 @@
+"""``stencilc import FILE.c``: lift a stencil loop nest out of existing C (docs/import.md).
+
+The driver of the importer: read the C file, lift it (``lift.py``, over ``cfront.py``, the only
+module that imports libclang), check that the ``.stn`` it wrote compiles (a lifted file the
+front end refuses is stencilc's bug, reported as an internal error), write it.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+from ..diagnostics import NO_LOC, CompileError, Diagnostic, InternalError, SourceFile
+
+
+def stencil_name(output: str | None, cfile: str) -> str:
+    stem = Path(output).stem if output else Path(cfile).stem
+    name = re.sub(r"[^A-Za-z0-9_]", "_", stem) or "stencil"
+    return name if not name[0].isdigit() else "s_" + name
+
+
+def run(cfile: str, *, function: str | None, output: str | None, cflags: list[str]) -> int:
+    from . import cfront, lift
+
+    src = SourceFile.read(cfile)  # the same errors as for a .stn: missing, a directory, not UTF-8
+    name = stencil_name(output, cfile)
+    try:
+        text = lift.lift(src.name, src.text, function, name, cflags)
+    except cfront.FrontError as e:
+        raise CompileError([Diagnostic("error", str(e), src, NO_LOC)]) from None
+    _check(text, name)
+    if output:
+        Path(output).write_text(text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def _check(text: str, name: str) -> None:
+    """The lifted file goes through the front end and sema; their refusal is a bug of the lifter."""
+    from .. import lower, sema
+    from ..frontend import parse
+
+    try:
+        src = SourceFile(f"{name}.stn", text)
+        lower.lower(sema.check(parse(src), src))
+    except CompileError as e:
+        raise InternalError("stencilc import wrote a .stn file the compiler refuses:\n" + e.render() +
+                            "\n--- the file:\n" + text) from None

@@ -1,0 +1,422 @@
+"""The lifter of ``stencilc import``: the stencil of a C time loop, as a ``.stn`` file.
+
+Expects a ``cfront.Unit``.  Finds the loop nests marked ``#pragma stencilc`` (or, with
+``--function``, every perfect 2d or 3d nest of that function inside a loop), and the time loop
+around them; checks that each nest writes one array from constant-offset reads of arrays of the
+same shape; works out the levels (a nest that reads an array an earlier nest of the same step
+wrote reads its new value, a sub-step; pointers rotated at the end of the step are the levels
+of one field); and guarantees either the text of a ``.stn`` file whose program computes what
+the loop computes, in the same operation order, or a ``CompileError`` whose diagnostics point
+into the C file.  docs/import.md is the contract.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..diagnostics import CompileError, Diagnostic, Loc, SourceFile
+from . import cfront as C
+
+MATH = {"sqrt": "sqrt", "exp": "exp", "log": "log", "sin": "sin", "cos": "cos", "tanh": "tanh", "fabs": "abs",
+        "pow": "pow", "fmin": "min", "fmax": "max"}
+RESERVED = {"x", "y", "z", "t", "nx", "ny", "nz", "sqrt", "exp", "log", "sin", "cos", "tanh", "abs", "min", "max",
+            "pow", "stencil", "grid", "state", "input", "param", "let", "init", "boundary", "levels", "series",
+            "points", "inject", "record", "at", "along", "table", "sum", "in", "prev", "dirichlet", "neumann",
+            "periodic", "f32", "f64"}
+AXES = "xyz"
+
+
+class _Fail(Exception):
+    def __init__(self, loc: Loc, msg: str, notes: list[tuple[str, Loc]] | None = None):
+        self.loc, self.msg, self.notes = loc, msg, notes or []
+
+
+@dataclass
+class Nest:
+    loop: C.For  # the outermost loop
+    vars: list[str]  # outermost first; the last is x
+    lo: list[int]  # the interior's lower bound per loop (outermost first)
+    hi: list[int]  # cells left above it, per loop
+    hi_ext: list[C.Node]  # the extent the upper bound subtracts from
+    target: str
+    target_loc: Loc
+    rhs: C.Node
+    reads: list[tuple[str, tuple[int, ...], Loc]] = field(default_factory=list)
+
+
+class Lifter:
+    def __init__(self, unit: C.Unit, function: str | None, name: str):
+        self.u, self.function, self.name = unit, function, name
+        self.src = SourceFile(unit.path, unit.text)
+        self.params: dict[str, float] = {}
+        self.elem: str | None = None
+
+    def fail(self, loc: Loc, msg: str, notes=None):
+        raise _Fail(loc, msg, notes)
+
+    # ------------------------------------------------------------------ finding the nests
+
+    def run(self) -> str:
+        try:
+            return self._run()
+        except _Fail as f:
+            raise CompileError([Diagnostic("error", f.msg, self.src, f.loc,
+                                           [Diagnostic("note", m, self.src, lc) for m, lc in f.notes])]) from None
+
+    def _functions(self) -> list[C.Function]:
+        if self.function:
+            f = self.u.functions.get(self.function)
+            if f is None:
+                have = ", ".join(sorted(self.u.functions)) or "none"
+                self.fail(Loc(1, 1), f"no function '{self.function}' is defined here (functions: {have})")
+            return [f]
+        return list(self.u.functions.values())
+
+    def _run(self) -> str:
+        if self.u.errors:
+            loc, msg = self.u.errors[0]
+            self.fail(loc if loc.line else Loc(1, 1), f"clang cannot compile this file: {msg}")
+        found: list[tuple[C.For, list[C.Node]]] = []  # (time loop, the nests in it)
+        where: dict[int, C.Function] = {}
+        for fn in self._functions():
+            loops = self._time_loops(fn.body, None)
+            for tl in loops:
+                where[id(tl[0])] = fn
+            found += loops
+        if not found:
+            where = f"function '{self.function}'" if self.function else "this file"
+            how = "" if self.function else "; mark each loop nest with '#pragma stencilc', or name the function " \
+                                            "with --function"
+            self.fail(Loc(1, 1), f"no stencil loop nest found in {where}{how}")
+        if len(found) > 1:
+            self.fail(found[1][0].loc, "a second time loop with stencil nests: import one at a time (--function)",
+                      [("the first one", found[0][0].loc)])
+        time_loop, nests = found[0]
+        self.arrays = where[id(time_loop)].arrays
+        return self._lift(time_loop, [self._nest(n) for n in nests])
+
+    def _marked(self, loop: C.For) -> bool:
+        """'#pragma stencilc' on one of the two lines before the loop."""
+        return any(0 < loop.loc.line - p <= 2 for p in self.u.pragmas)
+
+    def _is_nest(self, s: C.Node) -> bool:
+        depth, cur = 0, s
+        while isinstance(cur, C.For) and len(cur.body) == 1:
+            depth, cur = depth + 1, cur.body[0]
+        return isinstance(cur, C.Assign) and depth in (1, 2, 3) and isinstance(s, C.For)
+
+    def _time_loops(self, body: list[C.Node], parent: C.For | None) -> list[tuple[C.For, list[C.Node]]]:
+        out = []
+        here = [s for s in body if isinstance(s, C.For) and
+                (self._marked(s) if self.u.pragmas else self._is_nest(s) and self._depth(s) >= 2)]
+        if here:
+            if parent is None:
+                self.fail(here[0].loc, "this stencil loop nest is not inside a time loop (a 'for' around it)")
+            out.append((parent, here))
+        for s in body:
+            if isinstance(s, C.For) and s not in here:
+                out += self._time_loops(s.body, s)
+            elif isinstance(s, C.Block):
+                out += self._time_loops(s.body, parent)
+        return out
+
+    def _depth(self, s: C.Node) -> int:
+        d = 0
+        while isinstance(s, C.For) and len(s.body) == 1:
+            d, s = d + 1, s.body[0]
+        return d
+
+    # ------------------------------------------------------------------ one nest
+
+    def _nest(self, loop: C.For) -> Nest:
+        vars_, lo, hi, ext = [], [], [], []
+        cur: C.Node = loop
+        while isinstance(cur, C.For):
+            if cur.var is None or cur.lo is None or cur.cond is None or cur.step != "++":
+                self.fail(cur.loc, "a loop of a stencil nest must read 'for (v = LO; v < HI; v++)'")
+            below, above, extent = self._bounds(cur)
+            vars_.append(cur.var)
+            lo.append(below)
+            hi.append(above)
+            ext.append(extent)
+            if len(cur.body) != 1:
+                what = "several statements" if cur.body else "no statement"
+                self.fail(cur.loc, f"this loop nest is not perfect: its loop over '{cur.var}' has {what}; the "
+                                   "innermost loop must hold one assignment to an array element")
+            cur = cur.body[0]
+        if not isinstance(cur, C.Assign):
+            self.fail(cur.loc, f"the innermost loop of a stencil nest must assign one array element, not a "
+                               f"{getattr(cur, 'what', 'statement')}")
+        if len(vars_) not in (2, 3):
+            self.fail(loop.loc, f"a stencil nest of {len(vars_)} loops: stencilc imports 2d and 3d nests")
+        if cur.op != "=":
+            self.fail(cur.loc, f"'{cur.op}' updates the element in place: a stencil writes a new value with '='")
+        target, offs = self._access(cur.lhs, vars_)
+        if any(offs):
+            self.fail(cur.lhs.loc, f"the nest writes '{target}' at an offset; it must write the element of its "
+                                   "own loop indices")
+        n = Nest(loop, vars_, lo, hi, ext, target, cur.lhs.loc, cur.rhs)
+        self._collect_reads(cur.rhs, n)
+        tgt = self.arrays[target]
+        for name, _, lc in n.reads:
+            a = self.arrays[name]
+            if name != target and tgt.pointer and a.pointer and not (tgt.restrict and a.restrict):
+                self.fail(lc, f"'{name}' (read) and '{target}' (written) are pointers that may point into the same "
+                              "array: the nest would then read values it wrote, which a stencil's step cannot "
+                              f"express; if they never overlap, declare both restrict (double (*restrict {name})[...])",
+                          [(f"'{target}' is written here", n.target_loc)])
+        for name, _, lc in n.reads:
+            if name == target:
+                self.fail(lc, f"the nest reads '{name}', which it writes: a value it reads may be old or new "
+                              "(a Gauss-Seidel sweep), which a stencil's step cannot express",
+                          [("written here", n.target_loc)])
+        return n
+
+    def _bounds(self, f: C.For) -> tuple[int, int, C.Node]:
+        lo = f.lo
+        if not isinstance(lo, C.Num) or lo.value != int(lo.value):
+            self.fail(lo.loc, f"the loop over '{f.var}' must start at an integer constant (the boundary layer)")
+        c = f.cond
+        if not (isinstance(c, C.Bin) and c.op in ("<", "<=") and isinstance(c.lhs, C.Name) and c.lhs.id == f.var):
+            self.fail(c.loc, f"the loop over '{f.var}' must end with '{f.var} < N - H' (the boundary layer)")
+        e, sub = c.rhs, 0
+        if isinstance(e, C.Bin) and e.op == "-" and isinstance(e.rhs, C.Num):
+            e, sub = e.lhs, int(e.rhs.value)
+        sub -= 1 if c.op == "<=" else 0
+        return int(lo.value), sub, e
+
+    def _access(self, e: C.Node, vars_: list[str]) -> tuple[str, tuple[int, ...]]:
+        """An element a[v0 + c0][v1 + c1]...: the array and the offsets (outermost first)."""
+        idx = []
+        while isinstance(e, C.Index):
+            idx.append(e.index)
+            e = e.base
+        if not isinstance(e, C.Name):
+            self.fail(e.loc, "an array element must be named as a[i][j], a variable subscripted once per axis")
+        idx.reverse()
+        arr = self.arrays.get(e.id)
+        if len(idx) != len(vars_):
+            if arr is not None and len(idx) == 1 and len(vars_) > 1:
+                self.fail(e.loc, f"'{e.id}' is indexed by one flat subscript; stencilc import reads a[i][j][k] "
+                                 f"(declare it as a pointer to rows, e.g. double (*{e.id})[ny][nx])")
+            self.fail(e.loc, f"'{e.id}' has {len(idx)} subscripts in a nest of {len(vars_)} loops")
+        if arr is None:
+            self.fail(e.loc, f"'{e.id}' is not an array this file declares")
+        self._elem(arr, e.loc)
+        offs = []
+        for k, (ix, v) in enumerate(zip(idx, vars_)):
+            offs.append(self._offset(ix, v, e.id, k))
+        return e.id, tuple(offs)
+
+    def _offset(self, ix: C.Node, v: str, arr: str, k: int) -> int:
+        def has_index(n):
+            return isinstance(n, C.Index) or any(has_index(c) for c in _kids(n))
+
+        if has_index(ix):
+            self.fail(ix.loc, f"an indirect index into '{arr}': the subscript reads another array, so the "
+                              "points the stencil reads are not constant offsets")
+        if isinstance(ix, C.Un) and ix.op == "()":
+            ix = ix.operand
+        if isinstance(ix, C.Name) and ix.id == v:
+            return 0
+        if isinstance(ix, C.Bin) and ix.op in "+-" and isinstance(ix.lhs, C.Name) and ix.lhs.id == v \
+                and isinstance(ix.rhs, C.Num) and ix.rhs.value == int(ix.rhs.value):
+            return int(ix.rhs.value) * (1 if ix.op == "+" else -1)
+        if isinstance(ix, C.Bin) and ix.op == "+" and isinstance(ix.rhs, C.Name) and ix.rhs.id == v \
+                and isinstance(ix.lhs, C.Num):
+            return int(ix.lhs.value)
+        self.fail(ix.loc, f"subscript {k + 1} of '{arr}' is not '{v}' plus a constant: the stencil's points must "
+                          "be constant offsets from the element it computes")
+        return 0
+
+    def _elem(self, arr: C.Array, loc: Loc) -> None:
+        et = {"double": "f64", "float": "f32"}.get(arr.elem)
+        if et is None:
+            self.fail(loc, f"'{arr.name}' holds '{arr.elem}': stencilc's grids hold double (f64) or float (f32)")
+        if self.elem is None:
+            self.elem = et
+        elif self.elem != et:
+            self.fail(loc, f"'{arr.name}' holds '{arr.elem}', another element type than the other arrays")
+
+    def _collect_reads(self, e: C.Node, n: Nest) -> None:
+        if isinstance(e, C.Index):
+            name, offs = self._access(e, n.vars)
+            n.reads.append((name, offs, e.loc))
+            return
+        for c in _kids(e):
+            self._collect_reads(c, n)
+
+    # ------------------------------------------------------------------ the step
+
+    def _lift(self, time_loop: C.For, nests: list[Nest]) -> str:
+        dims = len(nests[0].vars)
+        for n in nests[1:]:
+            if len(n.vars) != dims:
+                self.fail(n.loop.loc, f"a {len(n.vars)}d nest beside a {dims}d one")
+        # the statements of the step after the nests: pointer rotations only
+        body = time_loop.body
+        last = max(body.index(n.loop) for n in nests)
+        env: dict[str, str] = {}
+        for s in body[last + 1:]:
+            if isinstance(s, C.Decl) and isinstance(s.init, C.Name):
+                env[s.name] = env.get(s.init.id, s.init.id)
+            elif isinstance(s, C.Assign) and s.op == "=" and isinstance(s.lhs, C.Name) and isinstance(s.rhs, C.Name):
+                env[s.lhs.id] = env.get(s.rhs.id, s.rhs.id)
+            else:
+                self.fail(s.loc, "after its nests, a time step may only rotate pointers ('tmp = a; a = b; b = tmp;'):"
+                                 " this statement would change what the nests compute")
+        for s in body[:last + 1]:
+            if s not in [n.loop for n in nests]:
+                self.fail(s.loc, "a statement between the stencil nests of a time step: the step must be the nests "
+                                 "alone (then pointer rotations)")
+        arrays = {a for a in env if a in self.arrays}
+        new_of = {a: env[a] for a in arrays}  # a holds, in the next step, what new_of[a] holds now
+        written = [n.target for n in nests]
+        if len(set(written)) != len(written):
+            dup = next(w for w in written if written.count(w) > 1)
+            self.fail(nests[written.index(dup) + 1 + written[written.index(dup) + 1:].index(dup)].target_loc,
+                      f"'{dup}' is written by two nests of one step")
+        # each written array is a field's new level: the field is named after the array that holds it in
+        # the next step (itself, without a rotation); the array that holds that one's values then is its
+        # previous level
+        field_of: dict[str, tuple[str, int]] = {}  # C array read -> (field, level: 0 current, 1 previous)
+        new_field: dict[str, str] = {}  # C array written -> its field
+        fields: list[tuple[str, int]] = []  # (field, levels)
+        for n in nests:
+            cur = next((a for a, b in new_of.items() if b == n.target), None)
+            if cur is None:
+                if n.target in new_of:
+                    self.fail(n.target_loc, f"'{n.target}' is written, and the pointer rotation after the nests "
+                                            "hands its values to no array")
+                cur = n.target
+            prev = next((a for a, b in new_of.items() if b == cur and a != cur), None)
+            levels = 2 if prev is not None and prev != n.target and new_of.get(n.target) == prev else 1
+            field_of[cur] = (cur, 0)
+            if levels == 2:
+                field_of[prev] = (cur, 1)
+            new_field[n.target] = cur
+            fields.append((cur, levels))
+        for f, _ in fields:
+            if f in RESERVED or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", f):
+                self.fail(time_loop.loc, f"the array '{f}' would be a field named '{f}', which is a word of the "
+                                         "language; rename it")
+        # the updates, in source order; a read of an array an earlier nest wrote is its new value
+        inputs: list[str] = []
+        lines = []
+        done: dict[str, str] = {}  # arrays written so far this step -> their field
+        for n in nests:
+            rhs = self._expr(n.rhs, n, field_of, done, inputs, dims)
+            lines.append(f"  {new_field[n.target]}' = {rhs};")
+            done[n.target] = new_field[n.target]
+        # the loop bounds must be the stencil's own boundary layer
+        self._check_bounds(nests, dims)
+        out = [f"// {self.name}.stn: lifted by 'stencilc import' from {Path(self.u.path).name}, "
+               f"lines {time_loop.loc.line}-{time_loop.end_line}.",
+               "// The initial values of the arrays are the C program's: pass them with --init FIELD=FILE.npy.",
+               f"stencil {self.name} {{", f"  grid {dims}d {self.elem};"]
+        for p, v in self.params.items():
+            out.append(f"  param {p} = {_num(v)};")
+        for a in inputs:
+            out.append(f"  input {a};")
+        for f, lv in fields:
+            out.append(f"  state {f}" + (" levels 2;" if lv == 2 else ";"))
+        out += lines
+        out.append("  boundary dirichlet;")
+        out.append("}")
+        return "\n".join(out) + "\n"
+
+    def _check_bounds(self, nests: list[Nest], dims: int) -> None:
+        for k in range(dims):  # loop k of each nest runs along axis dims-1-k
+            lo = max(max(-o[k] for _, o, _ in n.reads) if n.reads else 0 for n in nests)
+            hi = max(max(o[k] for _, o, _ in n.reads) if n.reads else 0 for n in nests)
+            lo, hi = max(lo, 0), max(hi, 0)
+            for n in nests:
+                if (n.lo[k], n.hi[k]) != (lo, hi):
+                    ax = AXES[dims - 1 - k]
+                    self.fail(n.loop.loc if k == 0 else n.loop.loc,
+                              f"the loop over '{n.vars[k]}' ({ax}) leaves {n.lo[k]} cell(s) below and {n.hi[k]} above "
+                              f"its range, but the stencil reads {lo} below and {hi} above: stencilc's boundary layer "
+                              "is the stencil's halo (docs/language.md), so the loop must run from "
+                              f"{lo} to N - {hi}")
+
+    # ------------------------------------------------------------------ expressions
+
+    def _expr(self, e: C.Node, n: Nest, field_of, done, inputs, dims) -> str:
+        def go(x: C.Node) -> str:
+            if isinstance(x, C.Num):
+                return x.text
+            if isinstance(x, C.Un) and x.op == "()":
+                return f"({go(x.operand)})"
+            if isinstance(x, C.Un) and x.op in ("-", "+"):
+                return f"{x.op}{go(x.operand)}"
+            if isinstance(x, C.Un) and x.op.startswith("(") and isinstance(x.operand, C.Name) \
+                    and x.operand.id in n.vars:
+                return go(x.operand)
+            if isinstance(x, C.Bin) and x.op in ("+", "-", "*", "/"):
+                return f"{go(x.lhs)} {x.op} {go(x.rhs)}"
+            if isinstance(x, C.Call):
+                if x.fn not in MATH:
+                    self.fail(x.loc, f"a call to '{x.fn}', which stencilc does not know: a stencil may call "
+                                     + ", ".join(sorted(MATH)))
+                return f"{MATH[x.fn]}(" + ", ".join(go(a) for a in x.args) + ")"
+            if isinstance(x, C.Name):
+                if x.id in n.vars:
+                    return AXES[dims - 1 - n.vars.index(x.id)]
+                if x.const is not None:
+                    if x.id in RESERVED:
+                        self.fail(x.loc, f"the constant '{x.id}' would be a param named '{x.id}', a word of the "
+                                         "language; rename it")
+                    self.params[x.id] = x.const
+                    return x.id
+                self.fail(x.loc, f"'{x.id}' is not a constant: a stencil's coefficients are literals or const "
+                                 "variables with constant values (they become params)")
+            if isinstance(x, C.Index):
+                name, offs = self._access(x, n.vars)
+                off = ",".join(str(o) for o in reversed(offs))
+                ref = f"[{off}]" if any(offs) else ""
+                if name in done:  # written by an earlier nest of this step: its new value
+                    return f"{done[name]}'{ref}"
+                if name in field_of:
+                    f, lv = field_of[name]
+                    return f + (".prev" if lv else "") + ref
+                if name not in inputs:
+                    if name in RESERVED:
+                        self.fail(x.loc, f"the array '{name}' would be an input named '{name}', a word of the "
+                                         "language; rename it")
+                    inputs.append(name)
+                return name + ref
+            if isinstance(x, C.Cond):
+                self.fail(x.loc, "a conditional expression: stencilc imports arithmetic, calls to the math "
+                                 "functions, array elements, constants and the loop indices")
+            self.fail(x.loc, f"a {getattr(x, 'what', type(x).__name__.lower())} in a stencil's expression: stencilc "
+                             "imports arithmetic, calls to the math functions, array elements, constants and the "
+                             "loop indices")
+            return ""
+
+        return go(e)
+
+
+def _kids(n: C.Node) -> list[C.Node]:
+    if isinstance(n, C.Bin):
+        return [n.lhs, n.rhs]
+    if isinstance(n, C.Un):
+        return [n.operand]
+    if isinstance(n, C.Call):
+        return list(n.args)
+    if isinstance(n, C.Index):
+        return [n.base, n.index]
+    if isinstance(n, C.Cond):
+        return [n.cond, n.then, n.other]
+    return []
+
+
+def _num(v: float) -> str:
+    r = repr(float(v))
+    return r
+
+
+def lift(path: str, text: str, function: str | None, name: str, cflags: list[str]) -> str:
+    unit = C.parse(path, text, cflags)
+    return Lifter(unit, function, name).run()

@@ -1,0 +1,17 @@
+// RUN: not stencilc import %s 2>&1 | FileCheck --strict-whitespace %s
+// A call to a function stencilc cannot see into.
+double flux(double l, double r);
+void step(int n, int steps, double (*restrict a)[n], double (*restrict b)[n]) {
+    for (int t = 0; t < steps; t++) {
+#pragma stencilc
+        for (int i = 1; i < n - 1; i++)
+            for (int j = 1; j < n - 1; j++)
+                b[i][j] = a[i - 1][j] + a[i + 1][j] + flux(a[i][j - 1], a[i][j + 1]);
+        double (*tmp)[n] = a;
+        a = b;
+        b = tmp;
+    }
+}
+// CHECK:{{.*}}unknown_call.c:9:55: error: a call to 'flux', which stencilc does not know: a stencil may call cos, exp, fabs, fmax, fmin, log, pow, sin, sqrt, tanh
+// CHECK-NEXT:                b[i][j] = a[i - 1][j] + a[i + 1][j] + flux(a[i][j - 1], a[i][j + 1]);
+// CHECK-NEXT:                                                      ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~

@@ -1,0 +1,94 @@
+"""``stencilc import``: the C programs of examples/import/ (PolyBench's heat-3d with two nests a
+step, a Jacobi sweep with a pointer swap, a wave with three rotating pointers, a heat equation
+with a coefficient array) are built with the C compiler and run; their time loops are lifted
+into .stn files, compiled by stencilc and run from the C program's initial arrays, in-core and
+out of core in several blocks: the results are the C program's, bit for bit (both keep the
+operation order; -ffp-contract=off on both sides), and the bytes are the model's.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import REPO_ROOT, load_report, stencilc_command
+
+pytest.importorskip("clang.cindex", reason="the libclang package (a dependency of stencilc) is not installed")
+
+EX = REPO_ROOT / "examples" / "import"
+
+
+def _sh(cmd, **kw) -> subprocess.CompletedProcess:
+    p = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, timeout=600, **kw)
+    assert p.returncode == 0, f"{' '.join(map(str, cmd))}:\n{p.stdout}{p.stderr}"
+    return p
+
+
+def _raw(path: Path, shape) -> np.ndarray:
+    return np.fromfile(path, dtype="<f8").reshape(shape)
+
+
+# name: (C arguments before the files, the files the C program writes (field or input, or "out"), shape
+# (C order), stencil size x first, steps)
+CASES = {
+    "heat3d": (["14", "9"], ["A", "out"], (14, 14, 14), "14,14,14", 9),
+    "jacobi2d": (["33", "29", "11"], ["u", "out"], (29, 33), "33,29", 11),
+    "wave2d": (["31", "17"], ["cur", "cur.prev", "out"], (31, 31), "31,31", 17),
+    "varheat2d": (["40", "27", "9"], ["u", "k", "out"], (27, 40), "40,27", 9),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_lifted_stencil_gives_the_c_programs_bits(tmp_path, name):
+    args, files, shape, size, steps = CASES[name]
+    exe = tmp_path / f"{name}-c"
+    _sh(["cc", "-O2", "-ffp-contract=off", "-std=gnu11", "-o", exe, EX / f"{name}.c", "-lm"])
+    raws = [tmp_path / f"{f}.raw" for f in files]
+    _sh([exe, *args, *raws])
+    cmd, env = stencilc_command()
+    stn = tmp_path / f"{name}.stn"
+    _sh([*cmd, "import", EX / f"{name}.c", "-o", stn], env=env)
+    _sh([*cmd, stn, "-o", tmp_path / name], env=env)
+    inits = []
+    for f, r in zip(files[:-1], raws):
+        np.save(tmp_path / f"{f}.npy", _raw(r, shape))
+        inits += ["--init", f"{f}={tmp_path / f'{f}.npy'}"]
+    if name == "heat3d":  # PolyBench's B starts equal to A
+        inits += ["--init", f"B={tmp_path / 'A.npy'}"]
+    want = _raw(raws[-1], shape)
+    field = files[0]
+    blocks = "14,4,3" if len(shape) == 3 else "5,3"
+    for mode in (["--mode", "incore"], ["--mode", "ooc", "--mem", "64M", "--block", blocks]):
+        out, rep = tmp_path / "out.npy", tmp_path / "r.json"
+        _sh([tmp_path / name, "--size", size, "--steps", str(steps), *inits, "--out", f"{field}={out}", "--quiet",
+             "--dir", tmp_path, "--report", rep, *mode])
+        got = np.load(out)
+        assert got.tobytes() == want.tobytes(), f"{name} {mode[1]}: max |diff| {np.abs(got - want).max()}"
+        r = load_report(rep)
+        assert (r["bytes_read"], r["bytes_written"]) == (r["predicted_bytes_read"], r["predicted_bytes_written"])
+
+
+def test_import_writes_stdout_and_names_the_stencil_after_the_output(tmp_path):
+    cmd, env = stencilc_command()
+    p = _sh([*cmd, "import", EX / "jacobi2d.c"], env=env)
+    assert "stencil jacobi2d {" in p.stdout and "param w = 0.2;" in p.stdout
+    _sh([*cmd, "import", EX / "jacobi2d.c", "-o", tmp_path / "my-sweep.stn"], env=env)
+    assert "stencil my_sweep {" in (tmp_path / "my-sweep.stn").read_text()
+
+
+def test_clang_flags_after_the_separator_reach_clang(tmp_path):
+    """-D after '--' defines what the file needs; without it clang's own error is reported, located."""
+    src = tmp_path / "d.c"
+    src.write_text("void s(int n, int T, double (*restrict a)[n], double (*restrict b)[n]) {\n"
+                   "  for (int t = 0; t < T; t++) {\n#pragma stencilc\n"
+                   "    for (int i = 1; i < n - 1; i++) for (int j = 1; j < n - 1; j++)\n"
+                   "      b[i][j] = COEF * (a[i-1][j] + a[i+1][j] + a[i][j-1] + a[i][j+1]);\n"
+                   "    double (*tmp)[n] = a; a = b; b = tmp;\n  }\n}\n")
+    cmd, env = stencilc_command()
+    p = subprocess.run([*cmd, "import", str(src)], capture_output=True, text=True, env=env)
+    assert p.returncode == 1 and "d.c:5:17: error: clang cannot compile this file: use of undeclared identifier " \
+                                 "'COEF'" in p.stderr, p.stderr
+    p = _sh([*cmd, "import", src, "--", "-DCOEF=0.25"], env=env)
+    assert "0.25 * (a[0,-1] + a[0,1] + a[-1,0] + a[1,0])" in p.stdout, p.stdout
