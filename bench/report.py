@@ -405,8 +405,11 @@ class Report:
                     f"bandwidths measured ({bw[0] / 1e9:.2f} GB/s read, {bw[1] / 1e9:.2f} GB/s write, at once), "
                     f"against {t_in:.1f} s in-core: no schedule moving these bytes reaches 0.90 here")
         ph = o.get("phases", {})
-        return (f"{t_o:.1f} s against {t_in:.1f} s in-core: it waited {ph.get('wait', 0):.1f} s for IO and computed "
-                f"{ph.get('compute', 0):.1f} s (the device alone needs {_e(t_io, '.1f')} s for its {gib:.1f} GiB)")
+        c, w = ph.get("compute", 0), ph.get("wait", 0)
+        return (f"{t_o:.1f} s against {t_in:.1f} s in-core: its kernels alone took {c:.1f} s ({c / t_in:.2f}x the "
+                f"whole in-core run: they run slower while the device is busy), and it waited {w:.1f} s more for "
+                f"the device, which needs at least {_e(t_io, '.1f')} s for its {gib:.1f} GiB at the best bandwidths "
+                "measured")
 
     def targets(self):
         """One table: each target of issue 12, what this run measured, met or not, and why not."""
