@@ -1184,6 +1184,15 @@ int stn_ooc_sim_box(stn_ooc *s, int f, int level, int write, const int64_t lo[3]
     int rc = write ? ensure_imported(s) : 0;
     if (rc == 0 && write && s->sweeps == 0 && e->f[f].m->state && e->f[f].m->first[0] != STN_SRC_SCRATCH)
         rc = stn_ooc_materialize(e, &s->extra_read, &s->extra_written);
+    if (rc == 0 && write && !e->f[f].m->state && e->f[f].m->input != STN_SRC_SCRATCH) {
+        /* an input of init expressions or zero is computed where it is read: written, it needs a file */
+        char path[4096];
+        scratch_name(path, sizeof path, e, f, 0, 0);
+        rc = stn_gridfile_open(&e->f[f].scratch[0][0], path, e->r->view.nx, e->r->view.ny, e->r->view.nz,
+                               e->d->elem_size, e->plan.align, STN_GRIDFILE_CREATE);
+        if (rc == 0)
+            rc = stn_ooc_make_input(e, f, &s->extra_written);
+    }
     stn_ooc_boxio b = {.f = f, .level = level, .write = write, .buf = buf};
     for (int k = 0; k < 3; k++)
         b.lo[k] = lo[k], b.hi[k] = hi[k], b.st[k] = st[k];

@@ -562,7 +562,7 @@ static uint64_t spill_bytes(const stn_ooc_plan *p, int64_t T) {
 int stn_ooc_source_of(const stn_ooc_model *m, const stn_ooc_plan *p, int f, int level, int64_t sweep) {
     const stn_ooc_fsrc *of = &m->f[f];
     if (!of->state) {
-        if (of->input == STN_SRC_SCRATCH && p->nsweeps == 0 && !m->imported)
+        if (of->input == STN_SRC_SCRATCH && p->nsweeps == 0 && !m->imported && !of->written)
             return STN_SRC_NPY; /* no sweep, no import: the export copies the user's file */
         return of->input;
     }
@@ -615,7 +615,7 @@ void stn_ooc_predict_import(const stn_ooc_model *m, const stn_ooc_plan *p, uint6
     uint64_t scratch = level_bytes(p, STN_SRC_SCRATCH), npy = level_bytes(p, STN_SRC_NPY);
     for (int i = 0; i < m->nfields; i++) {
         const stn_ooc_fsrc *f = &m->f[i];
-        if (!f->state && f->input == STN_SRC_SCRATCH)
+        if (!f->state && f->input == STN_SRC_SCRATCH && !f->written) /* (a written one was made in place) */
             *rd += npy, *wr += scratch;
         if (f->state && p->schedule == STN_SCHED_ALG2) {
             for (int l = 0; l < f->levels; l++) /* every array of the field */

@@ -234,6 +234,32 @@ int stn_ooc_materialize(ooc *e, uint64_t *rd, uint64_t *wr) {
     return rc;
 }
 
+/* An input of init expressions or zero, into a scratch file of its own (which the caller opened as
+ * scratch[0][0]): its values computed slice by slice in the window and written whole. */
+static int make_input_chunk(ooc *e, void *arg) {
+    uint64_t *moved = arg;
+    int i = (int)moved[2];
+    ooc_field *f = &e->f[i];
+    stn_aio_group g = STN_AIO_GROUP_INIT;
+    int rc = load_chunk(e, i, 0, f->m->input, NULL);
+    if (rc == 0)
+        rc = stn_ooc_io_box(e, 1, &f->scratch[0][0], f->ring[0], e->wr0, e->wr1, e->qlo, e->qhi, e->qlo, &g);
+    int rc2 = stn_aio_wait(e->q, &g, &e->res->st);
+    moved[1] += (uint64_t)(e->wr1 - e->wr0) * (uint64_t)(e->qhi - e->qlo) * e->plan.row_bytes;
+    return rc ? rc : rc2;
+}
+
+int stn_ooc_make_input(ooc *e, int i, uint64_t *wr) {
+    uint64_t moved[3] = {0, 0, (uint64_t)i};
+    int rc = for_chunks(e, make_input_chunk, moved);
+    *wr += moved[1];
+    if (rc == 0) {
+        e->fsrc[i].input = STN_SRC_SCRATCH; /* the sweeps, the boxes and the export read the file now */
+        e->fsrc[i].written = 1;
+    }
+    return rc;
+}
+
 /* The intersection of the chunk in the window with box b: lo, hi per axis; 0 when empty. */
 static int chunk_and_box(ooc *e, const stn_ooc_boxio *b, int64_t lo[3], int64_t hi[3]) {
     stn_box c = stn_ooc_box(e, e->wr0, e->wr1, e->qlo, e->qhi);

@@ -140,6 +140,7 @@ typedef struct stn_ooc_fsrc {
     int first[2];            /* STN_SRC_* of level 0 and level -1 at the first sweep */
     int input;               /* inputs: STN_SRC_SCRATCH (imported from --init), _INIT or _ZERO */
     int out[2];              /* --out writes level 0 / the previous level */
+    int written;             /* an input of init or zero that a simulation wrote: now in its scratch file */
 } stn_ooc_fsrc;
 
 /* The fields' sources: what decides the bytes a plan moves, besides the plan. */

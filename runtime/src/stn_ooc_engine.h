@@ -155,6 +155,9 @@ int stn_ooc_export(ooc *e);
 /* The simulation API: the state levels from the first sweep's sources into scratch set 0 (which the
  * first sweep then reads), the bytes the model counts for it added to *rd and *wr. */
 int stn_ooc_materialize(ooc *e, uint64_t *rd, uint64_t *wr);
+/* Input i, of init expressions or zero, into its scratch file (scratch[0][0], opened by the caller),
+ * so that a simulation may write it; from then on the model reads it from there (*wr: the bytes). */
+int stn_ooc_make_input(ooc *e, int i, uint64_t *wr);
 /* A box of (f, level) of the state after plan.nsweeps sweeps, between the files and a caller's buffer
  * (element (x, y, z) at buf[(x - lo[0]) st[0] + (y - lo[1]) st[1] + (z - lo[2]) st[2]]); a write goes
  * to scratch files only (stn_ooc_materialize first). */

@@ -162,6 +162,32 @@ def test_a_write_between_advances_is_an_init_file(hosts, tmp_path, name):
         exact_bytes(tmp_path, mode)
 
 
+def test_writing_an_input_of_init_expressions(hosts, tmp_path):
+    """varheat's input c comes from its init expression, which the engine computes where c is read: out of
+    core it has no file until a write gives it one.  Read c, write a box of it, advance 4 and 3: the CLI's 7
+    steps from an --init file of c with that box changed, bit for bit, in every engine, bytes as the model's."""
+    size, dtype = (20, 18, 16), "<f8"
+    host, cli = hosts("varheat")
+    szs = ",".join(map(str, size))
+    lo, hi = _lohi(size)
+    host_run(host, [f"size={szs}", "steps=7", "mode=incore"], ["read", "c", lo, hi, tmp_path / "c0.raw"])
+    c = raw(tmp_path / "c0.raw", size, dtype).copy()
+    patch = (0.2 + 0.5 * np.random.default_rng(5).random((5, 6, 5))).astype(dtype)  # (z, y, x)
+    patch.tofile(tmp_path / "patch.raw")
+    c[3:8, 2:8, 4:9] = patch
+    np.save(tmp_path / "c.npy", c)
+    cli_run(cli, ["--size", szs, "--steps", "7", "--mode", "incore", "--init", f"c={tmp_path / 'c.npy'}",
+                  "--out", f"u={tmp_path / 'cli.npy'}"])
+    want = np.load(tmp_path / "cli.npy")
+    for mode, config in modes(tmp_path, size).items():
+        host_run(host, [f"size={szs}", "steps=7", *config],
+                 ["write", "c", "4,2,3", "9,8,8", tmp_path / "patch.raw", "advance", "4", "advance", "3",
+                  "read", "u", lo, hi, tmp_path / "api.raw"])
+        got = raw(tmp_path / "api.raw", size, dtype)
+        assert got.tobytes() == want.tobytes(), f"{mode}: max |diff| {np.abs(got - want).max()}"
+        exact_bytes(tmp_path, mode)
+
+
 @pytest.mark.parametrize("name", ["heat3d", "wave3d", "advect2d"])
 def test_writes_before_the_first_advance_out_of_core(hosts, tmp_path, name):
     """Out of core, a write before any sweep puts the state into the scratch files first: the bits of the
