@@ -87,6 +87,8 @@ def _import_parser() -> argparse.ArgumentParser:
     p.add_argument("file", help="the C source file")
     p.add_argument("--function", help="the function holding the time loop (default: look for '#pragma stencilc')")
     p.add_argument("-o", "--output", help="the .stn file to write (default: stdout); its stem names the stencil")
+    p.add_argument("--rewrite", metavar="OUT.c", help="also write a copy of the C file whose time loop calls the "
+                   "stencil's C API (NAME_api.h of --emit=lib) instead")
     return p
 
 
@@ -117,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
 
             rest, cflags = (argv[1:argv.index("--")], argv[argv.index("--") + 1:]) if "--" in argv else (argv[1:], [])
             a = _import_parser().parse_args(rest)
-            return importer.run(a.file, function=a.function, output=a.output, cflags=cflags)
+            return importer.run(a.file, function=a.function, output=a.output, cflags=cflags, rewrite=a.rewrite)
         if argv[:1] == ["probe"]:
             a = _probe_parser().parse_args(argv[1:])
             return probe.run(a.dir, size=a.size, seconds=a.seconds, output=a.output, quiet=a.quiet, cc=a.cc,

@@ -20,31 +20,47 @@ def stencil_name(output: str | None, cfile: str) -> str:
     return name if not name[0].isdigit() else "s_" + name
 
 
-def run(cfile: str, *, function: str | None, output: str | None, cflags: list[str]) -> int:
+def run(cfile: str, *, function: str | None, output: str | None, cflags: list[str],
+        rewrite: str | None = None) -> int:
     from . import cfront, lift
+    from . import rewrite as rw
 
     src = SourceFile.read(cfile)  # the same errors as for a .stn: missing, a directory, not UTF-8
     name = stencil_name(output, cfile)
     try:
-        text = lift.lift(src.name, src.text, function, name, cflags)
+        text, lifted = lift.lift(src.name, src.text, function, name, cflags)
     except cfront.FrontError as e:
         raise CompileError([Diagnostic("error", str(e), src, NO_LOC)]) from None
-    _check(text, name)
+    program = _check(text, name)
+    new_c = None
+    if rewrite:
+        if Path(rewrite).resolve() == Path(cfile).resolve():
+            raise CompileError([Diagnostic("error", f"--rewrite {rewrite} is the input file: the rewrite is a copy, "
+                                                    "it never changes the C file it reads", src, NO_LOC)])
+        try:
+            from ..codegen.build import build_layout
+
+            cnames = {p.name: p.cname for p in build_layout(program).params}  # the config's member names
+            new_c = rw.rewrite(src.text, name, lifted, cnames)
+        except rw.RewriteError as e:
+            raise CompileError([Diagnostic("error", str(e), src, lifted.time_loop.loc)]) from None
     if output:
         Path(output).write_text(text)
     else:
         sys.stdout.write(text)
+    if new_c is not None:
+        Path(rewrite).write_text(new_c)
     return 0
 
 
-def _check(text: str, name: str) -> None:
+def _check(text: str, name: str):
     """The lifted file goes through the front end and sema; their refusal is a bug of the lifter."""
     from .. import lower, sema
     from ..frontend import parse
 
     try:
         src = SourceFile(f"{name}.stn", text)
-        lower.lower(sema.check(parse(src), src))
+        return lower.lower(sema.check(parse(src), src))
     except CompileError as e:
         raise InternalError("stencilc import wrote a .stn file the compiler refuses:\n" + e.render() +
                             "\n--- the file:\n" + text) from None

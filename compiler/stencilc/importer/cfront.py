@@ -21,6 +21,9 @@ from ..diagnostics import Loc
 
 @dataclass
 class Node:
+    """A node at `loc`; `span`, set by the builder on loops and expressions, is its byte range in the
+    file (for `--rewrite`, which copies the text it keeps)."""
+
     loc: Loc
 
 
@@ -344,11 +347,18 @@ class _Builder:
                 t = self.tokens(h)
                 if t in ([var, "++"], ["++", var], [var, "+=", "1"]):
                     step = "++"
-        return For(self.loc(c), var, lo, cond, step, body, c.extent.end.line)
+        f = For(self.loc(c), var, lo, cond, step, body, c.extent.end.line)
+        f.span = (c.extent.start.offset, c.extent.end.offset)
+        return f
 
     # ------------------------------------------------------------------ expressions
 
     def expr(self, c) -> Node:
+        n = self._expr(c)
+        n.span = (c.extent.start.offset, c.extent.end.offset)  # (the rewrite prints it as written)
+        return n
+
+    def _expr(self, c) -> Node:
         K = self.K
         loc = self.loc(c)
         if c.kind in (K.UNEXPOSED_EXPR, K.PAREN_EXPR, K.CSTYLE_CAST_EXPR) and c.kind != K.CSTYLE_CAST_EXPR:

@@ -46,6 +46,20 @@ class Nest:
     reads: list[tuple[str, tuple[int, ...], Loc]] = field(default_factory=list)
 
 
+@dataclass
+class Lifted:
+    """What --rewrite needs: the time loop, the nests, and each field's arrays (the one holding its
+    current level at the start of a step, and its previous level's, if any), and the inputs."""
+
+    time_loop: C.For
+    nests: list[Nest]
+    dims: int
+    elem: str
+    fields: list[tuple[str, str, str | None]]  # (field, current array, previous array)
+    inputs: list[str]
+    params: list[str]  # the C constants that became params
+
+
 class Lifter:
     def __init__(self, unit: C.Unit, function: str | None, name: str):
         self.u, self.function, self.name = unit, function, name
@@ -312,6 +326,10 @@ class Lifter:
             done[n.target] = new_field[n.target]
         # the loop bounds must be the stencil's own boundary layer
         self._check_bounds(nests, dims)
+        levels_of = {f: lv for f, lv in fields}
+        self.result = Lifted(time_loop, nests, dims, self.elem or "f64",
+                             [(f, f, next((a for a, (g, lv) in field_of.items() if g == f and lv == 1), None)
+                               if levels_of[f] == 2 else None) for f, _ in fields], list(inputs), list(self.params))
         out = [f"// {self.name}.stn: lifted by 'stencilc import' from {Path(self.u.path).name}, "
                f"lines {time_loop.loc.line}-{time_loop.end_line}.",
                "// The initial values of the arrays are the C program's: pass them with --init FIELD=FILE.npy.",
@@ -417,6 +435,9 @@ def _num(v: float) -> str:
     return r
 
 
-def lift(path: str, text: str, function: str | None, name: str, cflags: list[str]) -> str:
+def lift(path: str, text: str, function: str | None, name: str, cflags: list[str]) -> tuple[str, Lifted]:
+    """The .stn text, and what a rewrite of the C file needs."""
     unit = C.parse(path, text, cflags)
-    return Lifter(unit, function, name).run()
+    lf = Lifter(unit, function, name)
+    stn = lf.run()
+    return stn, lf.result

@@ -1,0 +1,98 @@
+"""``stencilc import --rewrite OUT.c``: the C file with its time loop replaced by the engine.
+
+Expects the C text and what the lifter found (``lift.Lifted``).  Guarantees a copy of the file,
+byte for byte, except two edits: the generated header ``NAME_api.h`` (and ``stdio.h``,
+``stdlib.h``) included at the top, and the time loop (from its ``for`` to its closing brace)
+replaced by a block that opens the stencil's simulation (docs/embedding.md) on the grid the
+loops cover, writes every field's levels and every input from the C arrays, advances the steps
+the loop would have run, reads the fields' levels back into the arrays that hold them after the
+loop, and closes it.  The engine's settings come from the environment (docs/import.md).  This
+is what Clang's Rewriter does for one replaced range (docs/design/016).
+"""
+
+from __future__ import annotations
+
+from . import cfront as C
+from .lift import Lifted
+
+
+class RewriteError(Exception):
+    """The loop's bounds cannot be turned into a step count or a grid size: the message says which."""
+
+
+def _text(src: str, n: C.Node) -> str:
+    a, b = n.span
+    return src.encode()[a:b].decode()
+
+
+def _steps(src: str, loop: C.For) -> str:
+    c = loop.cond
+    if not (isinstance(c, C.Bin) and c.op in ("<", "<=") and isinstance(c.lhs, C.Name) and c.lhs.id == loop.var
+            and loop.lo is not None and loop.step == "++"):
+        raise RewriteError("the time loop must read 'for (t = LO; t < HI; t++)' (or '<=') for --rewrite to count "
+                           "its steps")
+    extra = " + 1" if c.op == "<=" else ""
+    return f"({_text(src, c.rhs)}) - ({_text(src, loop.lo)}){extra}"
+
+
+def rewrite(src: str, name: str, lf: Lifted, cnames: dict[str, str]) -> str:
+    loop = lf.time_loop
+    steps = _steps(src, loop)
+    nest = lf.nests[0]
+    sizes = [""] * lf.dims  # x first; the innermost loop runs along x
+    for k in range(lf.dims):
+        ext = nest.hi_ext[k]
+        sizes[lf.dims - 1 - k] = _text(src, ext)
+    zeros = "[0]" * lf.dims
+    ind = " " * (loop.loc.col - 1)
+    i1 = ind + "    "
+    lines = [f"{{ /* stencilc import --rewrite: the time loop of lines {loop.loc.line}-{loop.end_line}, run by the "
+             f"engine ({name}_api.h, docs/embedding.md) */",
+             f"{i1}{name}_config stn_cfg_ = {name}_config_default();"]
+    for k, s in enumerate(sizes):
+        lines.append(f"{i1}stn_cfg_.size[{k}] = (int64_t)({s});")
+    lines += [f"{i1}stn_cfg_.steps = (int64_t)({steps});",
+              f"{i1}if (stn_cfg_.steps < 0)",
+              f"{i1}    stn_cfg_.steps = 0;",
+              f"{i1}stn_cfg_.mode = getenv(\"STENCILC_MODE\");",
+              f"{i1}stn_cfg_.mem = getenv(\"STENCILC_MEM\");",
+              f"{i1}stn_cfg_.dir = getenv(\"STENCILC_DIR\");",
+              f"{i1}stn_cfg_.report = getenv(\"STENCILC_REPORT\");",
+              f"{i1}stn_cfg_.quiet = 1;",
+              *[f"{i1}stn_cfg_.params.{cnames.get(p, p)} = {p};" for p in lf.params],
+              f"{i1}{name}_box stn_box_ = {{{{0, 0, 0}}, {{" + ", ".join(
+                  [f"(int64_t)({s})" for s in sizes] + ["1"] * (3 - lf.dims)) + "}};",
+              f"{i1}{name}_sim *stn_sim_ = NULL;",
+              f"{i1}int stn_rc_ = {name}_open(&stn_cfg_, &stn_sim_);"]
+    moves = []  # (field name in the API, C array)
+    for field, cur, prev in lf.fields:
+        moves.append((field, cur))
+        if prev:
+            moves.append((field + ".prev", prev))
+    touched = {a for _, a in moves} | set(lf.inputs)
+    for n in lf.nests:  # a buffer the loop wrote into and rotated away: the engine keeps its own
+        if n.target not in touched:
+            lines.append(f"{i1}(void){n.target};")
+    for field, arr in moves + [(a, a) for a in lf.inputs]:
+        lines.append(f"{i1}if (stn_rc_ == 0)")
+        lines.append(f"{i1}    stn_rc_ = {name}_write(stn_sim_, \"{field}\", &stn_box_, &{arr}{zeros}, NULL);")
+    lines += [f"{i1}if (stn_rc_ == 0)", f"{i1}    stn_rc_ = {name}_advance(stn_sim_, stn_cfg_.steps);"]
+    for field, arr in moves:
+        lines.append(f"{i1}if (stn_rc_ == 0)")
+        lines.append(f"{i1}    stn_rc_ = {name}_read(stn_sim_, \"{field}\", &stn_box_, &{arr}{zeros}, NULL);")
+    lines += [f"{i1}if (stn_rc_ != 0) {{",
+              f"{i1}    fprintf(stderr, \"{name}: %s\\n\", {name}_errmsg());",
+              f"{i1}    {name}_close(stn_sim_);",
+              f"{i1}    exit(1);",
+              f"{i1}}}",
+              f"{i1}if ({name}_close(stn_sim_) != 0) {{",
+              f"{i1}    fprintf(stderr, \"{name}: %s\\n\", {name}_errmsg());",
+              f"{i1}    exit(1);",
+              f"{i1}}}",
+              f"{ind}}}"]
+    block = "\n".join(lines)
+    data = src.encode()
+    a, b = loop.span
+    head = (f"/* rewritten by 'stencilc import --rewrite': the time loop of lines {loop.loc.line}-{loop.end_line} runs "
+            f"through {name}_api.h */\n#include \"{name}_api.h\"\n#include <stdio.h>\n#include <stdlib.h>\n")
+    return head + (data[:a] + block.encode() + data[b:]).decode()
