@@ -142,3 +142,57 @@ def test_rewritten_source_runs_the_engine_with_the_c_programs_bits(tmp_path, nam
                                                                              r["predicted_bytes_written"])
     blocks = r["params"]
     assert (blocks["bz"] or 0) < 160 if name == "heat3d" else blocks["by"] < 1400, blocks  # several blocks
+
+
+F32 = r"""
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+static const float k = 0.2f;
+static void smooth(int nx, int ny, int steps, float (*restrict a)[nx], float (*restrict b)[nx]) {
+    for (int t = 0; t < steps; t++) {
+        for (int y = 1; y < ny - 1; y++)
+            for (int x = 1; x < nx - 1; x++)
+                b[y][x] = k * (a[y][x] + a[y - 1][x] + a[y + 1][x] + a[y][x - 1] + a[y][x + 1]) + 0.01f * sqrtf(a[y][x]);
+        float (*tmp)[nx] = a;
+        a = b;
+        b = tmp;
+    }
+    if (steps % 2)
+        for (int y = 0; y < ny; y++)
+            for (int x = 0; x < nx; x++)
+                b[y][x] = a[y][x];
+}
+int main(int argc, char **argv) {
+    int nx = 37, ny = 23, steps = 9;
+    float (*a)[nx] = malloc(sizeof(float[ny][nx])), (*b)[nx] = malloc(sizeof(float[ny][nx]));
+    for (int y = 0; y < ny; y++)
+        for (int x = 0; x < nx; x++)
+            a[y][x] = b[y][x] = (float)((x * 5 + y * 3) % 11);
+    FILE *f = fopen(argv[1], "wb");
+    fwrite(a, sizeof(float), (size_t)nx * ny, f);
+    fclose(f);
+    smooth(nx, ny, steps, a, b);
+    f = fopen(argv[2], "wb");
+    fwrite(a, sizeof(float), (size_t)nx * ny, f);
+    fclose(f);
+    return 0;
+}
+"""
+
+
+def test_a_float_nest_by_function_gives_the_c_bits(tmp_path):
+    """float arrays and a const float (--function, no pragma): an f32 stencil, the C program's bits (sqrtf
+    is sqrt in f32)."""
+    src = tmp_path / "smooth32.c"
+    src.write_text(F32)
+    _sh(["cc", "-O2", "-ffp-contract=off", "-std=gnu11", "-o", tmp_path / "c", src, "-lm"])
+    _sh([tmp_path / "c", tmp_path / "a0.raw", tmp_path / "a1.raw"])
+    cmd, env = stencilc_command()
+    _sh([*cmd, "import", src, "--function", "smooth", "-o", tmp_path / "smooth32.stn"], env=env)
+    assert "grid 2d f32;" in (tmp_path / "smooth32.stn").read_text()
+    _sh([*cmd, tmp_path / "smooth32.stn", "-o", tmp_path / "s"], env=env)
+    np.save(tmp_path / "a0.npy", np.fromfile(tmp_path / "a0.raw", dtype="<f4").reshape(23, 37))
+    _sh([tmp_path / "s", "--size", "37,23", "--steps", "9", "--init", f"a={tmp_path / 'a0.npy'}", "--out",
+         f"a={tmp_path / 'o.npy'}", "--quiet", "--dir", tmp_path, "--mode", "ooc", "--block", "4,2", "--mem", "64M"])
+    assert np.load(tmp_path / "o.npy").tobytes() == (tmp_path / "a1.raw").read_bytes()

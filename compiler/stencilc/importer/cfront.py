@@ -31,6 +31,7 @@ class Node:
 class Num(Node):
     text: str  # as written (a macro's value, printed exactly, when it came from one)
     value: float
+    ctype: str = "int"  # "int", "double" or "float": C's type of the literal
 
 
 @dataclass
@@ -38,6 +39,7 @@ class Name(Node):
     id: str
     kind: str  # "var" (a variable), "fn" (a function), "other"
     const: float | None = None  # the value of a const variable with a constant initializer
+    ctype: str = ""  # C's type of the variable
 
 
 @dataclass
@@ -375,14 +377,15 @@ class _Builder:
             text = toks[0] if len(toks) == 1 and toks[0][:1].isdigit() or (toks and toks[0][:1] == ".") else None
             if v is None:
                 v = float(text.rstrip("fFlLuU")) if text else 0.0
-            return Num(loc, text.rstrip("fFlLuU") if text else repr(v), v)
+            ctype = "int" if c.kind == K.INTEGER_LITERAL else c.type.get_canonical().spelling
+            return Num(loc, text.rstrip("fFlLuU") if text else repr(v), v, ctype)
         if c.kind == K.DECL_REF_EXPR:
             ref = c.referenced
             kind = "fn" if ref is not None and ref.kind == K.FUNCTION_DECL else "var"
             const = None
             if ref is not None and ref.kind == K.VAR_DECL and ref.type.is_const_qualified():
                 const = self.eval(ref)
-            return Name(loc, c.spelling, kind, const)
+            return Name(loc, c.spelling, kind, const, c.type.get_canonical().spelling.replace("const ", ""))
         if c.kind == K.ARRAY_SUBSCRIPT_EXPR:
             base, idx = list(c.get_children())
             return Index(loc, self.expr(base), self.expr(idx))

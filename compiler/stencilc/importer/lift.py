@@ -123,8 +123,10 @@ class Lifter:
 
     def _time_loops(self, body: list[C.Node], parent: C.For | None) -> list[tuple[C.For, list[C.Node]]]:
         out = []
+        # the marked nests; with no mark in the file, every perfect 2d or 3d nest of --function
         here = [s for s in body if isinstance(s, C.For) and
-                (self._marked(s) if self.u.pragmas else self._is_nest(s) and self._depth(s) >= 2)]
+                (self._marked(s) if self.u.pragmas else
+                 self.function is not None and self._is_nest(s) and self._depth(s) >= 2)]
         if here:
             if parent is None:
                 self.fail(here[0].loc, "this stencil loop nest is not inside a time loop (a 'for' around it)")
@@ -364,6 +366,9 @@ class Lifter:
     def _expr(self, e: C.Node, n: Nest, field_of, done, inputs, dims) -> str:
         def go(x: C.Node) -> str:
             if isinstance(x, C.Num):
+                if self.elem == "f32" and x.ctype == "double":
+                    self.fail(x.loc, f"'{x.text}' is a double: C computes this expression in double, and an f32 "
+                                     f"stencil computes in float; write {x.text}f to compute in float")
                 return x.text
             if isinstance(x, C.Un) and x.op == "()":
                 return f"({go(x.operand)})"
@@ -375,13 +380,22 @@ class Lifter:
             if isinstance(x, C.Bin) and x.op in ("+", "-", "*", "/"):
                 return f"{go(x.lhs)} {x.op} {go(x.rhs)}"
             if isinstance(x, C.Call):
-                if x.fn not in MATH:
+                base = x.fn[:-1] if x.fn.endswith("f") and x.fn[:-1] in MATH else x.fn
+                if base not in MATH:
                     self.fail(x.loc, f"a call to '{x.fn}', which stencilc does not know: a stencil may call "
-                                     + ", ".join(sorted(MATH)))
-                return f"{MATH[x.fn]}(" + ", ".join(go(a) for a in x.args) + ")"
+                                     + ", ".join(sorted(MATH)) + " (and their float versions, sqrtf, ...)")
+                if (x.fn != base) != (self.elem == "f32"):
+                    want = base + "f" if self.elem == "f32" else base
+                    self.fail(x.loc, f"'{x.fn}' computes in {'float' if x.fn != base else 'double'}, and this "
+                                     f"{self.elem} stencil in {'float' if self.elem == 'f32' else 'double'}: "
+                                     f"call {want}")
+                return f"{MATH[base]}(" + ", ".join(go(a) for a in x.args) + ")"
             if isinstance(x, C.Name):
                 if x.id in n.vars:
                     return AXES[dims - 1 - n.vars.index(x.id)]
+                if x.const is not None and self.elem == "f32" and x.ctype == "double":
+                    self.fail(x.loc, f"'{x.id}' is a const double: C computes this expression in double, and an "
+                                     f"f32 stencil computes in float; declare it float")
                 if x.const is not None:
                     if x.id in RESERVED:
                         self.fail(x.loc, f"the constant '{x.id}' would be a param named '{x.id}', a word of the "
