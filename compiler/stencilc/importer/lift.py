@@ -58,6 +58,7 @@ class Lifted:
     fields: list[tuple[str, str, str | None]]  # (field, current array, previous array)
     inputs: list[str]
     params: list[str]  # the C constants that became params
+    flat: set[str]  # arrays indexed by one flat subscript
 
 
 class Lifter:
@@ -66,6 +67,7 @@ class Lifter:
         self.src = SourceFile(unit.path, unit.text)
         self.params: dict[str, float] = {}
         self.elem: str | None = None
+        self.flat: set[str] = set()  # arrays indexed by one flat subscript
 
     def fail(self, loc: Loc, msg: str, notes=None):
         raise _Fail(loc, msg, notes)
@@ -169,7 +171,7 @@ class Lifter:
             self.fail(loop.loc, f"a stencil nest of {len(vars_)} loops: stencilc imports 2d and 3d nests")
         if cur.op != "=":
             self.fail(cur.loc, f"'{cur.op}' updates the element in place: a stencil writes a new value with '='")
-        target, offs = self._access(cur.lhs, vars_)
+        target, offs = self._access(cur.lhs, vars_, ext)
         if any(offs):
             self.fail(cur.lhs.loc, f"the nest writes '{target}' at an offset; it must write the element of its "
                                    "own loop indices")
@@ -203,8 +205,9 @@ class Lifter:
         sub -= 1 if c.op == "<=" else 0
         return int(lo.value), sub, e
 
-    def _access(self, e: C.Node, vars_: list[str]) -> tuple[str, tuple[int, ...]]:
-        """An element a[v0 + c0][v1 + c1]...: the array and the offsets (outermost first)."""
+    def _access(self, e: C.Node, vars_: list[str], exts: list[C.Node]) -> tuple[str, tuple[int, ...]]:
+        """An element a[v0 + c0][v1 + c1]..., or a flat a[(v0 + c0) * ny * nx + ...]: the array and the
+        offsets (outermost first)."""
         idx = []
         while isinstance(e, C.Index):
             idx.append(e.index)
@@ -213,18 +216,107 @@ class Lifter:
             self.fail(e.loc, "an array element must be named as a[i][j], a variable subscripted once per axis")
         idx.reverse()
         arr = self.arrays.get(e.id)
-        if len(idx) != len(vars_):
-            if arr is not None and len(idx) == 1 and len(vars_) > 1:
-                self.fail(e.loc, f"'{e.id}' is indexed by one flat subscript; stencilc import reads a[i][j][k] "
-                                 f"(declare it as a pointer to rows, e.g. double (*{e.id})[ny][nx])")
-            self.fail(e.loc, f"'{e.id}' has {len(idx)} subscripts in a nest of {len(vars_)} loops")
         if arr is None:
             self.fail(e.loc, f"'{e.id}' is not an array this file declares")
+        if len(idx) == 1 and len(vars_) > 1 and len(arr.dims) == 1:
+            self._elem(arr, e.loc)
+            self.flat.add(e.id)
+            return e.id, self._flat(idx[0], vars_, exts, e.id)
+        if len(idx) != len(vars_):
+            self.fail(e.loc, f"'{e.id}' has {len(idx)} subscripts in a nest of {len(vars_)} loops")
         self._elem(arr, e.loc)
         offs = []
         for k, (ix, v) in enumerate(zip(idx, vars_)):
             offs.append(self._offset(ix, v, e.id, k))
         return e.id, tuple(offs)
+
+    def _poly(self, n: C.Node, vars_: list[str], arr: str) -> dict[tuple[str, tuple], int]:
+        """A subscript as a polynomial: {(loop index or "", symbols): integer coefficient}."""
+        def bad(x, why):
+            self.fail(x.loc, f"the flat subscript of '{arr}' is not an offset from the element the nest computes: "
+                             f"{why}")
+
+        if isinstance(n, C.Index):
+            self.fail(n.loc, f"an indirect index into '{arr}': the subscript reads another array, so the "
+                             "points the stencil reads are not constant offsets")
+        if isinstance(n, C.Num):
+            if n.value != int(n.value):
+                bad(n, f"{n.text} is not an integer")
+            return {("", ()): int(n.value)}
+        if isinstance(n, C.Name):
+            return {(n.id, ()): 1} if n.id in vars_ else {("", (n.id,)): 1}
+        if isinstance(n, C.Un) and n.op in ("()", "+") or isinstance(n, C.Un) and n.op.startswith("("):
+            return self._poly(n.operand, vars_, arr)
+        if isinstance(n, C.Un) and n.op == "-":
+            return {k: -v for k, v in self._poly(n.operand, vars_, arr).items()}
+        if isinstance(n, C.Bin) and n.op in ("+", "-"):
+            a, b = self._poly(n.lhs, vars_, arr), self._poly(n.rhs, vars_, arr)
+            for k, v in b.items():
+                a[k] = a.get(k, 0) + (v if n.op == "+" else -v)
+            return {k: v for k, v in a.items() if v}
+        if isinstance(n, C.Bin) and n.op == "*":
+            a, b = self._poly(n.lhs, vars_, arr), self._poly(n.rhs, vars_, arr)
+            out: dict[tuple[str, tuple], int] = {}
+            for (va, sa), ca in a.items():
+                for (vb, sb), cb in b.items():
+                    if va and vb:
+                        bad(n, f"it multiplies the loop indices '{va}' and '{vb}'")
+                    k = (va or vb, tuple(sorted(sa + sb)))
+                    out[k] = out.get(k, 0) + ca * cb
+            return {k: v for k, v in out.items() if v}
+        bad(n, "only sums and products of the loop indices, integers and variables are understood")
+        return {}
+
+    def _flat(self, ix: C.Node, vars_: list[str], exts: list[C.Node], arr: str) -> tuple[int, ...]:
+        """The offsets of a flat subscript, whose strides must be the grid's: 1 along x, the x extent
+        along y, x times y along z (the extents the loops' bounds subtract from)."""
+        def term(e: C.Node) -> tuple[int, tuple]:
+            p = self._poly(e, [], arr)
+            if len(p) != 1:
+                self.fail(e.loc, f"the extent of a loop over a flat array must be a variable or a constant "
+                                 f"(for '{arr}')")
+            (_, sym), c = next(iter(p.items()))
+            return c, sym
+
+        d = len(vars_)
+        strides: list[tuple[int, tuple]] = [(1, ())] * d
+        for k in range(d - 2, -1, -1):  # loop k's stride: the product of the inner loops' extents
+            c, sym = term(exts[k + 1])
+            sc, ss = strides[k + 1]
+            strides[k] = (c * sc, tuple(sorted(ss + sym)))
+        poly = self._poly(ix, vars_, arr)
+        offs = [0] * d
+        for k, v in enumerate(vars_):
+            got = {key: c for key, c in poly.items() if key[0] == v}
+            c, sym = strides[k]
+            if got != {(v, sym): c}:
+                want = " * ".join([str(c)] * (c != 1) + list(sym)) or "1"
+                self.fail(ix.loc, f"the flat subscript of '{arr}' does not step by {want} along '{v}', the "
+                                  "grid's stride there (its rows and planes must be those the loops run over)")
+        const = {key[1]: c for key, c in poly.items() if not key[0]}
+        for k in range(d):  # the symbolic strides first, outermost first; then the numbers
+            c, sym = strides[k]
+            if sym and sym in const:
+                q, r = divmod(const.pop(sym), c)
+                if r:
+                    self.fail(ix.loc, f"the flat subscript of '{arr}' has an offset that is not whole rows")
+                offs[k] = q
+        rest = const.pop((), 0)
+        if const:
+            self.fail(ix.loc, f"the flat subscript of '{arr}' adds {', '.join('*'.join(s) for s in const)}, which "
+                              "is not a stride of the grid")
+        for k in range(d):  # numeric strides (constant extents): the offsets nearest zero
+            c, sym = strides[k]
+            if sym:
+                continue
+            if k == d - 1:
+                offs[k] += rest
+                rest = 0
+            else:
+                q = (rest + c // 2) // c
+                offs[k] += q
+                rest -= q * c
+        return tuple(offs)
 
     def _offset(self, ix: C.Node, v: str, arr: str, k: int) -> int:
         def has_index(n):
@@ -258,7 +350,7 @@ class Lifter:
 
     def _collect_reads(self, e: C.Node, n: Nest) -> None:
         if isinstance(e, C.Index):
-            name, offs = self._access(e, n.vars)
+            name, offs = self._access(e, n.vars, n.hi_ext)
             n.reads.append((name, offs, e.loc))
             return
         for c in _kids(e):
@@ -331,7 +423,7 @@ class Lifter:
         levels_of = {f: lv for f, lv in fields}
         self.result = Lifted(time_loop, nests, dims, self.elem or "f64",
                              [(f, f, next((a for a, (g, lv) in field_of.items() if g == f and lv == 1), None)
-                               if levels_of[f] == 2 else None) for f, _ in fields], list(inputs), list(self.params))
+                               if levels_of[f] == 2 else None) for f, _ in fields], list(inputs), list(self.params), set(self.flat))
         out = [f"// {self.name}.stn: lifted by 'stencilc import' from {Path(self.u.path).name}, "
                f"lines {time_loop.loc.line}-{time_loop.end_line}.",
                "// The initial values of the arrays are the C program's: pass them with --init FIELD=FILE.npy.",
@@ -405,7 +497,7 @@ class Lifter:
                 self.fail(x.loc, f"'{x.id}' is not a constant: a stencil's coefficients are literals or const "
                                  "variables with constant values (they become params)")
             if isinstance(x, C.Index):
-                name, offs = self._access(x, n.vars)
+                name, offs = self._access(x, n.vars, n.hi_ext)
                 off = ",".join(str(o) for o in reversed(offs))
                 ref = f"[{off}]" if any(offs) else ""
                 if name in done:  # written by an earlier nest of this step: its new value

@@ -43,7 +43,9 @@ def rewrite(src: str, name: str, lf: Lifted, cnames: dict[str, str]) -> str:
     for k in range(lf.dims):
         ext = nest.hi_ext[k]
         sizes[lf.dims - 1 - k] = _text(src, ext)
-    zeros = "[0]" * lf.dims
+    def sub(arr: str) -> str:  # the first element: a[0][0] (a flat array: a[0])
+        return "[0]" * (1 if arr in lf.flat else lf.dims)
+
     ind = " " * (loop.loc.col - 1)
     i1 = ind + "    "
     lines = [f"{{ /* stencilc import --rewrite: the time loop of lines {loop.loc.line}-{loop.end_line}, run by the "
@@ -75,11 +77,11 @@ def rewrite(src: str, name: str, lf: Lifted, cnames: dict[str, str]) -> str:
             lines.append(f"{i1}(void){n.target};")
     for field, arr in moves + [(a, a) for a in lf.inputs]:
         lines.append(f"{i1}if (stn_rc_ == 0)")
-        lines.append(f"{i1}    stn_rc_ = {name}_write(stn_sim_, \"{field}\", &stn_box_, &{arr}{zeros}, NULL);")
+        lines.append(f"{i1}    stn_rc_ = {name}_write(stn_sim_, \"{field}\", &stn_box_, &{arr}{sub(arr)}, NULL);")
     lines += [f"{i1}if (stn_rc_ == 0)", f"{i1}    stn_rc_ = {name}_advance(stn_sim_, stn_cfg_.steps);"]
     for field, arr in moves:
         lines.append(f"{i1}if (stn_rc_ == 0)")
-        lines.append(f"{i1}    stn_rc_ = {name}_read(stn_sim_, \"{field}\", &stn_box_, &{arr}{zeros}, NULL);")
+        lines.append(f"{i1}    stn_rc_ = {name}_read(stn_sim_, \"{field}\", &stn_box_, &{arr}{sub(arr)}, NULL);")
     lines += [f"{i1}if (stn_rc_ != 0) {{",
               f"{i1}    fprintf(stderr, \"{name}: %s\\n\", {name}_errmsg());",
               f"{i1}    {name}_close(stn_sim_);",
