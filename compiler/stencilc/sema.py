@@ -527,12 +527,13 @@ class _Checker:
 
     def _completeness(self) -> None:
         self._injected_and_read_primed()
-        for f in self.fields.values():  # a sub-step's scratch has no cells from across the grid
+        for f in self.fields.values():  # a sub-step's scratch has whole rows, but no rows from across the grid
             for u in self.tree.decls:
-                if f.periodic and isinstance(u, ast.UpdateDecl) and u.name != f.name \
+                if f.periodic - {0} and isinstance(u, ast.UpdateDecl) and u.name != f.name \
                         and self._reads_new(u.value, f.name):
-                    self.rep.error(f"'{f.name}' is periodic, and the update of '{u.name}' reads its new value "
-                                   f"'{f.name}'': a field read with a prime cannot be periodic (yet)",
+                    axes = ", ".join("xyz"[a] for a in sorted(f.periodic - {0}))
+                    self.rep.error(f"'{f.name}' is periodic along {axes}, and the update of '{u.name}' reads its new "
+                                   f"value '{f.name}'': a field read with a prime can be periodic along x only (yet)",
                                    (f.periodic_decl or u).loc, [("read here", u.loc)])
                     break
         states = [f for f in self.fields.values() if f.kind == "state"]

@@ -306,3 +306,69 @@ def test_incore_time_tiles_wrap_x(torus, tmp_path, tiles):
     assert r.returncode == 0 and any("--time-tiles: 'v' is periodic along y, and time tiles do not wrap around it "
                                      "yet: running the plain loop" in w for w in rep["warnings"]), rep["warnings"]
     assert rep["time_tiles"]["source"].startswith("off: 'v' is periodic along y")
+
+
+PFDTD = """
+stencil pfdtd {
+  grid 2d f64;
+  state ex;
+  state ey;
+  state hz;
+  ey' = ey - 0.5 * (hz - hz[0,-1]);
+  ex' = ex - 0.5 * (hz - hz[-1,0]);
+  hz' = hz - 0.7 * (ex'[1,0] - ex' + ey'[0,1] - ey');
+  boundary periodic x;
+  init ex = sin(0.3 * x) * cos(0.2 * y);
+  init ey = cos(0.17 * x + 0.1 * y);
+  init hz = sin(0.05 * x * y + 0.4);
+}
+"""
+
+
+def _pfdtd_numpy(nx, ny, steps):
+    """FDTD on a channel periodic in x (interior [1, nx-1), the boundary columns wrap), dirichlet in y:
+    ex and ey first, then hz from their new values, which wrap too (docs/language.md)."""
+    y, x = np.mgrid[0:ny, 0:nx].astype(np.float64)
+    ex, ey, hz = np.sin(0.3 * x) * np.cos(0.2 * y), np.cos(0.17 * x + 0.1 * y), np.sin(0.05 * x * y + 0.4)
+
+    def wrap(a):
+        a[:, 0], a[:, -1] = a[:, -2], a[:, 1]
+        return a
+
+    for a in (ex, ey, hz):
+        wrap(a)
+    i = (slice(1, -1), slice(1, -1))
+    for _ in range(steps):
+        ey_n, ex_n, hz_n = ey.copy(), ex.copy(), hz.copy()
+        ey_n[i] = ey[i] - 0.5 * (hz[i] - hz[:-2, 1:-1])
+        ex_n[i] = ex[i] - 0.5 * (hz[i] - hz[1:-1, :-2])
+        wrap(ey_n), wrap(ex_n)
+        hz_n[i] = hz[i] - 0.7 * (ex_n[1:-1, 2:] - ex_n[i] + ey_n[2:, 1:-1] - ey_n[i])
+        ex, ey, hz = ex_n, ey_n, wrap(hz_n)
+    return {"ex": ex, "ey": ey, "hz": hz}
+
+
+@pytest.mark.parametrize("how", [["--mode", "incore", "--time-tiles", "off"], ["--mode", "incore"],
+                                 ["--mode", "ooc", "--block", "5,3"], ["--mode", "ooc", "--block", "3,1"]])
+def test_a_field_read_with_a_prime_wraps_x(tmp_path, how):
+    """Sub-steps on a channel periodic in x: hz reads ex' and ey' across the wrap, which each tile's
+    scratch computes on whole rows; every engine equals the NumPy loop (to 1e-12) and in-core bit for bit."""
+    cmd, env = stencilc_command()
+    (tmp_path / "pfdtd.stn").write_text(PFDTD)
+    r = subprocess.run(cmd + [str(tmp_path / "pfdtd.stn"), "-o", str(tmp_path / "pfdtd")], capture_output=True,
+                       text=True, env=env)
+    assert r.returncode == 0, r.stderr
+    nx, ny, steps = 29, 23, 11
+    want = _pfdtd_numpy(nx, ny, steps)
+    got = {}
+    for tag, args in (("ref", ["--mode", "incore", "--time-tiles", "off"]), ("run", how)):
+        d = tmp_path / tag
+        d.mkdir()
+        outs = [a for f in want for a in ("--out", f"{f}={d / (f + '.npy')}")]
+        r = subprocess.run([str(tmp_path / "pfdtd"), "--size", f"{nx},{ny}", "--steps", str(steps), "--quiet",
+                            "--dir", str(d), "--mem", "64M", *outs, *args], capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        got[tag] = {f: np.load(d / f"{f}.npy") for f in want}
+    for f in want:
+        np.testing.assert_allclose(got["run"][f], want[f], rtol=0, atol=1e-12, err_msg=f"{f} {how}")
+        assert got["run"][f].tobytes() == got["ref"][f].tobytes(), f"{f} {how}: not in-core's bits"

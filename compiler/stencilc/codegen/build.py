@@ -234,7 +234,7 @@ def _scratch(program: ir.Program, cname, array_of, dst_slots, namer: _Namer):
         if f in known:
             scratch[f] = Scratch(f, namer.fresh(cname[f] + "_new"), len(scratch), namer.fresh(cname[f] + "_new_row"),
                                  array_of[(f, 0)], dst_of[f], program.field(f).boundary, tuple(known[f][0]),
-                                 tuple(known[f][1]))
+                                 tuple(known[f][1]), 0 in program.field(f).periodic)
     new_rows: dict[tuple[str, int, int, int], NewRow] = {}
     for ld in program.loads():
         if ld.level == ir.NEW and (ld.field, ld.level, ld.offset[1], ld.offset[2]) not in new_rows:

@@ -251,7 +251,9 @@ class Scratch:
     and ``lo``/``hi`` cells around it (x, y, z), in a thread's scratch array ``name``, slot
     ``index`` of it: computed where the cells are interior, else its boundary rule (Dirichlet:
     the current level ``cur``; Neumann: mirrored, x then y then z).  ``row`` is the row being
-    computed; the tile's own cells are copied to ``next`` (its dst slot)."""
+    computed; the tile's own cells are copied to ``next`` (its dst slot).  Periodic along x
+    (``wrap_x``), its stage computes the whole interior of each row, and the boundary cells in x
+    take the cell an interior's width away."""
 
     field: str
     name: str
@@ -262,6 +264,7 @@ class Scratch:
     boundary: str
     lo: tuple[int, int, int]
     hi: tuple[int, int, int]
+    wrap_x: bool = False  # periodic along x: its boundary cells in x take the interior's far side
 
     def __post_init__(self) -> None:
         _ident(self, "field", self.field)
