@@ -393,3 +393,26 @@ def test_step_values_check_themselves():
     bad("slot 0 is t", lambda: dataclasses.replace(v, slot=0))
     bad("series terms, in slot order", lambda: dataclasses.replace(k, step_values=(dataclasses.replace(v, slot=2),)))
     bad("series terms, in slot order", lambda: dataclasses.replace(k, series=()))
+
+
+def test_a_file_name_cannot_end_the_header_comment(tmp_path):
+    """The .stn file's name goes into the generated files' header comments: '*/' and a newline in it
+    must not close the comment (what follows would compile as C) nor break a Makefile line.  The
+    program builds, and the comment shows the name made safe."""
+    import subprocess
+
+    from conftest import stencilc_command
+
+    d = tmp_path / "a*"
+    d.mkdir()
+    src = d / "int injected = 1;\nx.stn"  # the path holds '*/' (a folder's name ends with '*') and a newline
+    src.write_text((Path(__file__).resolve().parents[2] / "examples" / "heat3d.stn").read_text())
+    cmd, env = stencilc_command()
+    p = subprocess.run([*cmd, str(src), "--emit=c", "-o", str(tmp_path / "c")], capture_output=True, text=True,
+                       env=env)
+    assert p.returncode == 0, p.stderr
+    c = (tmp_path / "c" / "heat3d.c").read_text()
+    assert "injected" not in c.split("*/", 1)[1], "the file name closed the header comment"
+    assert "a*\\/int injected = 1;?x.stn" in c.split("*/", 1)[0]
+    p = subprocess.run([*cmd, str(src), "-o", str(tmp_path / "prog")], capture_output=True, text=True, env=env)
+    assert p.returncode == 0, p.stderr

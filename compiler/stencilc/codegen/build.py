@@ -98,6 +98,14 @@ def _off(v: int) -> str:
     return f"m{-v}" if v < 0 else f"p{v}" if v > 0 else "0"
 
 
+def comment_safe(text: str) -> str:
+    """A file name as the generated files' header comments show it: one line of printable characters
+    (others become '?'), never closing a C comment ('*/' becomes '*\\/'): a name cannot end the comment
+    and have the rest compiled, nor break a Makefile or Fortran comment line."""
+    text = "".join(c if c.isprintable() else "?" for c in text)
+    return text.replace("*/", "*\\/")
+
+
 def build_layout(program: ir.Program, tuned: Tuned | None = None) -> KernelLayout:
     """The layout of ``program`` (validated first), with ``tuned`` built in as its defaults."""
     program.validate()
@@ -196,7 +204,7 @@ def build_layout(program: ir.Program, tuned: Tuned | None = None) -> KernelLayou
     stages = _stages(program, scratch, regions, new_rows, rows, {a.field: a for a in assigns}, out_rows, lets)
     real, elem_size, npy_descr = DTYPES[dtype]
     return KernelLayout(
-        name=name, version=__version__, source=program.source_name, dtype=dtype, real=real,
+        name=name, version=__version__, source=comment_safe(program.source_name), dtype=dtype, real=real,
         elem_size=elem_size, npy_descr=npy_descr, ndim=ndim, dims=program.ndim,
         facts=PointFacts(facts.points, facts.flops, facts.bytes_per_point, facts.kr, facts.kw),
         axes=tuple(Axis(AXES[d], facts.halo_lo[d], facts.halo_hi[d], facts.reach_lo[d], facts.reach_hi[d])
