@@ -127,6 +127,16 @@ int stn_afile_open(stn_afile *af, const char *path, uint64_t size_hint) {
         return stn_error(-EINVAL, "cannot write a file with an empty name");
     if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
         return stn_error(-EISDIR, "cannot write '%s': it is a directory", path);
+    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) /* the commit renames over it: a device would go */
+        return stn_error(-EINVAL,
+                         "cannot write '%s': it is %s, not a regular file (an output replaces only a "
+                         "regular file)",
+                         path,
+                         S_ISCHR(sb.st_mode)    ? "a character device"
+                         : S_ISBLK(sb.st_mode)  ? "a block device"
+                         : S_ISFIFO(sb.st_mode) ? "a FIFO"
+                         : S_ISSOCK(sb.st_mode) ? "a socket"
+                                                : "a special file");
     int rc = split_path(path, &af->dir, &base);
     if (rc)
         return rc;

@@ -262,9 +262,17 @@ int stn_gridfile_open(stn_gridfile *f, const char *path, int64_t nx, int64_t ny,
     if (!f->path)
         return stn_error(-ENOMEM, "out of memory while opening '%s'", path);
 
-    f->fd = open(path, O_RDWR | O_CLOEXEC | (create ? O_CREAT | O_TRUNC : 0), 0600);
+    /* O_NOFOLLOW: a link left under a scratch file's name is never followed to overwrite its target */
+    f->fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW | (create ? O_CREAT | O_TRUNC : 0), 0600);
     if (f->fd < 0) {
         int e = errno;
+        if (e == ELOOP)
+            return fail_open(
+                f, 0,
+                stn_error(-ELOOP,
+                          "grid file '%s' is a symbolic link: stencilc never follows one to write "
+                          "through it (remove it, or use another --dir)",
+                          path));
         return fail_open(f, 0,
                          stn_error(stn_neg_errno(e), "cannot %s grid file '%s': %s",
                                    create ? "create" : "open", path, strerror(e)));

@@ -52,6 +52,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -803,6 +804,11 @@ static void remove_scratch(ooc *e) {
 static void ooc_free(ooc *e) {
     if (e->q)
         stn_aio_destroy(e->q);
+    if (e->lock_fd >= 0) { /* removed while still held: a run that opens it next locks the file it creates */
+        unlink(e->lock_path);
+        close(e->lock_fd);
+    }
+    e->lock_fd = -1;
     if (e->records_fd >= 0)
         close(e->records_fd);
     e->records_fd = -1;
@@ -967,7 +973,8 @@ static int open_records(ooc *e, int64_t steps) {
         return 0;
     snprintf(e->records_path, sizeof e->records_path, "%s/%s.records", e->r->o->dir, e->d->name);
     e->records_fd =
-        open(e->records_path, steps > 0 ? O_RDWR | O_CLOEXEC : O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+        open(e->records_path,
+             O_NOFOLLOW | (steps > 0 ? O_RDWR | O_CLOEXEC : O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC), 0666);
     if (e->records_fd < 0) {
         int err = errno;
         return stn_error(stn_neg_errno(err), "cannot %s the records' samples '%s': %s",
@@ -989,6 +996,51 @@ static void predict_records(ooc *e, int64_t first) {
             s + 1 < e->plan.nsweeps || has_exports(e) ? (uint64_t)stn_ooc_sweep_steps(&e->plan, s) * row : 0;
 }
 
+/* One run at a time on a --dir (for a stencil): DIR/NAME.lock, flock'ed for the run, holds the pid
+ * of the run that has it.  A second run is refused with that pid; the lock dies with its process, so
+ * a killed run's --resume is never refused.  (A lock taken on a file another run has just removed is
+ * taken again on the new one.) */
+static int lock_dir(ooc *e) {
+    const char *dir = e->r->o->dir, *name = e->d->name;
+    snprintf(e->lock_path, sizeof e->lock_path, "%s/%s.lock", dir, name);
+    for (int attempt = 0; attempt < 8; attempt++) {
+        int fd = open(e->lock_path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
+        if (fd < 0) {
+            int err = errno;
+            return stn_error(stn_neg_errno(err), "cannot create the lock file '%s': %s", e->lock_path,
+                             err == ELOOP ? "it is a symbolic link" : strerror(err));
+        }
+        if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+            int err = errno;
+            char pid[32] = "";
+            ssize_t n = err == EWOULDBLOCK ? pread(fd, pid, sizeof pid - 1, 0) : -1;
+            pid[n > 0 ? (size_t)n : 0] = '\0';
+            pid[strcspn(pid, "\n")] = '\0';
+            close(fd);
+            if (err == EWOULDBLOCK)
+                return stn_error(
+                    -EBUSY,
+                    "--dir %s is in use: another run of %s (pid %s) keeps its scratch files there; "
+                    "wait for it to end, or give this run another --dir",
+                    dir, name, *pid ? pid : "unknown");
+            return stn_error(stn_neg_errno(err), "cannot lock '%s': %s", e->lock_path, strerror(err));
+        }
+        struct stat held, now;
+        if (fstat(fd, &held) == 0 && stat(e->lock_path, &now) == 0 && held.st_ino == now.st_ino &&
+            held.st_dev == now.st_dev) {
+            char pid[32];
+            int n = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
+            if (ftruncate(fd, 0) != 0 || pwrite(fd, pid, (size_t)n, 0) != n) {
+                /* the pid is only for the other run's message: the lock holds without it */
+            }
+            e->lock_fd = fd;
+            return 0;
+        }
+        close(fd); /* removed under us by the run that just ended: lock the new file */
+    }
+    return stn_error(-EBUSY, "cannot lock '%s': it keeps being replaced", e->lock_path);
+}
+
 static int ooc_setup(ooc *e, int64_t *first_sweep) {
     const stn_run *r = e->r;
     size_t align = (size_t)r->hw.block.value; /* program.c found it for --dir (or --machine gave it) */
@@ -998,6 +1050,11 @@ static int ooc_setup(ooc *e, int64_t *first_sweep) {
                          "--resume: --schedule alg2 updates its files in place (the paper's algorithm 2), "
                          "so an interrupted run cannot be resumed; use the default schedule (ref) for that");
     snprintf(e->state_path, sizeof e->state_path, "%s/%s.ooc-state", r->o->dir, e->d->name);
+    if (!r->o->plan_only && !r->hw.described) { /* (--plan-only touches no file of --dir) */
+        int rc = lock_dir(e);
+        if (rc)
+            return rc;
+    }
     stn_saved_plan saved;
     int have_saved = r->o->resume ? stn_ooc_saved_plan(e->state_path, &saved) : 0;
     if (have_saved < 0)
@@ -1025,7 +1082,7 @@ static int ooc_setup(ooc *e, int64_t *first_sweep) {
             stn_warn(r->log, "--resume: no completed sweep saved in %s; starting from the beginning",
                      r->o->dir);
         *first_sweep = done < 0 ? 0 : done;
-    } else {
+    } else if (!r->o->plan_only) {
         unlink(e->state_path); /* a stale state must never be trusted by a later --resume */
     }
     int resuming = *first_sweep > 0;
@@ -1084,6 +1141,7 @@ int stn_ooc_open(const stn_run *r, stn_result *res, stn_ooc_result *out, int pro
     ooc *e = &s->e;
     s->program = program;
     e->records_fd = -1;
+    e->lock_fd = -1;
     e->r = r;
     e->d = r->d;
     e->res = res;
@@ -1241,7 +1299,7 @@ void stn_ooc_close(stn_ooc *s, int keep) {
     ooc *e = &s->e;
     if (e->q)
         stn_aio_wait_all(e->q, &e->res->st);
-    if (e->f && !keep)
+    if (e->f && !keep && !s->plan_only) /* (--plan-only touches no file of --dir) */
         remove_scratch(e);
     e->res->engine_bytes = stn_peak_allocated_bytes();
     ooc_free(e);

@@ -55,6 +55,8 @@ typedef struct ooc {
     char state_path[4096];
     char records_path[4096]; /* the records' samples of the committed sweeps, for --resume */
     int records_fd;          /* -1: no records */
+    char lock_path[4096];    /* DIR/NAME.lock: one run at a time on a --dir */
+    int lock_fd;             /* held (flock) from setup to the end; -1: none */
     int direct_warned;
     struct ooc_reader *reader; /* the --init reads of the next block, on a thread of their own */
     int reader_warned;         /* the reader thread could not be started (warned once) */

@@ -1,0 +1,122 @@
+"""Hostile environments (issue 16, the defects its probe campaign found): two runs on one --dir, links
+planted under scratch names, outputs that are not regular files, a file name that would close the
+generated C's comment (test_codegen), --plan-only beside a resumable state.  Each is refused with a
+message that names the thing, and nothing of the user's is lost.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+ENV = dict(os.environ, PYTHONPATH=str(REPO / "compiler"), OMP_NUM_THREADS="2")
+
+
+@pytest.fixture(scope="module")
+def heat3d(tmp_path_factory) -> Path:
+    exe = tmp_path_factory.mktemp("heat3d") / "heat3d"
+    cmd = ["stencilc"] if os.environ.get("STENCILC_INSTALLED") == "1" else [sys.executable, "-m", "stencilc"]
+    r = subprocess.run(cmd + [str(REPO / "examples/heat3d.stn"), "-o", str(exe)], capture_output=True, text=True,
+                       env=ENV)
+    assert r.returncode == 0, r.stderr
+    return exe
+
+
+def run(exe: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([str(exe), *args], capture_output=True, text=True, env=ENV, timeout=600)
+
+
+COMMON = ["--size", "128,96,120", "--block", "96,4,2", "--mem", "32M", "--quiet"]
+
+
+def test_a_second_run_on_the_same_dir_is_refused_with_the_holders_pid(heat3d, tmp_path):
+    """Two runs on one --dir used to corrupt each other silently (both exit 0, wrong results): the second is
+    refused while the first holds DIR/NAME.lock, and the first ends with the right bits and no lock left."""
+    d = tmp_path / "d"
+    d.mkdir()
+    a = subprocess.Popen([str(heat3d), *COMMON, "--steps", "400", "--dir", str(d), "--out", f"u={tmp_path / 'a.npy'}"],
+                         env=ENV, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while not (d / "heat3d.ooc-state").exists() and a.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    b = run(heat3d, *COMMON, "--steps", "400", "--dir", str(d), "--out", f"u={tmp_path / 'b.npy'}")
+    assert a.poll() is None, "the first run ended before the second started: the test tested nothing"
+    assert b.returncode == 1, b.stderr
+    assert f"--dir {d} is in use: another run of heat3d (pid {a.pid}) keeps its scratch files there" in b.stderr
+    assert not (tmp_path / "b.npy").exists()
+    assert a.wait(timeout=600) == 0, a.stderr.read()
+    r = run(heat3d, *COMMON, "--steps", "400", "--mode", "incore", "--out", f"u={tmp_path / 'ref.npy'}")
+    assert r.returncode == 0, r.stderr
+    assert np.load(tmp_path / "a.npy").tobytes() == np.load(tmp_path / "ref.npy").tobytes()
+    assert sorted(p.name for p in d.iterdir()) == [], "files left in --dir"
+
+
+def test_a_killed_runs_lock_does_not_stop_its_resume(heat3d, tmp_path):
+    d = tmp_path / "d"
+    d.mkdir()
+    args = [*COMMON, "--steps", "300", "--dir", str(d), "--out", f"u={tmp_path / 'a.npy'}"]
+    p = subprocess.Popen([str(heat3d), *args], env=ENV)
+    deadline = time.monotonic() + 120
+    while not (d / "heat3d.ooc-state").exists() and p.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+    r = run(heat3d, *args, "--resume")
+    assert r.returncode == 0, r.stderr
+    assert run(heat3d, *COMMON, "--steps", "300", "--mode", "incore", "--out", f"u={tmp_path / 'ref.npy'}").returncode == 0
+    assert np.load(tmp_path / "a.npy").tobytes() == np.load(tmp_path / "ref.npy").tobytes()
+
+
+def test_a_link_under_a_scratch_name_is_never_followed(heat3d, tmp_path):
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n")
+    d = tmp_path / "d"
+    d.mkdir()
+    (d / "heat3d.u.A.grid").symlink_to(victim)
+    r = run(heat3d, *COMMON, "--steps", "4", "--dir", str(d), "--out", f"u={tmp_path / 'o.npy'}")
+    assert r.returncode == 1
+    assert f"grid file '{d}/heat3d.u.A.grid' is a symbolic link: stencilc never follows one" in r.stderr, r.stderr
+    assert victim.read_text() == "precious\n" and not (tmp_path / "o.npy").exists()
+    assert sorted(p.name for p in d.iterdir()) == ["heat3d.u.A.grid"], "files left in --dir"
+
+
+@pytest.mark.parametrize("option", ["--out", "--report"])
+def test_an_output_that_is_not_a_regular_file_is_refused(heat3d, tmp_path, option):
+    """The outputs are committed by renaming a finished temporary over them: over a device or a FIFO that
+    would replace it (as root, --out u=/dev/full turned the device node into an .npy)."""
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    value = f"u={fifo}" if option == "--out" else str(fifo)
+    r = run(heat3d, *COMMON, "--steps", "2", "--dir", str(tmp_path), option, value)
+    assert r.returncode == 1
+    assert f"cannot write '{fifo}': it is a FIFO, not a regular file (an output replaces only a regular file)" \
+        in r.stderr, r.stderr
+    assert fifo.is_fifo()
+
+
+def test_plan_only_leaves_a_resumable_state_alone(heat3d, tmp_path):
+    """--plan-only used to remove the state file of the run it was asked about (without --resume): it
+    touches no file of --dir now, and the run resumes after it."""
+    d = tmp_path / "d"
+    d.mkdir()
+    args = [*COMMON, "--steps", "300", "--dir", str(d)]
+    p = subprocess.Popen([str(heat3d), *args], env=ENV)
+    deadline = time.monotonic() + 120
+    while not (d / "heat3d.ooc-state").exists() and p.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+    state = (d / "heat3d.ooc-state").read_text()
+    r = run(heat3d, *args, "--plan-only")
+    assert r.returncode == 0 and r.stdout.startswith("by 96 bz 4 bt 2"), r.stdout + r.stderr
+    assert (d / "heat3d.ooc-state").read_text() == state
+    r = run(heat3d, *args, "--resume", "--out", f"u={tmp_path / 'a.npy'}")
+    assert r.returncode == 0 and "no completed sweep" not in r.stderr, r.stderr
