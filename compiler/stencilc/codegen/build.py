@@ -20,7 +20,7 @@ from __future__ import annotations
 from .. import __version__, ir
 from ..diagnostics import InternalError
 from ..resources import runtime_dir
-from .cexpr import C_KEYWORDS, CPrinter, c_literal
+from .cexpr import CPrinter, c_literal, c_reserved
 from .layout import (
     AXES,
     DTYPES,
@@ -58,8 +58,8 @@ class _Namer:
         self.taken: set[str] = set()
 
     def fresh(self, wanted: str) -> str:
-        name = wanted
-        while name in self.taken or name in C_KEYWORDS or name in INTERNAL_NAMES:
+        name = "v" + wanted if c_reserved(wanted) and wanted.startswith("_") else wanted  # (_X, __x: the C library's)
+        while name in self.taken or c_reserved(name) or name in INTERNAL_NAMES:
             name += "_"
         self.taken.add(name)
         return name

@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass
 
 from ..diagnostics import InternalError
-from .cexpr import C_KEYWORDS, c_literal
+from .cexpr import c_literal, c_reserved
 
 # Identifiers the templates use for their own locals; DSL names that collide get a "_".
 INTERNAL_NAMES = frozenset(
@@ -70,7 +70,7 @@ def _ident(what: object, role: str, name: object) -> None:
 def _local(what: object, role: str, name: object) -> None:
     """``name`` is a C identifier the kernels may declare: no keyword, no name of the templates."""
     _ident(what, role, name)
-    if name in C_KEYWORDS or name in INTERNAL_NAMES:
+    if c_reserved(name) or name in INTERNAL_NAMES:
         _fail(what, f"{role} {name!r} is reserved by C or by the templates")
 
 
