@@ -4,9 +4,11 @@
 #endif
 #include "stn_internal.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,6 +89,27 @@ static int split_path(const char *path, char **dir, const char **base) {
     return 0;
 }
 
+/* The temporaries a killed run left for this output (.BASE.partial-PID of a process that is gone): a
+ * full-size file each, which nothing else removes.  Those of live processes stay theirs. */
+static void afile_reap_orphans(const char *dir, const char *base) {
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    char prefix[4200];
+    int n = snprintf(prefix, sizeof prefix, ".%s.partial-", base);
+    struct dirent *de;
+    while (n > 0 && (size_t)n < sizeof prefix && (de = readdir(d)) != NULL) {
+        if (strncmp(de->d_name, prefix, (size_t)n) != 0)
+            continue;
+        char *end;
+        long pid = strtol(de->d_name + n, &end, 10);
+        if (*end || pid <= 0 || pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            continue;
+        unlinkat(dirfd(d), de->d_name, 0);
+    }
+    closedir(d);
+}
+
 static int afile_create_tmp(stn_afile *af) {
     /* O_EXCL: never follow a link somebody left under our temporary name.  A leftover from
      * a dead process that had our pid is ours to remove, so retry once after unlinking it. */
@@ -151,6 +174,7 @@ int stn_afile_open(stn_afile *af, const char *path, uint64_t size_hint) {
         stn_afile_abort(af);
         return stn_error(-ENOMEM, "out of memory while opening '%s'", path);
     }
+    afile_reap_orphans(af->dir, base);
     rc = afile_create_tmp(af);
     if (rc == 0)
         rc = afile_reserve(af, size_hint);

@@ -120,3 +120,17 @@ def test_plan_only_leaves_a_resumable_state_alone(heat3d, tmp_path):
     assert (d / "heat3d.ooc-state").read_text() == state
     r = run(heat3d, *args, "--resume", "--out", f"u={tmp_path / 'a.npy'}")
     assert r.returncode == 0 and "no completed sweep" not in r.stderr, r.stderr
+
+
+def test_an_output_left_partial_by_a_killed_run_is_removed_by_the_next(heat3d, tmp_path):
+    """A run killed while writing --out leaves .NAME.partial-PID (full size); the next run writing that
+    output removes those of processes that are gone, and leaves a live process's alone."""
+    out = tmp_path / "o.npy"
+    dead = tmp_path / ".o.npy.partial-999999"  # (pid_max is 4194304 at most; this one is not running)
+    live = tmp_path / f".o.npy.partial-{os.getppid()}"
+    other = tmp_path / ".p.npy.partial-999999"
+    for f in (dead, live, other):
+        f.write_bytes(b"\0" * 4096)
+    r = run(heat3d, *COMMON, "--steps", "2", "--dir", str(tmp_path), "--out", f"u={out}")
+    assert r.returncode == 0, r.stderr
+    assert out.exists() and not dead.exists() and live.exists() and other.exists()
