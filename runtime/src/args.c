@@ -212,10 +212,16 @@ static int opt_size(parser *p) {
     return 0;
 }
 
+/* The most steps a run takes: the models' byte counts (steps x bytes a step) stay far from 2^64, and no
+ * run of this many steps could end (10^15 steps at one a nanosecond is 11 days). */
+#define STN_MAX_STEPS 1000000000000000LL
+
 static int opt_steps(parser *p) {
     const char *end = parse_count(p->val, &p->o->steps);
     if (!end || *end)
         return stn_error(-EINVAL, "--steps %s: expected a non-negative integer", p->val);
+    if (p->o->steps > STN_MAX_STEPS)
+        return stn_error(-EINVAL, "--steps %s: at most %lld", p->val, (long long)STN_MAX_STEPS);
     return 0;
 }
 
@@ -440,11 +446,18 @@ static int opt_time_tiles(parser *p) {
     return 0;
 }
 
+/* OpenMP's runtime fails (or crashes, past ~60000) when asked for threads it cannot start; a machine
+ * with more hardware threads than this does not exist yet. */
+#define STN_MAX_THREADS 4096
+
 static int opt_threads(parser *p) {
     int64_t n;
     const char *end = parse_count(p->val, &n);
-    if (!end || *end || n <= 0 || n > 1 << 20)
+    if (!end || *end || n <= 0)
         return stn_error(-EINVAL, "--threads %s: expected a positive integer", p->val);
+    if (n > STN_MAX_THREADS)
+        return stn_error(-EINVAL, "--threads %s: more threads than any machine runs (at most %d)", p->val,
+                         STN_MAX_THREADS);
     p->o->threads = (int)n;
     return 0;
 }

@@ -692,6 +692,10 @@ static void test_command_line_errors(void) {
     expect(t_run(&heat_d, "--size", "8,8,8", "--steps", "1x", NULL), 2,
            "--steps 1x: expected a non-negative integer");
     expect(t_run(&heat_d, "--size", "8,8,8", "--steps", NULL), 2, "--steps needs a value");
+    expect(t_run(&heat_d, "--size", "8,8,8", "--steps", "9223372036854775807", NULL), 2,
+           "--steps 9223372036854775807: at most 1000000000000000"); /* (overflowed the models) */
+    expect(t_run(&heat_d, "--size", "8,8,8", "--steps", "1", "--threads", "100000", NULL), 2,
+           "--threads 100000: more threads than any machine runs (at most 4096)"); /* (libgomp crashed) */
     expect(t_run(&heat_d, "--size", "8,8,8", "--size", "9,9,9", "--steps", "1", NULL), 2,
            "--size is given twice");
 
