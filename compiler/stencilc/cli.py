@@ -92,7 +92,33 @@ def _import_parser() -> argparse.ArgumentParser:
     return p
 
 
+# The passes recurse over expressions: a flat sum of thousands of terms is a tree that deep.  They run in a
+# thread with a stack and a recursion limit for that; deeper still is a clean error, never a traceback.
+STACK_BYTES = 512 << 20
+RECURSION_LIMIT = 200_000
+
+
 def main(argv: list[str] | None = None) -> int:
+    import threading
+
+    result: list[int] = []
+    old_stack, old_limit = threading.stack_size(), sys.getrecursionlimit()
+    try:
+        threading.stack_size(STACK_BYTES)
+        sys.setrecursionlimit(RECURSION_LIMIT)
+        t = threading.Thread(target=lambda: result.append(_main(argv)), name="stencilc", daemon=True)
+        t.start()
+        while t.is_alive():  # (joined in slices, so that Ctrl-C reaches this thread and ends the run)
+            t.join(0.25)
+    except KeyboardInterrupt:
+        return 130
+    finally:
+        threading.stack_size(old_stack)
+        sys.setrecursionlimit(old_limit)
+    return result[0] if result else 70
+
+
+def _main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["--runtime-dir"]:
         from .resources import runtime_dir
@@ -137,6 +163,10 @@ def main(argv: list[str] | None = None) -> int:
         return 70
     except KeyboardInterrupt:
         return 130
+    except RecursionError:
+        sys.stderr.write("stencilc: error: the program nests too deeply for the compiler (an expression of more "
+                         "than about 10000 levels, or a sum of as many terms): split it with lets\n")
+        return 1
     except Exception:  # noqa: BLE001 - any other exception is a bug, reported as such
         sys.stderr.write("stencilc: internal error:\n" + traceback.format_exc())
         sys.stderr.write("This is a bug in stencilc; please report it with the .stn file.\n")

@@ -27,6 +27,7 @@ integer evaluation both use is ``eval_int`` here.
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass, field
 
 from . import ast
@@ -39,6 +40,7 @@ TIME = "t"  # the index of the step being computed
 BOUNDARY_KINDS = ("dirichlet", "neumann", "periodic")
 RESERVED = set(COORDS) | set(EXTENTS) | set(FUNCTIONS) | {TIME}
 MAX_SUM_TERMS = 100_000
+MAX_POWER = 64  # '^' multiplies out at most this many times
 
 
 @dataclass
@@ -240,8 +242,16 @@ class _Checker:
                 if self._declare(d.name, "param", d.loc):
                     try:
                         self.params[d.name] = eval_const(d.value)
+                        if not math.isfinite(self.params[d.name]):
+                            self.rep.error(f"the default of param '{d.name}' is not a finite number "
+                                           f"({self.params[d.name]}: the largest is about 1.8e308)", _loc(d.value))
+                            self.params[d.name] = 0.0
                     except NotConstant as e:
                         self.rep.error(f"the default of param '{d.name}' {e.message}", e.loc)
+                        self.params[d.name] = 0.0
+                    except (OverflowError, ValueError):
+                        self.rep.error(f"the default of param '{d.name}' is not a finite number (the largest is "
+                                       "about 1.8e308)", _loc(d.value))
                         self.params[d.name] = 0.0
             elif isinstance(d, ast.StateDecl):
                 levels = 1 if d.levels is None else d.levels
@@ -571,6 +581,7 @@ class _Checker:
         """Check ``e`` in context ``ctx`` ("update" | "let" | "init" | "inject" | "record") with sum
         indices ``scope``."""
         if isinstance(e, ast.Num):
+            self._finite(e)
             return
         if isinstance(e, ast.Name):
             self._name(e, ctx, scope)
@@ -581,9 +592,13 @@ class _Checker:
         elif isinstance(e, ast.Binary):
             self._expr(e.lhs, ctx, scope)
             if e.op == "^":
-                if exponent_of(e.rhs) is None:
+                n = exponent_of(e.rhs)
+                if n is None:
                     self.rep.error("the exponent of '^' must be an integer literal (use pow(a, b) otherwise)",
                                    _loc(e.rhs))
+                elif abs(n) > MAX_POWER:
+                    self.rep.error(f"the exponent of '^' is {n}: '^' multiplies its operand out, and does so up to "
+                                   f"{MAX_POWER} times (use pow(a, b) otherwise)", _loc(e.rhs))
             else:
                 self._expr(e.rhs, ctx, scope)
         elif isinstance(e, ast.Call):
@@ -597,6 +612,16 @@ class _Checker:
                 self._expr(a, ctx, scope)
         elif isinstance(e, ast.Sum):
             self._sum(e, ctx, scope)
+
+    def _finite(self, e: ast.Num) -> None:
+        """A literal must be a number of the element type's range (a 400-digit integer, or 1e400, is not)."""
+        try:
+            ok = math.isfinite(float(e.text))
+        except (OverflowError, ValueError):
+            ok = False
+        if not ok:
+            shown = e.text if len(e.text) <= 24 else e.text[:20] + "..."
+            self.rep.error(f"the literal {shown} is not a finite number (the largest is about 1.8e308)", e.loc)
 
     def _sum(self, e: ast.Sum, ctx: str, scope: list[ast.SumRange]) -> None:
         seen = {r.var: r for r in scope}

@@ -559,3 +559,37 @@ def test_only_the_frontend_imports_antlr() -> None:
         if pkg / "frontend" not in p.parents and re.search(r"^\s*(from|import)\s+antlr4", p.read_text(), re.M)
     ]
     assert offenders == []
+
+
+@pytest.mark.parametrize("body", [
+    "u' = " + "(" * 3000 + "u" + ")" * 3000 + ";",  # parentheses 3000 deep
+    "u' = " + "-" * 3000 + "u;",  # unary minuses
+    "u' = " + " + ".join(["u"] * 5000) + ";",  # a flat sum
+    "u' = 1e-4 * sum(i in 1..2000) u[i % 1 + 0,0];".replace(" % 1 + 0", ""),  # an unrolled sum
+])
+def test_deep_and_long_expressions_compile_without_a_traceback(tmp_path, body):
+    """The passes recurse over expressions; they run with a stack and a recursion limit for thousands
+    of levels (200 parentheses, 500 minuses or a sum of 500 terms were RecursionError tracebacks)."""
+    import subprocess
+
+    from conftest import stencilc_command
+
+    src = tmp_path / "deep.stn"
+    src.write_text("stencil s {\n  grid 2d f64;\n  state u;\n  " + body + "\n}\n")
+    cmd, env = stencilc_command()
+    p = subprocess.run([*cmd, str(src), "--emit=ir"], capture_output=True, text=True, env=env, timeout=300)
+    assert p.returncode in (0, 1) and "Traceback" not in p.stderr, p.stderr[-2000:]
+    assert p.returncode == 0, p.stderr[-2000:]
+
+
+def test_too_deep_is_a_clean_error(tmp_path):
+    import subprocess
+
+    from conftest import stencilc_command
+
+    src = tmp_path / "deeper.stn"
+    src.write_text("stencil s {\n  grid 2d f64;\n  state u;\n  u' = " + "(" * 60000 + "u" + ")" * 60000 + ";\n}\n")
+    cmd, env = stencilc_command()
+    p = subprocess.run([*cmd, str(src), "--emit=ir"], capture_output=True, text=True, env=env, timeout=300)
+    assert p.returncode == 1 and "Traceback" not in p.stderr, p.stderr[-2000:]
+    assert "nests too deeply for the compiler" in p.stderr
