@@ -106,7 +106,16 @@ def main(argv: list[str] | None = None) -> int:
     try:
         threading.stack_size(STACK_BYTES)
         sys.setrecursionlimit(RECURSION_LIMIT)
-        t = threading.Thread(target=lambda: result.append(_main(argv)), name="stencilc", daemon=True)
+        def body() -> None:
+            try:
+                result.append(_main(argv))
+            except SystemExit as e:  # argparse's --help, --version and usage errors end the run from here
+                code = e.code
+                result.append(code if isinstance(code, int) else 0 if code is None else 1)
+                if code is not None and not isinstance(code, int):
+                    sys.stderr.write(f"{code}\n")
+
+        t = threading.Thread(target=body, name="stencilc", daemon=True)
         t.start()
         while t.is_alive():  # (joined in slices, so that Ctrl-C reaches this thread and ends the run)
             t.join(0.25)
