@@ -364,6 +364,9 @@ static int opt_param(parser *p) {
     double v = strtod(num, &end);
     if (!*num || isspace((unsigned char)*num) || *end || errno == ERANGE || !isfinite(v))
         return stn_error(-EINVAL, "--param %s: '%s' is not a finite number", p->val, num);
+    if (strpbrk(num,
+                "xXpP")) /* strtod reads C's hexadecimal floats; the .stn file has decimal numbers only */
+        return stn_error(-EINVAL, "--param %s: '%s' is hexadecimal; give a decimal number", p->val, num);
     p->o->params[k] = v;
     p->param_seen[k] = 1;
     return 0;
@@ -547,6 +550,11 @@ static int parse_one(parser *p, int argc, char **argv, int *i) {
     } else if (eq) {
         p->val = eq + 1;
     } else if (*i + 1 < argc) {
+        if (strncmp(argv[*i + 1], "--", 2) == 0) /* (`--dir --quiet` made a folder named --quiet) */
+            return stn_error(-EINVAL,
+                             "--%s needs a value, and '%s' is an option (write --%s=%s for a value that "
+                             "starts with --)",
+                             p->spec->name, argv[*i + 1], p->spec->name, argv[*i + 1]);
         p->val = argv[++*i];
     } else {
         return stn_error(-EINVAL, "--%s needs a value (see --help)", p->spec->name);

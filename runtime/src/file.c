@@ -89,6 +89,34 @@ static int split_path(const char *path, char **dir, const char **base) {
     return 0;
 }
 
+int stn_open_input(const char *path) {
+    /* O_NONBLOCK: opening a FIFO for reading would wait for a writer; a regular file ignores it */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* the user's input is never modified */
+    if (fd < 0) {
+        int e = errno;
+        return stn_error(stn_neg_errno(e), "cannot open '%s': %s", path, strerror(e));
+    }
+    struct stat sb;
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        int dir = S_ISDIR(sb.st_mode);
+        const char *kind = dir                    ? "a directory"
+                           : S_ISFIFO(sb.st_mode) ? "a FIFO"
+                           : S_ISCHR(sb.st_mode)  ? "a character device"
+                           : S_ISBLK(sb.st_mode)  ? "a block device"
+                           : S_ISSOCK(sb.st_mode) ? "a socket"
+                                                  : "a special file";
+        close(fd);
+        return stn_error(dir ? -EISDIR : -EINVAL,
+                         "cannot read '%s': it is %s, not a regular file (an input is read at offsets, "
+                         "and more than once)",
+                         path, kind);
+    }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl >= 0)
+        fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    return fd;
+}
+
 /* The temporaries a killed run left for this output (.BASE.partial-PID of a process that is gone): a
  * full-size file each, which nothing else removes.  Those of live processes stay theirs. */
 static void afile_reap_orphans(const char *dir, const char *base) {

@@ -413,11 +413,9 @@ int stn_npy_check(const char *path, const stn_npy_header *h, const char *descr, 
 int stn_npy_load(const char *path, const char *descr, int ndim, const int64_t *shape, void *dst,
                  stn_stats *st) {
     double t0 = stn_now();
-    int fd = open(path, O_RDONLY | O_CLOEXEC); /* the user's input is never modified */
-    if (fd < 0) {
-        int e = errno;
-        return stn_error(stn_neg_errno(e), "cannot open '%s': %s", path, strerror(e));
-    }
+    int fd = stn_open_input(path);
+    if (fd < 0)
+        return fd;
     stn_npy_header h;
     int rc = stn_npy_read_header(path, fd, &h);
     if (rc == 0)

@@ -647,9 +647,9 @@ static int run_sweep(ooc *e, int64_t sweep, int64_t T, int durable) {
 
 static int open_npy(ooc *e, int f, int level, const char *path) {
     ooc_field *of = &e->f[f];
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = stn_open_input(path);
     if (fd < 0)
-        return stn_error(stn_neg_errno(errno), "cannot open '%s': %s", path, strerror(errno));
+        return fd;
     stn_npy_header h;
     int rc = stn_npy_read_header(path, fd, &h);
     if (rc) {

@@ -139,11 +139,10 @@ static int check_inputs(stn_run *r) {
         const char *path = r->o->init_path[s];
         if (!path)
             continue;
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        int fd = stn_open_input(path);
         int rc = 0;
         if (fd < 0) {
-            int e = errno;
-            rc = stn_error(stn_neg_errno(e), "cannot open '%s': %s", path, strerror(e));
+            rc = fd;
         } else {
             stn_npy_header h;
             rc = stn_npy_read_header(path, fd, &h);

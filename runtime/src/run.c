@@ -79,12 +79,9 @@ static int load_one_series(stn_run *r, int s, stn_stats *st) {
             "series '%s' has no values: give them with --init %s=FILE.npy (a 1d '%s' array of at "
             "least %" PRId64 " values, one per step from t = 0)",
             name, name, d->npy_descr, need);
-    int fd = open(path, O_RDONLY | O_CLOEXEC); /* the user's input is never modified */
-    if (fd < 0) {
-        int e = errno;
-        return stn_error(stn_neg_errno(e), "--init %s=%s: cannot open '%s': %s", name, path, path,
-                         strerror(e));
-    }
+    int fd = stn_open_input(path);
+    if (fd < 0)
+        return stn_error(fd, "--init %s=%s: %s", name, path, stn_errmsg());
     stn_npy_header h;
     int rc = stn_npy_read_header(path, fd, &h);
     close(fd);
@@ -153,12 +150,9 @@ static int load_points(stn_run *r, int s, stn_stats *st) {
             "points '%s' have no coordinates: give them with --init %s=FILE.npy (an (n, %d) integer "
             "array, x first)",
             name, name, dims);
-    int fd = open(path, O_RDONLY | O_CLOEXEC); /* the user's input is never modified */
-    if (fd < 0) {
-        int e = errno;
-        return stn_error(stn_neg_errno(e), "--init %s=%s: cannot open '%s': %s", name, path, path,
-                         strerror(e));
-    }
+    int fd = stn_open_input(path);
+    if (fd < 0)
+        return stn_error(fd, "--init %s=%s: %s", name, path, stn_errmsg());
     stn_npy_header h;
     int rc = stn_npy_read_header(path, fd, &h);
     close(fd);

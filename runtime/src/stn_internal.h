@@ -115,6 +115,9 @@ typedef struct stn_afile {
 
 /* size_hint > 0: reserve that many bytes now (fallocate) so that a full disk fails early. */
 int stn_afile_open(stn_afile *af, const char *path, uint64_t size_hint);
+/* An input file (--init, a series, points), opened read-only: its fd, or a negative errno with the
+ * message ("cannot open 'P': ..."; a FIFO, device or directory is refused without blocking). */
+int stn_open_input(const char *path);
 int stn_afile_write(stn_afile *af, const void *buf, size_t n);
 int stn_afile_sync(stn_afile *af);   /* fsync the temporary (commit does it if needed) */
 int stn_afile_commit(stn_afile *af); /* close, rename, fsync the directory; unlinks on failure */

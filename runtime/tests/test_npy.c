@@ -270,7 +270,7 @@ static void test_format_errors(void) {
 
     load_fails(t_path("missing.npy"), -ENOENT, "No such file or directory");
     CHECK_HAS(stn_errmsg(), "cannot open '");
-    load_fails(t_dir, -EINVAL, "is not a regular file");
+    load_fails(t_dir, -EISDIR, "it is a directory, not a regular file");
 }
 
 int main(void) {

@@ -692,6 +692,11 @@ static void test_command_line_errors(void) {
     expect(t_run(&heat_d, "--size", "8,8,8", "--steps", "1x", NULL), 2,
            "--steps 1x: expected a non-negative integer");
     expect(t_run(&heat_d, "--size", "8,8,8", "--steps", NULL), 2, "--steps needs a value");
+    expect(t_run(&heat_d, "--size", "8,8,8", "--steps", "1", "--dir", "--quiet", NULL), 2,
+           "--dir needs a value, and '--quiet' is an option (write --dir=--quiet for a value that starts "
+           "with --)");
+    expect(t_run(&heat_d, "--size", "8,8,8", "--steps", "1", "--param", "alpha=0x10", NULL), 2,
+           "--param alpha=0x10: '0x10' is hexadecimal; give a decimal number");
     expect(t_run(&heat_d, "--size", "8,8,8", "--steps", "9223372036854775807", NULL), 2,
            "--steps 9223372036854775807: at most 1000000000000000"); /* (overflowed the models) */
     expect(t_run(&heat_d, "--size", "8,8,8", "--steps", "1", "--threads", "100000", NULL), 2,

@@ -134,3 +134,14 @@ def test_an_output_left_partial_by_a_killed_run_is_removed_by_the_next(heat3d, t
     r = run(heat3d, *COMMON, "--steps", "2", "--dir", str(tmp_path), "--out", f"u={out}")
     assert r.returncode == 0, r.stderr
     assert out.exists() and not dead.exists() and live.exists() and other.exists()
+
+
+@pytest.mark.parametrize("mode", ["incore", "ooc"])
+def test_a_fifo_as_an_input_is_refused_without_waiting(heat3d, tmp_path, mode):
+    """--init u=FIFO used to block forever (opening a FIFO waits for a writer); an input is read at
+    offsets and more than once, so only a regular file will do."""
+    fifo = tmp_path / "pipe.npy"
+    os.mkfifo(fifo)
+    r = run(heat3d, *COMMON, "--steps", "2", "--dir", str(tmp_path), "--mode", mode, "--init", f"u={fifo}")
+    assert r.returncode == 1
+    assert f"cannot read '{fifo}': it is a FIFO, not a regular file" in r.stderr, r.stderr
