@@ -37,6 +37,17 @@ def run(exe: Path, *args: str) -> subprocess.CompletedProcess:
 COMMON = ["--size", "128,96,120", "--block", "96,4,2", "--mem", "32M", "--quiet"]
 
 
+def kill_after_first_sweep(exe: Path, args: list[str], d: Path) -> None:
+    """Run, SIGKILL it as soon as its first sweep is committed to d, and wait for it."""
+    p = subprocess.Popen([str(exe), *args], env=ENV)
+    deadline = time.monotonic() + 120
+    while not (d / "heat3d.ooc-state").exists() and p.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+    assert (d / "heat3d.ooc-state").exists(), "the run ended before its first sweep was saved"
+
+
 def test_a_second_run_on_the_same_dir_is_refused_with_the_holders_pid(heat3d, tmp_path):
     """Two runs on one --dir used to corrupt each other silently (both exit 0, wrong results): the second is
     refused while the first holds DIR/NAME.lock, and the first ends with the right bits and no lock left."""
@@ -63,12 +74,7 @@ def test_a_killed_runs_lock_does_not_stop_its_resume(heat3d, tmp_path):
     d = tmp_path / "d"
     d.mkdir()
     args = [*COMMON, "--steps", "300", "--dir", str(d), "--out", f"u={tmp_path / 'a.npy'}"]
-    p = subprocess.Popen([str(heat3d), *args], env=ENV)
-    deadline = time.monotonic() + 120
-    while not (d / "heat3d.ooc-state").exists() and p.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.01)
-    p.send_signal(signal.SIGKILL)
-    p.wait()
+    kill_after_first_sweep(heat3d, args, d)
     r = run(heat3d, *args, "--resume")
     assert r.returncode == 0, r.stderr
     assert run(heat3d, *COMMON, "--steps", "300", "--mode", "incore", "--out", f"u={tmp_path / 'ref.npy'}").returncode == 0
@@ -108,12 +114,7 @@ def test_plan_only_leaves_a_resumable_state_alone(heat3d, tmp_path):
     d = tmp_path / "d"
     d.mkdir()
     args = [*COMMON, "--steps", "300", "--dir", str(d)]
-    p = subprocess.Popen([str(heat3d), *args], env=ENV)
-    deadline = time.monotonic() + 120
-    while not (d / "heat3d.ooc-state").exists() and p.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.01)
-    p.send_signal(signal.SIGKILL)
-    p.wait()
+    kill_after_first_sweep(heat3d, args, d)
     state = (d / "heat3d.ooc-state").read_text()
     r = run(heat3d, *args, "--plan-only")
     assert r.returncode == 0 and r.stdout.startswith("by 96 bz 4 bt 2"), r.stdout + r.stderr
