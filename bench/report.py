@@ -464,7 +464,7 @@ class Report:
         tn = _rows(res, "tuners")
         blk = next((r for r in _ok(tn) if r["label"] == "blk"), None)
         manual = [r for r in tn if r["label"].startswith("manual")]
-        done = [r for r in _ok(manual)]
+        done = _ok(manual)
         if blk and done:
             best = min(done, key=lambda r: r["seconds"])
             q = blk["seconds"] / best["seconds"]

@@ -89,27 +89,32 @@ static int split_path(const char *path, char **dir, const char **base) {
     return 0;
 }
 
+/* What a file that is not a regular one is, for a message: "a FIFO", "a character device", ... */
+static const char *file_kind(mode_t m) {
+    return S_ISDIR(m)    ? "a directory"
+           : S_ISFIFO(m) ? "a FIFO"
+           : S_ISCHR(m)  ? "a character device"
+           : S_ISBLK(m)  ? "a block device"
+           : S_ISSOCK(m) ? "a socket"
+                         : "a special file";
+}
+
 int stn_open_input(const char *path) {
     /* O_NONBLOCK: opening a FIFO for reading would wait for a writer; a regular file ignores it */
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* the user's input is never modified */
-    if (fd < 0) {
+    struct stat sb;
+    if (fd < 0 || fstat(fd, &sb) != 0) {
         int e = errno;
+        if (fd >= 0)
+            close(fd);
         return stn_error(stn_neg_errno(e), "cannot open '%s': %s", path, strerror(e));
     }
-    struct stat sb;
-    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        int dir = S_ISDIR(sb.st_mode);
-        const char *kind = dir                    ? "a directory"
-                           : S_ISFIFO(sb.st_mode) ? "a FIFO"
-                           : S_ISCHR(sb.st_mode)  ? "a character device"
-                           : S_ISBLK(sb.st_mode)  ? "a block device"
-                           : S_ISSOCK(sb.st_mode) ? "a socket"
-                                                  : "a special file";
+    if (!S_ISREG(sb.st_mode)) {
         close(fd);
-        return stn_error(dir ? -EISDIR : -EINVAL,
+        return stn_error(S_ISDIR(sb.st_mode) ? -EISDIR : -EINVAL,
                          "cannot read '%s': it is %s, not a regular file (an input is read at offsets, "
                          "and more than once)",
-                         path, kind);
+                         path, file_kind(sb.st_mode));
     }
     int fl = fcntl(fd, F_GETFL);
     if (fl >= 0)
@@ -176,18 +181,14 @@ int stn_afile_open(stn_afile *af, const char *path, uint64_t size_hint) {
     struct stat sb;
     if (!path || !*path)
         return stn_error(-EINVAL, "cannot write a file with an empty name");
-    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
-        return stn_error(-EISDIR, "cannot write '%s': it is a directory", path);
-    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) /* the commit renames over it: a device would go */
+    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) { /* the commit renames over it: a device would go */
+        if (S_ISDIR(sb.st_mode))
+            return stn_error(-EISDIR, "cannot write '%s': it is a directory", path);
         return stn_error(-EINVAL,
                          "cannot write '%s': it is %s, not a regular file (an output replaces only a "
                          "regular file)",
-                         path,
-                         S_ISCHR(sb.st_mode)    ? "a character device"
-                         : S_ISBLK(sb.st_mode)  ? "a block device"
-                         : S_ISFIFO(sb.st_mode) ? "a FIFO"
-                         : S_ISSOCK(sb.st_mode) ? "a socket"
-                                                : "a special file");
+                         path, file_kind(sb.st_mode));
+    }
     int rc = split_path(path, &af->dir, &base);
     if (rc)
         return rc;

@@ -932,6 +932,12 @@ static int has_exports(const ooc *e) {
     return 0;
 }
 
+/* Whether a sweep's result is made durable and committed for --resume: every one, except the
+ * program's last when nothing reads it afterwards (no --out): its files are removed as soon as it
+ * ends, and a run killed before that resumes from the sweep before (one fdatasync less a run).  A
+ * simulation may advance again, which would overwrite the committed set: its sweeps all commit. */
+static int commits(const ooc *e, int program, int last) { return !program || !last || has_exports(e); }
+
 /* Where record k's samples start in the records file: the records one after the other, each
  * steps x n samples. */
 static uint64_t records_base(const ooc *e, int k) {
@@ -985,7 +991,7 @@ static int open_records(ooc *e, int64_t steps) {
 }
 
 /* --plan-only: the records file's bytes in the IO model of the whole run (read back on resume,
- * written for every sweep but a last one that nothing reads after: see stn_ooc_advance). */
+ * written for every sweep that commits). */
 static void predict_records(ooc *e, int64_t first) {
     uint64_t row = e->d->nrecords ? stn_record_row_bytes(e->r) : 0;
     if (row == 0)
@@ -993,7 +999,7 @@ static void predict_records(ooc *e, int64_t first) {
     e->res->predicted_read += (uint64_t)(first > 0 ? e->steps_resumed : 0) * row;
     for (int64_t s = first; s < e->plan.nsweeps; s++)
         e->res->predicted_written +=
-            s + 1 < e->plan.nsweeps || has_exports(e) ? (uint64_t)stn_ooc_sweep_steps(&e->plan, s) * row : 0;
+            commits(e, 1, s + 1 == e->plan.nsweeps) ? (uint64_t)stn_ooc_sweep_steps(&e->plan, s) * row : 0;
 }
 
 /* One run at a time on a --dir (for a stencil): DIR/NAME.lock, flock'ed for the run, holds the pid
@@ -1050,7 +1056,7 @@ static int ooc_setup(ooc *e, int64_t *first_sweep) {
                          "--resume: --schedule alg2 updates its files in place (the paper's algorithm 2), "
                          "so an interrupted run cannot be resumed; use the default schedule (ref) for that");
     snprintf(e->state_path, sizeof e->state_path, "%s/%s.ooc-state", r->o->dir, e->d->name);
-    if (!r->o->plan_only && !r->hw.described) { /* (--plan-only touches no file of --dir) */
+    if (!r->o->plan_only) { /* (--plan-only touches no file of --dir; --machine implies it) */
         int rc = lock_dir(e);
         if (rc)
             return rc;
@@ -1125,7 +1131,6 @@ struct stn_ooc {
     ooc e;
     int program;                        /* opened by the program: the one advance is the whole run */
     int plan_only;                      /* --plan-only: printed, nothing to run */
-    int imported;                       /* the inputs (alg2: and the state) are in their files */
     int64_t sweeps, steps;              /* done, including those saved before (--resume) */
     int64_t first;                      /* the sweeps done before open (--resume) */
     uint64_t extra_read, extra_written; /* boxes and the materialization, as the model counts them */
@@ -1160,7 +1165,7 @@ int stn_ooc_open(const stn_run *r, stn_result *res, stn_ooc_result *out, int pro
         rc = stn_error(-EINVAL, "internal error: a simulation opened for no sweep");
     s->first = s->sweeps = first; /* --resume: the state of the sweeps saved */
     s->steps = first > 0 ? e->steps_resumed : 0;
-    s->imported = first > 0;
+    e->model.imported = first > 0; /* (resumed: the inputs are in their files since the first sweep) */
     uint64_t row = e->records_fd >= 0 ? stn_record_row_bytes(r) : 0;
     s->rec_read = (uint64_t)s->steps * row; /* read back by open_records */
     e->plan.nsweeps = first;
@@ -1178,13 +1183,13 @@ int64_t stn_ooc_steps_done(const stn_ooc *s) { return s->steps; }
  * the first sweep or a write; the model counts it from then on. */
 static int ensure_imported(stn_ooc *s) {
     ooc *e = &s->e;
-    if (s->imported)
+    if (e->model.imported)
         return 0;
     int rc = stn_ooc_import_inputs(e);
     if (rc == 0 && e->alg2)
         rc = stn_ooc_import_alg2(e);
     if (rc == 0)
-        s->imported = e->model.imported = 1;
+        e->model.imported = 1;
     return rc;
 }
 
@@ -1205,11 +1210,7 @@ int stn_ooc_advance(stn_ooc *s, int64_t steps) {
         e->lvl0 = e->alg2 ? s->steps : 0;
         e->prog = &prog;
         e->steps_before = s->steps;
-        /* Each sweep's result is made durable and committed for --resume, except the program's last
-         * one when nothing reads it afterwards (no --out): the files are removed as soon as it ends,
-         * and a run killed before that resumes from the sweep before (one fdatasync less a run).  A
-         * simulation may advance again, which would overwrite the committed set: its sweeps all commit. */
-        int durable = !s->program || s->steps + T < e->r->o->steps || has_exports(e);
+        int durable = commits(e, s->program, s->steps + T >= e->r->o->steps);
         stn_ooc_predict_sweep(&e->model, &e->plan, s->sweeps, T, &s->swept_read, &s->swept_written);
         rc = run_sweep(e, s->sweeps, T, durable);
         if (rc == 0 && durable && row) { /* the sweep's samples, before its state commits */
@@ -1275,7 +1276,7 @@ int stn_ooc_account(stn_ooc *s, int exports) {
     stn_ooc_plan now = e->plan; /* nsweeps = the sweeps done: stn_ooc_predict gives the exports alone */
     e->res->predicted_read = e->res->predicted_written = 0;
     stn_ooc_predict(&e->model, &now, now.nsweeps, &e->res->predicted_read, &e->res->predicted_written);
-    if (s->imported && s->first == 0)
+    if (e->model.imported && s->first == 0)
         stn_ooc_predict_import(&e->model, &e->plan, &e->res->predicted_read, &e->res->predicted_written);
     e->res->predicted_read += s->swept_read + s->extra_read + s->rec_read;
     e->res->predicted_written += s->swept_written + s->extra_written + s->rec_written;

@@ -85,7 +85,6 @@ class Assign(Node):
 class Decl(Node):
     name: str
     init: Node | None
-    pointer: bool
 
 
 @dataclass
@@ -312,8 +311,7 @@ class _Builder:
                 if d.kind == K.VAR_DECL:
                     self.var(d)
                     init = [x for x in d.get_children() if x.kind.is_expression()]
-                    out.append(Decl(self.loc(d), d.spelling, self.expr(init[-1]) if init else None,
-                                    d.type.kind == self.ci.TypeKind.POINTER))
+                    out.append(Decl(self.loc(d), d.spelling, self.expr(init[-1]) if init else None))
             return out
         if c.kind in (K.BINARY_OPERATOR, K.COMPOUND_ASSIGNMENT_OPERATOR):
             lhs, rhs = list(c.get_children())

@@ -48,14 +48,13 @@ class Nest:
 
 @dataclass
 class Lifted:
-    """What --rewrite needs: the time loop, the nests, and each field's arrays (the one holding its
-    current level at the start of a step, and its previous level's, if any), and the inputs."""
+    """What --rewrite needs: the time loop, the nests, each field (named after the array holding its
+    current level at the start of a step) with its previous level's array, if any, and the inputs."""
 
     time_loop: C.For
     nests: list[Nest]
     dims: int
-    elem: str
-    fields: list[tuple[str, str, str | None]]  # (field, current array, previous array)
+    fields: list[tuple[str, str | None]]  # (field, the array of its previous level); the field's array is its name
     inputs: list[str]
     params: list[str]  # the C constants that became params
     flat: set[str]  # arrays indexed by one flat subscript
@@ -118,17 +117,18 @@ class Lifter:
         return any(0 < loop.loc.line - p <= 2 for p in self.u.pragmas)
 
     def _is_nest(self, s: C.Node) -> bool:
+        """A perfect 2d or 3d nest: loops each holding the next alone, then one assignment."""
         depth, cur = 0, s
         while isinstance(cur, C.For) and len(cur.body) == 1:
             depth, cur = depth + 1, cur.body[0]
-        return isinstance(cur, C.Assign) and depth in (1, 2, 3) and isinstance(s, C.For)
+        return isinstance(cur, C.Assign) and depth in (2, 3)
 
     def _time_loops(self, body: list[C.Node], parent: C.For | None) -> list[tuple[C.For, list[C.Node]]]:
         out = []
         # the marked nests; with no mark in the file, every perfect 2d or 3d nest of --function
         here = [s for s in body if isinstance(s, C.For) and
                 (self._marked(s) if self.u.pragmas else
-                 self.function is not None and self._is_nest(s) and self._depth(s) >= 2)]
+                 self.function is not None and self._is_nest(s))]
         if here:
             if parent is None:
                 self.fail(here[0].loc, "this stencil loop nest is not inside a time loop (a 'for' around it)")
@@ -139,12 +139,6 @@ class Lifter:
             elif isinstance(s, C.Block):
                 out += self._time_loops(s.body, parent)
         return out
-
-    def _depth(self, s: C.Node) -> int:
-        d = 0
-        while isinstance(s, C.For) and len(s.body) == 1:
-            d, s = d + 1, s.body[0]
-        return d
 
     # ------------------------------------------------------------------ one nest
 
@@ -237,8 +231,7 @@ class Lifter:
                              f"{why}")
 
         if isinstance(n, C.Index):
-            self.fail(n.loc, f"an indirect index into '{arr}': the subscript reads another array, so the "
-                             "points the stencil reads are not constant offsets")
+            self._indirect(n.loc, arr)
         if isinstance(n, C.Num):
             if n.value != int(n.value):
                 bad(n, f"{n.text} is not an integer")
@@ -318,13 +311,16 @@ class Lifter:
                 rest -= q * c
         return tuple(offs)
 
+    def _indirect(self, loc: Loc, arr: str) -> None:
+        self.fail(loc, f"an indirect index into '{arr}': the subscript reads another array, so the points the "
+                       "stencil reads are not constant offsets")
+
     def _offset(self, ix: C.Node, v: str, arr: str, k: int) -> int:
         def has_index(n):
             return isinstance(n, C.Index) or any(has_index(c) for c in _kids(n))
 
         if has_index(ix):
-            self.fail(ix.loc, f"an indirect index into '{arr}': the subscript reads another array, so the "
-                              "points the stencil reads are not constant offsets")
+            self._indirect(ix.loc, arr)
         if isinstance(ix, C.Un) and ix.op == "()":
             ix = ix.operand
         if isinstance(ix, C.Name) and ix.id == v:
@@ -420,10 +416,9 @@ class Lifter:
             done[n.target] = new_field[n.target]
         # the loop bounds must be the stencil's own boundary layer
         self._check_bounds(nests, dims)
-        levels_of = {f: lv for f, lv in fields}
-        self.result = Lifted(time_loop, nests, dims, self.elem or "f64",
-                             [(f, f, next((a for a, (g, lv) in field_of.items() if g == f and lv == 1), None)
-                               if levels_of[f] == 2 else None) for f, _ in fields], list(inputs), list(self.params), set(self.flat))
+        prev_of = {g: a for a, (g, lv) in field_of.items() if lv == 1}
+        self.result = Lifted(time_loop, nests, dims, [(f, prev_of.get(f)) for f, _ in fields], list(inputs),
+                             list(self.params), set(self.flat))
         out = [f"// {self.name}.stn: lifted by 'stencilc import' from {Path(self.u.path).name}, "
                f"lines {time_loop.loc.line}-{time_loop.end_line}.",
                "// The initial values of the arrays are the C program's: pass them with --init FIELD=FILE.npy.",

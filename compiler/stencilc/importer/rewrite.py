@@ -20,29 +20,31 @@ class RewriteError(Exception):
     """The loop's bounds cannot be turned into a step count or a grid size: the message says which."""
 
 
-def _text(src: str, n: C.Node) -> str:
+def _text(data: bytes, n: C.Node) -> str:
+    """A node's text as written (its span is in bytes of the file)."""
     a, b = n.span
-    return src.encode()[a:b].decode()
+    return data[a:b].decode()
 
 
-def _steps(src: str, loop: C.For) -> str:
+def _steps(data: bytes, loop: C.For) -> str:
     c = loop.cond
     if not (isinstance(c, C.Bin) and c.op in ("<", "<=") and isinstance(c.lhs, C.Name) and c.lhs.id == loop.var
             and loop.lo is not None and loop.step == "++"):
         raise RewriteError("the time loop must read 'for (t = LO; t < HI; t++)' (or '<=') for --rewrite to count "
                            "its steps")
     extra = " + 1" if c.op == "<=" else ""
-    return f"({_text(src, c.rhs)}) - ({_text(src, loop.lo)}){extra}"
+    return f"({_text(data, c.rhs)}) - ({_text(data, loop.lo)}){extra}"
 
 
 def rewrite(src: str, name: str, lf: Lifted, cnames: dict[str, str]) -> str:
     loop = lf.time_loop
-    steps = _steps(src, loop)
+    data = src.encode()
+    steps = _steps(data, loop)
     nest = lf.nests[0]
     sizes = [""] * lf.dims  # x first; the innermost loop runs along x
     for k in range(lf.dims):
         ext = nest.hi_ext[k]
-        sizes[lf.dims - 1 - k] = _text(src, ext)
+        sizes[lf.dims - 1 - k] = _text(data, ext)
     def sub(arr: str) -> str:  # the first element: a[0][0] (a flat array: a[0])
         return "[0]" * (1 if arr in lf.flat else lf.dims)
 
@@ -67,8 +69,8 @@ def rewrite(src: str, name: str, lf: Lifted, cnames: dict[str, str]) -> str:
               f"{i1}{name}_sim *stn_sim_ = NULL;",
               f"{i1}int stn_rc_ = {name}_open(&stn_cfg_, &stn_sim_);"]
     moves = []  # (field name in the API, C array)
-    for field, cur, prev in lf.fields:
-        moves.append((field, cur))
+    for field, prev in lf.fields:
+        moves.append((field, field))
         if prev:
             moves.append((field + ".prev", prev))
     touched = {a for _, a in moves} | set(lf.inputs)
@@ -93,7 +95,6 @@ def rewrite(src: str, name: str, lf: Lifted, cnames: dict[str, str]) -> str:
               f"{i1}}}",
               f"{ind}}}"]
     block = "\n".join(lines)
-    data = src.encode()
     a, b = loop.span
     head = (f"/* rewritten by 'stencilc import --rewrite': the time loop of lines {loop.loc.line}-{loop.end_line} runs "
             f"through {name}_api.h */\n#include \"{name}_api.h\"\n#include <stdio.h>\n#include <stdlib.h>\n")
