@@ -1,6 +1,8 @@
 """Lowering: checked AST -> IR.
 
 Expects: a ``sema.Checked`` stencil (every check of sema passed).
+Raises: ``CompileError`` for the one user error that needs the derived facts (a field read
+primed that wraps y or z, in a step reading further than its halo there: ``_wrapped_reach``).
 Guarantees: a validated ``ir.Program`` with its derived facts: sums unrolled into
 left-to-right additions of their terms (outer index slowest), table entries replaced by
 their values, ``a^n`` expanded into multiplications (``a^0`` is 1, negative n is
@@ -16,7 +18,7 @@ needs are dropped.
 from __future__ import annotations
 
 from . import ast, ir
-from .diagnostics import InternalError
+from .diagnostics import InternalError, Reporter
 from .sema import COORDS, EXTENTS, TIME, Checked, eval_int, exponent_of, series_offset, sum_envs
 
 
@@ -170,4 +172,27 @@ def lower(c: Checked) -> ir.Program:
     )
     program.facts = program.derive_facts()
     program.validate()
+    _wrapped_reach(c, program)
     return program
+
+
+def _wrapped_reach(c: Checked, program: ir.Program) -> None:
+    """The one user error that needs the derived facts: a field read primed that wraps y or z
+    has its new value computed on the boundary layer by each tile's scratch, from the cells a
+    step reads there; a step that reads further than the layer is wide (a chain of sub-steps
+    whose reach exceeds its halo) would read past the grid.  Raises ``CompileError``."""
+    f = program.facts
+    rep = Reporter(c.source)
+    need = program.new_extents()
+    for name in (u.field for u in program.updates if u.field in need):
+        info = c.fields[name]
+        for a in sorted(info.periodic - {0}):
+            if f.reach_lo[a] > f.halo_lo[a] or f.reach_hi[a] > f.halo_hi[a]:
+                below = f.reach_lo[a] > f.halo_lo[a]
+                rep.error(f"'{name}' is periodic along {'xyz'[a]} and read with a prime, and a step reads "
+                          f"{f.reach_lo[a] if below else f.reach_hi[a]} cells {'below' if below else 'above'} a cell "
+                          f"along {'xyz'[a]}, past its boundary layer of {f.halo_lo[a] if below else f.halo_hi[a]}: "
+                          f"sub-steps reaching past their halo can wrap x only (yet)",
+                          (info.periodic_decl or info.update).loc)
+                rep.check()
+    rep.check()

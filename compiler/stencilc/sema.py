@@ -11,7 +11,9 @@ source with a caret), or a ``Checked`` stencil in which
   on two-level fields, boundaries name state fields and are dirichlet or neumann on their
   faces, periodic along the axes named (all when none);
 * a primed read (``ex'``, the new value of this step) names a state field whose update
-  comes earlier in the source than the update that reads it, directly or through lets;
+  comes earlier in the source than the update that reads it, directly or through lets; a
+  field read primed that wraps y or z has an update reading only state fields wrapping the
+  same axes (and inputs along another axis), and is not injected into;
 * every offset and table index is a compile-time integer for every value of the sum
   indices in scope, offsets have one component per grid dimension, table indices are in
   range, tables have the declared shape, ``^`` has an integer-literal exponent;
@@ -405,7 +407,7 @@ class _Checker:
             if f.kind == "state" and f.boundary is None:
                 f.boundary = default
             if f.kind == "state" and f.periodic_decl is None:
-                f.periodic = set(self.periodic_all)
+                f.periodic, f.periodic_decl = set(self.periodic_all), whole_grid_periodic
 
     def _periodic_axes(self, d: ast.BoundaryDecl) -> set[int] | None:
         """The axes of `boundary [FIELD] periodic [AXES];` (all when none are named); None after an
@@ -503,14 +505,20 @@ class _Checker:
             self.records.append(d)
 
     def _injected_and_read_primed(self) -> None:
-        """An injection changes a new value after its update; a later update reading that new
-        value (a sub-step) would see it without the injection: refused."""
+        """An injection adds to a new value right after its update, so a later update reading that
+        new value (a sub-step) sees it: each tile's scratch adds it at the points there and at the
+        boundary cells in x that take their value.  A boundary row or plane of a field that wraps
+        y or z is computed from the far side's cells, whose points may lie in another block: such
+        a field is refused."""
         for d in self.injects:
+            wraps = self.fields[d.field].periodic - {0} if d.field in self.fields else set()
             for u in self.tree.decls:
-                if isinstance(u, ast.UpdateDecl) and u.name != d.field and self._reads_new(u.value, d.field):
-                    self.rep.error(f"'{d.field}' is injected into, and the update of '{u.name}' reads its new value "
-                                   f"'{d.field}'': injections into a field read with a prime are not supported",
-                                   d.loc, [("read here", u.loc)])
+                if wraps and isinstance(u, ast.UpdateDecl) and u.name != d.field and \
+                        self._reads_new(u.value, d.field):
+                    axes = " and ".join("xyz"[a] for a in sorted(wraps))
+                    self.rep.error(f"'{d.field}' is injected into and periodic along {axes}, and the update of "
+                                   f"'{u.name}' reads its new value '{d.field}'': injections into a field read with a "
+                                   f"prime can wrap x only (yet)", d.loc, [("read here", u.loc)])
                     return
 
     def _reads_new(self, e, name: str, seen: set | None = None) -> bool:
@@ -535,17 +543,69 @@ class _Checker:
             return self._reads_new(e.body, name, seen)
         return False
 
+    def _wraps_read_primed(self, f: FieldInfo) -> None:
+        """A field read primed and periodic along y or z: a tile's scratch computes its new value
+        on the boundary layer with its own update, reading the cells there as they lie, which are
+        the far side's only for fields that wrap the same axes (an input's boundary cells are its
+        own; an ``along`` input is indexed by the grid's coordinate)."""
+        axes = f.periodic - {0}
+        if not axes or f.update is None:
+            return
+        reader = next((u for u in self.tree.decls if isinstance(u, ast.UpdateDecl) and u.name != f.name
+                       and self._reads_new(u.value, f.name)), None)
+        if reader is None:
+            return
+        for g in self._fields_read(f.update.value):
+            info = self.fields[g]
+            if info.kind == "input" and info.along is not None and info.along not in axes:
+                continue
+            missing = axes - info.periodic if info.kind == "state" else axes
+            if missing:
+                names = ", ".join("xyz"[a] for a in sorted(missing))
+                what = (f"'{g}', which is not" if info.kind == "state" else
+                        f"the input '{g}' (an input's boundary cells are its own, not the far side's)"
+                        if info.along is None else
+                        f"the input '{g}' along {'xyz'[info.along]} (indexed by the grid's own {'xyz'[info.along]})")
+                self.rep.error(f"'{f.name}' is periodic along {names} and read with a prime (by the update of "
+                               f"'{reader.name}'): its update may read only state fields periodic along {names}, "
+                               f"but it reads {what}", f.update.loc, [("read with a prime here", reader.loc)])
+                return
+
+    def _fields_read(self, e, seen: set | None = None) -> list[str]:
+        """The fields ``e`` reads (any level, directly or through lets), in order of first read."""
+        seen = set() if seen is None else seen
+        out: list[str] = []
+
+        def walk(e) -> None:
+            if isinstance(e, (ast.Ref, ast.Name)) and e.id in self.lets and e.id not in seen:
+                seen.add(e.id)
+                walk(self.lets[e.id].value)
+            if isinstance(e, ast.Ref):
+                if e.id in self.fields and e.id not in out:
+                    out.append(e.id)
+                for g in e.subscripts:
+                    for x in g:
+                        walk(x)
+            elif isinstance(e, ast.Name) and e.id in self.fields and e.id not in out:
+                out.append(e.id)
+            elif isinstance(e, ast.Unary):
+                walk(e.operand)
+            elif isinstance(e, ast.Binary):
+                walk(e.lhs)
+                walk(e.rhs)
+            elif isinstance(e, ast.Call):
+                for a in e.args:
+                    walk(a)
+            elif isinstance(e, ast.Sum):
+                walk(e.body)
+
+        walk(e)
+        return out
+
     def _completeness(self) -> None:
         self._injected_and_read_primed()
-        for f in self.fields.values():  # a sub-step's scratch has whole rows, but no rows from across the grid
-            for u in self.tree.decls:
-                if f.periodic - {0} and isinstance(u, ast.UpdateDecl) and u.name != f.name \
-                        and self._reads_new(u.value, f.name):
-                    axes = ", ".join("xyz"[a] for a in sorted(f.periodic - {0}))
-                    self.rep.error(f"'{f.name}' is periodic along {axes}, and the update of '{u.name}' reads its new "
-                                   f"value '{f.name}'': a field read with a prime can be periodic along x only (yet)",
-                                   (f.periodic_decl or u).loc, [("read here", u.loc)])
-                    break
+        for f in self.fields.values():
+            self._wraps_read_primed(f)
         states = [f for f in self.fields.values() if f.kind == "state"]
         if not states:
             self.rep.error(f"stencil '{self.tree.name}' has no state field, so there is nothing to advance "

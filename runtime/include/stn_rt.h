@@ -129,6 +129,12 @@ typedef void (*stn_init_fn)(int field, int level, void *data, const stn_view *v,
  * Returns 0, or -ENOMEM when the scratch of a stencil with sub-steps cannot be allocated. */
 typedef int (*stn_step_fn)(const double *params, const stn_view *v, const void *const *src, void *const *dst,
                            const stn_box *box, int64_t iy, int64_t iz);
+/* stn_step_fn for a stencil that injects into a field a later sub-step reads with a prime: the
+ * step adds those injections itself, right after their updates, at the points of set s in
+ * pts[s][3 * i] (x, y, z), i < npts[s]; the inject function skips them. */
+typedef int (*stn_step_pts_fn)(const double *params, const stn_view *v, const void *const *src,
+                               void *const *dst, const stn_box *box, int64_t iy, int64_t iz,
+                               const int64_t *const *pts, const int64_t *npts);
 /* Set the boundary cells of `field`'s new level `next` that lie in `box`:
  * dirichlet: copy them from `cur` (the level the step read); neumann: mirror `next`'s
  * own interior across each boundary face, x then y then z (cur is not read).
@@ -197,6 +203,9 @@ typedef struct stn_program_desc {
     /* The grid as the user sees it: 1 for a 1d grid, which runs as a 2d grid of one row (ndim 2,
      * ny = 1, no y halo): --size, --block, the .npy shapes and points have one axis; 0: ndim. */
     int dims;
+    /* The step with the injects into fields read primed (see stn_step_pts_fn): the runtime calls
+     * it instead of `step`; NULL when there are none. */
+    stn_step_pts_fn step_pts;
 } stn_program_desc;
 
 /* The dimensions of the grid the user gives: --size values, .npy axes, point coordinates. */

@@ -393,7 +393,7 @@ int stn_ooc_make_plan(const stn_program_desc *d, const int64_t size[3], int64_t 
 
 int stn_ooc_wedge_ok(const stn_program_desc *d) {
     int r = d->ndim == 3 ? 2 : 1, all = (1 << d->ndim) - 1, any = 0;
-    if (stn_dims(d) != d->ndim || (d->scratch_bytes && d->scratch_bytes(1) > 0))
+    if (stn_dims(d) != d->ndim)
         return 0;
     for (int j = 0; j < d->nalong; j++) /* indexed by the grid's own coordinate along r */
         if (d->alongs[j].axis == r)

@@ -308,7 +308,10 @@ int stn_step(const stn_run *r, int64_t t, const stn_view *v, const void *const *
             all[d->nsrc + j] = r->along ? r->along[j] : NULL;
         src = all;
     }
-    int rc = d->step(pv, v, src, dst, box, tile[0], tile[1]);
+    /* (t < 0: a rate measured on a grid of its own, where the points are not) */
+    const int64_t *const *pts = t >= 0 ? (const int64_t *const *)r->pts : NULL;
+    int rc = d->step_pts ? d->step_pts(pv, v, src, dst, box, tile[0], tile[1], pts, pts ? r->npts : NULL)
+                         : d->step(pv, v, src, dst, box, tile[0], tile[1]);
     if (rc == 0 && t >= 0 && r->pts) {
         /* a wrapped sweep's box runs on past H along the axis the engine wraps (v->own_axes): its
          * points there are those an interior's width below, held at the same memory */

@@ -89,18 +89,22 @@ def random_stencil(rng: random.Random, name: str) -> tuple[str, int, list[str], 
         lines.append(f"  let g = {src0}[{at(rng.choice(offsets()))}] - 0.5 * {src0}[{at(rng.choice(offsets()))}];")
         offs = offsets()
         let_terms = [(rng.uniform(-0.5, 0.5), f"g[{at(o)}]") for o in rng.sample(offs, min(2, len(offs)))]
-    reads_new = nstate == 2 and rng.random() < 0.5 and not torus  # a sub-step: s1 reads the new s0 at offsets
+    # a sub-step: s1 reads the new s0 at offsets (on a torus at none along y and z, so that a step reads no
+    # further than its halo there, and s0's update reads no input but one along x: docs/language.md)
+    reads_new = nstate == 2 and rng.random() < 0.5
     timed = rng.random() < 0.3  # a series at the step index, and the step index itself
     if timed:
         lines.append("  series w;")
     # a coefficient along one axis (a torus's not along the axis the blocks stream along: its sweeps wrap there)
-    along = rng.choice("xyz"[:ndim - 1] if torus else "xyz"[:ndim]) if rng.random() < 0.3 else None
+    along = rng.choice("x" if torus and reads_new else "xyz"[:ndim - 1] if torus else "xyz"[:ndim]) \
+        if rng.random() < 0.3 else None
     if along:
         lines += [f"  input a along {along};", f"  init a = 0.5 + 0.4 * sin(0.7 * {along});"]
     for k, (name_i, levels) in enumerate(states):
         terms = list(let_terms) if k == 0 else []
         if k == 1 and reads_new:
-            terms += [(rng.uniform(-1, 1), f"s0'[{','.join(map(str, off))}]") for off in offsets()]
+            news = sorted({off[:1] + (0,) * (ndim - 1) if torus else off for off in offsets()})
+            terms += [(rng.uniform(-1, 1), f"s0'[{','.join(map(str, off))}]") for off in news]
         for src_name, src_levels in states:
             for off in offsets():
                 w = rng.uniform(-1, 1)
@@ -114,7 +118,7 @@ def random_stencil(rng: random.Random, name: str) -> tuple[str, int, list[str], 
             expr += f" + 0.01 * w[t{rng.choice(['-1', '', '+1', '+2'])}] - 0.001 * t"
         if along and k == 0:
             expr = f"a[{rng.randint(-radius, radius)}] * ({expr})"
-        if has_input and rng.random() < 0.7:
+        if has_input and rng.random() < 0.7 and not (torus and reads_new and k == 0):
             expr = f"c * ({expr})"
         lines.append(f"  {name_i}' = {expr};")
         if rng.random() < 0.5:
@@ -131,8 +135,8 @@ def random_stencil(rng: random.Random, name: str) -> tuple[str, int, list[str], 
     if torus:
         lines.append("  boundary periodic;")
         periodic = "xyz"[:ndim]
-    if rng.random() < 0.35:  # sources and receivers (never into a field a sub-step reads primed)
-        target = states[-1][0]
+    if rng.random() < 0.35:  # sources and receivers (into a field a sub-step reads primed unless it wraps y or z)
+        target = "s0" if reads_new and not torus and rng.random() < 0.5 else states[-1][0]
         lines += ["  points p;", f"  inject {target} at p += 0.01 * {target}" + (" + 0.001 * t;" if timed else ";"),
                   "  record r = s0' - 0.5 * s0 at p;"]
     lines.append("}")

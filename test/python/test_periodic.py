@@ -309,7 +309,7 @@ def test_incore_time_tiles_wrap_x(torus, tmp_path, tiles):
 
 
 PFDTD = """
-stencil pfdtd {
+stencil pfdtd {{
   grid 2d f64;
   state ex;
   state ey;
@@ -317,22 +317,24 @@ stencil pfdtd {
   ey' = ey - 0.5 * (hz - hz[0,-1]);
   ex' = ex - 0.5 * (hz - hz[-1,0]);
   hz' = hz - 0.7 * (ex'[1,0] - ex' + ey'[0,1] - ey');
-  boundary periodic x;
+  boundary periodic {axes};
   init ex = sin(0.3 * x) * cos(0.2 * y);
   init ey = cos(0.17 * x + 0.1 * y);
   init hz = sin(0.05 * x * y + 0.4);
-}
+}}
 """
 
 
-def _pfdtd_numpy(nx, ny, steps):
-    """FDTD on a channel periodic in x (interior [1, nx-1), the boundary columns wrap), dirichlet in y:
-    ex and ey first, then hz from their new values, which wrap too (docs/language.md)."""
+def _pfdtd_numpy(nx, ny, steps, wrap_y):
+    """FDTD periodic in x (interior [1, nx-1), the boundary columns wrap), in y too or dirichlet
+    there: ex and ey first, then hz from their new values, which wrap too (docs/language.md)."""
     y, x = np.mgrid[0:ny, 0:nx].astype(np.float64)
     ex, ey, hz = np.sin(0.3 * x) * np.cos(0.2 * y), np.cos(0.17 * x + 0.1 * y), np.sin(0.05 * x * y + 0.4)
 
     def wrap(a):
         a[:, 0], a[:, -1] = a[:, -2], a[:, 1]
+        if wrap_y:
+            a[0, :], a[-1, :] = a[-2, :], a[1, :]
         return a
 
     for a in (ex, ey, hz):
@@ -348,27 +350,122 @@ def _pfdtd_numpy(nx, ny, steps):
     return {"ex": ex, "ey": ey, "hz": hz}
 
 
-@pytest.mark.parametrize("how", [["--mode", "incore", "--time-tiles", "off"], ["--mode", "incore"],
-                                 ["--mode", "ooc", "--block", "5,3"], ["--mode", "ooc", "--block", "3,1"]])
-def test_a_field_read_with_a_prime_wraps_x(tmp_path, how):
-    """Sub-steps on a channel periodic in x: hz reads ex' and ey' across the wrap, which each tile's
-    scratch computes on whole rows; every engine equals the NumPy loop (to 1e-12) and in-core bit for bit."""
-    cmd, env = stencilc_command()
-    (tmp_path / "pfdtd.stn").write_text(PFDTD)
-    r = subprocess.run(cmd + [str(tmp_path / "pfdtd.stn"), "-o", str(tmp_path / "pfdtd")], capture_output=True,
-                       text=True, env=env)
-    assert r.returncode == 0, r.stderr
-    nx, ny, steps = 29, 23, 11
-    want = _pfdtd_numpy(nx, ny, steps)
-    got = {}
+def _run_against(tmp_path, exe, size, steps, how, want, mem="64M"):
+    """Run ``exe`` in-core without tiles and as ``how``: every output equals ``want`` to 1e-12 and
+    in-core bit for bit; the report of ``how``."""
+    got, rep = {}, None
     for tag, args in (("ref", ["--mode", "incore", "--time-tiles", "off"]), ("run", how)):
         d = tmp_path / tag
         d.mkdir()
         outs = [a for f in want for a in ("--out", f"{f}={d / (f + '.npy')}")]
-        r = subprocess.run([str(tmp_path / "pfdtd"), "--size", f"{nx},{ny}", "--steps", str(steps), "--quiet",
-                            "--dir", str(d), "--mem", "64M", *outs, *args], capture_output=True, text=True)
+        r = subprocess.run([str(exe), "--size", ",".join(map(str, size)), "--steps", str(steps), "--quiet",
+                            "--dir", str(d), "--mem", mem, "--report", str(d / "report.json"), *outs, *args],
+                           capture_output=True, text=True)
         assert r.returncode == 0, r.stderr
         got[tag] = {f: np.load(d / f"{f}.npy") for f in want}
+        rep = json.loads((d / "report.json").read_text())
     for f in want:
         np.testing.assert_allclose(got["run"][f], want[f], rtol=0, atol=1e-12, err_msg=f"{f} {how}")
         assert got["run"][f].tobytes() == got["ref"][f].tobytes(), f"{f} {how}: not in-core's bits"
+    return rep
+
+
+def _compile(tmp_path, name, text):
+    cmd, env = stencilc_command()
+    (tmp_path / f"{name}.stn").write_text(text)
+    r = subprocess.run(cmd + [str(tmp_path / f"{name}.stn"), "-o", str(tmp_path / name)], capture_output=True,
+                       text=True, env=env)
+    assert r.returncode == 0, r.stderr
+    return tmp_path / name
+
+
+@pytest.mark.parametrize("axes", ["x", "x y"])
+@pytest.mark.parametrize("how", [["--mode", "incore", "--time-tiles", "off"], ["--mode", "incore"],
+                                 ["--mode", "ooc", "--block", "5,3"], ["--mode", "ooc", "--block", "3,1"],
+                                 ["--mode", "ooc", "--block", "7,5"]])
+def test_a_field_read_with_a_prime_wraps(tmp_path, axes, how):
+    """Sub-steps on a channel periodic in x, and on a torus periodic in x and y: hz reads ex' and ey'
+    across the wrap, which each tile's scratch computes on whole rows (x) and on the boundary rows
+    with the update itself (y; out of core the wedge's last block runs past H); every engine equals
+    the NumPy loop (to 1e-12) and in-core bit for bit, moving the bytes it predicts."""
+    exe = _compile(tmp_path, "pfdtd", PFDTD.format(axes=axes))
+    nx, ny, steps = 29, 23, 11
+    rep = _run_against(tmp_path, exe, (nx, ny), steps, how, _pfdtd_numpy(nx, ny, steps, axes == "x y"))
+    if how[1] == "ooc":
+        assert rep["bytes_read"] == rep["predicted_bytes_read"]
+        assert rep["bytes_written"] == rep["predicted_bytes_written"]
+
+
+ACOUSTIC3D = """
+stencil ac3 {{
+  grid 3d f64;
+  param c = 0.3;
+  state vx;
+  state vy;
+  state vz;
+  state p;
+  input rho along x;
+  vx' = vx - c / rho * (p[1,0,0] - p);
+  vy' = vy - c / rho * (p[0,1,0] - p);
+  vz' = vz - c / rho * (p[0,0,1] - p);
+  p' = p - c * (vx' - vx'[-1,0,0] + vy' - vy'[0,-1,0] + vz' - vz'[0,0,-1]);
+  boundary periodic y z;
+  boundary {xface} neumann;
+  init p = exp(-0.05 * ((x - 7)^2 + (y - 6)^2 + (z - 9)^2));
+  init rho = 1 + 0.05 * x;
+}}
+"""
+
+
+def _ac3_numpy(size, steps, all_neumann):
+    """The staggered acoustic torus in y and z (neumann in x for vx, for the others too or
+    dirichlet), in NumPy: the velocities, then p from their new values."""
+    nx, ny, nz = size
+    z, y, x = np.mgrid[0:nz, 0:ny, 0:nx].astype(np.float64)
+    c = 0.3
+    rho = 1 + 0.05 * np.arange(nx, dtype=np.float64)
+    p = np.exp(-0.05 * ((x - 7) ** 2 + (y - 6) ** 2 + (z - 9) ** 2))
+    vx, vy, vz = np.zeros_like(p), np.zeros_like(p), np.zeros_like(p)
+
+    def bc(a, neumann):
+        if neumann:
+            a[:, :, 0], a[:, :, -1] = a[:, :, 1], a[:, :, -2]
+        a[:, 0, :], a[:, -1, :] = a[:, -2, :], a[:, 1, :]
+        a[0, :, :], a[-1, :, :] = a[-2, :, :], a[1, :, :]
+        return a
+
+    for a, nm in ((vx, True), (vy, all_neumann), (vz, all_neumann), (p, all_neumann)):
+        bc(a, nm)
+    i = (slice(1, -1),) * 3
+    r = rho[1:-1]
+    for _ in range(steps):
+        vx_n, vy_n, vz_n, p_n = vx.copy(), vy.copy(), vz.copy(), p.copy()
+        vx_n[i] = vx[i] - c / r * (p[1:-1, 1:-1, 2:] - p[i])
+        vy_n[i] = vy[i] - c / r * (p[1:-1, 2:, 1:-1] - p[i])
+        vz_n[i] = vz[i] - c / r * (p[2:, 1:-1, 1:-1] - p[i])
+        bc(vx_n, True), bc(vy_n, all_neumann), bc(vz_n, all_neumann)
+        p_n[i] = p[i] - c * (vx_n[i] - vx_n[1:-1, 1:-1, :-2] + vy_n[i] - vy_n[1:-1, :-2, 1:-1]
+                             + vz_n[i] - vz_n[:-2, 1:-1, 1:-1])
+        vx, vy, vz, p = vx_n, vy_n, vz_n, bc(p_n, all_neumann)
+    return {"vx": vx, "vy": vy, "vz": vz, "p": p}
+
+
+@pytest.mark.parametrize("xface,how", [
+    ("", ["--mode", "incore", "--time-tiles", "off"]), ("", ["--mode", "incore"]),
+    ("", ["--mode", "ooc", "--block", "13,6,3"]), ("", ["--mode", "ooc", "--block", "13,4,1"]), ("", ["--mode", "ooc"]),
+    ("vx", ["--mode", "incore"]), ("vx", ["--mode", "ooc", "--block", "13,4,1"]), ("vx", ["--mode", "ooc"])])
+def test_sub_steps_on_a_torus_in_y_and_z(tmp_path, xface, how):
+    """A 3d staggered acoustic model periodic in y and z (z: the axis whole planes stream along),
+    neumann in x (every field: the wedge; vx only: one step a sweep), a coefficient along x: p reads
+    the new velocities across both wraps."""
+    exe = _compile(tmp_path, "ac3", ACOUSTIC3D.format(xface=xface))
+    size, steps = (17, 13, 19), 7
+    rep = _run_against(tmp_path, exe, size, steps, how, _ac3_numpy(size, steps, xface == ""),
+                       mem="3M" if how == ["--mode", "ooc"] else "64M")
+    if how[1] == "ooc":
+        assert rep["bytes_read"] == rep["predicted_bytes_read"]
+        assert rep["bytes_written"] == rep["predicted_bytes_written"]
+        if how[-1] == "ooc":  # the tuner's own plan: several blocks, and the wedge's bt where it applies
+            prm = rep["params"]
+            assert prm["bz"] < size[2] and (prm["bt"] > 1) == (xface == ""), prm
+

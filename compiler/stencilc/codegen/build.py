@@ -195,7 +195,7 @@ def build_layout(program: ir.Program, tuned: Tuned | None = None) -> KernelLayou
     injects = tuple(PointOp("inject", i, x.field, x.points, program.points.index(x.points), dst_arg[x.field],
                             point_printer.print(rename(x.value)),
                             f"inject {x.field} at {x.points} += {ir.format_expr(x.value, program.ndim)}",
-                            [f.name for f in program.fields].index(x.field))
+                            [f.name for f in program.fields].index(x.field), x.field in program.new_extents())
                     for i, x in enumerate(program.injects))
     records = tuple(PointOp("record", i, x.name, x.points, program.points.index(x.points), "",
                             point_printer.print(rename(x.value)),
@@ -242,7 +242,7 @@ def _scratch(program: ir.Program, cname, array_of, dst_slots, namer: _Namer):
         if f in known:
             scratch[f] = Scratch(f, namer.fresh(cname[f] + "_new"), len(scratch), namer.fresh(cname[f] + "_new_row"),
                                  array_of[(f, 0)], dst_of[f], program.field(f).boundary, tuple(known[f][0]),
-                                 tuple(known[f][1]), 0 in program.field(f).periodic)
+                                 tuple(known[f][1]), *(d in program.field(f).periodic for d in range(3)))
     new_rows: dict[tuple[str, int, int, int], NewRow] = {}
     for ld in program.loads():
         if ld.level == ir.NEW and (ld.field, ld.level, ld.offset[1], ld.offset[2]) not in new_rows:

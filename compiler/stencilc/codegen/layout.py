@@ -253,7 +253,10 @@ class Scratch:
     the current level ``cur``; Neumann: mirrored, x then y then z).  ``row`` is the row being
     computed; the tile's own cells are copied to ``next`` (its dst slot).  Periodic along x
     (``wrap_x``), its stage computes the whole interior of each row, and the boundary cells in x
-    take the cell an interior's width away."""
+    take the cell an interior's width away.  Periodic along y or z (``wrap_y``, ``wrap_z``), its
+    stage computes the boundary layer there with the update itself: the cells it reads there are
+    the far side's (sema: only fields wrapping those axes; lower: the step reads no further than
+    the layer), so the value is the far side's too."""
 
     field: str
     name: str
@@ -265,6 +268,8 @@ class Scratch:
     lo: tuple[int, int, int]
     hi: tuple[int, int, int]
     wrap_x: bool = False  # periodic along x: its boundary cells in x take the interior's far side
+    wrap_y: bool = False  # periodic along y: its boundary rows computed as interior ones
+    wrap_z: bool = False  # periodic along z: its boundary planes computed as interior ones
 
     def __post_init__(self) -> None:
         _ident(self, "field", self.field)
@@ -495,6 +500,7 @@ class PointOp:
     expr: str
     what: str  # the .stn-like text, for the comment
     field_index: int = -1  # inject: the field's NAME_FIELD_ index
+    inner: bool = False  # inject into a field read primed: added inside the step, by each tile's scratch
 
     def __post_init__(self) -> None:
         if self.kind not in ("inject", "record") or (self.kind == "inject") != bool(self.target) or (
@@ -504,6 +510,8 @@ class PointOp:
         _nonneg(self, "points index", self.points_index)
         if self.target:
             _local(self, "target", self.target)
+        if self.inner and self.kind != "inject":
+            _fail(self, "only an inject is applied inside the step")
         _expr(self, self.expr)
         if "*/" in self.what:
             _fail(self, "the description would end its C comment")
@@ -596,6 +604,11 @@ class KernelLayout:
         return sum(len(st.scratch) for st in self.stages)
 
     @property
+    def inner_injects(self) -> tuple[PointOp, ...]:
+        """The injects into fields read primed: the step applies them (``NAME_step_box_pts``)."""
+        return tuple(o for o in self.injects if o.inner)
+
+    @property
     def scratch_reach(self) -> tuple[int, int]:
         """The rows and planes a tile's scratch holds beyond the tile's (the widest stage's)."""
         return (max((st.lo[1] + st.hi[1] for st in self.stages), default=0),
@@ -664,6 +677,9 @@ class KernelLayout:
                 v.series not in self.series for v in terms) or sum(v.slot == 0 for v in self.step_values) > 1:
             _fail(self, "step values are not t then the series terms, in slot order")
         scratch = [sc for st in self.stages for sc in st.scratch]
+        if {o.name for o in self.inner_injects} - {sc.field for sc in scratch} or any(
+                o.name in {sc.field for sc in scratch} and not o.inner for o in self.injects):
+            _fail(self, "the injects applied inside the step are not exactly those into fields read primed")
         new_rows = {(r.name, r.scratch, r.dy, r.dz) for st in self.stages for loop in (st.region, st.tile) if loop
                     for r in loop.new_rows}
         locals_ += [sc.name for sc in scratch] + [sc.row for sc in scratch] + sorted({r[0] for r in new_rows})
