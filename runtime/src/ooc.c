@@ -380,7 +380,8 @@ typedef struct sub_tile {
  * mirroring is idempotent on valid data, and the cells a step reads hold valid levels.
  * Dirichlet: the new level's boundary cells were copied when the slice was placed (all levels
  * >= 0 share them); only a previous level with boundary values of its own, read at step 1, is
- * converted at step 2, where this tile owns the cells (see owned_range). */
+ * converted at step 2, where this tile owns the cells (see owned_range); a periodic dirichlet
+ * field is wrapped as well as converted. */
 static void before_step(ooc *e, const sub_tile *c, int64_t t) {
     const stn_ooc_plan *p = &e->plan;
     stn_view v = stn_ooc_view(e);
@@ -402,7 +403,9 @@ static void before_step(ooc *e, const sub_tile *c, int64_t t) {
                 char *arr = ooc_win(e, f, ooc_arr(f, e->lvl0 + t - l));
                 e->d->boundary(i, &v, arr, arr, &box);
             }
-        } else if (f->m->levels == 2 && e->lvl0 + t == 2) {
+        }
+        if (f->boundary != STN_BC_NEUMANN && f->m->levels == 2 && e->lvl0 + t == 2) {
+            /* (a periodic field too: its faces along the other axes keep their dirichlet cells) */
             /* owned: the computed range, plus the boundary below L / from H if it holds L / H-1 */
             int held = c->r1 > c->r0;
             rlo = c->r0 == p->r.L && held ? 0 : c->r0;

@@ -469,3 +469,31 @@ def test_sub_steps_on_a_torus_in_y_and_z(tmp_path, xface, how):
             prm = rep["params"]
             assert prm["bz"] < size[2] and (prm["bt"] > 1) == (xface == ""), prm
 
+
+LEAP = """
+stencil leap {
+  grid 2d f64;
+  state v levels 2;
+  v' = 2 * v - v.prev + 0.1 * (v[-1,0] + v[1,0] + v[0,-1] + v[0,1] - 4 * v);
+  boundary v periodic x;
+  init v = sin(0.3 * x + 0.2 * y);
+  init v.prev = cos(0.1 * x * y);
+}
+"""
+
+
+@pytest.mark.parametrize("block", ["3,2", "4,4", "2,5"])
+def test_a_periodic_field_keeps_the_dirichlet_faces_of_its_levels(tmp_path, block):
+    """A two-level field periodic in x, dirichlet in y, whose initial previous level has boundary
+    values of its own: at step 2 the array that held that level gets level 0's faces (found by
+    the random stencils: out of core, sweeps of several steps kept the previous level's)."""
+    exe = _compile(tmp_path, "leap", LEAP)
+    (tmp_path / "ref").mkdir()
+    (tmp_path / "ooc").mkdir()
+    for tag, args in (("ref", ["--mode", "incore", "--time-tiles", "off"]), ("ooc", ["--mode", "ooc", "--block", block])):
+        r = subprocess.run([str(exe), "--size", "13,17", "--steps", "6", "--quiet", "--dir", str(tmp_path / tag),
+                            "--out", f"v={tmp_path / tag / 'v.npy'}", "--out", f"v.prev={tmp_path / tag / 'p.npy'}",
+                            *args], capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+    for f in ("v", "p"):
+        assert (tmp_path / "ref" / f"{f}.npy").read_bytes() == (tmp_path / "ooc" / f"{f}.npy").read_bytes(), f
