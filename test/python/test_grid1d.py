@@ -67,6 +67,33 @@ def test_a_1d_row_is_held_once_out_of_core(compile_example, run_program, tmp_pat
     assert np.load(tmp_path / "a.npy").tobytes() == np.load(tmp_path / "b.npy").tobytes()
 
 
+def test_a_1d_row_is_cut_among_the_threads(compile_example, run_program, tmp_path):
+    """A 1d grid's kernels cut its row into pieces (each sub-step scratch a piece's own): any thread
+    count gives the bits of one thread, and the scratch does not grow with the row.  (It was one
+    tile on one thread, with a scratch of the whole row in every thread: 16 extra bytes a cell in
+    the plan of jacobi1d on two threads; now 32 a cell, the ring's four arrays.)"""
+    exe = compile_example("jacobi1d")
+    n = 100_003
+    outs = {}
+    for th in (1, 2, 3, 7):
+        d = tmp_path / f"t{th}"
+        d.mkdir()
+        rc, _, err = run_program(exe, ["--size", str(n), "--steps", "9", "--quiet", "--mode", "incore", "--threads",
+                                       str(th), "--out", f"A={d / 'A.npy'}"])
+        assert rc == 0, err
+        outs[th] = (d / "A.npy").read_bytes()
+    assert all(v == outs[1] for v in outs.values())
+    plan = []
+    for size in (1_000_000, 4_000_000):
+        rc, _, err = run_program(exe, ["--size", str(size), "--steps", "8", "--quiet", "--mode", "ooc", "--mem", "1G",
+                                       "--dir", str(tmp_path), "--plan-only", "--threads", "2", "--report",
+                                       str(tmp_path / "p.json")])
+        assert rc == 0, err
+        plan.append(load_report(tmp_path / "p.json")["mem_plan_bytes"])
+    per_cell = (plan[1] - plan[0]) / 3_000_000
+    assert 31.9 < per_cell < 32.1, per_cell
+
+
 def test_one_axis_on_the_command_line(compile_example, run_program, tmp_path):
     exe = compile_example("jacobi1d")
     common = ["--steps", "3", "--dir", str(tmp_path)]

@@ -279,7 +279,7 @@ def _stages(program: ir.Program, scratch, regions, new_rows, rows, assign_of, ou
                 (ld.field, ld.level, ld.offset[1], ld.offset[2]) == key for ld in loads))
             if to_scratch:
                 outs = tuple((scratch[u.field].row, f"{scratch[u.field].name} + (z - zc0 + {lo[2]}) * splane_ "
-                              f"+ (y - yb + {lo[1]}) * v->nx") for u in updates)
+                              f"+ (y - yb + {lo[1]}) * snx_ - sxo_") for u in updates)
             else:
                 outs = tuple((out_of[u.field].name, f"{out_of[u.field].array} + row") for u in updates)
             assigns = tuple(Assign(u.field, row, assign_of[u.field].expr) for u, (row, _) in zip(updates, outs))

@@ -217,7 +217,7 @@ class RowPointer:
 
 @dataclass(frozen=True)
 class NewRow:
-    """``const real *restrict name = scratch + (z - zc0 + dz + lz) * splane_ + (y - yb + dy + ly) * v->nx``:
+    """``const real *restrict name = scratch + (z - zc0 + dz + lz) * splane_ + (y - yb + dy + ly) * snx_ - sxo_``:
     the row of ``field``'s new value of this step, offset by (dy, dz), in the scratch of the
     cache tile (whose origin is ``ly`` rows and ``lz`` planes before the tile's, the cells
     computed below it); the update reads ``name[x + dx]``."""
@@ -242,7 +242,7 @@ class NewRow:
     def shift(self) -> str:
         """The C that addresses the row: scratch + plane * splane_ + row * nx."""
         return (f"{self.scratch} + (z - zc0 + {self.dz + self.lz}) * splane_ "
-                f"+ (y - yb + {self.dy + self.ly}) * v->nx")
+                f"+ (y - yb + {self.dy + self.ly}) * snx_ - sxo_")
 
 
 @dataclass(frozen=True)
@@ -602,6 +602,12 @@ class KernelLayout:
     @property
     def nscratch(self) -> int:
         return sum(len(st.scratch) for st in self.stages)
+
+    @property
+    def chunk_x(self) -> bool:
+        """A 1d grid's row is cut into pieces among the threads (the kernels' tiles), unless a
+        sub-step's scratch wraps x (it then computes the whole row's interior, as one tile)."""
+        return self.dims == 1 and not any(sc.wrap_x for st in self.stages for sc in st.scratch)
 
     @property
     def inner_injects(self) -> tuple[PointOp, ...]:
