@@ -593,3 +593,19 @@ def test_too_deep_is_a_clean_error(tmp_path):
     p = subprocess.run([*cmd, str(src), "--emit=ir"], capture_output=True, text=True, env=env, timeout=300)
     assert p.returncode == 1 and "Traceback" not in p.stderr, p.stderr[-2000:]
     assert "nests too deeply for the compiler" in p.stderr
+
+
+def test_a_table_of_a_million_entries_is_refused_before_parsing():
+    """A 1000 x 1000 table took the parser over a minute (issue 16): the front end counts a table's
+    entries in the text first and refuses more than MAX_TABLE_ENTRIES, at the table's keyword; a
+    'table' in a comment is not counted."""
+    rows = ",\n".join("{" + ",".join("1" for _ in range(1000)) + "}" for _ in range(1000))
+    text = (f"stencil s {{\n  grid 2d f64;\n  state u;\n  // table c[9] = {{1,2,3}};\n"
+            f"  table w[1000][1000] = {{{rows}}};\n  u' = u;\n}}\n")
+    with pytest.raises(CompileError) as e:
+        frontend.parse(SourceFile("big.stn", text))
+    d = e.value.diagnostics[0]
+    assert (d.loc.line, d.loc.col) == (5, 3) and d.message.startswith(
+        f"table 'w' has about 1000000 entries; the limit is {frontend.MAX_TABLE_ENTRIES}"), d.message
+    small = text.replace("w[1000][1000]", "w[2][2]").replace(rows, "{1, 2}, {3, 4}")
+    assert frontend.parse(SourceFile("small.stn", small)).name == "s"

@@ -8,7 +8,9 @@ its source ``Loc``, or raises ``CompileError``:
 * for a syntax error, with exactly one diagnostic -- the first error in the file, lexical or
   syntactic, worded by ``frontend.errors`` -- and nothing printed to the console;
 * for what the grammar leaves to the builder (integer literals for ``levels``, table dimensions and
-  sum bounds; ``.prev`` as the only suffix), with every such error in the file.
+  sum bounds; ``.prev`` as the only suffix), with every such error in the file;
+* for a table of more than ``MAX_TABLE_ENTRIES`` entries, found by a scan of the text before the
+  parser runs (which would take minutes on a million entries).
 
 The AST is purely syntactic: names, kinds (``dirichlet``/``neumann``), dimensions (``2d``/``3d``),
 element types and arities are checked by ``sema``.  ANTLR is an implementation detail of this
@@ -17,10 +19,12 @@ package: nothing outside ``stencilc.frontend`` imports ``antlr4`` or the generat
 
 from __future__ import annotations
 
+import re
+
 from antlr4 import CommonTokenStream, InputStream
 
 from .. import ast
-from ..diagnostics import CompileError, Reporter, SourceFile
+from ..diagnostics import CompileError, Loc, Reporter, SourceFile
 from .builder import build
 from .errors import ErrorStrategy, LexerErrorListener, ParserErrorListener, SyntaxStop
 from .generated.StencilLexer import StencilLexer
@@ -29,11 +33,37 @@ from .generated.StencilParser import StencilParser
 __all__ = ["parse"]
 
 
+MAX_TABLE_ENTRIES = 100_000  # (ANTLR's Python runtime parses such a table in seconds; 10x that in a minute)
+
+
+def _table_sizes(text: str, source: SourceFile) -> None:
+    """Refuse a table of more than MAX_TABLE_ENTRIES entries before the parser spends minutes on it:
+    a table is folded into the kernels' code, and coefficients that many belong in an input field."""
+    code = re.sub(r"//[^\r\n]*", lambda m: " " * len(m.group()), text)
+    for m in re.finditer(r"\btable\s+([A-Za-z_]\w*)[^{;]*?=\s*\{", code):
+        depth, entries = 0, 1
+        for b in re.finditer(r"[{},;]", code[m.end() - 1:]):
+            c = b.group()
+            depth += {"{": 1, "}": -1}.get(c, 0)
+            entries += c == ","
+            if depth == 0 or c == ";":
+                break
+        if entries > MAX_TABLE_ENTRIES:
+            line = code.count("\n", 0, m.start()) + 1
+            col = m.start() - (code.rfind("\n", 0, m.start()) + 1) + 1
+            rep = Reporter(source)
+            rep.error(f"table '{m.group(1)}' has about {entries} entries; the limit is {MAX_TABLE_ENTRIES} (a table is "
+                      f"folded into the kernels' code: give coefficients this many as an input field, "
+                      f"'input {m.group(1)};' and --init {m.group(1)}=FILE.npy)", Loc(line, col, len("table")))
+            rep.check()
+
+
 def parse(source: SourceFile) -> ast.Stencil:
     """Parse one ``.stn`` file into its AST; raise ``CompileError`` if it is not well formed."""
     text = source.text
     if text.startswith("\ufeff"):  # a byte-order mark: blank it out, keeping the columns of line 1
         text = " " + text[1:]
+    _table_sizes(text, source)
     lexer = StencilLexer(InputStream(text))
     lexer.removeErrorListeners()
     lexer_errors = LexerErrorListener(source)

@@ -22,6 +22,8 @@ just past the previous token, clang style, so a missing ';' is shown on its own 
   dimensions, sum bounds), ``a dimension ('2d' or '3d')``, ``an element type ('f32' or 'f64')``,
   ``a boundary kind (...)``, quoted tokens, joined with ``,`` and ``or``; inside brackets (and at
   end of file) a note ``to match this '('`` shows where they opened;
+* ``unexpected ','; expected a table entry (a number, or '{' for a row) after ','`` -- an empty
+  entry in a table (``{1, , 1}``);
 * ``'sum' is a keyword and cannot be used as a name``;
 * ``unmatched ')'`` / ``unmatched ']'`` -- a closer with no opener before it;
 * ``unexpected T after the closing '}' of the stencil`` -- with a note ``the stencil ends here``;
@@ -245,6 +247,10 @@ class ErrorStrategy(DefaultErrorStrategy):
             if looks_like_name:
                 return _Issue(f"{quote(tok.text)} is a keyword and cannot be used as a name", loc, tok)
 
+        if tok.type == P.COMMA and prev is not None and prev.type in (P.COMMA, P.LBRACE) and \
+                isinstance(ctx, (P.TableInitContext, P.TableItemContext)):  # `{1, , 1}`: an entry is missing
+            return _Issue(f"unexpected ','; expected a table entry (a number, or '{{' for a row) after "
+                          f"{quote(prev.text)}", loc, tok, self._opener_note(ctx, P.RBRACE))
         notes: list[tuple[str, Loc]] = []
         if tok.type == Token.EOF or types <= _LIST_PUNCT:  # inside brackets: show where they opened
             for closer in OPENER_OF:
