@@ -240,6 +240,12 @@ static int setup_run(program_run *pr, const stn_program_desc *d, const stn_opts 
     if (rc)
         return rc;
     if (o->mem_given) {
+        char a[32], b[32];
+        if (r->hw.dram.value && o->mem > r->hw.dram.value) /* (a typo's 1000T, or a budget that would swap) */
+            return stn_error(-EINVAL, "--mem %s: more than %s's memory, %s (%s): a budget must fit in DRAM",
+                             stn_fmt_bytes(a, sizeof a, o->mem), r->hw.machine,
+                             stn_fmt_bytes(b, sizeof b, r->hw.dram.value),
+                             r->hw.described ? "its \"dram\"" : r->hw.dram.source);
         r->mem_budget = o->mem;
         snprintf(r->mem_source, sizeof r->mem_source, "--mem");
     } else {

@@ -146,3 +146,36 @@ def test_a_fifo_as_an_input_is_refused_without_waiting(heat3d, tmp_path, mode):
     r = run(heat3d, *COMMON, "--steps", "2", "--dir", str(tmp_path), "--mode", mode, "--init", f"u={fifo}")
     assert r.returncode == 1
     assert f"cannot read '{fifo}': it is a FIFO, not a regular file" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("mode", ["ooc", "incore"])
+def test_a_budget_beyond_the_machines_memory_is_refused(heat3d, tmp_path, mode):
+    """`--mem 1000T` (a typo, or a budget that would swap) is refused with the machine's figure and
+    where it came from; a --machine file's "dram" bounds it likewise."""
+    r = run(heat3d, "--size", "32,32,32", "--steps", "1", "--mode", mode, "--dir", str(tmp_path), "--mem", "1000T")
+    assert r.returncode == 1 and "--mem 1000.00 TiB: more than this machine's memory" in r.stderr, r.stderr
+    assert "a budget must fit in DRAM" in r.stderr and not any(tmp_path.iterdir())
+    m = tmp_path / "m.json"
+    m.write_text('{"name": "small", "cores": 2, "l2": "1M", "dram": "1G"}')
+    r = run(heat3d, "--size", "32,32,32", "--steps", "1", "--mode", "ooc", "--machine", str(m), "--mem", "2G",
+            "--plan-only")
+    assert r.returncode == 1 and "--mem 2.00 GiB: more than small's memory, 1.00 GiB (its \"dram\")" in r.stderr, \
+        r.stderr
+
+
+def test_files_a_run_creates_take_the_umasks_permissions(heat3d, tmp_path):
+    """Scratch grids, the state, the lock, the records and the outputs are created 0666 less the
+    umask (scratch grids used to be 0600 whatever the umask): a group that shares a --dir can
+    resume a run, and a umask of 077 keeps everything private."""
+    d = tmp_path / "d"
+    d.mkdir()
+    old = os.umask(0o027)
+    try:
+        kill_after_first_sweep(heat3d, [*COMMON, "--steps", "40", "--dir", str(d)], d)
+        modes = {p.name: p.stat().st_mode & 0o777 for p in d.iterdir()}
+        r = run(heat3d, *COMMON, "--steps", "40", "--dir", str(d), "--resume", "--out", f"u={tmp_path / 'u.npy'}")
+    finally:
+        os.umask(old)
+    assert r.returncode == 0, r.stderr
+    assert any(n.endswith(".grid") for n in modes) and set(modes.values()) == {0o640}, modes
+    assert (tmp_path / "u.npy").stat().st_mode & 0o777 == 0o640
