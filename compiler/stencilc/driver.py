@@ -10,12 +10,13 @@ what it guarantees; ``--emit`` stops after a stage and shows it.
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
 from . import ast, frontend, ir, lower, sema
 from .codegen import generate
-from .diagnostics import SourceFile
+from .diagnostics import CompileError, Loc, Reporter, SourceFile
 from .toolchain import ToolchainError, build, build_library
 
 __all__ = ["run", "ToolchainError"]
@@ -31,10 +32,32 @@ def _write_text(text: str, output: str | None) -> None:
 def front(path: str) -> ir.Program:
     """parse -> check -> lower: the IR of a .stn file (warnings printed on stderr)."""
     source = SourceFile.read(path)
-    checked = sema.check(frontend.parse(source), source)
-    for w in checked.warnings:
-        sys.stderr.write(w.render() + "\n")
-    return lower.lower(checked)
+    try:
+        checked = sema.check(frontend.parse(source), source)
+        for w in checked.warnings:
+            sys.stderr.write(w.render() + "\n")
+        return lower.lower(checked)
+    except RecursionError:
+        raise too_deep(source) from None
+
+
+def too_deep(source: SourceFile) -> CompileError:
+    """The error for a program whose expressions nest deeper than the passes recurse (the CLI runs
+    them with a large stack: about 10000 levels, or a flat sum of as many terms), located at the
+    statement with the most tokens, where such an expression lives."""
+    text = re.sub(r"//[^\r\n]*", lambda m: " " * len(m.group()), source.text)
+    best, start = (0, 0), 0
+    for m in re.finditer(r"[;{}]", text):
+        tokens = len(re.findall(r"[A-Za-z_0-9.]+|[-+*/^()\[\],']", text[start:m.start()]))
+        if tokens > best[0]:
+            best = (tokens, start + len(text[start:m.start()]) - len(text[start:m.start()].lstrip()))
+        start = m.end()
+    line = text.count("\n", 0, best[1]) + 1
+    col = best[1] - (text.rfind("\n", 0, best[1]) + 1) + 1
+    rep = Reporter(source)
+    rep.error("this statement nests too deeply for the compiler (an expression of more than about 10000 levels, or "
+              "a sum of as many terms): split it with lets", Loc(line, col, 1))
+    return CompileError(rep.errors)
 
 
 def write_sources(files: dict[str, str], output: str | None) -> None:
@@ -58,7 +81,10 @@ def run(path: str, emit: str = "exe", output: str | None = None, cc: str | None 
     if emit == "ir":
         _write_text(ir.format_program(program), output)
         return 0
-    files = generate(program)
+    try:
+        files = generate(program)
+    except RecursionError:
+        raise too_deep(SourceFile.read(path)) from None
     if emit == "c":
         write_sources(files, output)
         return 0

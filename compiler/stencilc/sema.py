@@ -119,10 +119,20 @@ def eval_int(e: ast.Expr, env: dict[str, int]) -> int:
     raise NotConstant("this expression is not an integer known at compile time", loc)
 
 
+NOT_FINITE = "is not a finite number (the largest is about 1.8e308)"
+
+
 def eval_const(e: ast.Expr) -> float:
-    """Evaluate a param default or table entry: numbers with + - * / and unary minus."""
+    """Evaluate a param default or table entry: numbers with + - * / and unary minus, each value
+    on the way finite (a 400-digit literal, 1e400 or 1e300 * 1e300 is not)."""
     if isinstance(e, ast.Num):
-        return float(e.value)
+        try:
+            v = float(e.value)
+        except (OverflowError, ValueError):
+            v = math.inf
+        if not math.isfinite(v):
+            raise NotConstant(NOT_FINITE, e.loc)
+        return v
     if isinstance(e, ast.Unary):
         v = eval_const(e.operand)
         return -v if e.op == "-" else v
@@ -130,9 +140,13 @@ def eval_const(e: ast.Expr) -> float:
         a, b = eval_const(e.lhs), eval_const(e.rhs)
         if e.op == "/":
             if b == 0:
-                raise NotConstant("division by zero in a constant", e.loc)
-            return a / b
-        return a + b if e.op == "+" else a - b if e.op == "-" else a * b
+                raise NotConstant("divides by zero", e.loc)
+            v = a / b
+        else:
+            v = a + b if e.op == "+" else a - b if e.op == "-" else a * b
+        if not math.isfinite(v):
+            raise NotConstant(NOT_FINITE, e.loc)
+        return v
     raise NotConstant("must be a constant number (numbers with + - * /)", e.loc)
 
 
@@ -244,16 +258,8 @@ class _Checker:
                 if self._declare(d.name, "param", d.loc):
                     try:
                         self.params[d.name] = eval_const(d.value)
-                        if not math.isfinite(self.params[d.name]):
-                            self.rep.error(f"the default of param '{d.name}' is not a finite number "
-                                           f"({self.params[d.name]}: the largest is about 1.8e308)", _loc(d.value))
-                            self.params[d.name] = 0.0
                     except NotConstant as e:
                         self.rep.error(f"the default of param '{d.name}' {e.message}", e.loc)
-                        self.params[d.name] = 0.0
-                    except (OverflowError, ValueError):
-                        self.rep.error(f"the default of param '{d.name}' is not a finite number (the largest is "
-                                       "about 1.8e308)", _loc(d.value))
                         self.params[d.name] = 0.0
             elif isinstance(d, ast.StateDecl):
                 levels = 1 if d.levels is None else d.levels

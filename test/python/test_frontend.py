@@ -592,7 +592,7 @@ def test_too_deep_is_a_clean_error(tmp_path):
     cmd, env = stencilc_command()
     p = subprocess.run([*cmd, str(src), "--emit=ir"], capture_output=True, text=True, env=env, timeout=300)
     assert p.returncode == 1 and "Traceback" not in p.stderr, p.stderr[-2000:]
-    assert "nests too deeply for the compiler" in p.stderr
+    assert f"{src}:4:3: error: this statement nests too deeply for the compiler" in p.stderr, p.stderr[:300]
 
 
 def test_a_table_of_a_million_entries_is_refused_before_parsing():

@@ -1,0 +1,37 @@
+"""The .stn fuzzer's CI profile (issue 16, part 5; the campaign is `make reliability`): a few
+thousand mutated programs through the compiler in-process, a fixed seed so that a failure
+reproduces.  None may raise anything but a located CompileError or hang, and the C of a sample
+of those accepted must compile."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "tools"))
+
+import fuzz_stn  # noqa: E402
+
+
+def test_the_fuzzers_ci_profile_finds_nothing(tmp_path):
+    stats = fuzz_stn.campaign(inputs=2500, seed=20261125, compile_n=15, timeout=60.0, save_dir=tmp_path)
+    assert stats["inputs"] == 2500 and stats["accepted"] > 50 and stats["refused"] > 1000, stats
+    assert stats["compiled"] >= 15
+    assert not stats["failures"], "\n\n".join(f"{f['kind']}: {f.get('file')}\n{f['detail']}"
+                                             for f in stats["failures"][:5])
+
+
+def test_the_fuzzer_tells_a_traceback_from_a_refusal():
+    """The fuzzer's classification, on inputs whose outcome is known (a campaign that could not
+    see a failure would prove nothing)."""
+    ok = fuzz_stn._compile("stencil s {\n  grid 2d f64;\n  state u;\n  u' = u[1,0];\n}\n")
+    assert ok[0] == "ok" and "s.c" in ok[1]
+    bad = fuzz_stn._compile("stencil s {\n  grid 2d f64;\n  state u;\n  u' = v;\n}\n")
+    assert bad[0] == "error" and bad[2] and "fuzz.stn:4:8: error" in bad[1], bad
+    assert fuzz_stn._compile(None)[0] == "crash"  # (not a text: the passes raise a TypeError)
+    w = fuzz_stn.Worker()
+    try:
+        assert w.run("stencil s {\n  grid 2d f64;\n  state u;\n  u' = u;\n}\n", 60)[0] == "ok"
+    finally:
+        w.close()

@@ -1,0 +1,25 @@
+"""The reliability campaign's short profile (issue 16; `make reliability` runs the full one and
+writes docs/reliability.md): random SIGKILLs resumed to the uninterrupted run's bits, and runs at
+small budgets inside a memory cgroup (skipped, and said, without root or cgroup v1).  The fuzzer's
+CI profile is test_fuzz.py."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_the_short_campaign_finds_nothing():
+    p = subprocess.run([sys.executable, str(REPO / "tools" / "reliability.py"), "--profile", "short", "--parts",
+                        "kills,budgets"], capture_output=True, text=True, timeout=1500)
+    results = json.loads((REPO / "build" / "reliability" / "results.json").read_text())
+    assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
+    kills = next(r for r in results if r["part"] == "kills")
+    assert kills["tried"] >= 8 and kills["failed"] == 0, kills
+    budgets = next(r for r in results if r["part"] == "budgets")
+    assert budgets["failed"] == 0 and (budgets.get("skipped") or all(
+        row["oom_kills"] == 0 and row["exit"] == 0 for row in budgets["rows"])), budgets
