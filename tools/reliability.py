@@ -182,7 +182,9 @@ def part_sanitizers(profile: str) -> dict:
     if profile != "full":
         return {"part": "sanitizers", "tried": 0, "failed": 0, "skipped": "full profile only (make test-asan)"}
     p = subprocess.run(["make", "test-asan"], cwd=REPO, capture_output=True, text=True)
-    tail = p.stdout.strip().splitlines()[-1:] if p.stdout else []
+    BUILD.mkdir(parents=True, exist_ok=True)
+    (BUILD / "sanitizers.log").write_text(p.stdout + p.stderr)
+    tail = [ln for ln in p.stdout.strip().splitlines() if " passed" in ln or " failed" in ln][-1:]
     return {"part": "sanitizers", "tried": 1, "failed": int(p.returncode != 0), "summary": tail,
             "command": "make test-asan"}
 
