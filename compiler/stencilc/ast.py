@@ -241,6 +241,22 @@ class Stencil:
     loc: Loc  # the name
 
 
+def children(e: object) -> tuple:
+    """The sub-expressions of an expression: a sum's body, an operator's operands, a call's
+    arguments, every subscript of a reference."""
+    if isinstance(e, Sum):
+        return (e.body,)
+    if isinstance(e, Unary):
+        return (e.operand,)
+    if isinstance(e, Binary):
+        return (e.lhs, e.rhs)
+    if isinstance(e, Call):
+        return tuple(e.args)
+    if isinstance(e, Ref):
+        return tuple(x for g in e.subscripts for x in g)
+    return ()
+
+
 # ---------------------------------------------------------------- printing
 
 

@@ -331,19 +331,8 @@ class _Checker:
             if isinstance(e, ast.Sum):
                 for r in e.ranges:
                     self.all_sum_vars.add(r.var)
-                visit(e.body)
-            elif isinstance(e, ast.Unary):
-                visit(e.operand)
-            elif isinstance(e, ast.Binary):
-                visit(e.lhs)
-                visit(e.rhs)
-            elif isinstance(e, ast.Call):
-                for a in e.args:
-                    visit(a)
-            elif isinstance(e, ast.Ref):
-                for group in e.subscripts:
-                    for s in group:
-                        visit(s)
+            for c in ast.children(e):
+                visit(c)
 
         for d in decls:
             v = getattr(d, "value", None)
@@ -528,26 +517,14 @@ class _Checker:
                     return
 
     def _reads_new(self, e, name: str, seen: set | None = None) -> bool:
+        """Whether ``e`` reads ``name'``, directly or through lets."""
         seen = set() if seen is None else seen
-        if isinstance(e, ast.Ref):
-            if e.new and e.id == name:
-                return True
-            if e.id in self.lets and e.id not in seen:
-                seen.add(e.id)
-                return self._reads_new(self.lets[e.id].value, name, seen)
-            return any(self._reads_new(x, name, seen) for g in e.subscripts for x in g)
-        if isinstance(e, ast.Name) and e.id in self.lets and e.id not in seen:
+        if isinstance(e, ast.Ref) and e.new and e.id == name:
+            return True
+        if isinstance(e, (ast.Ref, ast.Name)) and e.id in self.lets and e.id not in seen:
             seen.add(e.id)
             return self._reads_new(self.lets[e.id].value, name, seen)
-        if isinstance(e, ast.Unary):
-            return self._reads_new(e.operand, name, seen)
-        if isinstance(e, ast.Binary):
-            return self._reads_new(e.lhs, name, seen) or self._reads_new(e.rhs, name, seen)
-        if isinstance(e, ast.Call):
-            return any(self._reads_new(a, name, seen) for a in e.args)
-        if isinstance(e, ast.Sum):
-            return self._reads_new(e.body, name, seen)
-        return False
+        return any(self._reads_new(c, name, seen) for c in ast.children(e))
 
     def _wraps_read_primed(self, f: FieldInfo) -> None:
         """A field read primed and periodic along y or z: a tile's scratch computes its new value
@@ -583,27 +560,14 @@ class _Checker:
         out: list[str] = []
 
         def walk(e) -> None:
-            if isinstance(e, (ast.Ref, ast.Name)) and e.id in self.lets and e.id not in seen:
-                seen.add(e.id)
-                walk(self.lets[e.id].value)
-            if isinstance(e, ast.Ref):
-                if e.id in self.fields and e.id not in out:
+            if isinstance(e, (ast.Ref, ast.Name)):
+                if e.id in self.lets and e.id not in seen:
+                    seen.add(e.id)
+                    walk(self.lets[e.id].value)
+                elif e.id in self.fields and e.id not in out:
                     out.append(e.id)
-                for g in e.subscripts:
-                    for x in g:
-                        walk(x)
-            elif isinstance(e, ast.Name) and e.id in self.fields and e.id not in out:
-                out.append(e.id)
-            elif isinstance(e, ast.Unary):
-                walk(e.operand)
-            elif isinstance(e, ast.Binary):
-                walk(e.lhs)
-                walk(e.rhs)
-            elif isinstance(e, ast.Call):
-                for a in e.args:
-                    walk(a)
-            elif isinstance(e, ast.Sum):
-                walk(e.body)
+            for c in ast.children(e):
+                walk(c)
 
         walk(e)
         return out
