@@ -241,13 +241,16 @@ static void afile_free(stn_afile *af) {
     af->path = af->tmp = af->dir = NULL;
 }
 
-/* After a rename the new directory entry is durable only once the directory is synced. */
-static void sync_dir(const char *dir) {
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+/* After a rename the new directory entry is durable only once the directory is synced: 0, or
+ * the errno of a failed fsync (EINVAL, which some file systems give for a directory, is not one). */
+static int sync_dir(const char *dir) {
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), e = 0;
     if (fd >= 0) {
-        (void)fsync(fd); /* some filesystems refuse (EINVAL); the data itself is safe */
+        if (fsync(fd) != 0 && errno != EINVAL)
+            e = errno;
         close(fd);
     }
+    return e;
 }
 
 int stn_afile_commit(stn_afile *af) {
@@ -272,9 +275,14 @@ int stn_afile_commit(stn_afile *af) {
         return rc;
     }
     af->created = 0; /* it is the final file now */
-    sync_dir(af->dir);
+    int e = sync_dir(af->dir);
+    if (e) /* (found by the fault campaign: an EIO here was ignored) */
+        rc = stn_error(stn_neg_errno(e),
+                       "'%s' is written, but syncing its directory '%s' failed: %s (after a crash the file "
+                       "may be missing)",
+                       af->path, af->dir, strerror(e));
     afile_free(af);
-    return 0;
+    return rc;
 }
 
 void stn_afile_abort(stn_afile *af) {

@@ -1112,9 +1112,10 @@ static int ooc_setup(ooc *e, int64_t *first_sweep) {
     if (rc == 0 && e->plan.nsweeps > 0)
         rc = open_records(e, *first_sweep > 0 ? e->steps_resumed : 0);
     if (rc == 0 && (rc = alloc_buffers(e)) != 0) {
-        char a[32];
-        rc = stn_error(rc, "cannot allocate the out-of-core buffers (%s)",
-                       stn_fmt_bytes(a, sizeof a, e->plan.mem_bytes));
+        char a[32], why[512];
+        snprintf(why, sizeof why, "%s", stn_errmsg()); /* (the cause, which stn_error overwrites) */
+        rc = stn_error(rc, "cannot allocate the out-of-core buffers (%s): %s",
+                       stn_fmt_bytes(a, sizeof a, e->plan.mem_bytes), why[0] ? why : strerror(-rc));
     }
     return rc;
 }
