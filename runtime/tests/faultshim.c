@@ -22,8 +22,19 @@
 #include <sys/types.h>
 #include <unistd.h>
 
-enum { OP_SUBMIT, OP_GETEVENTS, OP_PWRITE, OP_WRITE, OP_FDATASYNC, OP_FSYNC, OP_RENAME, OP_FALLOCATE, OP_FTRUNCATE, NOPS };
-static const char *const names[NOPS] = {"io_submit", "io_getevents", "pwrite", "write",    "fdatasync",
+enum {
+    OP_SUBMIT,
+    OP_GETEVENTS,
+    OP_PWRITE,
+    OP_WRITE,
+    OP_FDATASYNC,
+    OP_FSYNC,
+    OP_RENAME,
+    OP_FALLOCATE,
+    OP_FTRUNCATE,
+    NOPS
+};
+static const char *const names[NOPS] = {"io_submit", "io_getevents", "pwrite",    "write",    "fdatasync",
                                         "fsync",     "rename",       "fallocate", "ftruncate"};
 static long counts[NOPS];
 static int fault_op = -1, fault_err;
