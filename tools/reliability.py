@@ -17,8 +17,11 @@ Parts:
              io_getevents, pwrite, write, fdatasync, fsync, rename, fallocate or ftruncate, for N
              spread along a run, with EIO, ENOSPC or a short transfer.
 
-Not built yet (issue 16 goes on): a disk filled by another process mid-run, kills aimed at the
-export and the commit, a libFuzzer harness for the .npy header and the argument parser.
+  diskfull   --dir on a tmpfs too small from the start (refused up front), and on one that another
+             process fills after the first committed sweep (ENOSPC naming the file; resumed once freed).
+
+Not built yet (issue 16 goes on): kills aimed at the export and the commit, a libFuzzer harness
+for the .npy header and the argument parser.
 """
 
 from __future__ import annotations
@@ -218,6 +221,78 @@ def part_faults(profile: str) -> dict:
                        "(--resume when a state was committed)"}
 
 
+# ---------------------------------------------------------------- disk full
+
+
+def part_diskfull(profile: str) -> dict:
+    """A disk too small from the start (refused up front, with the numbers), and one that another
+    process fills during the run (a small tmpfs as --dir, holding the output too): the run ends with
+    ENOSPC naming the file, leaves no output, and resumes to the uninterrupted run's bits once the
+    space is freed."""
+    if os.geteuid() != 0:
+        return {"part": "diskfull", "tried": 0, "failed": 0, "skipped": "not root (it mounts a tmpfs)"}
+    d = BUILD / "diskfull"
+    mnt = d / "mnt"
+    mnt.mkdir(parents=True, exist_ok=True)
+    exe = d / "heat3d"
+    _stencilc(REPO / "examples" / "heat3d.stn", exe)
+    init = d / "init.npy"
+    np.save(init, np.random.default_rng(5).random((150, 80, 96)))
+    ref = d / "ref.npy"
+    args = ["--size", "96,80,150", "--steps", "40", "--quiet", "--init", f"u={init}"]
+    subprocess.run([str(exe), *args, "--mode", "incore", "--out", f"u={ref}"], check=True)
+    out = mnt / "u.npy"
+    ooc = [str(exe), *args, "--mode", "ooc", "--mem", "8M", "--block", "80,10,2", "--dir", str(mnt), "--out",
+           f"u={out}"]
+    tried = fails = 0
+    notes = []
+    rounds = 3 if profile == "full" else 1
+    for size, mid in [("12M", False)] + [("40M", True)] * rounds:
+        tried += 1
+        if subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(mnt)]).returncode:
+            return {"part": "diskfull", "tried": 0, "failed": 0, "skipped": "cannot mount a tmpfs"}
+        try:
+            if not mid:
+                p = subprocess.run(ooc, capture_output=True, text=True)
+                if p.returncode != 1 or "No space" not in p.stderr and "free" not in p.stderr:
+                    fails += 1
+                    notes.append(f"a {size} disk: exit {p.returncode}: {p.stderr[-300:]}")
+                continue
+            run = subprocess.Popen(ooc, stderr=subprocess.PIPE, text=True)
+            deadline = time.monotonic() + 60
+            while not (mnt / "heat3d.ooc-state").exists() and run.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.005)
+            filler = mnt / "filler"
+            with open(filler, "wb") as f:  # another process takes every byte left
+                try:
+                    while True:
+                        f.write(b"\0" * (1 << 20))
+                        f.flush()
+                except OSError:
+                    pass
+            err = run.communicate()[1]
+            if run.returncode == 0:
+                notes.append(f"a {size} disk filled mid-run: the run needed no more space (exit 0)")
+            elif run.returncode != 1 or "No space left on device" not in err or str(mnt) not in err:
+                fails += 1
+                notes.append(f"a {size} disk filled mid-run: exit {run.returncode}: {err[-300:]}")
+            if run.returncode != 0 and out.exists():
+                fails += 1
+                notes.append(f"a {size} disk filled mid-run: the failed run left {out.name}")
+            filler.unlink()
+            resume = ["--resume"] if (mnt / "heat3d.ooc-state").exists() else []
+            q = subprocess.run(ooc + resume, capture_output=True, text=True)
+            if q.returncode != 0 or np.load(out).tobytes() != np.load(ref).tobytes():
+                fails += 1
+                notes.append(f"after freeing the space {' '.join(resume)}: exit {q.returncode}: {q.stderr[-300:]}")
+        finally:
+            subprocess.run(["umount", str(mnt)])
+    return {"part": "diskfull", "tried": tried, "failed": fails, "notes": notes,
+            "command": "heat3d --size 96,80,150 --steps 40 --mode ooc --mem 8M --block 80,10,2 with --dir and --out "
+                       "on a tmpfs of 12M (refused up front), and of 40M filled by another process after the "
+                       "first committed sweep (then freed, and --resume)"}
+
+
 # ---------------------------------------------------------------- budgets
 
 
@@ -285,8 +360,8 @@ def part_sanitizers(profile: str) -> dict:
 
 # ---------------------------------------------------------------- the report
 
-PARTS = {"fuzz": part_fuzz, "kills": part_kills, "faults": part_faults, "budgets": part_budgets,
-         "sanitizers": part_sanitizers}
+PARTS = {"fuzz": part_fuzz, "kills": part_kills, "faults": part_faults, "diskfull": part_diskfull,
+         "budgets": part_budgets, "sanitizers": part_sanitizers}
 
 
 def _mib(b: int) -> str:
@@ -352,8 +427,8 @@ def write_report(results: list[dict], path: Path, seconds: float) -> None:
             out.append(f"- {n}")
         out.append("")
     out += ["## Not built yet", "",
-            "A disk filled by another process during a run, kills aimed at the export and the state commit, and "
-            "a libFuzzer harness for the .npy header and the argument parser (issue 16 goes on).", ""]
+            "Kills aimed at the export and the state commit, and a libFuzzer harness for the .npy header and the "
+            "argument parser (issue 16 goes on).", ""]
     path.write_text("\n".join(out))
 
 

@@ -1,7 +1,8 @@
 """The reliability campaign's short profile (issue 16; `make reliability` runs the full one and
 writes docs/reliability.md): random SIGKILLs resumed to the uninterrupted run's bits, IO calls failed
 on purpose (EIO at the N-th call of each operation) ending in a clear error and a resume that gives
-the same bits, and runs at
+the same bits, a disk too small (refused) and one filled by another process mid-run (ENOSPC,
+then a resume once freed), and runs at
 small budgets inside a memory cgroup (skipped, and said, without root or cgroup v1).  The fuzzer's
 CI profile is test_fuzz.py."""
 
@@ -17,13 +18,15 @@ REPO = Path(__file__).resolve().parents[2]
 
 def test_the_short_campaign_finds_nothing():
     p = subprocess.run([sys.executable, str(REPO / "tools" / "reliability.py"), "--profile", "short", "--parts",
-                        "kills,faults,budgets"], capture_output=True, text=True, timeout=1500)
+                        "kills,faults,diskfull,budgets"], capture_output=True, text=True, timeout=1500)
     results = json.loads((REPO / "build" / "reliability" / "results.json").read_text())
     assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
     kills = next(r for r in results if r["part"] == "kills")
     assert kills["tried"] >= 8 and kills["failed"] == 0, kills
     faults = next(r for r in results if r["part"] == "faults")
     assert faults["tried"] >= 20 and faults["failed"] == 0, faults
+    full = next(r for r in results if r["part"] == "diskfull")
+    assert full["failed"] == 0 and (full.get("skipped") or full["tried"] >= 2), full
     budgets = next(r for r in results if r["part"] == "budgets")
     assert budgets["failed"] == 0 and (budgets.get("skipped") or all(
         row["oom_kills"] == 0 and row["exit"] == 0 for row in budgets["rows"])), budgets
