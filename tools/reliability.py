@@ -442,8 +442,8 @@ def main() -> int:
     ap.add_argument("--profile", choices=["short", "full"], default="short")
     ap.add_argument("--parts", default=",".join(PARTS), help="comma-separated: " + ", ".join(PARTS))
     ap.add_argument("--report", type=Path, help="write the markdown report here (full: docs/reliability.md)")
-    ap.add_argument("--merge", action="store_true", help="keep the other parts' results of the last run "
-                    "(build/reliability/results.json) in the report")
+    ap.add_argument("--merge", action="store_true", help="keep the other parts' results of the profile's last "
+                    "run (build/reliability/results-PROFILE.json) in the report")
     a = ap.parse_args()
     t0 = time.monotonic()
     results = []
@@ -454,7 +454,7 @@ def main() -> int:
         print(json.dumps({k: v for k, v in r.items() if k not in ("stats", "rows")} |
                          ({"rows": r["rows"]} if "rows" in r else {}), default=str), flush=True)
         results.append(r)
-    saved = BUILD / "results.json"
+    saved = BUILD / f"results-{a.profile}.json"  # (per profile: a short run never replaces the full one's)
     if a.merge and saved.exists():  # the parts not run this time: as the last run left them
         ran = {r["part"] for r in results}
         results = [r for r in json.loads(saved.read_text()) if r["part"] not in ran] + results
