@@ -13,6 +13,8 @@ Parts:
              slack: never OOM-killed; the cgroup's peak against the budget.
   sanitizers `make test-asan`: the C runtime's tests and the engines' tests under ASan + UBSan.
 
+  aimed      kills aimed at the state's commits and the output's export: the shim holds the N-th
+             rename, write, fdatasync or fsync and the run is SIGKILLed there.
   faults     IO calls failed on purpose (runtime/tests/faultshim.c, LD_PRELOAD): the N-th io_submit,
              io_getevents, pwrite, write, fdatasync, fsync, rename, fallocate or ftruncate, for N
              spread along a run, with EIO, ENOSPC or a short transfer.
@@ -20,8 +22,7 @@ Parts:
   diskfull   --dir on a tmpfs too small from the start (refused up front), and on one that another
              process fills after the first committed sweep (ENOSPC naming the file; resumed once freed).
 
-Not built yet (issue 16 goes on): kills aimed at the export and the commit, a libFuzzer harness
-for the .npy header and the argument parser.
+Not built yet (issue 16 goes on): a libFuzzer harness for the .npy header and the argument parser.
 """
 
 from __future__ import annotations
@@ -221,6 +222,74 @@ def part_faults(profile: str) -> dict:
                        "(--resume when a state was committed)"}
 
 
+# ---------------------------------------------------------------- kills aimed at a moment
+
+
+def part_aimed(profile: str) -> dict:
+    """Kills aimed at the moments a random kill seldom hits: the shim holds the N-th rename, write,
+    fsync or fdatasync of a run (STN_FAULT=OP:N:STALL; the state's commits, the output's export) and
+    the run is SIGKILLed there; the next run (resuming what was committed) gives the uninterrupted
+    bits, and no output exists unless it is the whole one."""
+    d = BUILD / "aimed"
+    d.mkdir(parents=True, exist_ok=True)
+    shim = d / "faultshim.so"
+    subprocess.run(["cc", "-shared", "-fPIC", "-O2", "-Wall", "-o", str(shim), str(REPO / "runtime" / "tests" /
+                    "faultshim.c"), "-ldl"], check=True)
+    exe = d / "heat3d"
+    _stencilc(REPO / "examples" / "heat3d.stn", exe)
+    init = d / "init.npy"
+    np.save(init, np.random.default_rng(9).random((150, 80, 96)))
+    ref = d / "ref.npy"
+    args = ["--size", "96,80,150", "--steps", "24", "--quiet", "--init", f"u={init}"]
+    subprocess.run([str(exe), *args, "--mode", "incore", "--out", f"u={ref}"], check=True)
+    w, out, mark = d / "run", d / "out.npy", d / "stalled"
+    ooc = [str(exe), *args, "--mode", "ooc", "--mem", "8M", "--block", "80,10,3", "--dir", str(w), "--out",
+           f"u={out}"]
+
+    def fresh() -> None:
+        if w.exists():
+            for f in w.iterdir():
+                f.unlink()
+        w.mkdir(exist_ok=True)
+        out.unlink(missing_ok=True)
+
+    fresh()
+    counts_file = d / "counts.txt"
+    subprocess.run(ooc, check=True, env=dict(os.environ, LD_PRELOAD=str(shim), STN_FAULT_COUNT=str(counts_file)))
+    counts = {ln.split()[0]: int(ln.split()[1]) for ln in counts_file.read_text().splitlines()}
+    tried = fails = 0
+    notes = []
+    for op in ("rename", "write", "fdatasync", "fsync"):
+        c = counts.get(op, 0)
+        ns = range(1, c + 1) if profile == "full" else sorted({1, c})
+        for n in ns:
+            fresh()
+            mark.unlink(missing_ok=True)
+            p = subprocess.Popen(ooc, stderr=subprocess.DEVNULL, env=dict(
+                os.environ, LD_PRELOAD=str(shim), STN_FAULT=f"{op}:{n}:STALL", STN_FAULT_MARK=str(mark)))
+            deadline = time.monotonic() + 60
+            while not mark.exists() and p.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.002)
+            if p.poll() is not None:  # (that call came only from a path this run did not take)
+                continue
+            tried += 1
+            p.send_signal(signal.SIGKILL)
+            p.wait()
+            if out.exists() and np.load(out).tobytes() != np.load(ref).tobytes():
+                fails += 1
+                notes.append(f"killed in {op} #{n}: an incomplete output is in place")
+            resume = ["--resume"] if any(f.name.endswith(".ooc-state") for f in w.iterdir()) else []
+            q = subprocess.run(ooc + resume, capture_output=True, text=True)
+            if q.returncode != 0 or np.load(out).tobytes() != np.load(ref).tobytes():
+                fails += 1
+                notes.append(f"killed in {op} #{n}, then {' '.join(resume) or 'a fresh run'}: exit {q.returncode}, "
+                             f"{q.stderr[-300:]}")
+    return {"part": "aimed", "tried": tried, "failed": fails, "counts": counts, "notes": notes,
+            "command": "heat3d --size 96,80,150 --steps 24 --mode ooc --mem 8M --block 80,10,3, held at the N-th "
+                       "rename, write, fdatasync or fsync (STN_FAULT=OP:N:STALL) and SIGKILLed there, then run "
+                       "again (--resume when a state was committed)"}
+
+
 # ---------------------------------------------------------------- disk full
 
 
@@ -360,7 +429,7 @@ def part_sanitizers(profile: str) -> dict:
 
 # ---------------------------------------------------------------- the report
 
-PARTS = {"fuzz": part_fuzz, "kills": part_kills, "faults": part_faults, "diskfull": part_diskfull,
+PARTS = {"fuzz": part_fuzz, "kills": part_kills, "aimed": part_aimed, "faults": part_faults, "diskfull": part_diskfull,
          "budgets": part_budgets, "sanitizers": part_sanitizers}
 
 
@@ -392,6 +461,10 @@ def write_report(results: list[dict], path: Path, seconds: float) -> None:
                        f"{s['slowest_seconds']} s.")
         if r["part"] == "kills":
             out.append(f"{r['tried']} kills over {r['runs']} runs.")
+        if r["part"] == "aimed":
+            calls = ", ".join(f"{k} {r['counts'][k]}" for k in ("rename", "write", "fdatasync", "fsync"))
+            out.append(f"Calls of a run: {calls} (the state's commits each sweep, the output's export at the "
+                       f"end); {r['tried']} runs killed while held in one of them.")
         if r["part"] == "faults":
             calls = ", ".join(f"{k} {v}" for k, v in r["counts"].items() if v)
             out.append(f"Calls of a run without a fault: {calls}. {r['tried']} runs with one fault each "
@@ -427,8 +500,7 @@ def write_report(results: list[dict], path: Path, seconds: float) -> None:
             out.append(f"- {n}")
         out.append("")
     out += ["## Not built yet", "",
-            "Kills aimed at the export and the state commit, and a libFuzzer harness for the .npy header and the "
-            "argument parser (issue 16 goes on).", ""]
+            "A libFuzzer harness for the .npy header and the argument parser (issue 16 goes on).", ""]
     path.write_text("\n".join(out))
 
 

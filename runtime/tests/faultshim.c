@@ -1,7 +1,9 @@
 /* faultshim.c -- an LD_PRELOAD library that fails one IO call of a program on purpose (issue 16:
  * faults injected at every N along a run; tools/reliability.py's "faults" part).
  *
- *   STN_FAULT=OP:N:ERR   the N-th call (1-based) of OP fails with ERR (EIO, ENOSPC or SHORT)
+ *   STN_FAULT=OP:N:ERR   the N-th call (1-based) of OP fails with ERR (EIO, ENOSPC or SHORT), or with
+ *                        STALL waits there (touching $STN_FAULT_MARK, if set) to be killed: a kill
+ *                        aimed at that moment (a state commit's rename, an export's write)
  *   STN_FAULT_COUNT=FILE at exit, write "OP COUNT" lines: how many calls of each OP the run made
  *
  * OP: io_submit, io_getevents (an event of the N-th call that returned events comes back with
@@ -39,7 +41,7 @@ static const char *const names[NOPS] = {"io_submit", "io_getevents", "pwrite",  
 static long counts[NOPS];
 static int fault_op = -1, fault_err;
 static long fault_n;
-static int short_io;
+static int short_io, stall;
 
 __attribute__((constructor)) static void setup(void) {
     const char *spec = getenv("STN_FAULT");
@@ -53,6 +55,7 @@ __attribute__((constructor)) static void setup(void) {
             fault_op = i;
     fault_err = strcmp(err, "ENOSPC") == 0 ? ENOSPC : EIO;
     short_io = strcmp(err, "SHORT") == 0;
+    stall = strcmp(err, "STALL") == 0;
 }
 
 __attribute__((destructor)) static void report(void) {
@@ -67,10 +70,19 @@ __attribute__((destructor)) static void report(void) {
     fclose(fp);
 }
 
-/* 1 when this call of op is the one to fail. */
+/* 1 when this call of op is the one to fail; a STALL waits here instead, for the kill. */
 static int hit(int op) {
     long n = __atomic_add_fetch(&counts[op], 1, __ATOMIC_SEQ_CST);
-    return op == fault_op && n == fault_n;
+    if (op != fault_op || n != fault_n)
+        return 0;
+    if (stall) {
+        const char *mark = getenv("STN_FAULT_MARK");
+        if (mark)
+            close(open(mark, O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
+        sleep(60);
+        return 0;
+    }
+    return 1;
 }
 
 #define REAL(ret, name, ...)                                                                                 \

@@ -1,5 +1,6 @@
 """The reliability campaign's short profile (issue 16; `make reliability` runs the full one and
-writes docs/reliability.md): random SIGKILLs resumed to the uninterrupted run's bits, IO calls failed
+writes docs/reliability.md): random SIGKILLs, and kills aimed at the state's commits and the output's
+export, resumed to the uninterrupted run's bits, IO calls failed
 on purpose (EIO at the N-th call of each operation) ending in a clear error and a resume that gives
 the same bits, a disk too small (refused) and one filled by another process mid-run (ENOSPC,
 then a resume once freed), and runs at
@@ -18,11 +19,13 @@ REPO = Path(__file__).resolve().parents[2]
 
 def test_the_short_campaign_finds_nothing():
     p = subprocess.run([sys.executable, str(REPO / "tools" / "reliability.py"), "--profile", "short", "--parts",
-                        "kills,faults,diskfull,budgets"], capture_output=True, text=True, timeout=1500)
+                        "kills,aimed,faults,diskfull,budgets"], capture_output=True, text=True, timeout=1500)
     results = json.loads((REPO / "build" / "reliability" / "results-short.json").read_text())
     assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
     kills = next(r for r in results if r["part"] == "kills")
     assert kills["tried"] >= 8 and kills["failed"] == 0, kills
+    aimed = next(r for r in results if r["part"] == "aimed")
+    assert aimed["tried"] >= 6 and aimed["failed"] == 0, aimed
     faults = next(r for r in results if r["part"] == "faults")
     assert faults["tried"] >= 20 and faults["failed"] == 0, faults
     full = next(r for r in results if r["part"] == "diskfull")
