@@ -2,8 +2,9 @@
  * faults injected at every N along a run; tools/reliability.py's "faults" part).
  *
  *   STN_FAULT=OP:N:ERR   the N-th call (1-based) of OP fails with ERR (EIO, ENOSPC or SHORT), or with
- *                        STALL waits there (touching $STN_FAULT_MARK, if set) to be killed: a kill
- *                        aimed at that moment (a state commit's rename, an export's write)
+ *                        STALL waits there to be killed: a kill aimed at that moment (a state
+ *                        commit's rename, an export's write)
+ *   STN_FAULT_MARK=FILE  created when the fault is reached (the number of some calls varies)
  *   STN_FAULT_COUNT=FILE at exit, write "OP COUNT" lines: how many calls of each OP the run made
  *
  * OP: io_submit, io_getevents (an event of the N-th call that returned events comes back with
@@ -75,10 +76,10 @@ static int hit(int op) {
     long n = __atomic_add_fetch(&counts[op], 1, __ATOMIC_SEQ_CST);
     if (op != fault_op || n != fault_n)
         return 0;
+    const char *mark = getenv("STN_FAULT_MARK"); /* (says the fault was reached: a run's calls vary) */
+    if (mark)
+        close(open(mark, O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
     if (stall) {
-        const char *mark = getenv("STN_FAULT_MARK");
-        if (mark)
-            close(open(mark, O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
         sleep(60);
         return 0;
     }
