@@ -182,10 +182,14 @@ class ShimRuns:
         """The output is in place and has the uninterrupted run's bits."""
         return self.out.exists() and np.load(self.out).tobytes() == np.load(self.ref).tobytes()
 
-    def resume(self) -> tuple[list[str], subprocess.CompletedProcess]:
-        """The run after a fault or a kill: --resume when a state was committed."""
+    def after(self, what: str) -> str | None:
+        """The run after a fault or a kill (--resume when a state was committed): None when it gives
+        the uninterrupted run's bits, else what went wrong."""
         resume = ["--resume"] if any(f.name.endswith(".ooc-state") for f in self.dir.iterdir()) else []
-        return resume, subprocess.run(self.ooc + resume, capture_output=True, text=True)
+        q = subprocess.run(self.ooc + resume, capture_output=True, text=True)
+        if q.returncode == 0 and self.right():
+            return None
+        return f"{what}, then {' '.join(resume) or 'a fresh run'}: exit {q.returncode}, {q.stderr[-300:]}"
 
 
 # ---------------------------------------------------------------- faults
@@ -233,11 +237,10 @@ def part_faults(profile: str) -> dict:
                 if out.exists() and not ("is written, but syncing its directory" in p.stderr and r.right()):
                     fails += 1  # (only a whole output whose directory entry may not be durable may stay)
                     notes.append(f"{what}: a failed run left {out.name}")
-                resume, q = r.resume()
-                if q.returncode != 0 or not r.right():
+                bad = r.after(what)
+                if bad:
                     fails += 1
-                    notes.append(f"{what}: the run after the fault {' '.join(resume)}: exit {q.returncode}, "
-                                 f"{q.stderr[-300:]}")
+                    notes.append(bad)
     if _sha(init) != r.sha_in:
         fails += 1
         notes.append("the --init file changed")
@@ -278,11 +281,10 @@ def part_aimed(profile: str) -> dict:
             if out.exists() and not r.right():
                 fails += 1
                 notes.append(f"killed in {op} #{n}: an incomplete output is in place")
-            resume, q = r.resume()
-            if q.returncode != 0 or not r.right():
+            bad = r.after(f"killed in {op} #{n}")
+            if bad:
                 fails += 1
-                notes.append(f"killed in {op} #{n}, then {' '.join(resume) or 'a fresh run'}: exit {q.returncode}, "
-                             f"{q.stderr[-300:]}")
+                notes.append(bad)
     return {"part": "aimed", "tried": tried, "failed": fails, "counts": counts, "notes": notes,
             "command": "heat3d --size 96,80,150 --steps 24 --mode ooc --mem 8M --block 80,10,3, held at the N-th "
                        "rename, write, fdatasync or fsync (STN_FAULT=OP:N:STALL) and SIGKILLed there, then run "
