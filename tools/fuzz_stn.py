@@ -118,7 +118,7 @@ def mutate(rng: random.Random, text: str, seeds: list[str]) -> str:
 
 def _compile(text: str):
     """('ok', files) | ('error', rendered, located) | ('crash', traceback)."""
-    from stencilc import driver, frontend, lower, sema
+    from stencilc import frontend, lower, sema
     from stencilc.codegen import generate
     from stencilc.diagnostics import CompileError, SourceFile
 
@@ -128,7 +128,7 @@ def _compile(text: str):
             program = lower.lower(sema.check(frontend.parse(source), source))
             return ("ok", generate(program))
         except RecursionError:
-            raise driver.too_deep(source) from None
+            raise frontend.too_deep(source) from None
     except CompileError as e:
         located = all(d.loc.line >= 1 and d.loc.col >= 1 and d.source is not None for d in e.diagnostics)
         return ("error", e.render(), located)

@@ -28,6 +28,7 @@ Not built yet (issue 16 goes on): a libFuzzer harness for the .npy header and th
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
 import json
 import os
@@ -47,9 +48,25 @@ CGROUP = Path("/sys/fs/cgroup/memory")
 SLACK = 64 << 20  # the memory cgroup's limit is the budget plus this (the program, libraries, threads)
 
 
-def _stencilc(stn: Path, exe: Path) -> None:
+@functools.cache
+def _heat3d() -> Path:
+    """examples/heat3d.stn, compiled once for every part."""
+    BUILD.mkdir(parents=True, exist_ok=True)
+    exe = BUILD / "heat3d"
     env = dict(os.environ, PYTHONPATH=str(REPO / "compiler"))
-    subprocess.run([sys.executable, "-m", "stencilc", str(stn), "-o", str(exe)], check=True, env=env)
+    subprocess.run([sys.executable, "-m", "stencilc", str(REPO / "examples" / "heat3d.stn"), "-o", str(exe)],
+                   check=True, env=env)
+    return exe
+
+
+@functools.cache
+def _shim() -> Path:
+    """runtime/tests/faultshim.c, built once."""
+    BUILD.mkdir(parents=True, exist_ok=True)
+    shim = BUILD / "faultshim.so"
+    subprocess.run(["cc", "-shared", "-fPIC", "-O2", "-Wall", "-o", str(shim),
+                    str(REPO / "runtime" / "tests" / "faultshim.c"), "-ldl"], check=True)
+    return shim
 
 
 def _sha(p: Path) -> str:
@@ -75,8 +92,7 @@ def part_kills(profile: str) -> dict:
     kills = 60 if profile == "full" else 8
     d = BUILD / "kills"
     d.mkdir(parents=True, exist_ok=True)
-    exe = d / "heat3d"
-    _stencilc(REPO / "examples" / "heat3d.stn", exe)
+    exe = _heat3d()
     size = ["--size", "96,80,150"]
     rng = np.random.default_rng(16)
     init = d / "init.npy"
@@ -148,11 +164,8 @@ class ShimRuns:
     def __init__(self, name: str, seed: int) -> None:
         d = BUILD / name
         d.mkdir(parents=True, exist_ok=True)
-        self.shim = d / "faultshim.so"
-        subprocess.run(["cc", "-shared", "-fPIC", "-O2", "-Wall", "-o", str(self.shim),
-                        str(REPO / "runtime" / "tests" / "faultshim.c"), "-ldl"], check=True)
-        exe = d / "heat3d"
-        _stencilc(REPO / "examples" / "heat3d.stn", exe)
+        self.shim = _shim()
+        exe = _heat3d()
         self.init = d / "init.npy"
         np.save(self.init, np.random.default_rng(seed).random((150, 80, 96)))
         self.sha_in = _sha(self.init)
@@ -304,8 +317,7 @@ def part_diskfull(profile: str) -> dict:
     d = BUILD / "diskfull"
     mnt = d / "mnt"
     mnt.mkdir(parents=True, exist_ok=True)
-    exe = d / "heat3d"
-    _stencilc(REPO / "examples" / "heat3d.stn", exe)
+    exe = _heat3d()
     init = d / "init.npy"
     np.save(init, np.random.default_rng(5).random((150, 80, 96)))
     ref = d / "ref.npy"
@@ -390,8 +402,7 @@ def part_budgets(profile: str) -> dict:
     budgets = [8 << 20, 32 << 20, 128 << 20, 512 << 20, 1 << 30] if profile == "full" else [8 << 20, 32 << 20]
     d = BUILD / "budgets"
     d.mkdir(parents=True, exist_ok=True)
-    exe = d / "heat3d"
-    _stencilc(REPO / "examples" / "heat3d.stn", exe)
+    exe = _heat3d()
     rows, fails = [], 0
     for b in budgets:
         n = int(round((3 * b / 8) ** (1 / 3)))  # a grid of three budgets

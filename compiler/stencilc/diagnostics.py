@@ -16,6 +16,7 @@ as an internal error.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -61,6 +62,16 @@ class SourceFile:
                 [Diagnostic("error", f"'{path}' is not UTF-8 text (byte {e.start})", None, NO_LOC)]
             ) from None
         return cls(str(path), text)
+
+    @property
+    def code(self) -> str:
+        """The text with its ``//`` comments blanked out, at the same offsets: for scans of the
+        text that run before (or instead of) the parser."""
+        return re.sub(r"//[^\r\n]*", lambda m: " " * len(m.group()), self.text)
+
+    def loc_at(self, offset: int, length: int = 1) -> Loc:
+        """The line and column of a character offset into the text."""
+        return Loc(self.text.count("\n", 0, offset) + 1, offset - (self.text.rfind("\n", 0, offset) + 1) + 1, length)
 
     def line_text(self, line: int) -> str:
         lines = self.text.splitlines()

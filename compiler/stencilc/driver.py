@@ -10,13 +10,12 @@ what it guarantees; ``--emit`` stops after a stage and shows it.
 
 from __future__ import annotations
 
-import re
 import sys
 from pathlib import Path
 
 from . import ast, frontend, ir, lower, sema
 from .codegen import generate
-from .diagnostics import CompileError, Loc, Reporter, SourceFile
+from .diagnostics import SourceFile
 from .toolchain import ToolchainError, build, build_library
 
 __all__ = ["run", "ToolchainError"]
@@ -38,26 +37,7 @@ def front(path: str) -> ir.Program:
             sys.stderr.write(w.render() + "\n")
         return lower.lower(checked)
     except RecursionError:
-        raise too_deep(source) from None
-
-
-def too_deep(source: SourceFile) -> CompileError:
-    """The error for a program whose expressions nest deeper than the passes recurse (the CLI runs
-    them with a large stack: about 10000 levels, or a flat sum of as many terms), located at the
-    statement with the most tokens, where such an expression lives."""
-    text = re.sub(r"//[^\r\n]*", lambda m: " " * len(m.group()), source.text)
-    best, start = (0, 0), 0
-    for m in re.finditer(r"[;{}]", text):
-        tokens = len(re.findall(r"[A-Za-z_0-9.]+|[-+*/^()\[\],']", text[start:m.start()]))
-        if tokens > best[0]:
-            best = (tokens, start + len(text[start:m.start()]) - len(text[start:m.start()].lstrip()))
-        start = m.end()
-    line = text.count("\n", 0, best[1]) + 1
-    col = best[1] - (text.rfind("\n", 0, best[1]) + 1) + 1
-    rep = Reporter(source)
-    rep.error("this statement nests too deeply for the compiler (an expression of more than about 10000 levels, or "
-              "a sum of as many terms): split it with lets", Loc(line, col, 1))
-    return CompileError(rep.errors)
+        raise frontend.too_deep(source) from None
 
 
 def write_sources(files: dict[str, str], output: str | None) -> None:
@@ -84,7 +64,7 @@ def run(path: str, emit: str = "exe", output: str | None = None, cc: str | None 
     try:
         files = generate(program)
     except RecursionError:
-        raise too_deep(SourceFile.read(path)) from None
+        raise frontend.too_deep(SourceFile.read(path)) from None  # (read again: the rare path)
     if emit == "c":
         write_sources(files, output)
         return 0

@@ -507,14 +507,18 @@ class _Checker:
         a field is refused."""
         for d in self.injects:
             wraps = self.fields[d.field].periodic - {0} if d.field in self.fields else set()
-            for u in self.tree.decls:
-                if wraps and isinstance(u, ast.UpdateDecl) and u.name != d.field and \
-                        self._reads_new(u.value, d.field):
-                    axes = " and ".join("xyz"[a] for a in sorted(wraps))
-                    self.rep.error(f"'{d.field}' is injected into and periodic along {axes}, and the update of "
-                                   f"'{u.name}' reads its new value '{d.field}'': injections into a field read with a "
-                                   f"prime can wrap x only (yet)", d.loc, [("read here", u.loc)])
-                    return
+            u = self._primed_reader(d.field) if wraps else None
+            if u is not None:
+                axes = " and ".join("xyz"[a] for a in sorted(wraps))
+                self.rep.error(f"'{d.field}' is injected into and periodic along {axes}, and the update of "
+                               f"'{u.name}' reads its new value '{d.field}'': injections into a field read with a "
+                               f"prime can wrap x only (yet)", d.loc, [("read here", u.loc)])
+                return
+
+    def _primed_reader(self, name: str) -> ast.UpdateDecl | None:
+        """The first update (in source order) that reads ``name'``, directly or through lets."""
+        return next((u for u in self.tree.decls if isinstance(u, ast.UpdateDecl) and u.name != name
+                     and self._reads_new(u.value, name)), None)
 
     def _reads_new(self, e, name: str, seen: set | None = None) -> bool:
         """Whether ``e`` reads ``name'``, directly or through lets."""
@@ -534,8 +538,7 @@ class _Checker:
         axes = f.periodic - {0}
         if not axes or f.update is None:
             return
-        reader = next((u for u in self.tree.decls if isinstance(u, ast.UpdateDecl) and u.name != f.name
-                       and self._reads_new(u.value, f.name)), None)
+        reader = self._primed_reader(f.name)
         if reader is None:
             return
         for g in self._fields_read(f.update.value):

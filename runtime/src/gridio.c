@@ -66,19 +66,22 @@ static int is_pow2(uint64_t v) { return v && !(v & (v - 1)); }
 
 /* ------------------------------------------------------------------ alignment */
 
-/* A scratch file in dir to ask statx about: O_TMPFILE (never visible), else a named file that
- * is unlinked at once.  -1 if dir is not writable. */
-static int probe_file(const char *dir) {
-    int fd = open(dir, O_RDWR | O_TMPFILE | O_CLOEXEC, 0600);
+/* A scratch file in dir to ask statx about, opened with `flags` too: O_TMPFILE (never visible),
+ * else a named file that is unlinked at once.  -1 (errno set) if dir is not writable, or refuses
+ * the flags. */
+static int probe_file(const char *dir, int flags) {
+    int fd = open(dir, O_RDWR | O_TMPFILE | O_CLOEXEC | flags, 0600);
     if (fd >= 0)
         return fd;
     char *name = NULL;
     if (asprintf(&name, "%s/.stn-dioprobe-XXXXXX", dir) < 0)
         return -1;
-    fd = mkostemp(name, O_CLOEXEC);
+    fd = mkostemp(name, O_CLOEXEC | flags);
+    int e = errno;
     if (fd >= 0)
         unlink(name);
     free(name);
+    errno = e;
     return fd;
 }
 
@@ -87,23 +90,14 @@ static int probe_file(const char *dir) {
  * O_DIRECT itself (its files are then written through the page cache, which needs no alignment:
  * a = 8); -1 when neither can be told.  (8: an element of f64; rows are padded to at least that.) */
 static int dio_probe(const char *dir, size_t *align) {
-    int fd = open(dir, O_RDWR | O_TMPFILE | O_CLOEXEC | O_DIRECT, 0600);
-    if (fd < 0 && errno == EINVAL) { /* O_DIRECT refused (O_TMPFILE alone is tried too) */
-        int plain = open(dir, O_RDWR | O_TMPFILE | O_CLOEXEC, 0600);
+    int fd = probe_file(dir, O_DIRECT);
+    if (fd < 0 && errno == EINVAL) { /* O_DIRECT refused, where a plain file can be made */
+        int plain = probe_file(dir, 0);
         if (plain >= 0) {
             close(plain);
             *align = 8;
             return 1;
         }
-    }
-    if (fd < 0) {
-        char *name = NULL;
-        if (asprintf(&name, "%s/.stn-dioprobe-XXXXXX", dir) < 0)
-            return -1;
-        fd = mkostemp(name, O_CLOEXEC | O_DIRECT);
-        if (fd >= 0)
-            unlink(name);
-        free(name);
     }
     if (fd < 0)
         return -1;
@@ -173,7 +167,7 @@ int stn_dio_alignment(const char *dir, size_t *align, char *source, size_t n) {
                          dir);
 
     /* 1. statx of a file there */
-    int fd = probe_file(dir);
+    int fd = probe_file(dir, 0);
     if (fd >= 0) {
         uint32_t off_al = 0, mem_al = 0;
         int r = statx_dioalign(fd, &off_al, &mem_al);

@@ -604,6 +604,11 @@ class KernelLayout:
         return sum(len(st.scratch) for st in self.stages)
 
     @property
+    def scratch_reach_x(self) -> tuple[int, int]:
+        """The cells a tile's scratch holds left and right of a 1d piece (the widest stage's)."""
+        return (max((st.lo[0] for st in self.stages), default=0), max((st.hi[0] for st in self.stages), default=0))
+
+    @property
     def chunk_x(self) -> bool:
         """A 1d grid's row is cut into pieces among the threads (the kernels' tiles), unless a
         sub-step's scratch wraps x (it then computes the whole row's interior, as one tile)."""
