@@ -387,13 +387,16 @@ static int opt_choice(parser *p, const char *const *names, int *out) {
 }
 
 static int opt_block(parser *p) {
-    int n = p->d->ndim; /* by,bz,bt in 3d; by,bt in 2d; bt in 1d (its one row) */
+    int n = p->d->ndim; /* by,bz,bt in 3d; by,bt in 2d; bx,bt or bt (one block) in 1d */
     int64_t v[3] = {0, 0, 0};
     if (stn_dims(p->d) == 1) {
-        if (parse_positive_list(p->val, 1, v) != 0)
-            return stn_error(-EINVAL, "--block %s: expected bt, a positive integer (a 1d grid is one block)",
+        int two = strchr(p->val, ',') != NULL;
+        if (parse_positive_list(p->val, two ? 2 : 1, v) != 0)
+            return stn_error(-EINVAL,
+                             "--block %s: expected bx,bt (the cells of a block and its steps) or bt (the "
+                             "whole grid one block), positive integers",
                              p->val);
-        p->o->block[0] = 1, p->o->block[1] = 0, p->o->block[2] = v[0];
+        p->o->block[0] = two ? v[0] : 0, p->o->block[1] = 0, p->o->block[2] = two ? v[1] : v[0];
         p->o->have_block = 1;
         return 0;
     }

@@ -362,7 +362,7 @@ static int enter_block(ooc *e, int64_t sweep, int64_t lo, int64_t hi) {
     for (int i = 0; rc == 0 && !e->alg2 && hi > new_lo && e->qhi > e->qnew && i < e->d->nfields; i++) {
         ooc_field *f = &e->f[i];
         if (f->m->state && f->boundary == STN_BC_DIRICHLET)
-            e->d->boundary(i, &v, ooc_win(e, f, 0), ooc_win(e, f, 1), &nb);
+            stn_run_boundary(e->r, i, &v, ooc_win(e, f, 0), ooc_win(e, f, 1), &nb);
     }
     stn_stats_add_time(&e->res->st, STN_PHASE_COMPUTE, t0);
     return rc;
@@ -401,7 +401,7 @@ static void before_step(ooc *e, const sub_tile *c, int64_t t) {
             stn_box box = stn_ooc_box(e, rlo, rhi, qlo, qhi);
             for (int l = 1; l <= f->m->levels; l++) {
                 char *arr = ooc_win(e, f, ooc_arr(f, e->lvl0 + t - l));
-                e->d->boundary(i, &v, arr, arr, &box);
+                stn_run_boundary(e->r, i, &v, arr, arr, &box);
             }
         }
         if (f->boundary != STN_BC_NEUMANN && f->m->levels == 2 && e->lvl0 + t == 2) {
@@ -417,7 +417,8 @@ static void before_step(ooc *e, const sub_tile *c, int64_t t) {
                 rlo = e->wr0, rhi = e->wr1, qlo = e->qlo, qhi = e->qhi;
             stn_box own = stn_ooc_box(e, rlo, rhi, qlo, qhi);
             if (rhi > rlo && qhi > qlo)
-                e->d->boundary(i, &v, ooc_win(e, f, ooc_arr(f, 1)), ooc_win(e, f, ooc_arr(f, 2)), &own);
+                stn_run_boundary(e->r, i, &v, ooc_win(e, f, ooc_arr(f, 1)), ooc_win(e, f, ooc_arr(f, 2)),
+                                 &own);
         }
     }
     stn_stats_add_time(&e->res->st, STN_PHASE_COMPUTE, t0);
@@ -1078,6 +1079,9 @@ static int ooc_setup(ooc *e, int64_t *first_sweep) {
     e->out->blk[2] = e->plan.bt;
     e->out->strip = stn_strip_names[e->plan.strip];
     e->out->mem_plan_bytes = e->plan.mem_bytes;
+    if (r->fold.W) /* a folded 1d grid's blocks in its cells */
+        e->out->blk[0] = e->plan.r.b * r->fold.W, e->out->fold_row = r->fold.W,
+        e->out->fold_rows = r->fold.rows;
     if ((stn_ooc_periodic_axes(e->d) >> e->plan.r.axis) & 1) /* (bt = 1: stn_ooc_periodic_refusal) */
         e->own_axes = (int64_t)1 << e->plan.r.axis;
     pick_sub_tiles(e);
@@ -1133,6 +1137,12 @@ static int ooc_setup(ooc *e, int64_t *first_sweep) {
  * records' samples and the export of --out, plus what the boxes and the materialization moved. */
 struct stn_ooc {
     ooc e;
+    /* a 1d grid: the engine runs on its rows (folded: the fold, a 2d descriptor of one-row halos,
+     * the options in rows) or, periodic, as one row; e.r and e.d point here */
+    stn_run run;
+    stn_opts opts;
+    stn_program_desc desc;
+    stn_field_desc *fields;
     int program;                        /* opened by the program: the one advance is the whole run */
     int plan_only;                      /* --plan-only: printed, nothing to run */
     int64_t sweeps, steps;              /* done, including those saved before (--resume) */
@@ -1141,6 +1151,60 @@ struct stn_ooc {
     uint64_t swept_read, swept_written; /* the sweeps this process ran, each as long as it was */
     uint64_t rec_read, rec_written;     /* the records file's, as the model counts them */
 };
+
+/* A 1d grid's run (docs/design/014): folded into rows of W cells (stn_fold) that stream as a 2d
+ * grid's do, in blocks of whole rows with a halo and skew of one row; or, periodic along x (the wrap
+ * moves by the interior's width, not whole rows), one row that is one block.  The engine gets a
+ * copy of the run with the rows' geometry: view, sizes, blocks and a descriptor whose halo and
+ * reach are one row; the kernels keep their 1d view (stn_step, stn_run_boundary, stn_run_init).
+ * The inputs along x stay in DRAM, whole: the plan counts them (stn_fold.held). */
+static int fold_run(stn_ooc *s, const stn_run *r) {
+    const stn_program_desc *d = r->d;
+    const stn_opts *o = r->o;
+    int periodic = 0;
+    for (int i = 0; i < d->nfields; i++)
+        periodic |= d->fields[i].periodic & 1;
+    s->run = *r;
+    s->opts = *o;
+    s->run.o = &s->opts;
+    s->e.r = &s->run;
+    if (periodic) {
+        if (o->have_block && o->block[0] > 0)
+            return stn_error(
+                -EINVAL,
+                "--block %" PRId64 ",%" PRId64 ": this 1d grid is periodic, so it runs out of core as "
+                "one block (its wrap moves by the interior's width, not whole rows): give --block "
+                "BT",
+                o->block[0], o->block[2]);
+        s->opts.block[0] = 1; /* its one row */
+        return 0;
+    }
+    int64_t n = o->size[0], reach = d->reach_lo[0] > d->reach_hi[0] ? d->reach_lo[0] : d->reach_hi[0];
+    stn_fold *f = &s->run.fold;
+    stn_fold_make(n, d->halo_lo[0], d->halo_hi[0], reach, d->elem_size, (size_t)r->hw.block.value, f);
+    s->desc = *d;
+    s->desc.dims = 0;
+    for (int k = 0; k < 3; k++) {
+        s->desc.halo_lo[k] = s->desc.halo_hi[k] = k == 1;
+        s->desc.reach_lo[k] = s->desc.reach_hi[k] = k == 1;
+    }
+    if (!(s->fields = calloc((size_t)d->nfields, sizeof *s->fields)))
+        return stn_error(-ENOMEM, "out of memory");
+    for (int i = 0; i < d->nfields; i++) { /* a read across x reads across rows */
+        s->fields[i] = d->fields[i];
+        if (s->fields[i].read_across & 1)
+            s->fields[i].read_across |= 2;
+    }
+    s->desc.fields = s->fields;
+    s->run.d = &s->desc;
+    s->opts.size[0] = f->W, s->opts.size[1] = f->rows, s->opts.size[2] = 1;
+    s->run.view = (stn_view){f->W, f->rows, 1, f->W, f->W * f->rows, 0, 0, 0};
+    s->run.grid_bytes = (uint64_t)f->W * (uint64_t)f->rows * (uint64_t)d->elem_size;
+    /* --block BX,BT: BX cells, whole rows (0: one block, --block BT) */
+    s->opts.block[0] = o->block[0] > 0 ? (o->block[0] + f->W - 1) / f->W : f->rows;
+    f->held = (uint64_t)d->nalong * (uint64_t)n * (uint64_t)d->elem_size; /* the inputs along x, in DRAM */
+    return 0;
+}
 
 int stn_ooc_open(const stn_run *r, stn_result *res, stn_ooc_result *out, int program, stn_ooc **sp) {
     *sp = NULL;
@@ -1155,7 +1219,13 @@ int stn_ooc_open(const stn_run *r, stn_result *res, stn_ooc_result *out, int pro
     e->d = r->d;
     e->res = res;
     e->out = out;
-    int rc = stn_engine_arrays(r->d, sizeof *e->f, (void **)&e->f, &e->src, &e->dst, "out-of-core");
+    int rc = stn_dims(r->d) == 1 ? fold_run(s, r) : 0;
+    if (rc) {
+        stn_ooc_close(s, 1);
+        return rc;
+    }
+    r = e->r;
+    rc = stn_engine_arrays(r->d, sizeof *e->f, (void **)&e->f, &e->src, &e->dst, "out-of-core");
     for (int i = 0; rc == 0 && i < r->d->nfields; i++)
         e->f[i].npy_fd[0] = e->f[i].npy_fd[1] = -1;
     int64_t first = 0;
@@ -1238,6 +1308,17 @@ int stn_ooc_advance(stn_ooc *s, int64_t steps) {
     return rc;
 }
 
+static int sim_box_io(stn_ooc *s, int f, int level, int write, const int64_t lo[3], const int64_t hi[3],
+                      char *buf, const int64_t st[3]) {
+    stn_ooc_boxio b = {.f = f, .level = level, .write = write, .buf = buf};
+    for (int k = 0; k < 3; k++)
+        b.lo[k] = lo[k], b.hi[k] = hi[k], b.st[k] = st[k];
+    int rc = stn_ooc_box_io(&s->e, &b);
+    s->extra_read += b.model_read;
+    s->extra_written += b.model_written;
+    return rc;
+}
+
 int stn_ooc_sim_box(stn_ooc *s, int f, int level, int write, const int64_t lo[3], const int64_t hi[3],
                     char *buf, const int64_t st[3]) {
     ooc *e = &s->e;
@@ -1256,13 +1337,21 @@ int stn_ooc_sim_box(stn_ooc *s, int f, int level, int write, const int64_t lo[3]
         if (rc == 0)
             rc = stn_ooc_make_input(e, f, &s->extra_written);
     }
-    stn_ooc_boxio b = {.f = f, .level = level, .write = write, .buf = buf};
-    for (int k = 0; k < 3; k++)
-        b.lo[k] = lo[k], b.hi[k] = hi[k], b.st[k] = st[k];
-    if (rc == 0)
-        rc = stn_ooc_box_io(e, &b);
-    s->extra_read += b.model_read;
-    s->extra_written += b.model_written;
+    const stn_fold *fo = &e->r->fold;
+    if (!fo->W)
+        return rc ? rc : sim_box_io(s, f, level, write, lo, hi, buf, st);
+    /* a folded 1d grid: cells [lo, hi) are a partial row, whole rows, a partial row */
+    for (int64_t a = lo[0], b; rc == 0 && a < hi[0]; a = b) {
+        int64_t row = (a + fo->P) / fo->W, col = (a + fo->P) % fo->W, whole = (hi[0] + fo->P) / fo->W;
+        b = col           ? hi[0] < (row + 1) * fo->W - fo->P ? hi[0] : (row + 1) * fo->W - fo->P
+            : whole > row ? whole * fo->W - fo->P
+                          : hi[0];
+        int64_t end = (b - 1 + fo->P) / fo->W + 1;
+        int64_t plo[3] = {col, row, 0},
+                phi[3] = {end - row > 1 ? fo->W : (b - 1 + fo->P) % fo->W + 1, end, 1};
+        int64_t pst[3] = {st[0], st[0] * fo->W, 0};
+        rc = sim_box_io(s, f, level, write, plo, phi, buf + (a - lo[0]) * st[0] * e->d->elem_size, pst);
+    }
     return rc;
 }
 
@@ -1308,5 +1397,6 @@ void stn_ooc_close(stn_ooc *s, int keep) {
         remove_scratch(e);
     e->res->engine_bytes = stn_peak_allocated_bytes();
     ooc_free(e);
+    free(s->fields);
     free(s);
 }

@@ -329,7 +329,7 @@ static uint64_t plan_memory(const stn_ooc_plan *p, const stn_program_desc *d) {
                          ? (uint64_t)p->strip_planes * (uint64_t)p->r.n * (uint64_t)p->row_bytes
                          : 0;
     return arrays * (ring + strip) + wedge + stn_aio_footprint(STN_AIO_DEFAULT_DEPTH) +
-           stn_kernel_scratch(d, p->nx);
+           stn_kernel_scratch(d, p->nx) + p->fold.held;
 }
 
 static void dim_init(stn_ooc_dim *g, int axis, int64_t n, const stn_program_desc *d, int64_t b) {
@@ -350,8 +350,9 @@ static void dim_init(stn_ooc_dim *g, int axis, int64_t n, const stn_program_desc
         g->nblocks = 1;
 }
 
-int stn_ooc_make_plan(const stn_program_desc *d, const int64_t size[3], int64_t steps, int schedule,
-                      int64_t by, int64_t bz, int64_t bt, int strip, size_t align, stn_ooc_plan *p) {
+int stn_ooc_make_plan(const stn_program_desc *d, const stn_fold *fold, const int64_t size[3], int64_t steps,
+                      int schedule, int64_t by, int64_t bz, int64_t bt, int strip, size_t align,
+                      stn_ooc_plan *p) {
     memset(p, 0, sizeof *p);
     p->schedule = schedule < 0 ? STN_SCHED_REF : schedule;
     int64_t whole = INT64_MAX / 4;
@@ -376,6 +377,10 @@ int stn_ooc_make_plan(const stn_program_desc *d, const int64_t size[3], int64_t 
     p->grid_bytes = (uint64_t)p->row_bytes * (uint64_t)size[1] * (uint64_t)(d->ndim == 3 ? size[2] : 1);
     p->npy_bytes = (uint64_t)size[0] * (uint64_t)size[1] * (uint64_t)(d->ndim == 3 ? size[2] : 1) *
                    (uint64_t)d->elem_size;
+    if (fold) { /* a folded 1d grid's .npy holds its cells, not the rows' */
+        p->fold = *fold;
+        p->npy_bytes = (uint64_t)fold->n * (uint64_t)d->elem_size;
+    }
     p->slice_bytes = (uint64_t)p->row_bytes * (uint64_t)(p->r.axis == 2 ? size[1] : 1);
     p->nsweeps = steps == 0 ? 0 : (steps + p->bt - 1) / p->bt;
     p->ring_slices = ring_slices(p);
@@ -530,16 +535,16 @@ int64_t stn_ooc_sweep_steps(const stn_ooc_plan *p, int64_t s) {
 /* Bytes of one state level a sweep of T steps reads from a source moving `whole` bytes for the
  * whole level: all of it once (ref), or every block's window (alg1, whose windows overlap by
  * 2*T*s; whole planes only, so a slice is whole / n). */
-static uint64_t sweep_read_bytes(const stn_ooc_plan *p, int64_t T, uint64_t whole) {
+static uint64_t sweep_read_bytes(const stn_ooc_plan *p, int64_t T, uint64_t whole, int npy) {
     if (p->schedule != STN_SCHED_ALG1)
         return whole;
     int64_t lo, hi;
     uint64_t n = 0;
     for (int64_t k = 0; k < p->r.nblocks; k++) {
         stn_ooc_window(p, &p->r, k, T, &lo, &hi);
-        n += (uint64_t)(hi - lo);
+        n += npy && p->fold.W ? (uint64_t)stn_fold_cells(&p->fold, lo, hi) : (uint64_t)(hi - lo);
     }
-    return whole / (uint64_t)p->r.n * n;
+    return npy && p->fold.W ? n * (whole / (uint64_t)p->fold.n) : whole / (uint64_t)p->r.n * n;
 }
 
 /* Bytes of one array's z-strip in a sweep of T steps (y-blocked): the planes each row of blocks
@@ -589,8 +594,9 @@ static void sweep_bytes_T(const stn_ooc_model *m, const stn_ooc_plan *p, int i, 
     } else {
         /* ref reads each point once a sweep; alg1 reads every block's whole window */
         for (int l = 0; l < (f->state ? f->levels : 1); l++) {
-            uint64_t whole = level_bytes(p, stn_ooc_source_of(m, p, i, l, s));
-            r += f->state ? sweep_read_bytes(p, T, whole) : whole;
+            int src = stn_ooc_source_of(m, p, i, l, s);
+            uint64_t whole = level_bytes(p, src);
+            r += f->state ? sweep_read_bytes(p, T, whole, src == STN_SRC_NPY) : whole;
             /* (a wrapped sweep writes the interior: no boundary slice is ever read back) */
             w += !f->state ? 0 : p->r.wrap ? (uint64_t)(p->r.H - p->r.L) * p->slice_bytes : scratch;
         }
@@ -687,7 +693,7 @@ static void sweep_time(const stn_ooc_model *m, const stn_ooc_plan *p, int64_t s,
             copied += 2 * (uint64_t)f->narr * strip_bytes(p, stn_ooc_sweep_steps(p, s));
         for (int l = 0; f->state && p->schedule != STN_SCHED_ALG2 && l < f->levels; l++)
             if (stn_ooc_source_of(m, p, i, l, s) == STN_SRC_NPY)
-                npy += sweep_read_bytes(p, s, p->npy_bytes);
+                npy += sweep_read_bytes(p, stn_ooc_sweep_steps(p, s), p->npy_bytes, 1);
     }
     rd -= npy;
     /* sweep s writes the scratch set sweep s - 2 wrote: the first two write into new files (alg2

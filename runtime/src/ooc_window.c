@@ -68,6 +68,19 @@ int stn_ooc_npy_box_st(const ooc *e, int f, int level, char *ring, int64_t r0, i
     size_t rowb = (size_t)e->r->view.nx * (size_t)e->d->elem_size, padded = (size_t)e->plan.row_bytes;
     double t0 = stn_now();
     int rc = 0;
+    const stn_fold *fo = &e->r->fold;
+    if (fo->W && r1 > r0 && q1 > q0) { /* a folded 1d grid: the rows' cells, at their place in the rows */
+        int64_t c0 = r0 * fo->W - fo->P, c = stn_fold_cells(fo, r0, r1), lo = c0 > 0 ? c0 : 0;
+        size_t es = (size_t)e->d->elem_size;
+        uint64_t off = (uint64_t)of->npy_offset[level] + (uint64_t)lo * es;
+        char *buf = ooc_at(e, ring, r0, q0) + (size_t)(lo - c0) * es;
+        rc = c ? stn_pread_full(of->npy_fd[level], buf, (size_t)c * es, off, of->npy[level]) : 0;
+        if (rc == 0)
+            st->bytes_read += (uint64_t)c * es;
+        posix_fadvise(of->npy_fd[level], (off_t)off, (off_t)((size_t)c * es), POSIX_FADV_DONTNEED);
+        stn_stats_add_time(st, STN_PHASE_READ, t0);
+        return rc;
+    }
     for (int64_t i = 0; rc == 0 && r1 > r0 && i < ooc_nruns(e, q0, q1); i++) {
         rows_run run = ooc_run_of(e, ring, r0, r1, q0, i);
         size_t rows = (size_t)run.rows, tail = rows * (padded - rowb);
@@ -112,7 +125,7 @@ int stn_ooc_place(ooc *e, int f, int level, int src, int64_t r0, int64_t r1, int
     case STN_SRC_INIT: {
         stn_view v = stn_ooc_view(e);
         stn_box b = stn_ooc_box(e, r0, r1, q0, q1);
-        e->d->init(f, level, ooc_win(e, of, a), &v, e->r->o->params, &b);
+        stn_run_init(e->r, f, level, ooc_win(e, of, a), &v, &b);
         stn_stats_add_time(&e->res->st, STN_PHASE_INIT, t0);
         return 0;
     }

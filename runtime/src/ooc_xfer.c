@@ -116,11 +116,13 @@ static int load_chunk(ooc *e, int f, int level, int src, uint64_t *model) {
     double t0 = stn_now();
     int64_t part[3][3]; /* wrap-around slices come from where they wrap to */
     int nparts = stn_ooc_wrap_parts(e, f, r0, r1, part);
-    uint64_t rows = 0;
+    uint64_t rows = 0, cells = 0;
     for (int k = 0; rc == 0 && k < nparts; k++) {
         int64_t a = part[k][0], b = part[k][1];
         e->rshift = part[k][2];
         rows += (uint64_t)(b - a) * (uint64_t)(q1 - q0);
+        cells += e->r->fold.W ? (uint64_t)stn_fold_cells(&e->r->fold, a, b)
+                              : (uint64_t)(b - a) * (uint64_t)(q1 - q0) * (uint64_t)e->r->view.nx;
         if (src == STN_SRC_SCRATCH) {
             stn_gridfile *gf = !of->m->state ? &of->scratch[0][0]
                                : e->alg2     ? ooc_inplace(of, ooc_arr(of, e->plan.steps - level))
@@ -134,7 +136,7 @@ static int load_chunk(ooc *e, int f, int level, int src, uint64_t *model) {
         } else if (src == STN_SRC_INIT) {
             stn_view v = stn_ooc_view(e);
             stn_box bx = stn_ooc_box(e, a, b, q0, q1);
-            e->d->init(f, level, ooc_win(e, of, 0), &v, e->r->o->params, &bx);
+            stn_run_init(e->r, f, level, ooc_win(e, of, 0), &v, &bx);
             stn_stats_add_time(&e->res->st, STN_PHASE_INIT, t0);
         } else {
             stn_ooc_copy_box(e, ring, NULL, a, b, q0, q1);
@@ -144,14 +146,14 @@ static int load_chunk(ooc *e, int f, int level, int src, uint64_t *model) {
     if (model && src == STN_SRC_SCRATCH)
         *model += rows * e->plan.row_bytes;
     else if (model && src == STN_SRC_NPY)
-        *model += rows * (uint64_t)e->r->view.nx * (uint64_t)e->d->elem_size;
+        *model += cells * (uint64_t)e->d->elem_size;
     if (rc)
         return rc;
     if (of->m->state && (of->boundary == STN_BC_NEUMANN || e->d->fields[f].periodic)) {
         stn_view v = stn_ooc_view(e);
         stn_box b = stn_ooc_box(e, r0, r1, q0, q1);
         t0 = stn_now();
-        e->d->boundary(f, &v, ooc_win(e, of, 0), ooc_win(e, of, 0), &b);
+        stn_run_boundary(e->r, f, &v, ooc_win(e, of, 0), ooc_win(e, of, 0), &b);
         stn_stats_add_time(&e->res->st, STN_PHASE_COMPUTE, t0);
     }
     return 0;
@@ -167,6 +169,13 @@ static int export_chunk(ooc *e, void *arg) {
     int rc = load_chunk(e, x->f, x->level, x->src, NULL);
     if (rc)
         return rc;
+    const stn_fold *fo = &e->r->fold;
+    if (fo->W) { /* a folded 1d grid: the rows' cells, written where they lie in the .npy */
+        int64_t c0 = r0 * fo->W - fo->P, c = stn_fold_cells(fo, r0, r1), lo = c0 > 0 ? c0 : 0;
+        size_t es = (size_t)e->d->elem_size;
+        return stn_npy_writer_pwrite(x->w, ooc_at(e, ring, r0, q0) + (size_t)(lo - c0) * es, (size_t)c * es,
+                                     (uint64_t)lo * es, &e->res->st);
+    }
     /* compact each run's padded rows in place (each row moves down or stays) and write it */
     size_t rowb = (size_t)g->nx * (size_t)e->d->elem_size;
     for (int64_t i = 0; i < ooc_nruns(e, q0, q1); i++) {

@@ -272,6 +272,14 @@ static void r_run(json *j, const stn_run *r, const stn_result *res, const stn_oo
         j_u64(j, "align", r->hw.block.value); /* the O_DIRECT alignment the plan padded rows to */
         j_kstr(j, "source", r->hw.block.source);
         j_close(j, '}');
+        if (stn_dims(r->d) == 1 && plan->fold_row > 0) { /* a 1d grid's rows (docs/design/014) */
+            j_open(j, "fold", '{');
+            j_i64(j, "row", plan->fold_row);
+            j_i64(j, "rows", plan->fold_rows);
+            j_close(j, '}');
+        } else if (stn_dims(r->d) == 1) {
+            j_null(j, "fold"); /* periodic: one row */
+        }
     }
     if (plan && res->have_time) {
         char curve[2048];

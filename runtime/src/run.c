@@ -272,6 +272,73 @@ void stn_along_free(stn_run *r) {
     r->along = NULL;
 }
 
+/* ------------------------------------------------------------------ a 1d grid folded into rows */
+
+void stn_fold_make(int64_t n, int64_t hlo, int64_t hhi, int64_t reach, int64_t elem, size_t align,
+                   stn_fold *f) {
+    int64_t a = (int64_t)align > elem ? (int64_t)align / elem : 1; /* cells of one alignment unit */
+    int64_t least = 4096 / elem, m = n - hlo - hhi;                /* m: the interior's cells */
+    least = least > reach ? least : reach;
+    least = least > hlo ? least : hlo;
+    least = least > hhi ? least : hhi;
+    int64_t W = (least + a - 1) / a * a;
+    /* the last interior row (row 1 + (m-1)/W) holds at least hhi cells of the interior, or is the
+     * first: the trailing cells' mirror sources are never two rows before them */
+    while (m > 1 && (m - 1) / W >= 1 && (m - 1) % W < hhi - 1)
+        W += a;
+    f->W = W;
+    f->P = W - hlo;
+    f->n = n;
+    f->lo = hlo;
+    f->hi = n - hhi;
+    f->rows = (m < 1 ? 0 : (m - 1) / W) + 3;
+}
+
+int64_t stn_fold_cells(const stn_fold *f, int64_t r0, int64_t r1) {
+    int64_t lo = r0 * f->W - f->P, hi = r1 * f->W - f->P;
+    lo = lo > 0 ? lo : 0;
+    hi = hi < f->n ? hi : f->n;
+    return hi > lo ? hi - lo : 0;
+}
+
+int stn_fold_map(const stn_fold *f, const stn_view *v, const stn_box *box, int interior, stn_view *v1,
+                 stn_box *b1, int64_t *shift) {
+    int64_t lo = box->lo[1] * f->W - f->P, hi = box->hi[1] * f->W - f->P;
+    int64_t a = interior ? f->lo : 0, b = interior ? f->hi : f->n;
+    lo = lo > a ? lo : a;
+    hi = hi < b ? hi : b;
+    *v1 = (stn_view){f->n, 1, 1, f->n, f->n, 0, 0, 0};
+    *b1 = (stn_box){{lo, 0, 0}, {hi, 1, 1}};
+    *shift = v->y0 * f->W - f->P;
+    return hi > lo && box->hi[2] > box->lo[2] && box->hi[0] > box->lo[0];
+}
+
+void stn_run_boundary(const stn_run *r, int field, const stn_view *v, const void *cur, void *next,
+                      const stn_box *box) {
+    if (!r->fold.W) {
+        r->d->boundary(field, v, cur, next, box);
+        return;
+    }
+    stn_view v1;
+    stn_box b1;
+    int64_t sh;
+    ptrdiff_t es = r->d->elem_size;
+    if (stn_fold_map(&r->fold, v, box, 0, &v1, &b1, &sh))
+        r->d->boundary(field, &v1, (const char *)cur - sh * es, (char *)next - sh * es, &b1);
+}
+
+void stn_run_init(const stn_run *r, int field, int level, void *data, const stn_view *v, const stn_box *box) {
+    if (!r->fold.W) {
+        r->d->init(field, level, data, v, r->o->params, box);
+        return;
+    }
+    stn_view v1;
+    stn_box b1;
+    int64_t sh;
+    if (stn_fold_map(&r->fold, v, box, 0, &v1, &b1, &sh))
+        r->d->init(field, level, (char *)data - sh * (ptrdiff_t)r->d->elem_size, &v1, r->o->params, &b1);
+}
+
 /* The injections after step t's kernel on `box`, then the records (docs/design/011). */
 static void point_ops(const stn_run *r, int64_t t, const double *pv, const stn_view *v,
                       const void *const *src, void *const *dst, const stn_box *box) {
@@ -299,6 +366,22 @@ int stn_step(const stn_run *r, int64_t t, const stn_view *v, const void *const *
         int64_t i = (t < 0 ? 0 : t) + term->k;
         pv[d->nparams + 1 + j] =
             r->series && i >= 0 && i < r->series_len[term->series] ? r->series[term->series][i] : 0;
+    }
+    /* a folded 1d grid: the kernels see its cells, the window's pointers moved to its first cell */
+    stn_view v1;
+    stn_box b1;
+    int64_t sh = 0;
+    const void *fsrc[d->nsrc + 1];
+    void *fdst[d->ndst + 1];
+    if (r->fold.W) {
+        if (!stn_fold_map(&r->fold, v, box, 1, &v1, &b1, &sh))
+            return 0;
+        ptrdiff_t off = sh * (ptrdiff_t)d->elem_size;
+        for (int k = 0; k < d->nsrc; k++)
+            fsrc[k] = src[k] ? (const char *)src[k] - off : NULL;
+        for (int k = 0; k < d->ndst; k++)
+            fdst[k] = dst[k] ? (char *)dst[k] - off : NULL;
+        v = &v1, box = &b1, src = fsrc, dst = fdst;
     }
     const void *all[d->nsrc + d->nalong + 1]; /* the grid slots, then the inputs along an axis */
     if (d->nalong) {

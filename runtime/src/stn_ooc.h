@@ -51,13 +51,15 @@ typedef struct stn_ooc_plan {
     int64_t strip_planes;   /* z-planes carried from one z-row of blocks to the next (y-blocked) */
     uint64_t mem_bytes;     /* every buffer the engine allocates for this plan */
     int64_t nx;             /* the grid's x extent */
+    stn_fold fold;          /* a 1d grid folded into rows (W = 0: not): .npy bytes are its cells' */
 } stn_ooc_plan;
 
 /* Fill `p` for blocks of by x bz and bt steps (no feasibility check).  by >= ny (3d), or any
  * by in 2d (bz ignored there), blocks whole planes; strip: STN_STRIP_DRAM or _FILE for by < ny
  * (ignored otherwise). */
-int stn_ooc_make_plan(const stn_program_desc *d, const int64_t size[3], int64_t steps, int schedule,
-                      int64_t by, int64_t bz, int64_t bt, int strip, size_t align, stn_ooc_plan *p);
+int stn_ooc_make_plan(const stn_program_desc *d, const stn_fold *fold, const int64_t size[3], int64_t steps,
+                      int schedule, int64_t by, int64_t bz, int64_t bt, int strip, size_t align,
+                      stn_ooc_plan *p);
 
 /* Whether sweeps of several steps can wrap d around the dimension whole planes (2d: rows) stream
  * along, the wedge: every state field periodic along it, and neumann or periodic along the
@@ -203,7 +205,8 @@ void stn_ooc_predict_time(const stn_ooc_model *m, const stn_ooc_plan *p, int64_t
 typedef struct stn_tune_problem {
     const stn_program_desc *d;
     const stn_ooc_model *m;
-    int64_t size[3]; /* nx, ny, nz (nz = 1 in 2d) */
+    const stn_fold *fold; /* a 1d grid folded into rows, or NULL */
+    int64_t size[3];      /* nx, ny, nz (nz = 1 in 2d) */
     int64_t steps;
     int schedule; /* STN_SCHED_REF, _ALG1 or _ALG2 */
     int strip;    /* -1: the tuner weighs both; STN_STRIP_DRAM or _FILE: only that one */

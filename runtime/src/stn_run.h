@@ -36,6 +36,34 @@ void stn_log_free(stn_log *log);
 
 /* ------------------------------------------------------------------ run.c: one run */
 
+/* A 1d grid folded into rows for the out-of-core engine (docs/design/014, "the fold"): cell i of
+ * the n cells lies at i + P of a 2d grid of `rows` rows of W cells, stored contiguously (no row
+ * padding: W x element is a multiple of the O_DIRECT alignment).  Row 0 holds the leading boundary
+ * cells in its tail (P = W - h-), the interior starts at row 1, and the last row holds trailing
+ * boundary cells (or none) and nothing of the interior.  The engine streams rows with a halo and a
+ * skew of one row; the kernels see the 1d grid (stn_fold_map).  W = 0: not folded. */
+typedef struct stn_fold {
+    int64_t W, P, n, rows;
+    int64_t lo, hi; /* the interior of the 1d grid: [lo, hi) = [h-, n - h+) */
+    uint64_t held;  /* DRAM the run holds whole beside the rings (its inputs along x): the plan counts it */
+} stn_fold;
+
+/* The fold of a 1d grid of n cells with halo h- and h+ whose steps reach `reach` cells (>= the
+ * halo), for rows whose bytes are a multiple of `align`: W is the smallest multiple of the
+ * alignment's cells of at least 4 KiB and `reach` cells such that the trailing boundary cells'
+ * mirror sources lie in the last interior row or the row after it (so that every window that holds
+ * a boundary cell holds its sources, as in 2d). */
+void stn_fold_make(int64_t n, int64_t hlo, int64_t hhi, int64_t reach, int64_t elem, size_t align,
+                   stn_fold *f);
+/* How many of the 1d grid's cells rows [r0, r1) hold. */
+int64_t stn_fold_cells(const stn_fold *f, int64_t r0, int64_t r1);
+/* The 1d cells of the engine's rows [box->lo[1], box->hi[1]) (x spans the row), clipped to the
+ * interior (interior != 0: a step's box) or to the grid: *b1 and the 1d view *v1 of the window `v`
+ * (the folded view, y0 its first row), and `*shift`, the 1d index of the window's first cell: the
+ * kernels' pointers are the window's minus shift elements.  0 when no cell is left. */
+int stn_fold_map(const stn_fold *f, const stn_view *v, const stn_box *box, int interior, stn_view *v1,
+                 stn_box *b1, int64_t *shift);
+
 /* What a run is given: the program, its command line, the machine it plans for and the DRAM
  * budget.  program.c sets it up; the engines read it, add warnings to `log` and fill the
  * writers' files. */
@@ -60,6 +88,7 @@ typedef struct stn_run {
     void **rec;            /* [nrecords]: steps x n samples of each record (row t: step t) */
     void **along;          /* [nalong]: each input along an axis, its axis' extent of elements */
     uint64_t along_bytes;  /* the data bytes of their files */
+    stn_fold fold;         /* the out-of-core engine's run of a 1d grid: its rows (W = 0 otherwise) */
 } stn_run;
 
 /* Read or evaluate every input along an axis (--init NAME=FILE, 1d of the axis' extent; else its
@@ -138,6 +167,7 @@ typedef struct stn_ooc_result {
     int64_t tune_weighed;          /* plans it evaluated (0: no tuner ran) */
     double tune_seconds;           /* and the time it took */
     uint64_t mem_plan_bytes;       /* what the plan allocates, counted against the budget */
+    int64_t fold_row, fold_rows;   /* a 1d grid folded into rows: W and the rows (0: not folded) */
     stn_ooc_finalist finalists[4]; /* blk ranking by time: the plans it measured */
     int nfinalists;
 } stn_ooc_result;
@@ -157,6 +187,11 @@ int stn_engine_arrays(const stn_program_desc *d, size_t field_size, void **f, co
  * the kernels, no injects, no records). */
 int stn_step(const stn_run *r, int64_t t, const stn_view *v, const void *const *src, void *const *dst,
              const stn_box *box, const int64_t tile[2]);
+/* d->boundary and d->init on a box of the run's grid: of a folded run (r->fold), the rows' 1d cells
+ * (stn_fold_map), as stn_step does for the steps. */
+void stn_run_boundary(const stn_run *r, int field, const stn_view *v, const void *cur, void *next,
+                      const stn_box *box);
+void stn_run_init(const stn_run *r, int field, int level, void *data, const stn_view *v, const stn_box *box);
 int stn_measure_rate(const stn_run *r, const int64_t tile[2], uint64_t cap, double *cps, char *source,
                      size_t n);
 /* The kernels' rate for the time model, once per run: res->cells_per_second if already set, else

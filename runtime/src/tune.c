@@ -158,7 +158,7 @@ static int64_t class_unit(const tune_space *t, int strip, int64_t bt) {
 static void space_plan(const tune_space *t, int strip, int64_t b, int64_t bt, stn_ooc_plan *p) {
     const stn_tune_problem *pb = t->pb;
     int64_t by = strip == STN_STRIP_NONE ? (pb->d->ndim == 3 ? pb->size[1] : b) : t->by_min;
-    stn_ooc_make_plan(pb->d, pb->size, pb->steps, pb->schedule, by, b, bt, strip, pb->align, p);
+    stn_ooc_make_plan(pb->d, pb->fold, pb->size, pb->steps, pb->schedule, by, b, bt, strip, pb->align, p);
 }
 
 /* y-ranges shorter than an efficient IO request are not weighed (unless nothing else fits): the
@@ -204,11 +204,12 @@ static int64_t best_by(const tune_space *t, int strip, int64_t bt, int64_t bz, i
     const stn_tune_problem *pb = t->pb;
     int64_t iy = pb->iy > 0 ? pb->iy : 1, best = t->by_min;
     stn_ooc_plan p;
-    stn_ooc_make_plan(pb->d, pb->size, pb->steps, pb->schedule, best, bz, bt, strip, pb->align, &p);
+    stn_ooc_make_plan(pb->d, pb->fold, pb->size, pb->steps, pb->schedule, best, bz, bt, strip, pb->align, &p);
     *ring = p.ring_slices;
     for (int64_t by = best + iy; by < pb->size[1] && stn_ooc_ring_floor(&p, by) < *ring; by += iy) {
         stn_ooc_plan q; /* (the floor grows with by: no wider by has a smaller ring once it reaches it) */
-        stn_ooc_make_plan(pb->d, pb->size, pb->steps, pb->schedule, by, bz, bt, strip, pb->align, &q);
+        stn_ooc_make_plan(pb->d, pb->fold, pb->size, pb->steps, pb->schedule, by, bz, bt, strip, pb->align,
+                          &q);
         if (q.ring_slices < *ring)
             *ring = q.ring_slices, best = by;
     }
@@ -263,7 +264,7 @@ static int tune_blk(tune_space *t, tune_best *b) {
                 for (int64_t mm = m;; mm++) {
                     int64_t bz = space_b(unit, mm, span);
                     if (yb)
-                        stn_ooc_make_plan(pb->d, pb->size, pb->steps, pb->schedule,
+                        stn_ooc_make_plan(pb->d, pb->fold, pb->size, pb->steps, pb->schedule,
                                           bw[bz >= span] < pb->size[1] ? bw[bz >= span] : bw[0], bz, bt,
                                           strip, pb->align, &p);
                     else
@@ -302,8 +303,8 @@ static int tune_brute(tune_space *t, tune_best *b) {
             for (int64_t by = by0; by <= bymax; by += ystep)
                 for (int64_t bz = zstep; bz < nz + zstep; bz += zstep) {
                     stn_ooc_plan p;
-                    stn_ooc_make_plan(pb->d, pb->size, pb->steps, pb->schedule, by, bz, bt, strip, pb->align,
-                                      &p);
+                    stn_ooc_make_plan(pb->d, pb->fold, pb->size, pb->steps, pb->schedule, by, bz, bt, strip,
+                                      pb->align, &p);
                     consider(t->pb, b, &p);
                 }
         }
@@ -358,11 +359,11 @@ static int tune_naive(tune_space *t, tune_best *b) {
         if (wrap & (pb->d->ndim == 3 ? 4 : 2)) /* periodic along the streaming axis: one step a sweep */
             bt = 1;
         stn_ooc_plan p;
-        stn_ooc_make_plan(pb->d, pb->size, pb->steps, pb->schedule, by, pb->d->ndim == 3 ? bz : by, bt, strip,
-                          pb->align, &p);
+        stn_ooc_make_plan(pb->d, pb->fold, pb->size, pb->steps, pb->schedule, by, pb->d->ndim == 3 ? bz : by,
+                          bt, strip, pb->align, &p);
         if (p.mem_bytes > pb->budget && strip == STN_STRIP_DRAM && pb->strip < 0) /* spill the strip */
-            stn_ooc_make_plan(pb->d, pb->size, pb->steps, pb->schedule, by, bz, bt, STN_STRIP_FILE, pb->align,
-                              &p);
+            stn_ooc_make_plan(pb->d, pb->fold, pb->size, pb->steps, pb->schedule, by, bz, bt, STN_STRIP_FILE,
+                              pb->align, &p);
         b->weighed++;
         char why[256];
         if (stn_ooc_periodic_refusal(pb->d, &p, why, sizeof why)) /* (alg2 along a periodic z) */
@@ -381,7 +382,7 @@ void stn_tune_smallest(const stn_tune_problem *pb, stn_ooc_plan *p) {
     int yb = pb->d->ndim == 3 && pb->schedule == STN_SCHED_REF && !(stn_ooc_periodic_axes(pb->d) & 6);
     int strip = !yb ? STN_STRIP_NONE : pb->strip == STN_STRIP_DRAM ? STN_STRIP_DRAM : STN_STRIP_FILE;
     int64_t by = yb || pb->d->ndim == 2 ? 1 : pb->size[1];
-    stn_ooc_make_plan(pb->d, pb->size, pb->steps, pb->schedule, by, 1, 1, strip, pb->align, p);
+    stn_ooc_make_plan(pb->d, pb->fold, pb->size, pb->steps, pb->schedule, by, 1, 1, strip, pb->align, p);
 }
 
 int stn_tune(const stn_tune_problem *pb, int tuner, stn_tune_result *out) {
@@ -443,6 +444,7 @@ int stn_tune(const stn_tune_problem *pb, int tuner, stn_tune_result *out) {
 /* ------------------------------------------------------------------ the run's plan */
 
 static int sched_of(const stn_run *r) { return r->o->schedule < 0 ? STN_SCHED_REF : r->o->schedule; }
+static const stn_fold *fold_of(const stn_run *r) { return r->fold.W ? &r->fold : NULL; }
 
 /* The built-in blocks of a program tuned offline, when they apply to this run and fit: 1 (p set),
  * else 0 (with a warning saying why the run tunes itself). */
@@ -458,8 +460,8 @@ static int builtin_plan(const stn_run *r, size_t align, stn_ooc_plan *p) {
         return 0;
     }
     int strip = strcmp(tu->strip, "file") == 0 ? STN_STRIP_FILE : STN_STRIP_DRAM;
-    stn_ooc_make_plan(r->d, o->size, o->steps, sched_of(r), tu->block[0], tu->block[1], tu->block[2], strip,
-                      align, p);
+    stn_ooc_make_plan(r->d, fold_of(r), o->size, o->steps, sched_of(r), tu->block[0], tu->block[1],
+                      tu->block[2], strip, align, p);
     if (stn_ooc_periodic_refusal(r->d, p, need, sizeof need)) /* (a description tuned for another stencil) */
         return 0;
     if (p->mem_bytes <= r->mem_budget)
@@ -484,16 +486,16 @@ static int manual_plan(const stn_run *r, size_t align, stn_ooc_plan *p) {
                          o->block[0], o->block[1], o->block[2], stn_schedule_names[sched_of(r)], o->size[1]);
     int strip = o->strip >= 0 ? o->strip : STN_STRIP_DRAM;
     char why[256];
-    stn_ooc_make_plan(r->d, o->size, o->steps, sched_of(r), o->block[0], o->block[1], o->block[2], strip,
-                      align, p);
+    stn_ooc_make_plan(r->d, fold_of(r), o->size, o->steps, sched_of(r), o->block[0], o->block[1], o->block[2],
+                      strip, align, p);
     if (stn_ooc_periodic_refusal(r->d, p, why, sizeof why) && r->d->ndim == 2)
         return stn_error(-EINVAL, "--block %" PRId64 ",%" PRId64 ": %s", o->block[0], o->block[2], why);
     if (stn_ooc_periodic_refusal(r->d, p, why, sizeof why))
         return stn_error(-EINVAL, "--block %" PRId64 ",%" PRId64 ",%" PRId64 ": %s", o->block[0], o->block[1],
                          o->block[2], why);
     if (yb && o->strip < 0 && p->mem_bytes > r->mem_budget) /* the strip does not fit: spill it */
-        stn_ooc_make_plan(r->d, o->size, o->steps, sched_of(r), o->block[0], o->block[1], o->block[2],
-                          STN_STRIP_FILE, align, p);
+        stn_ooc_make_plan(r->d, fold_of(r), o->size, o->steps, sched_of(r), o->block[0], o->block[1],
+                          o->block[2], STN_STRIP_FILE, align, p);
     return p->mem_bytes <= r->mem_budget ? 0 : -ENOMEM;
 }
 
@@ -673,7 +675,7 @@ static int pick_finalist(const stn_run *r, const stn_tune_problem *pb, stn_tune_
         stn_ooc_predict(pb->m, &cand[i], 0, &rd, &wr);
         stn_ooc_finalist *f = &res->finalists[res->nfinalists++];
         const stn_ooc_plan *c = &cand[i];
-        *f = (stn_ooc_finalist){{c->r.axis == 1 ? c->r.b : r->o->size[1],
+        *f = (stn_ooc_finalist){{c->r.axis == 1 ? c->r.b * (r->fold.W ? r->fold.W : 1) : r->o->size[1],
                                  r->d->ndim == 2  ? -1
                                  : c->r.axis == 2 ? c->r.b
                                                   : c->q.b,
@@ -700,8 +702,8 @@ static int pick_finalist(const stn_run *r, const stn_tune_problem *pb, stn_tune_
 /* The plan an interrupted run saved (--resume): it decides the scratch files' content. */
 static int saved_plan(const stn_run *r, size_t align, const stn_saved_plan *sv, stn_ooc_plan *p) {
     char need[32], have[32];
-    stn_ooc_make_plan(r->d, r->o->size, r->o->steps, sched_of(r), sv->by, sv->bz, sv->bt, sv->strip, align,
-                      p);
+    stn_ooc_make_plan(r->d, fold_of(r), r->o->size, r->o->steps, sched_of(r), sv->by, sv->bz, sv->bt,
+                      sv->strip, align, p);
     if (p->mem_bytes <= r->mem_budget)
         return 0;
     return stn_error(-ENOMEM,
@@ -732,6 +734,7 @@ int stn_ooc_choose(const stn_run *r, const stn_ooc_model *m, size_t align, const
     res->chooser = o->have_block ? "manual" : stn_tuner_names[o->tuner < 0 ? STN_TUNER_BLK : o->tuner];
     stn_tune_problem pb = {r->d,
                            m,
+                           fold_of(r),
                            {o->size[0], o->size[1], o->size[2]},
                            o->steps,
                            sched_of(r),

@@ -122,7 +122,7 @@ static void make_problem(problem *P) {
 static uint64_t largest_plan(const stn_tune_problem *pb) {
     stn_ooc_plan p;
     int64_t steps = pb->steps < 1 ? 1 : pb->steps;
-    stn_ooc_make_plan(pb->d, pb->size, pb->steps, pb->schedule, pb->size[1], pb->size[2], steps, -1,
+    stn_ooc_make_plan(pb->d, NULL, pb->size, pb->steps, pb->schedule, pb->size[1], pb->size[2], steps, -1,
                       pb->align, &p);
     return p.mem_bytes;
 }
@@ -288,7 +288,7 @@ static void check_time(problem *P, const stn_ooc_plan *p) {
         double added[2];
         int64_t by = p->r.axis == 1 ? p->r.b : P->pb.size[1], bz = p->r.axis == 2 ? p->r.b : p->q.b;
         for (int k = 0; k < 2; k++) {
-            stn_ooc_make_plan(P->pb.d, P->pb.size, 3 * (k + 1) * p->bt, p->schedule, by, bz, p->bt,
+            stn_ooc_make_plan(P->pb.d, NULL, P->pb.size, 3 * (k + 1) * p->bt, p->schedule, by, bz, p->bt,
                               p->strip == STN_STRIP_FILE ? STN_STRIP_FILE : STN_STRIP_DRAM, P->pb.align,
                               &runs[k]);
             CHECK_EQ_INT((int)runs[k].nsweeps, 3 * (k + 1));
