@@ -55,11 +55,11 @@ reliability: setup ## the fault campaign (root, about 45 minutes): writes docs/r
 
 lint: ## ruff on the Python, clang-format check on the runtime
 	$(BIN)/ruff check compiler test bench tools examples
-	clang-format-15 --dry-run --Werror runtime/include/*.h runtime/src/*.[ch] runtime/tests/*.c runtime/tools/*.c
+	clang-format-15 --dry-run --Werror runtime/include/*.h runtime/src/*.[ch] runtime/tests/*.c runtime/tools/*.c runtime/fuzz/*.c
 
 format: ## apply ruff's and clang-format's fixes
 	$(BIN)/ruff check --fix compiler test bench tools examples
-	clang-format-15 -i runtime/include/*.h runtime/src/*.[ch] runtime/tests/*.c runtime/tools/*.c
+	clang-format-15 -i runtime/include/*.h runtime/src/*.[ch] runtime/tests/*.c runtime/tools/*.c runtime/fuzz/*.c
 
 grammar: ## regenerate the ANTLR parser from grammar/Stencil.g4 (needs java)
 	tools/gen-parser.sh

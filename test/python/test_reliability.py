@@ -4,8 +4,9 @@ export, resumed to the uninterrupted run's bits, IO calls failed
 on purpose (EIO at the N-th call of each operation) ending in a clear error and a resume that gives
 the same bits, a disk too small (refused) and one filled by another process mid-run (ENOSPC,
 then a resume once freed), and runs at
-small budgets inside a memory cgroup (skipped, and said, without root or cgroup v1).  The fuzzer's
-CI profile is test_fuzz.py."""
+small budgets inside a memory cgroup (skipped, and said, without root or cgroup v1), and the
+libFuzzer harnesses of the .npy reader and the command line for 10 s each.  The .stn fuzzer's CI
+profile is test_fuzz.py."""
 
 from __future__ import annotations
 
@@ -19,9 +20,12 @@ REPO = Path(__file__).resolve().parents[2]
 
 def test_the_short_campaign_finds_nothing():
     p = subprocess.run([sys.executable, str(REPO / "tools" / "reliability.py"), "--profile", "short", "--parts",
-                        "kills,aimed,faults,diskfull,budgets"], capture_output=True, text=True, timeout=1500)
+                        "libfuzzer,kills,aimed,faults,diskfull,budgets"], capture_output=True, text=True, timeout=1500)
     results = json.loads((REPO / "build" / "reliability" / "results-short.json").read_text())
     assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
+    fuzz = next(r for r in results if r["part"] == "libfuzzer")
+    assert fuzz["failed"] == 0 and {row["harness"] for row in fuzz["rows"]} == {"npy", "args"}, fuzz
+    assert all(row["execs"] > 10_000 and row["cov"] > 50 for row in fuzz["rows"]), fuzz
     kills = next(r for r in results if r["part"] == "kills")
     assert kills["tried"] >= 8 and kills["failed"] == 0, kills
     aimed = next(r for r in results if r["part"] == "aimed")
