@@ -31,6 +31,8 @@ def _compile_parser() -> argparse.ArgumentParser:
     p.add_argument("--emit", choices=EMITS, default="exe", help="the stage to produce (default: exe)")
     p.add_argument("--cc", default=None, help="C compiler (default: $CC or cc)")
     p.add_argument("--cflags", default=None, help="extra C compiler flags (default: $STENCILC_CFLAGS)")
+    p.add_argument("--mpi", action="store_true", help="build with MPI (the mpicc wrapper, or --cc): run it with "
+                   "mpirun -np P; the ranks split the grid out of core (docs/design/018)")
     p.add_argument("--version", action="version", version=f"stencilc {__version__}")
     return p
 
@@ -160,7 +162,8 @@ def _main(argv: list[str] | None = None) -> int:
             return probe.run(a.dir, size=a.size, seconds=a.seconds, output=a.output, quiet=a.quiet, cc=a.cc,
                              cflags=a.cflags)
         args = _compile_parser().parse_args(argv)
-        return driver.run(args.file, emit=args.emit, output=args.output, cc=args.cc, cflags=args.cflags)
+        return driver.run(args.file, emit=args.emit, output=args.output, cc=args.cc, cflags=args.cflags,
+                          mpi=args.mpi)
     except CompileError as e:
         sys.stderr.write(e.render() + "\n")
         return 1

@@ -10,6 +10,7 @@ what it guarantees; ``--emit`` stops after a stage and shows it.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -53,7 +54,11 @@ def write_sources(files: dict[str, str], output: str | None) -> None:
 
 
 def run(path: str, emit: str = "exe", output: str | None = None, cc: str | None = None,
-        cflags: str | None = None) -> int:
+        cflags: str | None = None, mpi: bool = False) -> int:
+    if mpi:  # the runtime's MPI build (runtime/src/par.c), cached apart by its flags
+        cc = cc or "mpicc"
+        cflags = " ".join(filter(None, [cflags if cflags is not None else os.environ.get("STENCILC_CFLAGS", ""),
+                                        "-DSTN_MPI"]))
     if emit == "ast":
         _write_text(ast.format_ast(frontend.parse(SourceFile.read(path))), output)
         return 0

@@ -437,6 +437,7 @@ int stn_npy_load(const char *path, const char *descr, int ndim, const int64_t *s
 struct stn_npy_writer {
     stn_afile af;
     uint64_t nbytes, written;
+    uint64_t expect; /* the data bytes this process writes: nbytes, or its rank's part (MPI) */
 };
 
 /* Version 1.0 header padded with spaces to STN_NPY_DATA_OFFSET bytes, ending in '\n'. */
@@ -477,7 +478,7 @@ int stn_npy_writer_open(const char *path, const char *descr, int ndim, const int
     stn_npy_writer *nw = calloc(1, sizeof *nw);
     if (!nw)
         return stn_error(-ENOMEM, "out of memory opening '%s'", path);
-    nw->nbytes = (uint64_t)nbytes;
+    nw->nbytes = nw->expect = (uint64_t)nbytes;
     rc = stn_afile_open(&nw->af, path, STN_NPY_DATA_OFFSET + (uint64_t)nbytes);
     if (rc == 0)
         rc = stn_afile_write(&nw->af, hdr, sizeof hdr); /* the header is not data: not counted */
@@ -527,11 +528,37 @@ int stn_npy_writer_pwrite(stn_npy_writer *w, const void *data, size_t nbytes, ui
 }
 
 int stn_npy_writer_finish(stn_npy_writer *w) {
-    if (w->written != w->nbytes)
+    if (w->written != w->expect)
         return stn_error(-EIO, "'%s' is incomplete: %llu of its %llu data bytes were written", w->af.path,
-                         (unsigned long long)w->written, (unsigned long long)w->nbytes);
+                         (unsigned long long)w->written, (unsigned long long)w->expect);
     return stn_afile_sync(&w->af);
 }
+
+int stn_npy_writer_join(const char *path, const char *tmp, const char *descr, int ndim, const int64_t *shape,
+                        stn_npy_writer **w) {
+    *w = NULL;
+    int64_t nbytes = array_bytes(ndim, shape, stn_npy_elem_size(descr));
+    stn_npy_writer *nw = calloc(1, sizeof *nw);
+    if (!nw || nbytes < 0)
+        return stn_error(nw ? -EOVERFLOW : -ENOMEM, "cannot write '%s': out of memory or a bad shape", path);
+    nw->nbytes = nw->expect = (uint64_t)nbytes;
+    nw->af.fd = open(tmp, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+    nw->af.path = strdup(path);
+    nw->af.tmp = strdup(tmp);
+    if (nw->af.fd < 0 || !nw->af.path || !nw->af.tmp) {
+        int e = nw->af.fd < 0 ? errno : ENOMEM;
+        stn_npy_writer_abort(nw); /* (not created here: nothing is unlinked) */
+        return stn_error(stn_neg_errno(e),
+                         "cannot open '%s' (the temporary of '%s' another rank created): %s", tmp, path,
+                         strerror(e));
+    }
+    *w = nw;
+    return 0;
+}
+
+const char *stn_npy_writer_tmp(const stn_npy_writer *w) { return w->af.tmp; }
+
+void stn_npy_writer_expect(stn_npy_writer *w, uint64_t bytes) { w->expect = bytes; }
 
 int stn_npy_writer_commit(stn_npy_writer *w) {
     int rc = stn_npy_writer_finish(w);

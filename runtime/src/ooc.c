@@ -647,6 +647,78 @@ static int run_sweep(ooc *e, int64_t sweep, int64_t T, int durable) {
     return rc;
 }
 
+/* ------------------------------------------------------------------ the ranks' ghosts (MPI) */
+
+/* What one exchange moves, as modelled: every level of every state field, g slices to and from each
+ * neighbour: read from the files, sent, received, written (and as many message bytes each way). */
+static uint64_t exchange_bytes(const ooc *e) {
+    const stn_slab *sl = &e->r->slab;
+    uint64_t levels = 0;
+    for (int i = 0; sl->axis && i < e->d->nfields; i++)
+        levels += e->fsrc[i].state ? (uint64_t)e->fsrc[i].levels : 0;
+    int nb = (sl->rank > 0) + (sl->rank + 1 < sl->nranks);
+    return levels * (uint64_t)nb * (uint64_t)sl->g * e->plan.slice_bytes;
+}
+
+/* After sweep s (its state in scratch set (s + 1) % 2): each rank's own edge slices into its
+ * neighbours' ghosts, in every level of every state field: up (the last g own slices to the rank
+ * above, which keeps them below its own), then down.  One slice at a time, through two of the
+ * field's ring arrays (the window is idle between sweeps).  A rank whose IO fails goes on sending
+ * and receiving, so that no neighbour waits forever; the caller agrees on the outcome. */
+static int exchange(ooc *e, int64_t set, uint64_t *msg) {
+    const stn_slab *sl = &e->r->slab;
+    const stn_ooc_plan *p = &e->plan;
+    int below = sl->rank > 0 ? sl->rank - 1 : -1, above = sl->rank + 1 < sl->nranks ? sl->rank + 1 : -1;
+    size_t sb = (size_t)p->slice_bytes;
+    e->qlo = e->qnew = 0, e->qhi = e->qnext = p->q.n, e->qbase = 0, e->rshift = 0;
+    int rc = 0;
+    double t0 = stn_now();
+    for (int i = 0; i < e->d->nfields; i++) {
+        ooc_field *f = &e->f[i];
+        for (int l = 0; f->m->state && l < f->m->levels; l++) {
+            stn_gridfile *gf = &f->scratch[set][l];
+            for (int up = 1; up >= 0; up--) {
+                int dest = up ? above : below, src = up ? below : above;
+                for (int64_t k = 0; k < sl->g; k++) {
+                    int64_t sp = up ? sl->own_hi - sl->g + k : sl->own_lo + k; /* sent */
+                    int64_t rp = up ? sl->own_lo - sl->g + k : sl->own_hi + k; /* received into */
+                    stn_aio_group grp = STN_AIO_GROUP_INIT;
+                    if (dest >= 0 && rc == 0) {
+                        rc = stn_ooc_io_box(e, 0, gf, f->ring[0], sp, sp + 1, 0, p->q.n, 0, &grp);
+                        int rc2 = stn_aio_wait(e->q, &grp, &e->res->st);
+                        rc = rc ? rc : rc2;
+                    }
+                    int rc3 = stn_par_sendrecv(
+                        dest >= 0 ? ooc_at(e, f->ring[0], sp, 0) : NULL, dest >= 0 ? sb : 0, dest,
+                        src >= 0 ? ooc_at(e, f->ring[1], rp, 0) : NULL, src >= 0 ? sb : 0, src);
+                    rc = rc ? rc : rc3;
+                    *msg += dest >= 0 ? sb : 0;
+                    if (src >= 0 && rc == 0) {
+                        rc = stn_ooc_io_box(e, 1, gf, f->ring[1], rp, rp + 1, 0, p->q.n, 0, &grp);
+                        int rc2 = stn_aio_wait(e->q, &grp, &e->res->st);
+                        rc = rc ? rc : rc2;
+                    }
+                }
+            }
+            if (rc == 0)
+                rc = stn_gridfile_sync(gf);
+        }
+    }
+    stn_stats_add_time(&e->res->st, STN_PHASE_WAIT, t0);
+    return rc;
+}
+
+/* Under MPI, after each step of a sweep every rank must agree: rc, or an error naming what failed
+ * elsewhere when this rank's part went well. */
+static int agree(const ooc *e, int rc, const char *what) {
+    if (!e->r->slab.axis)
+        return rc;
+    int bad = stn_par_any(rc);
+    if (bad && rc == 0)
+        rc = stn_error(-EIO, "another rank failed %s (its error is above); this rank stops there too", what);
+    return rc;
+}
+
 /* ------------------------------------------------------------------ setup and teardown */
 
 static int open_npy(ooc *e, int f, int level, const char *path) {
@@ -1088,9 +1160,13 @@ static int ooc_setup(ooc *e, int64_t *first_sweep) {
     *first_sweep = 0;
     if (r->o->resume) {
         int64_t done;
-        rc = stn_ooc_load_state(e, &done, &e->steps_resumed);
+        rc = agree(e, stn_ooc_load_state(e, &done, &e->steps_resumed), "reading its state file");
         if (rc)
             return rc;
+        if (r->slab.axis) { /* a sweep counts once every rank committed it (a rank ahead has both sets) */
+            done = stn_par_min(done);
+            e->steps_resumed = stn_par_min(done < 0 ? -1 : e->steps_resumed);
+        }
         if (done < 0)
             stn_warn(r->log, "--resume: no completed sweep saved in %s; starting from the beginning",
                      r->o->dir);
@@ -1099,7 +1175,14 @@ static int ooc_setup(ooc *e, int64_t *first_sweep) {
         unlink(e->state_path); /* a stale state must never be trusted by a later --resume */
     }
     int resuming = *first_sweep > 0;
+    if (r->slab.axis) /* a rank writes its own slices of an --out */
+        e->plan.out_bytes =
+            (uint64_t)(r->slab.own_hi - r->slab.own_lo) * (e->plan.npy_bytes / (uint64_t)e->plan.r.n);
     stn_ooc_predict(&e->model, &e->plan, *first_sweep, &e->res->predicted_read, &e->res->predicted_written);
+    if (r->slab.axis && e->plan.nsweeps > *first_sweep + 1) { /* and the ghosts' exchanges */
+        uint64_t x = (uint64_t)(e->plan.nsweeps - *first_sweep - 1) * exchange_bytes(e);
+        e->res->predicted_read += x, e->res->predicted_written += x;
+    }
     predict_records(e, *first_sweep);
     rc = predict_time(e, *first_sweep);
     if (rc)
@@ -1143,6 +1226,8 @@ struct stn_ooc {
     stn_opts opts;
     stn_program_desc desc;
     stn_field_desc *fields;
+    char name[256];                     /* NAME.rK: a rank's files in a shared --dir */
+    uint64_t xchg_read, xchg_written;   /* the ghosts' exchanges this process made, as modelled */
     int program;                        /* opened by the program: the one advance is the whole run */
     int plan_only;                      /* --plan-only: printed, nothing to run */
     int64_t sweeps, steps;              /* done, including those saved before (--resume) */
@@ -1206,6 +1291,78 @@ static int fold_run(stn_ooc *s, const stn_run *r) {
     return 0;
 }
 
+/* One rank's slab under MPI (docs/design/018): the interior of the axis the blocks stream along (y in
+ * 2d, z in 3d) cut into equal slabs, one a rank (the first and last keep the boundary layer), each
+ * with ghost indices of depth g = bt x skew that its neighbours own.  The engine gets a copy of the
+ * run on the slab: sizes, view and --block local, a descriptor whose halo along the axis is, on a
+ * side cut between ranks, the step's reach (the frozen layer the engine never computes), and file
+ * names of the rank's own (NAME.rK.*, so that ranks may share a --dir).  What this increment runs:
+ * the reference schedule, whole planes in 3d, hand-set --block, no records, nothing periodic along
+ * the axis; the rest is refused with the reason. */
+static int part_run(stn_ooc *s, const stn_run *r) {
+    const stn_program_desc *d = r->d;
+    const stn_opts *o = r->o;
+    int P = stn_par_size(), rank = stn_par_rank(), axis = d->ndim == 3 ? 2 : 1;
+    char why[256] = "";
+    if (stn_dims(d) == 1)
+        snprintf(why, sizeof why, "a 1d grid");
+    else if (o->schedule != STN_SCHED_NONE && o->schedule != STN_SCHED_REF)
+        snprintf(why, sizeof why, "--schedule %s (the reference schedule only)",
+                 stn_schedule_names[o->schedule]);
+    else if (!o->have_block)
+        snprintf(why, sizeof why, "no --block (Blk-Tune across ranks comes next: give --block)");
+    else if (d->ndim == 3 && o->block[0] < o->size[1])
+        snprintf(why, sizeof why, "y-blocked tiles (--block by < ny: give by = ny, whole planes)");
+    else if (d->nrecords > 0)
+        snprintf(why, sizeof why, "records (the samples of each rank are not gathered yet)");
+    else if (stn_ooc_periodic_axes(d) & (1 << axis))
+        snprintf(why, sizeof why, "a stencil periodic along %c, the axis the ranks split", "xyz"[axis]);
+    if (why[0])
+        return stn_error(-ENOTSUP, "%d MPI ranks: this version splits out-of-core runs only without %s", P,
+                         why);
+    int64_t n = o->size[axis], L = d->halo_lo[axis], H = n - d->halo_hi[axis], w = H - L;
+    int64_t rlo = d->reach_lo[axis] > L ? d->reach_lo[axis] : L;
+    int64_t rhi = d->reach_hi[axis] > d->halo_hi[axis] ? d->reach_hi[axis] : d->halo_hi[axis];
+    int64_t skew = rlo > rhi ? rlo : rhi, bt = o->block[2] < o->steps ? o->block[2] : o->steps;
+    int64_t g = (bt < 1 ? 1 : bt) * skew;
+    int64_t oa = rank == 0 ? 0 : L + rank * w / P, ob = rank == P - 1 ? n : L + (rank + 1) * w / P;
+    for (int k = 0; k < P; k++) { /* every slab holds the ghosts its neighbours take from it */
+        int64_t a = k == 0 ? 0 : L + k * w / P, b = k == P - 1 ? n : L + (k + 1) * w / P;
+        if (b - a < g || L + (k + 1) * w / P <= L + k * w / P)
+            return stn_error(-EINVAL,
+                             "%d MPI ranks: the interior's %" PRId64 " %c-indices give rank %d %" PRId64
+                             " of them, fewer than the ghost depth bt x skew = %" PRId64 " x %" PRId64
+                             " a neighbour takes from it; use fewer ranks or a smaller bt",
+                             P, w, "xyz"[axis], k, b - a, bt, skew);
+    }
+    int64_t ea = rank == 0 ? 0 : oa - g, eb = rank == P - 1 ? n : ob + g;
+    s->run = *r;
+    s->opts = *o;
+    s->desc = *d;
+    s->run.o = &s->opts;
+    s->run.d = &s->desc;
+    s->e.r = &s->run;
+    s->opts.size[axis] = eb - ea;
+    if (axis == 2)
+        s->run.view.nz = eb - ea, s->run.view.sz = o->size[0] * o->size[1];
+    else
+        s->run.view.ny = eb - ea, s->run.view.sz = o->size[0] * (eb - ea);
+    s->run.grid_bytes = (uint64_t)stn_grid_cells(&s->opts) * (uint64_t)d->elem_size;
+    if (rank > 0)
+        s->desc.halo_lo[axis] = (int)rlo; /* the frozen layer below: never computed */
+    if (rank < P - 1)
+        s->desc.halo_hi[axis] = (int)rhi;
+    snprintf(s->name, sizeof s->name, "%s.r%d", d->name, rank); /* (a --dir the ranks share works too) */
+    s->desc.name = s->name;
+    s->run.slab = (stn_slab){axis, rank, P, n, ea, oa - ea, ob - ea, g};
+    uint64_t own = (uint64_t)(ob - oa) * (uint64_t)o->size[0] * (uint64_t)(axis == 2 ? o->size[1] : 1) *
+                   (uint64_t)d->elem_size;
+    for (int k = 0; r->writers && k < 2 * d->nfields; k++) /* each rank writes its own slices of an --out */
+        if (r->writers[k])
+            stn_npy_writer_expect(r->writers[k], own);
+    return 0;
+}
+
 int stn_ooc_open(const stn_run *r, stn_result *res, stn_ooc_result *out, int program, stn_ooc **sp) {
     *sp = NULL;
     stn_ooc *s = calloc(1, sizeof *s);
@@ -1219,12 +1376,13 @@ int stn_ooc_open(const stn_run *r, stn_result *res, stn_ooc_result *out, int pro
     e->d = r->d;
     e->res = res;
     e->out = out;
-    int rc = stn_dims(r->d) == 1 ? fold_run(s, r) : 0;
+    int rc = stn_par_size() > 1 ? part_run(s, r) : stn_dims(r->d) == 1 ? fold_run(s, r) : 0;
     if (rc) {
         stn_ooc_close(s, 1);
         return rc;
     }
-    r = e->r;
+    r = e->r; /* (a 1d grid's folded run, or a rank's slab) */
+    e->d = r->d;
     rc = stn_engine_arrays(r->d, sizeof *e->f, (void **)&e->f, &e->src, &e->dst, "out-of-core");
     for (int i = 0; rc == 0 && i < r->d->nfields; i++)
         e->f[i].npy_fd[0] = e->f[i].npy_fd[1] = -1;
@@ -1286,7 +1444,12 @@ int stn_ooc_advance(stn_ooc *s, int64_t steps) {
         e->steps_before = s->steps;
         int durable = commits(e, s->program, s->steps + T >= e->r->o->steps);
         stn_ooc_predict_sweep(&e->model, &e->plan, s->sweeps, T, &s->swept_read, &s->swept_written);
-        rc = run_sweep(e, s->sweeps, T, durable);
+        rc = agree(e, run_sweep(e, s->sweeps, T, durable), "in its sweep");
+        if (rc == 0 && e->r->slab.axis && s->steps + T < e->r->o->steps) { /* the next sweep's ghosts */
+            uint64_t x = exchange_bytes(e);
+            rc = agree(e, exchange(e, (s->sweeps + 1) % 2, &e->res->msg_sent), "swapping the ghosts");
+            s->xchg_read += x, s->xchg_written += x, e->res->msg_predicted += x;
+        }
         if (rc == 0 && durable && row) { /* the sweep's samples, before its state commits */
             rc = records_io(e, 1, s->steps, s->steps + T);
             s->rec_written += (uint64_t)T * row;
@@ -1371,8 +1534,8 @@ int stn_ooc_account(stn_ooc *s, int exports) {
     stn_ooc_predict(&e->model, &now, now.nsweeps, &e->res->predicted_read, &e->res->predicted_written);
     if (e->model.imported && s->first == 0)
         stn_ooc_predict_import(&e->model, &e->plan, &e->res->predicted_read, &e->res->predicted_written);
-    e->res->predicted_read += s->swept_read + s->extra_read + s->rec_read;
-    e->res->predicted_written += s->swept_written + s->extra_written + s->rec_written;
+    e->res->predicted_read += s->swept_read + s->extra_read + s->rec_read + s->xchg_read;
+    e->res->predicted_written += s->swept_written + s->extra_written + s->rec_written + s->xchg_written;
     int rc = predict_time(e, s->first);
     for (int i = 0; !exports && i < e->d->nfields && i < 1024; i++)
         for (int l = 0; l < 2; l++)

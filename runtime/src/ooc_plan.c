@@ -381,6 +381,7 @@ int stn_ooc_make_plan(const stn_program_desc *d, const stn_fold *fold, const int
         p->fold = *fold;
         p->npy_bytes = (uint64_t)fold->n * (uint64_t)d->elem_size;
     }
+    p->out_bytes = p->npy_bytes;
     p->slice_bytes = (uint64_t)p->row_bytes * (uint64_t)(p->r.axis == 2 ? size[1] : 1);
     p->nsweeps = steps == 0 ? 0 : (steps + p->bt - 1) / p->bt;
     p->ring_slices = ring_slices(p);
@@ -633,7 +634,6 @@ void stn_ooc_predict_import(const stn_ooc_model *m, const stn_ooc_plan *p, uint6
 
 void stn_ooc_predict(const stn_ooc_model *m, const stn_ooc_plan *p, int64_t first_sweep, uint64_t *rd,
                      uint64_t *wr) {
-    uint64_t npy = level_bytes(p, STN_SRC_NPY);
     int64_t last = p->nsweeps - 1;
     *rd = *wr = 0;
     if (first_sweep == 0 && p->nsweeps > 0)
@@ -650,7 +650,7 @@ void stn_ooc_predict(const stn_ooc_model *m, const stn_ooc_plan *p, int64_t firs
         for (int l = 0; l < 2; l++)
             if (f->out[l]) {
                 *rd += level_bytes(p, stn_ooc_source_of(m, p, i, l, p->nsweeps));
-                *wr += npy;
+                *wr += p->out_bytes;
             }
     }
 }

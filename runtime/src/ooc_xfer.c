@@ -176,6 +176,9 @@ static int export_chunk(ooc *e, void *arg) {
         return stn_npy_writer_pwrite(x->w, ooc_at(e, ring, r0, q0) + (size_t)(lo - c0) * es, (size_t)c * es,
                                      (uint64_t)lo * es, &e->res->st);
     }
+    const stn_slab *sl = &e->r->slab; /* a rank writes its own slices */
+    if (sl->axis && (r0 = r0 > sl->own_lo ? r0 : sl->own_lo) >= (r1 = r1 < sl->own_hi ? r1 : sl->own_hi))
+        return 0;
     /* compact each run's padded rows in place (each row moves down or stays) and write it */
     size_t rowb = (size_t)g->nx * (size_t)e->d->elem_size;
     for (int64_t i = 0; i < ooc_nruns(e, q0, q1); i++) {

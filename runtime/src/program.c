@@ -159,26 +159,44 @@ static int check_inputs(stn_run *r) {
 
 /* Create every output's temporary now, so that an unwritable directory or a full disk fails
  * before the computation rather than after it. */
+/* One output's writer: under MPI rank 0 creates the temporary and the others join it (its name
+ * broadcast; empty when rank 0 failed, and every rank then fails). */
+static int open_writer(const char *path, const char *descr, int ndim, const int64_t *shape,
+                       stn_npy_writer **w) {
+    if (stn_par_size() == 1)
+        return stn_npy_writer_open(path, descr, ndim, shape, w);
+    char tmp[4096] = "";
+    int rc = 0;
+    if (stn_par_rank() == 0) {
+        rc = stn_npy_writer_open(path, descr, ndim, shape, w);
+        if (rc == 0)
+            snprintf(tmp, sizeof tmp, "%s", stn_npy_writer_tmp(*w));
+    }
+    stn_par_bcast(tmp, sizeof tmp, 0);
+    if (stn_par_rank() > 0)
+        rc = tmp[0] ? stn_npy_writer_join(path, tmp, descr, ndim, shape, w)
+                    : stn_error(-EIO, "cannot write '%s': rank 0 could not create it", path);
+    return rc;
+}
+
 static int open_outputs(stn_run *r) {
     int64_t shape[3], *sh = npy_shape(r, shape);
-    for (int s = 0; s < 2 * r->d->nfields; s++) {
+    int rc = 0;
+    for (int s = 0; s < 2 * r->d->nfields; s++) { /* (every rank to the end: the opens are collective) */
         const char *path = r->o->out_path[s];
-        if (!path)
-            continue;
-        int rc = stn_npy_writer_open(path, r->d->npy_descr, stn_dims(r->d), sh, &r->writers[s]);
-        if (rc)
-            return stn_error(rc, "--out %s%s=%s: %s", r->d->fields[s / 2].name, s % 2 ? ".prev" : "", path,
-                             stn_errmsg());
+        int rc2 = path ? open_writer(path, r->d->npy_descr, stn_dims(r->d), sh, &r->writers[s]) : 0;
+        if (rc2 && rc == 0)
+            rc = stn_error(rc2, "--out %s%s=%s: %s", r->d->fields[s / 2].name, s % 2 ? ".prev" : "", path,
+                           stn_errmsg());
     }
     for (int k = 0; k < r->d->nrecords; k++) { /* (steps, n): row t is step t's samples */
         const char *path = r->o->record_path[k];
         int64_t rs[2] = {r->o->steps, r->npts ? r->npts[r->d->records[k].points] : 0};
-        int rc =
-            path ? stn_npy_writer_open(path, r->d->npy_descr, 2, rs, &r->writers[2 * r->d->nfields + k]) : 0;
-        if (rc)
-            return stn_error(rc, "--out %s=%s: %s", r->d->records[k].name, path, stn_errmsg());
+        int rc2 = path ? open_writer(path, r->d->npy_descr, 2, rs, &r->writers[2 * r->d->nfields + k]) : 0;
+        if (rc2 && rc == 0)
+            rc = stn_error(rc2, "--out %s=%s: %s", r->d->records[k].name, path, stn_errmsg());
     }
-    return 0;
+    return rc;
 }
 
 /* Bytes of one step's samples of record k. */
@@ -200,6 +218,12 @@ static int commit_outputs(stn_run *r, stn_result *res) {
     for (int s = 0; rc == 0 && s < n; s++)
         if (r->writers[s])
             rc = stn_npy_writer_finish(r->writers[s]);
+    if (stn_par_size() > 1) { /* every rank's part is in and synced; then rank 0 renames */
+        if (stn_par_any(rc) && rc == 0)
+            rc = stn_error(-EIO, "another rank failed to write its part of the outputs (its error is above)");
+        if (rc == 0 && stn_par_rank() > 0)
+            return 0; /* (abort_outputs closes its joined files, unlinking nothing) */
+    }
     for (int s = 0; rc == 0 && s < n; s++)
         if (r->writers[s]) {
             rc = stn_npy_writer_commit(r->writers[s]);
@@ -250,6 +274,13 @@ static int setup_run(program_run *pr, const stn_program_desc *d, const stn_opts 
         snprintf(r->mem_source, sizeof r->mem_source, "--mem");
     } else {
         r->mem_budget = stn_hw_budget(&r->hw, r->mem_source, sizeof r->mem_source);
+        int node = stn_par_node_size(); /* MPI ranks on this machine share its DRAM */
+        if (node > 1) {
+            r->mem_budget /= (uint64_t)node;
+            size_t k = strlen(r->mem_source);
+            snprintf(r->mem_source + k, sizeof r->mem_source - k, ", shared by %d ranks on this machine",
+                     node);
+        }
     }
     return 0;
 }
@@ -345,6 +376,28 @@ static int prepare(program_run *pr) {
     return rc;
 }
 
+/* Under MPI: every rank's counters to rank 0, whose report gives them per rank and their sums. */
+static void gather_ranks(stn_result *res) {
+    uint64_t mine[STN_RANK_FIGURES] = {res->st.bytes_read,     res->st.bytes_written, res->predicted_read,
+                                       res->predicted_written, res->msg_sent,         res->msg_predicted};
+    int P = stn_par_size();
+    uint64_t *all = stn_par_rank() == 0 ? calloc((size_t)P * STN_RANK_FIGURES, sizeof *all) : NULL;
+    uint64_t scratch[STN_RANK_FIGURES];
+    stn_par_gather_u64(mine, STN_RANK_FIGURES, all ? all : scratch);
+    if (!all)
+        return;
+    res->nranks = P;
+    res->ranks = all;
+    res->st.bytes_read = res->st.bytes_written = res->predicted_read = res->predicted_written = 0;
+    res->msg_sent = res->msg_predicted = 0;
+    for (int k = 0; k < P; k++) {
+        const uint64_t *f = all + (size_t)k * STN_RANK_FIGURES;
+        res->st.bytes_read += f[0], res->st.bytes_written += f[1];
+        res->predicted_read += f[2], res->predicted_written += f[3];
+        res->msg_sent += f[4], res->msg_predicted += f[5];
+    }
+}
+
 /* After the engine (rc: how it went): the outputs committed, or removed after a failure; the report. */
 static int finish(program_run *pr, int rc) {
     stn_run *r = &pr->in;
@@ -352,15 +405,21 @@ static int finish(program_run *pr, int rc) {
     pr->res.predicted_read += r->series_bytes + r->points_bytes + r->along_bytes;
     for (int k = 0; k < r->d->nrecords; k++)
         pr->res.predicted_written += r->o->record_path[k] ? (uint64_t)r->o->steps * record_bytes(r, k) : 0;
+    if (stn_par_size() > 1 && stn_par_any(rc) && rc == 0)
+        rc = stn_error(-EIO, "another rank failed (its error is above)");
     if (rc == 0)
         rc = commit_outputs(r, &pr->res);
     abort_outputs(r); /* whatever is left after a failure */
-    if (rc == 0 && r->o->report)
+    if (rc == 0 && stn_par_size() > 1)
+        gather_ranks(&pr->res);
+    if (rc == 0 && r->o->report && stn_par_rank() == 0)
         rc = stn_report_write(r, &pr->res, r->o->mode == STN_MODE_OOC ? &pr->plan : NULL, r->o->report);
     return rc;
 }
 
 static void free_run(program_run *pr) {
+    free(pr->res.ranks);
+    pr->res.ranks = NULL;
     stn_series_free(&pr->in);
     stn_points_free(&pr->in);
     stn_along_free(&pr->in);
@@ -390,6 +449,7 @@ struct stn_sim {
     uint64_t ckpt_written; /* the bytes of the checkpoints' files (the IO model's) */
     int saved_threads;     /* the caller's OpenMP threads, while a call runs with --threads */
     stn_program_desc desc; /* the descriptor, its reach at least its halo */
+    char dir[4096];        /* --dir with %r replaced by the rank (MPI) */
 };
 
 static void sim_free(stn_sim *s) {
@@ -453,7 +513,54 @@ static int sim_start(stn_sim *s, double t_start) {
     return rc;
 }
 
+/* Under MPI: ranks other than 0 print no progress and write no report; --dir's %r is the rank's
+ * number (its folder made if missing); only --mode ooc splits the grid (so far). */
+static int ranks_options(stn_sim *s) {
+    int P = stn_par_size(), rank = stn_par_rank();
+    if (P == 1)
+        return 0;
+    if (rank > 0)
+        s->o.quiet = 1;
+    if (s->o.mode != STN_MODE_OOC && !s->o.help && !s->o.version)
+        return stn_error(
+            -ENOTSUP,
+            "--mode %s with %d MPI ranks: this version splits the grid out of core only (--mode ooc)",
+            stn_mode_names[s->o.mode], P);
+    const char *d = s->o.dir, *at = d ? strstr(d, "%r") : NULL;
+    if (!at)
+        return 0;
+    size_t n = 0;
+    for (; *d && n + 16 < sizeof s->dir; d++) {
+        if (d[0] == '%' && d[1] == 'r') {
+            n += (size_t)snprintf(s->dir + n, sizeof s->dir - n, "%d", rank);
+            d++;
+        } else {
+            s->dir[n++] = *d;
+        }
+    }
+    s->dir[n] = '\0';
+    if (*d)
+        return stn_error(-ENAMETOOLONG, "--dir %s: too long", s->o.dir);
+    if (mkdir(s->dir, 0777) != 0 && errno != EEXIST)
+        return stn_error(stn_neg_errno(errno), "--dir %s: cannot make rank %d's folder '%s': %s", s->o.dir,
+                         rank, s->dir, strerror(errno));
+    s->o.dir = s->dir;
+    return 0;
+}
+
+static int program_main(const stn_program_desc *given, int argc, char **argv);
+
 int stn_program_main(const stn_program_desc *given, int argc, char **argv) {
+    if (stn_par_init(&argc, &argv) != 0) {
+        print_error(given, stn_errmsg());
+        return 1;
+    }
+    int status = program_main(given, argc, argv);
+    stn_par_finalize();
+    return status;
+}
+
+static int program_main(const stn_program_desc *given, int argc, char **argv) {
     double t_start = stn_now();
     stn_error_clear();
     stn_sim *s;
@@ -462,7 +569,7 @@ int stn_program_main(const stn_program_desc *given, int argc, char **argv) {
         return 1;
     }
     stn_program_desc desc = s->desc; /* for the messages, after s is gone */
-    if (stn_opts_parse(&s->desc, argc, argv, &s->o) != 0) {
+    if (stn_opts_parse(&s->desc, argc, argv, &s->o) != 0 || ranks_options(s) != 0) {
         print_error(&desc, stn_errmsg());
         sim_free(s);
         return 2;
@@ -476,6 +583,8 @@ int stn_program_main(const stn_program_desc *given, int argc, char **argv) {
     } else {
         s->program = 1;
         int rc = sim_start(s, t_start);
+        if (stn_par_size() > 1 && stn_par_any(rc) && rc == 0)
+            rc = stn_error(-EIO, "another rank failed to start (its error is above)");
         if (rc == 0 && !s->o.plan_only)
             rc = stn_sim_advance(s, s->o.steps - s->done); /* (resumed: the steps left) */
         if (rc == 0) {

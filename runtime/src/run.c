@@ -313,29 +313,39 @@ int stn_fold_map(const stn_fold *f, const stn_view *v, const stn_box *box, int i
     return hi > lo && box->hi[2] > box->lo[2] && box->hi[0] > box->lo[0];
 }
 
+int stn_map_call(const stn_run *r, const stn_view *v, const stn_box *box, int interior, stn_view *v1,
+                 stn_box *b1, int64_t *shift) {
+    if (r->fold.W)
+        return stn_fold_map(&r->fold, v, box, interior, v1, b1, shift);
+    *v1 = *v, *b1 = *box, *shift = 0;
+    const stn_slab *s = &r->slab;
+    if (s->axis == 2)
+        v1->nz = s->n, v1->z0 += s->base;
+    else if (s->axis == 1)
+        v1->ny = s->n, v1->y0 += s->base;
+    if (s->axis)
+        b1->lo[s->axis] += s->base, b1->hi[s->axis] += s->base;
+    for (int k = 0; k < 3; k++)
+        if (b1->hi[k] <= b1->lo[k])
+            return 0;
+    return 1;
+}
+
 void stn_run_boundary(const stn_run *r, int field, const stn_view *v, const void *cur, void *next,
                       const stn_box *box) {
-    if (!r->fold.W) {
-        r->d->boundary(field, v, cur, next, box);
-        return;
-    }
     stn_view v1;
     stn_box b1;
     int64_t sh;
     ptrdiff_t es = r->d->elem_size;
-    if (stn_fold_map(&r->fold, v, box, 0, &v1, &b1, &sh))
+    if (stn_map_call(r, v, box, 0, &v1, &b1, &sh))
         r->d->boundary(field, &v1, (const char *)cur - sh * es, (char *)next - sh * es, &b1);
 }
 
 void stn_run_init(const stn_run *r, int field, int level, void *data, const stn_view *v, const stn_box *box) {
-    if (!r->fold.W) {
-        r->d->init(field, level, data, v, r->o->params, box);
-        return;
-    }
     stn_view v1;
     stn_box b1;
     int64_t sh;
-    if (stn_fold_map(&r->fold, v, box, 0, &v1, &b1, &sh))
+    if (stn_map_call(r, v, box, 0, &v1, &b1, &sh))
         r->d->init(field, level, (char *)data - sh * (ptrdiff_t)r->d->elem_size, &v1, r->o->params, &b1);
 }
 
@@ -373,8 +383,8 @@ int stn_step(const stn_run *r, int64_t t, const stn_view *v, const void *const *
     int64_t sh = 0;
     const void *fsrc[d->nsrc + 1];
     void *fdst[d->ndst + 1];
-    if (r->fold.W) {
-        if (!stn_fold_map(&r->fold, v, box, 1, &v1, &b1, &sh))
+    if (r->fold.W || r->slab.axis) {
+        if (!stn_map_call(r, v, box, 1, &v1, &b1, &sh))
             return 0;
         ptrdiff_t off = sh * (ptrdiff_t)d->elem_size;
         for (int k = 0; k < d->nsrc; k++)

@@ -61,6 +61,23 @@ static inline int stn_omp_num_threads(void) {
 /* ------------------------------------------------------------------ error.c */
 
 void stn_error_clear(void);
+
+/* ------------------------------------------------------------------ par.c: the ranks of a run
+ * MPI with -DSTN_MPI (stencilc --mpi), one rank otherwise.  Collectives: every rank calls them. */
+int stn_par_init(int *argc, char ***argv); /* the program's main, first */
+void stn_par_finalize(void);
+void stn_par_abort(int status); /* the program's main only: ends every rank (MPI_Abort) */
+int stn_par_rank(void);
+int stn_par_size(void);
+int stn_par_node_size(void); /* ranks on this machine */
+int stn_par_any(int bad);    /* 1 when some rank passes nonzero */
+int64_t stn_par_min(int64_t v);
+uint64_t stn_par_sum(uint64_t v);
+void stn_par_gather_u64(const uint64_t *mine, int n, uint64_t *all); /* all[rank * n + i] on rank 0 */
+void stn_par_bcast(void *buf, size_t n, int root);
+void stn_par_barrier(void);
+/* Send sn bytes to rank dest and receive rn bytes from rank src (-1: none) at once. */
+int stn_par_sendrecv(const void *sbuf, size_t sn, int dest, void *rbuf, size_t rn, int src);
 /* -e for an errno value e > 0; -EIO when errno was (unexpectedly) 0. */
 int stn_neg_errno(int e);
 /* "1.50 GiB" style, for messages; returns buf. */
@@ -128,6 +145,14 @@ void stn_afile_abort(stn_afile *af); /* close and unlink; safe on a zeroed or cl
 int stn_same_file(const char *a, const char *b);
 
 /* ------------------------------------------------------------------ npy.c */
+
+/* Several processes writing one .npy (MPI ranks): one opens it (stn_npy_writer_open), the others join
+ * its temporary, each writes its part (`expect` bytes: finish checks them), all finish, then the opener
+ * commits and the others abort (which unlinks only what it created: nothing). */
+int stn_npy_writer_join(const char *path, const char *tmp, const char *descr, int ndim, const int64_t *shape,
+                        stn_npy_writer **w);
+const char *stn_npy_writer_tmp(const stn_npy_writer *w);
+void stn_npy_writer_expect(stn_npy_writer *w, uint64_t bytes);
 
 /* Bytes per element of a plain numeric descr such as "<f8" (0 if not one). */
 int stn_npy_elem_size(const char *descr);

@@ -43,6 +43,7 @@ typedef struct stn_ooc_plan {
     int64_t row_bytes;      /* a padded x-row */
     uint64_t grid_bytes;    /* one level of one field, padded rows (a scratch file) */
     uint64_t npy_bytes;     /* one level of one field as a .npy array: nx * ny * nz * element */
+    uint64_t out_bytes;     /* what an --out writes of one level: npy_bytes, a rank's own part under MPI */
     uint64_t slice_bytes;   /* one slice of r: ny rows (whole planes) or one row */
     int64_t ring_slices;    /* C: slices per ring (slice r lives at r mod C) */
     uint64_t ring_bytes;    /* one ring: ring_slices x slice_bytes, a whole number of pages */

@@ -105,7 +105,7 @@ static inline int64_t ooc_nruns(const ooc *e, int64_t q0, int64_t q1) {
 
 static inline rows_run ooc_run_of(const ooc *e, char *ring, int64_t r0, int64_t r1, int64_t q0, int64_t i) {
     int64_t ny = e->r->view.ny;
-    int64_t f0 = r0 + e->rshift; /* the file's (or the --init file's) index of slice r0 */
+    int64_t f0 = r0 + e->rshift + e->r->slab.base; /* the --init (or --out) file's index of slice r0 */
     if (e->plan.r.axis == 2)
         return (rows_run){ooc_at(e, ring, r0, 0), (r1 - r0) * ny, (uint64_t)f0 * (uint64_t)ny};
     int64_t z = q0 + i;

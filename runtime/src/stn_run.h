@@ -6,7 +6,7 @@
  * The runtime's files in layers, lowest first; a file calls only into its own layer or lower ones
  * (test/python/test_runtime_layers.py checks this on the object files with nm):
  *   1. error, stats, alloc, file, ring, npy, progress, hw, gridio, args,      the pieces
- *      device (the flash device's curves), probe (measuring them)
+ *      device (the flash device's curves), probe (measuring them), par (MPI ranks)
  *   2. run.c (warnings, the engines' arrays), iblock.c (step 1 of Blk-Tune)   what engines share
  *   3. ooc_plan.c (block geometry, the exact IO model), tune.c (the tuners)   planning, no engine
  *   4. incore.c; ooc.c, ooc_window.c, ooc_xfer.c, ooc_state.c                the engines
@@ -47,6 +47,22 @@ typedef struct stn_fold {
     int64_t lo, hi; /* the interior of the 1d grid: [lo, hi) = [h-, n - h+) */
     uint64_t held;  /* DRAM the run holds whole beside the rings (its inputs along x): the plan counts it */
 } stn_fold;
+
+/* A rank's part of the grid under MPI (docs/design/018): the ranks split the axis the blocks stream
+ * along (y in 2d, z in 3d) into slabs of the interior; each rank's engine runs on its own slab and
+ * ghost indices of depth g = bt x skew on each side shared with a neighbour, whose outer `reach`
+ * indices it never computes (a frozen layer: its values are right at the sweep's first step, and
+ * what goes wrong from there reaches no further than g in bt steps).  After each sweep the ranks
+ * swap their own edge indices into each other's ghosts.  The engine indexes the slab locally; the
+ * kernels see the whole grid's coordinates (stn_map_call).  axis = 0: not split. */
+typedef struct stn_slab {
+    int axis;               /* 1 (y) or 2 (z); 0: one rank */
+    int rank, nranks;       /* this rank, the ranks along the axis */
+    int64_t n;              /* the whole grid's extent along the axis */
+    int64_t base;           /* the whole grid's index of local index 0 */
+    int64_t own_lo, own_hi; /* the rank's own indices (local): what it exchanges and writes out */
+    int64_t g;              /* ghost depth: indices below own_lo and from own_hi that neighbours own */
+} stn_slab;
 
 /* The fold of a 1d grid of n cells with halo h- and h+ whose steps reach `reach` cells (>= the
  * halo), for rows whose bytes are a multiple of `align`: W is the smallest multiple of the
@@ -89,6 +105,7 @@ typedef struct stn_run {
     void **along;          /* [nalong]: each input along an axis, its axis' extent of elements */
     uint64_t along_bytes;  /* the data bytes of their files */
     stn_fold fold;         /* the out-of-core engine's run of a 1d grid: its rows (W = 0 otherwise) */
+    stn_slab slab;         /* the out-of-core engine's run of one rank's slab (axis = 0 otherwise) */
 } stn_run;
 
 /* Read or evaluate every input along an axis (--init NAME=FILE, 1d of the axis' extent; else its
@@ -147,7 +164,13 @@ typedef struct stn_result {
     double copy_bytes_per_second; /* ooc: DRAM copy rate the time model used (0: not modelled) */
     char copy_source[160];        /* and where it came from */
     uint64_t strip_copied;        /* ooc: bytes the z-strip in DRAM copied (out of the ring and back) */
+    uint64_t msg_sent;            /* MPI: bytes this rank sent its neighbours (the ghosts' exchanges) */
+    uint64_t msg_predicted;       /* and what the model says they are */
+    int nranks;                   /* MPI, rank 0 after the run: the ranks' figures (the fields above are */
+    uint64_t *ranks;              /* their sums): STN_RANK_FIGURES each, read, written, predicted read and
+                                   * written, message bytes sent and predicted */
 } stn_result;
+#define STN_RANK_FIGURES 6
 
 /* What the out-of-core engine adds: its plan and how it was chosen. */
 /* A plan Blk-Tune measured before choosing (stn_ooc_choose). */
@@ -187,8 +210,13 @@ int stn_engine_arrays(const stn_program_desc *d, size_t field_size, void **f, co
  * the kernels, no injects, no records). */
 int stn_step(const stn_run *r, int64_t t, const stn_view *v, const void *const *src, void *const *dst,
              const stn_box *box, const int64_t tile[2]);
-/* d->boundary and d->init on a box of the run's grid: of a folded run (r->fold), the rows' 1d cells
- * (stn_fold_map), as stn_step does for the steps. */
+/* The kernels' view and box of a call on the engine's view v and box: a folded run's 1d cells
+ * (stn_fold_map), a slab's whole-grid coordinates (shift 0), or v and box themselves.  0 when the
+ * call has no cell. */
+int stn_map_call(const stn_run *r, const stn_view *v, const stn_box *box, int interior, stn_view *v1,
+                 stn_box *b1, int64_t *shift);
+/* d->boundary and d->init on a box of the run's grid, through stn_map_call, as stn_step does for the
+ * steps. */
 void stn_run_boundary(const stn_run *r, int field, const stn_view *v, const void *cur, void *next,
                       const stn_box *box);
 void stn_run_init(const stn_run *r, int field, int level, void *data, const stn_view *v, const stn_box *box);

@@ -1,0 +1,103 @@
+/* par.c -- the ranks of a run (issue 17, docs/design/018): MPI when the runtime is built with
+ * -DSTN_MPI (`stencilc --mpi`, the mpicc wrapper), one rank otherwise.  Everything above calls
+ * these few collectives and never MPI itself, so a program built without MPI is the same code
+ * with one rank.  Only the program's main thread calls them (MPI_THREAD_FUNNELED). */
+#include "stn_internal.h"
+
+#include <errno.h>
+#include <string.h>
+
+#ifdef STN_MPI
+#include <mpi.h>
+
+static int inited, rank_, size_ = 1, node_size_ = 1;
+
+int stn_par_init(int *argc, char ***argv) {
+    int have = 0, provided = 0;
+    MPI_Initialized(&have);
+    if (!have && MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
+        return stn_error(-EIO, "MPI_Init_thread failed");
+    inited = !have;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+    MPI_Comm_size(MPI_COMM_WORLD, &size_);
+    MPI_Comm node;
+    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+        MPI_Comm_size(node, &node_size_);
+        MPI_Comm_free(&node);
+    }
+    return 0;
+}
+
+void stn_par_finalize(void) {
+    if (inited)
+        MPI_Finalize();
+    inited = 0;
+}
+
+void stn_par_abort(int status) { MPI_Abort(MPI_COMM_WORLD, status); }
+int stn_par_rank(void) { return rank_; }
+int stn_par_size(void) { return size_; }
+int stn_par_node_size(void) { return node_size_; }
+
+int stn_par_any(int bad) {
+    int in = bad != 0, out = in;
+    MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    return out;
+}
+
+int64_t stn_par_min(int64_t v) {
+    long long in = v, out = v;
+    MPI_Allreduce(&in, &out, 1, MPI_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
+    return (int64_t)out;
+}
+
+uint64_t stn_par_sum(uint64_t v) {
+    unsigned long long in = v, out = v;
+    MPI_Allreduce(&in, &out, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    return (uint64_t)out;
+}
+
+void stn_par_gather_u64(const uint64_t *mine, int n, uint64_t *all) {
+    MPI_Gather(mine, n, MPI_UNSIGNED_LONG_LONG, all, n, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+}
+
+void stn_par_bcast(void *buf, size_t n, int root) { MPI_Bcast(buf, (int)n, MPI_BYTE, root, MPI_COMM_WORLD); }
+
+void stn_par_barrier(void) { MPI_Barrier(MPI_COMM_WORLD); }
+
+int stn_par_sendrecv(const void *sbuf, size_t sn, int dest, void *rbuf, size_t rn, int src) {
+    if (sn > (size_t)0x7fffffff || rn > (size_t)0x7fffffff)
+        return stn_error(-EOVERFLOW, "a message of %zu bytes is more than MPI counts in one call",
+                         sn > rn ? sn : rn);
+    int rc = MPI_Sendrecv(sbuf, (int)sn, MPI_BYTE, dest < 0 ? MPI_PROC_NULL : dest, 17, rbuf, (int)rn,
+                          MPI_BYTE, src < 0 ? MPI_PROC_NULL : src, 17, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    return rc == MPI_SUCCESS ? 0 : stn_error(-EIO, "MPI_Sendrecv between ranks %d and %d failed", dest, src);
+}
+
+#else /* one rank */
+
+int stn_par_init(int *argc, char ***argv) {
+    (void)argc, (void)argv;
+    return 0;
+}
+void stn_par_finalize(void) {}
+void stn_par_abort(int status) { (void)status; }
+int stn_par_rank(void) { return 0; }
+int stn_par_size(void) { return 1; }
+int stn_par_node_size(void) { return 1; }
+int stn_par_any(int bad) { return bad != 0; }
+int64_t stn_par_min(int64_t v) { return v; }
+uint64_t stn_par_sum(uint64_t v) { return v; }
+void stn_par_gather_u64(const uint64_t *mine, int n, uint64_t *all) {
+    memcpy(all, mine, (size_t)n * sizeof *all);
+}
+void stn_par_bcast(void *buf, size_t n, int root) { (void)buf, (void)n, (void)root; }
+void stn_par_barrier(void) {}
+int stn_par_sendrecv(const void *sbuf, size_t sn, int dest, void *rbuf, size_t rn, int src) {
+    (void)sbuf, (void)sn, (void)rbuf, (void)rn;
+    return dest < 0 && src < 0
+               ? 0
+               : stn_error(-EINVAL, "internal error: a message between ranks of a run of one");
+}
+
+#endif

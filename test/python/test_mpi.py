@@ -1,0 +1,154 @@
+"""MPI ranks, each out of core on its slab of the grid (issue 17, docs/design/018).  A program built
+with ``stencilc --mpi`` and run by ``mpirun -np P`` (oversubscribed on this 2-core machine) splits the
+axis the blocks stream along into slabs, one a rank, swaps ghosts of depth bt x skew once per sweep,
+and gives the bits of the program without MPI; the bytes each rank moves, and the messages, are the
+model's.  What this version does not split yet is refused with the reason."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import reference as ref
+from conftest import EXAMPLES_DIR, stencilc_command
+from test_examples import random_fields, run_stencil
+
+MPIRUN = shutil.which("mpirun")
+pytestmark = pytest.mark.skipif(not (MPIRUN and shutil.which("mpicc")),
+                                reason="OpenMPI is not installed here (make setup installs openmpi-bin, libopenmpi-dev)")
+MPI_FLAGS = ["--oversubscribe", "--bind-to", "none", "--mca", "btl", "self,vader"]
+if os.geteuid() == 0:
+    MPI_FLAGS.insert(0, "--allow-run-as-root")
+SPLIT = [n for n, e in sorted(ref.EXAMPLES.items()) if e.ndim > 1 and not e.records
+         and ("z" if e.ndim == 3 else "y") not in "".join(e.periodic.values())]
+SIZE = {2: (23, 41), 3: (14, 12, 29)}
+
+
+@pytest.fixture(scope="module")
+def compile_mpi(tmp_path_factory):
+    out = tmp_path_factory.mktemp("mpi-bin")
+    built: dict[str, Path] = {}
+
+    def build(name: str) -> Path:
+        if name not in built:
+            cmd, env = stencilc_command()
+            exe = out / name
+            p = subprocess.run([*cmd, str(EXAMPLES_DIR / f"{name}.stn"), "--mpi", "-o", str(exe)],
+                               capture_output=True, text=True, env=env)
+            assert p.returncode == 0, p.stderr
+            built[name] = exe
+        return built[name]
+
+    return build
+
+
+def mpirun(P: int):
+    """A run_program for run_stencil: the program under mpirun -np P."""
+
+    def run(exe, args, timeout=300):
+        p = subprocess.run([MPIRUN, *MPI_FLAGS, "-np", str(P), str(exe), *map(str, args)], capture_output=True,
+                           text=True, timeout=timeout)
+        return p.returncode, p.stdout, p.stderr
+
+    return run
+
+
+def blocks(ex: ref.Example, size: tuple[int, ...], bt: int) -> str:
+    return f"{size[1]},3,{bt}" if ex.ndim == 3 else f"4,{bt}"
+
+
+@pytest.mark.parametrize("name", SPLIT)
+def test_ranks_give_the_bits_of_one_process(name, compile_example, compile_mpi, run_program, tmp_path):
+    """Every example the ranks can split: 2, 3 and 4 ranks out of core (sweeps of 2 and 3 steps, so
+    that ghosts of 2 and 3 skews travel between sweeps), against the program without MPI in-core:
+    the same bits, and every rank's bytes and messages as the model says."""
+    ex = ref.EXAMPLES[name]
+    size, steps = SIZE[ex.ndim], 7
+    files = random_fields(ex, size, 11, True)
+    (tmp_path / "one").mkdir()
+    want, _ = run_stencil(run_program, compile_example(name), ex, size, steps, {}, files, tmp_path / "one")
+    exe = compile_mpi(name)
+    for P, bt in ((2, 2), (3, 3), (4, 2)):
+        d = tmp_path / f"p{P}"
+        d.mkdir()
+        got, r = run_stencil(mpirun(P), exe, ex, size, steps, {}, files, d,
+                             extra=("--mode", "ooc", "--dir", str(d / "s%r"), "--block", blocks(ex, size, bt)))
+        for f in ex.fields:
+            assert got[f].tobytes() == want[f].tobytes(), f"{name}, {P} ranks: field {f} differs"
+        m = r["mpi"]
+        assert m["ranks"] == P and len(m["per_rank"]) == P, m
+        assert (r["bytes_read"], r["bytes_written"]) == (r["predicted_bytes_read"], r["predicted_bytes_written"])
+        assert m["message_bytes"] == m["predicted_message_bytes"] > 0, m
+        for k in m["per_rank"]:
+            assert (k["bytes_read"], k["bytes_written"]) == (k["predicted_bytes_read"], k["predicted_bytes_written"])
+        assert not list(d.glob("s*/*.grid")), "scratch files left behind"
+
+
+def test_one_rank_is_the_program_without_mpi(compile_example, compile_mpi, run_program, tmp_path):
+    """mpirun -np 1 and the --mpi program started alone are the plain program: same bits, same bytes, no
+    mpi section in the report."""
+    ex = ref.EXAMPLES["wave3d"]
+    size = SIZE[3]
+    files = random_fields(ex, size, 5, True)
+    runs = {}
+    for how, runner, exe in (("plain", run_program, compile_example("wave3d")), ("np1", mpirun(1), compile_mpi("wave3d")),
+                             ("alone", run_program, compile_mpi("wave3d"))):
+        d = tmp_path / how
+        d.mkdir()
+        runs[how] = run_stencil(runner, exe, ex, size, 6, {}, files, d,
+                                extra=("--mode", "ooc", "--dir", str(d), "--block", blocks(ex, size, 2)))
+    for how in ("np1", "alone"):
+        got, r = runs[how]
+        assert all(got[f].tobytes() == runs["plain"][0][f].tobytes() for f in ex.fields), how
+        assert "mpi" not in r and r["bytes_read"] == runs["plain"][1]["bytes_read"], how
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--mode", "incore"], "--mode incore with 2 MPI ranks: this version splits the grid out of core only"),
+    (["--mode", "ooc", "--block", "12,3,2", "--schedule", "alg1"], "without --schedule alg1 (the reference schedule only)"),
+    (["--mode", "ooc"], "without no --block (Blk-Tune across ranks comes next: give --block)"),
+    (["--mode", "ooc", "--block", "5,3,2"], "without y-blocked tiles (--block by < ny: give by = ny, whole planes)"),
+    (["--mode", "ooc", "--block", "12,3,20"], "fewer than the ghost depth bt x skew = 20 x 1"),
+])
+def test_what_the_ranks_do_not_split_yet_is_refused(compile_mpi, tmp_path, args, message):
+    exe = compile_mpi("heat3d")
+    rc, _, err = mpirun(2)(exe, ["--size", "14,12,29", "--steps", "30", "--dir", str(tmp_path), *args])
+    assert rc != 0 and message in err, err
+
+
+def test_a_killed_rank_resumes_to_the_same_bits(compile_mpi, tmp_path):
+    """One of three ranks SIGKILLed once a sweep has committed (mpirun ends the others); --resume goes on
+    from the last sweep every rank committed and gives the uninterrupted run's bits; the input stays."""
+    exe = compile_mpi("heat3d")
+    rng = np.random.default_rng(3)
+    np.save(tmp_path / "u0.npy", rng.random((240, 64, 64)))
+    digest = (tmp_path / "u0.npy").read_bytes()
+    common = ["--size", "64,64,240", "--steps", "400", "--mode", "ooc", "--block", "64,6,4", "--quiet",
+              "--threads", "1", "--init", f"u={tmp_path / 'u0.npy'}"]
+    rc, _, err = mpirun(3)(exe, [*common, "--dir", str(tmp_path / "a%r"), "--out", f"u={tmp_path / 'want.npy'}"])
+    assert rc == 0, err
+    cmd = [MPIRUN, *MPI_FLAGS, "-np", "3", str(exe), *common, "--dir", str(tmp_path / "b%r"),
+           "--out", f"u={tmp_path / 'got.npy'}"]
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    state = tmp_path / "b1" / "heat3d.r1.ooc-state"
+    t0 = time.monotonic()
+    while not state.exists() and p.poll() is None and time.monotonic() - t0 < 60:
+        time.sleep(0.01)
+    pids = subprocess.run(["pgrep", "-f", f"^{exe} .*{tmp_path / 'b%r'}"], capture_output=True, text=True).stdout.split()
+    killed = bool(pids) and p.poll() is None
+    if killed:
+        os.kill(int(pids[len(pids) // 2]), signal.SIGKILL)
+    p.communicate(timeout=120)
+    assert killed, "the run ended before a rank could be killed"
+    assert not (tmp_path / "got.npy").exists(), "an output of a killed run"
+    rc, _, err = mpirun(3)(exe, [*common, "--dir", str(tmp_path / "b%r"), "--out", f"u={tmp_path / 'got.npy'}",
+                                 "--resume"])
+    assert rc == 0, err
+    assert np.load(tmp_path / "got.npy").tobytes() == np.load(tmp_path / "want.npy").tobytes()
+    assert (tmp_path / "u0.npy").read_bytes() == digest
