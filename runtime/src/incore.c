@@ -53,7 +53,9 @@ struct stn_incore {
     void **dst;
     stn_box whole, interior;
     int tiled;
-    struct tiles tl; /* when tiled: the temporal tiles (pick_tiles) */
+    struct tiles tl;    /* when tiled: the temporal tiles (pick_tiles) */
+    stn_run_copy *part; /* MPI: the run on this rank's slab (docs/design/018), e->r points at it */
+    int64_t chunk;      /* and the steps between the ghosts' exchanges (the ghosts are chunk x skew deep) */
 };
 typedef struct stn_incore engine;
 
@@ -170,13 +172,22 @@ static int fill_level(engine *e, int f, int level, void *data, int *given) {
     *given = path != NULL || has_init;
     if (path) {
         int64_t shape[3] = {r->o->size[2], r->o->size[1], r->o->size[0]};
-        const int64_t *sh = shape + 3 - stn_dims(e->d); /* a 1d grid is one row */
-        int rc = stn_npy_load(path, e->d->npy_descr, stn_dims(e->d), sh, data, &e->res->st);
+        int64_t *sh = shape + 3 - stn_dims(e->d); /* a 1d grid is one row */
+        const stn_slab *sl = &r->slab;
+        int rc;
+        if (sl->axis) { /* a rank's slab: its slices of the whole grid's file */
+            int64_t count = sh[0];
+            sh[0] = sl->n;
+            rc = stn_npy_load_part(path, e->d->npy_descr, stn_dims(e->d), sh, sl->base, count, data,
+                                   &e->res->st);
+        } else {
+            rc = stn_npy_load(path, e->d->npy_descr, stn_dims(e->d), sh, data, &e->res->st);
+        }
         if (rc)
             return stn_error(rc, "--init %s%s=%s: %s", fd->name, level ? ".prev" : "", path, stn_errmsg());
     } else if (has_init) {
         double t0 = stn_now();
-        e->d->init(f, level, data, &r->view, r->o->params, &e->whole);
+        stn_run_init(r, f, level, data, &r->view, &e->whole);
         stn_stats_add_time(&e->res->st, STN_PHASE_INIT, t0);
     }
     return 0;
@@ -184,7 +195,7 @@ static int fill_level(engine *e, int f, int level, void *data, int *given) {
 
 static void mirror(engine *e, int f, void *data) {
     double t0 = stn_now();
-    e->d->boundary(f, &e->r->view, data, data, &e->whole);
+    stn_run_boundary(e->r, f, &e->r->view, data, data, &e->whole);
     stn_stats_add_time(&e->res->st, STN_PHASE_COMPUTE, t0);
 }
 
@@ -248,7 +259,7 @@ static void boundaries(engine *e) {
     for (int i = 0; i < e->d->nfields; i++) {
         field_bufs *fb = &e->f[i];
         if (e->d->fields[i].kind == STN_FIELD_STATE && boundary_due(&e->d->fields[i], fb))
-            e->d->boundary(i, &e->r->view, fb->buf[fb->cur], fb->buf[fb->next], &e->whole);
+            stn_run_boundary(e->r, i, &e->r->view, fb->buf[fb->cur], fb->buf[fb->next], &e->whole);
     }
 }
 
@@ -401,7 +412,7 @@ static int run_tile(engine *e, const tiles *tl, int64_t j, int64_t k, int64_t t0
                 continue;
             for (int l = 1; l <= d->fields[i].levels; l++) {
                 void *arr = level_buf(fb, t - l);
-                d->boundary(i, v, arr, arr, &rd);
+                stn_run_boundary(e->r, i, v, arr, arr, &rd);
             }
         }
         if (!empty) {
@@ -427,7 +438,7 @@ static int run_tile(engine *e, const tiles *tl, int64_t j, int64_t k, int64_t t0
             continue;
         for (int i = 0; i < d->nfields; i++) /* dirichlet: where the loop copies */
             if (copy[(size_t)i * (size_t)(T + 1) + (size_t)t])
-                d->boundary(i, v, level_buf(&e->f[i], t - 1), level_buf(&e->f[i], t), &own);
+                stn_run_boundary(e->r, i, v, level_buf(&e->f[i], t - 1), level_buf(&e->f[i], t), &own);
     }
     return 0;
 }
@@ -503,7 +514,7 @@ static int time_loop(engine *e, int64_t t0, int64_t steps) {
         const stn_field_desc *fd = &e->d->fields[i];
         if (fd->kind == STN_FIELD_STATE && (fd->boundary == STN_BC_NEUMANN || fd->periodic))
             for (int l = 0; l < fd->levels; l++)
-                e->d->boundary(i, &r->view, level_buf(&e->f[i], -l), level_buf(&e->f[i], -l), &e->whole);
+                stn_run_boundary(r, i, &r->view, level_buf(&e->f[i], -l), level_buf(&e->f[i], -l), &e->whole);
     }
     double dt = stn_now() - c0;
     e->res->loop_seconds += dt;
@@ -518,8 +529,14 @@ static int write_outputs(engine *e) {
         if (!r->writers[s])
             continue;
         field_bufs *fb = &e->f[s / 2];
-        void *data = fb->buf[s % 2 ? fb->prev : fb->cur];
-        int rc = stn_npy_writer_write(r->writers[s], data, (size_t)r->grid_bytes, &e->res->st);
+        char *data = fb->buf[s % 2 ? fb->prev : fb->cur];
+        const stn_slab *sl = &r->slab;
+        size_t slice =
+            sl->axis ? (size_t)r->grid_bytes / (size_t)(sl->axis == 2 ? r->view.nz : r->view.ny) : 0;
+        int rc = sl->axis ? stn_npy_writer_pwrite(r->writers[s], data + (size_t)sl->own_lo * slice,
+                                                  (size_t)(sl->own_hi - sl->own_lo) * slice,
+                                                  (uint64_t)(sl->base + sl->own_lo) * slice, &e->res->st)
+                          : stn_npy_writer_write(r->writers[s], data, (size_t)r->grid_bytes, &e->res->st);
         if (rc)
             return rc;
     }
@@ -565,6 +582,62 @@ static void check_budget(const stn_run *r) {
     }
 }
 
+/* MPI: the rank's slab, with ghosts of `chunk` steps: about a quarter of the thinnest slab, at most 16
+ * (the redundant work of the ghosts against the messages' count; design 018). */
+static int part_of(engine *e, const stn_run *r) {
+    const stn_program_desc *d = r->d;
+    int axis = d->ndim == 3 ? 2 : 1;
+    char why[160] = "";
+    if (r->o->mode != STN_MODE_INCORE)
+        snprintf(why, sizeof why, "--mode mmap");
+    else if (stn_dims(d) == 1)
+        snprintf(why, sizeof why, "a 1d grid");
+    else if (d->nrecords > 0)
+        snprintf(why, sizeof why, "records (the samples of each rank are not gathered yet)");
+    else
+        for (int i = 0; i < d->nfields && !why[0]; i++)
+            if (d->fields[i].periodic & (1 << axis))
+                snprintf(why, sizeof why, "a stencil periodic along %c, the axis the ranks split",
+                         "xyz"[axis]);
+    if (why[0])
+        return stn_error(-ENOTSUP, "%d MPI ranks: this version splits in-core runs only without %s",
+                         stn_par_size(), why);
+    int64_t most = stn_slab_most_bt(r), chunk = most / 4;
+    e->chunk = chunk < 1 ? 1 : chunk > 16 ? 16 : chunk;
+    if (!(e->part = calloc(1, sizeof *e->part)))
+        return stn_error(-ENOMEM, "out of memory");
+    int rc = stn_slab_run(r, e->chunk, e->part);
+    e->r = &e->part->run;
+    e->d = e->part->run.d;
+    return rc;
+}
+
+/* MPI, after each chunk of steps: every level the next step reads of every state field, the rank's
+ * last g own slices to the rank above (its ghosts below) and its first g to the rank below. */
+static int exchange(engine *e) {
+    const stn_slab *sl = &e->r->slab;
+    int below = sl->rank > 0 ? sl->rank - 1 : -1, above = sl->rank + 1 < sl->nranks ? sl->rank + 1 : -1;
+    size_t slice = (size_t)e->r->grid_bytes / (size_t)(sl->axis == 2 ? e->r->view.nz : e->r->view.ny);
+    size_t bytes = (size_t)sl->g * slice;
+    int rc = 0;
+    double t0 = stn_now();
+    for (int i = 0; rc == 0 && i < e->d->nfields; i++) {
+        const stn_field_desc *fd = &e->d->fields[i];
+        for (int l = 0; rc == 0 && fd->kind == STN_FIELD_STATE && l < fd->levels; l++) {
+            char *a = level_buf(&e->f[i], -l);
+            rc = stn_par_sendrecv(a + (size_t)(sl->own_hi - sl->g) * slice, above >= 0 ? bytes : 0, above,
+                                  a + (size_t)(sl->own_lo - sl->g) * slice, below >= 0 ? bytes : 0, below);
+            if (rc == 0)
+                rc = stn_par_sendrecv(a + (size_t)sl->own_lo * slice, below >= 0 ? bytes : 0, below,
+                                      a + (size_t)sl->own_hi * slice, above >= 0 ? bytes : 0, above);
+            uint64_t sent = (uint64_t)bytes * (uint64_t)((above >= 0) + (below >= 0));
+            e->res->msg_sent += sent, e->res->msg_predicted += sent;
+        }
+    }
+    stn_stats_add_time(&e->res->st, STN_PHASE_WAIT, t0);
+    return rc;
+}
+
 int stn_incore_open(const stn_run *r, stn_result *res, stn_incore **out) {
     engine *e = calloc(1, sizeof *e);
     *out = NULL;
@@ -573,12 +646,19 @@ int stn_incore_open(const stn_run *r, stn_result *res, stn_incore **out) {
     e->r = r;
     e->res = res;
     e->d = r->d;
-    /* The in-core IO model: each --init file is read once, each --out written once. */
-    for (int s = 0; s < 2 * r->d->nfields; s++) {
+    int rc = stn_par_size() > 1 ? part_of(e, r) : 0;
+    r = e->r;
+    /* The in-core IO model: each --init file is read once (a rank's slab of it), each --out written once
+     * (a rank's own slices). */
+    uint64_t own = r->slab.axis ? r->grid_bytes / (uint64_t)(r->slab.axis == 2 ? r->view.nz : r->view.ny) *
+                                      (uint64_t)(r->slab.own_hi - r->slab.own_lo)
+                                : r->grid_bytes;
+    for (int s = 0; rc == 0 && s < 2 * r->d->nfields; s++) {
         res->predicted_read += r->o->init_path[s] ? r->grid_bytes : 0;
-        res->predicted_written += r->o->out_path[s] ? r->grid_bytes : 0;
+        res->predicted_written += r->o->out_path[s] ? own : 0;
     }
-    int rc = stn_engine_arrays(r->d, sizeof *e->f, (void **)&e->f, &e->src, &e->dst, "in-core");
+    if (rc == 0)
+        rc = stn_engine_arrays(r->d, sizeof *e->f, (void **)&e->f, &e->src, &e->dst, "in-core");
     if (rc == 0) {
         set_boxes(e);
         if (r->o->mode == STN_MODE_INCORE)
@@ -600,7 +680,18 @@ int stn_incore_open(const stn_run *r, stn_result *res, stn_incore **out) {
 int stn_incore_advance(stn_incore *e, int64_t t0, int64_t steps) {
     uint64_t r0 = 0, w0 = 0, r1 = 0, w1 = 0;
     proc_io(&r0, &w0);
-    int rc = time_loop(e, t0, steps);
+    int rc = 0;
+    for (int64_t done = 0; e->part && rc == 0 && done < steps;) { /* MPI: chunks, then the ghosts */
+        int64_t T = steps - done < e->chunk ? steps - done : e->chunk;
+        rc = time_loop(e, t0 + done, T);
+        if (stn_par_any(rc) && rc == 0)
+            rc = stn_error(-EIO, "another rank failed in its steps (its error is above)");
+        if (rc == 0)
+            rc = exchange(e);
+        done += T;
+    }
+    if (!e->part)
+        rc = time_loop(e, t0, steps);
     proc_io(&r1, &w1);
     if (e->r->o->mode == STN_MODE_MMAP) { /* the kernel's paging during the time loop */
         e->res->have_paging = 1;
@@ -637,5 +728,6 @@ void stn_incore_close(stn_incore *e) {
         return;
     e->res->engine_bytes = stn_peak_allocated_bytes();
     engine_free(e);
+    free(e->part);
     free(e);
 }

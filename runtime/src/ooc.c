@@ -1222,11 +1222,9 @@ struct stn_ooc {
     ooc e;
     /* a 1d grid: the engine runs on its rows (folded: the fold, a 2d descriptor of one-row halos,
      * the options in rows) or, periodic, as one row; e.r and e.d point here */
-    stn_run run;
-    stn_opts opts;
-    stn_program_desc desc;
+    stn_run_copy c;
     stn_field_desc *fields;
-    char name[256];                     /* NAME.rK: a rank's files in a shared --dir */
+    int tuned;                          /* the ranks' blocks came from tune_ranks */
     uint64_t xchg_read, xchg_written;   /* the ghosts' exchanges this process made, as modelled */
     int program;                        /* opened by the program: the one advance is the whole run */
     int plan_only;                      /* --plan-only: printed, nothing to run */
@@ -1249,10 +1247,10 @@ static int fold_run(stn_ooc *s, const stn_run *r) {
     int periodic = 0;
     for (int i = 0; i < d->nfields; i++)
         periodic |= d->fields[i].periodic & 1;
-    s->run = *r;
-    s->opts = *o;
-    s->run.o = &s->opts;
-    s->e.r = &s->run;
+    s->c.run = *r;
+    s->c.opts = *o;
+    s->c.run.o = &s->c.opts;
+    s->e.r = &s->c.run;
     if (periodic) {
         if (o->have_block && o->block[0] > 0)
             return stn_error(
@@ -1261,17 +1259,17 @@ static int fold_run(stn_ooc *s, const stn_run *r) {
                 "one block (its wrap moves by the interior's width, not whole rows): give --block "
                 "BT",
                 o->block[0], o->block[2]);
-        s->opts.block[0] = 1; /* its one row */
+        s->c.opts.block[0] = 1; /* its one row */
         return 0;
     }
     int64_t n = o->size[0], reach = d->reach_lo[0] > d->reach_hi[0] ? d->reach_lo[0] : d->reach_hi[0];
-    stn_fold *f = &s->run.fold;
+    stn_fold *f = &s->c.run.fold;
     stn_fold_make(n, d->halo_lo[0], d->halo_hi[0], reach, d->elem_size, (size_t)r->hw.block.value, f);
-    s->desc = *d;
-    s->desc.dims = 0;
+    s->c.desc = *d;
+    s->c.desc.dims = 0;
     for (int k = 0; k < 3; k++) {
-        s->desc.halo_lo[k] = s->desc.halo_hi[k] = k == 1;
-        s->desc.reach_lo[k] = s->desc.reach_hi[k] = k == 1;
+        s->c.desc.halo_lo[k] = s->c.desc.halo_hi[k] = k == 1;
+        s->c.desc.reach_lo[k] = s->c.desc.reach_hi[k] = k == 1;
     }
     if (!(s->fields = calloc((size_t)d->nfields, sizeof *s->fields)))
         return stn_error(-ENOMEM, "out of memory");
@@ -1280,13 +1278,13 @@ static int fold_run(stn_ooc *s, const stn_run *r) {
         if (s->fields[i].read_across & 1)
             s->fields[i].read_across |= 2;
     }
-    s->desc.fields = s->fields;
-    s->run.d = &s->desc;
-    s->opts.size[0] = f->W, s->opts.size[1] = f->rows, s->opts.size[2] = 1;
-    s->run.view = (stn_view){f->W, f->rows, 1, f->W, f->W * f->rows, 0, 0, 0};
-    s->run.grid_bytes = (uint64_t)f->W * (uint64_t)f->rows * (uint64_t)d->elem_size;
+    s->c.desc.fields = s->fields;
+    s->c.run.d = &s->c.desc;
+    s->c.opts.size[0] = f->W, s->c.opts.size[1] = f->rows, s->c.opts.size[2] = 1;
+    s->c.run.view = (stn_view){f->W, f->rows, 1, f->W, f->W * f->rows, 0, 0, 0};
+    s->c.run.grid_bytes = (uint64_t)f->W * (uint64_t)f->rows * (uint64_t)d->elem_size;
     /* --block BX,BT: BX cells, whole rows (0: one block, --block BT) */
-    s->opts.block[0] = o->block[0] > 0 ? (o->block[0] + f->W - 1) / f->W : f->rows;
+    s->c.opts.block[0] = o->block[0] > 0 ? (o->block[0] + f->W - 1) / f->W : f->rows;
     f->held = (uint64_t)d->nalong * (uint64_t)n * (uint64_t)d->elem_size; /* the inputs along x, in DRAM */
     return 0;
 }
@@ -1299,19 +1297,17 @@ static int fold_run(stn_ooc *s, const stn_run *r) {
  * names of the rank's own (NAME.rK.*, so that ranks may share a --dir).  What this increment runs:
  * the reference schedule, whole planes in 3d, hand-set --block, no records, nothing periodic along
  * the axis; the rest is refused with the reason. */
-static int part_run(stn_ooc *s, const stn_run *r) {
+static int part_run(stn_ooc *s, const stn_run *r, int64_t bt_ghost, const int64_t *blk) {
     const stn_program_desc *d = r->d;
     const stn_opts *o = r->o;
-    int P = stn_par_size(), rank = stn_par_rank(), axis = d->ndim == 3 ? 2 : 1;
+    int P = stn_par_size(), axis = d->ndim == 3 ? 2 : 1;
     char why[256] = "";
     if (stn_dims(d) == 1)
         snprintf(why, sizeof why, "a 1d grid");
     else if (o->schedule != STN_SCHED_NONE && o->schedule != STN_SCHED_REF)
         snprintf(why, sizeof why, "--schedule %s (the reference schedule only)",
                  stn_schedule_names[o->schedule]);
-    else if (!o->have_block)
-        snprintf(why, sizeof why, "no --block (Blk-Tune across ranks comes next: give --block)");
-    else if (d->ndim == 3 && o->block[0] < o->size[1])
+    else if (o->have_block && d->ndim == 3 && o->block[0] < o->size[1])
         snprintf(why, sizeof why, "y-blocked tiles (--block by < ny: give by = ny, whole planes)");
     else if (d->nrecords > 0)
         snprintf(why, sizeof why, "records (the samples of each rank are not gathered yet)");
@@ -1320,47 +1316,64 @@ static int part_run(stn_ooc *s, const stn_run *r) {
     if (why[0])
         return stn_error(-ENOTSUP, "%d MPI ranks: this version splits out-of-core runs only without %s", P,
                          why);
-    int64_t n = o->size[axis], L = d->halo_lo[axis], H = n - d->halo_hi[axis], w = H - L;
-    int64_t rlo = d->reach_lo[axis] > L ? d->reach_lo[axis] : L;
-    int64_t rhi = d->reach_hi[axis] > d->halo_hi[axis] ? d->reach_hi[axis] : d->halo_hi[axis];
-    int64_t skew = rlo > rhi ? rlo : rhi, bt = o->block[2] < o->steps ? o->block[2] : o->steps;
-    int64_t g = (bt < 1 ? 1 : bt) * skew;
-    int64_t oa = rank == 0 ? 0 : L + rank * w / P, ob = rank == P - 1 ? n : L + (rank + 1) * w / P;
-    for (int k = 0; k < P; k++) { /* every slab holds the ghosts its neighbours take from it */
-        int64_t a = k == 0 ? 0 : L + k * w / P, b = k == P - 1 ? n : L + (k + 1) * w / P;
-        if (b - a < g || L + (k + 1) * w / P <= L + k * w / P)
-            return stn_error(-EINVAL,
-                             "%d MPI ranks: the interior's %" PRId64 " %c-indices give rank %d %" PRId64
-                             " of them, fewer than the ghost depth bt x skew = %" PRId64 " x %" PRId64
-                             " a neighbour takes from it; use fewer ranks or a smaller bt",
-                             P, w, "xyz"[axis], k, b - a, bt, skew);
-    }
-    int64_t ea = rank == 0 ? 0 : oa - g, eb = rank == P - 1 ? n : ob + g;
-    s->run = *r;
-    s->opts = *o;
-    s->desc = *d;
-    s->run.o = &s->opts;
-    s->run.d = &s->desc;
-    s->e.r = &s->run;
-    s->opts.size[axis] = eb - ea;
-    if (axis == 2)
-        s->run.view.nz = eb - ea, s->run.view.sz = o->size[0] * o->size[1];
-    else
-        s->run.view.ny = eb - ea, s->run.view.sz = o->size[0] * (eb - ea);
-    s->run.grid_bytes = (uint64_t)stn_grid_cells(&s->opts) * (uint64_t)d->elem_size;
-    if (rank > 0)
-        s->desc.halo_lo[axis] = (int)rlo; /* the frozen layer below: never computed */
-    if (rank < P - 1)
-        s->desc.halo_hi[axis] = (int)rhi;
-    snprintf(s->name, sizeof s->name, "%s.r%d", d->name, rank); /* (a --dir the ranks share works too) */
-    s->desc.name = s->name;
-    s->run.slab = (stn_slab){axis, rank, P, n, ea, oa - ea, ob - ea, g};
-    uint64_t own = (uint64_t)(ob - oa) * (uint64_t)o->size[0] * (uint64_t)(axis == 2 ? o->size[1] : 1) *
-                   (uint64_t)d->elem_size;
-    for (int k = 0; r->writers && k < 2 * d->nfields; k++) /* each rank writes its own slices of an --out */
-        if (r->writers[k])
-            stn_npy_writer_expect(r->writers[k], own);
+    int rc = stn_slab_run(r, bt_ghost, &s->c);
+    if (rc)
+        return rc;
+    s->e.r = &s->c.run;
+    if (blk) /* the blocks the ranks tuned (tune_ranks) */
+        s->c.opts.block[0] = blk[0], s->c.opts.block[1] = blk[1], s->c.opts.block[2] = blk[2],
+        s->c.opts.have_block = 1;
     return 0;
+}
+
+static int ooc_setup(ooc *e, int64_t *first_sweep);
+
+/* Blk-Tune for ranks without --block: the ghost depth (bt x skew) must be known before a slab is, so
+ * each rank tunes its slab with ghosts for a guessed bt (first 1), the ranks take the least bt they
+ * chose, and while that is more than the guess the ranks tune again with ghosts that deep.  Each
+ * rank keeps its own blocks, run with the least bt (a smaller bt only shrinks a window). */
+static int tune_ranks(const stn_run *r, stn_result *res, stn_ooc_result *out, int64_t blk[3],
+                      int64_t *bt_ghost) {
+    int64_t guess = 1;
+    for (int round = 0; round < 16; round++) {
+        stn_ooc *t = calloc(1, sizeof *t);
+        int rc = t ? 0 : stn_error(-ENOMEM, "out of memory");
+        if (t) {
+            t->e.records_fd = t->e.lock_fd = -1;
+            t->e.res = res, t->e.out = out;
+            rc = part_run(t, r, guess, NULL);
+            t->c.opts.plan_only = 1; /* (plans only: no file, no lock) */
+            t->c.opts.resume = 0;
+            t->e.r = &t->c.run, t->e.d = t->c.run.d;
+        }
+        if (rc == 0)
+            rc = stn_engine_arrays(t->e.d, sizeof *t->e.f, (void **)&t->e.f, &t->e.src, &t->e.dst,
+                                   "out-of-core");
+        for (int i = 0; rc == 0 && i < t->e.d->nfields; i++)
+            t->e.f[i].npy_fd[0] = t->e.f[i].npy_fd[1] = -1;
+        int64_t first = 0;
+        if (rc == 0)
+            rc = ooc_setup(&t->e, &first);
+        if (rc == 0) {
+            const stn_ooc_plan *p = &t->e.plan;
+            blk[0] = p->r.axis == 1 ? p->r.b : r->o->size[1];
+            blk[1] = p->r.axis == 2 ? p->r.b : 0;
+            blk[2] = p->bt;
+        }
+        if (t)
+            stn_ooc_close(t, 1);
+        if (stn_par_any(rc))
+            return rc ? rc : stn_error(-EIO, "another rank failed to tune its blocks (its error is above)");
+        blk[2] = stn_par_min(blk[2]);
+        int64_t most = stn_slab_most_bt(r); /* (thin slabs: the ghosts limit bt) */
+        blk[2] = blk[2] > most && most >= 1 ? most : blk[2];
+        if (blk[2] <= guess) {
+            *bt_ghost = guess;
+            return 0;
+        }
+        guess = blk[2];
+    }
+    return stn_error(-EIO, "internal error: the ranks' tuning did not settle on a bt");
 }
 
 int stn_ooc_open(const stn_run *r, stn_result *res, stn_ooc_result *out, int program, stn_ooc **sp) {
@@ -1376,7 +1389,30 @@ int stn_ooc_open(const stn_run *r, stn_result *res, stn_ooc_result *out, int pro
     e->d = r->d;
     e->res = res;
     e->out = out;
-    int rc = stn_par_size() > 1 ? part_run(s, r) : stn_dims(r->d) == 1 ? fold_run(s, r) : 0;
+    int rc = 0;
+    if (stn_par_size() > 1) {
+        int64_t blk[3], ghost = r->o->block[2];
+        int tuned = !r->o->have_block, saved = 0;
+        if (tuned && r->o->resume) { /* the blocks this rank's state file saved, if every rank has one */
+            char path[4096];
+            stn_saved_plan sv;
+            snprintf(path, sizeof path, "%s/%s.r%d.ooc-state", r->o->dir, r->d->name, stn_par_rank());
+            saved = stn_ooc_saved_plan(path, &sv) == 1;
+            if (!stn_par_any(!saved)) {
+                blk[0] = sv.by, blk[1] = sv.bz, blk[2] = sv.bt;
+                ghost = stn_par_min(sv.bt);
+            }
+            stn_error_clear();
+            saved = !stn_par_any(!saved);
+        }
+        if (tuned && !saved)
+            rc = tune_ranks(r, res, out, blk, &ghost);
+        if (rc == 0)
+            rc = part_run(s, r, ghost, tuned ? blk : NULL);
+        s->tuned = tuned;
+    } else if (stn_dims(r->d) == 1) {
+        rc = fold_run(s, r);
+    }
     if (rc) {
         stn_ooc_close(s, 1);
         return rc;
@@ -1389,6 +1425,8 @@ int stn_ooc_open(const stn_run *r, stn_result *res, stn_ooc_result *out, int pro
     int64_t first = 0;
     if (rc == 0)
         rc = ooc_setup(e, &first);
+    if (rc == 0 && s->tuned) /* (the ranks' tuning handed its blocks on as if given) */
+        out->chooser = stn_tuner_names[r->o->tuner < 0 ? STN_TUNER_BLK : r->o->tuner];
     if (rc == 0 && r->o->plan_only) {
         print_plan(e);
         s->plan_only = 1;

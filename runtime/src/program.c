@@ -514,18 +514,16 @@ static int sim_start(stn_sim *s, double t_start) {
 }
 
 /* Under MPI: ranks other than 0 print no progress and write no report; --dir's %r is the rank's
- * number (its folder made if missing); only --mode ooc splits the grid (so far). */
+ * number (its folder made if missing); --mode mmap is not split. */
 static int ranks_options(stn_sim *s) {
     int P = stn_par_size(), rank = stn_par_rank();
     if (P == 1)
         return 0;
     if (rank > 0)
         s->o.quiet = 1;
-    if (s->o.mode != STN_MODE_OOC && !s->o.help && !s->o.version)
-        return stn_error(
-            -ENOTSUP,
-            "--mode %s with %d MPI ranks: this version splits the grid out of core only (--mode ooc)",
-            stn_mode_names[s->o.mode], P);
+    if (s->o.mode == STN_MODE_MMAP && !s->o.help && !s->o.version)
+        return stn_error(-ENOTSUP,
+                         "--mode mmap with %d MPI ranks: the ranks split --mode ooc and --mode incore", P);
     const char *d = s->o.dir, *at = d ? strstr(d, "%r") : NULL;
     if (!at)
         return 0;

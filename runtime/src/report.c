@@ -272,25 +272,6 @@ static void r_run(json *j, const stn_run *r, const stn_result *res, const stn_oo
         j_u64(j, "align", r->hw.block.value); /* the O_DIRECT alignment the plan padded rows to */
         j_kstr(j, "source", r->hw.block.source);
         j_close(j, '}');
-        if (res->nranks > 1) { /* MPI: each rank's figures; the report's are their sums */
-            j_open(j, "mpi", '{');
-            j_i64(j, "ranks", res->nranks);
-            j_kstr(j, "split", r->d->ndim == 3 ? "z" : "y");
-            j_u64(j, "message_bytes", res->msg_sent);
-            j_u64(j, "predicted_message_bytes", res->msg_predicted);
-            j_open(j, "per_rank", '[');
-            static const char *const keys[STN_RANK_FIGURES] = {
-                "bytes_read",    "bytes_written",          "predicted_bytes_read", "predicted_bytes_written",
-                "message_bytes", "predicted_message_bytes"};
-            for (int k = 0; k < res->nranks; k++) {
-                j_open(j, NULL, '{');
-                for (int i = 0; i < STN_RANK_FIGURES; i++)
-                    j_u64(j, keys[i], res->ranks[(size_t)k * STN_RANK_FIGURES + (size_t)i]);
-                j_close(j, '}');
-            }
-            j_close(j, ']');
-            j_close(j, '}');
-        }
         if (stn_dims(r->d) == 1 && plan->fold_row > 0) { /* a 1d grid's rows (docs/design/014) */
             j_open(j, "fold", '{');
             j_i64(j, "row", plan->fold_row);
@@ -299,6 +280,25 @@ static void r_run(json *j, const stn_run *r, const stn_result *res, const stn_oo
         } else if (stn_dims(r->d) == 1) {
             j_null(j, "fold"); /* periodic: one row */
         }
+    }
+    if (res->nranks > 1) { /* MPI: each rank's figures; the report's are their sums */
+        j_open(j, "mpi", '{');
+        j_i64(j, "ranks", res->nranks);
+        j_kstr(j, "split", r->d->ndim == 3 ? "z" : "y");
+        j_u64(j, "message_bytes", res->msg_sent);
+        j_u64(j, "predicted_message_bytes", res->msg_predicted);
+        j_open(j, "per_rank", '[');
+        static const char *const keys[STN_RANK_FIGURES] = {"bytes_read",           "bytes_written",
+                                                           "predicted_bytes_read", "predicted_bytes_written",
+                                                           "message_bytes",        "predicted_message_bytes"};
+        for (int k = 0; k < res->nranks; k++) {
+            j_open(j, NULL, '{');
+            for (int i = 0; i < STN_RANK_FIGURES; i++)
+                j_u64(j, keys[i], res->ranks[(size_t)k * STN_RANK_FIGURES + (size_t)i]);
+            j_close(j, '}');
+        }
+        j_close(j, ']');
+        j_close(j, '}');
     }
     if (plan && res->have_time) {
         char curve[2048];

@@ -349,6 +349,84 @@ void stn_run_init(const stn_run *r, int field, int level, void *data, const stn_
         r->d->init(field, level, (char *)data - sh * (ptrdiff_t)r->d->elem_size, &v1, r->o->params, &b1);
 }
 
+/* ------------------------------------------------------------------ a rank's slab (MPI) */
+
+/* The split of the axis the ranks cut: the interior [L, L + w) in P slabs as equal as whole indices
+ * allow, the first and last with the boundary layer: rank k's own indices [a, b). */
+static void slab_of(const stn_run *r, int k, int *axis, int64_t *a, int64_t *b) {
+    const stn_program_desc *d = r->d;
+    int P = stn_par_size();
+    *axis = d->ndim == 3 ? 2 : 1;
+    int64_t n = r->o->size[*axis], L = d->halo_lo[*axis], w = n - d->halo_hi[*axis] - L;
+    *a = k == 0 ? 0 : L + k * w / P;
+    *b = k == P - 1 ? n : L + (k + 1) * w / P;
+}
+
+static int64_t slab_skew(const stn_program_desc *d, int axis) {
+    int64_t lo = d->reach_lo[axis] > d->halo_lo[axis] ? d->reach_lo[axis] : d->halo_lo[axis];
+    int64_t hi = d->reach_hi[axis] > d->halo_hi[axis] ? d->reach_hi[axis] : d->halo_hi[axis];
+    return lo > hi ? lo : hi;
+}
+
+int64_t stn_slab_most_bt(const stn_run *r) {
+    int axis = r->d->ndim == 3 ? 2 : 1;
+    int64_t least = INT64_MAX, a, b;
+    for (int k = 0; k < stn_par_size(); k++) {
+        slab_of(r, k, &axis, &a, &b);
+        least = b - a < least ? b - a : least;
+    }
+    int64_t s = slab_skew(r->d, axis);
+    return least / (s > 0 ? s : 1);
+}
+
+int stn_slab_run(const stn_run *r, int64_t bt, stn_run_copy *c) {
+    const stn_program_desc *d = r->d;
+    const stn_opts *o = r->o;
+    int P = stn_par_size(), rank = stn_par_rank(), axis;
+    int64_t oa, ob, a, b;
+    slab_of(r, rank, &axis, &oa, &ob);
+    int64_t n = o->size[axis], L = d->halo_lo[axis], w = n - d->halo_hi[axis] - L;
+    int64_t skew = slab_skew(d, axis);
+    bt = bt < o->steps ? bt : o->steps;
+    int64_t g = (bt < 1 ? 1 : bt) * skew;
+    for (int k = 0; k < P; k++) { /* every slab holds the ghosts its neighbours take from it */
+        slab_of(r, k, &axis, &a, &b);
+        if (b - a < g || (k > 0 && k < P - 1 && b <= a) || w < P)
+            return stn_error(-EINVAL,
+                             "%d MPI ranks: the interior's %" PRId64 " %c-indices give rank %d %" PRId64
+                             " of them, fewer than the ghost depth bt x skew = %" PRId64 " x %" PRId64
+                             " a neighbour takes from it; use fewer ranks or a smaller bt",
+                             P, w, "xyz"[axis], k, b - a, bt < 1 ? 1 : bt, skew);
+    }
+    int64_t ea = rank == 0 ? 0 : oa - g, eb = rank == P - 1 ? n : ob + g;
+    c->run = *r;
+    c->opts = *o;
+    c->desc = *d;
+    c->run.o = &c->opts;
+    c->run.d = &c->desc;
+    c->opts.size[axis] = eb - ea;
+    if (axis == 2)
+        c->run.view.nz = eb - ea, c->run.view.sz = o->size[0] * o->size[1];
+    else
+        c->run.view.ny = eb - ea, c->run.view.sz = o->size[0] * (eb - ea);
+    c->run.grid_bytes = (uint64_t)stn_grid_cells(&c->opts) * (uint64_t)d->elem_size;
+    int64_t rlo = d->reach_lo[axis] > L ? d->reach_lo[axis] : L;
+    int64_t rhi = d->reach_hi[axis] > d->halo_hi[axis] ? d->reach_hi[axis] : d->halo_hi[axis];
+    if (rank > 0)
+        c->desc.halo_lo[axis] = (int)rlo; /* the frozen layer below: never computed */
+    if (rank < P - 1)
+        c->desc.halo_hi[axis] = (int)rhi;
+    snprintf(c->name, sizeof c->name, "%s.r%d", d->name, rank); /* (a --dir the ranks share works too) */
+    c->desc.name = c->name;
+    c->run.slab = (stn_slab){axis, rank, P, n, ea, oa - ea, ob - ea, g};
+    uint64_t own = (uint64_t)(ob - oa) * (uint64_t)o->size[0] * (uint64_t)(axis == 2 ? o->size[1] : 1) *
+                   (uint64_t)d->elem_size;
+    for (int k = 0; r->writers && k < 2 * d->nfields; k++) /* each rank writes its own slices of an --out */
+        if (r->writers[k])
+            stn_npy_writer_expect(r->writers[k], own);
+    return 0;
+}
+
 /* The injections after step t's kernel on `box`, then the records (docs/design/011). */
 static void point_ops(const stn_run *r, int64_t t, const double *pv, const stn_view *v,
                       const void *const *src, void *const *dst, const stn_box *box) {

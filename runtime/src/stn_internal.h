@@ -152,6 +152,9 @@ int stn_same_file(const char *a, const char *b);
 int stn_npy_writer_join(const char *path, const char *tmp, const char *descr, int ndim, const int64_t *shape,
                         stn_npy_writer **w);
 const char *stn_npy_writer_tmp(const stn_npy_writer *w);
+/* Read slices [first, first + count) along the slowest axis (shape[0]) of the C-order array of `shape`. */
+int stn_npy_load_part(const char *path, const char *descr, int ndim, const int64_t *shape, int64_t first,
+                      int64_t count, void *dst, stn_stats *st);
 void stn_npy_writer_expect(stn_npy_writer *w, uint64_t bytes);
 
 /* Bytes per element of a plain numeric descr such as "<f8" (0 if not one). */

@@ -210,7 +210,8 @@ typedef struct stn_tune_problem {
     int64_t size[3];      /* nx, ny, nz (nz = 1 in 2d) */
     int64_t steps;
     int schedule; /* STN_SCHED_REF, _ALG1 or _ALG2 */
-    int strip;    /* -1: the tuner weighs both; STN_STRIP_DRAM or _FILE: only that one */
+    int strip;    /* -1: the tuner weighs both; STN_STRIP_DRAM or _FILE: only that one; _NONE: whole planes
+                   * only (an MPI rank's slab) */
     size_t align; /* the O_DIRECT alignment rows are padded to */
     uint64_t budget;
     int64_t iy;               /* the iBlock's iy: y-blocks are multiples of it (<= 1: any) */

@@ -108,6 +108,21 @@ typedef struct stn_run {
     stn_slab slab;         /* the out-of-core engine's run of one rank's slab (axis = 0 otherwise) */
 } stn_run;
 
+/* A run's copy on a rank's slab (MPI) or a 1d grid's rows: its own options, descriptor and name,
+ * run.o and run.d pointing at them. */
+typedef struct stn_run_copy {
+    stn_run run;
+    stn_opts opts;
+    stn_program_desc desc;
+    char name[256]; /* NAME.rK: a rank's files */
+} stn_run_copy;
+/* The largest bt whose ghosts (bt x skew) every rank's slab can give its neighbours. */
+int64_t stn_slab_most_bt(const stn_run *r);
+/* r's run on this rank's slab, for ghosts of bt steps (c->run.slab; the sizes, view and grid bytes
+ * local, the halo on a side cut between ranks the step's reach, the --out writers expecting the
+ * rank's own slices): 0, or -EINVAL when a slab is thinner than the ghosts a neighbour takes. */
+int stn_slab_run(const stn_run *r, int64_t bt, stn_run_copy *c);
+
 /* Read or evaluate every input along an axis (--init NAME=FILE, 1d of the axis' extent; else its
  * init expression, else zero); counted in `st`. */
 int stn_along_load(stn_run *r, stn_stats *st);

@@ -349,8 +349,8 @@ static int tune_naive(tune_space *t, tune_best *b) {
         if (pb->d->ndim == 3)
             by = by >= ny ? ny : by;
         int strip = pb->d->ndim == 3 && by < ny ? STN_STRIP_DRAM : STN_STRIP_NONE;
-        if (strip != STN_STRIP_NONE && pb->schedule != STN_SCHED_REF)
-            by = ny, strip = STN_STRIP_NONE;
+        if (strip != STN_STRIP_NONE && (pb->schedule != STN_SCHED_REF || pb->strip == STN_STRIP_NONE))
+            by = ny, strip = STN_STRIP_NONE;           /* (whole planes only) */
         if (strip != STN_STRIP_NONE && pb->strip >= 0) /* --strip: that placement only */
             strip = pb->strip;
         int wrap = stn_ooc_periodic_axes(pb->d);
@@ -379,7 +379,8 @@ static int tune_naive(tune_space *t, tune_best *b) {
 }
 
 void stn_tune_smallest(const stn_tune_problem *pb, stn_ooc_plan *p) {
-    int yb = pb->d->ndim == 3 && pb->schedule == STN_SCHED_REF && !(stn_ooc_periodic_axes(pb->d) & 6);
+    int yb = pb->d->ndim == 3 && pb->schedule == STN_SCHED_REF && !(stn_ooc_periodic_axes(pb->d) & 6) &&
+             pb->strip != STN_STRIP_NONE;
     int strip = !yb ? STN_STRIP_NONE : pb->strip == STN_STRIP_DRAM ? STN_STRIP_DRAM : STN_STRIP_FILE;
     int64_t by = yb || pb->d->ndim == 2 ? 1 : pb->size[1];
     stn_ooc_make_plan(pb->d, pb->fold, pb->size, pb->steps, pb->schedule, by, 1, 1, strip, pb->align, p);
@@ -738,7 +739,7 @@ int stn_ooc_choose(const stn_run *r, const stn_ooc_model *m, size_t align, const
                            {o->size[0], o->size[1], o->size[2]},
                            o->steps,
                            sched_of(r),
-                           o->strip,
+                           r->slab.axis ? STN_STRIP_NONE : o->strip, /* (a rank's slab: whole planes) */
                            align,
                            r->mem_budget,
                            ib->iblk[0],

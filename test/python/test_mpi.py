@@ -66,19 +66,20 @@ def blocks(ex: ref.Example, size: tuple[int, ...], bt: int) -> str:
 @pytest.mark.parametrize("name", SPLIT)
 def test_ranks_give_the_bits_of_one_process(name, compile_example, compile_mpi, run_program, tmp_path):
     """Every example the ranks can split: 2, 3 and 4 ranks out of core (sweeps of 2 and 3 steps, so
-    that ghosts of 2 and 3 skews travel between sweeps), against the program without MPI in-core:
-    the same bits, and every rank's bytes and messages as the model says."""
+    that ghosts of 2 and 3 skews travel between sweeps) and in-core (ghosts of a chunk of steps),
+    against the program without MPI in-core: the same bits, and every rank's bytes and messages as
+    the model says."""
     ex = ref.EXAMPLES[name]
     size, steps = SIZE[ex.ndim], 7
     files = random_fields(ex, size, 11, True)
     (tmp_path / "one").mkdir()
     want, _ = run_stencil(run_program, compile_example(name), ex, size, steps, {}, files, tmp_path / "one")
     exe = compile_mpi(name)
-    for P, bt in ((2, 2), (3, 3), (4, 2)):
-        d = tmp_path / f"p{P}"
+    for P, bt, mode in ((2, 2, "ooc"), (3, 3, "ooc"), (4, 2, "ooc"), (2, 0, "incore"), (4, 0, "incore")):
+        d = tmp_path / f"p{P}{mode}"
         d.mkdir()
-        got, r = run_stencil(mpirun(P), exe, ex, size, steps, {}, files, d,
-                             extra=("--mode", "ooc", "--dir", str(d / "s%r"), "--block", blocks(ex, size, bt)))
+        extra = ("--mode", "ooc", "--dir", str(d / "s%r"), "--block", blocks(ex, size, bt)) if bt else ("--mode", mode)
+        got, r = run_stencil(mpirun(P), exe, ex, size, steps, {}, files, d, extra=extra)
         for f in ex.fields:
             assert got[f].tobytes() == want[f].tobytes(), f"{name}, {P} ranks: field {f} differs"
         m = r["mpi"]
@@ -110,9 +111,8 @@ def test_one_rank_is_the_program_without_mpi(compile_example, compile_mpi, run_p
 
 
 @pytest.mark.parametrize("args,message", [
-    (["--mode", "incore"], "--mode incore with 2 MPI ranks: this version splits the grid out of core only"),
+    (["--mode", "mmap"], "--mode mmap with 2 MPI ranks: the ranks split --mode ooc and --mode incore"),
     (["--mode", "ooc", "--block", "12,3,2", "--schedule", "alg1"], "without --schedule alg1 (the reference schedule only)"),
-    (["--mode", "ooc"], "without no --block (Blk-Tune across ranks comes next: give --block)"),
     (["--mode", "ooc", "--block", "5,3,2"], "without y-blocked tiles (--block by < ny: give by = ny, whole planes)"),
     (["--mode", "ooc", "--block", "12,3,20"], "fewer than the ghost depth bt x skew = 20 x 1"),
 ])
@@ -120,6 +120,26 @@ def test_what_the_ranks_do_not_split_yet_is_refused(compile_mpi, tmp_path, args,
     exe = compile_mpi("heat3d")
     rc, _, err = mpirun(2)(exe, ["--size", "14,12,29", "--steps", "30", "--dir", str(tmp_path), *args])
     assert rc != 0 and message in err, err
+
+
+def test_blk_tune_chooses_the_ranks_blocks(compile_example, compile_mpi, run_program, tmp_path):
+    """Without --block each rank tunes its slab (ghosts for a guessed bt, again while the ranks' least bt
+    is deeper than the guess, never deeper than the thinnest slab gives): the bits of one process, one bt
+    for every rank, each plan within its budget."""
+    ex = ref.EXAMPLES["heat3d"]
+    size = (24, 20, 30)
+    files = random_fields(ex, size, 2, True)
+    (tmp_path / "one").mkdir()
+    want, _ = run_stencil(run_program, compile_example("heat3d"), ex, size, 9, {}, files, tmp_path / "one")
+    for P, mem in ((2, "2M"), (4, "2M")):
+        d = tmp_path / f"p{P}"
+        d.mkdir()
+        got, r = run_stencil(mpirun(P), compile_mpi("heat3d"), ex, size, 9, {}, files, d,
+                             extra=("--mode", "ooc", "--mem", mem, "--dir", str(d / "s%r")))
+        assert got["u"].tobytes() == want["u"].tobytes(), P
+        assert r["tuner"] == "blk" and r["mem_plan_bytes"] <= 2 << 20, r["params"]
+        assert r["params"]["bt"] * 1 <= (size[2] - 2) // P, r["params"]  # ghosts within the thinnest slab
+        assert (r["bytes_read"], r["bytes_written"]) == (r["predicted_bytes_read"], r["predicted_bytes_written"])
 
 
 def test_a_killed_rank_resumes_to_the_same_bits(compile_mpi, tmp_path):
