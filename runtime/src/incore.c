@@ -592,8 +592,6 @@ static int part_of(engine *e, const stn_run *r) {
         snprintf(why, sizeof why, "--mode mmap");
     else if (stn_dims(d) == 1)
         snprintf(why, sizeof why, "a 1d grid");
-    else if (d->nrecords > 0)
-        snprintf(why, sizeof why, "records (the samples of each rank are not gathered yet)");
     else
         for (int i = 0; i < d->nfields && !why[0]; i++)
             if (d->fields[i].periodic & (1 << axis))

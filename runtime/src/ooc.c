@@ -1309,8 +1309,6 @@ static int part_run(stn_ooc *s, const stn_run *r, int64_t bt_ghost, const int64_
                  stn_schedule_names[o->schedule]);
     else if (o->have_block && d->ndim == 3 && o->block[0] < o->size[1])
         snprintf(why, sizeof why, "y-blocked tiles (--block by < ny: give by = ny, whole planes)");
-    else if (d->nrecords > 0)
-        snprintf(why, sizeof why, "records (the samples of each rank are not gathered yet)");
     else if (stn_ooc_periodic_axes(d) & (1 << axis))
         snprintf(why, sizeof why, "a stencil periodic along %c, the axis the ranks split", "xyz"[axis]);
     if (why[0])

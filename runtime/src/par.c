@@ -65,6 +65,15 @@ void stn_par_bcast(void *buf, size_t n, int root) { MPI_Bcast(buf, (int)n, MPI_B
 
 void stn_par_barrier(void) { MPI_Barrier(MPI_COMM_WORLD); }
 
+void stn_par_or_to_root(void *buf, size_t n) {
+    for (size_t at = 0; at < n;) { /* (in pieces: an MPI count is an int) */
+        int k = n - at > ((size_t)1 << 30) ? 1 << 30 : (int)(n - at);
+        char *p = (char *)buf + at;
+        MPI_Reduce(rank_ == 0 ? MPI_IN_PLACE : p, p, k, MPI_BYTE, MPI_BOR, 0, MPI_COMM_WORLD);
+        at += (size_t)k;
+    }
+}
+
 int stn_par_sendrecv(const void *sbuf, size_t sn, int dest, void *rbuf, size_t rn, int src) {
     if (sn > (size_t)0x7fffffff || rn > (size_t)0x7fffffff)
         return stn_error(-EOVERFLOW, "a message of %zu bytes is more than MPI counts in one call",
@@ -93,6 +102,7 @@ void stn_par_gather_u64(const uint64_t *mine, int n, uint64_t *all) {
 }
 void stn_par_bcast(void *buf, size_t n, int root) { (void)buf, (void)n, (void)root; }
 void stn_par_barrier(void) {}
+void stn_par_or_to_root(void *buf, size_t n) { (void)buf, (void)n; }
 int stn_par_sendrecv(const void *sbuf, size_t sn, int dest, void *rbuf, size_t rn, int src) {
     (void)sbuf, (void)sn, (void)rbuf, (void)rn;
     return dest < 0 && src < 0

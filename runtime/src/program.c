@@ -209,7 +209,13 @@ static uint64_t record_bytes(const stn_run *r, int k) {
 static int commit_outputs(stn_run *r, stn_result *res) {
     double t0 = stn_now();
     int n = 2 * r->d->nfields + r->d->nrecords, rc = 0;
-    for (int k = 0; rc == 0 && k < r->d->nrecords; k++) { /* the records' samples, all steps */
+    for (int k = 0; stn_par_size() > 1 && k < r->d->nrecords; k++) /* (collective: every rank, always) */
+        if (r->writers[2 * r->d->nfields + k]) { /* each rank sampled the points of its own slices */
+            stn_par_or_to_root(r->rec[k], (size_t)(r->o->steps * (int64_t)record_bytes(r, k)));
+            if (stn_par_rank() > 0)
+                stn_npy_writer_expect(r->writers[2 * r->d->nfields + k], 0);
+        }
+    for (int k = 0; rc == 0 && k < r->d->nrecords && stn_par_rank() == 0; k++) { /* all steps' samples */
         stn_npy_writer *w = r->writers[2 * r->d->nfields + k];
         if (w)
             rc = stn_npy_writer_pwrite(w, r->rec[k], (size_t)(r->o->steps * (int64_t)record_bytes(r, k)), 0,
@@ -403,7 +409,7 @@ static int finish(program_run *pr, int rc) {
     stn_run *r = &pr->in;
     /* each series and points file is read once, before the engine; each record written once */
     pr->res.predicted_read += r->series_bytes + r->points_bytes + r->along_bytes;
-    for (int k = 0; k < r->d->nrecords; k++)
+    for (int k = 0; k < r->d->nrecords && stn_par_rank() == 0; k++) /* (rank 0 writes them) */
         pr->res.predicted_written += r->o->record_path[k] ? (uint64_t)r->o->steps * record_bytes(r, k) : 0;
     if (stn_par_size() > 1 && stn_par_any(rc) && rc == 0)
         rc = stn_error(-EIO, "another rank failed (its error is above)");
@@ -513,15 +519,13 @@ static int sim_start(stn_sim *s, double t_start) {
     return rc;
 }
 
-/* Under MPI: ranks other than 0 print no progress and write no report; --dir's %r is the rank's
- * number (its folder made if missing); --mode mmap is not split. */
+/* Under MPI: ranks other than 0 print no progress and write no report; --mode mmap is not split.
+ * --dir's %r is the rank's number, 0 without MPI (its folder made if missing). */
 static int ranks_options(stn_sim *s) {
     int P = stn_par_size(), rank = stn_par_rank();
-    if (P == 1)
-        return 0;
     if (rank > 0)
         s->o.quiet = 1;
-    if (s->o.mode == STN_MODE_MMAP && !s->o.help && !s->o.version)
+    if (P > 1 && s->o.mode == STN_MODE_MMAP && !s->o.help && !s->o.version)
         return stn_error(-ENOTSUP,
                          "--mode mmap with %d MPI ranks: the ranks split --mode ooc and --mode incore", P);
     const char *d = s->o.dir, *at = d ? strstr(d, "%r") : NULL;

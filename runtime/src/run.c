@@ -435,10 +435,19 @@ static void point_ops(const stn_run *r, int64_t t, const double *pv, const stn_v
         int s = d->injects[k].points;
         d->inject(k, pv, v, src, dst, box, r->pts[s], r->npts[s]);
     }
+    stn_box own = *box; /* a rank records the points of its own slices only (its ghosts' may be stale) */
+    const stn_slab *sl = &r->slab;
+    if (sl->axis) {
+        int64_t lo = sl->base + sl->own_lo, hi = sl->base + sl->own_hi;
+        own.lo[sl->axis] = own.lo[sl->axis] > lo ? own.lo[sl->axis] : lo;
+        own.hi[sl->axis] = own.hi[sl->axis] < hi ? own.hi[sl->axis] : hi;
+        if (own.hi[sl->axis] <= own.lo[sl->axis])
+            return;
+    }
     for (int k = 0; t < r->o->steps && k < d->nrecords; k++) {
         int s = d->records[k].points;
         char *row = (char *)r->rec[k] + (size_t)t * (size_t)r->npts[s] * (size_t)d->elem_size;
-        d->record(k, pv, v, src, dst, box, r->pts[s], r->npts[s], row);
+        d->record(k, pv, v, src, dst, &own, r->pts[s], r->npts[s], row);
     }
 }
 

@@ -76,6 +76,9 @@ uint64_t stn_par_sum(uint64_t v);
 void stn_par_gather_u64(const uint64_t *mine, int n, uint64_t *all); /* all[rank * n + i] on rank 0 */
 void stn_par_bcast(void *buf, size_t n, int root);
 void stn_par_barrier(void);
+/* Rank 0's buf becomes the bitwise OR of every rank's (the others' unchanged): samples each held by
+ * one rank, zero bits elsewhere, gathered exactly. */
+void stn_par_or_to_root(void *buf, size_t n);
 /* Send sn bytes to rank dest and receive rn bytes from rank src (-1: none) at once. */
 int stn_par_sendrecv(const void *sbuf, size_t sn, int dest, void *rbuf, size_t rn, int src);
 /* -e for an errno value e > 0; -EIO when errno was (unexpectedly) 0. */
