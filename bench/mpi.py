@@ -69,15 +69,22 @@ def mpi_run(exe: Path, P: int, args: list[str], budget: int, why: str | None, ta
     return r, wall, peak
 
 
-def predicted_slab(exe: Path, plane: int, nz: int, steps: int, budget: int, tmp: Path) -> dict:
-    """The runtime's time model for one rank's slab of nz planes (one process, --plan-only)."""
+def predicted_slab(exe: Path, plane: int, nz: int, steps: int, budget: int, tmp: Path, most_bt: int = 0) -> dict:
+    """The runtime's time model for one rank's slab of nz planes (one process, --plan-only): Blk-Tune's
+    plan, its bt capped at most_bt (the ghosts a neighbour's slab can give) with the same blocks."""
     rep = tmp / "plan.json"
-    p = subprocess.run([str(exe), "--size", f"{plane},{plane},{nz}", "--steps", str(steps), "--mode", "ooc",
-                        "--mem", str(budget), "--dir", str(tmp), "--plan-only", "--quiet", "--report", str(rep)],
-                       capture_output=True, text=True)
-    if p.returncode != 0:
-        raise SystemExit(p.stderr)
-    r = json.loads(rep.read_text())
+
+    def plan(extra):
+        p = subprocess.run([str(exe), "--size", f"{plane},{plane},{nz}", "--steps", str(steps), "--mode", "ooc",
+                            "--mem", str(budget), "--dir", str(tmp), "--plan-only", "--quiet", "--report", str(rep),
+                            *extra], capture_output=True, text=True)
+        if p.returncode != 0:
+            raise SystemExit(p.stderr)
+        return json.loads(rep.read_text())
+
+    r = plan([])
+    if most_bt and r["params"]["bt"] > most_bt:
+        r = plan(["--block", f"{plane},{r['params']['bz']},{most_bt}"])
     return {"seconds": r["predicted_seconds"], "bt": r["params"]["bt"], "source": r["time_model"]["device_source"]}
 
 
@@ -135,17 +142,17 @@ def main(argv: list[str] | None = None) -> int:
                 own = total / N
                 if own < 4:
                     continue
-                first = predicted_slab(exe, a.plane, max(3, round(own)), a.steps, budget, tmp)
-                g = first["bt"]  # heat3d's skew is 1
-                slab = predicted_slab(exe, a.plane, max(3, round(own + (2 * g if N > 1 else 0))), a.steps, budget,
-                                      tmp)
+                cap = int(own) if N > 1 else 0  # heat3d's skew is 1: ghosts of bt planes, at most a slab
+                first = predicted_slab(exe, a.plane, max(3, round(own)), a.steps, budget, tmp, cap)
+                g = first["bt"] if N > 1 else 0
+                slab = predicted_slab(exe, a.plane, max(3, round(own + 2 * g)), a.steps, budget, tmp, g or 0)
                 sweeps = -(-a.steps // max(1, slab["bt"]))
                 msg = 2 * g * a.plane * a.plane * 8 if N > 1 else 0  # each way, a rank in the middle
                 row = {"kind": kind, "machines": N, "grid_planes": total, "slab_seconds": slab["seconds"],
                        "bt": slab["bt"], "exchanges": sweeps - 1, "message_bytes": msg}
                 for name, (bw, lat) in {**NETWORKS, "this machine's MPI (shared memory)":
                                         (net["bandwidth"], net["latency"])}.items():
-                    row[name] = slab["seconds"] + (sweeps - 1) * (msg / bw + 2 * lat)
+                    row[name] = slab["seconds"] + (sweeps - 1) * (msg / bw + 2 * g * lat)  # (a message a slice)
                 extrap.append(row)
     cells = {P: a.plane * a.plane * a.nz * (P if kind == "weak" else 1) for kind in ("strong",) for P in ranks}
     print(f"heat3d, planes {a.plane}x{a.plane}, {a.steps} steps, each rank --mem {budget / 2**20:.0f} MiB "

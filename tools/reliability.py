@@ -419,6 +419,7 @@ def part_budgets(profile: str) -> dict:
         fails += not ok
         rows.append({"budget": b, "grid": f"{n}^3", "limit": b + SLACK, "exit": rc, "oom_kills": oom,
                      "cgroup_peak": peak, "peak_over_budget": round(peak / b, 3), "plan": r.get("mem_plan_bytes"),
+                     "peak_pss": r.get("peak_pss_bytes"), "peak_rss": r.get("peak_rss_bytes"),
                      "error": err[-300:] if rc else ""})
         for f in w.iterdir():
             f.unlink()
@@ -614,12 +615,19 @@ def write_report(results: list[dict], path: Path, seconds: float) -> None:
                     "engine's planned DRAM (`mem_plan_bytes`) of the plan chosen; at startup Blk-Tune measures its "
                     "finalists on blocks of their own, each within the budget, so the peak may pass the chosen "
                     "plan.", "",
-                    "| --mem | grid | cgroup limit | exit | OOM kills | cgroup peak | peak / budget | plan |",
-                    "|---|---|---|---|---|---|---|---|"]
+                    "The report's own figures beside it: `peak_pss_bytes` (the proportional set size, sampled after "
+                    "each sweep, which counts each page of the double-mapped rings once: what counts against the "
+                    "budget) and `peak_rss_bytes` (the kernel's resident peak, which counts those pages once per "
+                    "mapping, so it overstates the memory).", "",
+                    "| --mem | grid | cgroup limit | exit | OOM kills | cgroup peak | peak / budget | plan | report's PSS "
+                    "peak | report's RSS peak |",
+                    "|---|---|---|---|---|---|---|---|---|---|"]
             for row in r["rows"]:
                 out.append(f"| {_mib(row['budget'])} | {row['grid']} | {_mib(row['limit'])} | {row['exit']} | "
                            f"{row['oom_kills']} | {_mib(row['cgroup_peak'])} | {row['peak_over_budget']} | "
-                           f"{_mib(row['plan']) if row['plan'] else '-'} |")
+                           f"{_mib(row['plan']) if row['plan'] else '-'} | "
+                           f"{_mib(row['peak_pss']) if row.get('peak_pss') else '-'} | "
+                           f"{_mib(row['peak_rss']) if row.get('peak_rss') else '-'} |")
         if r["part"] == "libfuzzer":
             out += ["Each harness runs for the time given, from its seeds and the corpus earlier campaigns left "
                     "(build/reliability/libfuzzer/corpus-*); cov and ft are libFuzzer's final coverage counters "

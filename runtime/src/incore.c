@@ -175,11 +175,19 @@ static int fill_level(engine *e, int f, int level, void *data, int *given) {
         int64_t *sh = shape + 3 - stn_dims(e->d); /* a 1d grid is one row */
         const stn_slab *sl = &r->slab;
         int rc;
-        if (sl->axis) { /* a rank's slab: its slices of the whole grid's file */
-            int64_t count = sh[0];
+        if (sl->axis) { /* a rank's slab: its slices of the whole grid's file (a ring's where they wrap to) */
+            int64_t count = sh[0], slice = (int64_t)r->grid_bytes / count, m = sl->H - sl->L;
             sh[0] = sl->n;
-            rc = stn_npy_load_part(path, e->d->npy_descr, stn_dims(e->d), sh, sl->base, count, data,
-                                   &e->res->st);
+            rc = 0;
+            for (int64_t i = 0, k; rc == 0 && i < count; i = k) {
+                int64_t gi = sl->base + i, d = sl->periodic && gi < sl->L    ? m
+                                               : sl->periodic && gi >= sl->H ? -m
+                                                                             : 0;
+                k = d > 0 ? sl->L - sl->base : d < 0 || !sl->periodic ? count : sl->H - sl->base;
+                k = k < count ? k : count;
+                rc = stn_npy_load_part(path, e->d->npy_descr, stn_dims(e->d), sh, gi + d, k - i,
+                                       (char *)data + i * slice, &e->res->st);
+            }
         } else {
             rc = stn_npy_load(path, e->d->npy_descr, stn_dims(e->d), sh, data, &e->res->st);
         }
@@ -537,6 +545,12 @@ static int write_outputs(engine *e) {
                                                   (size_t)(sl->own_hi - sl->own_lo) * slice,
                                                   (uint64_t)(sl->base + sl->own_lo) * slice, &e->res->st)
                           : stn_npy_writer_write(r->writers[s], data, (size_t)r->grid_bytes, &e->res->st);
+        int64_t wl[2][2], wshift[2] = {-(sl->H - sl->L), sl->H - sl->L};
+        for (int k = 0; rc == 0 && sl->axis && stn_slab_wrap_out(sl, wl) && k < 2; k++) /* a ring's layers */
+            if (wl[k][1] > wl[k][0])
+                rc = stn_npy_writer_pwrite(r->writers[s], data + (size_t)wl[k][0] * slice,
+                                           (size_t)(wl[k][1] - wl[k][0]) * slice,
+                                           (uint64_t)(sl->base + wl[k][0] + wshift[k]) * slice, &e->res->st);
         if (rc)
             return rc;
     }
@@ -586,17 +600,11 @@ static void check_budget(const stn_run *r) {
  * (the redundant work of the ghosts against the messages' count; design 018). */
 static int part_of(engine *e, const stn_run *r) {
     const stn_program_desc *d = r->d;
-    int axis = d->ndim == 3 ? 2 : 1;
     char why[160] = "";
     if (r->o->mode != STN_MODE_INCORE)
         snprintf(why, sizeof why, "--mode mmap");
     else if (stn_dims(d) == 1)
         snprintf(why, sizeof why, "a 1d grid");
-    else
-        for (int i = 0; i < d->nfields && !why[0]; i++)
-            if (d->fields[i].periodic & (1 << axis))
-                snprintf(why, sizeof why, "a stencil periodic along %c, the axis the ranks split",
-                         "xyz"[axis]);
     if (why[0])
         return stn_error(-ENOTSUP, "%d MPI ranks: this version splits in-core runs only without %s",
                          stn_par_size(), why);
@@ -614,7 +622,8 @@ static int part_of(engine *e, const stn_run *r) {
  * last g own slices to the rank above (its ghosts below) and its first g to the rank below. */
 static int exchange(engine *e) {
     const stn_slab *sl = &e->r->slab;
-    int below = sl->rank > 0 ? sl->rank - 1 : -1, above = sl->rank + 1 < sl->nranks ? sl->rank + 1 : -1;
+    int P = sl->nranks, below = sl->rank > 0 || sl->periodic ? (sl->rank + P - 1) % P : -1;
+    int above = sl->rank + 1 < P || sl->periodic ? (sl->rank + 1) % P : -1; /* (a ring: cyclic) */
     size_t slice = (size_t)e->r->grid_bytes / (size_t)(sl->axis == 2 ? e->r->view.nz : e->r->view.ny);
     size_t bytes = (size_t)sl->g * slice;
     int rc = 0;
@@ -648,8 +657,9 @@ int stn_incore_open(const stn_run *r, stn_result *res, stn_incore **out) {
     r = e->r;
     /* The in-core IO model: each --init file is read once (a rank's slab of it), each --out written once
      * (a rank's own slices). */
+    int64_t wl[2][2], extra = r->slab.axis ? stn_slab_wrap_out(&r->slab, wl) : 0;
     uint64_t own = r->slab.axis ? r->grid_bytes / (uint64_t)(r->slab.axis == 2 ? r->view.nz : r->view.ny) *
-                                      (uint64_t)(r->slab.own_hi - r->slab.own_lo)
+                                      (uint64_t)(r->slab.own_hi - r->slab.own_lo + extra)
                                 : r->grid_bytes;
     for (int s = 0; rc == 0 && s < 2 * r->d->nfields; s++) {
         res->predicted_read += r->o->init_path[s] ? r->grid_bytes : 0;
@@ -726,6 +736,8 @@ void stn_incore_close(stn_incore *e) {
         return;
     e->res->engine_bytes = stn_peak_allocated_bytes();
     engine_free(e);
+    if (e->part)
+        free(e->part->fields);
     free(e->part);
     free(e);
 }

@@ -656,7 +656,7 @@ static uint64_t exchange_bytes(const ooc *e) {
     uint64_t levels = 0;
     for (int i = 0; sl->axis && i < e->d->nfields; i++)
         levels += e->fsrc[i].state ? (uint64_t)e->fsrc[i].levels : 0;
-    int nb = (sl->rank > 0) + (sl->rank + 1 < sl->nranks);
+    int nb = sl->periodic ? 2 : (sl->rank > 0) + (sl->rank + 1 < sl->nranks);
     return levels * (uint64_t)nb * (uint64_t)sl->g * e->plan.slice_bytes;
 }
 
@@ -668,7 +668,8 @@ static uint64_t exchange_bytes(const ooc *e) {
 static int exchange(ooc *e, int64_t set, uint64_t *msg) {
     const stn_slab *sl = &e->r->slab;
     const stn_ooc_plan *p = &e->plan;
-    int below = sl->rank > 0 ? sl->rank - 1 : -1, above = sl->rank + 1 < sl->nranks ? sl->rank + 1 : -1;
+    int P = sl->nranks, below = sl->rank > 0 || sl->periodic ? (sl->rank + P - 1) % P : -1;
+    int above = sl->rank + 1 < P || sl->periodic ? (sl->rank + 1) % P : -1; /* (a ring: cyclic) */
     size_t sb = (size_t)p->slice_bytes;
     e->qlo = e->qnew = 0, e->qhi = e->qnext = p->q.n, e->qbase = 0, e->rshift = 0;
     int rc = 0;
@@ -1175,9 +1176,11 @@ static int ooc_setup(ooc *e, int64_t *first_sweep) {
         unlink(e->state_path); /* a stale state must never be trusted by a later --resume */
     }
     int resuming = *first_sweep > 0;
-    if (r->slab.axis) /* a rank writes its own slices of an --out */
+    if (r->slab.axis) { /* a rank writes its own slices of an --out (a ring's, some twice: the wraps) */
+        int64_t wl[2][2], extra = stn_slab_wrap_out(&r->slab, wl);
         e->plan.out_bytes =
-            (uint64_t)(r->slab.own_hi - r->slab.own_lo) * (e->plan.npy_bytes / (uint64_t)e->plan.r.n);
+            (uint64_t)(r->slab.own_hi - r->slab.own_lo + extra) * (e->plan.npy_bytes / (uint64_t)e->plan.r.n);
+    }
     stn_ooc_predict(&e->model, &e->plan, *first_sweep, &e->res->predicted_read, &e->res->predicted_written);
     if (r->slab.axis && e->plan.nsweeps > *first_sweep + 1) { /* and the ghosts' exchanges */
         uint64_t x = (uint64_t)(e->plan.nsweeps - *first_sweep - 1) * exchange_bytes(e);
@@ -1300,7 +1303,7 @@ static int fold_run(stn_ooc *s, const stn_run *r) {
 static int part_run(stn_ooc *s, const stn_run *r, int64_t bt_ghost, const int64_t *blk) {
     const stn_program_desc *d = r->d;
     const stn_opts *o = r->o;
-    int P = stn_par_size(), axis = d->ndim == 3 ? 2 : 1;
+    int P = stn_par_size();
     char why[256] = "";
     if (stn_dims(d) == 1)
         snprintf(why, sizeof why, "a 1d grid");
@@ -1309,8 +1312,6 @@ static int part_run(stn_ooc *s, const stn_run *r, int64_t bt_ghost, const int64_
                  stn_schedule_names[o->schedule]);
     else if (o->have_block && d->ndim == 3 && o->block[0] < o->size[1])
         snprintf(why, sizeof why, "y-blocked tiles (--block by < ny: give by = ny, whole planes)");
-    else if (stn_ooc_periodic_axes(d) & (1 << axis))
-        snprintf(why, sizeof why, "a stencil periodic along %c, the axis the ranks split", "xyz"[axis]);
     if (why[0])
         return stn_error(-ENOTSUP, "%d MPI ranks: this version splits out-of-core runs only without %s", P,
                          why);
@@ -1597,5 +1598,6 @@ void stn_ooc_close(stn_ooc *s, int keep) {
     e->res->engine_bytes = stn_peak_allocated_bytes();
     ooc_free(e);
     free(s->fields);
+    free(s->c.fields);
     free(s);
 }

@@ -81,8 +81,10 @@ int stn_ooc_npy_box_st(const ooc *e, int f, int level, char *ring, int64_t r0, i
         stn_stats_add_time(st, STN_PHASE_READ, t0);
         return rc;
     }
-    for (int64_t i = 0; rc == 0 && r1 > r0 && i < ooc_nruns(e, q0, q1); i++) {
-        rows_run run = ooc_run_of(e, ring, r0, r1, q0, i);
+    int64_t part[3][3]; /* (a ring's slab: its slices where the file holds their values) */
+    int nparts = ooc_ring_parts(e, r0, r1, part);
+    for (int64_t k = 0, i = 0; rc == 0 && k < nparts; i = i + 1 < ooc_nruns(e, q0, q1) ? i + 1 : (k++, 0)) {
+        rows_run run = ooc_run_at(e, ring, part[k][0], part[k][1], q0, i, part[k][2]);
         size_t rows = (size_t)run.rows, tail = rows * (padded - rowb);
         uint64_t off = (uint64_t)of->npy_offset[level] + run.row0 * rowb;
         rc = stn_pread_full(of->npy_fd[level], run.buf + tail, rows * rowb, off, of->npy[level]);

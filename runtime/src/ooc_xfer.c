@@ -177,10 +177,22 @@ static int export_chunk(ooc *e, void *arg) {
                                      (uint64_t)lo * es, &e->res->st);
     }
     const stn_slab *sl = &e->r->slab; /* a rank writes its own slices */
+    size_t rowb = (size_t)g->nx * (size_t)e->d->elem_size;
+    int64_t wl[2][2], wshift[2] = {-(sl->H - sl->L), sl->H - sl->L};
+    for (int k = 0; sl->axis && stn_slab_wrap_out(sl, wl) && k < 2; k++) { /* a ring: the boundary layer's */
+        int64_t a = r0 > wl[k][0] ? r0 : wl[k][0], b = r1 < wl[k][1] ? r1 : wl[k][1]; /* copies, row by row */
+        for (int64_t i = 0; a < b && i < ooc_nruns(e, q0, q1); i++) {
+            rows_run run = ooc_run_at(e, ring, a, b, q0, i, wshift[k]);
+            for (int64_t j = 0; rc == 0 && j < run.rows; j++)
+                rc = stn_npy_writer_pwrite(x->w, run.buf + (size_t)j * (size_t)e->plan.row_bytes, rowb,
+                                           (run.row0 + (uint64_t)j) * rowb, &e->res->st);
+            if (rc)
+                return rc;
+        }
+    }
     if (sl->axis && (r0 = r0 > sl->own_lo ? r0 : sl->own_lo) >= (r1 = r1 < sl->own_hi ? r1 : sl->own_hi))
         return 0;
     /* compact each run's padded rows in place (each row moves down or stays) and write it */
-    size_t rowb = (size_t)g->nx * (size_t)e->d->elem_size;
     for (int64_t i = 0; i < ooc_nruns(e, q0, q1); i++) {
         rows_run run = ooc_run_of(e, ring, r0, r1, q0, i);
         t0 = stn_now();

@@ -313,53 +313,86 @@ int stn_fold_map(const stn_fold *f, const stn_view *v, const stn_box *box, int i
     return hi > lo && box->hi[2] > box->lo[2] && box->hi[0] > box->lo[0];
 }
 
-int stn_map_call(const stn_run *r, const stn_view *v, const stn_box *box, int interior, stn_view *v1,
-                 stn_box *b1, int64_t *shift) {
+int stn_map_call(const stn_run *r, const stn_view *v, const stn_box *box, int interior, stn_view v1[3],
+                 stn_box b1[3], int64_t shift[3], int wrap[3]) {
+    wrap[0] = 0, shift[0] = 0;
     if (r->fold.W)
-        return stn_fold_map(&r->fold, v, box, interior, v1, b1, shift);
-    *v1 = *v, *b1 = *box, *shift = 0;
-    const stn_slab *s = &r->slab;
-    if (s->axis == 2)
-        v1->nz = s->n, v1->z0 += s->base;
-    else if (s->axis == 1)
-        v1->ny = s->n, v1->y0 += s->base;
-    if (s->axis)
-        b1->lo[s->axis] += s->base, b1->hi[s->axis] += s->base;
+        return stn_fold_map(&r->fold, v, box, interior, &v1[0], &b1[0], &shift[0]);
     for (int k = 0; k < 3; k++)
-        if (b1->hi[k] <= b1->lo[k])
+        if (box->hi[k] <= box->lo[k])
             return 0;
-    return 1;
+    const stn_slab *s = &r->slab;
+    v1[0] = *v, b1[0] = *box;
+    if (!s->axis)
+        return 1;
+    int a = s->axis, n = 0;
+    int64_t lo = box->lo[a] + s->base, hi = box->hi[a] + s->base, m = s->H - s->L;
+    int64_t cut[4] = {lo, lo, hi, hi}; /* [below L) [L, H) [from H) */
+    if (s->periodic) {
+        cut[1] = lo > s->L ? lo : hi < s->L ? hi : s->L;
+        cut[2] = hi < s->H ? hi : lo > s->H ? lo : s->H;
+    }
+    for (int p = 0; p < 3; p++) {
+        if (cut[p + 1] <= cut[p])
+            continue;
+        int64_t d = p == 0 && s->periodic && cut[1] <= s->L ? m : p == 2 && s->periodic ? -m : 0;
+        if (p == 0 && cut[1] > s->L) /* (not periodic: one piece, as it is) */
+            d = 0;
+        stn_view w = *v;
+        stn_box b = *box;
+        if (a == 2)
+            w.nz = s->n, w.z0 += s->base + d;
+        else
+            w.ny = s->n, w.y0 += s->base + d;
+        if (s->periodic)
+            w.own_axes |= (int64_t)1 << a; /* (the ghosts hold the far side: no wrap in the kernels) */
+        b.lo[a] = cut[p] + d, b.hi[a] = cut[p + 1] + d;
+        v1[n] = w, b1[n] = b, shift[n] = 0, wrap[n] = d > 0 ? 1 : d < 0 ? -1 : 0;
+        n++;
+    }
+    return n;
 }
 
 void stn_run_boundary(const stn_run *r, int field, const stn_view *v, const void *cur, void *next,
                       const stn_box *box) {
-    stn_view v1;
-    stn_box b1;
-    int64_t sh;
+    stn_view v1[3];
+    stn_box b1[3];
+    int64_t sh[3];
+    int wrap[3];
     ptrdiff_t es = r->d->elem_size;
-    if (stn_map_call(r, v, box, 0, &v1, &b1, &sh))
-        r->d->boundary(field, &v1, (const char *)cur - sh * es, (char *)next - sh * es, &b1);
+    for (int k = 0, n = stn_map_call(r, v, box, 0, v1, b1, sh, wrap); k < n; k++)
+        r->d->boundary(field, &v1[k], (const char *)cur - sh[k] * es, (char *)next - sh[k] * es, &b1[k]);
 }
 
 void stn_run_init(const stn_run *r, int field, int level, void *data, const stn_view *v, const stn_box *box) {
-    stn_view v1;
-    stn_box b1;
-    int64_t sh;
-    if (stn_map_call(r, v, box, 0, &v1, &b1, &sh))
-        r->d->init(field, level, (char *)data - sh * (ptrdiff_t)r->d->elem_size, &v1, r->o->params, &b1);
+    stn_view v1[3];
+    stn_box b1[3];
+    int64_t sh[3];
+    int wrap[3];
+    for (int k = 0, n = stn_map_call(r, v, box, 0, v1, b1, sh, wrap); k < n; k++)
+        r->d->init(field, level, (char *)data - sh[k] * (ptrdiff_t)r->d->elem_size, &v1[k], r->o->params,
+                   &b1[k]);
 }
 
 /* ------------------------------------------------------------------ a rank's slab (MPI) */
 
 /* The split of the axis the ranks cut: the interior [L, L + w) in P slabs as equal as whole indices
  * allow, the first and last with the boundary layer: rank k's own indices [a, b). */
+static int slab_wraps(const stn_program_desc *d, int axis) {
+    for (int i = 0; i < d->nfields; i++)
+        if (d->fields[i].periodic & (1 << axis))
+            return 1;
+    return 0;
+}
+
 static void slab_of(const stn_run *r, int k, int *axis, int64_t *a, int64_t *b) {
     const stn_program_desc *d = r->d;
     int P = stn_par_size();
     *axis = d->ndim == 3 ? 2 : 1;
     int64_t n = r->o->size[*axis], L = d->halo_lo[*axis], w = n - d->halo_hi[*axis] - L;
-    *a = k == 0 ? 0 : L + k * w / P;
-    *b = k == P - 1 ? n : L + (k + 1) * w / P;
+    int ring = slab_wraps(d, *axis); /* (a ring: the boundary layer is the far side's, no rank's own) */
+    *a = k == 0 && !ring ? 0 : L + k * w / P;
+    *b = k == P - 1 && !ring ? n : L + (k + 1) * w / P;
 }
 
 static int64_t slab_skew(const stn_program_desc *d, int axis) {
@@ -377,6 +410,23 @@ int64_t stn_slab_most_bt(const stn_run *r) {
     }
     int64_t s = slab_skew(r->d, axis);
     return least / (s > 0 ? s : 1);
+}
+
+int64_t stn_slab_wrap_out(const stn_slab *s, int64_t out[2][2]) {
+    out[0][0] = out[0][1] = out[1][0] = out[1][1] = 0;
+    if (!s->periodic)
+        return 0;
+    int64_t m = s->H - s->L, lo = s->base + s->own_lo, hi = s->base + s->own_hi, n = 0;
+    int64_t src[2][2] = {{s->H - s->L, s->H}, {s->L, s->L + s->n - s->H}}; /* -> [0, L), -> [H, n) */
+    for (int k = 0; k < 2; k++) {
+        int64_t a = src[k][0] > lo ? src[k][0] : lo, b = src[k][1] < hi ? src[k][1] : hi;
+        if (b > a) {
+            out[k][0] = a - s->base, out[k][1] = b - s->base;
+            n += b - a;
+        }
+    }
+    (void)m;
+    return n;
 }
 
 int stn_slab_run(const stn_run *r, int64_t bt, stn_run_copy *c) {
@@ -398,7 +448,8 @@ int stn_slab_run(const stn_run *r, int64_t bt, stn_run_copy *c) {
                              " a neighbour takes from it; use fewer ranks or a smaller bt",
                              P, w, "xyz"[axis], k, b - a, bt < 1 ? 1 : bt, skew);
     }
-    int64_t ea = rank == 0 ? 0 : oa - g, eb = rank == P - 1 ? n : ob + g;
+    int ring = slab_wraps(d, axis);
+    int64_t ea = rank == 0 && !ring ? 0 : oa - g, eb = rank == P - 1 && !ring ? n : ob + g;
     c->run = *r;
     c->opts = *o;
     c->desc = *d;
@@ -412,15 +463,25 @@ int stn_slab_run(const stn_run *r, int64_t bt, stn_run_copy *c) {
     c->run.grid_bytes = (uint64_t)stn_grid_cells(&c->opts) * (uint64_t)d->elem_size;
     int64_t rlo = d->reach_lo[axis] > L ? d->reach_lo[axis] : L;
     int64_t rhi = d->reach_hi[axis] > d->halo_hi[axis] ? d->reach_hi[axis] : d->halo_hi[axis];
-    if (rank > 0)
+    if (rank > 0 || ring)
         c->desc.halo_lo[axis] = (int)rlo; /* the frozen layer below: never computed */
-    if (rank < P - 1)
+    if (rank < P - 1 || ring)
         c->desc.halo_hi[axis] = (int)rhi;
+    if (ring) { /* the engine's slab does not wrap: its ghosts hold the far side */
+        c->fields = calloc((size_t)d->nfields, sizeof *c->fields);
+        if (!c->fields)
+            return stn_error(-ENOMEM, "out of memory");
+        for (int i = 0; i < d->nfields; i++)
+            c->fields[i] = d->fields[i], c->fields[i].periodic &= ~(1 << axis);
+        c->desc.fields = c->fields;
+    }
     snprintf(c->name, sizeof c->name, "%s.r%d", d->name, rank); /* (a --dir the ranks share works too) */
     c->desc.name = c->name;
-    c->run.slab = (stn_slab){axis, rank, P, n, ea, oa - ea, ob - ea, g};
-    uint64_t own = (uint64_t)(ob - oa) * (uint64_t)o->size[0] * (uint64_t)(axis == 2 ? o->size[1] : 1) *
-                   (uint64_t)d->elem_size;
+    c->run.slab = (stn_slab){axis, rank, P, n, ea, oa - ea, ob - ea, g, ring, L, n - d->halo_hi[axis]};
+    /* an --out: the own slices, and on a ring also those the boundary layer copies (stn_slab_wraps_out) */
+    int64_t wl[2][2];
+    uint64_t own = (uint64_t)(ob - oa + stn_slab_wrap_out(&c->run.slab, wl)) * (uint64_t)o->size[0] *
+                   (uint64_t)(axis == 2 ? o->size[1] : 1) * (uint64_t)d->elem_size;
     for (int k = 0; r->writers && k < 2 * d->nfields; k++) /* each rank writes its own slices of an --out */
         if (r->writers[k])
             stn_npy_writer_expect(r->writers[k], own);
@@ -429,7 +490,7 @@ int stn_slab_run(const stn_run *r, int64_t bt, stn_run_copy *c) {
 
 /* The injections after step t's kernel on `box`, then the records (docs/design/011). */
 static void point_ops(const stn_run *r, int64_t t, const double *pv, const stn_view *v,
-                      const void *const *src, void *const *dst, const stn_box *box) {
+                      const void *const *src, void *const *dst, const stn_box *box, int wrapped) {
     const stn_program_desc *d = r->d;
     for (int k = 0; k < d->ninjects; k++) {
         int s = d->injects[k].points;
@@ -439,6 +500,8 @@ static void point_ops(const stn_run *r, int64_t t, const double *pv, const stn_v
     const stn_slab *sl = &r->slab;
     if (sl->axis) {
         int64_t lo = sl->base + sl->own_lo, hi = sl->base + sl->own_hi;
+        if (wrapped)
+            return;
         own.lo[sl->axis] = own.lo[sl->axis] > lo ? own.lo[sl->axis] : lo;
         own.hi[sl->axis] = own.hi[sl->axis] < hi ? own.hi[sl->axis] : hi;
         if (own.hi[sl->axis] <= own.lo[sl->axis])
@@ -450,6 +513,9 @@ static void point_ops(const stn_run *r, int64_t t, const double *pv, const stn_v
         d->record(k, pv, v, src, dst, &own, r->pts[s], r->npts[s], row);
     }
 }
+
+static int step_call(const stn_run *r, int64_t t, const double *pv, const stn_view *v, const void *const *src,
+                     void *const *dst, const stn_box *box, const int64_t tile[2], int wrapped);
 
 int stn_step(const stn_run *r, int64_t t, const stn_view *v, const void *const *src, void *const *dst,
              const stn_box *box, const int64_t tile[2]) {
@@ -464,22 +530,34 @@ int stn_step(const stn_run *r, int64_t t, const stn_view *v, const void *const *
         pv[d->nparams + 1 + j] =
             r->series && i >= 0 && i < r->series_len[term->series] ? r->series[term->series][i] : 0;
     }
-    /* a folded 1d grid: the kernels see its cells, the window's pointers moved to its first cell */
-    stn_view v1;
-    stn_box b1;
-    int64_t sh = 0;
-    const void *fsrc[d->nsrc + 1];
-    void *fdst[d->ndst + 1];
+    /* a folded 1d grid: the kernels see its cells, the window's pointers moved to its first cell; a
+     * rank's slab: the whole grid's coordinates, of a ring in pieces (stn_map_call) */
+    stn_view v1[3];
+    stn_box b1[3];
+    int64_t sh[3] = {0, 0, 0};
+    int wrap[3] = {0, 0, 0};
     if (r->fold.W || r->slab.axis) {
-        if (!stn_map_call(r, v, box, 1, &v1, &b1, &sh))
-            return 0;
-        ptrdiff_t off = sh * (ptrdiff_t)d->elem_size;
-        for (int k = 0; k < d->nsrc; k++)
-            fsrc[k] = src[k] ? (const char *)src[k] - off : NULL;
-        for (int k = 0; k < d->ndst; k++)
-            fdst[k] = dst[k] ? (char *)dst[k] - off : NULL;
-        v = &v1, box = &b1, src = fsrc, dst = fdst;
+        int n = stn_map_call(r, v, box, 1, v1, b1, sh, wrap), rc = 0;
+        for (int k = 0; rc == 0 && k < n; k++) {
+            const void *fsrc[d->nsrc + 1];
+            void *fdst[d->ndst + 1];
+            ptrdiff_t off = sh[k] * (ptrdiff_t)d->elem_size;
+            for (int i = 0; i < d->nsrc; i++)
+                fsrc[i] = src[i] ? (const char *)src[i] - off : NULL;
+            for (int i = 0; i < d->ndst; i++)
+                fdst[i] = dst[i] ? (char *)dst[i] - off : NULL;
+            rc = step_call(r, t, pv, &v1[k], fsrc, fdst, &b1[k], tile, wrap[k]);
+        }
+        return rc;
     }
+    return step_call(r, t, pv, v, src, dst, box, tile, 0);
+}
+
+/* One call of the step on the kernels' view and box, then the injects and records there (records
+ * only where no wrap moved the box: a rank records its own slices, never ghosts). */
+static int step_call(const stn_run *r, int64_t t, const double *pv, const stn_view *v, const void *const *src,
+                     void *const *dst, const stn_box *box, const int64_t tile[2], int wrapped) {
+    const stn_program_desc *d = r->d;
     const void *all[d->nsrc + d->nalong + 1]; /* the grid slots, then the inputs along an axis */
     if (d->nalong) {
         for (int k = 0; k < d->nsrc; k++)
@@ -509,10 +587,10 @@ int stn_step(const stn_run *r, int64_t t, const stn_view *v, const void *const *
             else
                 w.y0 -= P;
             if (below.hi[ax] > below.lo[ax])
-                point_ops(r, t, pv, v, src, dst, &below);
-            point_ops(r, t, pv, &w, src, dst, &past);
+                point_ops(r, t, pv, v, src, dst, &below, wrapped);
+            point_ops(r, t, pv, &w, src, dst, &past, wrapped);
         } else {
-            point_ops(r, t, pv, v, src, dst, box);
+            point_ops(r, t, pv, v, src, dst, box, wrapped);
         }
     }
     if (rc)

@@ -103,13 +103,37 @@ static inline int64_t ooc_nruns(const ooc *e, int64_t q0, int64_t q1) {
     return e->plan.r.axis == 2 ? 1 : q1 - q0;
 }
 
-static inline rows_run ooc_run_of(const ooc *e, char *ring, int64_t r0, int64_t r1, int64_t q0, int64_t i) {
+static inline rows_run ooc_run_at(const ooc *e, char *ring, int64_t r0, int64_t r1, int64_t q0, int64_t i,
+                                  int64_t fshift) {
     int64_t ny = e->r->view.ny;
-    int64_t f0 = r0 + e->rshift + e->r->slab.base; /* the --init (or --out) file's index of slice r0 */
+    int64_t f0 = r0 + e->rshift + e->r->slab.base + fshift; /* the --init (or --out) file's index of r0 */
     if (e->plan.r.axis == 2)
         return (rows_run){ooc_at(e, ring, r0, 0), (r1 - r0) * ny, (uint64_t)f0 * (uint64_t)ny};
     int64_t z = q0 + i;
     return (rows_run){ooc_at(e, ring, r0, z), r1 - r0, (uint64_t)z * (uint64_t)ny + (uint64_t)f0};
+}
+
+static inline rows_run ooc_run_of(const ooc *e, char *ring, int64_t r0, int64_t r1, int64_t q0, int64_t i) {
+    return ooc_run_at(e, ring, r0, r1, q0, i, 0);
+}
+
+/* A ring's slab (MPI, periodic along the split axis): slices [r0, r1) in up to three parts, each with
+ * the shift from its whole-grid index to where its values lie in an --init file ([L, H)). */
+static inline int ooc_ring_parts(const ooc *e, int64_t r0, int64_t r1, int64_t part[3][3]) {
+    const stn_slab *s = &e->r->slab;
+    if (!s->periodic) {
+        part[0][0] = r0, part[0][1] = r1, part[0][2] = 0;
+        return r1 > r0;
+    }
+    int64_t m = s->H - s->L, L = s->L - s->base, H = s->H - s->base, cut[4] = {r0, r0, r1, r1},
+            d[3] = {m, 0, -m};
+    cut[1] = r0 > L ? r0 : r1 < L ? r1 : L;
+    cut[2] = r1 < H ? r1 : r0 > H ? r0 : H;
+    int n = 0;
+    for (int k = 0; k < 3; k++)
+        if (cut[k + 1] > cut[k])
+            part[n][0] = cut[k], part[n][1] = cut[k + 1], part[n][2] = d[k], n++;
+    return n;
 }
 
 /* ------------------------------------------------------------------ ooc_window.c */

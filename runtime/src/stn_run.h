@@ -62,6 +62,9 @@ typedef struct stn_slab {
     int64_t base;           /* the whole grid's index of local index 0 */
     int64_t own_lo, own_hi; /* the rank's own indices (local): what it exchanges and writes out */
     int64_t g;              /* ghost depth: indices below own_lo and from own_hi that neighbours own */
+    int periodic;           /* some field wraps the axis: the ranks are a ring, [L, H) the only indices
+                             * (global index base + i is L + (base + i - L) mod (H - L)) */
+    int64_t L, H;           /* the whole grid's interior along the axis */
 } stn_slab;
 
 /* The fold of a 1d grid of n cells with halo h- and h+ whose steps reach `reach` cells (>= the
@@ -114,8 +117,13 @@ typedef struct stn_run_copy {
     stn_run run;
     stn_opts opts;
     stn_program_desc desc;
-    char name[256]; /* NAME.rK: a rank's files */
+    char name[256];         /* NAME.rK: a rank's files */
+    stn_field_desc *fields; /* a ring's: no field wraps the split axis in the slab (NULL: d's) */
 } stn_run_copy;
+/* A ring's own slices the --out's boundary layer copies: [out[0][0], out[0][1]) (local) also go to
+ * file index - (H - L) (the layer below L), [out[1][0], out[1][1]) to + (H - L) (the layer from H);
+ * the count of them. */
+int64_t stn_slab_wrap_out(const stn_slab *s, int64_t out[2][2]);
 /* The largest bt whose ghosts (bt x skew) every rank's slab can give its neighbours. */
 int64_t stn_slab_most_bt(const stn_run *r);
 /* r's run on this rank's slab, for ghosts of bt steps (c->run.slab; the sizes, view and grid bytes
@@ -225,11 +233,13 @@ int stn_engine_arrays(const stn_program_desc *d, size_t field_size, void **f, co
  * the kernels, no injects, no records). */
 int stn_step(const stn_run *r, int64_t t, const stn_view *v, const void *const *src, void *const *dst,
              const stn_box *box, const int64_t tile[2]);
-/* The kernels' view and box of a call on the engine's view v and box: a folded run's 1d cells
- * (stn_fold_map), a slab's whole-grid coordinates (shift 0), or v and box themselves.  0 when the
- * call has no cell. */
-int stn_map_call(const stn_run *r, const stn_view *v, const stn_box *box, int interior, stn_view *v1,
-                 stn_box *b1, int64_t *shift);
+/* The kernels' views and boxes of a call on the engine's view v and box: a folded run's 1d cells
+ * (stn_fold_map), a slab's whole-grid coordinates (shift 0), or v and box themselves; a slab of a
+ * ring (periodic) in up to three pieces, each moved into the interior [L, H) by a multiple of its
+ * width (wrap[k]: 1 moved up, -1 down, 0 not), the kernels told that the engine fills the axis'
+ * wrap (own_axes).  The number of pieces (0 when the call has no cell). */
+int stn_map_call(const stn_run *r, const stn_view *v, const stn_box *box, int interior, stn_view v1[3],
+                 stn_box b1[3], int64_t shift[3], int wrap[3]);
 /* d->boundary and d->init on a box of the run's grid, through stn_map_call, as stn_step does for the
  * steps. */
 void stn_run_boundary(const stn_run *r, int field, const stn_view *v, const void *cur, void *next,
