@@ -78,13 +78,19 @@ def predicted_slab(exe: Path, plane: int, nz: int, steps: int, budget: int, tmp:
         p = subprocess.run([str(exe), "--size", f"{plane},{plane},{nz}", "--steps", str(steps), "--mode", "ooc",
                             "--mem", str(budget), "--dir", str(tmp), "--plan-only", "--quiet", "--report", str(rep),
                             *extra], capture_output=True, text=True)
-        if p.returncode != 0:
-            raise SystemExit(p.stderr)
-        return json.loads(rep.read_text())
+        return json.loads(rep.read_text()) if p.returncode == 0 else None
 
     r = plan([])
-    if most_bt and r["params"]["bt"] > most_bt:
-        r = plan(["--block", f"{plane},{r['params']['bz']},{most_bt}"])
+    if r is None:
+        raise SystemExit(f"no plan for {plane}x{plane}x{nz} in {budget} bytes")
+    bz = r["params"]["bz"]
+    while most_bt and r["params"]["bt"] > most_bt:  # the ghosts' cap: the same blocks, or thinner ones
+        capped = plan(["--block", f"{plane},{bz},{most_bt}"])
+        if capped:
+            r = capped
+        elif bz == 1:
+            return None  # (no plan of whole planes with ghosts this deep fits the budget)
+        bz = max(1, bz // 2)
     return {"seconds": r["predicted_seconds"], "bt": r["params"]["bt"], "source": r["time_model"]["device_source"]}
 
 
@@ -116,6 +122,7 @@ def main(argv: list[str] | None = None) -> int:
             rng = np.random.default_rng(nz)
             np.save(inits[nz], rng.random((nz, a.plane, a.plane)))
         times: dict[tuple, list[float]] = {}
+        loops: dict[tuple, list[float]] = {}
         reports: dict[tuple, dict] = {}
         for k in range(a.reps):
             for kind in ("strong", "weak"):
@@ -130,6 +137,8 @@ def main(argv: list[str] | None = None) -> int:
                         args += ["--out", f"u={tmp / f'out{P}.npy'}"]
                     r, wall, peak = mpi_run(exe, P, args, budget, why, f"{kind}{P}")
                     times.setdefault((kind, P), []).append(r["seconds"]["total"])
+                    cps = r.get("cells_per_second") or 0  # (the time loop's, rank 0's: the ranks run in step)
+                    loops.setdefault((kind, P), []).append(a.plane * a.plane * nz * a.steps / cps if cps else 0)
                     r["cgroup_peak"] = peak
                     reports[(kind, P)] = r
         base_out = np.load(tmp / f"out{ranks[0]}.npy")
@@ -144,8 +153,11 @@ def main(argv: list[str] | None = None) -> int:
                     continue
                 cap = int(own) if N > 1 else 0  # heat3d's skew is 1: ghosts of bt planes, at most a slab
                 first = predicted_slab(exe, a.plane, max(3, round(own)), a.steps, budget, tmp, cap)
-                g = first["bt"] if N > 1 else 0
-                slab = predicted_slab(exe, a.plane, max(3, round(own + 2 * g)), a.steps, budget, tmp, g or 0)
+                g = first["bt"] if first and N > 1 else 0
+                slab = first and predicted_slab(exe, a.plane, max(3, round(own + 2 * g)), a.steps, budget, tmp, g or 0)
+                if not slab:
+                    extrap.append({"kind": kind, "machines": N, "grid_planes": total, "no_plan": True})
+                    continue
                 sweeps = -(-a.steps // max(1, slab["bt"]))
                 msg = 2 * g * a.plane * a.plane * 8 if N > 1 else 0  # each way, a rank in the middle
                 row = {"kind": kind, "machines": N, "grid_planes": total, "slab_seconds": slab["seconds"],
@@ -162,28 +174,35 @@ def main(argv: list[str] | None = None) -> int:
     print(f"MPI between two ranks here: latency {net['latency'] * 1e6:.1f} us, bandwidth {net['bandwidth'] / 1e9:.2f} GB/s")
     for kind in ("strong", "weak"):
         t1 = median_spread(times[(kind, ranks[0])])[0]
+        l1 = median_spread(loops[(kind, ranks[0])])[0]
         for P in ranks:
             m, spread = median_spread(times[(kind, P)])
+            lm, lspread = median_spread(loops[(kind, P)])
             r = reports[(kind, P)]
             mp = r.get("mpi", {"message_bytes": 0, "predicted_message_bytes": 0})
             exact = (r["bytes_read"], r["bytes_written"], mp["message_bytes"]) == \
                 (r["predicted_bytes_read"], r["predicted_bytes_written"], mp["predicted_message_bytes"])
             nz = a.nz * (P if kind == "weak" else 1)
             speed = t1 / m if kind == "strong" else t1 / m  # weak: efficiency = T1 / TP
-            row = {"kind": kind, "ranks": P, "planes": nz, "seconds": m, "spread": spread,
+            row = {"kind": kind, "ranks": P, "planes": nz, "seconds": m, "spread": spread, "loop_seconds": lm,
+                   "loop_spread": lspread, "loop_ratio": l1 / lm if lm else 0,
                    "speedup" if kind == "strong" else "efficiency": speed, "bt": r["params"]["bt"],
                    "bytes_read": r["bytes_read"], "bytes_written": r["bytes_written"],
                    "message_bytes": mp["message_bytes"], "model_exact": exact, "cgroup_peak": r["cgroup_peak"],
                    "predicted_seconds_rank0": r.get("predicted_seconds")}
             rows.append(row)
             print(f"  {kind:6s} {P} rank{'s' if P > 1 else ' '} nz {nz:5d}: {m:7.2f} s (±{100 * spread:.0f}%)  "
-                  f"{'speedup' if kind == 'strong' else 'efficiency'} {speed:5.2f}  bt {row['bt']:3d}  "
+                  f"{'speedup' if kind == 'strong' else 'efficiency'} {speed:5.2f}  time loop {lm:6.2f} s "
+                  f"(±{100 * lspread:.0f}%, {l1 / lm if lm else 0:4.2f})  bt {row['bt']:3d}  "
                   f"read {r['bytes_read'] / 2**30:5.2f} GiB written {r['bytes_written'] / 2**30:5.2f} GiB  "
                   f"messages {mp['message_bytes'] / 2**20:7.1f} MiB  {'= model' if exact else '!= MODEL'}  "
                   f"cgroup peak {r['cgroup_peak'] / 2**20:.0f} MiB")
     print(f"  strong runs bit-identical to one rank: {'yes' if same else 'NO'}")
     print("The model for N machines like this one (seconds; one rank a machine):")
     for row in extrap:
+        if row.get("no_plan"):
+            print(f"  {row['kind']:6s} N {row['machines']:3d}: no plan (the ghosts a slab this thin needs do not fit)")
+            continue
         print(f"  {row['kind']:6s} N {row['machines']:3d} planes {row['grid_planes']:6d}: slab {row['slab_seconds']:8.2f} s, "
               f"bt {row['bt']}, {row['exchanges']} exchanges of {row['message_bytes'] / 2**20:.1f} MiB each way; "
               + ", ".join(f"{k}: {row[k]:.2f}" for k in (*NETWORKS, "this machine's MPI (shared memory)")))

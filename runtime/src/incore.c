@@ -55,6 +55,7 @@ struct stn_incore {
     int tiled;
     struct tiles tl;    /* when tiled: the temporal tiles (pick_tiles) */
     stn_run_copy *part; /* MPI: the run on this rank's slab (docs/design/018), e->r points at it */
+    stn_run_copy *fold; /* MPI, a 1d grid: its rows (design 014), which the slab cuts */
     int64_t chunk;      /* and the steps between the ghosts' exchanges (the ghosts are chunk x skew deep) */
 };
 typedef struct stn_incore engine;
@@ -175,7 +176,16 @@ static int fill_level(engine *e, int f, int level, void *data, int *given) {
         int64_t *sh = shape + 3 - stn_dims(e->d); /* a 1d grid is one row */
         const stn_slab *sl = &r->slab;
         int rc;
-        if (sl->axis) { /* a rank's slab: its slices of the whole grid's file (a ring's where they wrap to) */
+        const stn_fold *fo = &r->fold;
+        if (fo->W) { /* a rank's slab of a folded 1d grid: the cells of its rows */
+            int64_t c0 = sl->base * fo->W - fo->P, rows = r->view.ny, lo = c0 > 0 ? c0 : 0;
+            int64_t c = stn_fold_cells(fo, sl->base, sl->base + rows), n = fo->n;
+            rc =
+                c ? stn_npy_load_part(path, e->d->npy_descr, 1, &n, lo, c,
+                                      (char *)data + (size_t)(lo - c0) * (size_t)e->d->elem_size, &e->res->st)
+                  : 0;
+        } else if (sl->axis) { /* a rank's slab: its slices of the whole grid's file (a ring's where they wrap
+                                  to) */
             int64_t count = sh[0], slice = (int64_t)r->grid_bytes / count, m = sl->H - sl->L;
             sh[0] = sl->n;
             rc = 0;
@@ -541,6 +551,17 @@ static int write_outputs(engine *e) {
         const stn_slab *sl = &r->slab;
         size_t slice =
             sl->axis ? (size_t)r->grid_bytes / (size_t)(sl->axis == 2 ? r->view.nz : r->view.ny) : 0;
+        const stn_fold *fo = &r->fold;
+        if (fo->W) { /* a folded 1d grid's own rows: their cells */
+            int64_t c0 = (sl->base + sl->own_lo) * fo->W - fo->P, lo = c0 > 0 ? c0 : 0;
+            int64_t c = stn_fold_cells(fo, sl->base + sl->own_lo, sl->base + sl->own_hi);
+            size_t es = (size_t)e->d->elem_size;
+            int rc = stn_npy_writer_pwrite(r->writers[s], data + (size_t)(lo - sl->base * fo->W + fo->P) * es,
+                                           (size_t)c * es, (uint64_t)lo * es, &e->res->st);
+            if (rc)
+                return rc;
+            continue;
+        }
         int rc = sl->axis ? stn_npy_writer_pwrite(r->writers[s], data + (size_t)sl->own_lo * slice,
                                                   (size_t)(sl->own_hi - sl->own_lo) * slice,
                                                   (uint64_t)(sl->base + sl->own_lo) * slice, &e->res->st)
@@ -603,11 +624,22 @@ static int part_of(engine *e, const stn_run *r) {
     char why[160] = "";
     if (r->o->mode != STN_MODE_INCORE)
         snprintf(why, sizeof why, "--mode mmap");
-    else if (stn_dims(d) == 1)
-        snprintf(why, sizeof why, "a 1d grid");
     if (why[0])
         return stn_error(-ENOTSUP, "%d MPI ranks: this version splits in-core runs only without %s",
                          stn_par_size(), why);
+    if (stn_dims(d) == 1) { /* a 1d grid: folded into rows, which the ranks split (design 014) */
+        if (!(e->fold = calloc(1, sizeof *e->fold)))
+            return stn_error(-ENOMEM, "out of memory");
+        int rc = stn_fold_run(r, 8, e->fold);
+        if (rc == 0 && !e->fold->run.fold.W)
+            rc = stn_error(-ENOTSUP,
+                           "%d MPI ranks: this 1d grid is periodic, so it runs as one row, which the "
+                           "ranks cannot split",
+                           stn_par_size());
+        if (rc)
+            return rc;
+        r = &e->fold->run;
+    }
     int64_t most = stn_slab_most_bt(r), chunk = most / 4;
     e->chunk = chunk < 1 ? 1 : chunk > 16 ? 16 : chunk;
     if (!(e->part = calloc(1, sizeof *e->part)))
@@ -661,8 +693,14 @@ int stn_incore_open(const stn_run *r, stn_result *res, stn_incore **out) {
     uint64_t own = r->slab.axis ? r->grid_bytes / (uint64_t)(r->slab.axis == 2 ? r->view.nz : r->view.ny) *
                                       (uint64_t)(r->slab.own_hi - r->slab.own_lo + extra)
                                 : r->grid_bytes;
+    uint64_t in = r->grid_bytes;
+    if (r->fold.W) /* (a folded 1d grid: the cells of its rows) */
+        in = (uint64_t)stn_fold_cells(&r->fold, r->slab.base, r->slab.base + r->view.ny) * r->d->elem_size,
+        own =
+            (uint64_t)stn_fold_cells(&r->fold, r->slab.base + r->slab.own_lo, r->slab.base + r->slab.own_hi) *
+            r->d->elem_size;
     for (int s = 0; rc == 0 && s < 2 * r->d->nfields; s++) {
-        res->predicted_read += r->o->init_path[s] ? r->grid_bytes : 0;
+        res->predicted_read += r->o->init_path[s] ? in : 0;
         res->predicted_written += r->o->out_path[s] ? own : 0;
     }
     if (rc == 0)
@@ -739,5 +777,8 @@ void stn_incore_close(stn_incore *e) {
     if (e->part)
         free(e->part->fields);
     free(e->part);
+    if (e->fold)
+        free(e->fold->fields);
+    free(e->fold);
     free(e);
 }

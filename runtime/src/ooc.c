@@ -1176,10 +1176,17 @@ static int ooc_setup(ooc *e, int64_t *first_sweep) {
         unlink(e->state_path); /* a stale state must never be trusted by a later --resume */
     }
     int resuming = *first_sweep > 0;
+    if (r->slab.axis && r->fold.W) /* a rank's slab of a folded grid reads the cells of its rows */
+        e->plan.npy_bytes = (uint64_t)stn_fold_cells(&r->fold, r->slab.base, r->slab.base + e->plan.r.n) *
+                            (uint64_t)e->d->elem_size;
     if (r->slab.axis) { /* a rank writes its own slices of an --out (a ring's, some twice: the wraps) */
         int64_t wl[2][2], extra = stn_slab_wrap_out(&r->slab, wl);
         e->plan.out_bytes =
             (uint64_t)(r->slab.own_hi - r->slab.own_lo + extra) * (e->plan.npy_bytes / (uint64_t)e->plan.r.n);
+        if (r->fold.W) /* (a folded grid's: the cells of its own rows) */
+            e->plan.out_bytes = (uint64_t)stn_fold_cells(&r->fold, r->slab.base + r->slab.own_lo,
+                                                         r->slab.base + r->slab.own_hi) *
+                                (uint64_t)e->d->elem_size;
     }
     stn_ooc_predict(&e->model, &e->plan, *first_sweep, &e->res->predicted_read, &e->res->predicted_written);
     if (r->slab.axis && e->plan.nsweeps > *first_sweep + 1) { /* and the ghosts' exchanges */
@@ -1225,8 +1232,8 @@ struct stn_ooc {
     ooc e;
     /* a 1d grid: the engine runs on its rows (folded: the fold, a 2d descriptor of one-row halos,
      * the options in rows) or, periodic, as one row; e.r and e.d point here */
-    stn_run_copy c;
-    stn_field_desc *fields;
+    stn_run_copy c;                     /* a rank's slab */
+    stn_run_copy fold;                  /* a 1d grid's rows (under MPI, c is a slab of them) */
     int tuned;                          /* the ranks' blocks came from tune_ranks */
     uint64_t xchg_read, xchg_written;   /* the ghosts' exchanges this process made, as modelled */
     int program;                        /* opened by the program: the one advance is the whole run */
@@ -1245,51 +1252,9 @@ struct stn_ooc {
  * reach are one row; the kernels keep their 1d view (stn_step, stn_run_boundary, stn_run_init).
  * The inputs along x stay in DRAM, whole: the plan counts them (stn_fold.held). */
 static int fold_run(stn_ooc *s, const stn_run *r) {
-    const stn_program_desc *d = r->d;
-    const stn_opts *o = r->o;
-    int periodic = 0;
-    for (int i = 0; i < d->nfields; i++)
-        periodic |= d->fields[i].periodic & 1;
-    s->c.run = *r;
-    s->c.opts = *o;
-    s->c.run.o = &s->c.opts;
-    s->e.r = &s->c.run;
-    if (periodic) {
-        if (o->have_block && o->block[0] > 0)
-            return stn_error(
-                -EINVAL,
-                "--block %" PRId64 ",%" PRId64 ": this 1d grid is periodic, so it runs out of core as "
-                "one block (its wrap moves by the interior's width, not whole rows): give --block "
-                "BT",
-                o->block[0], o->block[2]);
-        s->c.opts.block[0] = 1; /* its one row */
-        return 0;
-    }
-    int64_t n = o->size[0], reach = d->reach_lo[0] > d->reach_hi[0] ? d->reach_lo[0] : d->reach_hi[0];
-    stn_fold *f = &s->c.run.fold;
-    stn_fold_make(n, d->halo_lo[0], d->halo_hi[0], reach, d->elem_size, (size_t)r->hw.block.value, f);
-    s->c.desc = *d;
-    s->c.desc.dims = 0;
-    for (int k = 0; k < 3; k++) {
-        s->c.desc.halo_lo[k] = s->c.desc.halo_hi[k] = k == 1;
-        s->c.desc.reach_lo[k] = s->c.desc.reach_hi[k] = k == 1;
-    }
-    if (!(s->fields = calloc((size_t)d->nfields, sizeof *s->fields)))
-        return stn_error(-ENOMEM, "out of memory");
-    for (int i = 0; i < d->nfields; i++) { /* a read across x reads across rows */
-        s->fields[i] = d->fields[i];
-        if (s->fields[i].read_across & 1)
-            s->fields[i].read_across |= 2;
-    }
-    s->c.desc.fields = s->fields;
-    s->c.run.d = &s->c.desc;
-    s->c.opts.size[0] = f->W, s->c.opts.size[1] = f->rows, s->c.opts.size[2] = 1;
-    s->c.run.view = (stn_view){f->W, f->rows, 1, f->W, f->W * f->rows, 0, 0, 0};
-    s->c.run.grid_bytes = (uint64_t)f->W * (uint64_t)f->rows * (uint64_t)d->elem_size;
-    /* --block BX,BT: BX cells, whole rows (0: one block, --block BT) */
-    s->c.opts.block[0] = o->block[0] > 0 ? (o->block[0] + f->W - 1) / f->W : f->rows;
-    f->held = (uint64_t)d->nalong * (uint64_t)n * (uint64_t)d->elem_size; /* the inputs along x, in DRAM */
-    return 0;
+    int rc = stn_fold_run(r, (size_t)r->hw.block.value, &s->fold);
+    s->e.r = &s->fold.run;
+    return rc;
 }
 
 /* One rank's slab under MPI (docs/design/018): the interior of the axis the blocks stream along (y in
@@ -1305,9 +1270,7 @@ static int part_run(stn_ooc *s, const stn_run *r, int64_t bt_ghost, const int64_
     const stn_opts *o = r->o;
     int P = stn_par_size();
     char why[256] = "";
-    if (stn_dims(d) == 1)
-        snprintf(why, sizeof why, "a 1d grid");
-    else if (o->schedule != STN_SCHED_NONE && o->schedule != STN_SCHED_REF)
+    if (o->schedule != STN_SCHED_NONE && o->schedule != STN_SCHED_REF)
         snprintf(why, sizeof why, "--schedule %s (the reference schedule only)",
                  stn_schedule_names[o->schedule]);
     else if (o->have_block && d->ndim == 3 && o->block[0] < o->size[1])
@@ -1389,7 +1352,16 @@ int stn_ooc_open(const stn_run *r, stn_result *res, stn_ooc_result *out, int pro
     e->res = res;
     e->out = out;
     int rc = 0;
-    if (stn_par_size() > 1) {
+    if (stn_dims(r->d) == 1) { /* a 1d grid: its rows (and under MPI each rank a slab of them) */
+        rc = fold_run(s, r);
+        if (rc == 0 && stn_par_size() > 1 && !s->fold.run.fold.W)
+            rc = stn_error(-ENOTSUP,
+                           "%d MPI ranks: this 1d grid is periodic, so it runs as one row, which the "
+                           "ranks cannot split",
+                           stn_par_size());
+        r = &s->fold.run;
+    }
+    if (rc == 0 && stn_par_size() > 1) {
         int64_t blk[3], ghost = r->o->block[2];
         int tuned = !r->o->have_block, saved = 0;
         if (tuned && r->o->resume) { /* the blocks this rank's state file saved, if every rank has one */
@@ -1409,8 +1381,6 @@ int stn_ooc_open(const stn_run *r, stn_result *res, stn_ooc_result *out, int pro
         if (rc == 0)
             rc = part_run(s, r, ghost, tuned ? blk : NULL);
         s->tuned = tuned;
-    } else if (stn_dims(r->d) == 1) {
-        rc = fold_run(s, r);
     }
     if (rc) {
         stn_ooc_close(s, 1);
@@ -1597,7 +1567,7 @@ void stn_ooc_close(stn_ooc *s, int keep) {
         remove_scratch(e);
     e->res->engine_bytes = stn_peak_allocated_bytes();
     ooc_free(e);
-    free(s->fields);
+    free(s->fold.fields);
     free(s->c.fields);
     free(s);
 }

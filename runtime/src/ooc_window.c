@@ -69,8 +69,10 @@ int stn_ooc_npy_box_st(const ooc *e, int f, int level, char *ring, int64_t r0, i
     double t0 = stn_now();
     int rc = 0;
     const stn_fold *fo = &e->r->fold;
-    if (fo->W && r1 > r0 && q1 > q0) { /* a folded 1d grid: the rows' cells, at their place in the rows */
-        int64_t c0 = r0 * fo->W - fo->P, c = stn_fold_cells(fo, r0, r1), lo = c0 > 0 ? c0 : 0;
+    if (fo->W && r1 > r0 && q1 > q0) {  /* a folded 1d grid: the rows' cells, at their place in the rows */
+        int64_t base = e->r->slab.base; /* (a rank's slab of the rows) */
+        int64_t c0 = (r0 + base) * fo->W - fo->P, c = stn_fold_cells(fo, r0 + base, r1 + base),
+                lo = c0 > 0 ? c0 : 0;
         size_t es = (size_t)e->d->elem_size;
         uint64_t off = (uint64_t)of->npy_offset[level] + (uint64_t)lo * es;
         char *buf = ooc_at(e, ring, r0, q0) + (size_t)(lo - c0) * es;

@@ -121,8 +121,9 @@ static int load_chunk(ooc *e, int f, int level, int src, uint64_t *model) {
         int64_t a = part[k][0], b = part[k][1];
         e->rshift = part[k][2];
         rows += (uint64_t)(b - a) * (uint64_t)(q1 - q0);
-        cells += e->r->fold.W ? (uint64_t)stn_fold_cells(&e->r->fold, a, b)
-                              : (uint64_t)(b - a) * (uint64_t)(q1 - q0) * (uint64_t)e->r->view.nx;
+        cells += e->r->fold.W
+                     ? (uint64_t)stn_fold_cells(&e->r->fold, a + e->r->slab.base, b + e->r->slab.base)
+                     : (uint64_t)(b - a) * (uint64_t)(q1 - q0) * (uint64_t)e->r->view.nx;
         if (src == STN_SRC_SCRATCH) {
             stn_gridfile *gf = !of->m->state ? &of->scratch[0][0]
                                : e->alg2     ? ooc_inplace(of, ooc_arr(of, e->plan.steps - level))
@@ -171,7 +172,11 @@ static int export_chunk(ooc *e, void *arg) {
         return rc;
     const stn_fold *fo = &e->r->fold;
     if (fo->W) { /* a folded 1d grid: the rows' cells, written where they lie in the .npy */
-        int64_t c0 = r0 * fo->W - fo->P, c = stn_fold_cells(fo, r0, r1), lo = c0 > 0 ? c0 : 0;
+        const stn_slab *sl = &e->r->slab; /* (a rank's slab: its own rows) */
+        if (sl->axis && (r0 = r0 > sl->own_lo ? r0 : sl->own_lo) >= (r1 = r1 < sl->own_hi ? r1 : sl->own_hi))
+            return 0;
+        int64_t c0 = (r0 + sl->base) * fo->W - fo->P, c = stn_fold_cells(fo, r0 + sl->base, r1 + sl->base);
+        int64_t lo = c0 > 0 ? c0 : 0;
         size_t es = (size_t)e->d->elem_size;
         return stn_npy_writer_pwrite(x->w, ooc_at(e, ring, r0, q0) + (size_t)(lo - c0) * es, (size_t)c * es,
                                      (uint64_t)lo * es, &e->res->st);

@@ -316,8 +316,12 @@ int stn_fold_map(const stn_fold *f, const stn_view *v, const stn_box *box, int i
 int stn_map_call(const stn_run *r, const stn_view *v, const stn_box *box, int interior, stn_view v1[3],
                  stn_box b1[3], int64_t shift[3], int wrap[3]) {
     wrap[0] = 0, shift[0] = 0;
-    if (r->fold.W)
-        return stn_fold_map(&r->fold, v, box, interior, &v1[0], &b1[0], &shift[0]);
+    if (r->fold.W) { /* (a rank's slab of a folded grid: its rows are the whole grid's from base) */
+        stn_view w = *v;
+        stn_box b = *box;
+        w.y0 += r->slab.base, b.lo[1] += r->slab.base, b.hi[1] += r->slab.base;
+        return stn_fold_map(&r->fold, &w, &b, interior, &v1[0], &b1[0], &shift[0]);
+    }
     for (int k = 0; k < 3; k++)
         if (box->hi[k] <= box->lo[k])
             return 0;
@@ -372,6 +376,53 @@ void stn_run_init(const stn_run *r, int field, int level, void *data, const stn_
     for (int k = 0, n = stn_map_call(r, v, box, 0, v1, b1, sh, wrap); k < n; k++)
         r->d->init(field, level, (char *)data - sh[k] * (ptrdiff_t)r->d->elem_size, &v1[k], r->o->params,
                    &b1[k]);
+}
+
+int stn_fold_run(const stn_run *r, size_t align, stn_run_copy *c) {
+    const stn_program_desc *d = r->d;
+    const stn_opts *o = r->o;
+    int periodic = 0;
+    for (int i = 0; i < d->nfields; i++)
+        periodic |= d->fields[i].periodic & 1;
+    c->run = *r;
+    c->opts = *o;
+    c->run.o = &c->opts;
+    if (periodic) {
+        if (o->have_block && o->block[0] > 0)
+            return stn_error(
+                -EINVAL,
+                "--block %" PRId64 ",%" PRId64
+                ": this 1d grid is periodic, so it runs out of core as one block (its wrap moves "
+                "by the interior's width, not whole rows): give --block BT",
+                o->block[0], o->block[2]);
+        c->opts.block[0] = 1; /* its one row */
+        return 0;
+    }
+    int64_t n = o->size[0], reach = d->reach_lo[0] > d->reach_hi[0] ? d->reach_lo[0] : d->reach_hi[0];
+    stn_fold *f = &c->run.fold;
+    stn_fold_make(n, d->halo_lo[0], d->halo_hi[0], reach, d->elem_size, align, f);
+    c->desc = *d;
+    c->desc.dims = 0;
+    for (int k = 0; k < 3; k++) {
+        c->desc.halo_lo[k] = c->desc.halo_hi[k] = k == 1;
+        c->desc.reach_lo[k] = c->desc.reach_hi[k] = k == 1;
+    }
+    if (!(c->fields = calloc((size_t)d->nfields, sizeof *c->fields)))
+        return stn_error(-ENOMEM, "out of memory");
+    for (int i = 0; i < d->nfields; i++) { /* a read across x reads across rows */
+        c->fields[i] = d->fields[i];
+        if (c->fields[i].read_across & 1)
+            c->fields[i].read_across |= 2;
+    }
+    c->desc.fields = c->fields;
+    c->run.d = &c->desc;
+    c->opts.size[0] = f->W, c->opts.size[1] = f->rows, c->opts.size[2] = 1;
+    c->run.view = (stn_view){f->W, f->rows, 1, f->W, f->W * f->rows, 0, 0, 0};
+    c->run.grid_bytes = (uint64_t)f->W * (uint64_t)f->rows * (uint64_t)d->elem_size;
+    /* --block BX,BT: BX cells, whole rows (0: one block, --block BT) */
+    c->opts.block[0] = o->block[0] > 0 ? (o->block[0] + f->W - 1) / f->W : f->rows;
+    f->held = (uint64_t)d->nalong * (uint64_t)n * (uint64_t)d->elem_size; /* the inputs along x, in DRAM */
+    return 0;
 }
 
 /* ------------------------------------------------------------------ a rank's slab (MPI) */
@@ -482,6 +533,8 @@ int stn_slab_run(const stn_run *r, int64_t bt, stn_run_copy *c) {
     int64_t wl[2][2];
     uint64_t own = (uint64_t)(ob - oa + stn_slab_wrap_out(&c->run.slab, wl)) * (uint64_t)o->size[0] *
                    (uint64_t)(axis == 2 ? o->size[1] : 1) * (uint64_t)d->elem_size;
+    if (r->fold.W) /* a folded 1d grid's .npy holds its cells */
+        own = (uint64_t)stn_fold_cells(&r->fold, oa, ob) * (uint64_t)d->elem_size;
     for (int k = 0; r->writers && k < 2 * d->nfields; k++) /* each rank writes its own slices of an --out */
         if (r->writers[k])
             stn_npy_writer_expect(r->writers[k], own);
@@ -500,11 +553,14 @@ static void point_ops(const stn_run *r, int64_t t, const double *pv, const stn_v
     const stn_slab *sl = &r->slab;
     if (sl->axis) {
         int64_t lo = sl->base + sl->own_lo, hi = sl->base + sl->own_hi;
+        int a = r->fold.W ? 0 : sl->axis; /* (a folded grid's own rows are cells by now) */
+        if (r->fold.W)
+            lo = lo * r->fold.W - r->fold.P, hi = hi * r->fold.W - r->fold.P;
         if (wrapped)
             return;
-        own.lo[sl->axis] = own.lo[sl->axis] > lo ? own.lo[sl->axis] : lo;
-        own.hi[sl->axis] = own.hi[sl->axis] < hi ? own.hi[sl->axis] : hi;
-        if (own.hi[sl->axis] <= own.lo[sl->axis])
+        own.lo[a] = own.lo[a] > lo ? own.lo[a] : lo;
+        own.hi[a] = own.hi[a] < hi ? own.hi[a] : hi;
+        if (own.hi[a] <= own.lo[a])
             return;
     }
     for (int k = 0; t < r->o->steps && k < d->nrecords; k++) {

@@ -120,6 +120,9 @@ typedef struct stn_run_copy {
     char name[256];         /* NAME.rK: a rank's files */
     stn_field_desc *fields; /* a ring's: no field wraps the split axis in the slab (NULL: d's) */
 } stn_run_copy;
+/* r's 1d grid folded into rows (docs/design/014) for O_DIRECT rows of `align` bytes, or, periodic,
+ * as one row that is one block (--block BX,BT refused); c->fields owned by c. */
+int stn_fold_run(const stn_run *r, size_t align, stn_run_copy *c);
 /* A ring's own slices the --out's boundary layer copies: [out[0][0], out[0][1]) (local) also go to
  * file index - (H - L) (the layer below L), [out[1][0], out[1][1]) to + (H - L) (the layer from H);
  * the count of them. */
