@@ -206,7 +206,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {row['kind']:6s} N {row['machines']:3d} planes {row['grid_planes']:6d}: slab {row['slab_seconds']:8.2f} s, "
               f"bt {row['bt']}, {row['exchanges']} exchanges of {row['message_bytes'] / 2**20:.1f} MiB each way; "
               + ", ".join(f"{k}: {row[k]:.2f}" for k in (*NETWORKS, "this machine's MPI (shared memory)")))
-    (a.out / "mpi.json").write_text(json.dumps({"plane": a.plane, "nz": a.nz, "steps": a.steps, "budget": budget,
+    import datetime
+
+    (a.out / "mpi.json").write_text(json.dumps({"date": datetime.date.today().isoformat(), "fraction": a.fraction,
+                                                "reps": a.reps, "plane": a.plane, "nz": a.nz, "steps": a.steps,
+                                                "budget": budget,
                                                 "cgroup": why is None, "network_here": net, "bit_identical": same,
                                                 "runs": rows, "extrapolation": extrap, "cells": cells}, indent=2))
     return 0 if same and all(r["model_exact"] for r in rows) else 1

@@ -533,11 +533,75 @@ class Report:
                                      f"{worst[0]:.2f}x): IO and compute overlap less than the model assumes.")
         self.fig("model", "predicted against measured bytes and time")
 
+    def mpi(self):
+        """bench/mpi.py's results (mpi.json beside results.json), when there are some."""
+        m = self.res.get("mpi")
+        if not m:
+            return
+        gib, mib = float(1 << 30), float(1 << 20)
+        net = m["network_here"]
+        self.w("", "## 8. MPI ranks, each out of core (issue 17)", "",
+               f"`python -m bench.mpi --plane {m['plane']} --nz {m['nz']} --steps {m['steps']} --fraction "
+               f"{m.get('fraction', '?')} --reps {m.get('reps', '?')}` (measured {m.get('date', '?')}): heat3d, planes "
+               f"{m['plane']} x {m['plane']}, {m['steps']} steps, each rank `--mem` {m['budget'] / mib:.0f} MiB, its "
+               "state read back from an `--init` file, Blk-Tune's blocks (several sweeps, the ghosts exchanged "
+               "between them), the page cache dropped before each run, "
+               + ("the whole job in one memory cgroup of the ranks' budgets x 4/3 + 48 MiB each" if m["cgroup"]
+                  else "NOT in a cgroup") + "; strong: one grid; weak: the planes x the ranks. "
+               "On this 2-core VM 3 and 4 ranks are oversubscribed and every rank shares the one virtual disk: "
+               "what this shows is what the slabs do to the IO and what the messages cost, not more cores. "
+               "*total* is the program's whole run (each rank's Blk-Tune rounds and rate measurements included); "
+               "*loop* is its time loop (rank 0's; the ranks run in step).", "",
+               "| run | ranks | planes | total s | loop s | loop: speedup / efficiency | bt | read GiB | written GiB "
+               "| messages MiB | bytes and messages = model | cgroup peak MiB |",
+               "|---|---|---|---|---|---|---|---|---|---|---|---|")
+        for r in m["runs"]:
+            self.w(f"| {r['kind']} | {r['ranks']} | {r['planes']} | {r['seconds']:.2f} (±{100 * r['spread']:.0f}%) | "
+                   f"{r.get('loop_seconds', 0):.2f} (±{100 * r.get('loop_spread', 0):.0f}%) | "
+                   f"{r.get('loop_ratio', 0):.2f} | {r['bt']} | {r['bytes_read'] / gib:.2f} | "
+                   f"{r['bytes_written'] / gib:.2f} | {r['message_bytes'] / mib:.1f} | "
+                   f"{'yes' if r['model_exact'] else 'NO'} | {r['cgroup_peak'] / mib:.0f} |")
+        one = next((r for r in m["runs"] if r["kind"] == "strong" and r["ranks"] == 1), None)
+        n1 = next((r for r in m["extrapolation"] if r["kind"] == "strong" and r["machines"] == 1
+                   and not r.get("no_plan")), None)
+        if one and one.get("loop_seconds"):
+            rate = (one["bytes_read"] + one["bytes_written"]) / one["loop_seconds"] / 1e9
+            self.w("", f"Reading it: one rank's time loop moves {(one['bytes_read'] + one['bytes_written']) / gib:.2f} GiB "
+                   f"in {one['loop_seconds']:.2f} s, {rate:.2f} GB/s, about what the one virtual disk gives: the "
+                   "ranks here share that disk and two cores, so the strong runs stay near one rank's time (their "
+                   "ghosts add IO and messages), and each weak run moves P times the bytes through the same disk. "
+                   "Machines with a disk each are what the model below is for."
+                   + (f" Its one-machine figure, {n1['slab_seconds']:.2f} s, is {one['loop_seconds'] / n1['slab_seconds']:.1f}x "
+                      "below the measured loop here (the device gave less than its probed curve while the kernels "
+                      "ran, as in section 7): read its N-machine figures as the runtime's model, with that error."
+                      if n1 and n1["slab_seconds"] else ""))
+        self.w("", f"- The strong runs' `--out` is the one-rank run's, bit for bit: {'yes' if m['bit_identical'] else 'NO'}.",
+               f"- MPI between two ranks here (shared memory, `bench/c/pingpong.c`): latency {net['latency'] * 1e6:.1f} "
+               f"us, bandwidth {net['bandwidth'] / 1e9:.2f} GB/s.", "",
+               "**The model for N machines.** Each rank on a machine of its own like this one (its cores, its disk at "
+               "the probed curves); a rank's time is the runtime's own time model of its slab (the one-rank "
+               "`--plan-only` report's `predicted_seconds` for a grid of the slab's planes, ghosts included, bt "
+               "capped at what the thinnest slab gives), plus, per exchange, the ghosts' bytes each way at the "
+               "network's bandwidth and one latency a slice (the exchange is not overlapped with the sweeps yet). "
+               "Assumed networks: 10 Gb/s Ethernet (1.25 GB/s, 20 us) and 100 Gb/s InfiniBand (12.5 GB/s, 2 us); "
+               "and this machine's measured MPI. Seconds of the time loop:", "")
+        nets = [k for k in m["extrapolation"][0] if k.endswith(("Ethernet", "InfiniBand", "(shared memory)"))]
+        self.w("| scaling | machines | planes | slab s | bt | exchanges | MiB each way | " + " | ".join(nets) + " |",
+               "|---|---|---|---|---|---|---|" + "---|" * len(nets))
+        for r in m["extrapolation"]:
+            if r.get("no_plan"):
+                self.w(f"| {r['kind']} | {r['machines']} | {r['grid_planes']} | no plan: the ghosts a slab this thin "
+                       "needs do not fit its budget | | | |" + " |" * len(nets))
+                continue
+            self.w(f"| {r['kind']} | {r['machines']} | {r['grid_planes']} | {r['slab_seconds']:.2f} | {r['bt']} | "
+                   f"{r['exchanges']} | {r['message_bytes'] / mib:.1f} | " + " | ".join(f"{r[k]:.2f}" for k in nets) + " |")
+
     def write(self):
         self.header()
         body_start = len(self.lines)
         self.limits()
-        for s in (self.size, self.methods, self.tuners, self.shapes, self.longrun, self.peers, self.model_section):
+        for s in (self.size, self.methods, self.tuners, self.shapes, self.longrun, self.peers, self.model_section,
+                  self.mpi):
             s()
         summary = ["", "## Where stencilc is behind or far from a bound", ""]
         summary += [f"- {f}" for f in self.findings] or ["- Nowhere in this run: no peer was faster, no point fell "

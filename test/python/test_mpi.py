@@ -64,26 +64,29 @@ def blocks(ex: ref.Example, size: tuple[int, ...], bt: int) -> str:
 
 @pytest.mark.parametrize("name", SPLIT)
 def test_ranks_give_the_bits_of_one_process(name, compile_example, compile_mpi, run_program, tmp_path):
-    """Every example the ranks can split: 2, 3 and 4 ranks out of core (sweeps of 2 and 3 steps, so
-    that ghosts of 2 and 3 skews travel between sweeps) and in-core (ghosts of a chunk of steps),
-    against the program without MPI in-core: the same bits, and every rank's bytes and messages as
-    the model says."""
+    """Every example, 1 to 4 ranks out of core (sweeps of 2 and 3 steps, so that ghosts of 2 and 3 skews
+    travel between sweeps) and in-core (ghosts of a chunk of steps), against the program without MPI
+    in-core: the same bits, and every rank's bytes and messages as the model says."""
     ex = ref.EXAMPLES[name]
     size, steps = SIZE[ex.ndim], 7
     files = random_fields(ex, size, 11, True)
     (tmp_path / "one").mkdir()
     want, _ = run_stencil(run_program, compile_example(name), ex, size, steps, {}, files, tmp_path / "one")
     exe = compile_mpi(name)
-    for P, bt, mode in ((2, 2, "ooc"), (3, 3, "ooc"), (4, 2, "ooc"), (2, 0, "incore"), (4, 0, "incore")):
+    for P, bt, mode in ((1, 2, "ooc"), (2, 2, "ooc"), (3, 3, "ooc"), (4, 2, "ooc"), (1, 0, "incore"), (2, 0, "incore"),
+                        (3, 0, "incore"), (4, 0, "incore")):
         d = tmp_path / f"p{P}{mode}"
         d.mkdir()
         extra = ("--mode", "ooc", "--dir", str(d / "s%r"), "--block", blocks(ex, size, bt)) if bt else ("--mode", mode)
         got, r = run_stencil(mpirun(P), exe, ex, size, steps, {}, files, d, extra=extra)
         for f in (*ex.fields, *ex.records):  # (each record's samples from the ranks owning its points)
             assert got[f].tobytes() == want[f].tobytes(), f"{name}, {P} ranks {mode}: {f} differs"
+        assert (r["bytes_read"], r["bytes_written"]) == (r["predicted_bytes_read"], r["predicted_bytes_written"])
+        if P == 1:  # (one rank: the plain program)
+            assert "mpi" not in r
+            continue
         m = r["mpi"]
         assert m["ranks"] == P and len(m["per_rank"]) == P, m
-        assert (r["bytes_read"], r["bytes_written"]) == (r["predicted_bytes_read"], r["predicted_bytes_written"])
         assert m["message_bytes"] == m["predicted_message_bytes"] > 0, m
         for k in m["per_rank"]:
             assert (k["bytes_read"], k["bytes_written"]) == (k["predicted_bytes_read"], k["predicted_bytes_written"])
