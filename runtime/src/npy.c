@@ -410,28 +410,6 @@ int stn_npy_check(const char *path, const stn_npy_header *h, const char *descr, 
     return 0;
 }
 
-int stn_npy_load(const char *path, const char *descr, int ndim, const int64_t *shape, void *dst,
-                 stn_stats *st) {
-    double t0 = stn_now();
-    int fd = stn_open_input(path);
-    if (fd < 0)
-        return fd;
-    stn_npy_header h;
-    int rc = stn_npy_read_header(path, fd, &h);
-    if (rc == 0)
-        rc = stn_npy_check(path, &h, descr, ndim, shape);
-    int64_t nbytes = h.file_size - h.data_offset; /* exact after the check */
-    if (rc == 0) {
-        (void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-        rc = stn_pread_full(fd, dst, (size_t)nbytes, (uint64_t)h.data_offset, path);
-    }
-    close(fd);
-    if (rc == 0 && st)
-        st->bytes_read += (uint64_t)nbytes;
-    stn_stats_add_time(st, STN_PHASE_READ, t0);
-    return rc;
-}
-
 int stn_npy_load_part(const char *path, const char *descr, int ndim, const int64_t *shape, int64_t first,
                       int64_t count, void *dst, stn_stats *st) {
     double t0 = stn_now();
@@ -445,17 +423,25 @@ int stn_npy_load_part(const char *path, const char *descr, int ndim, const int64
     int64_t slice = stn_npy_elem_size(descr);
     for (int k = 1; k < ndim; k++)
         slice *= shape[k];
-    if (rc == 0 && (first < 0 || count < 0 || first + count > shape[0]))
+    if (rc == 0 &&
+        (first < 0 || count < 0 || first + count > (ndim > 0 ? shape[0] : 1))) /* (0d: one value) */
         rc = stn_error(-EINVAL, "'%s': slices [%lld, %lld) of %lld", path, (long long)first,
-                       (long long)(first + count), (long long)shape[0]);
-    if (rc == 0)
+                       (long long)(first + count), (long long)(ndim > 0 ? shape[0] : 1));
+    if (rc == 0) {
+        (void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
         rc =
             stn_pread_full(fd, dst, (size_t)(count * slice), (uint64_t)(h.data_offset + first * slice), path);
+    }
     close(fd);
     if (rc == 0 && st)
         st->bytes_read += (uint64_t)(count * slice);
     stn_stats_add_time(st, STN_PHASE_READ, t0);
     return rc;
+}
+
+int stn_npy_load(const char *path, const char *descr, int ndim, const int64_t *shape, void *dst,
+                 stn_stats *st) {
+    return stn_npy_load_part(path, descr, ndim, shape, 0, ndim > 0 ? shape[0] : 1, dst, st);
 }
 
 /* ------------------------------------------------------------------ writing */
