@@ -657,7 +657,9 @@ static uint64_t exchange_bytes(const ooc *e) {
     for (int i = 0; sl->axis && i < e->d->nfields; i++)
         levels += e->fsrc[i].state ? (uint64_t)e->fsrc[i].levels : 0;
     int nb = sl->periodic ? 2 : (sl->rank > 0) + (sl->rank + 1 < sl->nranks);
-    return levels * (uint64_t)nb * (uint64_t)sl->g * e->plan.slice_bytes;
+    uint64_t plane = sl->axis == e->plan.r.axis ? e->plan.slice_bytes /* (y-blocked: a z-plane of rows) */
+                                                : (uint64_t)e->plan.r.n * (uint64_t)e->plan.row_bytes;
+    return levels * (uint64_t)nb * (uint64_t)sl->g * plane;
 }
 
 /* After sweep s (its state in scratch set (s + 1) % 2): each rank's own edge slices into its
@@ -670,7 +672,10 @@ static int exchange(ooc *e, int64_t set, uint64_t *msg) {
     const stn_ooc_plan *p = &e->plan;
     int P = sl->nranks, below = sl->rank > 0 || sl->periodic ? (sl->rank + P - 1) % P : -1;
     int above = sl->rank + 1 < P || sl->periodic ? (sl->rank + 1) % P : -1; /* (a ring: cyclic) */
-    size_t sb = (size_t)p->slice_bytes;
+    /* a slice along r goes whole; a z-plane of y-blocked rows (the slab split q) in runs of the ring's rows
+     */
+    int along_r = sl->axis == p->r.axis;
+    int64_t run = along_r ? 1 : p->ring_slices, runs = along_r ? 1 : p->r.n;
     e->qlo = e->qnew = 0, e->qhi = e->qnext = p->q.n, e->qbase = 0, e->rshift = 0;
     int rc = 0;
     double t0 = stn_now();
@@ -680,22 +685,30 @@ static int exchange(ooc *e, int64_t set, uint64_t *msg) {
             stn_gridfile *gf = &f->scratch[set][l];
             for (int up = 1; up >= 0; up--) {
                 int dest = up ? above : below, src = up ? below : above;
-                for (int64_t k = 0; k < sl->g; k++) {
+                for (int64_t k = 0, y = 0; k < sl->g;
+                     y + run < runs ? (void)(y += run) : (void)(k++, y = 0)) {
                     int64_t sp = up ? sl->own_hi - sl->g + k : sl->own_lo + k; /* sent */
                     int64_t rp = up ? sl->own_lo - sl->g + k : sl->own_hi + k; /* received into */
+                    int64_t r0 = along_r ? sp : y, r1 = along_r ? sp + 1 : (y + run < runs ? y + run : runs);
+                    int64_t q0 = along_r ? 0 : sp, q1 = along_r ? p->q.n : sp + 1, rr0 = along_r ? rp : r0;
+                    size_t sb = (size_t)(r1 - r0) * (size_t)p->slice_bytes;
                     stn_aio_group grp = STN_AIO_GROUP_INIT;
+                    e->qbase = along_r ? 0 : sp; /* (y-blocked: the plane is the rings' first) */
+                    char *out = ooc_at(e, f->ring[0], r0, q0);
                     if (dest >= 0 && rc == 0) {
-                        rc = stn_ooc_io_box(e, 0, gf, f->ring[0], sp, sp + 1, 0, p->q.n, 0, &grp);
+                        rc = stn_ooc_io_box(e, 0, gf, f->ring[0], r0, r1, q0, q1, q0, &grp);
                         int rc2 = stn_aio_wait(e->q, &grp, &e->res->st);
                         rc = rc ? rc : rc2;
                     }
-                    int rc3 = stn_par_sendrecv(
-                        dest >= 0 ? ooc_at(e, f->ring[0], sp, 0) : NULL, dest >= 0 ? sb : 0, dest,
-                        src >= 0 ? ooc_at(e, f->ring[1], rp, 0) : NULL, src >= 0 ? sb : 0, src);
+                    e->qbase = along_r ? 0 : rp;
+                    char *in = ooc_at(e, f->ring[1], rr0, along_r ? 0 : rp);
+                    int rc3 = stn_par_sendrecv(dest >= 0 ? out : NULL, dest >= 0 ? sb : 0, dest,
+                                               src >= 0 ? in : NULL, src >= 0 ? sb : 0, src);
                     rc = rc ? rc : rc3;
                     *msg += dest >= 0 ? sb : 0;
                     if (src >= 0 && rc == 0) {
-                        rc = stn_ooc_io_box(e, 1, gf, f->ring[1], rp, rp + 1, 0, p->q.n, 0, &grp);
+                        rc = stn_ooc_io_box(e, 1, gf, f->ring[1], rr0, rr0 + (r1 - r0), along_r ? 0 : rp,
+                                            along_r ? p->q.n : rp + 1, along_r ? 0 : rp, &grp);
                         int rc2 = stn_aio_wait(e->q, &grp, &e->res->st);
                         rc = rc ? rc : rc2;
                     }
@@ -1181,8 +1194,9 @@ static int ooc_setup(ooc *e, int64_t *first_sweep) {
                             (uint64_t)e->d->elem_size;
     if (r->slab.axis) { /* a rank writes its own slices of an --out (a ring's, some twice: the wraps) */
         int64_t wl[2][2], extra = stn_slab_wrap_out(&r->slab, wl);
+        int64_t along = r->slab.axis == e->plan.q.axis ? e->plan.q.n : e->plan.r.n; /* (y-blocked: q = z) */
         e->plan.out_bytes =
-            (uint64_t)(r->slab.own_hi - r->slab.own_lo + extra) * (e->plan.npy_bytes / (uint64_t)e->plan.r.n);
+            (uint64_t)(r->slab.own_hi - r->slab.own_lo + extra) * (e->plan.npy_bytes / (uint64_t)along);
         if (r->fold.W) /* (a folded grid's: the cells of its own rows) */
             e->plan.out_bytes = (uint64_t)stn_fold_cells(&r->fold, r->slab.base + r->slab.own_lo,
                                                          r->slab.base + r->slab.own_hi) *
@@ -1262,9 +1276,9 @@ static int fold_run(stn_ooc *s, const stn_run *r) {
  * with ghost indices of depth g = bt x skew that its neighbours own.  The engine gets a copy of the
  * run on the slab: sizes, view and --block local, a descriptor whose halo along the axis is, on a
  * side cut between ranks, the step's reach (the frozen layer the engine never computes), and file
- * names of the rank's own (NAME.rK.*, so that ranks may share a --dir).  What this increment runs:
- * the reference schedule, whole planes in 3d, hand-set --block, no records, nothing periodic along
- * the axis; the rest is refused with the reason. */
+ * names of the rank's own (NAME.rK.*, so that ranks may share a --dir); the split and the copy are
+ * stn_slab_run's (run.c), shared with the in-core engine.  Refused with the reason: --schedule alg1
+ * and alg2, and y-blocked tiles of a stencil periodic along z. */
 static int part_run(stn_ooc *s, const stn_run *r, int64_t bt_ghost, const int64_t *blk) {
     const stn_program_desc *d = r->d;
     const stn_opts *o = r->o;
@@ -1273,8 +1287,9 @@ static int part_run(stn_ooc *s, const stn_run *r, int64_t bt_ghost, const int64_
     if (o->schedule != STN_SCHED_NONE && o->schedule != STN_SCHED_REF)
         snprintf(why, sizeof why, "--schedule %s (the reference schedule only)",
                  stn_schedule_names[o->schedule]);
-    else if (o->have_block && d->ndim == 3 && o->block[0] < o->size[1])
-        snprintf(why, sizeof why, "y-blocked tiles (--block by < ny: give by = ny, whole planes)");
+    else if (o->have_block && d->ndim == 3 && o->block[0] < o->size[1] && stn_ooc_periodic_axes(d) & 4)
+        snprintf(why, sizeof why,
+                 "y-blocked tiles of a stencil periodic along z (--block by < ny: give by = ny)");
     if (why[0])
         return stn_error(-ENOTSUP, "%d MPI ranks: this version splits out-of-core runs only without %s", P,
                          why);
@@ -1319,7 +1334,7 @@ static int tune_ranks(const stn_run *r, stn_result *res, stn_ooc_result *out, in
         if (rc == 0) {
             const stn_ooc_plan *p = &t->e.plan;
             blk[0] = p->r.axis == 1 ? p->r.b : r->o->size[1];
-            blk[1] = p->r.axis == 2 ? p->r.b : 0;
+            blk[1] = t->e.d->ndim != 3 ? 0 : p->r.axis == 2 ? p->r.b : p->q.b; /* (y-blocked: bz is q's) */
             blk[2] = p->bt;
         }
         if (t)

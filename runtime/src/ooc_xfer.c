@@ -195,8 +195,10 @@ static int export_chunk(ooc *e, void *arg) {
                 return rc;
         }
     }
-    if (sl->axis && (r0 = r0 > sl->own_lo ? r0 : sl->own_lo) >= (r1 = r1 < sl->own_hi ? r1 : sl->own_hi))
-        return 0;
+    int64_t *lo = sl->axis == e->plan.q.axis ? &q0 : &r0, *hi = sl->axis == e->plan.q.axis ? &q1 : &r1;
+    if (sl->axis &&
+        (*lo = *lo > sl->own_lo ? *lo : sl->own_lo) >= (*hi = *hi < sl->own_hi ? *hi : sl->own_hi))
+        return 0; /* (own slices along the split axis: r, or q = z when y-blocked) */
     /* compact each run's padded rows in place (each row moves down or stays) and write it */
     for (int64_t i = 0; i < ooc_nruns(e, q0, q1); i++) {
         rows_run run = ooc_run_of(e, ring, r0, r1, q0, i);

@@ -106,11 +106,13 @@ static inline int64_t ooc_nruns(const ooc *e, int64_t q0, int64_t q1) {
 static inline rows_run ooc_run_at(const ooc *e, char *ring, int64_t r0, int64_t r1, int64_t q0, int64_t i,
                                   int64_t fshift) {
     int64_t ny = e->r->view.ny;
-    int64_t f0 = r0 + e->rshift + e->r->slab.base + fshift; /* the --init (or --out) file's index of r0 */
+    const stn_slab *s = &e->r->slab; /* (a rank's slab: its base along r, or along q = z when y-blocked) */
+    int along_q = s->axis && s->axis == e->plan.q.axis;
+    int64_t f0 = r0 + e->rshift + (along_q ? 0 : s->base) + fshift; /* the --init (or --out) file's r0 */
     if (e->plan.r.axis == 2)
         return (rows_run){ooc_at(e, ring, r0, 0), (r1 - r0) * ny, (uint64_t)f0 * (uint64_t)ny};
-    int64_t z = q0 + i;
-    return (rows_run){ooc_at(e, ring, r0, z), r1 - r0, (uint64_t)z * (uint64_t)ny + (uint64_t)f0};
+    int64_t z = q0 + i, zf = z + (along_q ? s->base + fshift : 0);
+    return (rows_run){ooc_at(e, ring, r0, z), r1 - r0, (uint64_t)zf * (uint64_t)ny + (uint64_t)f0};
 }
 
 static inline rows_run ooc_run_of(const ooc *e, char *ring, int64_t r0, int64_t r1, int64_t q0, int64_t i) {

@@ -739,7 +739,7 @@ int stn_ooc_choose(const stn_run *r, const stn_ooc_model *m, size_t align, const
                            {o->size[0], o->size[1], o->size[2]},
                            o->steps,
                            sched_of(r),
-                           r->slab.axis ? STN_STRIP_NONE : o->strip, /* (a rank's slab: whole planes) */
+                           r->slab.periodic ? STN_STRIP_NONE : o->strip, /* (a ring of ranks: whole planes) */
                            align,
                            r->mem_budget,
                            ib->iblk[0],

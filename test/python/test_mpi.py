@@ -73,11 +73,16 @@ def test_ranks_give_the_bits_of_one_process(name, compile_example, compile_mpi, 
     (tmp_path / "one").mkdir()
     want, _ = run_stencil(run_program, compile_example(name), ex, size, steps, {}, files, tmp_path / "one")
     exe = compile_mpi(name)
-    for P, bt, mode in ((1, 2, "ooc"), (2, 2, "ooc"), (3, 3, "ooc"), (4, 2, "ooc"), (1, 0, "incore"), (2, 0, "incore"),
-                        (3, 0, "incore"), (4, 0, "incore")):
+    runs = [(1, 2, "ooc"), (2, 2, "ooc"), (3, 3, "ooc"), (4, 2, "ooc"), (1, 0, "incore"), (2, 0, "incore"),
+            (3, 0, "incore"), (4, 0, "incore")]
+    if ex.ndim == 3 and "z" not in "".join(ex.periodic.values()):  # y-blocked tiles: the ranks split q = z
+        runs += [(2, 2, "ooc-y-dram"), (3, 2, "ooc-y-file")]
+    for P, bt, mode in runs:
         d = tmp_path / f"p{P}{mode}"
         d.mkdir()
         extra = ("--mode", "ooc", "--dir", str(d / "s%r"), "--block", blocks(ex, size, bt)) if bt else ("--mode", mode)
+        if mode.startswith("ooc-y"):  # tiles of 5 rows of y by 3 planes, the z-strip in DRAM or in a file
+            extra = ("--mode", "ooc", "--dir", str(d / "s%r"), "--block", f"5,3,{bt}", "--strip", mode[6:])
         got, r = run_stencil(mpirun(P), exe, ex, size, steps, {}, files, d, extra=extra)
         for f in (*ex.fields, *ex.records):  # (each record's samples from the ranks owning its points)
             assert got[f].tobytes() == want[f].tobytes(), f"{name}, {P} ranks {mode}: {f} differs"
@@ -115,7 +120,6 @@ def test_one_rank_is_the_program_without_mpi(compile_example, compile_mpi, run_p
 @pytest.mark.parametrize("args,message", [
     (["--mode", "mmap"], "--mode mmap with 2 MPI ranks: the ranks split --mode ooc and --mode incore"),
     (["--mode", "ooc", "--block", "12,3,2", "--schedule", "alg1"], "without --schedule alg1 (the reference schedule only)"),
-    (["--mode", "ooc", "--block", "5,3,2"], "without y-blocked tiles (--block by < ny: give by = ny, whole planes)"),
     (["--mode", "ooc", "--block", "12,3,20"], "fewer than the ghost depth bt x skew = 20 x 1"),
 ])
 def test_what_the_ranks_do_not_split_yet_is_refused(compile_mpi, tmp_path, args, message):
@@ -142,6 +146,19 @@ def test_blk_tune_chooses_the_ranks_blocks(compile_example, compile_mpi, run_pro
         assert r["tuner"] == "blk" and r["mem_plan_bytes"] <= 2 << 20, r["params"]
         assert r["params"]["bt"] * 1 <= (size[2] - 2) // P, r["params"]  # ghosts within the thinnest slab
         assert (r["bytes_read"], r["bytes_written"]) == (r["predicted_bytes_read"], r["predicted_bytes_written"])
+    # a budget too small for whole planes: each rank's tiles of y rows by z planes, the z-strip spilled
+    size = (96, 90, 60)
+    files = random_fields(ex, size, 4, True)
+    (tmp_path / "one-y").mkdir()
+    want, _ = run_stencil(run_program, compile_example("heat3d"), ex, size, 9, {}, files, tmp_path / "one-y")
+    d = tmp_path / "y"
+    d.mkdir()
+    got, r = run_stencil(mpirun(2), compile_mpi("heat3d"), ex, size, 9, {}, files, d,
+                         extra=("--mode", "ooc", "--mem", "600K", "--dir", str(d / "s%r")))
+    assert got["u"].tobytes() == want["u"].tobytes()
+    assert r["params"]["by"] < size[1] and r["strip"] != "none" and r["mem_plan_bytes"] <= 600 << 10, r["params"]
+    assert (r["bytes_read"], r["bytes_written"]) == (r["predicted_bytes_read"], r["predicted_bytes_written"])
+    assert r["mpi"]["message_bytes"] == r["mpi"]["predicted_message_bytes"] > 0
 
 
 def test_a_killed_rank_resumes_to_the_same_bits(compile_mpi, tmp_path):
