@@ -191,3 +191,39 @@ def test_a_killed_rank_resumes_to_the_same_bits(compile_mpi, tmp_path):
     assert rc == 0, err
     assert np.load(tmp_path / "got.npy").tobytes() == np.load(tmp_path / "want.npy").tobytes(), "resumed bits differ"
     assert (tmp_path / "u0.npy").read_bytes() == digest
+
+
+def test_a_rank_held_at_its_commit_keeps_the_others_from_the_next_sweep(compile_mpi, tmp_path):
+    """The fault shim holds rank 0 in its second state commit (the rename) and it is killed there. The other
+    ranks committed that sweep; had they gone on into the next one, its writes would have overwritten
+    the file set of the state before, which --resume goes back to (the least sweep every rank
+    committed): every rank waits for every commit first.  The resumed run gives the uninterrupted bits."""
+    shim = tmp_path / "faultshim.so"
+    p = subprocess.run(["cc", "-shared", "-fPIC", "-O2", "-o", str(shim),
+                        str(Path(__file__).resolve().parents[2] / "runtime" / "tests" / "faultshim.c"), "-ldl"],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    exe = compile_mpi("heat3d")
+    np.save(tmp_path / "u0.npy", np.random.default_rng(8).random((120, 32, 40)))
+    common = ["--size", "40,32,120", "--steps", "40", "--mode", "ooc", "--block", "32,5,4", "--quiet",
+              "--threads", "1", "--init", f"u={tmp_path / 'u0.npy'}"]
+    rc, _, err = mpirun(3)(exe, [*common, "--dir", str(tmp_path / "a%r"), "--out", f"u={tmp_path / 'want.npy'}"])
+    assert rc == 0, err
+    args = [*common, "--dir", str(tmp_path / "b%r"), "--out", f"u={tmp_path / 'got.npy'}"]
+    mark = tmp_path / "held"
+    held = ["env", f"LD_PRELOAD={shim}", "STN_FAULT=rename:2:STALL", f"STN_FAULT_MARK={mark}", str(exe), *args]
+    p = subprocess.Popen([MPIRUN, *MPI_FLAGS, "-np", "1", *held, ":", "-np", "2", str(exe), *args],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    t0 = time.monotonic()
+    while not mark.exists() and p.poll() is None and time.monotonic() - t0 < 60:
+        time.sleep(0.01)
+    assert mark.exists(), "rank 0 never reached its second commit"
+    time.sleep(1.0)  # (the time the other ranks would need to get well into the next sweep)
+    pid = next(int(q) for q in subprocess.run(["pgrep", "-f", str(exe)], capture_output=True, text=True).stdout.split()
+               if "STN_FAULT=" in Path(f"/proc/{q}/environ").read_text(errors="replace"))
+    os.kill(pid, signal.SIGKILL)
+    p.communicate(timeout=120)
+    assert not (tmp_path / "got.npy").exists(), "an output of a killed run"
+    rc, _, err = mpirun(3)(exe, [*args, "--resume"])
+    assert rc == 0, err
+    assert np.load(tmp_path / "got.npy").tobytes() == np.load(tmp_path / "want.npy").tobytes(), "resumed bits differ"
