@@ -166,7 +166,6 @@ def main(argv: list[str] | None = None) -> int:
                                         (net["bandwidth"], net["latency"])}.items():
                     row[name] = slab["seconds"] + (sweeps - 1) * (msg / bw + 2 * g * lat)  # (a message a slice)
                 extrap.append(row)
-    cells = {P: a.plane * a.plane * a.nz * (P if kind == "weak" else 1) for kind in ("strong",) for P in ranks}
     print(f"heat3d, planes {a.plane}x{a.plane}, {a.steps} steps, each rank --mem {budget / 2**20:.0f} MiB "
           f"(one level of the strong grid / {a.fraction}); "
           f"{'one cgroup for the job: the ranks budgets x 4/3 + 48 MiB each' if why is None else 'NOT in a cgroup: ' + why}"
@@ -183,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
             exact = (r["bytes_read"], r["bytes_written"], mp["message_bytes"]) == \
                 (r["predicted_bytes_read"], r["predicted_bytes_written"], mp["predicted_message_bytes"])
             nz = a.nz * (P if kind == "weak" else 1)
-            speed = t1 / m if kind == "strong" else t1 / m  # weak: efficiency = T1 / TP
+            speed = t1 / m  # strong: speedup; weak: efficiency (the same ratio, T1 / TP)
             row = {"kind": kind, "ranks": P, "planes": nz, "seconds": m, "spread": spread, "loop_seconds": lm,
                    "loop_spread": lspread, "loop_ratio": l1 / lm if lm else 0,
                    "speedup" if kind == "strong" else "efficiency": speed, "bt": r["params"]["bt"],
@@ -212,7 +211,7 @@ def main(argv: list[str] | None = None) -> int:
                                                 "reps": a.reps, "plane": a.plane, "nz": a.nz, "steps": a.steps,
                                                 "budget": budget,
                                                 "cgroup": why is None, "network_here": net, "bit_identical": same,
-                                                "runs": rows, "extrapolation": extrap, "cells": cells}, indent=2))
+                                                "runs": rows, "extrapolation": extrap}, indent=2))
     return 0 if same and all(r["model_exact"] for r in rows) else 1
 
 

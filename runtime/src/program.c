@@ -527,7 +527,7 @@ static int ranks_options(stn_sim *s) {
         s->o.quiet = 1;
     if (node > 1 && s->o.threads == 0) { /* ranks sharing a machine share its cores: threads that outnumber
                                           * them spin (heat3d 256^3, 24 steps, 2 ranks on the 2-core VM:
-                                          * 8.9 s with 2 threads a rank, 0.61 s with 1) */
+                                          * 8.9 s with 2 threads a rank, 0.61 s with 1: one sweep) */
         int cores = stn_omp_max_threads() / node;
         s->o.threads = cores > 1 ? cores : 1;
     }

@@ -446,9 +446,15 @@ static void slab_of(const stn_run *r, int k, int *axis, int64_t *a, int64_t *b) 
     *b = k == P - 1 && !ring ? n : L + (k + 1) * w / P;
 }
 
+/* How far a step reads along the axis below and above (at least the halo); the skew is the larger. */
+static void slab_reach(const stn_program_desc *d, int axis, int64_t *lo, int64_t *hi) {
+    *lo = d->reach_lo[axis] > d->halo_lo[axis] ? d->reach_lo[axis] : d->halo_lo[axis];
+    *hi = d->reach_hi[axis] > d->halo_hi[axis] ? d->reach_hi[axis] : d->halo_hi[axis];
+}
+
 static int64_t slab_skew(const stn_program_desc *d, int axis) {
-    int64_t lo = d->reach_lo[axis] > d->halo_lo[axis] ? d->reach_lo[axis] : d->halo_lo[axis];
-    int64_t hi = d->reach_hi[axis] > d->halo_hi[axis] ? d->reach_hi[axis] : d->halo_hi[axis];
+    int64_t lo, hi;
+    slab_reach(d, axis, &lo, &hi);
     return lo > hi ? lo : hi;
 }
 
@@ -467,7 +473,7 @@ int64_t stn_slab_wrap_out(const stn_slab *s, int64_t out[2][2]) {
     out[0][0] = out[0][1] = out[1][0] = out[1][1] = 0;
     if (!s->periodic)
         return 0;
-    int64_t m = s->H - s->L, lo = s->base + s->own_lo, hi = s->base + s->own_hi, n = 0;
+    int64_t lo = s->base + s->own_lo, hi = s->base + s->own_hi, n = 0;
     int64_t src[2][2] = {{s->H - s->L, s->H}, {s->L, s->L + s->n - s->H}}; /* -> [0, L), -> [H, n) */
     for (int k = 0; k < 2; k++) {
         int64_t a = src[k][0] > lo ? src[k][0] : lo, b = src[k][1] < hi ? src[k][1] : hi;
@@ -476,7 +482,6 @@ int64_t stn_slab_wrap_out(const stn_slab *s, int64_t out[2][2]) {
             n += b - a;
         }
     }
-    (void)m;
     return n;
 }
 
@@ -512,8 +517,8 @@ int stn_slab_run(const stn_run *r, int64_t bt, stn_run_copy *c) {
     else
         c->run.view.ny = eb - ea, c->run.view.sz = o->size[0] * (eb - ea);
     c->run.grid_bytes = (uint64_t)stn_grid_cells(&c->opts) * (uint64_t)d->elem_size;
-    int64_t rlo = d->reach_lo[axis] > L ? d->reach_lo[axis] : L;
-    int64_t rhi = d->reach_hi[axis] > d->halo_hi[axis] ? d->reach_hi[axis] : d->halo_hi[axis];
+    int64_t rlo, rhi;
+    slab_reach(d, axis, &rlo, &rhi);
     if (rank > 0 || ring)
         c->desc.halo_lo[axis] = (int)rlo; /* the frozen layer below: never computed */
     if (rank < P - 1 || ring)
@@ -552,12 +557,12 @@ static void point_ops(const stn_run *r, int64_t t, const double *pv, const stn_v
     stn_box own = *box; /* a rank records the points of its own slices only (its ghosts' may be stale) */
     const stn_slab *sl = &r->slab;
     if (sl->axis) {
+        if (wrapped)
+            return;
         int64_t lo = sl->base + sl->own_lo, hi = sl->base + sl->own_hi;
         int a = r->fold.W ? 0 : sl->axis; /* (a folded grid's own rows are cells by now) */
         if (r->fold.W)
             lo = lo * r->fold.W - r->fold.P, hi = hi * r->fold.W - r->fold.P;
-        if (wrapped)
-            return;
         own.lo[a] = own.lo[a] > lo ? own.lo[a] : lo;
         own.hi[a] = own.hi[a] < hi ? own.hi[a] : hi;
         if (own.hi[a] <= own.lo[a])
