@@ -144,6 +144,7 @@ enum {
     OPT_MACHINE,
     OPT_IBLOCK,
     OPT_TIME_TILES,
+    OPT_RANKS,
     OPT_RESUME,
     OPT_REPORT,
     OPT_QUIET,
@@ -183,6 +184,7 @@ static const opt_spec opt_specs[] = {
     {"machine", OPT_MACHINE, 1, 0},
     {"iblock", OPT_IBLOCK, 1, 0},
     {"time-tiles", OPT_TIME_TILES, 1, 0},
+    {"ranks", OPT_RANKS, 1, 0},
 };
 #define N_OPTS ((int)(sizeof opt_specs / sizeof opt_specs[0]))
 
@@ -425,6 +427,23 @@ static int opt_iblock(parser *p) {
     return 0;
 }
 
+/* --ranks PX[,PY[,PZ]]: the MPI ranks along each axis of the grid (docs/design/019); their
+ * product must be the ranks mpirun started, which the program checks once MPI is up. */
+static int opt_ranks(parser *p) {
+    int n = stn_dims(p->d);
+    int64_t v[3] = {1, 1, 1};
+    if (parse_positive_list(p->val, n, v) != 0)
+        return stn_error(-EINVAL, "--ranks %s: expected %s (%d positive integer%s separated by commas)",
+                         p->val,
+                         n == 3   ? "px,py,pz"
+                         : n == 2 ? "px,py"
+                                  : "px",
+                         n, n > 1 ? "s" : "");
+    for (int k = 0; k < 3; k++)
+        p->o->ranks[k] = v[k];
+    return 0;
+}
+
 /* --time-tiles auto|off|BY,BZ,BT (BY,BT in 2d): the in-core engine's temporal tiles. */
 static int opt_time_tiles(parser *p) {
     int n = p->d->ndim; /* by,bz,bt in 3d; by,bt in 2d; bt in 1d */
@@ -524,6 +543,8 @@ static int apply(parser *p) {
         return opt_iblock(p);
     case OPT_TIME_TILES:
         return opt_time_tiles(p);
+    case OPT_RANKS:
+        return opt_ranks(p);
     case OPT_QUIET:
         o->quiet = 1;
         return 0;
@@ -902,6 +923,8 @@ void stn_usage(const stn_program_desc *d, FILE *out) {
             "  --machine FILE.json     with --plan-only: plan for a described machine (offline tuning)\n"
             "  --time-tiles auto|off|%s  in-core: advance cache-sized skewed tiles several steps\n"
             "                          at a time (default auto: sized to the caches)\n"
+            "  --ranks %-15s MPI: the ranks along each axis (default: the split the IO model\n"
+            "                          prefers); their product is the ranks mpirun starts\n"
             "  --threads N             OpenMP threads\n"
             "  --report FILE           write a JSON report of the run\n"
             "  --quiet                 no progress line\n"
@@ -915,6 +938,9 @@ void stn_usage(const stn_program_desc *d, FILE *out) {
                      : "(none in 1d)",
             n == 3   ? "BY,BZ,BT"
             : n == 2 ? "BY,BT"
-                     : "BT");
+                     : "BT",
+            n == 3   ? "PX,PY,PZ"
+            : n == 2 ? "PX,PY"
+                     : "PX");
     usage_fields(d, out);
 }

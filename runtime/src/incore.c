@@ -184,10 +184,11 @@ static int fill_level(engine *e, int f, int level, void *data, int *given) {
                 c ? stn_npy_load_part(path, e->d->npy_descr, 1, &n, lo, c,
                                       (char *)data + (size_t)(lo - c0) * (size_t)e->d->elem_size, &e->res->st)
                   : 0;
-        } else if (sl->axis) { /* a rank's slab: its slices of the whole grid's file (a ring's where they wrap
-                                  to) */
+        } else if (sl->axis) { /* a rank's part: its slices of the whole grid's file (a ring's where they wrap
+                                  to), of a cross cut (--ranks) their rows' part */
             int64_t count = sh[0], slice = (int64_t)r->grid_bytes / count, m = sl->H - sl->L;
-            sh[0] = sl->n;
+            int64_t whole[3] = {sl->xn[2], sl->xn[1], sl->xn[0]};
+            sh = whole + 3 - stn_dims(e->d);
             rc = 0;
             for (int64_t i = 0, k; rc == 0 && i < count; i = k) {
                 int64_t gi = sl->base + i, d = sl->periodic && gi < sl->L    ? m
@@ -195,8 +196,13 @@ static int fill_level(engine *e, int f, int level, void *data, int *given) {
                                                                              : 0;
                 k = d > 0 ? sl->L - sl->base : d < 0 || !sl->periodic ? count : sl->H - sl->base;
                 k = k < count ? k : count;
-                rc = stn_npy_load_part(path, e->d->npy_descr, stn_dims(e->d), sh, gi + d, k - i,
-                                       (char *)data + i * slice, &e->res->st);
+                int64_t lo[3] = {sl->xbase[0], sl->xbase[1], sl->xbase[2]},
+                        n[3] = {r->view.nx, r->view.ny, r->view.nz};
+                lo[sl->axis] = gi + d, n[sl->axis] = k - i;
+                rc = sl->cut ? stn_npy_load_box(path, e->d->npy_descr, stn_dims(e->d), sh, lo, n,
+                                                (char *)data + i * slice, &e->res->st)
+                             : stn_npy_load_part(path, e->d->npy_descr, stn_dims(e->d), sh, gi + d, k - i,
+                                                 (char *)data + i * slice, &e->res->st);
             }
         } else {
             rc = stn_npy_load(path, e->d->npy_descr, stn_dims(e->d), sh, data, &e->res->st);
@@ -541,6 +547,34 @@ static int time_loop(engine *e, int64_t t0, int64_t steps) {
     return rc;
 }
 
+/* Local slices [a0, a1) along the split axis of `data` (the own part of the other axes) into an --out
+ * at their whole-grid place moved by fshift slices: whole slices at once, rows' parts of a cross cut. */
+static int write_part(engine *e, stn_npy_writer *w, const char *data, int64_t a0, int64_t a1,
+                      int64_t fshift) {
+    const stn_slab *sl = &e->r->slab;
+    const stn_view *v = &e->r->view;
+    size_t es = (size_t)e->d->elem_size;
+    if (!sl->cut) {
+        size_t slice = (size_t)e->r->grid_bytes / (size_t)(sl->axis == 2 ? v->nz : v->ny);
+        return stn_npy_writer_pwrite(w, data + (size_t)a0 * slice, (size_t)(a1 - a0) * slice,
+                                     (uint64_t)(sl->base + a0 + fshift) * slice, &e->res->st);
+    }
+    int64_t lo[3], hi[3], sh[3] = {0, 0, 0};
+    for (int k = 0; k < 3; k++)
+        lo[k] = sl->xlo[k], hi[k] = sl->xhi[k];
+    lo[sl->axis] = a0, hi[sl->axis] = a1, sh[sl->axis] = fshift;
+    int rc = 0;
+    for (int64_t z = lo[2]; rc == 0 && z < hi[2]; z++)
+        for (int64_t y = lo[1]; rc == 0 && y < hi[1]; y++) {
+            uint64_t cell =
+                (uint64_t)(((z + sl->xbase[2] + sh[2]) * sl->xn[1] + y + sl->xbase[1] + sh[1]) * sl->xn[0] +
+                           sl->xbase[0] + lo[0]);
+            rc = stn_npy_writer_pwrite(w, data + (size_t)((z * v->ny + y) * v->nx + lo[0]) * es,
+                                       (size_t)(hi[0] - lo[0]) * es, cell * es, &e->res->st);
+        }
+    return rc;
+}
+
 static int write_outputs(engine *e) {
     const stn_run *r = e->r;
     for (int s = 0; s < 2 * e->d->nfields; s++) {
@@ -549,8 +583,6 @@ static int write_outputs(engine *e) {
         field_bufs *fb = &e->f[s / 2];
         char *data = fb->buf[s % 2 ? fb->prev : fb->cur];
         const stn_slab *sl = &r->slab;
-        size_t slice =
-            sl->axis ? (size_t)r->grid_bytes / (size_t)(sl->axis == 2 ? r->view.nz : r->view.ny) : 0;
         const stn_fold *fo = &r->fold;
         if (fo->W) { /* a folded 1d grid's own rows: their cells */
             int64_t c0 = (sl->base + sl->own_lo) * fo->W - fo->P, lo = c0 > 0 ? c0 : 0;
@@ -562,16 +594,12 @@ static int write_outputs(engine *e) {
                 return rc;
             continue;
         }
-        int rc = sl->axis ? stn_npy_writer_pwrite(r->writers[s], data + (size_t)sl->own_lo * slice,
-                                                  (size_t)(sl->own_hi - sl->own_lo) * slice,
-                                                  (uint64_t)(sl->base + sl->own_lo) * slice, &e->res->st)
+        int rc = sl->axis ? write_part(e, r->writers[s], data, sl->own_lo, sl->own_hi, 0)
                           : stn_npy_writer_write(r->writers[s], data, (size_t)r->grid_bytes, &e->res->st);
         int64_t wl[2][2], wshift[2] = {-(sl->H - sl->L), sl->H - sl->L};
         for (int k = 0; rc == 0 && sl->axis && stn_slab_wrap_out(sl, wl) && k < 2; k++) /* a ring's layers */
             if (wl[k][1] > wl[k][0])
-                rc = stn_npy_writer_pwrite(r->writers[s], data + (size_t)wl[k][0] * slice,
-                                           (size_t)(wl[k][1] - wl[k][0]) * slice,
-                                           (uint64_t)(sl->base + wl[k][0] + wshift[k]) * slice, &e->res->st);
+                rc = write_part(e, r->writers[s], data, wl[k][0], wl[k][1], wshift[k]);
         if (rc)
             return rc;
     }
@@ -645,8 +673,59 @@ static int part_of(engine *e, const stn_run *r) {
     if (!(e->part = calloc(1, sizeof *e->part)))
         return stn_error(-ENOMEM, "out of memory");
     int rc = stn_slab_run(r, e->chunk, e->part);
+    for (int k = 0; k < 3; k++)
+        e->res->dims[k] = e->part->run.slab.dims[k];
     e->r = &e->part->run;
     e->d = e->part->run.d;
+    return rc;
+}
+
+/* Copy indices [k0, k1) along axis k (0: x, 1: y) of the dense box v between a and buf (x fastest,
+ * the other axes whole): into buf (out != 0) or from it. */
+static void pack_cross(char *buf, char *a, const stn_view *v, int k, int64_t k0, int64_t k1, size_t es,
+                       int out) {
+    int64_t nx = k == 0 ? k1 - k0 : v->nx, ny = k == 1 ? k1 - k0 : v->ny;
+    size_t run = (size_t)nx * es;
+    for (int64_t z = 0; z < v->nz; z++)
+        for (int64_t y = 0; y < ny; y++) {
+            char *p = a + (size_t)((z * v->ny + y + (k == 1 ? k0 : 0)) * v->nx + (k == 0 ? k0 : 0)) * es;
+            char *b = buf + (size_t)(z * ny + y) * run;
+            memcpy(out ? b : p, out ? p : b, run);
+        }
+}
+
+/* A cross cut's ghosts (--ranks, axis k): the last g own indices along k to the rank above, the first
+ * g to the rank below, of every slice the rank holds (its ghosts along the other axes included, so the
+ * corners come from the diagonal neighbours). */
+static int exchange_cross(engine *e, char *a, int k) {
+    const stn_slab *sl = &e->r->slab;
+    const stn_view *v = &e->r->view;
+    int below = sl->xnb[k][0], above = sl->xnb[k][1];
+    int64_t g = sl->xg[k];
+    size_t es = (size_t)e->d->elem_size,
+           bytes = (size_t)g * es * (size_t)(k == 0 ? v->ny * v->nz : v->nx * v->nz);
+    char *out = malloc(bytes ? bytes : 1), *in = malloc(bytes ? bytes : 1);
+    if (!out || !in) {
+        free(out);
+        free(in);
+        return stn_error(-ENOMEM, "out of memory for the ghosts along %c (2 buffers of %zu bytes)", "xyz"[k],
+                         bytes);
+    }
+    int rc = 0;
+    for (int up = 1; rc == 0 && up >= 0; up--) {
+        int dest = up ? above : below, src = up ? below : above;
+        if (dest >= 0)
+            pack_cross(out, a, v, k, up ? sl->xhi[k] - g : sl->xlo[k], up ? sl->xhi[k] : sl->xlo[k] + g, es,
+                       1);
+        rc = stn_par_sendrecv(out, dest >= 0 ? bytes : 0, dest, in, src >= 0 ? bytes : 0, src);
+        if (rc == 0 && src >= 0)
+            pack_cross(in, a, v, k, up ? sl->xlo[k] - g : sl->xhi[k], up ? sl->xlo[k] : sl->xhi[k] + g, es,
+                       0);
+        uint64_t sent = dest >= 0 ? (uint64_t)bytes : 0;
+        e->res->msg_sent += sent, e->res->msg_predicted += sent;
+    }
+    free(out);
+    free(in);
     return rc;
 }
 
@@ -654,8 +733,7 @@ static int part_of(engine *e, const stn_run *r) {
  * last g own slices to the rank above (its ghosts below) and its first g to the rank below. */
 static int exchange(engine *e) {
     const stn_slab *sl = &e->r->slab;
-    int P = sl->nranks, below = sl->rank > 0 || sl->periodic ? (sl->rank + P - 1) % P : -1;
-    int above = sl->rank + 1 < P || sl->periodic ? (sl->rank + 1) % P : -1; /* (a ring: cyclic) */
+    int below = sl->below, above = sl->above; /* (a ring: cyclic) */
     size_t slice = (size_t)e->r->grid_bytes / (size_t)(sl->axis == 2 ? e->r->view.nz : e->r->view.ny);
     size_t bytes = (size_t)sl->g * slice;
     int rc = 0;
@@ -671,6 +749,9 @@ static int exchange(engine *e) {
                                       a + (size_t)sl->own_hi * slice, above >= 0 ? bytes : 0, above);
             uint64_t sent = (uint64_t)bytes * (uint64_t)((above >= 0) + (below >= 0));
             e->res->msg_sent += sent, e->res->msg_predicted += sent;
+            for (int k = 0; rc == 0 && k < 2; k++) /* then x and y, over the other axes' ghosts too */
+                if (sl->cut >> k & 1)
+                    rc = exchange_cross(e, a, k);
         }
     }
     stn_stats_add_time(&e->res->st, STN_PHASE_WAIT, t0);
@@ -693,6 +774,10 @@ int stn_incore_open(const stn_run *r, stn_result *res, stn_incore **out) {
     uint64_t own = r->slab.axis ? r->grid_bytes / (uint64_t)(r->slab.axis == 2 ? r->view.nz : r->view.ny) *
                                       (uint64_t)(r->slab.own_hi - r->slab.own_lo + extra)
                                 : r->grid_bytes;
+    for (int k = 0; k < 2; k++) /* (a cross cut writes its own part of the rows too) */
+        if (r->slab.cut >> k & 1)
+            own = own / (uint64_t)(k == 0 ? r->view.nx : r->view.ny) *
+                  (uint64_t)(r->slab.xhi[k] - r->slab.xlo[k]);
     uint64_t in = r->grid_bytes;
     if (r->fold.W) /* (a folded 1d grid: the cells of its rows) */
         in = (uint64_t)stn_fold_cells(&r->fold, r->slab.base, r->slab.base + r->view.ny) * r->d->elem_size,

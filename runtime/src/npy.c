@@ -439,6 +439,39 @@ int stn_npy_load_part(const char *path, const char *descr, int ndim, const int64
     return rc;
 }
 
+int stn_npy_load_box(const char *path, const char *descr, int ndim, const int64_t *shape, const int64_t lo[3],
+                     const int64_t n[3], void *dst, stn_stats *st) {
+    double t0 = stn_now();
+    int fd = stn_open_input(path);
+    if (fd < 0)
+        return fd;
+    stn_npy_header h;
+    int rc = stn_npy_read_header(path, fd, &h);
+    if (rc == 0)
+        rc = stn_npy_check(path, &h, descr, ndim, shape);
+    int64_t whole[3] = {1, 1, 1}; /* x, y, z */
+    for (int k = 0; k < ndim; k++)
+        whole[k] = shape[ndim - 1 - k];
+    for (int k = 0; rc == 0 && k < 3; k++)
+        if (lo[k] < 0 || n[k] < 0 || lo[k] + n[k] > whole[k])
+            rc = stn_error(-EINVAL, "'%s': %c-indices [%lld, %lld) of %lld", path, "xyz"[k], (long long)lo[k],
+                           (long long)(lo[k] + n[k]), (long long)whole[k]);
+    size_t es = (size_t)stn_npy_elem_size(descr), row = (size_t)n[0] * es;
+    uint64_t got = 0;
+    for (int64_t z = 0; rc == 0 && z < n[2]; z++)
+        for (int64_t y = 0; rc == 0 && y < n[1]; y++) {
+            uint64_t cell = (uint64_t)(((lo[2] + z) * whole[1] + lo[1] + y) * whole[0] + lo[0]);
+            rc = stn_pread_full(fd, (char *)dst + (size_t)(z * n[1] + y) * row, row,
+                                (uint64_t)h.data_offset + cell * es, path);
+            got += rc == 0 ? row : 0;
+        }
+    close(fd);
+    if (st)
+        st->bytes_read += got;
+    stn_stats_add_time(st, STN_PHASE_READ, t0);
+    return rc;
+}
+
 int stn_npy_load(const char *path, const char *descr, int ndim, const int64_t *shape, void *dst,
                  stn_stats *st) {
     return stn_npy_load_part(path, descr, ndim, shape, 0, ndim > 0 ? shape[0] : 1, dst, st);

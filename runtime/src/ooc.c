@@ -649,17 +649,99 @@ static int run_sweep(ooc *e, int64_t sweep, int64_t T, int durable) {
 
 /* ------------------------------------------------------------------ the ranks' ghosts (MPI) */
 
-/* What one exchange moves, as modelled: every level of every state field, g slices to and from each
- * neighbour: read from the files, sent, received, written (and as many message bytes each way). */
-static uint64_t exchange_bytes(const ooc *e) {
+/* What one exchange moves, as modelled (stn_ooc_exchange): the bytes read from the part's files (and
+ * as many written); *msg: the message bytes. */
+static uint64_t exchange_bytes(const ooc *e, uint64_t *msg) {
+    stn_xchg_model x;
+    stn_xchg_of(e->r, &x);
     const stn_slab *sl = &e->r->slab;
-    uint64_t levels = 0;
-    for (int i = 0; sl->axis && i < e->d->nfields; i++)
-        levels += e->fsrc[i].state ? (uint64_t)e->fsrc[i].levels : 0;
-    int nb = sl->periodic ? 2 : (sl->rank > 0) + (sl->rank + 1 < sl->nranks);
-    uint64_t plane = sl->axis == e->plan.r.axis ? e->plan.slice_bytes /* (y-blocked: a z-plane of rows) */
-                                                : (uint64_t)e->plan.r.n * (uint64_t)e->plan.row_bytes;
-    return levels * (uint64_t)nb * (uint64_t)sl->g * plane;
+    uint64_t io, n;
+    stn_ooc_exchange(&x, &e->plan, sl->bt, &io, msg, &n);
+    return io;
+}
+
+/* Copy indices [k0, k1) along axis k (0: x, 1: y of a 3d plane) of ring slices [r0, r1) (every row of
+ * each, unpadded) between the ring and buf: into buf (out != 0) or from it. */
+static void pack_cross(const ooc *e, char *ring, char *buf, int64_t r0, int64_t r1, int k, int64_t k0,
+                       int64_t k1, int out) {
+    const stn_view *v = &e->r->view;
+    size_t es = (size_t)e->d->elem_size;
+    int64_t rows = e->d->ndim == 3 ? v->ny : 1;
+    for (int64_t r = r0; r < r1; r++) {
+        char *slice = ooc_at(e, ring, r, 0);
+        for (int64_t y = k == 1 ? k0 : 0; y < (k == 1 ? k1 : rows); y++) {
+            size_t n = (size_t)(k == 0 ? k1 - k0 : v->nx) * es;
+            char *p = slice + (size_t)y * (size_t)e->plan.row_bytes + (size_t)(k == 0 ? k0 : 0) * es;
+            memcpy(out ? buf : p, out ? p : buf, n);
+            buf += n;
+        }
+    }
+}
+
+/* Whole slices [r0, r1) (at most the ring's) between file gf and the ring, in pieces that do not run
+ * past the ring's end (slice r lives at r mod C), and waited for. */
+static int io_slices(ooc *e, int write, stn_gridfile *gf, char *ring, int64_t r0, int64_t r1) {
+    stn_aio_group grp = STN_AIO_GROUP_INIT;
+    int64_t C = e->plan.ring_slices;
+    int rc = 0;
+    for (int64_t a = r0, b; rc == 0 && a < r1; a = b) {
+        b = a - a % C + C < r1 ? a - a % C + C : r1;
+        rc = stn_ooc_io_box(e, write, gf, ring, a, b, 0, e->plan.q.n, 0, &grp);
+    }
+    int rc2 = stn_aio_wait(e->q, &grp, &e->res->st);
+    return rc ? rc : rc2;
+}
+
+/* The cross cuts' ghosts of one level (file gf): every slice of the part read into ring[0] a batch
+ * at a time, its own edge columns (x) sent to the x-neighbours and theirs received into its ghost
+ * columns, then its own edge rows (y, 3d; over the x-ghosts too, so the corners come from the
+ * diagonal neighbours), written back.  Neighbours along x and y hold the same slices (the same part
+ * of the split axis), in batches as long as the shortest ring of all ranks. */
+static int exchange_cross(ooc *e, stn_gridfile *gf, char *ring, int64_t batch, uint64_t *msg) {
+    const stn_slab *sl = &e->r->slab;
+    const stn_ooc_plan *p = &e->plan;
+    const stn_view *v = &e->r->view;
+    size_t es = (size_t)e->d->elem_size;
+    int64_t rows = e->d->ndim == 3 ? v->ny : 1;
+    size_t most = 0;
+    for (int k = 0; k < 2; k++)
+        if (sl->cut >> k & 1) {
+            size_t b = (size_t)batch * (size_t)sl->xg[k] * es * (size_t)(k == 0 ? rows : v->nx);
+            most = b > most ? b : most;
+        }
+    char *out = malloc(most ? most : 1), *in = malloc(most ? most : 1);
+    int rc = out && in
+                 ? 0
+                 : stn_error(-ENOMEM, "out of memory for the ghosts across the rows (2 buffers of %zu bytes)",
+                             most);
+    for (int64_t r0 = 0; r0 < p->r.n; r0 += batch) {
+        int64_t r1 = r0 + batch < p->r.n ? r0 + batch : p->r.n;
+        if (rc == 0)
+            rc = io_slices(e, 0, gf, ring, r0, r1);
+        for (int k = 0; k < 2; k++) { /* (a failed rank goes on with the messages) */
+            if (!(sl->cut >> k & 1))
+                continue;
+            int64_t g = sl->xg[k];
+            size_t bytes = (size_t)(r1 - r0) * (size_t)g * es * (size_t)(k == 0 ? rows : v->nx);
+            for (int up = 1; up >= 0; up--) {
+                int dest = sl->xnb[k][up], src = sl->xnb[k][!up];
+                if (dest >= 0 && out)
+                    pack_cross(e, ring, out, r0, r1, k, up ? sl->xhi[k] - g : sl->xlo[k],
+                               up ? sl->xhi[k] : sl->xlo[k] + g, 1);
+                int rc3 = stn_par_sendrecv(out, dest >= 0 ? bytes : 0, dest, in, src >= 0 ? bytes : 0, src);
+                rc = rc ? rc : rc3;
+                *msg += dest >= 0 ? bytes : 0;
+                if (rc == 0 && src >= 0)
+                    pack_cross(e, ring, in, r0, r1, k, up ? sl->xlo[k] - g : sl->xhi[k],
+                               up ? sl->xlo[k] : sl->xhi[k] + g, 0);
+            }
+        }
+        if (rc == 0)
+            rc = io_slices(e, 1, gf, ring, r0, r1);
+    }
+    free(out);
+    free(in);
+    return rc;
 }
 
 /* After sweep s (its state in scratch set (s + 1) % 2): each rank's own edge slices into its
@@ -670,8 +752,8 @@ static uint64_t exchange_bytes(const ooc *e) {
 static int exchange(ooc *e, int64_t set, uint64_t *msg) {
     const stn_slab *sl = &e->r->slab;
     const stn_ooc_plan *p = &e->plan;
-    int P = sl->nranks, below = sl->rank > 0 || sl->periodic ? (sl->rank + P - 1) % P : -1;
-    int above = sl->rank + 1 < P || sl->periodic ? (sl->rank + 1) % P : -1; /* (a ring: cyclic) */
+    int below = sl->below, above = sl->above;                  /* (a ring: cyclic) */
+    int64_t batch = sl->cut ? stn_par_min(p->ring_slices) : 0; /* (the cross cuts' batches: every rank's) */
     /* a slice along r goes whole; a z-plane of y-blocked rows (the slab split q) in runs of the ring's rows
      */
     int along_r = sl->axis == p->r.axis;
@@ -713,6 +795,11 @@ static int exchange(ooc *e, int64_t set, uint64_t *msg) {
                         rc = rc ? rc : rc2;
                     }
                 }
+            }
+            if (sl->cut) { /* then the ghosts across the rows, over the split axis' ghosts too */
+                e->qlo = e->qnew = 0, e->qhi = e->qnext = p->q.n, e->qbase = 0;
+                int rc2 = exchange_cross(e, gf, f->ring[0], batch, msg);
+                rc = rc ? rc : rc2;
             }
             if (rc == 0)
                 rc = stn_gridfile_sync(gf);
@@ -1004,12 +1091,17 @@ static int predict_time(ooc *e, int64_t first_sweep) {
     rc = stn_copy_rate(r, res);
     if (rc)
         return rc;
+    stn_xchg_model xm;
+    stn_xchg_of(r, &xm);
+    const stn_slab *sl = &r->slab;
     stn_time_model tm = {.dev = &r->dev,
                          .cells_per_second = res->cells_per_second,
                          .cells = (double)stn_grid_cells(r->o),
                          .copy_bytes_per_second = res->copy_bytes_per_second,
                          .depth = STN_AIO_DEFAULT_DEPTH,
-                         .max_request = STN_AIO_DEFAULT_MAX_REQUEST};
+                         .max_request = STN_AIO_DEFAULT_MAX_REQUEST,
+                         .xm = xm.levels ? &xm : NULL,
+                         .ghost_bt = sl->bt};
     stn_ooc_predict_time(&e->model, &e->plan, first_sweep, &tm, &res->time);
     res->have_time = 1;
     return 0;
@@ -1197,6 +1289,10 @@ static int ooc_setup(ooc *e, int64_t *first_sweep) {
         int64_t along = r->slab.axis == e->plan.q.axis ? e->plan.q.n : e->plan.r.n; /* (y-blocked: q = z) */
         e->plan.out_bytes =
             (uint64_t)(r->slab.own_hi - r->slab.own_lo + extra) * (e->plan.npy_bytes / (uint64_t)along);
+        for (int k = 0; k < 2; k++) /* (a cross cut: the own part of the rows) */
+            if (r->slab.cut >> k & 1)
+                e->plan.out_bytes = e->plan.out_bytes / (uint64_t)(k == 0 ? r->view.nx : r->view.ny) *
+                                    (uint64_t)(r->slab.xhi[k] - r->slab.xlo[k]);
         if (r->fold.W) /* (a folded grid's: the cells of its own rows) */
             e->plan.out_bytes = (uint64_t)stn_fold_cells(&r->fold, r->slab.base + r->slab.own_lo,
                                                          r->slab.base + r->slab.own_hi) *
@@ -1204,7 +1300,7 @@ static int ooc_setup(ooc *e, int64_t *first_sweep) {
     }
     stn_ooc_predict(&e->model, &e->plan, *first_sweep, &e->res->predicted_read, &e->res->predicted_written);
     if (r->slab.axis && e->plan.nsweeps > *first_sweep + 1) { /* and the ghosts' exchanges */
-        uint64_t x = (uint64_t)(e->plan.nsweeps - *first_sweep - 1) * exchange_bytes(e);
+        uint64_t m, x = (uint64_t)(e->plan.nsweeps - *first_sweep - 1) * exchange_bytes(e, &m);
         e->res->predicted_read += x, e->res->predicted_written += x;
     }
     predict_records(e, *first_sweep);
@@ -1290,12 +1386,21 @@ static int part_run(stn_ooc *s, const stn_run *r, int64_t bt_ghost, const int64_
     else if (o->have_block && d->ndim == 3 && o->block[0] < o->size[1] && stn_ooc_periodic_axes(d) & 4)
         snprintf(why, sizeof why,
                  "y-blocked tiles of a stencil periodic along z (--block by < ny: give by = ny)");
+
     if (why[0])
         return stn_error(-ENOTSUP, "%d MPI ranks: this version splits out-of-core runs only without %s", P,
                          why);
     int rc = stn_slab_run(r, bt_ghost, &s->c);
     if (rc)
         return rc;
+    if (s->c.run.slab.cut && o->have_block && d->ndim == 3 && o->block[0] < s->c.opts.size[1])
+        return stn_error(-ENOTSUP,
+                         "%d MPI ranks: this version splits out-of-core runs only without y-blocked tiles "
+                         "when the ranks cut x or y (--block %" PRId64 ",...: give by = the part's %" PRId64
+                         " rows, or --ranks 1,1,%d)",
+                         P, o->block[0], s->c.opts.size[1], P);
+    for (int k = 0; k < 3; k++)
+        s->e.res->dims[k] = s->c.run.slab.dims[k];
     s->e.r = &s->c.run;
     if (blk) /* the blocks the ranks tuned (tune_ranks) */
         s->c.opts.block[0] = blk[0], s->c.opts.block[1] = blk[1], s->c.opts.block[2] = blk[2],
@@ -1468,9 +1573,9 @@ int stn_ooc_advance(stn_ooc *s, int64_t steps) {
         stn_ooc_predict_sweep(&e->model, &e->plan, s->sweeps, T, &s->swept_read, &s->swept_written);
         rc = agree(e, run_sweep(e, s->sweeps, T, durable), "in its sweep");
         if (rc == 0 && e->r->slab.axis && s->steps + T < e->r->o->steps) { /* the next sweep's ghosts */
-            uint64_t x = exchange_bytes(e);
+            uint64_t m, x = exchange_bytes(e, &m);
             rc = agree(e, exchange(e, (s->sweeps + 1) % 2, &e->res->msg_sent), "swapping the ghosts");
-            s->xchg_read += x, s->xchg_written += x, e->res->msg_predicted += x;
+            s->xchg_read += x, s->xchg_written += x, e->res->msg_predicted += m;
         }
         if (rc == 0 && durable && row) { /* the sweep's samples, before its state commits */
             rc = records_io(e, 1, s->steps, s->steps + T);

@@ -730,6 +730,53 @@ static void sweep_time(const stn_ooc_model *m, const stn_ooc_plan *p, int64_t s,
     out->total += times * (both + io * edge);
 }
 
+void stn_xchg_of(const stn_run *r, stn_xchg_model *x) {
+    const stn_slab *sl = &r->slab;
+    const stn_program_desc *d = r->d;
+    memset(x, 0, sizeof *x);
+    if (!sl->axis)
+        return;
+    for (int i = 0; i < d->nfields; i++)
+        x->levels += d->fields[i].kind == STN_FIELD_STATE ? (uint64_t)d->fields[i].levels : 0;
+    x->axis = sl->axis;
+    x->nb = (sl->below >= 0) + (sl->above >= 0);
+    x->skew = sl->skew[sl->axis];
+    x->cross = sl->cut;
+    for (int k = 0; k < 2; k++)
+        x->xsides[k] = (sl->xnb[k][0] >= 0) + (sl->xnb[k][1] >= 0), x->xskew[k] = sl->skew[k];
+    x->nx = r->view.nx;
+    x->rows = d->ndim == 3 ? r->view.ny : 1;
+    x->elem = d->elem_size;
+    x->net_bytes_per_second = r->net_bytes_per_second;
+    x->net_latency = r->net_latency;
+}
+
+void stn_ooc_exchange(const stn_xchg_model *x, const stn_ooc_plan *p, int64_t bt, uint64_t *io, uint64_t *msg,
+                      uint64_t *nmsg) {
+    *io = *msg = *nmsg = 0;
+    if (!x || !x->levels)
+        return;
+    uint64_t g = (uint64_t)(bt * x->skew), L = x->levels, n = (uint64_t)p->r.n;
+    int along_r = x->axis == p->r.axis; /* (else y-blocked: a z-plane of rows, in runs of the ring's rows) */
+    uint64_t plane = along_r ? p->slice_bytes : n * (uint64_t)p->row_bytes;
+    uint64_t runs = along_r ? 1 : (n + (uint64_t)p->ring_slices - 1) / (uint64_t)p->ring_slices;
+    *io = L * (uint64_t)x->nb * g * plane;
+    *msg = *io;
+    *nmsg = L * (uint64_t)x->nb * g * runs;
+    if (!x->cross)
+        return;
+    uint64_t es = (uint64_t)x->elem, batches = (n + (uint64_t)p->ring_slices - 1) / (uint64_t)p->ring_slices;
+    *io += L * n * p->slice_bytes;
+    for (int k = 0; k < 2; k++) {
+        if (!(x->cross >> k & 1))
+            continue;
+        uint64_t sides = (uint64_t)x->xsides[k], gk = (uint64_t)(bt * x->xskew[k]);
+        uint64_t each = k == 0 ? gk * n * (uint64_t)x->rows * es : gk * n * (uint64_t)x->nx * es;
+        *msg += L * each * sides;
+        *nmsg += L * batches * sides;
+    }
+}
+
 void stn_ooc_predict_time(const stn_ooc_model *m, const stn_ooc_plan *p, int64_t first_sweep,
                           const stn_time_model *tm, stn_time_pred *out) {
     memset(out, 0, sizeof *out);
@@ -765,4 +812,15 @@ void stn_ooc_predict_time(const stn_ooc_model *m, const stn_ooc_plan *p, int64_t
                              seconds(&tm->dev->write, p->npy_bytes, big, 1);
     }
     out->total += out->xfer;
+    if (tm->xm && p->nsweeps - 1 > first_sweep) { /* the exchanges after every sweep but the last */
+        uint64_t io, msg, nmsg;
+        stn_ooc_exchange(tm->xm, p, tm->ghost_bt > 0 ? tm->ghost_bt : p->bt, &io, &msg, &nmsg);
+        double times = (double)(p->nsweeps - 1 - first_sweep);
+        double net = tm->xm->net_bytes_per_second > 0
+                         ? (double)msg / tm->xm->net_bytes_per_second + (double)nmsg * tm->xm->net_latency
+                         : 0;
+        out->messages = times * net;
+        out->exchange = times * (device_seconds(tm->dev, io, io, big, tm->depth, 0) + net);
+        out->total += out->exchange;
+    }
 }

@@ -87,6 +87,17 @@ int stn_ooc_npy_box_st(const ooc *e, int f, int level, char *ring, int64_t r0, i
     int nparts = ooc_ring_parts(e, r0, r1, part);
     for (int64_t k = 0, i = 0; rc == 0 && k < nparts; i = i + 1 < ooc_nruns(e, q0, q1) ? i + 1 : (k++, 0)) {
         rows_run run = ooc_run_at(e, ring, part[k][0], part[k][1], q0, i, part[k][2]);
+        if (e->r->slab.cut) { /* a cross cut: each row's part of the file's row, where it lies */
+            for (int64_t j = 0; rc == 0 && j < run.rows; j++) {
+                uint64_t cell, off;
+                ooc_row_cell(e, &run, j, &cell);
+                off = (uint64_t)of->npy_offset[level] + cell * (uint64_t)e->d->elem_size;
+                rc = stn_pread_full(of->npy_fd[level], run.buf + (size_t)j * padded, rowb, off,
+                                    of->npy[level]);
+                st->bytes_read += rc == 0 ? rowb : 0;
+            }
+            continue;
+        }
         size_t rows = (size_t)run.rows, tail = rows * (padded - rowb);
         uint64_t off = (uint64_t)of->npy_offset[level] + run.row0 * rowb;
         rc = stn_pread_full(of->npy_fd[level], run.buf + tail, rows * rowb, off, of->npy[level]);

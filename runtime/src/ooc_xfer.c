@@ -160,6 +160,21 @@ static int load_chunk(ooc *e, int f, int level, int src, uint64_t *model) {
     return 0;
 }
 
+/* Row j of a run into an --out at its whole-grid place: the whole row, or under a cross cut (--ranks)
+ * the rank's own part of an own row (nothing of a ghost row). */
+static int write_row(ooc *e, stn_npy_writer *w, const rows_run *run, int64_t j) {
+    const stn_slab *sl = &e->r->slab;
+    size_t es = (size_t)e->d->elem_size, rowb = (size_t)e->r->view.nx * es;
+    const char *buf = run->buf + (size_t)j * (size_t)e->plan.row_bytes;
+    if (!sl->cut)
+        return stn_npy_writer_pwrite(w, buf, rowb, (run->row0 + (uint64_t)j) * rowb, &e->res->st);
+    uint64_t cell;
+    if (!ooc_row_cell(e, run, j, &cell))
+        return 0;
+    return stn_npy_writer_pwrite(w, buf + (size_t)sl->xlo[0] * es, (size_t)(sl->xhi[0] - sl->xlo[0]) * es,
+                                 (cell + (uint64_t)sl->xlo[0]) * es, &e->res->st);
+}
+
 static int export_chunk(ooc *e, void *arg) {
     export_job *x = arg;
     ooc_field *of = &e->f[x->f];
@@ -189,8 +204,7 @@ static int export_chunk(ooc *e, void *arg) {
         for (int64_t i = 0; a < b && i < ooc_nruns(e, q0, q1); i++) {
             rows_run run = ooc_run_at(e, ring, a, b, q0, i, wshift[k]);
             for (int64_t j = 0; rc == 0 && j < run.rows; j++)
-                rc = stn_npy_writer_pwrite(x->w, run.buf + (size_t)j * (size_t)e->plan.row_bytes, rowb,
-                                           (run.row0 + (uint64_t)j) * rowb, &e->res->st);
+                rc = write_row(e, x->w, &run, j);
             if (rc)
                 return rc;
         }
@@ -202,6 +216,13 @@ static int export_chunk(ooc *e, void *arg) {
     /* compact each run's padded rows in place (each row moves down or stays) and write it */
     for (int64_t i = 0; i < ooc_nruns(e, q0, q1); i++) {
         rows_run run = ooc_run_of(e, ring, r0, r1, q0, i);
+        if (sl->cut) { /* a cross cut: the own part of each own row */
+            for (int64_t j = 0; rc == 0 && j < run.rows; j++)
+                rc = write_row(e, x->w, &run, j);
+            if (rc)
+                return rc;
+            continue;
+        }
         t0 = stn_now();
         for (int64_t k = 1; k < run.rows; k++)
             memmove(run.buf + (size_t)k * rowb, run.buf + (size_t)k * (size_t)e->plan.row_bytes, rowb);

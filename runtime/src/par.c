@@ -5,6 +5,8 @@
 #include "stn_internal.h"
 
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #ifdef STN_MPI
@@ -83,6 +85,49 @@ int stn_par_sendrecv(const void *sbuf, size_t sn, int dest, void *rbuf, size_t r
     return rc == MPI_SUCCESS ? 0 : stn_error(-EIO, "MPI_Sendrecv between ranks %d and %d failed", dest, src);
 }
 
+int stn_par_network(double *bytes_per_second, double *latency, char *source, size_t n) {
+    *bytes_per_second = *latency = 0;
+    snprintf(source, n, "one rank: no messages");
+    if (size_ < 2)
+        return 0;
+    enum { SMALL = 200, BIG = 8 };
+    size_t big = (size_t)4 << 20;
+    char *buf = rank_ < 2 ? malloc(big) : NULL;
+    double fig[2] = {0, 0}; /* latency, bandwidth */
+    int bad = rank_ < 2 && !buf;
+    if (!stn_par_any(bad) && rank_ < 2) {
+        memset(buf, 0, big);
+        int peer = 1 - rank_;
+        for (int phase = 0; phase < 3; phase++) { /* warm-up, small, big */
+            int rounds = phase == 2 ? BIG : phase == 1 ? SMALL : 20;
+            int bytes = phase == 2 ? (int)big : 8;
+            double t0 = MPI_Wtime();
+            for (int i = 0; i < rounds; i++) {
+                if (rank_ == 0) {
+                    MPI_Send(buf, bytes, MPI_BYTE, peer, 18, MPI_COMM_WORLD);
+                    MPI_Recv(buf, bytes, MPI_BYTE, peer, 18, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                } else {
+                    MPI_Recv(buf, bytes, MPI_BYTE, peer, 18, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                    MPI_Send(buf, bytes, MPI_BYTE, peer, 18, MPI_COMM_WORLD);
+                }
+            }
+            double t = MPI_Wtime() - t0;
+            if (phase == 1)
+                fig[0] = t / (2.0 * rounds);
+            else if (phase == 2 && t > 0)
+                fig[1] = 2.0 * (double)rounds * (double)big / t;
+        }
+    }
+    free(buf);
+    MPI_Bcast(fig, 2, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    if (bad)
+        return stn_error(-ENOMEM, "out of memory for the network's ping-pong (4 MiB)");
+    *latency = fig[0], *bytes_per_second = fig[1];
+    snprintf(source, n, "measured at startup: ranks 0 and 1, %d round trips of 8 bytes and %d of 4 MiB",
+             SMALL, BIG);
+    return 0;
+}
+
 #else /* one rank */
 
 int stn_par_init(int *argc, char ***argv) {
@@ -108,6 +153,12 @@ int stn_par_sendrecv(const void *sbuf, size_t sn, int dest, void *rbuf, size_t r
     return dest < 0 && src < 0
                ? 0
                : stn_error(-EINVAL, "internal error: a message between ranks of a run of one");
+}
+
+int stn_par_network(double *bytes_per_second, double *latency, char *source, size_t n) {
+    *bytes_per_second = *latency = 0;
+    snprintf(source, n, "one rank: no messages");
+    return 0;
 }
 
 #endif

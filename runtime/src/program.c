@@ -361,7 +361,11 @@ static int prepare(program_run *pr) {
     int ooc = r->o->mode == STN_MODE_OOC;
     if (!ooc)
         note_ignored(r);
-    int rc = check_inputs(r);
+    int rc = 0;
+    if (ooc && stn_par_size() > 1) /* (first: every rank takes part, before anything can fail on one) */
+        rc = stn_par_network(&r->net_bytes_per_second, &r->net_latency, r->net_source, sizeof r->net_source);
+    if (rc == 0)
+        rc = check_inputs(r);
     if (rc == 0 && !r->o->plan_only)
         rc = stn_series_load(r, &pr->res.st);
     if (rc == 0 && !r->o->plan_only)

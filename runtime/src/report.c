@@ -285,6 +285,10 @@ static void r_run(json *j, const stn_run *r, const stn_result *res, const stn_oo
         j_open(j, "mpi", '{');
         j_i64(j, "ranks", res->nranks);
         j_kstr(j, "split", r->d->ndim == 3 ? "z" : "y");
+        j_open(j, "dims", '[');
+        for (int k = 0; k < 3; k++)
+            j_i64(j, NULL, res->dims[k]);
+        j_close(j, ']');
         j_u64(j, "message_bytes", res->msg_sent);
         j_u64(j, "predicted_message_bytes", res->msg_predicted);
         j_open(j, "per_rank", '[');
@@ -311,6 +315,13 @@ static void r_run(json *j, const stn_run *r, const stn_result *res, const stn_oo
         j_num(j, "fill", t->fill);
         j_num(j, "transfer", t->xfer);
         j_num(j, "copy", t->copy);
+        if (res->nranks > 1) { /* MPI: the exchanges between sweeps, and the network they were timed on */
+            j_num(j, "exchange", t->exchange);
+            j_num(j, "messages", t->messages);
+            j_num(j, "network_bytes_per_second", r->net_bytes_per_second);
+            j_num(j, "network_latency", r->net_latency);
+            j_kstr(j, "network_source", r->net_source);
+        }
         j_u64(j, "copy_bytes", t->copy_bytes);
         j_num(j, "copy_bytes_per_second", res->copy_bytes_per_second);
         j_kstr(j, "copy_source", res->copy_source);

@@ -351,7 +351,12 @@ int stn_map_call(const stn_run *r, const stn_view *v, const stn_box *box, int in
         if (s->periodic)
             w.own_axes |= (int64_t)1 << a; /* (the ghosts hold the far side: no wrap in the kernels) */
         b.lo[a] = cut[p] + d, b.hi[a] = cut[p + 1] + d;
-        v1[n] = w, b1[n] = b, shift[n] = 0, wrap[n] = d > 0 ? 1 : d < 0 ? -1 : 0;
+        shift[n] = 0;
+        if (s->cut & 1) /* x cut too: the pointers move by the base, the kernels index x globally */
+            w.nx = s->xn[0], b.lo[0] += s->xbase[0], b.hi[0] += s->xbase[0], shift[n] = s->xbase[0];
+        if (s->cut & 2) /* (y cut in 3d: the window's first row moves) */
+            w.ny = s->xn[1], w.y0 += s->xbase[1], b.lo[1] += s->xbase[1], b.hi[1] += s->xbase[1];
+        v1[n] = w, b1[n] = b, wrap[n] = d > 0 ? 1 : d < 0 ? -1 : 0;
         n++;
     }
     return n;
@@ -427,8 +432,6 @@ int stn_fold_run(const stn_run *r, size_t align, stn_run_copy *c) {
 
 /* ------------------------------------------------------------------ a rank's slab (MPI) */
 
-/* The split of the axis the ranks cut: the interior [L, L + w) in P slabs as equal as whole indices
- * allow, the first and last with the boundary layer: rank k's own indices [a, b). */
 static int slab_wraps(const stn_program_desc *d, int axis) {
     for (int i = 0; i < d->nfields; i++)
         if (d->fields[i].periodic & (1 << axis))
@@ -436,14 +439,17 @@ static int slab_wraps(const stn_program_desc *d, int axis) {
     return 0;
 }
 
-static void slab_of(const stn_run *r, int k, int *axis, int64_t *a, int64_t *b) {
+static int stream_axis(const stn_program_desc *d) { return d->ndim == 3 ? 2 : 1; }
+
+/* Part c of D along `axis`: the interior [L, L + w) in D parts as equal as whole indices allow, the
+ * first and last with the boundary layer (not on a ring, whose boundary layer is the far side's):
+ * the own indices [a, b). */
+static void part_of(const stn_run *r, int axis, int c, int D, int64_t *a, int64_t *b) {
     const stn_program_desc *d = r->d;
-    int P = stn_par_size();
-    *axis = d->ndim == 3 ? 2 : 1;
-    int64_t n = r->o->size[*axis], L = d->halo_lo[*axis], w = n - d->halo_hi[*axis] - L;
-    int ring = slab_wraps(d, *axis); /* (a ring: the boundary layer is the far side's, no rank's own) */
-    *a = k == 0 && !ring ? 0 : L + k * w / P;
-    *b = k == P - 1 && !ring ? n : L + (k + 1) * w / P;
+    int64_t n = r->o->size[axis], L = d->halo_lo[axis], w = n - d->halo_hi[axis] - L;
+    int ring = D > 1 && slab_wraps(d, axis);
+    *a = c == 0 && !ring ? 0 : L + c * w / D;
+    *b = c == D - 1 && !ring ? n : L + (c + 1) * w / D;
 }
 
 /* How far a step reads along the axis below and above (at least the halo); the skew is the larger. */
@@ -458,15 +464,145 @@ static int64_t slab_skew(const stn_program_desc *d, int axis) {
     return lo > hi ? lo : hi;
 }
 
-int64_t stn_slab_most_bt(const stn_run *r) {
-    int axis = r->d->ndim == 3 ? 2 : 1;
+/* The thinnest part along `axis` when D ranks cut it (INT64_MAX when D = 1). */
+static int64_t thinnest(const stn_run *r, int axis, int D) {
     int64_t least = INT64_MAX, a, b;
-    for (int k = 0; k < stn_par_size(); k++) {
-        slab_of(r, k, &axis, &a, &b);
+    for (int k = 0; D > 1 && k < D; k++) {
+        part_of(r, axis, k, D, &a, &b);
         least = b - a < least ? b - a : least;
     }
-    int64_t s = slab_skew(r->d, axis);
-    return least / (s > 0 ? s : 1);
+    return least;
+}
+
+/* Why `dims` cannot split r (a message in why), or 0: an axis cut where a field wraps it (only the
+ * streaming axis may be a ring of ranks), or parts thinner than one step's ghosts. */
+static int dims_refused(const stn_run *r, const int dims[3], char *why, size_t n) {
+    const stn_program_desc *d = r->d;
+    int s = stream_axis(d);
+    for (int k = 0; k < 3; k++) {
+        if (dims[k] <= 1)
+            continue;
+        if (k != s && slab_wraps(d, k)) {
+            snprintf(why, n,
+                     "a field wraps %c (periodic), and the ranks cut a periodic axis only along the one the "
+                     "blocks stream along (%c); give --ranks with 1 along %c",
+                     "xyz"[k], "xyz"[s], "xyz"[k]);
+            return 1;
+        }
+        int64_t w = r->o->size[k] - d->halo_lo[k] - d->halo_hi[k], t = thinnest(r, k, dims[k]),
+                g = slab_skew(d, k);
+        if (w < dims[k] || t < g) {
+            snprintf(why, n,
+                     "%d ranks along %c give the interior's %" PRId64 " %c-indices parts of %" PRId64
+                     ", fewer than one step's ghosts (%" PRId64 ")",
+                     dims[k], "xyz"[k], w, "xyz"[k], w < dims[k] ? 0 : t, g);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The modelled cost of a split, per rank (docs/design/019): out of core the flash bytes of a sweep
+ * over the largest extended part (each state level read and written once), doubled when an axis
+ * other than the streaming one is cut (its ghosts' exchange is a pass over the part's files), plus
+ * the ghosts' message bytes; in-core the message bytes, the part's cells breaking ties. */
+static double dims_cost(const stn_run *r, const int dims[3]) {
+    const stn_program_desc *d = r->d;
+    int s = stream_axis(d), cross = 0;
+    double ext[3];
+    int sides[3];
+    for (int k = 0; k < 3; k++) {
+        int64_t a, b, most = 0, g = dims[k] > 1 ? slab_skew(d, k) : 0;
+        for (int c = 0; c < dims[k]; c++) {
+            part_of(r, k, c, dims[k], &a, &b);
+            most = b - a > most ? b - a : most;
+        }
+        sides[k] = dims[k] == 1 ? 0 : dims[k] == 2 && !slab_wraps(d, k) ? 1 : 2; /* (the busiest rank's) */
+        ext[k] = (double)most + sides[k] * (double)g;
+        cross |= k != s && dims[k] > 1;
+    }
+    double cells = ext[0] * ext[1] * ext[2], msg = 0;
+    for (int k = 0; k < 3; k++)
+        msg += sides[k] * (double)slab_skew(d, k) * cells / ext[k];
+    if (r->o->mode == STN_MODE_INCORE)
+        return msg + cells * 1e-6;
+    return cells * (cross ? 2 : 1) + msg;
+}
+
+int stn_slab_dims(const stn_run *r, int dims[3], char *why, size_t n) {
+    const stn_program_desc *d = r->d;
+    const stn_opts *o = r->o;
+    int P = stn_par_size(), s = stream_axis(d);
+    why[0] = 0;
+    dims[0] = dims[1] = dims[2] = 1;
+    if (r->fold.W) { /* a folded 1d grid: the ranks split its rows */
+        if (o->ranks[0] && o->ranks[0] != P) {
+            snprintf(why, n, "--ranks %" PRId64 ": mpirun started %d ranks", o->ranks[0], P);
+            return -EINVAL;
+        }
+        dims[1] = P;
+        return dims_refused(r, dims, why, n) ? -EINVAL : 0;
+    }
+    if (o->ranks[0]) {
+        int64_t prod = 1;
+        for (int k = 0; k < 3; k++)
+            dims[k] = (int)o->ranks[k], prod *= o->ranks[k];
+        if (prod != P) {
+            char given[80];
+            if (d->ndim == 3)
+                snprintf(given, sizeof given, "%" PRId64 ",%" PRId64 ",%" PRId64, o->ranks[0], o->ranks[1],
+                         o->ranks[2]);
+            else
+                snprintf(given, sizeof given, "%" PRId64 ",%" PRId64, o->ranks[0], o->ranks[1]);
+            snprintf(why, n, "--ranks %s: %" PRId64 " ranks, but mpirun started %d", given, prod, P);
+            return -EINVAL;
+        }
+        return dims_refused(r, dims, why, n) ? -EINVAL : 0;
+    }
+    /* every factorization of P over the grid's axes, the cheapest (then the streaming axis' most) */
+    double best = -1;
+    int t[3];
+    char first[256] = "";
+    for (t[0] = 1; t[0] <= P; t[0]++)
+        for (t[1] = 1; t[1] <= P / t[0]; t[1]++) {
+            if (P % (t[0] * t[1]))
+                continue;
+            t[2] = P / (t[0] * t[1]);
+            if (d->ndim == 2 && t[2] != 1)
+                continue;
+            if (dims_refused(r, t, why, n)) {
+                if (!first[0])
+                    snprintf(first, sizeof first, "%s", why);
+                continue;
+            }
+            double c = dims_cost(r, t);
+            if (best < 0 || c < best * (1 - 1e-9) || (c <= best * (1 + 1e-9) && t[s] > dims[s])) {
+                best = c;
+                for (int k = 0; k < 3; k++)
+                    dims[k] = t[k];
+            }
+        }
+    if (best < 0) {
+        snprintf(why, n, "no split of the grid among %d ranks gives each part one step's ghosts (%s)", P,
+                 first);
+        return -EINVAL;
+    }
+    why[0] = 0;
+    return 0;
+}
+
+int64_t stn_slab_most_bt(const stn_run *r) {
+    int dims[3];
+    char why[256];
+    if (stn_slab_dims(r, dims, why, sizeof why))
+        return 1; /* (stn_slab_run says why) */
+    int64_t most = INT64_MAX;
+    for (int k = 0; k < 3; k++)
+        if (dims[k] > 1) {
+            int64_t s = slab_skew(r->d, k), m = thinnest(r, k, dims[k]) / (s > 0 ? s : 1);
+            most = m < most ? m : most;
+        }
+    return most == INT64_MAX ? r->o->steps : most;
 }
 
 int64_t stn_slab_wrap_out(const stn_slab *s, int64_t out[2][2]) {
@@ -485,45 +621,79 @@ int64_t stn_slab_wrap_out(const stn_slab *s, int64_t out[2][2]) {
     return n;
 }
 
+/* The world rank at coordinates c (x fastest), or -1 outside the grid of ranks. */
+static int rank_at(const int dims[3], const int c[3]) {
+    for (int k = 0; k < 3; k++)
+        if (c[k] < 0 || c[k] >= dims[k])
+            return -1;
+    return (c[2] * dims[1] + c[1]) * dims[0] + c[0];
+}
+
 int stn_slab_run(const stn_run *r, int64_t bt, stn_run_copy *c) {
     const stn_program_desc *d = r->d;
     const stn_opts *o = r->o;
-    int P = stn_par_size(), rank = stn_par_rank(), axis;
-    int64_t oa, ob, a, b;
-    slab_of(r, rank, &axis, &oa, &ob);
-    int64_t n = o->size[axis], L = d->halo_lo[axis], w = n - d->halo_hi[axis] - L;
-    int64_t skew = slab_skew(d, axis);
+    int rank = stn_par_rank(), axis = stream_axis(d), dims[3], coord[3];
+    char why[512];
+    if (stn_slab_dims(r, dims, why, sizeof why))
+        return stn_error(-EINVAL, "%d MPI ranks: %s", stn_par_size(), why);
+    coord[0] = rank % dims[0], coord[1] = rank / dims[0] % dims[1], coord[2] = rank / (dims[0] * dims[1]);
     bt = bt < o->steps ? bt : o->steps;
-    int64_t g = (bt < 1 ? 1 : bt) * skew;
-    for (int k = 0; k < P; k++) { /* every slab holds the ghosts its neighbours take from it */
-        slab_of(r, k, &axis, &a, &b);
-        if (b - a < g || (k > 0 && k < P - 1 && b <= a) || w < P)
+    bt = bt < 1 ? 1 : bt;
+    for (int k = 0; k < 3; k++) { /* every part holds the ghosts its neighbours take from it */
+        int64_t skew = slab_skew(d, k), g = bt * skew, t = thinnest(r, k, dims[k]);
+        if (dims[k] > 1 && t < g)
             return stn_error(-EINVAL,
-                             "%d MPI ranks: the interior's %" PRId64 " %c-indices give rank %d %" PRId64
-                             " of them, fewer than the ghost depth bt x skew = %" PRId64 " x %" PRId64
-                             " a neighbour takes from it; use fewer ranks or a smaller bt",
-                             P, w, "xyz"[axis], k, b - a, bt < 1 ? 1 : bt, skew);
+                             "%d MPI ranks: %d along %c give a rank %" PRId64
+                             " of the interior's %c-indices, "
+                             "fewer than the ghost depth bt x skew = %" PRId64 " x %" PRId64
+                             " a neighbour takes from it; use fewer ranks along %c or a smaller bt",
+                             stn_par_size(), dims[k], "xyz"[k], t, "xyz"[k], bt, skew, "xyz"[k]);
     }
-    int ring = slab_wraps(d, axis);
-    int64_t ea = rank == 0 && !ring ? 0 : oa - g, eb = rank == P - 1 && !ring ? n : ob + g;
     c->run = *r;
     c->opts = *o;
     c->desc = *d;
     c->run.o = &c->opts;
     c->run.d = &c->desc;
-    c->opts.size[axis] = eb - ea;
-    if (axis == 2)
-        c->run.view.nz = eb - ea, c->run.view.sz = o->size[0] * o->size[1];
-    else
-        c->run.view.ny = eb - ea, c->run.view.sz = o->size[0] * (eb - ea);
+    stn_slab *sl = &c->run.slab;
+    memset(sl, 0, sizeof *sl);
+    int64_t ext[3];
+    for (int k = 0; k < 3; k++) {
+        int64_t n = o->size[k], oa = 0, ob = n, g = dims[k] > 1 ? bt * slab_skew(d, k) : 0;
+        int ring = dims[k] > 1 && slab_wraps(d, k);
+        if (dims[k] > 1)
+            part_of(r, k, coord[k], dims[k], &oa, &ob);
+        int lo_cut = dims[k] > 1 && (coord[k] > 0 || ring),
+            hi_cut = dims[k] > 1 && (coord[k] < dims[k] - 1 || ring);
+        int64_t ea = lo_cut ? oa - g : 0, eb = hi_cut ? ob + g : n;
+        ext[k] = eb - ea;
+        int64_t rlo, rhi;
+        slab_reach(d, k, &rlo, &rhi);
+        if (lo_cut)
+            c->desc.halo_lo[k] = (int)rlo; /* the frozen layer below: never computed */
+        if (hi_cut)
+            c->desc.halo_hi[k] = (int)rhi;
+        int nc[3] = {coord[0], coord[1], coord[2]};
+        nc[k] = ring ? (coord[k] + dims[k] - 1) % dims[k] : coord[k] - 1;
+        int below = dims[k] > 1 ? rank_at(dims, nc) : -1;
+        nc[k] = ring ? (coord[k] + 1) % dims[k] : coord[k] + 1;
+        int above = dims[k] > 1 ? rank_at(dims, nc) : -1;
+        sl->xn[k] = n, sl->xbase[k] = ea, sl->xlo[k] = oa - ea, sl->xhi[k] = ob - ea, sl->xg[k] = g;
+        sl->xnb[k][0] = below, sl->xnb[k][1] = above;
+        sl->dims[k] = dims[k], sl->coord[k] = coord[k], sl->skew[k] = slab_skew(d, k), sl->bt = bt;
+        if (k == axis) {
+            sl->axis = axis, sl->rank = coord[k], sl->nranks = dims[k], sl->n = n, sl->base = ea;
+            sl->own_lo = oa - ea, sl->own_hi = ob - ea, sl->g = g, sl->periodic = ring;
+            sl->L = d->halo_lo[k], sl->H = n - d->halo_hi[k], sl->below = below, sl->above = above;
+        } else if (dims[k] > 1) {
+            sl->cut |= 1 << k;
+        }
+        c->opts.size[k] = ext[k];
+    }
+    c->run.view = (stn_view){ext[0], ext[1], ext[2], ext[0], ext[0] * ext[1], 0, 0, r->view.own_axes};
+    if (d->ndim == 2)
+        c->run.view.nz = 1, c->run.view.sz = ext[0] * ext[1];
     c->run.grid_bytes = (uint64_t)stn_grid_cells(&c->opts) * (uint64_t)d->elem_size;
-    int64_t rlo, rhi;
-    slab_reach(d, axis, &rlo, &rhi);
-    if (rank > 0 || ring)
-        c->desc.halo_lo[axis] = (int)rlo; /* the frozen layer below: never computed */
-    if (rank < P - 1 || ring)
-        c->desc.halo_hi[axis] = (int)rhi;
-    if (ring) { /* the engine's slab does not wrap: its ghosts hold the far side */
+    if (sl->periodic) { /* the engine's slab does not wrap: its ghosts hold the far side */
         c->fields = calloc((size_t)d->nfields, sizeof *c->fields);
         if (!c->fields)
             return stn_error(-ENOMEM, "out of memory");
@@ -533,14 +703,15 @@ int stn_slab_run(const stn_run *r, int64_t bt, stn_run_copy *c) {
     }
     snprintf(c->name, sizeof c->name, "%s.r%d", d->name, rank); /* (a --dir the ranks share works too) */
     c->desc.name = c->name;
-    c->run.slab = (stn_slab){axis, rank, P, n, ea, oa - ea, ob - ea, g, ring, L, n - d->halo_hi[axis]};
-    /* an --out: the own slices, and on a ring also those the boundary layer copies (stn_slab_wraps_out) */
+    /* an --out: the own part, and on a ring also the slices the boundary layer copies (stn_slab_wraps_out) */
     int64_t wl[2][2];
-    uint64_t own = (uint64_t)(ob - oa + stn_slab_wrap_out(&c->run.slab, wl)) * (uint64_t)o->size[0] *
-                   (uint64_t)(axis == 2 ? o->size[1] : 1) * (uint64_t)d->elem_size;
+    uint64_t own = (uint64_t)(sl->own_hi - sl->own_lo + stn_slab_wrap_out(sl, wl)) * (uint64_t)d->elem_size;
+    for (int k = 0; k < 3; k++)
+        own *= k == axis ? 1 : (uint64_t)(sl->xhi[k] - sl->xlo[k]);
     if (r->fold.W) /* a folded 1d grid's .npy holds its cells */
-        own = (uint64_t)stn_fold_cells(&r->fold, oa, ob) * (uint64_t)d->elem_size;
-    for (int k = 0; r->writers && k < 2 * d->nfields; k++) /* each rank writes its own slices of an --out */
+        own = (uint64_t)stn_fold_cells(&r->fold, sl->base + sl->own_lo, sl->base + sl->own_hi) *
+              (uint64_t)d->elem_size;
+    for (int k = 0; r->writers && k < 2 * d->nfields; k++) /* each rank writes its own part of an --out */
         if (r->writers[k])
             stn_npy_writer_expect(r->writers[k], own);
     return 0;
@@ -565,8 +736,15 @@ static void point_ops(const stn_run *r, int64_t t, const double *pv, const stn_v
             lo = lo * r->fold.W - r->fold.P, hi = hi * r->fold.W - r->fold.P;
         own.lo[a] = own.lo[a] > lo ? own.lo[a] : lo;
         own.hi[a] = own.hi[a] < hi ? own.hi[a] : hi;
-        if (own.hi[a] <= own.lo[a])
-            return;
+        for (int k = 0; k < 3; k++) /* (the other axes the ranks cut) */
+            if (sl->cut >> k & 1) {
+                int64_t xa = sl->xbase[k] + sl->xlo[k], xb = sl->xbase[k] + sl->xhi[k];
+                own.lo[k] = own.lo[k] > xa ? own.lo[k] : xa;
+                own.hi[k] = own.hi[k] < xb ? own.hi[k] : xb;
+            }
+        for (int k = 0; k < 3; k++)
+            if (own.hi[k] <= own.lo[k])
+                return;
     }
     for (int k = 0; t < r->o->steps && k < d->nrecords; k++) {
         int s = d->records[k].points;

@@ -81,6 +81,9 @@ void stn_par_barrier(void);
 void stn_par_or_to_root(void *buf, size_t n);
 /* Send sn bytes to rank dest and receive rn bytes from rank src (-1: none) at once. */
 int stn_par_sendrecv(const void *sbuf, size_t sn, int dest, void *rbuf, size_t rn, int src);
+/* Every rank: the network between ranks 0 and 1 measured by a ping-pong (the latency of 8-byte
+ * messages, the bandwidth of 4 MiB ones), broadcast; how, in `source`.  0s with one rank. */
+int stn_par_network(double *bytes_per_second, double *latency, char *source, size_t n);
 /* -e for an errno value e > 0; -EIO when errno was (unexpectedly) 0. */
 int stn_neg_errno(int e);
 /* "1.50 GiB" style, for messages; returns buf. */
@@ -159,6 +162,10 @@ const char *stn_npy_writer_tmp(const stn_npy_writer *w);
 int stn_npy_load_part(const char *path, const char *descr, int ndim, const int64_t *shape, int64_t first,
                       int64_t count, void *dst, stn_stats *st);
 void stn_npy_writer_expect(stn_npy_writer *w, uint64_t bytes);
+/* Read the box [lo, lo + n) (x, y, z; global indices) of the C-order array of `shape` (slowest
+ * first: ndim 1, 2 or 3) into dst, x fastest and dense: a row of n[0] elements a pread. */
+int stn_npy_load_box(const char *path, const char *descr, int ndim, const int64_t *shape, const int64_t lo[3],
+                     const int64_t n[3], void *dst, stn_stats *st);
 
 /* Bytes per element of a plain numeric descr such as "<f8" (0 if not one). */
 int stn_npy_elem_size(const char *descr);
@@ -271,6 +278,7 @@ typedef struct stn_opts {
     int64_t iblock[2];     /* --iblock iy,iz (0: chosen by the tuner's step 1) */
     int64_t time_tiles[3]; /* --time-tiles by,bz,bt; all 0: auto; bt = -1: off (in-core) */
     int threads;           /* 0: not given */
+    int64_t ranks[3];      /* --ranks PX,PY,PZ: the ranks along each axis (0: chosen, docs/design/019) */
     const char *report;
 } stn_opts;
 

@@ -175,6 +175,28 @@ void stn_ooc_predict_sweep(const stn_ooc_model *m, const stn_ooc_plan *p, int64_
 
 /* ------------------------------------------------------------------ ooc_plan.c: the time model */
 
+/* The ghosts' exchanges of an MPI rank's part between sweeps (docs/design/018, 019), for the IO and
+ * time models: what one exchange moves depends on the plan (its slices and rows) and the ghost depth. */
+typedef struct stn_xchg_model {
+    uint64_t levels;  /* state levels an exchange moves; 0: none (one rank) */
+    int axis;         /* the split axis (the plan's r, or q when y-blocked) */
+    int nb;           /* neighbours along it */
+    int64_t skew;     /* its ghosts: bt x skew slices */
+    int cross;        /* bit k: axis k (x, y in 3d) cut too: a pass over the part's slices */
+    int xsides[2];    /* neighbours along x and y */
+    int64_t xskew[2]; /* their skews */
+    int64_t nx, rows; /* the part's cells a row, rows a slice of whole planes */
+    int64_t elem;
+    double net_bytes_per_second, net_latency; /* the network (0: messages not timed) */
+} stn_xchg_model;
+
+/* r's exchanges (r: a rank's part, stn_slab_run; levels 0 without MPI), the network's figures of r. */
+void stn_xchg_of(const stn_run *r, stn_xchg_model *x);
+/* One exchange of plan p with ghosts of bt steps: the bytes read from (and as many written to) the
+ * part's files, the message bytes sent, and the messages. */
+void stn_ooc_exchange(const stn_xchg_model *x, const stn_ooc_plan *p, int64_t bt, uint64_t *io, uint64_t *msg,
+                      uint64_t *nmsg);
+
 /* What the time model needs besides the plan and the sources. */
 typedef struct stn_time_model {
     const stn_device *dev;        /* the device's bandwidth curves */
@@ -183,6 +205,8 @@ typedef struct stn_time_model {
     double copy_bytes_per_second; /* DRAM to DRAM, all threads (0: the strip copies not modelled) */
     int depth;                    /* the IO queue's depth */
     uint64_t max_request;         /* its largest request */
+    const stn_xchg_model *xm;     /* MPI: the ghosts' exchanges between sweeps (NULL: none) */
+    int64_t ghost_bt;             /* their depth in steps (0: the plan's bt, as the tuner weighs plans) */
 } stn_time_model;
 
 /* Seconds, beside the exact bytes of stn_ooc_predict.  Per sweep: the device is busy for D
@@ -195,8 +219,10 @@ typedef struct stn_time_model {
  * block's reads and writes per row of blocks that nothing overlaps.  D is bytes over the device curves'
  * bandwidth at the plan's request size and the queue's depth: reads and writes paired on the mixed curve
  * (mixed_new for the sweeps that write into new scratch files, the first two), the rest on the read or write
- * curve (--init reads: depth 1); without a mixed curve, reads and writes one after the other.  Not modelled:
- * fdatasync, page-cache effects. */
+ * curve (--init reads: depth 1); without a mixed curve, reads and writes one after the other.  Under MPI
+ * (tm->xm) each exchange between sweeps adds its file IO (the device alone, paired reads and writes),
+ * its message bytes over the network's bandwidth and a latency per message (stn_ooc_exchange).  Not
+ * modelled: fdatasync, page-cache effects. */
 void stn_ooc_predict_time(const stn_ooc_model *m, const stn_ooc_plan *p, int64_t first_sweep,
                           const stn_time_model *tm, stn_time_pred *out);
 

@@ -65,6 +65,16 @@ typedef struct stn_slab {
     int periodic;           /* some field wraps the axis: the ranks are a ring, [L, H) the only indices
                              * (global index base + i is L + (base + i - L) mod (H - L)) */
     int64_t L, H;           /* the whole grid's interior along the axis */
+    int below, above;       /* the world ranks of the neighbours along the axis (-1: none) */
+    /* --ranks PX,PY,PZ (docs/design/019): the other axes the ranks cut too (bit k: axis k), each
+     * with the whole grid's extent, the base (global index of local 0), the rank's own local
+     * indices [xlo, xhi), the ghost depth and the neighbours' world ranks below and above */
+    int cut;
+    int64_t xn[3], xbase[3], xlo[3], xhi[3], xg[3];
+    int64_t skew[3]; /* each axis' skew: a cut axis' ghosts are bt x skew deep */
+    int64_t bt;      /* the steps of those ghosts */
+    int xnb[3][2];
+    int dims[3], coord[3]; /* the ranks along each axis, and this rank's place */
 } stn_slab;
 
 /* The fold of a 1d grid of n cells with halo h- and h+ whose steps reach `reach` cells (>= the
@@ -109,6 +119,8 @@ typedef struct stn_run {
     uint64_t along_bytes;  /* the data bytes of their files */
     stn_fold fold;         /* the out-of-core engine's run of a 1d grid: its rows (W = 0 otherwise) */
     stn_slab slab;         /* the out-of-core engine's run of one rank's slab (axis = 0 otherwise) */
+    double net_bytes_per_second, net_latency; /* MPI: the network, measured at startup (stn_par_network) */
+    char net_source[160];
 } stn_run;
 
 /* A run's copy on a rank's slab (MPI) or a 1d grid's rows: its own options, descriptor and name,
@@ -127,7 +139,11 @@ int stn_fold_run(const stn_run *r, size_t align, stn_run_copy *c);
  * file index - (H - L) (the layer below L), [out[1][0], out[1][1]) to + (H - L) (the layer from H);
  * the count of them. */
 int64_t stn_slab_wrap_out(const stn_slab *s, int64_t out[2][2]);
-/* The largest bt whose ghosts (bt x skew) every rank's slab can give its neighbours. */
+/* The ranks along each axis (dims[k]): --ranks, or the split of stn_par_size() ranks the IO model
+ * prefers (docs/design/019); a 1d grid's ranks split its folded rows.  0, or -EINVAL with the
+ * reason in why. */
+int stn_slab_dims(const stn_run *r, int dims[3], char *why, size_t n);
+/* The largest bt whose ghosts (bt x skew) every rank's part can give its neighbours. */
 int64_t stn_slab_most_bt(const stn_run *r);
 /* r's run on this rank's slab, for ghosts of bt steps (c->run.slab; the sizes, view and grid bytes
  * local, the halo on a side cut between ranks the step's reach, the --out writers expecting the
@@ -169,6 +185,8 @@ typedef struct stn_time_pred {
     double copy;         /* the z-strip kept in DRAM: its rows copied out of the ring and back */
     uint64_t copy_bytes; /* those copies' bytes (stn_result.strip_copied counts the run's) */
     uint64_t request;    /* the size of a block's requests */
+    double exchange;     /* MPI: the ghosts' exchanges between sweeps, their file IO and messages */
+    double messages;     /* of which the messages (bytes over the bandwidth, a latency each) */
 } stn_time_pred;
 
 /* What every engine gives back. */
@@ -192,6 +210,7 @@ typedef struct stn_result {
     uint64_t strip_copied;        /* ooc: bytes the z-strip in DRAM copied (out of the ring and back) */
     uint64_t msg_sent;            /* MPI: bytes this rank sent its neighbours (the ghosts' exchanges) */
     uint64_t msg_predicted;       /* and what the model says they are */
+    int dims[3];                  /* MPI: the ranks along x, y and z (docs/design/019) */
     int nranks;                   /* MPI, rank 0 after the run: the ranks' figures (the fields above are */
     uint64_t *ranks;              /* their sums): STN_RANK_FIGURES each, read, written, predicted read and
                                    * written, message bytes sent and predicted */

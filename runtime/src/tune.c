@@ -739,7 +739,9 @@ int stn_ooc_choose(const stn_run *r, const stn_ooc_model *m, size_t align, const
                            {o->size[0], o->size[1], o->size[2]},
                            o->steps,
                            sched_of(r),
-                           r->slab.periodic ? STN_STRIP_NONE : o->strip, /* (a ring of ranks: whole planes) */
+                           r->slab.periodic || r->slab.cut
+                               ? STN_STRIP_NONE
+                               : o->strip, /* (a ring of ranks, a cross cut: whole planes) */
                            align,
                            r->mem_budget,
                            ib->iblk[0],
@@ -761,12 +763,16 @@ int stn_ooc_choose(const stn_run *r, const stn_ooc_model *m, size_t align, const
             rc = stn_copy_rate(r, out);
         if (rc)
             return rc;
+        stn_xchg_model xm; /* (MPI: the exchanges between sweeps, as deep as each plan's bt) */
+        stn_xchg_of(r, &xm);
         stn_time_model tm = {.dev = &r->dev,
                              .cells_per_second = out->cells_per_second,
                              .cells = (double)stn_grid_cells(o),
                              .copy_bytes_per_second = out->copy_bytes_per_second,
                              .depth = STN_AIO_DEFAULT_DEPTH,
-                             .max_request = STN_AIO_DEFAULT_MAX_REQUEST};
+                             .max_request = STN_AIO_DEFAULT_MAX_REQUEST,
+                             .xm = xm.levels ? &xm : NULL,
+                             .ghost_bt = 0};
         /* a described machine's kernels are not this one's: without its cells_per_second, bytes */
         int timed = o->rank != STN_RANK_BYTES && (!r->hw.described || r->hw.cells_per_second > 0);
         pb.tm = out->cells_per_second > 0 && timed ? &tm : NULL;

@@ -247,6 +247,72 @@ static void check_curves(void) {
 }
 
 /* The time model on the problems' plans: parts that add up, and the right monotonicity. */
+/* MPI (docs/design/019): the exchanges between sweeps, each its file IO on the device and its
+ * messages (bytes over the bandwidth, a latency each), added to the total once per sweep but the last;
+ * a cut across the rows adds a pass over the part, so Blk-Tune then runs no more sweeps than without. */
+static int one_sweep_checks;
+
+static void check_exchange(problem *P, const stn_ooc_plan *p, const stn_time_model *base) {
+    stn_xchg_model x = {.levels = 1,
+                        .axis = P->d.ndim == 3 ? 2 : 1,
+                        .nb = 2,
+                        .skew = 1,
+                        .nx = P->pb.size[0],
+                        .rows = P->d.ndim == 3 ? P->pb.size[1] : 1,
+                        .elem = P->d.elem_size,
+                        .net_bytes_per_second = 1e9,
+                        .net_latency = 1e-4};
+    stn_time_model tm = *base;
+    stn_time_pred plain, with, slower;
+    tm.xm = NULL;
+    stn_ooc_predict_time(P->pb.m, p, 0, &tm, &plain);
+    tm.xm = &x;
+    stn_ooc_predict_time(P->pb.m, p, 0, &tm, &with);
+    x.net_latency = 2e-4;
+    stn_ooc_predict_time(P->pb.m, p, 0, &tm, &slower);
+    uint64_t io, msg, nmsg;
+    stn_ooc_exchange(&x, p, p->bt, &io, &msg, &nmsg);
+    double times = p->nsweeps > 1 ? (double)(p->nsweeps - 1) : 0;
+    CHECK(plain.exchange == 0 && plain.messages == 0);
+    CHECK(fabs(with.total - plain.total - with.exchange) <= 1e-9 * with.total + 1e-15);
+    CHECK(with.exchange >= with.messages && with.messages >= 0);
+    CHECK(fabs(with.messages - times * ((double)msg / 1e9 + (double)nmsg * 1e-4)) <=
+          1e-9 * with.messages + 1e-15);
+    CHECK(fabs(slower.messages - with.messages - times * (double)nmsg * 1e-4) <=
+          1e-9 * slower.messages + 1e-15);
+    CHECK(io == (uint64_t)(p->bt * 2) *
+                    (x.axis == p->r.axis ? p->slice_bytes : (uint64_t)p->r.n * (uint64_t)p->row_bytes));
+    if (p->schedule != STN_SCHED_REF || p->strip != STN_STRIP_NONE || P->pb.steps < 2)
+        return;
+    stn_tune_problem pb = P->pb;
+    stn_tune_result none, cross;
+    x.cross = 1, x.xsides[0] = 2, x.xskew[0] = 1; /* a pass over the part each exchange */
+    pb.strip = STN_STRIP_NONE;
+    tm.xm = NULL;
+    pb.tm = &tm;
+    int ra = stn_tune(&pb, STN_TUNER_BRUTE, &none);
+    tm.xm = &x;
+    int rb = stn_tune(&pb, STN_TUNER_BRUTE, &cross); /* (every plan weighed: the least time wins) */
+    CHECK_EQ_INT(ra, rb);
+    if (ra == 0) {
+        stn_time_pred a, b;
+        stn_ooc_predict_time(pb.m, &none.plan, 0, &tm, &a);
+        stn_ooc_predict_time(pb.m, &cross.plan, 0, &tm, &b);
+        CHECK(b.total <= a.total * (1 + STN_TUNE_TIE) + 1e-12);
+        /* an exchange dearer than any sweep (a second a message): one sweep, where the budget allows */
+        stn_ooc_plan one;
+        char why[256];
+        stn_ooc_make_plan(pb.d, NULL, pb.size, pb.steps, pb.schedule, pb.size[1], pb.size[2], pb.steps,
+                          STN_STRIP_NONE, pb.align, &one);
+        if (one.mem_bytes <= pb.budget && !stn_ooc_periodic_refusal(pb.d, &one, why, sizeof why)) {
+            x.net_latency = 1;
+            one_sweep_checks++;
+            CHECK_EQ_INT(stn_tune(&pb, STN_TUNER_BRUTE, &cross), 0);
+            CHECK_EQ_INT((int)cross.plan.nsweeps, 1);
+        }
+    }
+}
+
 static void check_time(problem *P, const stn_ooc_plan *p) {
     stn_device slow, fast;
     char err[400];
@@ -304,6 +370,7 @@ static void check_time(problem *P, const stn_ooc_plan *p) {
     stn_ooc_predict(P->pb.m, p, 0, &rd, &wr);
     if (rd + wr == 0) /* nothing moves: only compute */
         CHECK(a.io == 0 && a.total == a.compute);
+    check_exchange(P, p, &tm);
 }
 
 int main(void) {
@@ -336,7 +403,9 @@ int main(void) {
         if (t_failures > 20)
             break;
     }
-    printf("test_tune: %d problems, %d budgets, %d with a plan\n", problems, budgets, found);
+    printf("test_tune: %d problems, %d budgets, %d with a plan, %d exchanges that make one sweep best\n",
+           problems, budgets, found, one_sweep_checks);
+    CHECK(one_sweep_checks > 10);
     CHECK(found > budgets / 2); /* the budgets are not all too small: the comparison means something */
     return t_result();
 }

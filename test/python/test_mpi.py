@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import reference as ref
-from conftest import EXAMPLES_DIR, stencilc_command
+from conftest import EXAMPLES_DIR, load_report, stencilc_command
 from test_examples import random_fields, run_stencil
 
 MPIRUN = shutil.which("mpirun")
@@ -98,6 +98,65 @@ def test_ranks_give_the_bits_of_one_process(name, compile_example, compile_mpi, 
         assert not list(d.glob("s*/*.grid")), "scratch files left behind"
 
 
+def cartesian_runs(ex: ref.Example) -> list[tuple[str, int, str]]:
+    """--ranks splits of more than the streaming axis (design 019): (ranks, bt, mode), bt 0 in-core.  An axis
+    a field wraps is cut only where the blocks stream along it (y in 2d, z in 3d)."""
+    wraps = "".join(ex.periodic.values())
+    if ex.ndim == 1:
+        return [("3", 2, "ooc"), ("4", 0, "incore")]
+    if ex.ndim == 2:
+        runs = [("2,2", 2, "ooc"), ("3,1", 2, "ooc"), ("2,2", 0, "incore"), ("4,1", 0, "incore")]
+        return [r for r in runs if "x" not in wraps or r[0].startswith("1,")] or [("1,4", 2, "ooc"), ("1,3", 0, "incore")]
+    runs = [("2,2,1", 2, "ooc"), ("1,2,2", 2, "ooc"), ("2,1,2", 0, "incore"), ("1,3,1", 0, "incore")]
+    return [r for r in runs if all(a not in wraps or n == "1" for a, n in zip("xy", r[0].split(",")))]
+
+
+@pytest.mark.parametrize("name", SPLIT)
+def test_a_cartesian_split_gives_the_bits_of_one_process(name, compile_example, compile_mpi, run_program, tmp_path):
+    """--ranks PX,PY(,PZ): the ranks cut x and y too (design 019), each part with ghosts along every cut
+    axis (the corners from the diagonal neighbours); out of core the ghosts across the rows travel in
+    a pass over each part's files after the sweep.  The bits of the program without MPI, every rank's
+    bytes and messages as the model says, and the report's dims as asked."""
+    ex = ref.EXAMPLES[name]
+    size, steps = SIZE[ex.ndim], 7
+    files = random_fields(ex, size, 12, True)
+    (tmp_path / "one").mkdir()
+    want, _ = run_stencil(run_program, compile_example(name), ex, size, steps, {}, files, tmp_path / "one")
+    exe = compile_mpi(name)
+    for ranks, bt, mode in cartesian_runs(ex):
+        P = int(np.prod([int(n) for n in ranks.split(",")]))
+        d = tmp_path / f"r{ranks.replace(',', 'x')}{mode}"
+        d.mkdir()
+        extra = ("--mode", mode, "--ranks", ranks)
+        if bt:
+            extra += ("--dir", str(d / "s%r"), "--block", blocks(ex, size, bt))
+        got, r = run_stencil(mpirun(P), exe, ex, size, steps, {}, files, d, extra=extra)
+        for f in (*ex.fields, *ex.records):
+            assert got[f].tobytes() == want[f].tobytes(), f"{name}, --ranks {ranks} {mode}: {f} differs"
+        m = r["mpi"]
+        dims = [int(n) for n in ranks.split(",")] + [1] * (3 - len(ranks.split(",")))
+        assert m["dims"] == ([1, P, 1] if ex.ndim == 1 else dims), m["dims"]
+        assert m["message_bytes"] == m["predicted_message_bytes"] > 0, m
+        for k in m["per_rank"]:
+            assert (k["bytes_read"], k["bytes_written"]) == (k["predicted_bytes_read"], k["predicted_bytes_written"])
+            assert k["message_bytes"] == k["predicted_message_bytes"]
+        assert not list(d.glob("s*/*.grid")), "scratch files left behind"
+
+
+def test_the_default_split_follows_the_io_model(compile_mpi, tmp_path):
+    """Without --ranks: out of core the ranks cut the streaming axis alone (a cut across the rows costs a
+    pass over the part's files each exchange), unless its parts would be thinner than one step's
+    ghosts; in-core the split with the fewest message bytes (4 ranks on a square: 2 x 2)."""
+    exe = compile_mpi("jacobi2d")
+    common = ["--steps", "4", "--quiet", "--dir", str(tmp_path / "s%r")]
+    for size, mode, P, dims in (("40,40", "ooc", 4, [1, 4, 1]), ("40,40", "incore", 4, [2, 2, 1]),
+                                ("200,4", "ooc", 4, [4, 1, 1]), ("40,40", "ooc", 3, [1, 3, 1])):
+        rep = tmp_path / f"{mode}{P}{size}.json"
+        rc, _, err = mpirun(P)(exe, ["--size", size, "--mode", mode, *common, "--report", str(rep)])
+        assert rc == 0, err
+        assert load_report(rep)["mpi"]["dims"] == dims, (size, mode, P)
+
+
 def test_one_rank_is_the_program_without_mpi(compile_example, compile_mpi, run_program, tmp_path):
     """mpirun -np 1 and the --mpi program started alone are the plain program: same bits, same bytes, no
     mpi section in the report."""
@@ -121,11 +180,24 @@ def test_one_rank_is_the_program_without_mpi(compile_example, compile_mpi, run_p
     (["--mode", "mmap"], "--mode mmap with 2 MPI ranks: the ranks split --mode ooc and --mode incore"),
     (["--mode", "ooc", "--block", "12,3,2", "--schedule", "alg1"], "without --schedule alg1 (the reference schedule only)"),
     (["--mode", "ooc", "--block", "12,3,20"], "fewer than the ghost depth bt x skew = 20 x 1"),
+    (["--mode", "ooc", "--ranks", "2,2,1"], "--ranks 2,2,1: 4 ranks, but mpirun started 2"),
+    (["--mode", "ooc", "--ranks", "2,1"], "--ranks 2,1: expected px,py,pz (3 positive integers separated by commas)"),
+    (["--mode", "ooc", "--ranks", "2,1,1", "--block", "12,3,12"], "2 along x give a rank 7 of the interior's x-indices, "
+     "fewer than the ghost depth bt x skew = 12 x 1"),
+    (["--mode", "ooc", "--ranks", "1,2,1", "--block", "3,3,2"], "without y-blocked tiles when the ranks cut x or y"),
 ])
 def test_what_the_ranks_do_not_split_yet_is_refused(compile_mpi, tmp_path, args, message):
     exe = compile_mpi("heat3d")
     rc, _, err = mpirun(2)(exe, ["--size", "14,12,29", "--steps", "30", "--dir", str(tmp_path), *args])
     assert rc != 0 and message in err, err
+
+
+def test_a_cut_across_a_periodic_axis_is_refused(compile_mpi, tmp_path):
+    """d2q9 wraps x and y: the ranks may make a ring along y (the streaming axis), not cut x."""
+    exe = compile_mpi("d2q9")
+    rc, _, err = mpirun(4)(exe, ["--size", "40,40", "--steps", "4", "--dir", str(tmp_path), "--ranks", "2,2"])
+    assert rc != 0 and "a field wraps x (periodic), and the ranks cut a periodic axis only along the one the " \
+        "blocks stream along (y); give --ranks with 1 along x" in err, err
 
 
 def test_blk_tune_chooses_the_ranks_blocks(compile_example, compile_mpi, run_program, tmp_path):
