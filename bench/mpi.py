@@ -14,10 +14,16 @@ cores.  The extrapolation says what N machines like this one would do: each rank
 own with this machine's cores and disk, its slab's time from the runtime's own time model (the
 one-rank --plan-only report's predicted_seconds of a grid the slab's size, ghosts included), plus the
 ghosts' messages at a network's bandwidth and latency (measured here between two ranks through
-shared memory, and assumed for 10 Gb/s Ethernet and 100 Gb/s InfiniBand), the exchange not overlapped
-with the sweeps (as the runtime does it now).
+shared memory, and assumed for 10 Gb/s Ethernet and 100 Gb/s InfiniBand), the exchange counted whole
+(the runtime overlaps its way down with the next sweep only when its buffers take at most an eighth
+of the budget, design 019: not at these budgets).
+
+--splits runs instead the cartesian splits of design 019 side by side: 4 ranks on the strong grid as
+1x1x4 (the streaming axis alone), 2x1x2, 1x2x2 and 2x2x1 (--ranks), each rank's budget the same, the
+same bits each; the cut across the rows costs a pass over each part's files at every exchange.
 
     python -m bench.mpi [--plane 256] [--nz 512] [--steps 48] [--fraction 8] [--ranks 1,2,3,4] [--reps 2]
+    python -m bench.mpi --splits [--plane 256] [--nz 512] [--steps 48] [--fraction 8] [--reps 2]
 """
 
 from __future__ import annotations
@@ -94,6 +100,68 @@ def predicted_slab(exe: Path, plane: int, nz: int, steps: int, budget: int, tmp:
     return {"seconds": r["predicted_seconds"], "bt": r["params"]["bt"], "source": r["time_model"]["device_source"]}
 
 
+SPLITS = ("1,1,4", "2,1,2", "1,2,2", "2,2,1")
+
+
+def splits(a, exe: Path, budget: int, why: str | None) -> int:
+    """4 ranks, one grid, every split of SPLITS: seconds, bytes, messages, the model, the bits."""
+    import numpy as np
+
+    times: dict[str, list[float]] = {}
+    reports: dict[str, dict] = {}
+    with tempfile.TemporaryDirectory(dir=a.out) as tmp:
+        tmp = Path(tmp)
+        init = tmp / "u.npy"
+        np.save(init, np.random.default_rng(7).random((a.nz, a.plane, a.plane)))
+        for k in range(a.reps):
+            for sp in SPLITS:
+                d = tmp / sp.replace(",", "x")
+                d.mkdir(exist_ok=True)
+                args = ["--size", f"{a.plane},{a.plane},{a.nz}", "--steps", str(a.steps), "--mode", "ooc",
+                        "--mem", str(budget), "--dir", str(d / "r%r"), "--init", f"u={init}", "--quiet",
+                        "--ranks", sp, "--report", str(d / "r.json")]
+                if k == 0:
+                    args += ["--out", f"u={d / 'out.npy'}"]
+                r, wall, peak = mpi_run(exe, 4, args, budget, why, "split" + sp.replace(",", ""))
+                times.setdefault(sp, []).append(r["seconds"]["total"])
+                r["cgroup_peak"] = peak
+                reports[sp] = r
+        base = np.load(tmp / SPLITS[0].replace(",", "x") / "out.npy")
+        same = all(np.array_equal(base, np.load(tmp / sp.replace(",", "x") / "out.npy")) for sp in SPLITS[1:])
+    print(f"heat3d {a.plane}x{a.plane}x{a.nz}, {a.steps} steps, 4 ranks, each --mem {budget / 2**20:.0f} MiB; "
+          f"{'one cgroup for the job' if why is None else 'NOT in a cgroup: ' + why}; state read from an --init "
+          f"file; page cache dropped before each run; {a.reps} reps, median")
+    rows = []
+    t0 = median_spread(times[SPLITS[0]])[0]
+    for sp in SPLITS:
+        m, spread = median_spread(times[sp])
+        r = reports[sp]
+        mp = r["mpi"]
+        exact = (r["bytes_read"], r["bytes_written"], mp["message_bytes"]) == \
+            (r["predicted_bytes_read"], r["predicted_bytes_written"], mp["predicted_message_bytes"])
+        row = {"ranks": sp, "seconds": m, "spread": spread, "ratio": m / t0, "bt": r["params"]["bt"],
+               "bytes_read": r["bytes_read"], "bytes_written": r["bytes_written"],
+               "message_bytes": mp["message_bytes"], "overlapped": mp["overlapped"], "model_exact": exact,
+               "predicted_seconds_rank0": r.get("predicted_seconds"), "cgroup_peak": r["cgroup_peak"]}
+        rows.append(row)
+        print(f"  --ranks {sp}: {m:6.2f} s (±{100 * spread:.0f}%, {m / t0:4.2f} x 1,1,4)  bt {row['bt']:3d}  "
+              f"read {r['bytes_read'] / 2**30:5.2f} GiB written {r['bytes_written'] / 2**30:5.2f} GiB  "
+              f"messages {mp['message_bytes'] / 2**20:7.1f} MiB  overlapped {mp['overlapped']}  "
+              f"{'= model' if exact else '!= MODEL'}  cgroup peak {peak_mib(r)}")
+    print(f"  bit-identical to --ranks 1,1,4: {'yes' if same else 'NO'}")
+    import datetime
+
+    (a.out / "mpi_splits.json").write_text(json.dumps({"date": datetime.date.today().isoformat(), "plane": a.plane,
+                                                       "nz": a.nz, "steps": a.steps, "budget": budget,
+                                                       "reps": a.reps, "cgroup": why is None,
+                                                       "bit_identical": same, "runs": rows}, indent=2))
+    return 0 if same and all(r["model_exact"] for r in rows) else 1
+
+
+def peak_mib(r: dict) -> str:
+    return f"{r['cgroup_peak'] / 2**20:.0f} MiB" if r["cgroup_peak"] >= 0 else "n/a"
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--plane", type=int, default=256)
@@ -103,6 +171,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--ranks", default="1,2,3,4")
     ap.add_argument("--reps", type=int, default=2)
     ap.add_argument("--out", type=Path, default=REPO / "build" / "bench" / "mpi")
+    ap.add_argument("--splits", action="store_true", help="4 ranks split 1x1x4, 2x1x2, 1x2x2, 2x2x1 instead")
     a = ap.parse_args(argv)
     import numpy as np
 
@@ -112,6 +181,8 @@ def main(argv: list[str] | None = None) -> int:
     level = a.plane * a.plane * a.nz * 8
     budget = level // a.fraction
     why = Cgroup.available()
+    if a.splits:
+        return splits(a, exe, budget, why)
     net = pingpong(a.out)
     rows = []
     with tempfile.TemporaryDirectory(dir=a.out) as tmp:

@@ -202,7 +202,14 @@ static int reader_join(ooc *e) {
     return rc;
 }
 
+static int ghosts_land(ooc *e, int write);
+
 static int prefetch(ooc *e, int64_t sweep, int64_t r0, int64_t r1) {
+    if (e->gpending && r1 > e->r->slab.own_hi) { /* the high ghosts the exchange deferred: here now */
+        int rc = ghosts_land(e, 1);
+        if (rc)
+            return rc;
+    }
     stn_aio_group_reset(&e->rgroup);
     if (e->plan.r.wrap && r1 > e->plan.r.n) /* a wrapped sweep's slices past n: from the wedge */
         r1 = e->plan.r.n;
@@ -600,6 +607,8 @@ static int run_row(ooc *e, int64_t sweep, int64_t k, int64_t T) {
                 stn_ooc_window(p, &p->r, j + 1, T, &leave, &nhi);
             rc = strip_io(e, 1, lo, leave, &e->wgroup[j % 2]);
         }
+        if (e->gpending) /* (MPI progresses the deferred ghosts when called) */
+            stn_par_test(&e->greq);
         if (rc == 0 && e->prog) { /* a sweep can be long: report the fraction of its blocks done */
             int64_t done = k * nblocks + j + 1, all = p->q.nblocks * nblocks;
             stn_progress_step(e->prog, e->steps_before + T * done / all);
@@ -749,7 +758,43 @@ static int exchange_cross(ooc *e, stn_gridfile *gf, char *ring, int64_t batch, u
  * above, which keeps them below its own), then down.  One slice at a time, through two of the
  * field's ring arrays (the window is idle between sweeps).  A rank whose IO fails goes on sending
  * and receiving, so that no neighbour waits forever; the caller agrees on the outcome. */
-static int exchange(ooc *e, int64_t set, uint64_t *msg) {
+/* Whole slices [r0, r1) of file gf to or from a flat buffer (slice after slice), queued in g. */
+static int flat_io(ooc *e, int write, stn_gridfile *gf, char *buf, int64_t r0, int64_t r1, stn_aio_group *g) {
+    const stn_ooc_plan *p = &e->plan;
+    if (p->r.axis == 2)
+        return write ? stn_aio_write(e->q, gf, 0, p->q.n, r0, r1, buf, p->slice_bytes, g, &e->res->st)
+                     : stn_aio_read(e->q, gf, 0, p->q.n, r0, r1, buf, p->slice_bytes, g, &e->res->st);
+    size_t plane = (size_t)(r1 - r0) * (size_t)p->row_bytes;
+    return write ? stn_aio_write(e->q, gf, r0, r1, 0, 1, buf, plane, g, &e->res->st)
+                 : stn_aio_read(e->q, gf, r0, r1, 0, 1, buf, plane, g, &e->res->st);
+}
+
+/* The deferred half of an exchange: once its messages have arrived, the high ghosts of every level
+ * into file set gset (before the sweep reads them: prefetch).  Every rank posted its half in the
+ * same exchange, so the wait ends even on a failed path (write = 0: only the wait). */
+static int ghosts_land(ooc *e, int write) {
+    if (!e->gpending)
+        return 0;
+    const stn_slab *sl = &e->r->slab;
+    double t0 = stn_now();
+    int rc = stn_par_wait(&e->greq);
+    e->gpending = 0;
+    uint64_t lvl = (uint64_t)sl->g * e->plan.slice_bytes, levels = 0;
+    for (int i = 0; i < e->d->nfields; i++)
+        levels += e->f[i].m->state ? (uint64_t)e->f[i].m->levels : 0;
+    char *in = e->gbuf + levels * lvl;
+    stn_aio_group grp = STN_AIO_GROUP_INIT;
+    for (int i = 0; rc == 0 && write && sl->above >= 0 && i < e->d->nfields; i++) {
+        ooc_field *f = &e->f[i];
+        for (int l = 0; rc == 0 && f->m->state && l < f->m->levels; l++, in += lvl)
+            rc = flat_io(e, 1, &f->scratch[e->gset][l], in, sl->own_hi, sl->own_hi + sl->g, &grp);
+    }
+    int rc2 = stn_aio_wait(e->q, &grp, &e->res->st);
+    stn_stats_add_time(&e->res->st, STN_PHASE_WAIT, t0);
+    return rc ? rc : rc2;
+}
+
+static int exchange(ooc *e, int64_t set, uint64_t *msg, int defer) {
     const stn_slab *sl = &e->r->slab;
     const stn_ooc_plan *p = &e->plan;
     int below = sl->below, above = sl->above;                  /* (a ring: cyclic) */
@@ -765,7 +810,7 @@ static int exchange(ooc *e, int64_t set, uint64_t *msg) {
         ooc_field *f = &e->f[i];
         for (int l = 0; f->m->state && l < f->m->levels; l++) {
             stn_gridfile *gf = &f->scratch[set][l];
-            for (int up = 1; up >= 0; up--) {
+            for (int up = 1; up >= (defer ? 1 : 0); up--) { /* (deferred: the way down, below) */
                 int dest = up ? above : below, src = up ? below : above;
                 for (int64_t k = 0, y = 0; k < sl->g;
                      y + run < runs ? (void)(y += run) : (void)(k++, y = 0)) {
@@ -804,6 +849,25 @@ static int exchange(ooc *e, int64_t set, uint64_t *msg) {
             if (rc == 0)
                 rc = stn_gridfile_sync(gf);
         }
+    }
+    if (defer) { /* the way down: every level's low own edge read, then sent while the next sweep runs */
+        uint64_t lvl = (uint64_t)sl->g * p->slice_bytes, levels = 0;
+        stn_aio_group grp = STN_AIO_GROUP_INIT;
+        char *out = e->gbuf;
+        for (int i = 0; i < e->d->nfields; i++) {
+            ooc_field *f = &e->f[i];
+            for (int l = 0; f->m->state && l < f->m->levels; l++, levels++, out += lvl)
+                if (rc == 0 && below >= 0)
+                    rc = flat_io(e, 0, &f->scratch[set][l], out, sl->own_lo, sl->own_lo + sl->g, &grp);
+        }
+        int rc2 = stn_aio_wait(e->q, &grp, &e->res->st);
+        rc = rc ? rc : rc2;
+        size_t bytes = (size_t)(levels * lvl); /* (a rank whose reads failed sends them anyway) */
+        int rc3 = stn_par_isendrecv(e->gbuf, below >= 0 ? bytes : 0, below, e->gbuf + bytes,
+                                    above >= 0 ? bytes : 0, above, &e->greq);
+        rc = rc ? rc : rc3;
+        e->gpending = rc3 == 0, e->gset = set;
+        *msg += below >= 0 ? bytes : 0;
     }
     stn_stats_add_time(&e->res->st, STN_PHASE_WAIT, t0);
     return rc;
@@ -957,6 +1021,9 @@ static int alloc_buffers(ooc *e) {
             !(f->wedge_off = calloc((size_t)p->bt + 1, sizeof *f->wedge_off)))
             return -ENOMEM;
     }
+    const stn_slab *sl = &e->r->slab;
+    if (sl->defer && p->r.axis == sl->axis && !(e->gbuf = stn_alloc((size_t)sl->defer, 4096)))
+        return -ENOMEM;
     for (int i = 0; i < e->d->nfields; i++)
         for (int a = 0; a < e->f[i].m->narr; a++) {
             if (!(e->f[i].ring[a] = stn_ring_alloc(bytes, p->qplanes)))
@@ -1005,6 +1072,7 @@ static void ooc_free(ooc *e) {
                 stn_gridfile_close(&f->scratch[set][l]);
         }
     }
+    stn_free(e->gbuf);
     free(e->f);
     free(e->fsrc);
     free(e->src);
@@ -1299,8 +1367,11 @@ static int ooc_setup(ooc *e, int64_t *first_sweep) {
                                 (uint64_t)e->d->elem_size;
     }
     stn_ooc_predict(&e->model, &e->plan, *first_sweep, &e->res->predicted_read, &e->res->predicted_written);
-    if (r->slab.axis && e->plan.nsweeps > *first_sweep + 1) { /* and the ghosts' exchanges */
-        uint64_t m, x = (uint64_t)(e->plan.nsweeps - *first_sweep - 1) * exchange_bytes(e, &m);
+    /* and the ghosts' exchanges; resumed with the way down deferred, one first: the state committed
+     * before the kill may lack the high ghosts that were still in flight (stn_ooc_advance) */
+    int redo = resuming && r->slab.defer && e->plan.r.axis == r->slab.axis && e->plan.nsweeps > *first_sweep;
+    if (r->slab.axis && e->plan.nsweeps > *first_sweep + 1 - redo) {
+        uint64_t m, x = (uint64_t)(e->plan.nsweeps - *first_sweep - 1 + redo) * exchange_bytes(e, &m);
         e->res->predicted_read += x, e->res->predicted_written += x;
     }
     predict_records(e, *first_sweep);
@@ -1350,6 +1421,7 @@ struct stn_ooc {
     int plan_only;                      /* --plan-only: printed, nothing to run */
     int64_t sweeps, steps;              /* done, including those saved before (--resume) */
     int64_t first;                      /* the sweeps done before open (--resume) */
+    int redo;                           /* --resume under MPI with the way down deferred: exchange first */
     uint64_t extra_read, extra_written; /* boxes and the materialization, as the model counts them */
     uint64_t swept_read, swept_written; /* the sweeps this process ran, each as long as it was */
     uint64_t rec_read, rec_written;     /* the records file's, as the model counts them */
@@ -1401,6 +1473,21 @@ static int part_run(stn_ooc *s, const stn_run *r, int64_t bt_ghost, const int64_
                          P, o->block[0], s->c.opts.size[1], P);
     for (int k = 0; k < 3; k++)
         s->e.res->dims[k] = s->c.run.slab.dims[k];
+    /* the exchange's way down overlapped with the next sweep (docs/design/019): its buffers (the low
+     * edge sent, the high ghosts received, of every state level) in the plan, when they take at most
+     * an eighth of the budget and no cross cut follows the exchange */
+    stn_slab *sl = &s->c.run.slab;
+    uint64_t levels = 0,
+             plane = stn_grid_row_bytes(s->c.opts.size[0], d->elem_size, (size_t)r->hw.block.value) *
+                     (uint64_t)(d->ndim == 3 ? s->c.opts.size[1] : 1);
+    for (int i = 0; i < d->nfields; i++)
+        levels += d->fields[i].kind == STN_FIELD_STATE ? (uint64_t)d->fields[i].levels : 0;
+    uint64_t half = levels * (uint64_t)sl->g * plane;
+    if (!sl->cut && half > 0 && (sl->above >= 0 || sl->below >= 0) && 2 * half <= r->mem_budget / 8 &&
+        half <= 0x7fffffff) {
+        sl->defer = 2 * half;
+        s->c.run.fold.held += sl->defer;
+    }
     s->e.r = &s->c.run;
     if (blk) /* the blocks the ranks tuned (tune_ranks) */
         s->c.opts.block[0] = blk[0], s->c.opts.block[1] = blk[1], s->c.opts.block[2] = blk[2],
@@ -1523,6 +1610,7 @@ int stn_ooc_open(const stn_run *r, stn_result *res, stn_ooc_result *out, int pro
     if (rc == 0 && !program && e->plan.nsweeps < 1)
         rc = stn_error(-EINVAL, "internal error: a simulation opened for no sweep");
     s->first = s->sweeps = first; /* --resume: the state of the sweeps saved */
+    s->redo = rc == 0 && first > 0 && e->gbuf && e->plan.nsweeps > first;
     s->steps = first > 0 ? e->steps_resumed : 0;
     e->model.imported = first > 0; /* (resumed: the inputs are in their files since the first sweep) */
     uint64_t row = e->records_fd >= 0 ? stn_record_row_bytes(r) : 0;
@@ -1562,6 +1650,14 @@ int stn_ooc_advance(stn_ooc *s, int64_t steps) {
     stn_progress_start(&prog, e->d->name, steps, (double)stn_grid_cells(e->r->o), e->r->o->quiet);
     double t0 = stn_now();
     int rc = ensure_imported(s);
+    if (e->r->slab.axis)
+        rc = agree(e, rc, "importing its inputs");
+    if (rc == 0 && e->r->slab.axis && stn_par_any(s->redo)) { /* (every rank: the same resumed sweep) */
+        uint64_t m, x = exchange_bytes(e, &m);
+        rc = agree(e, exchange(e, s->sweeps % 2, &e->res->msg_sent, 0), "swapping the ghosts again");
+        s->xchg_read += x, s->xchg_written += x, e->res->msg_predicted += m;
+        s->redo = 0;
+    }
     uint64_t row = e->records_fd >= 0 ? stn_record_row_bytes(e->r) : 0;
     for (int64_t done = 0; rc == 0 && done < steps;) {
         int64_t T = steps - done < e->plan.bt ? steps - done : e->plan.bt;
@@ -1571,10 +1667,15 @@ int stn_ooc_advance(stn_ooc *s, int64_t steps) {
         e->steps_before = s->steps;
         int durable = commits(e, s->program, s->steps + T >= e->r->o->steps);
         stn_ooc_predict_sweep(&e->model, &e->plan, s->sweeps, T, &s->swept_read, &s->swept_written);
-        rc = agree(e, run_sweep(e, s->sweeps, T, durable), "in its sweep");
+        rc = run_sweep(e, s->sweeps, T, durable);
+        int rcl = ghosts_land(e, rc == 0); /* (landed by now unless the sweep failed first) */
+        rc = agree(e, rc ? rc : rcl, "in its sweep");
         if (rc == 0 && e->r->slab.axis && s->steps + T < e->r->o->steps) { /* the next sweep's ghosts */
             uint64_t m, x = exchange_bytes(e, &m);
-            rc = agree(e, exchange(e, (s->sweeps + 1) % 2, &e->res->msg_sent), "swapping the ghosts");
+            int defer =
+                !stn_par_any(e->gbuf == NULL); /* (every rank's plan whole planes, with the buffers) */
+            e->res->overlapped = defer;
+            rc = agree(e, exchange(e, (s->sweeps + 1) % 2, &e->res->msg_sent, defer), "swapping the ghosts");
             s->xchg_read += x, s->xchg_written += x, e->res->msg_predicted += m;
         }
         if (rc == 0 && durable && row) { /* the sweep's samples, before its state commits */
@@ -1590,8 +1691,10 @@ int stn_ooc_advance(stn_ooc *s, int64_t steps) {
         if (durable)
             rc = agree(e, rc, "committing its sweep");
         e->plan.nsweeps = s->sweeps;
-        if (rc)
+        if (rc) {
+            ghosts_land(e, 0); /* (every rank posted its half: the wait ends) */
             break;
+        }
         s->sweeps++, s->steps += T, done += T;
         e->plan.nsweeps = s->sweeps;
         uint64_t pss = stn_pss_bytes(); /* the rings are fully touched by now */
@@ -1599,6 +1702,8 @@ int stn_ooc_advance(stn_ooc *s, int64_t steps) {
             e->res->peak_pss = pss;
         stn_progress_step(&prog, done);
     }
+    if (rc == 0) /* (a simulation may read its boxes next: the ghosts in their files) */
+        rc = ghosts_land(e, 1);
     e->res->loop_seconds += stn_now() - t0;
     stn_progress_end(&prog);
     return rc;
@@ -1687,6 +1792,8 @@ void stn_ooc_close(stn_ooc *s, int keep) {
     if (!s)
         return;
     ooc *e = &s->e;
+    if (e->gpending) /* (the messages in flight end before their buffer goes) */
+        stn_par_wait(&e->greq), e->gpending = 0;
     if (e->q)
         stn_aio_wait_all(e->q, &e->res->st);
     if (e->f && !keep && !s->plan_only) /* (--plan-only touches no file of --dir) */

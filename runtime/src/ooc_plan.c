@@ -377,10 +377,10 @@ int stn_ooc_make_plan(const stn_program_desc *d, const stn_fold *fold, const int
     p->grid_bytes = (uint64_t)p->row_bytes * (uint64_t)size[1] * (uint64_t)(d->ndim == 3 ? size[2] : 1);
     p->npy_bytes = (uint64_t)size[0] * (uint64_t)size[1] * (uint64_t)(d->ndim == 3 ? size[2] : 1) *
                    (uint64_t)d->elem_size;
-    if (fold) { /* a folded 1d grid's .npy holds its cells, not the rows' */
+    if (fold) /* (held: DRAM beside the rings, counted in mem_bytes) */
         p->fold = *fold;
+    if (fold && fold->W) /* a folded 1d grid's .npy holds its cells, not the rows' */
         p->npy_bytes = (uint64_t)fold->n * (uint64_t)d->elem_size;
-    }
     p->out_bytes = p->npy_bytes;
     p->slice_bytes = (uint64_t)p->row_bytes * (uint64_t)(p->r.axis == 2 ? size[1] : 1);
     p->nsweeps = steps == 0 ? 0 : (steps + p->bt - 1) / p->bt;
@@ -747,6 +747,7 @@ void stn_xchg_of(const stn_run *r, stn_xchg_model *x) {
     x->nx = r->view.nx;
     x->rows = d->ndim == 3 ? r->view.ny : 1;
     x->elem = d->elem_size;
+    x->defer = sl->defer > 0;
     x->net_bytes_per_second = r->net_bytes_per_second;
     x->net_latency = r->net_latency;
 }
@@ -819,6 +820,8 @@ void stn_ooc_predict_time(const stn_ooc_model *m, const stn_ooc_plan *p, int64_t
         double net = tm->xm->net_bytes_per_second > 0
                          ? (double)msg / tm->xm->net_bytes_per_second + (double)nmsg * tm->xm->net_latency
                          : 0;
+        if (tm->xm->defer && tm->xm->axis == p->r.axis) /* the way down's messages run beside the sweep */
+            net *= 0.5;
         out->messages = times * net;
         out->exchange = times * (device_seconds(tm->dev, io, io, big, tm->depth, 0) + net);
         out->total += out->exchange;

@@ -156,6 +156,13 @@ static void j_null(json *j, const char *key) {
     j_raw(j, "null");
 }
 
+static void j_bool(json *j, const char *key, int v) {
+    if (key)
+        j_key(j, key);
+    j_value(j);
+    j_raw(j, "%s", v ? "true" : "false");
+}
+
 static void j_kstr(json *j, const char *key, const char *s) {
     j_key(j, key);
     if (s)
@@ -289,6 +296,7 @@ static void r_run(json *j, const stn_run *r, const stn_result *res, const stn_oo
         for (int k = 0; k < 3; k++)
             j_i64(j, NULL, res->dims[k]);
         j_close(j, ']');
+        j_bool(j, "overlapped", res->overlapped);
         j_u64(j, "message_bytes", res->msg_sent);
         j_u64(j, "predicted_message_bytes", res->msg_predicted);
         j_open(j, "per_rank", '[');

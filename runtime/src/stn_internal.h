@@ -81,6 +81,16 @@ void stn_par_barrier(void);
 void stn_par_or_to_root(void *buf, size_t n);
 /* Send sn bytes to rank dest and receive rn bytes from rank src (-1: none) at once. */
 int stn_par_sendrecv(const void *sbuf, size_t sn, int dest, void *rbuf, size_t rn, int src);
+/* A send and a receive in flight (MPI_Isend, MPI_Irecv); opaque. */
+typedef struct stn_par_req {
+    _Alignas(8) unsigned char h[64];
+    int active;
+} stn_par_req;
+/* Start sending sn bytes to dest and receiving rn bytes from src (-1: none); both buffers stay
+ * untouched until stn_par_wait.  stn_par_test lets MPI progress them (1: both done). */
+int stn_par_isendrecv(const void *sbuf, size_t sn, int dest, void *rbuf, size_t rn, int src, stn_par_req *q);
+int stn_par_test(stn_par_req *q);
+int stn_par_wait(stn_par_req *q);
 /* Every rank: the network between ranks 0 and 1 measured by a ping-pong (the latency of 8-byte
  * messages, the bandwidth of 4 MiB ones), broadcast; how, in `source`.  0s with one rank. */
 int stn_par_network(double *bytes_per_second, double *latency, char *source, size_t n);

@@ -187,6 +187,7 @@ typedef struct stn_xchg_model {
     int64_t xskew[2]; /* their skews */
     int64_t nx, rows; /* the part's cells a row, rows a slice of whole planes */
     int64_t elem;
+    int defer; /* the way down runs beside the next sweep (whole planes): its messages hidden */
     double net_bytes_per_second, net_latency; /* the network (0: messages not timed) */
 } stn_xchg_model;
 

@@ -67,6 +67,10 @@ typedef struct ooc {
     int64_t rshift;            /* while moving wrap-around slices: the file's r index minus the ring's */
     int exporting;             /* the export: every field's slices are their own (stn_ooc_wrap_parts) */
     int64_t steps_resumed;     /* --resume: the steps the sweeps before this run made */
+    char *gbuf;                /* MPI, slab.defer: the low edge sent down, then the high ghosts received */
+    stn_par_req greq;          /* those messages in flight */
+    int gpending;              /* received ghosts not yet written to file set gset */
+    int64_t gset;
 } ooc;
 
 /* ------------------------------------------------------------------ ring addressing (inline) */

@@ -45,7 +45,8 @@ void stn_log_free(stn_log *log);
 typedef struct stn_fold {
     int64_t W, P, n, rows;
     int64_t lo, hi; /* the interior of the 1d grid: [lo, hi) = [h-, n - h+) */
-    uint64_t held;  /* DRAM the run holds whole beside the rings (its inputs along x): the plan counts it */
+    uint64_t held;  /* DRAM the run holds whole beside the rings (a 1d grid's inputs along x; an MPI
+                     * rank's ghosts in flight, stn_slab.defer; W may be 0): the plan counts it */
 } stn_fold;
 
 /* A rank's part of the grid under MPI (docs/design/018): the ranks split the axis the blocks stream
@@ -73,6 +74,8 @@ typedef struct stn_slab {
     int64_t xn[3], xbase[3], xlo[3], xhi[3], xg[3];
     int64_t skew[3]; /* each axis' skew: a cut axis' ghosts are bt x skew deep */
     int64_t bt;      /* the steps of those ghosts */
+    uint64_t defer;  /* out of core: the bytes of the buffers of the exchange's second half, overlapped with
+                      * the next sweep's first blocks (docs/design/019); 0: the exchange blocks whole */
     int xnb[3][2];
     int dims[3], coord[3]; /* the ranks along each axis, and this rank's place */
 } stn_slab;
@@ -211,6 +214,7 @@ typedef struct stn_result {
     uint64_t msg_sent;            /* MPI: bytes this rank sent its neighbours (the ghosts' exchanges) */
     uint64_t msg_predicted;       /* and what the model says they are */
     int dims[3];                  /* MPI: the ranks along x, y and z (docs/design/019) */
+    int overlapped;               /* MPI, ooc: the exchanges' way down ran beside the next sweep */
     int nranks;                   /* MPI, rank 0 after the run: the ranks' figures (the fields above are */
     uint64_t *ranks;              /* their sums): STN_RANK_FIGURES each, read, written, predicted read and
                                    * written, message bytes sent and predicted */

@@ -445,7 +445,8 @@ int stn_tune(const stn_tune_problem *pb, int tuner, stn_tune_result *out) {
 /* ------------------------------------------------------------------ the run's plan */
 
 static int sched_of(const stn_run *r) { return r->o->schedule < 0 ? STN_SCHED_REF : r->o->schedule; }
-static const stn_fold *fold_of(const stn_run *r) { return r->fold.W ? &r->fold : NULL; }
+/* A 1d grid's fold, or what a run holds in DRAM beside the rings (stn_fold.held), or NULL. */
+static const stn_fold *fold_of(const stn_run *r) { return r->fold.W || r->fold.held ? &r->fold : NULL; }
 
 /* The built-in blocks of a program tuned offline, when they apply to this run and fit: 1 (p set),
  * else 0 (with a warning saying why the run tunes itself). */
