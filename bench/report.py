@@ -582,7 +582,9 @@ class Report:
                "the probed curves); a rank's time is the runtime's own time model of its slab (the one-rank "
                "`--plan-only` report's `predicted_seconds` for a grid of the slab's planes, ghosts included, bt "
                "capped at what the thinnest slab gives), plus, per exchange, the ghosts' bytes each way at the "
-               "network's bandwidth and one latency a slice (the exchange is not overlapped with the sweeps yet). "
+               "network's bandwidth and one latency a slice (the exchange counted whole: the runtime overlaps its "
+               "way down with the next sweep only when its buffers take at most an eighth of the budget, design 019, "
+               "not at these budgets). "
                "Assumed networks: 10 Gb/s Ethernet (1.25 GB/s, 20 us) and 100 Gb/s InfiniBand (12.5 GB/s, 2 us); "
                "and this machine's measured MPI. Seconds of the time loop:", "")
         nets = [k for k in m["extrapolation"][0] if k.endswith(("Ethernet", "InfiniBand", "(shared memory)"))]
@@ -595,6 +597,30 @@ class Report:
                 continue
             self.w(f"| {r['kind']} | {r['machines']} | {r['grid_planes']} | {r['slab_seconds']:.2f} | {r['bt']} | "
                    f"{r['exchanges']} | {r['message_bytes'] / mib:.1f} | " + " | ".join(f"{r[k]:.2f}" for k in nets) + " |")
+        sp = self.res.get("mpi_splits")
+        if not sp:
+            return
+        self.w("", "**Cartesian splits** (design 019). "
+               f"`python -m bench.mpi --splits --plane {sp['plane']} --nz {sp['nz']} --steps {sp['steps']} --fraction "
+               f"{sp['plane'] * sp['plane'] * sp['nz'] * 8 // sp['budget']} --reps {sp['reps']}` (measured {sp['date']}): "
+               f"heat3d {sp['plane']} x {sp['plane']} x {sp['nz']}, {sp['steps']} steps, 4 ranks each with `--mem` "
+               f"{sp['budget'] / mib:.0f} MiB, the state read back from an `--init` file, Blk-Tune's blocks, the page "
+               "cache dropped before each run, " + ("the job in one memory cgroup" if sp["cgroup"] else "NOT in a cgroup")
+               + f", the runs alternating, median of {sp['reps']}. `--ranks 1,1,4` is the default split (the streaming "
+               "axis alone); the others cut x or y too, each exchange then a pass over every part's files.", "",
+               "| --ranks | seconds | x 1,1,4 | bt | read GiB | written GiB | messages MiB | overlapped | = model |",
+               "|---|---|---|---|---|---|---|---|---|")
+        for r in sp["runs"]:
+            self.w(f"| {r['ranks']} | {r['seconds']:.2f} (±{100 * r['spread']:.0f}%) | {r['ratio']:.2f} | {r['bt']} | "
+                   f"{r['bytes_read'] / gib:.2f} | {r['bytes_written'] / gib:.2f} | {r['message_bytes'] / mib:.1f} | "
+                   f"{'yes' if r['overlapped'] else 'no'} | {'yes' if r['model_exact'] else 'NO'} |")
+        self.w("", f"- Every split's `--out` is the 1,1,4 run's, bit for bit: {'yes' if sp['bit_identical'] else 'NO'}.",
+               "- Reading it: the cuts across the rows move more bytes (the pass at each exchange, and ghosts on "
+               "more sides) and run slower here, as the default split's pricing says; their parts are smaller, so "
+               "Blk-Tune, which weighs each exchange's pass, may take longer sweeps (bt "
+               + ", ".join(f"{r['bt']} for {r['ranks']}" for r in sp["runs"]) + "). "
+               + ("No run overlapped its exchange: the buffers of g planes would take more than an eighth of the "
+                  "budget." if not any(r["overlapped"] for r in sp["runs"]) else ""))
 
     def write(self):
         self.header()

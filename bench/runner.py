@@ -129,6 +129,8 @@ def redraw(path: Path, args) -> int:
     results = json.loads(path.read_text())
     if (path.resolve().parent / "mpi.json").exists():  # bench/mpi.py's, copied beside (docs/benchmarks.md, 8.)
         results["mpi"] = json.loads((path.resolve().parent / "mpi.json").read_text())
+    if (path.resolve().parent / "mpi_splits.json").exists():  # bench.mpi --splits (8., the cartesian splits)
+        results["mpi_splits"] = json.loads((path.resolve().parent / "mpi_splits.json").read_text())
     out = Path(args.out).resolve() if args.out else path.resolve().parent
     out.mkdir(parents=True, exist_ok=True)
     figs = plots.make(results, out)
