@@ -303,3 +303,63 @@ def test_a_rank_held_at_its_commit_keeps_the_others_from_the_next_sweep(compile_
     rc, _, err = mpirun(3)(exe, [*args, "--resume"])
     assert rc == 0, err
     assert np.load(tmp_path / "got.npy").tobytes() == np.load(tmp_path / "want.npy").tobytes(), "resumed bits differ"
+
+
+@pytest.fixture(scope="module")
+def fault_shim(tmp_path_factory):
+    shim = tmp_path_factory.mktemp("shim") / "faultshim.so"
+    p = subprocess.run(["cc", "-shared", "-fPIC", "-O2", "-o", str(shim),
+                        str(Path(__file__).resolve().parents[2] / "runtime" / "tests" / "faultshim.c"), "-ldl"],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    return shim
+
+
+def killed_then_resumed(P: int, shim: Path, mark: Path):
+    """A run_program for run_stencil: the program under mpirun -np P, rank 0 held by the fault shim in its
+    second state commit and SIGKILLed there (mpirun ends the others), then run again with --resume."""
+
+    def run(exe, args, timeout=300):
+        args = list(map(str, args))
+        held = ["env", f"LD_PRELOAD={shim}", "STN_FAULT=rename:2:STALL", f"STN_FAULT_MARK={mark}", str(exe), *args]
+        p = subprocess.Popen([MPIRUN, *MPI_FLAGS, "-np", "1", *held, ":", "-np", str(P - 1), str(exe), *args],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        t0 = time.monotonic()
+        while not mark.exists() and p.poll() is None and time.monotonic() - t0 < 60:
+            time.sleep(0.01)
+        assert mark.exists(), f"rank 0 never reached its second commit: {p.communicate(timeout=60)[1][-2000:]}"
+        time.sleep(0.3)
+        pids = [int(q) for q in subprocess.run(["pgrep", "-f", str(exe)], capture_output=True, text=True).stdout.split()]
+        held_pid = [q for q in pids if "STN_FAULT=" in Path(f"/proc/{q}/environ").read_text(errors="replace")]
+        assert held_pid, "the held rank is gone"
+        os.kill(held_pid[0], signal.SIGKILL)
+        p.communicate(timeout=120)
+        outs = [a.split("=", 1)[1] for k, a in zip(args, args[1:]) if k == "--out"]
+        assert not any(Path(o).exists() for o in outs), "an output of a killed run"
+        return mpirun(P)(exe, [*args, "--resume"], timeout)
+
+    return run
+
+
+@pytest.mark.parametrize("name", SPLIT)
+def test_every_example_resumes_after_a_rank_is_killed(name, compile_example, compile_mpi, run_program, fault_shim,
+                                                      tmp_path):
+    """Every example on 3 ranks out of core (sweeps of 2 steps): rank 0 killed in its second commit,
+    --resume from the last sweep every rank committed (the way down of the exchange, in flight at the
+    kill, exchanged again first): the bits of the program without MPI, records included, bytes and
+    messages as the model says."""
+    ex = ref.EXAMPLES[name]
+    size, steps = SIZE[ex.ndim], 9
+    files = random_fields(ex, size, 13, True)
+    (tmp_path / "one").mkdir()
+    want, _ = run_stencil(run_program, compile_example(name), ex, size, steps, {}, files, tmp_path / "one")
+    d = tmp_path / "ranks"
+    d.mkdir()
+    extra = ("--mode", "ooc", "--dir", str(d / "s%r"), "--block", blocks(ex, size, 2), "--threads", "1")
+    got, r = run_stencil(killed_then_resumed(3, fault_shim, tmp_path / "held"), compile_mpi(name), ex, size, steps,
+                         {}, files, d, extra=extra)
+    for f in (*ex.fields, *ex.records):
+        assert got[f].tobytes() == want[f].tobytes(), f"{name}: {f} differs after the kill and --resume"
+    assert (r["bytes_read"], r["bytes_written"]) == (r["predicted_bytes_read"], r["predicted_bytes_written"])
+    assert r["mpi"]["message_bytes"] == r["mpi"]["predicted_message_bytes"]
+
