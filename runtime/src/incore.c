@@ -196,13 +196,34 @@ static int fill_level(engine *e, int f, int level, void *data, int *given) {
                                                                              : 0;
                 k = d > 0 ? sl->L - sl->base : d < 0 || !sl->periodic ? count : sl->H - sl->base;
                 k = k < count ? k : count;
-                int64_t lo[3] = {sl->xbase[0], sl->xbase[1], sl->xbase[2]},
-                        n[3] = {r->view.nx, r->view.ny, r->view.nz};
-                lo[sl->axis] = gi + d, n[sl->axis] = k - i;
-                rc = sl->cut ? stn_npy_load_box(path, e->d->npy_descr, stn_dims(e->d), sh, lo, n,
-                                                (char *)data + i * slice, &e->res->st)
-                             : stn_npy_load_part(path, e->d->npy_descr, stn_dims(e->d), sh, gi + d, k - i,
-                                                 (char *)data + i * slice, &e->res->st);
+                if (!sl->cut) {
+                    rc = stn_npy_load_part(path, e->d->npy_descr, stn_dims(e->d), sh, gi + d, k - i,
+                                           (char *)data + i * slice, &e->res->st);
+                    continue;
+                }
+                /* a cross cut: the part's rows' parts, each piece of a ring across them from where it wraps
+                 * to */
+                int64_t pc[3][3][3];
+                int np[3];
+                const stn_view *v = &r->view;
+                int64_t ext[3] = {v->nx, v->ny, v->nz};
+                for (int a = 0; a < 3; a++)
+                    np[a] = a == sl->axis ? (pc[a][0][0] = gi, pc[a][0][1] = gi + k - i, pc[a][0][2] = d, 1)
+                                          : stn_ring_pieces(sl->xbase[a], sl->xbase[a] + ext[a],
+                                                            sl->ring >> a & 1, sl->xL[a], sl->xH[a], pc[a]);
+                for (int iz = 0; rc == 0 && iz < np[2]; iz++)
+                    for (int iy = 0; rc == 0 && iy < np[1]; iy++)
+                        for (int ix = 0; rc == 0 && ix < np[0]; ix++) {
+                            const int64_t *q[3] = {pc[0][ix], pc[1][iy], pc[2][iz]};
+                            int64_t lo[3], n[3], at = 0;
+                            for (int a = 0; a < 3; a++) {
+                                lo[a] = q[a][0] + q[a][2], n[a] = q[a][1] - q[a][0];
+                                at += (q[a][0] - sl->xbase[a]) * (a == 0 ? 1 : a == 1 ? v->sy : v->sz);
+                            }
+                            rc = stn_npy_load_box(path, e->d->npy_descr, stn_dims(e->d), sh, lo, n,
+                                                  (char *)data + (size_t)at * (size_t)e->d->elem_size, v->sy,
+                                                  v->sz, &e->res->st);
+                        }
             }
         } else {
             rc = stn_npy_load(path, e->d->npy_descr, stn_dims(e->d), sh, data, &e->res->st);
@@ -548,7 +569,8 @@ static int time_loop(engine *e, int64_t t0, int64_t steps) {
 }
 
 /* Local slices [a0, a1) along the split axis of `data` (the own part of the other axes) into an --out
- * at their whole-grid place moved by fshift slices: whole slices at once, rows' parts of a cross cut. */
+ * at their whole-grid place moved by fshift slices: whole slices at once, rows' parts of a cross cut
+ * (and along a ring across the rows also the parts the boundary layer copies, stn_slab_out). */
 static int write_part(engine *e, stn_npy_writer *w, const char *data, int64_t a0, int64_t a1,
                       int64_t fshift) {
     const stn_slab *sl = &e->r->slab;
@@ -559,19 +581,26 @@ static int write_part(engine *e, stn_npy_writer *w, const char *data, int64_t a0
         return stn_npy_writer_pwrite(w, data + (size_t)a0 * slice, (size_t)(a1 - a0) * slice,
                                      (uint64_t)(sl->base + a0 + fshift) * slice, &e->res->st);
     }
-    int64_t lo[3], hi[3], sh[3] = {0, 0, 0};
+    int64_t pc[3][3][3];
+    int np[3];
     for (int k = 0; k < 3; k++)
-        lo[k] = sl->xlo[k], hi[k] = sl->xhi[k];
-    lo[sl->axis] = a0, hi[sl->axis] = a1, sh[sl->axis] = fshift;
+        if (k == sl->axis)
+            pc[k][0][0] = a0, pc[k][0][1] = a1, pc[k][0][2] = fshift, np[k] = 1;
+        else
+            stn_slab_out(sl, k, pc[k], &np[k]);
     int rc = 0;
-    for (int64_t z = lo[2]; rc == 0 && z < hi[2]; z++)
-        for (int64_t y = lo[1]; rc == 0 && y < hi[1]; y++) {
-            uint64_t cell =
-                (uint64_t)(((z + sl->xbase[2] + sh[2]) * sl->xn[1] + y + sl->xbase[1] + sh[1]) * sl->xn[0] +
-                           sl->xbase[0] + lo[0]);
-            rc = stn_npy_writer_pwrite(w, data + (size_t)((z * v->ny + y) * v->nx + lo[0]) * es,
-                                       (size_t)(hi[0] - lo[0]) * es, cell * es, &e->res->st);
-        }
+    for (int iz = 0; iz < np[2]; iz++)
+        for (int iy = 0; iy < np[1]; iy++)
+            for (int64_t z = pc[2][iz][0]; rc == 0 && z < pc[2][iz][1]; z++)
+                for (int64_t y = pc[1][iy][0]; rc == 0 && y < pc[1][iy][1]; y++)
+                    for (int ix = 0; rc == 0 && ix < np[0]; ix++) {
+                        const int64_t *px = pc[0][ix];
+                        int64_t gz = z + sl->xbase[2] + pc[2][iz][2], gy = y + sl->xbase[1] + pc[1][iy][2];
+                        uint64_t cell =
+                            (uint64_t)((gz * sl->xn[1] + gy) * sl->xn[0] + px[0] + sl->xbase[0] + px[2]);
+                        rc = stn_npy_writer_pwrite(w, data + (size_t)(z * v->sz + y * v->sy + px[0]) * es,
+                                                   (size_t)(px[1] - px[0]) * es, cell * es, &e->res->st);
+                    }
     return rc;
 }
 
@@ -770,14 +799,12 @@ int stn_incore_open(const stn_run *r, stn_result *res, stn_incore **out) {
     r = e->r;
     /* The in-core IO model: each --init file is read once (a rank's slab of it), each --out written once
      * (a rank's own slices). */
-    int64_t wl[2][2], extra = r->slab.axis ? stn_slab_wrap_out(&r->slab, wl) : 0;
-    uint64_t own = r->slab.axis ? r->grid_bytes / (uint64_t)(r->slab.axis == 2 ? r->view.nz : r->view.ny) *
-                                      (uint64_t)(r->slab.own_hi - r->slab.own_lo + extra)
-                                : r->grid_bytes;
-    for (int k = 0; k < 2; k++) /* (a cross cut writes its own part of the rows too) */
-        if (r->slab.cut >> k & 1)
-            own = own / (uint64_t)(k == 0 ? r->view.nx : r->view.ny) *
-                  (uint64_t)(r->slab.xhi[k] - r->slab.xlo[k]);
+    uint64_t own = r->slab.axis ? (uint64_t)r->d->elem_size : r->grid_bytes;
+    for (int k = 0; r->slab.axis && k < 3;
+         k++) { /* (its own part, and what a ring's boundary layer copies) */
+        int64_t out[3][3];
+        own *= (uint64_t)stn_slab_out(&r->slab, k, out, NULL);
+    }
     uint64_t in = r->grid_bytes;
     if (r->fold.W) /* (a folded 1d grid: the cells of its rows) */
         in = (uint64_t)stn_fold_cells(&r->fold, r->slab.base, r->slab.base + r->view.ny) * r->d->elem_size,

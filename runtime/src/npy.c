@@ -440,7 +440,7 @@ int stn_npy_load_part(const char *path, const char *descr, int ndim, const int64
 }
 
 int stn_npy_load_box(const char *path, const char *descr, int ndim, const int64_t *shape, const int64_t lo[3],
-                     const int64_t n[3], void *dst, stn_stats *st) {
+                     const int64_t n[3], void *dst, int64_t dsy, int64_t dsz, stn_stats *st) {
     double t0 = stn_now();
     int fd = stn_open_input(path);
     if (fd < 0)
@@ -461,7 +461,7 @@ int stn_npy_load_box(const char *path, const char *descr, int ndim, const int64_
     for (int64_t z = 0; rc == 0 && z < n[2]; z++)
         for (int64_t y = 0; rc == 0 && y < n[1]; y++) {
             uint64_t cell = (uint64_t)(((lo[2] + z) * whole[1] + lo[1] + y) * whole[0] + lo[0]);
-            rc = stn_pread_full(fd, (char *)dst + (size_t)(z * n[1] + y) * row, row,
+            rc = stn_pread_full(fd, (char *)dst + (size_t)(z * dsz + y * dsy) * es, row,
                                 (uint64_t)h.data_offset + cell * es, path);
             got += rc == 0 ? row : 0;
         }

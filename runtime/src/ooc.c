@@ -1357,10 +1357,14 @@ static int ooc_setup(ooc *e, int64_t *first_sweep) {
         int64_t along = r->slab.axis == e->plan.q.axis ? e->plan.q.n : e->plan.r.n; /* (y-blocked: q = z) */
         e->plan.out_bytes =
             (uint64_t)(r->slab.own_hi - r->slab.own_lo + extra) * (e->plan.npy_bytes / (uint64_t)along);
-        for (int k = 0; k < 2; k++) /* (a cross cut: the own part of the rows) */
-            if (r->slab.cut >> k & 1)
-                e->plan.out_bytes = e->plan.out_bytes / (uint64_t)(k == 0 ? r->view.nx : r->view.ny) *
-                                    (uint64_t)(r->slab.xhi[k] - r->slab.xlo[k]);
+        if (r->slab
+                .cut) { /* a cross cut: the own part of the rows (and what a ring's boundary layer copies) */
+            e->plan.out_bytes = (uint64_t)e->d->elem_size;
+            for (int k = 0; k < 3; k++) {
+                int64_t out[3][3];
+                e->plan.out_bytes *= (uint64_t)stn_slab_out(&r->slab, k, out, NULL);
+            }
+        }
         if (r->fold.W) /* (a folded grid's: the cells of its own rows) */
             e->plan.out_bytes = (uint64_t)stn_fold_cells(&r->fold, r->slab.base + r->slab.own_lo,
                                                          r->slab.base + r->slab.own_hi) *

@@ -168,11 +168,26 @@ static int write_row(ooc *e, stn_npy_writer *w, const rows_run *run, int64_t j) 
     const char *buf = run->buf + (size_t)j * (size_t)e->plan.row_bytes;
     if (!sl->cut)
         return stn_npy_writer_pwrite(w, buf, rowb, (run->row0 + (uint64_t)j) * rowb, &e->res->st);
-    uint64_t cell;
-    if (!ooc_row_cell(e, run, j, &cell))
-        return 0;
-    return stn_npy_writer_pwrite(w, buf + (size_t)sl->xlo[0] * es, (size_t)(sl->xhi[0] - sl->xlo[0]) * es,
-                                 (cell + (uint64_t)sl->xlo[0]) * es, &e->res->st);
+    int64_t z, y, py[3][3] = {{0, 0, 0}}, px[3][3];
+    int ny = 1, nx, rc = 0;
+    ooc_row_at(e, run, j, &z, &y);
+    if (e->d->ndim ==
+        3) /* the row's y: its own, and on a ring across the rows those the boundary layer copies */
+        stn_slab_out(sl, 1, py, &ny);
+    else
+        py[0][0] = y, py[0][1] = y + 1, py[0][2] = -sl->xbase[1]; /* (2d: y is the whole grid's already) */
+    stn_slab_out(sl, 0, px, &nx);
+    for (int b = 0; rc == 0 && b < ny; b++) {
+        if (y < py[b][0] || y >= py[b][1])
+            continue;
+        int64_t gy = y + sl->xbase[1] + py[b][2];
+        for (int a = 0; rc == 0 && a < nx; a++) {
+            uint64_t cell = (uint64_t)((z * sl->xn[1] + gy) * sl->xn[0] + px[a][0] + sl->xbase[0] + px[a][2]);
+            rc = stn_npy_writer_pwrite(w, buf + (size_t)px[a][0] * es, (size_t)(px[a][1] - px[a][0]) * es,
+                                       cell * es, &e->res->st);
+        }
+    }
+    return rc;
 }
 
 static int export_chunk(ooc *e, void *arg) {

@@ -313,8 +313,33 @@ int stn_fold_map(const stn_fold *f, const stn_view *v, const stn_box *box, int i
     return hi > lo && box->hi[2] > box->lo[2] && box->hi[0] > box->lo[0];
 }
 
-int stn_map_call(const stn_run *r, const stn_view *v, const stn_box *box, int interior, stn_view v1[3],
-                 stn_box b1[3], int64_t shift[3], int wrap[3]) {
+int stn_ring_pieces(int64_t lo, int64_t hi, int ring, int64_t L, int64_t H, int64_t out[3][3]) {
+    if (hi <= lo)
+        return 0;
+    if (!ring) {
+        out[0][0] = lo, out[0][1] = hi, out[0][2] = 0;
+        return 1;
+    }
+    int64_t m = H - L,
+            cut[4] = {lo,
+                      lo > L   ? lo
+                      : hi < L ? hi
+                               : L,
+                      hi < H   ? hi
+                      : lo > H ? lo
+                               : H,
+                      hi},
+            d[3] = {m, 0, -m}; /* [below L) [L, H) [from H) */
+    int n = 0;
+    for (int p = 0; p < 3; p++)
+        if (cut[p + 1] > cut[p])
+            out[n][0] = cut[p], out[n][1] = cut[p + 1], out[n][2] = d[p], n++;
+    return n;
+}
+
+int stn_map_call(const stn_run *r, const stn_view *v, const stn_box *box, int interior,
+                 stn_view v1[STN_MAP_MAX], stn_box b1[STN_MAP_MAX], int64_t shift[STN_MAP_MAX],
+                 int wrap[STN_MAP_MAX]) {
     wrap[0] = 0, shift[0] = 0;
     if (r->fold.W) { /* (a rank's slab of a folded grid: its rows are the whole grid's from base) */
         stn_view w = *v;
@@ -329,55 +354,48 @@ int stn_map_call(const stn_run *r, const stn_view *v, const stn_box *box, int in
     v1[0] = *v, b1[0] = *box;
     if (!s->axis)
         return 1;
-    int a = s->axis, n = 0;
-    int64_t lo = box->lo[a] + s->base, hi = box->hi[a] + s->base, m = s->H - s->L;
-    int64_t cut[4] = {lo, lo, hi, hi}; /* [below L) [L, H) [from H) */
-    if (s->periodic) {
-        cut[1] = lo > s->L ? lo : hi < s->L ? hi : s->L;
-        cut[2] = hi < s->H ? hi : lo > s->H ? lo : s->H;
-    }
-    for (int p = 0; p < 3; p++) {
-        if (cut[p + 1] <= cut[p])
-            continue;
-        int64_t d = p == 0 && s->periodic && cut[1] <= s->L ? m : p == 2 && s->periodic ? -m : 0;
-        if (p == 0 && cut[1] > s->L) /* (not periodic: one piece, as it is) */
-            d = 0;
-        stn_view w = *v;
-        stn_box b = *box;
-        if (a == 2)
-            w.nz = s->n, w.z0 += s->base + d;
-        else
-            w.ny = s->n, w.y0 += s->base + d;
-        if (s->periodic)
-            w.own_axes |= (int64_t)1 << a; /* (the ghosts hold the far side: no wrap in the kernels) */
-        b.lo[a] = cut[p] + d, b.hi[a] = cut[p + 1] + d;
-        shift[n] = 0;
-        if (s->cut & 1) /* x cut too: the pointers move by the base, the kernels index x globally */
-            w.nx = s->xn[0], b.lo[0] += s->xbase[0], b.hi[0] += s->xbase[0], shift[n] = s->xbase[0];
-        if (s->cut & 2) /* (y cut in 3d: the window's first row moves) */
-            w.ny = s->xn[1], w.y0 += s->xbase[1], b.lo[1] += s->xbase[1], b.hi[1] += s->xbase[1];
-        v1[n] = w, b1[n] = b, wrap[n] = d > 0 ? 1 : d < 0 ? -1 : 0;
-        n++;
-    }
+    /* every axis: the box's whole-grid indices (local + the part's base), on a ring in up to three
+     * pieces, each moved by the ring's width into [L, H); the calls are their products */
+    int64_t pc[3][3][3];
+    int np[3];
+    for (int k = 0; k < 3; k++)
+        np[k] = stn_ring_pieces(box->lo[k] + s->xbase[k], box->hi[k] + s->xbase[k], s->ring >> k & 1,
+                                s->xL[k], s->xH[k], pc[k]);
+    int n = 0;
+    for (int iz = 0; iz < np[2]; iz++)
+        for (int iy = 0; iy < np[1]; iy++)
+            for (int ix = 0; ix < np[0]; ix++) {
+                const int64_t *px = pc[0][ix], *py = pc[1][iy], *pz = pc[2][iz];
+                stn_view w = *v;
+                stn_box b = {{px[0] + px[2], py[0] + py[2], pz[0] + pz[2]},
+                             {px[1] + px[2], py[1] + py[2], pz[1] + pz[2]}};
+                /* x through the pointers (the kernels index x globally), y and z through the view */
+                w.nx = s->xn[0], w.ny = s->xn[1], w.nz = s->xn[2];
+                w.y0 += s->xbase[1] + py[2], w.z0 += s->xbase[2] + pz[2];
+                w.own_axes |= s->ring; /* (the ghosts hold the far side: no wrap in the kernels) */
+                v1[n] = w, b1[n] = b, shift[n] = s->xbase[0] + px[2];
+                wrap[n] = px[2] || py[2] || pz[2];
+                n++;
+            }
     return n;
 }
 
 void stn_run_boundary(const stn_run *r, int field, const stn_view *v, const void *cur, void *next,
                       const stn_box *box) {
-    stn_view v1[3];
-    stn_box b1[3];
-    int64_t sh[3];
-    int wrap[3];
+    stn_view v1[STN_MAP_MAX];
+    stn_box b1[STN_MAP_MAX];
+    int64_t sh[STN_MAP_MAX];
+    int wrap[STN_MAP_MAX];
     ptrdiff_t es = r->d->elem_size;
     for (int k = 0, n = stn_map_call(r, v, box, 0, v1, b1, sh, wrap); k < n; k++)
         r->d->boundary(field, &v1[k], (const char *)cur - sh[k] * es, (char *)next - sh[k] * es, &b1[k]);
 }
 
 void stn_run_init(const stn_run *r, int field, int level, void *data, const stn_view *v, const stn_box *box) {
-    stn_view v1[3];
-    stn_box b1[3];
-    int64_t sh[3];
-    int wrap[3];
+    stn_view v1[STN_MAP_MAX];
+    stn_box b1[STN_MAP_MAX];
+    int64_t sh[STN_MAP_MAX];
+    int wrap[STN_MAP_MAX];
     for (int k = 0, n = stn_map_call(r, v, box, 0, v1, b1, sh, wrap); k < n; k++)
         r->d->init(field, level, (char *)data - sh[k] * (ptrdiff_t)r->d->elem_size, &v1[k], r->o->params,
                    &b1[k]);
@@ -439,7 +457,42 @@ static int slab_wraps(const stn_program_desc *d, int axis) {
     return 0;
 }
 
+/* Some state field wraps the axis and another does not: no ring of ranks along it (its boundary layer
+ * would be the far side's for one field and a rank's own for the other). */
+static int mixed_wrap(const stn_program_desc *d, int axis, char *which, size_t n) {
+    int wraps = -1, keeps = -1;
+    for (int i = 0; i < d->nfields; i++)
+        if (d->fields[i].kind == STN_FIELD_STATE) {
+            if (d->fields[i].periodic & (1 << axis))
+                wraps = wraps < 0 ? i : wraps;
+            else
+                keeps = keeps < 0 ? i : keeps;
+        }
+    if (wraps < 0 || keeps < 0)
+        return 0;
+    snprintf(which, n, "'%s' wraps %c and '%s' does not", d->fields[wraps].name, "xyz"[axis],
+             d -> fields[keeps].name);
+    return 1;
+}
+
 static int stream_axis(const stn_program_desc *d) { return d->ndim == 3 ? 2 : 1; }
+
+static int rank_dims(const stn_run *r, int dims[3]);
+
+/* The split axis is a ring of one rank when a field wraps it and a ring across the rows is cut: the
+ * engine's part then wraps no axis (a Dirichlet field's wrap along the split axis needs every axis
+ * wrapped in the engine, stn_ooc_wedge_ok), its ghosts along the split axis come from itself. */
+static int self_ring(const stn_run *r, int axis) {
+    int dims[3], s = stream_axis(r->d);
+    char which[160];
+    if (axis != s || !slab_wraps(r->d, s) || mixed_wrap(r->d, s, which, sizeof which) || rank_dims(r, dims) ||
+        dims[s] > 1)
+        return 0;
+    for (int k = 0; k < 3; k++)
+        if (k != s && dims[k] > 1 && slab_wraps(r->d, k))
+            return 1;
+    return 0;
+}
 
 /* Part c of D along `axis`: the interior [L, L + w) in D parts as equal as whole indices allow, the
  * first and last with the boundary layer (not on a ring, whose boundary layer is the far side's):
@@ -447,7 +500,7 @@ static int stream_axis(const stn_program_desc *d) { return d->ndim == 3 ? 2 : 1;
 static void part_of(const stn_run *r, int axis, int c, int D, int64_t *a, int64_t *b) {
     const stn_program_desc *d = r->d;
     int64_t n = r->o->size[axis], L = d->halo_lo[axis], w = n - d->halo_hi[axis] - L;
-    int ring = D > 1 && slab_wraps(d, axis);
+    int ring = (D > 1 || self_ring(r, axis)) && slab_wraps(d, axis);
     *a = c == 0 && !ring ? 0 : L + c * w / D;
     *b = c == D - 1 && !ring ? n : L + (c + 1) * w / D;
 }
@@ -467,6 +520,10 @@ static int64_t slab_skew(const stn_program_desc *d, int axis) {
 /* The thinnest part along `axis` when D ranks cut it (INT64_MAX when D = 1). */
 static int64_t thinnest(const stn_run *r, int axis, int D) {
     int64_t least = INT64_MAX, a, b;
+    if (D == 1 && self_ring(r, axis)) {
+        part_of(r, axis, 0, 1, &a, &b);
+        return b - a;
+    }
     for (int k = 0; D > 1 && k < D; k++) {
         part_of(r, axis, k, D, &a, &b);
         least = b - a < least ? b - a : least;
@@ -474,19 +531,18 @@ static int64_t thinnest(const stn_run *r, int axis, int D) {
     return least;
 }
 
-/* Why `dims` cannot split r (a message in why), or 0: an axis cut where a field wraps it (only the
- * streaming axis may be a ring of ranks), or parts thinner than one step's ghosts. */
+/* Why `dims` cannot split r (a message in why), or 0: parts thinner than one step's ghosts. */
 static int dims_refused(const stn_run *r, const int dims[3], char *why, size_t n) {
     const stn_program_desc *d = r->d;
-    int s = stream_axis(d);
     for (int k = 0; k < 3; k++) {
         if (dims[k] <= 1)
             continue;
-        if (k != s && slab_wraps(d, k)) {
+        char which[160];
+        if (mixed_wrap(d, k, which, sizeof which)) {
             snprintf(why, n,
-                     "a field wraps %c (periodic), and the ranks cut a periodic axis only along the one the "
-                     "blocks stream along (%c); give --ranks with 1 along %c",
-                     "xyz"[k], "xyz"[s], "xyz"[k]);
+                     "%d ranks along %c: %s, and the ranks along an axis are a ring (a field wraps it) or a "
+                     "line (none does), not both; give --ranks with 1 along %c",
+                     dims[k], "xyz"[k], which, "xyz"[k]);
             return 1;
         }
         int64_t w = r->o->size[k] - d->halo_lo[k] - d->halo_hi[k], t = thinnest(r, k, dims[k]),
@@ -514,7 +570,10 @@ static double dims_cost(const stn_run *r, const int dims[3]) {
     for (int k = 0; k < 3; k++) {
         int64_t a, b, most = 0, g = dims[k] > 1 ? slab_skew(d, k) : 0;
         for (int c = 0; c < dims[k]; c++) {
-            part_of(r, k, c, dims[k], &a, &b);
+            if (dims[k] > 1)
+                part_of(r, k, c, dims[k], &a, &b);
+            else /* (whole: part_of would ask for the split being chosen) */
+                a = 0, b = r->o->size[k];
             most = b - a > most ? b - a : most;
         }
         sides[k] = dims[k] == 1 ? 0 : dims[k] == 2 && !slab_wraps(d, k) ? 1 : 2; /* (the busiest rank's) */
@@ -591,6 +650,11 @@ int stn_slab_dims(const stn_run *r, int dims[3], char *why, size_t n) {
     return 0;
 }
 
+static int rank_dims(const stn_run *r, int dims[3]) {
+    char why[256];
+    return stn_slab_dims(r, dims, why, sizeof why);
+}
+
 int64_t stn_slab_most_bt(const stn_run *r) {
     int dims[3];
     char why[256];
@@ -598,7 +662,7 @@ int64_t stn_slab_most_bt(const stn_run *r) {
         return 1; /* (stn_slab_run says why) */
     int64_t most = INT64_MAX;
     for (int k = 0; k < 3; k++)
-        if (dims[k] > 1) {
+        if (dims[k] > 1 || self_ring(r, k)) {
             int64_t s = slab_skew(r->d, k), m = thinnest(r, k, dims[k]) / (s > 0 ? s : 1);
             most = m < most ? m : most;
         }
@@ -621,6 +685,25 @@ int64_t stn_slab_wrap_out(const stn_slab *s, int64_t out[2][2]) {
     return n;
 }
 
+int stn_slab_out(const stn_slab *s, int k, int64_t out[3][3], int *n) {
+    int64_t lo = s->xlo[k], hi = s->xhi[k], total = hi - lo, m = s->xH[k] - s->xL[k];
+    int c = 0;
+    out[c][0] = lo, out[c][1] = hi, out[c][2] = 0, c++;
+    if (s->ring >> k &
+        1) { /* the boundary layer copies [H - L, H) (to [0, L)) and [L, L + n - H) (to [H, n)) */
+        int64_t src[2][2] = {{s->xH[k] - s->xL[k], s->xH[k]}, {s->xL[k], s->xL[k] + s->xn[k] - s->xH[k]}};
+        for (int j = 0; j < 2; j++) {
+            int64_t a = src[j][0] - s->xbase[k], b = src[j][1] - s->xbase[k];
+            a = a > lo ? a : lo, b = b < hi ? b : hi;
+            if (b > a)
+                out[c][0] = a, out[c][1] = b, out[c][2] = j ? m : -m, c++, total += b - a;
+        }
+    }
+    if (n)
+        *n = c;
+    return total;
+}
+
 /* The world rank at coordinates c (x fastest), or -1 outside the grid of ranks. */
 static int rank_at(const int dims[3], const int c[3]) {
     for (int k = 0; k < 3; k++)
@@ -641,7 +724,7 @@ int stn_slab_run(const stn_run *r, int64_t bt, stn_run_copy *c) {
     bt = bt < 1 ? 1 : bt;
     for (int k = 0; k < 3; k++) { /* every part holds the ghosts its neighbours take from it */
         int64_t skew = slab_skew(d, k), g = bt * skew, t = thinnest(r, k, dims[k]);
-        if (dims[k] > 1 && t < g)
+        if ((dims[k] > 1 || self_ring(r, k)) && t < g)
             return stn_error(-EINVAL,
                              "%d MPI ranks: %d along %c give a rank %" PRId64
                              " of the interior's %c-indices, "
@@ -658,12 +741,12 @@ int stn_slab_run(const stn_run *r, int64_t bt, stn_run_copy *c) {
     memset(sl, 0, sizeof *sl);
     int64_t ext[3];
     for (int k = 0; k < 3; k++) {
-        int64_t n = o->size[k], oa = 0, ob = n, g = dims[k] > 1 ? bt * slab_skew(d, k) : 0;
-        int ring = dims[k] > 1 && slab_wraps(d, k);
-        if (dims[k] > 1)
+        int ring = (dims[k] > 1 || self_ring(r, k)) && slab_wraps(d, k);
+        int64_t n = o->size[k], oa = 0, ob = n, g = dims[k] > 1 || ring ? bt * slab_skew(d, k) : 0;
+        if (dims[k] > 1 || ring)
             part_of(r, k, coord[k], dims[k], &oa, &ob);
-        int lo_cut = dims[k] > 1 && (coord[k] > 0 || ring),
-            hi_cut = dims[k] > 1 && (coord[k] < dims[k] - 1 || ring);
+        int lo_cut = ring || (dims[k] > 1 && coord[k] > 0),
+            hi_cut = ring || (dims[k] > 1 && coord[k] < dims[k] - 1);
         int64_t ea = lo_cut ? oa - g : 0, eb = hi_cut ? ob + g : n;
         ext[k] = eb - ea;
         int64_t rlo, rhi;
@@ -674,11 +757,12 @@ int stn_slab_run(const stn_run *r, int64_t bt, stn_run_copy *c) {
             c->desc.halo_hi[k] = (int)rhi;
         int nc[3] = {coord[0], coord[1], coord[2]};
         nc[k] = ring ? (coord[k] + dims[k] - 1) % dims[k] : coord[k] - 1;
-        int below = dims[k] > 1 ? rank_at(dims, nc) : -1;
+        int below = dims[k] > 1 || ring ? rank_at(dims, nc) : -1;
         nc[k] = ring ? (coord[k] + 1) % dims[k] : coord[k] + 1;
-        int above = dims[k] > 1 ? rank_at(dims, nc) : -1;
+        int above = dims[k] > 1 || ring ? rank_at(dims, nc) : -1;
         sl->xn[k] = n, sl->xbase[k] = ea, sl->xlo[k] = oa - ea, sl->xhi[k] = ob - ea, sl->xg[k] = g;
         sl->xnb[k][0] = below, sl->xnb[k][1] = above;
+        sl->ring |= ring << k, sl->xL[k] = d->halo_lo[k], sl->xH[k] = n - d->halo_hi[k];
         sl->dims[k] = dims[k], sl->coord[k] = coord[k], sl->skew[k] = slab_skew(d, k), sl->bt = bt;
         if (k == axis) {
             sl->axis = axis, sl->rank = coord[k], sl->nranks = dims[k], sl->n = n, sl->base = ea;
@@ -693,21 +777,22 @@ int stn_slab_run(const stn_run *r, int64_t bt, stn_run_copy *c) {
     if (d->ndim == 2)
         c->run.view.nz = 1, c->run.view.sz = ext[0] * ext[1];
     c->run.grid_bytes = (uint64_t)stn_grid_cells(&c->opts) * (uint64_t)d->elem_size;
-    if (sl->periodic) { /* the engine's slab does not wrap: its ghosts hold the far side */
+    if (sl->ring) { /* the engine's part does not wrap its rings: their ghosts hold the far side */
         c->fields = calloc((size_t)d->nfields, sizeof *c->fields);
         if (!c->fields)
             return stn_error(-ENOMEM, "out of memory");
         for (int i = 0; i < d->nfields; i++)
-            c->fields[i] = d->fields[i], c->fields[i].periodic &= ~(1 << axis);
+            c->fields[i] = d->fields[i], c->fields[i].periodic &= ~sl->ring;
         c->desc.fields = c->fields;
     }
     snprintf(c->name, sizeof c->name, "%s.r%d", d->name, rank); /* (a --dir the ranks share works too) */
     c->desc.name = c->name;
-    /* an --out: the own part, and on a ring also the slices the boundary layer copies (stn_slab_wraps_out) */
-    int64_t wl[2][2];
-    uint64_t own = (uint64_t)(sl->own_hi - sl->own_lo + stn_slab_wrap_out(sl, wl)) * (uint64_t)d->elem_size;
-    for (int k = 0; k < 3; k++)
-        own *= k == axis ? 1 : (uint64_t)(sl->xhi[k] - sl->xlo[k]);
+    /* an --out: the own part, and along a ring also the indices the boundary layer copies (stn_slab_out) */
+    uint64_t own = (uint64_t)d->elem_size;
+    for (int k = 0; k < 3; k++) {
+        int64_t out[3][3];
+        own *= (uint64_t)stn_slab_out(sl, k, out, NULL);
+    }
     if (r->fold.W) /* a folded 1d grid's .npy holds its cells */
         own = (uint64_t)stn_fold_cells(&r->fold, sl->base + sl->own_lo, sl->base + sl->own_hi) *
               (uint64_t)d->elem_size;
@@ -771,10 +856,10 @@ int stn_step(const stn_run *r, int64_t t, const stn_view *v, const void *const *
     }
     /* a folded 1d grid: the kernels see its cells, the window's pointers moved to its first cell; a
      * rank's slab: the whole grid's coordinates, of a ring in pieces (stn_map_call) */
-    stn_view v1[3];
-    stn_box b1[3];
-    int64_t sh[3] = {0, 0, 0};
-    int wrap[3] = {0, 0, 0};
+    stn_view v1[STN_MAP_MAX];
+    stn_box b1[STN_MAP_MAX];
+    int64_t sh[STN_MAP_MAX];
+    int wrap[STN_MAP_MAX];
     if (r->fold.W || r->slab.axis) {
         int n = stn_map_call(r, v, box, 1, v1, b1, sh, wrap), rc = 0;
         for (int k = 0; rc == 0 && k < n; k++) {

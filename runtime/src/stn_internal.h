@@ -173,9 +173,10 @@ int stn_npy_load_part(const char *path, const char *descr, int ndim, const int64
                       int64_t count, void *dst, stn_stats *st);
 void stn_npy_writer_expect(stn_npy_writer *w, uint64_t bytes);
 /* Read the box [lo, lo + n) (x, y, z; global indices) of the C-order array of `shape` (slowest
- * first: ndim 1, 2 or 3) into dst, x fastest and dense: a row of n[0] elements a pread. */
+ * first: ndim 1, 2 or 3) into dst, x fastest, rows dsy and planes dsz elements apart: a row of n[0]
+ * elements a pread. */
 int stn_npy_load_box(const char *path, const char *descr, int ndim, const int64_t *shape, const int64_t lo[3],
-                     const int64_t n[3], void *dst, stn_stats *st);
+                     const int64_t n[3], void *dst, int64_t dsy, int64_t dsz, stn_stats *st);
 
 /* Bytes per element of a plain numeric descr such as "<f8" (0 if not one). */
 int stn_npy_elem_size(const char *descr);

@@ -119,19 +119,12 @@ static inline rows_run ooc_run_at(const ooc *e, char *ring, int64_t r0, int64_t 
     return (rows_run){ooc_at(e, ring, r0, z), r1 - r0, (uint64_t)zf * (uint64_t)ny + (uint64_t)f0};
 }
 
-/* Row j of a run, under a cross cut (--ranks cutting x, or y in 3d; docs/design/019): *cell, the whole
- * grid's index of the row's first cell (x = the part's base), and 1 when the row's y is the rank's
- * own (a ghost row of a y cut is no output's), 0 otherwise. */
-static inline int ooc_row_cell(const ooc *e, const rows_run *run, int64_t j, uint64_t *cell) {
-    const stn_slab *s = &e->r->slab;
-    int64_t ny = e->r->view.ny, row = (int64_t)run->row0 + j, z = 0, y = row;
-    if (e->d->ndim == 3)
-        z = row / ny, y = row % ny;
-    int own = !(s->cut & 2) || (y >= s->xlo[1] && y < s->xhi[1]);
-    if (s->cut & 2)
-        y += s->xbase[1];
-    *cell = (uint64_t)((z * s->xn[1] + y) * s->xn[0] + s->xbase[0]);
-    return own;
+/* Row j of a run, under a cross cut (--ranks cutting x, or y in 3d; docs/design/019): *z, its plane in
+ * the whole grid (0 in 2d), and *y, its row: in 2d the whole grid's (the split axis), in 3d the part's. */
+static inline void ooc_row_at(const ooc *e, const rows_run *run, int64_t j, int64_t *z, int64_t *y) {
+    int64_t ny = e->r->view.ny, row = (int64_t)run->row0 + j;
+    *z = e->d->ndim == 3 ? row / ny : 0;
+    *y = e->d->ndim == 3 ? row % ny : row;
 }
 
 static inline rows_run ooc_run_of(const ooc *e, char *ring, int64_t r0, int64_t r1, int64_t q0, int64_t i) {

@@ -72,10 +72,12 @@ typedef struct stn_slab {
      * indices [xlo, xhi), the ghost depth and the neighbours' world ranks below and above */
     int cut;
     int64_t xn[3], xbase[3], xlo[3], xhi[3], xg[3];
-    int64_t skew[3]; /* each axis' skew: a cut axis' ghosts are bt x skew deep */
-    int64_t bt;      /* the steps of those ghosts */
-    uint64_t defer;  /* out of core: the bytes of the buffers of the exchange's second half, overlapped with
-                      * the next sweep's first blocks (docs/design/019); 0: the exchange blocks whole */
+    int ring; /* bit k: the ranks along axis k are a ring (a field wraps it; the split axis' too) */
+    int64_t xL[3], xH[3]; /* each axis' interior [L, H) of the whole grid */
+    int64_t skew[3];      /* each axis' skew: a cut axis' ghosts are bt x skew deep */
+    int64_t bt;           /* the steps of those ghosts */
+    uint64_t defer; /* out of core: the bytes of the buffers of the exchange's second half, overlapped with
+                     * the next sweep's first blocks (docs/design/019); 0: the exchange blocks whole */
     int xnb[3][2];
     int dims[3], coord[3]; /* the ranks along each axis, and this rank's place */
 } stn_slab;
@@ -146,6 +148,10 @@ int64_t stn_slab_wrap_out(const stn_slab *s, int64_t out[2][2]);
  * prefers (docs/design/019); a 1d grid's ranks split its folded rows.  0, or -EINVAL with the
  * reason in why. */
 int stn_slab_dims(const stn_run *r, int dims[3], char *why, size_t n);
+/* What a rank writes of an --out along axis k: its own local indices [out[0][0], out[0][1]), and along a
+ * ring also those the boundary layer copies, each out[j] = {a, b, d} going to whole-grid index local +
+ * base + d; *n (when not NULL) the pieces, the count of indices returned. */
+int stn_slab_out(const stn_slab *s, int k, int64_t out[3][3], int *n);
 /* The largest bt whose ghosts (bt x skew) every rank's part can give its neighbours. */
 int64_t stn_slab_most_bt(const stn_run *r);
 /* r's run on this rank's slab, for ghosts of bt steps (c->run.slab; the sizes, view and grid bytes
@@ -260,12 +266,18 @@ int stn_engine_arrays(const stn_program_desc *d, size_t field_size, void **f, co
 int stn_step(const stn_run *r, int64_t t, const stn_view *v, const void *const *src, void *const *dst,
              const stn_box *box, const int64_t tile[2]);
 /* The kernels' views and boxes of a call on the engine's view v and box: a folded run's 1d cells
- * (stn_fold_map), a slab's whole-grid coordinates (shift 0), or v and box themselves; a slab of a
- * ring (periodic) in up to three pieces, each moved into the interior [L, H) by a multiple of its
- * width (wrap[k]: 1 moved up, -1 down, 0 not), the kernels told that the engine fills the axis'
- * wrap (own_axes).  The number of pieces (0 when the call has no cell). */
-int stn_map_call(const stn_run *r, const stn_view *v, const stn_box *box, int interior, stn_view v1[3],
-                 stn_box b1[3], int64_t shift[3], int wrap[3]);
+ * (stn_fold_map), a part's whole-grid coordinates (x by the pointer shift), or v and box themselves;
+ * along each ring of ranks (periodic) in up to three pieces, each moved into the interior [L, H) by
+ * its width (wrap[k]: 1 when some axis moved), the kernels told that the engine fills the axes'
+ * wrap (own_axes).  The number of calls (0 when the call has no cell). */
+#define STN_MAP_MAX 27 /* up to three pieces along each of three rings */
+int stn_map_call(const stn_run *r, const stn_view *v, const stn_box *box, int interior,
+                 stn_view v1[STN_MAP_MAX], stn_box b1[STN_MAP_MAX], int64_t shift[STN_MAP_MAX],
+                 int wrap[STN_MAP_MAX]);
+/* [lo, hi) of whole-grid indices along an axis, on a ring (periodic, interior [L, H)) cut where it
+ * crosses L or H into up to three pieces out[k] = {a, b, d}: [a, b) whose values are at [a + d,
+ * b + d); otherwise one piece, d = 0.  The number of pieces. */
+int stn_ring_pieces(int64_t lo, int64_t hi, int ring, int64_t L, int64_t H, int64_t out[3][3]);
 /* d->boundary and d->init on a box of the run's grid, through stn_map_call, as stn_step does for the
  * steps. */
 void stn_run_boundary(const stn_run *r, int field, const stn_view *v, const void *cur, void *next,

@@ -103,22 +103,20 @@ def test_ranks_give_the_bits_of_one_process(name, compile_example, compile_mpi, 
 def cartesian_runs(ex: ref.Example) -> list[tuple[str, int, str]]:
     """--ranks splits of more than the streaming axis (design 019): (ranks, bt, mode), bt 0 in-core.  An axis
     a field wraps is cut only where the blocks stream along it (y in 2d, z in 3d)."""
-    wraps = "".join(ex.periodic.values())
     if ex.ndim == 1:
         return [("3", 2, "ooc"), ("4", 0, "incore")]
-    if ex.ndim == 2:
-        runs = [("2,2", 2, "ooc"), ("3,1", 2, "ooc"), ("2,2", 0, "incore"), ("4,1", 0, "incore")]
-        return [r for r in runs if "x" not in wraps or r[0].startswith("1,")] or [("1,4", 2, "ooc"), ("1,3", 0, "incore")]
-    runs = [("2,2,1", 2, "ooc"), ("1,2,2", 2, "ooc"), ("2,1,2", 0, "incore"), ("1,3,1", 0, "incore")]
-    return [r for r in runs if all(a not in wraps or n == "1" for a, n in zip("xy", r[0].split(",")))]
+    if ex.ndim == 2:  # (d2q9 wraps x and y: rings of ranks across the rows, and along y a ring of one)
+        return [("2,2", 2, "ooc"), ("3,1", 2, "ooc"), ("2,2", 0, "incore"), ("4,1", 0, "incore")]
+    return [("2,2,1", 2, "ooc"), ("1,2,2", 2, "ooc"), ("2,1,2", 0, "incore"), ("1,3,1", 0, "incore")]
 
 
 @pytest.mark.parametrize("name", SPLIT)
 def test_a_cartesian_split_gives_the_bits_of_one_process(name, compile_example, compile_mpi, run_program, tmp_path):
     """--ranks PX,PY(,PZ): the ranks cut x and y too (design 019), each part with ghosts along every cut
-    axis (the corners from the diagonal neighbours); out of core the ghosts across the rows travel in
-    a pass over each part's files after the sweep.  The bits of the program without MPI, every rank's
-    bytes and messages as the model says, and the report's dims as asked."""
+    axis (the corners from the diagonal neighbours; along a periodic axis the ranks are a ring); out of
+    core the ghosts across the rows travel in a pass over each part's files after the sweep.  The bits
+    of the program without MPI, every rank's bytes and messages as the model says, and the report's
+    dims as asked."""
     ex = ref.EXAMPLES[name]
     size, steps = SIZE[ex.ndim], 7
     files = random_fields(ex, size, 12, True)
@@ -196,12 +194,61 @@ def test_what_the_ranks_do_not_split_yet_is_refused(compile_mpi, tmp_path, args,
     assert rc != 0 and message in err, err
 
 
-def test_a_cut_across_a_periodic_axis_is_refused(compile_mpi, tmp_path):
-    """d2q9 wraps x and y: the ranks may make a ring along y (the streaming axis), not cut x."""
-    exe = compile_mpi("d2q9")
-    rc, _, err = mpirun(4)(exe, ["--size", "40,40", "--steps", "4", "--dir", str(tmp_path), "--ranks", "2,2"])
-    assert rc != 0 and "a field wraps x (periodic), and the ranks cut a periodic axis only along the one the " \
-        "blocks stream along (y); give --ranks with 1 along x" in err, err
+TORUS3D = """
+stencil torus3d {
+  grid 3d f64;
+  param a = 0.1;
+  state u;
+  state v;
+  u' = u + a * (u[-1,0,0] + u[1,0,0] + u[0,-1,0] + u[0,1,0] + u[0,0,-1] + u[0,0,1] - 6*u) + 0.01 * v[0,1,-1];
+  v' = v + a * (v[-1,1,0] + v[1,0,-1] - 2*v) - 0.01 * u[1,-1,1];
+  boundary u periodic;
+  boundary v periodic x z;
+}
+"""
+
+
+@pytest.mark.parametrize("ranks,mode", [("2,1,2", "ooc"), ("3,1,1", "ooc"), ("2,1,1", "incore"), ("2,1,3", "incore"),
+                                        ("2,2,1", "refused")])
+def test_rings_of_ranks_across_the_rows_of_a_3d_torus(ranks, mode, tmp_path):
+    """A 3d stencil periodic along every axis (u) and along x and z only (v, dirichlet along y), read at
+    diagonal offsets: cut along x and z the ranks are rings (along the split axis z a ring of one when
+    only x is cut), each ring's ghosts the far side's: the bits of the program without MPI, bytes and
+    messages as the model says.  Along y, which u wraps and v does not, a cut is refused."""
+    src = tmp_path / "torus3d.stn"
+    src.write_text(TORUS3D)
+    cmd, env = stencilc_command()
+    for extra, exe in (([], "plain"), (["--mpi"], "mpi")):
+        p = subprocess.run([*cmd, str(src), *extra, "-o", str(tmp_path / exe)], capture_output=True, text=True, env=env)
+        assert p.returncode == 0, p.stderr
+    rng = np.random.default_rng(21)
+    size, steps = (14, 13, 17), 7
+    args = ["--size", ",".join(map(str, size)), "--steps", str(steps), "--quiet"]
+    for f in "uv":
+        np.save(tmp_path / f"{f}0.npy", rng.random(size[::-1]))
+        args += ["--init", f"{f}={tmp_path / f'{f}0.npy'}"]
+    want = [*args, "--mode", "incore", "--out", f"u={tmp_path / 'u1.npy'}", "--out", f"v={tmp_path / 'v1.npy'}"]
+    p = subprocess.run([str(tmp_path / "plain"), *want], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    P = int(np.prod([int(n) for n in ranks.split(",")]))
+    if mode == "refused":
+        rc, _, err = mpirun(P)(tmp_path / "mpi", [*args, "--ranks", ranks, "--dir", str(tmp_path)])
+        assert rc != 0 and "2 ranks along y: 'u' wraps y and 'v' does not, and the ranks along an axis are a ring " \
+            "(a field wraps it) or a line (none does), not both; give --ranks with 1 along y" in err, err
+        return
+    rep = tmp_path / "r.json"
+    got = [*args, "--mode", mode, "--ranks", ranks, "--report", str(rep), "--out", f"u={tmp_path / 'u2.npy'}",
+           "--out", f"v={tmp_path / 'v2.npy'}"]
+    if mode == "ooc":
+        got += ["--dir", str(tmp_path / "s%r"), "--block", "13,3,2"]
+    rc, _, err = mpirun(P)(tmp_path / "mpi", got)
+    assert rc == 0, err
+    for f in "uv":
+        assert np.load(tmp_path / f"{f}2.npy").tobytes() == np.load(tmp_path / f"{f}1.npy").tobytes(), f
+    r = load_report(rep)
+    assert (r["bytes_read"], r["bytes_written"]) == (r["predicted_bytes_read"], r["predicted_bytes_written"])
+    assert r["mpi"]["dims"] == [int(n) for n in ranks.split(",")]
+    assert r["mpi"]["message_bytes"] == r["mpi"]["predicted_message_bytes"] > 0
 
 
 def test_blk_tune_chooses_the_ranks_blocks(compile_example, compile_mpi, run_program, tmp_path):
