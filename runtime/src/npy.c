@@ -410,16 +410,26 @@ int stn_npy_check(const char *path, const stn_npy_header *h, const char *descr, 
     return 0;
 }
 
-int stn_npy_load_part(const char *path, const char *descr, int ndim, const int64_t *shape, int64_t first,
-                      int64_t count, void *dst, stn_stats *st) {
-    double t0 = stn_now();
+/* path opened for reading, its header read into *h and checked against descr and shape: the fd
+ * (and *rc 0), or the fd and the error in *rc (the caller closes it), or a negative errno. */
+static int open_checked(const char *path, const char *descr, int ndim, const int64_t *shape,
+                        stn_npy_header *h, int *rc) {
     int fd = stn_open_input(path);
     if (fd < 0)
         return fd;
+    *rc = stn_npy_read_header(path, fd, h);
+    if (*rc == 0)
+        *rc = stn_npy_check(path, h, descr, ndim, shape);
+    return fd;
+}
+
+int stn_npy_load_part(const char *path, const char *descr, int ndim, const int64_t *shape, int64_t first,
+                      int64_t count, void *dst, stn_stats *st) {
+    double t0 = stn_now();
     stn_npy_header h;
-    int rc = stn_npy_read_header(path, fd, &h);
-    if (rc == 0)
-        rc = stn_npy_check(path, &h, descr, ndim, shape);
+    int rc, fd = open_checked(path, descr, ndim, shape, &h, &rc);
+    if (fd < 0)
+        return fd;
     int64_t slice = stn_npy_elem_size(descr);
     for (int k = 1; k < ndim; k++)
         slice *= shape[k];
@@ -442,13 +452,10 @@ int stn_npy_load_part(const char *path, const char *descr, int ndim, const int64
 int stn_npy_load_box(const char *path, const char *descr, int ndim, const int64_t *shape, const int64_t lo[3],
                      const int64_t n[3], void *dst, int64_t dsy, int64_t dsz, stn_stats *st) {
     double t0 = stn_now();
-    int fd = stn_open_input(path);
+    stn_npy_header h;
+    int rc, fd = open_checked(path, descr, ndim, shape, &h, &rc);
     if (fd < 0)
         return fd;
-    stn_npy_header h;
-    int rc = stn_npy_read_header(path, fd, &h);
-    if (rc == 0)
-        rc = stn_npy_check(path, &h, descr, ndim, shape);
     int64_t whole[3] = {1, 1, 1}; /* x, y, z */
     for (int k = 0; k < ndim; k++)
         whole[k] = shape[ndim - 1 - k];

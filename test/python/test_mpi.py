@@ -62,16 +62,23 @@ def blocks(ex: ref.Example, size: tuple[int, ...], bt: int) -> str:
     return f"{size[1]},3,{bt}" if ex.ndim == 3 else f"4,{bt}" if ex.ndim == 2 else f"1500,{bt}"
 
 
+def one_process(name: str, compile_example, run_program, tmp_path: Path, seed: int, steps: int):
+    """An example's random inputs and what the program without MPI makes of them in-core."""
+    ex = ref.EXAMPLES[name]
+    size = SIZE[ex.ndim]
+    files = random_fields(ex, size, seed, True)
+    (tmp_path / "one").mkdir()
+    want, _ = run_stencil(run_program, compile_example(name), ex, size, steps, {}, files, tmp_path / "one")
+    return ex, size, files, want
+
+
 @pytest.mark.parametrize("name", SPLIT)
 def test_ranks_give_the_bits_of_one_process(name, compile_example, compile_mpi, run_program, tmp_path):
     """Every example, 1 to 4 ranks out of core (sweeps of 2 and 3 steps, so that ghosts of 2 and 3 skews
     travel between sweeps) and in-core (ghosts of a chunk of steps), against the program without MPI
     in-core: the same bits, and every rank's bytes and messages as the model says."""
-    ex = ref.EXAMPLES[name]
-    size, steps = SIZE[ex.ndim], 7
-    files = random_fields(ex, size, 11, True)
-    (tmp_path / "one").mkdir()
-    want, _ = run_stencil(run_program, compile_example(name), ex, size, steps, {}, files, tmp_path / "one")
+    steps = 7
+    ex, size, files, want = one_process(name, compile_example, run_program, tmp_path, 11, steps)
     exe = compile_mpi(name)
     runs = [(1, 2, "ooc"), (2, 2, "ooc"), (3, 3, "ooc"), (4, 2, "ooc"), (1, 0, "incore"), (2, 0, "incore"),
             (3, 0, "incore"), (4, 0, "incore")]
@@ -117,11 +124,8 @@ def test_a_cartesian_split_gives_the_bits_of_one_process(name, compile_example, 
     core the ghosts across the rows travel in a pass over each part's files after the sweep.  The bits
     of the program without MPI, every rank's bytes and messages as the model says, and the report's
     dims as asked."""
-    ex = ref.EXAMPLES[name]
-    size, steps = SIZE[ex.ndim], 7
-    files = random_fields(ex, size, 12, True)
-    (tmp_path / "one").mkdir()
-    want, _ = run_stencil(run_program, compile_example(name), ex, size, steps, {}, files, tmp_path / "one")
+    steps = 7
+    ex, size, files, want = one_process(name, compile_example, run_program, tmp_path, 12, steps)
     exe = compile_mpi(name)
     for ranks, bt, mode in cartesian_runs(ex):
         P = int(np.prod([int(n) for n in ranks.split(",")]))
@@ -395,11 +399,8 @@ def test_every_example_resumes_after_a_rank_is_killed(name, compile_example, com
     --resume from the last sweep every rank committed (the way down of the exchange, in flight at the
     kill, exchanged again first): the bits of the program without MPI, records included, bytes and
     messages as the model says."""
-    ex = ref.EXAMPLES[name]
-    size, steps = SIZE[ex.ndim], 9
-    files = random_fields(ex, size, 13, True)
-    (tmp_path / "one").mkdir()
-    want, _ = run_stencil(run_program, compile_example(name), ex, size, steps, {}, files, tmp_path / "one")
+    steps = 9
+    ex, size, files, want = one_process(name, compile_example, run_program, tmp_path, 13, steps)
     d = tmp_path / "ranks"
     d.mkdir()
     extra = ("--mode", "ooc", "--dir", str(d / "s%r"), "--block", blocks(ex, size, 2), "--threads", "1")
