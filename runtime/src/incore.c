@@ -623,12 +623,13 @@ static int write_outputs(engine *e) {
                 return rc;
             continue;
         }
-        int rc = sl->axis ? write_part(e, r->writers[s], data, sl->own_lo, sl->own_hi, 0)
-                          : stn_npy_writer_write(r->writers[s], data, (size_t)r->grid_bytes, &e->res->st);
-        int64_t wl[2][2], wshift[2] = {-(sl->H - sl->L), sl->H - sl->L};
-        for (int k = 0; rc == 0 && sl->axis && stn_slab_wrap_out(sl, wl) && k < 2; k++) /* a ring's layers */
-            if (wl[k][1] > wl[k][0])
-                rc = write_part(e, r->writers[s], data, wl[k][0], wl[k][1], wshift[k]);
+        int64_t pc[3][3]; /* (a rank's own slices, and along a ring those its boundary layer copies) */
+        int np = 0,
+            rc = sl->axis ? 0 : stn_npy_writer_write(r->writers[s], data, (size_t)r->grid_bytes, &e->res->st);
+        if (sl->axis)
+            stn_slab_out(sl, sl->axis, pc, &np);
+        for (int k = 0; rc == 0 && k < np; k++)
+            rc = write_part(e, r->writers[s], data, pc[k][0], pc[k][1], pc[k][2]);
         if (rc)
             return rc;
     }
@@ -799,12 +800,7 @@ int stn_incore_open(const stn_run *r, stn_result *res, stn_incore **out) {
     r = e->r;
     /* The in-core IO model: each --init file is read once (a rank's slab of it), each --out written once
      * (a rank's own slices). */
-    uint64_t own = r->slab.axis ? (uint64_t)r->d->elem_size : r->grid_bytes;
-    for (int k = 0; r->slab.axis && k < 3;
-         k++) { /* (its own part, and what a ring's boundary layer copies) */
-        int64_t out[3][3];
-        own *= (uint64_t)stn_slab_out(&r->slab, k, out, NULL);
-    }
+    uint64_t own = r->slab.axis ? stn_slab_out_cells(&r->slab) * (uint64_t)r->d->elem_size : r->grid_bytes;
     uint64_t in = r->grid_bytes;
     if (r->fold.W) /* (a folded 1d grid: the cells of its rows) */
         in = (uint64_t)stn_fold_cells(&r->fold, r->slab.base, r->slab.base + r->view.ny) * r->d->elem_size,
@@ -841,10 +837,7 @@ int stn_incore_open(const stn_run *r, stn_result *res, stn_incore **out) {
 static uint64_t exchange_model(const engine *e) {
     const stn_slab *sl = &e->r->slab;
     const stn_view *v = &e->r->view;
-    uint64_t levels = 0, es = (uint64_t)e->d->elem_size,
-             n[3] = {(uint64_t)v->nx, (uint64_t)v->ny, (uint64_t)v->nz};
-    for (int i = 0; i < e->d->nfields; i++)
-        levels += e->d->fields[i].kind == STN_FIELD_STATE ? (uint64_t)e->d->fields[i].levels : 0;
+    uint64_t es = (uint64_t)e->d->elem_size, n[3] = {(uint64_t)v->nx, (uint64_t)v->ny, (uint64_t)v->nz};
     uint64_t each = 0;
     for (int k = 0; k < 3; k++) {
         int split = k == sl->axis,
@@ -853,7 +846,7 @@ static uint64_t exchange_model(const engine *e) {
         uint64_t g = (uint64_t)(split ? sl->g : sl->xg[k]);
         each += (uint64_t)sides * g * (n[0] * n[1] * n[2] / n[k]) * es;
     }
-    return levels * each;
+    return stn_state_levels(e->d) * each;
 }
 
 int stn_incore_advance(stn_incore *e, int64_t t0, int64_t steps) {

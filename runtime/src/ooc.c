@@ -1352,24 +1352,14 @@ static int ooc_setup(ooc *e, int64_t *first_sweep) {
     if (r->slab.axis && r->fold.W) /* a rank's slab of a folded grid reads the cells of its rows */
         e->plan.npy_bytes = (uint64_t)stn_fold_cells(&r->fold, r->slab.base, r->slab.base + e->plan.r.n) *
                             (uint64_t)e->d->elem_size;
-    if (r->slab.axis) { /* a rank writes its own slices of an --out (a ring's, some twice: the wraps) */
-        int64_t wl[2][2], extra = stn_slab_wrap_out(&r->slab, wl);
-        int64_t along = r->slab.axis == e->plan.q.axis ? e->plan.q.n : e->plan.r.n; /* (y-blocked: q = z) */
+    /* a rank writes its own part of an --out (along a ring, some indices twice: the wraps; a folded
+     * grid's: its own rows' cells) */
+    if (r->slab.axis && r->fold.W)
         e->plan.out_bytes =
-            (uint64_t)(r->slab.own_hi - r->slab.own_lo + extra) * (e->plan.npy_bytes / (uint64_t)along);
-        if (r->slab
-                .cut) { /* a cross cut: the own part of the rows (and what a ring's boundary layer copies) */
-            e->plan.out_bytes = (uint64_t)e->d->elem_size;
-            for (int k = 0; k < 3; k++) {
-                int64_t out[3][3];
-                e->plan.out_bytes *= (uint64_t)stn_slab_out(&r->slab, k, out, NULL);
-            }
-        }
-        if (r->fold.W) /* (a folded grid's: the cells of its own rows) */
-            e->plan.out_bytes = (uint64_t)stn_fold_cells(&r->fold, r->slab.base + r->slab.own_lo,
-                                                         r->slab.base + r->slab.own_hi) *
-                                (uint64_t)e->d->elem_size;
-    }
+            (uint64_t)stn_fold_cells(&r->fold, r->slab.base + r->slab.own_lo, r->slab.base + r->slab.own_hi) *
+            (uint64_t)e->d->elem_size;
+    else if (r->slab.axis)
+        e->plan.out_bytes = stn_slab_out_cells(&r->slab) * (uint64_t)e->d->elem_size;
     stn_ooc_predict(&e->model, &e->plan, *first_sweep, &e->res->predicted_read, &e->res->predicted_written);
     /* and the ghosts' exchanges; resumed with the way down deferred, one first: the state committed
      * before the kill may lack the high ghosts that were still in flight (stn_ooc_advance) */
@@ -1462,7 +1452,6 @@ static int part_run(stn_ooc *s, const stn_run *r, int64_t bt_ghost, const int64_
     else if (o->have_block && d->ndim == 3 && o->block[0] < o->size[1] && stn_ooc_periodic_axes(d) & 4)
         snprintf(why, sizeof why,
                  "y-blocked tiles of a stencil periodic along z (--block by < ny: give by = ny)");
-
     if (why[0])
         return stn_error(-ENOTSUP, "%d MPI ranks: this version splits out-of-core runs only without %s", P,
                          why);
@@ -1481,12 +1470,9 @@ static int part_run(stn_ooc *s, const stn_run *r, int64_t bt_ghost, const int64_
      * edge sent, the high ghosts received, of every state level) in the plan, when they take at most
      * an eighth of the budget and no cross cut follows the exchange */
     stn_slab *sl = &s->c.run.slab;
-    uint64_t levels = 0,
-             plane = stn_grid_row_bytes(s->c.opts.size[0], d->elem_size, (size_t)r->hw.block.value) *
+    uint64_t plane = stn_grid_row_bytes(s->c.opts.size[0], d->elem_size, (size_t)r->hw.block.value) *
                      (uint64_t)(d->ndim == 3 ? s->c.opts.size[1] : 1);
-    for (int i = 0; i < d->nfields; i++)
-        levels += d->fields[i].kind == STN_FIELD_STATE ? (uint64_t)d->fields[i].levels : 0;
-    uint64_t half = levels * (uint64_t)sl->g * plane;
+    uint64_t half = stn_state_levels(d) * (uint64_t)sl->g * plane;
     if (!sl->cut && half > 0 && (sl->above >= 0 || sl->below >= 0) && 2 * half <= r->mem_budget / 8 &&
         half <= 0x7fffffff) {
         sl->defer = 2 * half;
@@ -1676,8 +1662,8 @@ int stn_ooc_advance(stn_ooc *s, int64_t steps) {
         rc = agree(e, rc ? rc : rcl, "in its sweep");
         if (rc == 0 && e->r->slab.axis && s->steps + T < e->r->o->steps) { /* the next sweep's ghosts */
             uint64_t m, x = exchange_bytes(e, &m);
-            int defer =
-                !stn_par_any(e->gbuf == NULL); /* (every rank's plan whole planes, with the buffers) */
+            /* (deferred when every rank's plan runs whole planes with the buffers) */
+            int defer = !stn_par_any(e->gbuf == NULL);
             e->res->overlapped = defer;
             rc = agree(e, exchange(e, (s->sweeps + 1) % 2, &e->res->msg_sent, defer), "swapping the ghosts");
             s->xchg_read += x, s->xchg_written += x, e->res->msg_predicted += m;

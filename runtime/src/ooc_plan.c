@@ -736,8 +736,7 @@ void stn_xchg_of(const stn_run *r, stn_xchg_model *x) {
     memset(x, 0, sizeof *x);
     if (!sl->axis)
         return;
-    for (int i = 0; i < d->nfields; i++)
-        x->levels += d->fields[i].kind == STN_FIELD_STATE ? (uint64_t)d->fields[i].levels : 0;
+    x->levels = stn_state_levels(d);
     x->axis = sl->axis;
     x->nb = (sl->below >= 0) + (sl->above >= 0);
     x->skew = sl->skew[sl->axis];

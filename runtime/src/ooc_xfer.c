@@ -213,11 +213,14 @@ static int export_chunk(ooc *e, void *arg) {
     }
     const stn_slab *sl = &e->r->slab; /* a rank writes its own slices */
     size_t rowb = (size_t)g->nx * (size_t)e->d->elem_size;
-    int64_t wl[2][2], wshift[2] = {-(sl->H - sl->L), sl->H - sl->L};
-    for (int k = 0; sl->axis && stn_slab_wrap_out(sl, wl) && k < 2; k++) { /* a ring: the boundary layer's */
-        int64_t a = r0 > wl[k][0] ? r0 : wl[k][0], b = r1 < wl[k][1] ? r1 : wl[k][1]; /* copies, row by row */
+    int64_t pc[3][3];
+    int np = 0;
+    if (sl->axis)
+        stn_slab_out(sl, sl->axis, pc, &np);
+    for (int k = 1; k < np; k++) { /* a ring: the slices its boundary layer copies, row by row */
+        int64_t a = r0 > pc[k][0] ? r0 : pc[k][0], b = r1 < pc[k][1] ? r1 : pc[k][1];
         for (int64_t i = 0; a < b && i < ooc_nruns(e, q0, q1); i++) {
-            rows_run run = ooc_run_at(e, ring, a, b, q0, i, wshift[k]);
+            rows_run run = ooc_run_at(e, ring, a, b, q0, i, pc[k][2]);
             for (int64_t j = 0; rc == 0 && j < run.rows; j++)
                 rc = write_row(e, x->w, &run, j);
             if (rc)

@@ -320,16 +320,9 @@ int stn_ring_pieces(int64_t lo, int64_t hi, int ring, int64_t L, int64_t H, int6
         out[0][0] = lo, out[0][1] = hi, out[0][2] = 0;
         return 1;
     }
-    int64_t m = H - L,
-            cut[4] = {lo,
-                      lo > L   ? lo
-                      : hi < L ? hi
-                               : L,
-                      hi < H   ? hi
-                      : lo > H ? lo
-                               : H,
-                      hi},
-            d[3] = {m, 0, -m}; /* [below L) [L, H) [from H) */
+    int64_t m = H - L, d[3] = {m, 0, -m}, cut[4] = {lo, L, H, hi}; /* [below L) [L, H) [from H) */
+    cut[1] = lo > L ? lo : hi < L ? hi : L;
+    cut[2] = hi < H ? hi : lo > H ? lo : H;
     int n = 0;
     for (int p = 0; p < 3; p++)
         if (cut[p + 1] > cut[p])
@@ -669,28 +662,12 @@ int64_t stn_slab_most_bt(const stn_run *r) {
     return most == INT64_MAX ? r->o->steps : most;
 }
 
-int64_t stn_slab_wrap_out(const stn_slab *s, int64_t out[2][2]) {
-    out[0][0] = out[0][1] = out[1][0] = out[1][1] = 0;
-    if (!s->periodic)
-        return 0;
-    int64_t lo = s->base + s->own_lo, hi = s->base + s->own_hi, n = 0;
-    int64_t src[2][2] = {{s->H - s->L, s->H}, {s->L, s->L + s->n - s->H}}; /* -> [0, L), -> [H, n) */
-    for (int k = 0; k < 2; k++) {
-        int64_t a = src[k][0] > lo ? src[k][0] : lo, b = src[k][1] < hi ? src[k][1] : hi;
-        if (b > a) {
-            out[k][0] = a - s->base, out[k][1] = b - s->base;
-            n += b - a;
-        }
-    }
-    return n;
-}
-
 int stn_slab_out(const stn_slab *s, int k, int64_t out[3][3], int *n) {
     int64_t lo = s->xlo[k], hi = s->xhi[k], total = hi - lo, m = s->xH[k] - s->xL[k];
     int c = 0;
     out[c][0] = lo, out[c][1] = hi, out[c][2] = 0, c++;
-    if (s->ring >> k &
-        1) { /* the boundary layer copies [H - L, H) (to [0, L)) and [L, L + n - H) (to [H, n)) */
+    /* along a ring the boundary layer copies [H - L, H) (to [0, L)) and [L, L + n - H) (to [H, n)) */
+    if (s->ring >> k & 1) {
         int64_t src[2][2] = {{s->xH[k] - s->xL[k], s->xH[k]}, {s->xL[k], s->xL[k] + s->xn[k] - s->xH[k]}};
         for (int j = 0; j < 2; j++) {
             int64_t a = src[j][0] - s->xbase[k], b = src[j][1] - s->xbase[k];
@@ -702,6 +679,15 @@ int stn_slab_out(const stn_slab *s, int k, int64_t out[3][3], int *n) {
     if (n)
         *n = c;
     return total;
+}
+
+uint64_t stn_slab_out_cells(const stn_slab *s) {
+    uint64_t cells = 1;
+    for (int k = 0; k < 3; k++) {
+        int64_t out[3][3];
+        cells *= (uint64_t)stn_slab_out(s, k, out, NULL);
+    }
+    return cells;
 }
 
 /* The world rank at coordinates c (x fastest), or -1 outside the grid of ranks. */
@@ -788,11 +774,7 @@ int stn_slab_run(const stn_run *r, int64_t bt, stn_run_copy *c) {
     snprintf(c->name, sizeof c->name, "%s.r%d", d->name, rank); /* (a --dir the ranks share works too) */
     c->desc.name = c->name;
     /* an --out: the own part, and along a ring also the indices the boundary layer copies (stn_slab_out) */
-    uint64_t own = (uint64_t)d->elem_size;
-    for (int k = 0; k < 3; k++) {
-        int64_t out[3][3];
-        own *= (uint64_t)stn_slab_out(sl, k, out, NULL);
-    }
+    uint64_t own = stn_slab_out_cells(sl) * (uint64_t)d->elem_size;
     if (r->fold.W) /* a folded 1d grid's .npy holds its cells */
         own = (uint64_t)stn_fold_cells(&r->fold, sl->base + sl->own_lo, sl->base + sl->own_hi) *
               (uint64_t)d->elem_size;

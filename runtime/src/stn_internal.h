@@ -241,6 +241,8 @@ void stn_progress_end(stn_progress *p);
 
 /* Arrays a step touches: levels + 1 per state field, 1 per input (the k of eqs. 1a and 2e). */
 uint64_t stn_total_arrays(const stn_program_desc *d);
+/* The levels of all state fields: what an MPI exchange moves (ghosts of each). */
+uint64_t stn_state_levels(const stn_program_desc *d);
 /* The memory the step allocates on all threads for rows of nx cells (sub-steps' scratch). */
 uint64_t stn_kernel_scratch(const stn_program_desc *d, int64_t nx);
 /* Blk-Tune step 1 (eq. 1a): the iBlock (iy, iz) for `threads` threads on `hw`. */

@@ -135,15 +135,11 @@ typedef struct stn_run_copy {
     stn_opts opts;
     stn_program_desc desc;
     char name[256];         /* NAME.rK: a rank's files */
-    stn_field_desc *fields; /* a ring's: no field wraps the split axis in the slab (NULL: d's) */
+    stn_field_desc *fields; /* along rings: no field wraps a ring's axis in the part (NULL: d's) */
 } stn_run_copy;
 /* r's 1d grid folded into rows (docs/design/014) for O_DIRECT rows of `align` bytes, or, periodic,
  * as one row that is one block (--block BX,BT refused); c->fields owned by c. */
 int stn_fold_run(const stn_run *r, size_t align, stn_run_copy *c);
-/* A ring's own slices the --out's boundary layer copies: [out[0][0], out[0][1]) (local) also go to
- * file index - (H - L) (the layer below L), [out[1][0], out[1][1]) to + (H - L) (the layer from H);
- * the count of them. */
-int64_t stn_slab_wrap_out(const stn_slab *s, int64_t out[2][2]);
 /* The ranks along each axis (dims[k]): --ranks, or the split of stn_par_size() ranks the IO model
  * prefers (docs/design/019); a 1d grid's ranks split its folded rows.  0, or -EINVAL with the
  * reason in why. */
@@ -152,6 +148,8 @@ int stn_slab_dims(const stn_run *r, int dims[3], char *why, size_t n);
  * ring also those the boundary layer copies, each out[j] = {a, b, d} going to whole-grid index local +
  * base + d; *n (when not NULL) the pieces, the count of indices returned. */
 int stn_slab_out(const stn_slab *s, int k, int64_t out[3][3], int *n);
+/* The cells a rank writes of an --out: the product of stn_slab_out's counts over the axes. */
+uint64_t stn_slab_out_cells(const stn_slab *s);
 /* The largest bt whose ghosts (bt x skew) every rank's part can give its neighbours. */
 int64_t stn_slab_most_bt(const stn_run *r);
 /* r's run on this rank's slab, for ghosts of bt steps (c->run.slab; the sizes, view and grid bytes
