@@ -135,19 +135,7 @@ static inline rows_run ooc_run_of(const ooc *e, char *ring, int64_t r0, int64_t 
  * the shift from its whole-grid index to where its values lie in an --init file ([L, H)). */
 static inline int ooc_ring_parts(const ooc *e, int64_t r0, int64_t r1, int64_t part[3][3]) {
     const stn_slab *s = &e->r->slab;
-    if (!s->periodic) {
-        part[0][0] = r0, part[0][1] = r1, part[0][2] = 0;
-        return r1 > r0;
-    }
-    int64_t m = s->H - s->L, L = s->L - s->base, H = s->H - s->base, cut[4] = {r0, r0, r1, r1},
-            d[3] = {m, 0, -m};
-    cut[1] = r0 > L ? r0 : r1 < L ? r1 : L;
-    cut[2] = r1 < H ? r1 : r0 > H ? r0 : H;
-    int n = 0;
-    for (int k = 0; k < 3; k++)
-        if (cut[k + 1] > cut[k])
-            part[n][0] = cut[k], part[n][1] = cut[k + 1], part[n][2] = d[k], n++;
-    return n;
+    return stn_ring_pieces(r0, r1, s->periodic, s->L - s->base, s->H - s->base, part);
 }
 
 /* ------------------------------------------------------------------ ooc_window.c */
