@@ -1,0 +1,70 @@
+"""The checked AST and the names the language builds in.
+
+Expects: nothing (plain data; ``checker`` fills it in).
+Guarantees: ``Checked`` is what ``sema.check`` returns and ``lower`` reads: the tree plus
+every resolved fact (the grid, params' values, fields with their update, inits and
+boundaries, folded tables, lets, series, points, injects, records, warnings), each in
+declaration or source order as its comment says.  ``RESERVED`` is every name a
+declaration may not take.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .. import ast
+from ..diagnostics import Diagnostic, SourceFile
+from ..ir import FUNCTIONS
+
+COORDS = {"x": 0, "y": 1, "z": 2}
+EXTENTS = {"nx": 0, "ny": 1, "nz": 2}
+TIME = "t"  # the index of the step being computed
+BOUNDARY_KINDS = ("dirichlet", "neumann", "periodic")
+RESERVED = set(COORDS) | set(EXTENTS) | set(FUNCTIONS) | {TIME}
+MAX_SUM_TERMS = 100_000
+MAX_POWER = 64  # '^' multiplies out at most this many times
+
+
+@dataclass
+class FieldInfo:
+    name: str
+    kind: str  # "state" | "input"
+    levels: int
+    decl: ast.StateDecl | ast.InputDecl
+    boundary: str | None = None
+    boundary_decl: ast.BoundaryDecl | None = None
+    update: ast.UpdateDecl | None = None
+    init: ast.InitDecl | None = None
+    init_prev: ast.InitDecl | None = None
+    along: int | None = None  # ``input c along y;``: the axis of a 1d coefficient (0 x, 1 y, 2 z)
+    periodic: set[int] = field(default_factory=set)  # the axes its boundary wraps around
+    periodic_decl: ast.BoundaryDecl | None = None
+
+
+@dataclass
+class TableInfo:
+    name: str
+    dims: tuple[int, ...]
+    values: list[float]  # row-major
+    decl: ast.TableDecl
+
+
+@dataclass
+class Checked:
+    """The checked AST: the tree plus everything resolved about it."""
+
+    source: SourceFile
+    tree: ast.Stencil
+    name: str
+    ndim: int
+    dtype: str
+    params: dict[str, float]
+    fields: dict[str, FieldInfo]  # declaration order
+    tables: dict[str, TableInfo]
+    lets: list[ast.LetDecl]  # declaration order
+    warnings: list[Diagnostic] = field(default_factory=list)
+    series: list[str] = field(default_factory=list)  # declaration order
+    points: list[str] = field(default_factory=list)  # declaration order
+    injects: list[ast.InjectDecl] = field(default_factory=list)  # source order
+    records: list[ast.RecordDecl] = field(default_factory=list)  # source order
+
