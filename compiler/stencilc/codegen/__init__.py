@@ -1,9 +1,9 @@
 """Code generation: IR -> C sources, in two phases.
 
-1. ``build_layout`` (``build.py``): the validated IR -> a ``KernelLayout`` (``layout.py``), a
-   tree of frozen, self-checking dataclasses holding every name, slot, row pointer, C
-   expression and number the C needs -- all the decisions are made there, and can be tested
-   without printing anything;
+1. ``build_layout`` (``build.py``): the validated IR -> a ``KernelLayout`` (``layout.py``, its
+   parts in ``parts.py``), a tree of frozen, self-checking dataclasses holding every name, slot,
+   row pointer, C expression and number the C needs -- all the decisions are made there, and
+   can be tested without printing anything;
 2. ``render``: the layout -> text, through the Jinja2 templates under ``templates/``, which
    only print: they read the layout's fields and properties as their top-level names (``name``,
    ``src_slots``, ``header_axes``, ...), with StrictUndefined (a missing name is an internal

@@ -21,7 +21,8 @@ from .. import __version__, ir
 from ..diagnostics import InternalError
 from ..resources import runtime_dir
 from .cexpr import CPrinter, c_literal, c_reserved
-from .layout import (
+from .layout import KernelLayout
+from .parts import (
     AXES,
     DTYPES,
     INTERNAL_NAMES,
@@ -30,7 +31,6 @@ from .layout import (
     Axis,
     FieldDesc,
     Init,
-    KernelLayout,
     Let,
     NewRow,
     OutRow,
@@ -107,19 +107,63 @@ def comment_safe(text: str) -> str:
 
 
 def build_layout(program: ir.Program, tuned: Tuned | None = None) -> KernelLayout:
-    """The layout of ``program`` (validated first), with ``tuned`` built in as its defaults."""
+    """The layout of ``program`` (validated first), with ``tuned`` built in as its defaults.
+
+    The C names are taken in a fixed order (``_dsl_names``, then the slots' arrays, the row
+    pointers, the scratch, the step values and the output rows), so every C name is stable."""
     program.validate()
     facts = program.facts or program.derive_facts()
     # a 1d grid runs as a 2d grid of one row (ny = 1, no y halo): the kernels and the runtime are 2d
     name, ndim, dtype = program.name, max(2, program.ndim), program.dtype
+    namer, cname = _dsl_names(program)
+    src_slots, dst_slots = _slots(program, cname, namer)
+    array_of = {(s.field, s.level): s.arg for s in src_slots}
+    along = {f.name: f for f in program.along_fields}
+    rows = _row_pointers(program, ndim, array_of, along, namer)
+    scratch, regions, new_rows = _scratch(program, cname, array_of, dst_slots, namer)
+    step_values = _step_values(program, namer)
+    step_cname = {(ir.TimeIndex() if v.series is None else ir.SeriesRef(v.series, v.k)): v.cname for v in step_values}
+    printer = CPrinter(dtype, _cell_load(cname, along, rows, new_rows), prefix=f"{name}_")
+    rename = _Renamer(cname, step_cname)
+    out_rows, assigns = _outputs(program, dst_slots, printer, rename, namer)
+    lets = tuple(Let(x.name, cname[x.name], printer.print(rename(x.value))) for x in program.lets)
+    inits, alongs = _inits(program, cname, printer, rename)
+    point_printer = CPrinter(dtype, _point_load(cname, along, src_slots, dst_slots), prefix=f"{name}_")
+    injects, records = _point_ops(program, dst_slots, point_printer, rename)
+    stages = _stages(program, scratch, regions, new_rows, rows, {a.field: a for a in assigns}, out_rows, lets)
+    real, elem_size, npy_descr = DTYPES[dtype]
+    return KernelLayout(
+        name=name, version=__version__, source=comment_safe(program.source_name), dtype=dtype, real=real,
+        elem_size=elem_size, npy_descr=npy_descr, ndim=ndim, dims=program.ndim,
+        facts=PointFacts(facts.points, facts.flops, facts.bytes_per_point, facts.kr, facts.kw),
+        axes=tuple(Axis(AXES[d], facts.halo_lo[d], facts.halo_hi[d], facts.reach_lo[d], facts.reach_hi[d])
+                   if d < ndim else Axis(AXES[d], 0, 0) for d in range(3)),
+        fields=_field_descs(program),
+        params=tuple(Param(p.name, cname[p.name], p.value, c_literal(p.value, dtype), c_literal(p.value, "f64"))
+                     for p in program.params),
+        src_slots=tuple(src_slots), dst_slots=tuple(dst_slots), rows=tuple(rows.values()), out_rows=tuple(out_rows),
+        lets=lets, assigns=tuple(assigns), inits=inits,
+        ir_lines=tuple(ln for ln in ir.format_program(program).splitlines() if ln.startswith(("let ", "update "))),
+        tile_bytes=TILE_BYTES, runtime_dir=str(runtime_dir()), cflags=DEFAULT_CFLAGS, libs=tuple(LIBS), tuned=tuned,
+        stages=stages, series=tuple(program.series), step_values=tuple(step_values), points=tuple(program.points),
+        injects=injects, records=records, alongs=alongs,
+    )
 
-    # DSL names keep their spelling unless C or the templates reserve it; then the other
-    # names the kernels declare, in a fixed order, so that every C name is stable.
+
+def _dsl_names(program: ir.Program) -> tuple[_Namer, dict[str, str]]:
+    """The C names of the DSL's names (params, lets, fields, in that order): their own spelling
+    unless C or the templates reserve it; the namer then gives the generated names."""
     namer = _Namer()
     cname: dict[str, str] = {}
     for n in [p.name for p in program.params] + [x.name for x in program.lets] + [f.name for f in program.fields]:
         cname[n] = namer.fresh(n)
+    return namer, cname
 
+
+def _slots(program: ir.Program, cname: dict[str, str], namer: _Namer) -> tuple[list[Slot], list[Slot]]:
+    """The kernels' array arguments, src and dst, each sorted by slot: per grid field (in order)
+    its current level, its previous level, its new level; field names that differ only in case
+    are an ``InternalError``."""
     src_slots: list[Slot] = []
     dst_slots: list[Slot] = []
     for f in program.grid_fields:
@@ -136,18 +180,25 @@ def build_layout(program: ir.Program, tuned: Tuned | None = None) -> KernelLayou
     upper = [s.NAME for s in src_slots + dst_slots]
     if len(set(upper)) != len(upper) or len({f.name.upper() for f in program.fields}) != len(program.fields):
         raise InternalError(f"field names that differ only in case are not supported yet: {upper}")
-    array_of = {(s.field, s.level): s.arg for s in src_slots}
+    return src_slots, dst_slots
 
-    # row pointers, one per distinct (array, dy, dz), in the order of program.loads()
+
+def _row_pointers(program: ir.Program, ndim: int, array_of, along, namer: _Namer):
+    """Row pointers, one per distinct (array, dy, dz) of an old level, in the order of
+    ``program.loads()``: (field, level, dy, dz) -> ``RowPointer``."""
     rows: dict[tuple[str, int, int, int], RowPointer] = {}
-    along = {f.name: f for f in program.along_fields}
     for ld in program.loads():
         key = (ld.field, ld.level, ld.offset[1], ld.offset[2])
         if key not in rows and ld.level != ir.NEW and ld.field not in along:
             arr = array_of[(ld.field, ld.level)]
             suffix = f"_y{_off(ld.offset[1])}" + (f"_z{_off(ld.offset[2])}" if ndim == 3 else "")
             rows[key] = RowPointer(namer.fresh(arr + suffix), arr, ld.field, ld.level, ld.offset[1], ld.offset[2])
-    scratch, regions, new_rows = _scratch(program, cname, array_of, dst_slots, namer)
+    return rows
+
+
+def _cell_load(cname, along, rows, new_rows):
+    """How the kernels print a load at a cell: ``row[x + dx]`` through its row pointer (or its
+    new-value row), ``c[y + k]`` for an input along an axis."""
 
     def load_name(ld: ir.Load) -> str:
         if ld.field in along:  # a coefficient along an axis: indexed by that coordinate
@@ -157,14 +208,21 @@ def build_layout(program: ir.Program, tuned: Tuned | None = None) -> KernelLayou
         dx = ld.offset[0]
         return f"{r}[x {'+' if dx > 0 else '-'} {abs(dx)}]" if dx else f"{r}[x]"
 
+    return load_name
+
+
+def _step_values(program: ir.Program, namer: _Namer) -> list[StepValue]:
+    """``t`` if the kernels read it, then every series term, in slot order."""
     step_values = []
     if program.uses_time():
         step_values.append(StepValue("t", namer.fresh("t"), 0))
     for j, s in enumerate(program.series_terms()):
         step_values.append(StepValue(ir.format_expr(s), namer.fresh(f"{s.name}_t{_off(s.k)}"), 1 + j, s.name, s.k))
-    step_cname = {(ir.TimeIndex() if v.series is None else ir.SeriesRef(v.series, v.k)): v.cname for v in step_values}
-    printer = CPrinter(dtype, load_name, prefix=f"{name}_")
-    rename = _Renamer(cname, step_cname)
+    return step_values
+
+
+def _outputs(program: ir.Program, dst_slots, printer: CPrinter, rename: _Renamer, namer: _Namer):
+    """One output row per dst slot (in slot order) and the assignment of its field's update."""
     out_rows: list[OutRow] = []
     assigns: list[Assign] = []
     for s in dst_slots:
@@ -172,7 +230,11 @@ def build_layout(program: ir.Program, tuned: Tuned | None = None) -> KernelLayou
         out_rows.append(row)
         upd = next(u for u in program.updates if u.field == s.field)
         assigns.append(Assign(s.field, row.name, printer.print(rename(upd.value))))
-    lets = tuple(Let(x.name, cname[x.name], printer.print(rename(x.value))) for x in program.lets)
+    return out_rows, assigns
+
+
+def _inits(program: ir.Program, cname, printer: CPrinter, rename: _Renamer):
+    """The init expressions of the grid fields (each level that has one) and the inputs along an axis."""
     inits = tuple(
         Init(f.name, f.name.upper(), level, printer.print(rename(e)),
              f"init {f.name}{'.prev' if level else ''} = {ir.format_expr(e, program.ndim)}")
@@ -181,7 +243,12 @@ def build_layout(program: ir.Program, tuned: Tuned | None = None) -> KernelLayou
                              printer.print(rename(f.init)) if f.init is not None else "",
                              f"init {f.name} = {ir.format_expr(f.init, program.ndim)}" if f.init is not None else "")
                    for f in program.along_fields)
+    return inits, alongs
 
+
+def _point_load(cname, along, src_slots, dst_slots):
+    """How an inject or a record prints a load: ``array[at]`` at the point's cell (a new level
+    from its dst slot), ``c[py]`` for an input along an axis."""
     array_of_level = {(s.field, s.level): s.arg for s in src_slots}
     array_of_level.update({(s.field, ir.NEW): s.arg for s in dst_slots})
 
@@ -190,7 +257,11 @@ def build_layout(program: ir.Program, tuned: Tuned | None = None) -> KernelLayou
             return _along_index(cname[ld.field], "p" + "xyz"[along[ld.field].along], 0)
         return f"{array_of_level[(ld.field, ld.level)]}[at]"
 
-    point_printer = CPrinter(dtype, point_load, prefix=f"{name}_")
+    return point_load
+
+
+def _point_ops(program: ir.Program, dst_slots, point_printer: CPrinter, rename: _Renamer):
+    """The injects and records, in source order, each numbered among its kind."""
     dst_arg = {s.field: s.arg for s in dst_slots}
     injects = tuple(PointOp("inject", i, x.field, x.points, program.points.index(x.points), dst_arg[x.field],
                             point_printer.print(rename(x.value)),
@@ -201,28 +272,16 @@ def build_layout(program: ir.Program, tuned: Tuned | None = None) -> KernelLayou
                             point_printer.print(rename(x.value)),
                             f"record {x.name} = {ir.format_expr(x.value, program.ndim)} at {x.points}")
                     for i, x in enumerate(program.records))
-    stages = _stages(program, scratch, regions, new_rows, rows, {a.field: a for a in assigns}, out_rows, lets)
-    real, elem_size, npy_descr = DTYPES[dtype]
-    return KernelLayout(
-        name=name, version=__version__, source=comment_safe(program.source_name), dtype=dtype, real=real,
-        elem_size=elem_size, npy_descr=npy_descr, ndim=ndim, dims=program.ndim,
-        facts=PointFacts(facts.points, facts.flops, facts.bytes_per_point, facts.kr, facts.kw),
-        axes=tuple(Axis(AXES[d], facts.halo_lo[d], facts.halo_hi[d], facts.reach_lo[d], facts.reach_hi[d])
-                   if d < ndim else Axis(AXES[d], 0, 0) for d in range(3)),
-        fields=tuple(FieldDesc(f.name, f.name.upper(), f.kind, f.levels, f.boundary, f.init is not None,
-                               f.init_prev is not None, f.src_slot, f.prev_slot, f.dst_slot, tuple(f.periodic),
-                               tuple(sorted({d for ld in program.loads() if ld.field == f.name
-                                             for d in range(3) if ld.offset[d]})))
-                     for f in program.grid_fields),
-        params=tuple(Param(p.name, cname[p.name], p.value, c_literal(p.value, dtype), c_literal(p.value, "f64"))
-                     for p in program.params),
-        src_slots=tuple(src_slots), dst_slots=tuple(dst_slots), rows=tuple(rows.values()), out_rows=tuple(out_rows),
-        lets=lets, assigns=tuple(assigns), inits=inits,
-        ir_lines=tuple(ln for ln in ir.format_program(program).splitlines() if ln.startswith(("let ", "update "))),
-        tile_bytes=TILE_BYTES, runtime_dir=str(runtime_dir()), cflags=DEFAULT_CFLAGS, libs=tuple(LIBS), tuned=tuned,
-        stages=stages, series=tuple(program.series), step_values=tuple(step_values), points=tuple(program.points),
-        injects=injects, records=records, alongs=alongs,
-    )
+    return injects, records
+
+
+def _field_descs(program: ir.Program) -> tuple[FieldDesc, ...]:
+    """The grid fields' descriptors, in declaration order, with the axes each is read across."""
+    return tuple(FieldDesc(f.name, f.name.upper(), f.kind, f.levels, f.boundary, f.init is not None,
+                           f.init_prev is not None, f.src_slot, f.prev_slot, f.dst_slot, tuple(f.periodic),
+                           tuple(sorted({d for ld in program.loads() if ld.field == f.name
+                                         for d in range(3) if ld.offset[d]})))
+                 for f in program.grid_fields)
 
 
 def _scratch(program: ir.Program, cname, array_of, dst_slots, namer: _Namer):
