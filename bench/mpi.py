@@ -162,86 +162,71 @@ def peak_mib(r: dict) -> str:
     return f"{r['cgroup_peak'] / 2**20:.0f} MiB" if r["cgroup_peak"] >= 0 else "n/a"
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--plane", type=int, default=256)
-    ap.add_argument("--nz", type=int, default=512)
-    ap.add_argument("--steps", type=int, default=48)
-    ap.add_argument("--fraction", type=int, default=8)
-    ap.add_argument("--ranks", default="1,2,3,4")
-    ap.add_argument("--reps", type=int, default=2)
-    ap.add_argument("--out", type=Path, default=REPO / "build" / "bench" / "mpi")
-    ap.add_argument("--splits", action="store_true", help="4 ranks split 1x1x4, 2x1x2, 1x2x2, 2x2x1 instead")
-    a = ap.parse_args(argv)
+def measure(a, exe: Path, budget: int, why: str | None, ranks: list[int], tmp: Path):
+    """The strong and weak runs, ``a.reps`` times, alternating: (kind, P) -> the runs' seconds, the
+    time loops' seconds, and the last run's report; whether every strong run's --out is the one-rank run's."""
     import numpy as np
 
-    a.out.mkdir(parents=True, exist_ok=True)
-    ranks = [int(p) for p in a.ranks.split(",")]
-    exe = build_mpi(a.out)
-    level = a.plane * a.plane * a.nz * 8
-    budget = level // a.fraction
-    why = Cgroup.available()
-    if a.splits:
-        return splits(a, exe, budget, why)
-    net = pingpong(a.out)
+    inits = {}
+    for nz in sorted({a.nz * P for P in ranks} | {a.nz}):
+        inits[nz] = tmp / f"u{nz}.npy"
+        rng = np.random.default_rng(nz)
+        np.save(inits[nz], rng.random((nz, a.plane, a.plane)))
+    times: dict[tuple, list[float]] = {}
+    loops: dict[tuple, list[float]] = {}
+    reports: dict[tuple, dict] = {}
+    for k in range(a.reps):
+        for kind in ("strong", "weak"):
+            for P in ranks:
+                nz = a.nz if kind == "strong" else a.nz * P
+                d = tmp / f"{kind}{P}"
+                d.mkdir(exist_ok=True)
+                args = ["--size", f"{a.plane},{a.plane},{nz}", "--steps", str(a.steps), "--mode", "ooc",
+                        "--mem", str(budget), "--dir", str(d / "r%r"), "--init", f"u={inits[nz]}", "--quiet",
+                        "--report", str(d / "r.json")]
+                if k == 0 and kind == "strong":
+                    args += ["--out", f"u={tmp / f'out{P}.npy'}"]
+                r, wall, peak = mpi_run(exe, P, args, budget, why, f"{kind}{P}")
+                times.setdefault((kind, P), []).append(r["seconds"]["total"])
+                cps = r.get("cells_per_second") or 0  # (the time loop's, rank 0's: the ranks run in step)
+                loops.setdefault((kind, P), []).append(a.plane * a.plane * nz * a.steps / cps if cps else 0)
+                r["cgroup_peak"] = peak
+                reports[(kind, P)] = r
+    base_out = np.load(tmp / f"out{ranks[0]}.npy")
+    same = all(np.array_equal(base_out, np.load(tmp / f"out{P}.npy")) for P in ranks[1:])
+    return times, loops, reports, same
+
+
+def extrapolate(a, exe: Path, budget: int, tmp: Path, net: dict) -> list[dict]:
+    """The model for N machines: strong (this grid) and weak (NZ planes a machine)."""
+    extrap = []
+    for N in (1, 2, 4, 8, 16, 32, 64):
+        for kind in ("strong", "weak"):
+            total = a.nz * N if kind == "weak" else a.nz
+            own = total / N
+            if own < 4:
+                continue
+            cap = int(own) if N > 1 else 0  # heat3d's skew is 1: ghosts of bt planes, at most a slab
+            first = predicted_slab(exe, a.plane, max(3, round(own)), a.steps, budget, tmp, cap)
+            g = first["bt"] if first and N > 1 else 0
+            slab = first and predicted_slab(exe, a.plane, max(3, round(own + 2 * g)), a.steps, budget, tmp, g or 0)
+            if not slab:
+                extrap.append({"kind": kind, "machines": N, "grid_planes": total, "no_plan": True})
+                continue
+            sweeps = -(-a.steps // max(1, slab["bt"]))
+            msg = 2 * g * a.plane * a.plane * 8 if N > 1 else 0  # each way, a rank in the middle
+            row = {"kind": kind, "machines": N, "grid_planes": total, "slab_seconds": slab["seconds"],
+                   "bt": slab["bt"], "exchanges": sweeps - 1, "message_bytes": msg}
+            for name, (bw, lat) in {**NETWORKS, "this machine's MPI (shared memory)":
+                                    (net["bandwidth"], net["latency"])}.items():
+                row[name] = slab["seconds"] + (sweeps - 1) * (msg / bw + 2 * g * lat)  # (a message a slice)
+            extrap.append(row)
+    return extrap
+
+
+def print_runs(a, ranks: list[int], times, loops, reports) -> list[dict]:
+    """One row a run (kind, ranks), printed: medians, speedup or efficiency, bytes against the model."""
     rows = []
-    with tempfile.TemporaryDirectory(dir=a.out) as tmp:
-        tmp = Path(tmp)
-        inits = {}
-        for nz in sorted({a.nz * P for P in ranks} | {a.nz}):
-            inits[nz] = tmp / f"u{nz}.npy"
-            rng = np.random.default_rng(nz)
-            np.save(inits[nz], rng.random((nz, a.plane, a.plane)))
-        times: dict[tuple, list[float]] = {}
-        loops: dict[tuple, list[float]] = {}
-        reports: dict[tuple, dict] = {}
-        for k in range(a.reps):
-            for kind in ("strong", "weak"):
-                for P in ranks:
-                    nz = a.nz if kind == "strong" else a.nz * P
-                    d = tmp / f"{kind}{P}"
-                    d.mkdir(exist_ok=True)
-                    args = ["--size", f"{a.plane},{a.plane},{nz}", "--steps", str(a.steps), "--mode", "ooc",
-                            "--mem", str(budget), "--dir", str(d / "r%r"), "--init", f"u={inits[nz]}", "--quiet",
-                            "--report", str(d / "r.json")]
-                    if k == 0 and kind == "strong":
-                        args += ["--out", f"u={tmp / f'out{P}.npy'}"]
-                    r, wall, peak = mpi_run(exe, P, args, budget, why, f"{kind}{P}")
-                    times.setdefault((kind, P), []).append(r["seconds"]["total"])
-                    cps = r.get("cells_per_second") or 0  # (the time loop's, rank 0's: the ranks run in step)
-                    loops.setdefault((kind, P), []).append(a.plane * a.plane * nz * a.steps / cps if cps else 0)
-                    r["cgroup_peak"] = peak
-                    reports[(kind, P)] = r
-        base_out = np.load(tmp / f"out{ranks[0]}.npy")
-        same = all(np.array_equal(base_out, np.load(tmp / f"out{P}.npy")) for P in ranks[1:])
-        # the model for N machines: strong (this grid) and weak (NZ planes a machine)
-        extrap = []
-        for N in (1, 2, 4, 8, 16, 32, 64):
-            for kind in ("strong", "weak"):
-                total = a.nz * N if kind == "weak" else a.nz
-                own = total / N
-                if own < 4:
-                    continue
-                cap = int(own) if N > 1 else 0  # heat3d's skew is 1: ghosts of bt planes, at most a slab
-                first = predicted_slab(exe, a.plane, max(3, round(own)), a.steps, budget, tmp, cap)
-                g = first["bt"] if first and N > 1 else 0
-                slab = first and predicted_slab(exe, a.plane, max(3, round(own + 2 * g)), a.steps, budget, tmp, g or 0)
-                if not slab:
-                    extrap.append({"kind": kind, "machines": N, "grid_planes": total, "no_plan": True})
-                    continue
-                sweeps = -(-a.steps // max(1, slab["bt"]))
-                msg = 2 * g * a.plane * a.plane * 8 if N > 1 else 0  # each way, a rank in the middle
-                row = {"kind": kind, "machines": N, "grid_planes": total, "slab_seconds": slab["seconds"],
-                       "bt": slab["bt"], "exchanges": sweeps - 1, "message_bytes": msg}
-                for name, (bw, lat) in {**NETWORKS, "this machine's MPI (shared memory)":
-                                        (net["bandwidth"], net["latency"])}.items():
-                    row[name] = slab["seconds"] + (sweeps - 1) * (msg / bw + 2 * g * lat)  # (a message a slice)
-                extrap.append(row)
-    print(f"heat3d, planes {a.plane}x{a.plane}, {a.steps} steps, each rank --mem {budget / 2**20:.0f} MiB "
-          f"(one level of the strong grid / {a.fraction}); "
-          f"{'one cgroup for the job: the ranks budgets x 4/3 + 48 MiB each' if why is None else 'NOT in a cgroup: ' + why}"
-          f"; state read from --init files; page cache dropped before each run; {a.reps} reps, median")
-    print(f"MPI between two ranks here: latency {net['latency'] * 1e6:.1f} us, bandwidth {net['bandwidth'] / 1e9:.2f} GB/s")
     for kind in ("strong", "weak"):
         t1 = median_spread(times[(kind, ranks[0])])[0]
         l1 = median_spread(loops[(kind, ranks[0])])[0]
@@ -267,7 +252,11 @@ def main(argv: list[str] | None = None) -> int:
                   f"read {r['bytes_read'] / 2**30:5.2f} GiB written {r['bytes_written'] / 2**30:5.2f} GiB  "
                   f"messages {mp['message_bytes'] / 2**20:7.1f} MiB  {'= model' if exact else '!= MODEL'}  "
                   f"cgroup peak {r['cgroup_peak'] / 2**20:.0f} MiB")
-    print(f"  strong runs bit-identical to one rank: {'yes' if same else 'NO'}")
+    return rows
+
+
+def print_model(extrap: list[dict]) -> None:
+    """The extrapolation to N machines, printed: a row per (kind, N), or why no plan."""
     print("The model for N machines like this one (seconds; one rank a machine):")
     for row in extrap:
         if row.get("no_plan"):
@@ -276,6 +265,41 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {row['kind']:6s} N {row['machines']:3d} planes {row['grid_planes']:6d}: slab {row['slab_seconds']:8.2f} s, "
               f"bt {row['bt']}, {row['exchanges']} exchanges of {row['message_bytes'] / 2**20:.1f} MiB each way; "
               + ", ".join(f"{k}: {row[k]:.2f}" for k in (*NETWORKS, "this machine's MPI (shared memory)")))
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--plane", type=int, default=256)
+    ap.add_argument("--nz", type=int, default=512)
+    ap.add_argument("--steps", type=int, default=48)
+    ap.add_argument("--fraction", type=int, default=8)
+    ap.add_argument("--ranks", default="1,2,3,4")
+    ap.add_argument("--reps", type=int, default=2)
+    ap.add_argument("--out", type=Path, default=REPO / "build" / "bench" / "mpi")
+    ap.add_argument("--splits", action="store_true", help="4 ranks split 1x1x4, 2x1x2, 1x2x2, 2x2x1 instead")
+    a = ap.parse_args(argv)
+
+    a.out.mkdir(parents=True, exist_ok=True)
+    ranks = [int(p) for p in a.ranks.split(",")]
+    exe = build_mpi(a.out)
+    level = a.plane * a.plane * a.nz * 8
+    budget = level // a.fraction
+    why = Cgroup.available()
+    if a.splits:
+        return splits(a, exe, budget, why)
+    net = pingpong(a.out)
+    with tempfile.TemporaryDirectory(dir=a.out) as tmp:
+        tmp = Path(tmp)
+        times, loops, reports, same = measure(a, exe, budget, why, ranks, tmp)
+        extrap = extrapolate(a, exe, budget, tmp, net)
+    print(f"heat3d, planes {a.plane}x{a.plane}, {a.steps} steps, each rank --mem {budget / 2**20:.0f} MiB "
+          f"(one level of the strong grid / {a.fraction}); "
+          f"{'one cgroup for the job: the ranks budgets x 4/3 + 48 MiB each' if why is None else 'NOT in a cgroup: ' + why}"
+          f"; state read from --init files; page cache dropped before each run; {a.reps} reps, median")
+    print(f"MPI between two ranks here: latency {net['latency'] * 1e6:.1f} us, bandwidth {net['bandwidth'] / 1e9:.2f} GB/s")
+    rows = print_runs(a, ranks, times, loops, reports)
+    print(f"  strong runs bit-identical to one rank: {'yes' if same else 'NO'}")
+    print_model(extrap)
     import datetime
 
     (a.out / "mpi.json").write_text(json.dumps({"date": datetime.date.today().isoformat(), "fraction": a.fraction,
