@@ -6,7 +6,7 @@ BUILD := build
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
 .DEFAULT_GOAL := help
-.PHONY: help setup demo test test-lit test-py test-c test-asan reliability lint format grammar bench bench-full clean
+.PHONY: help setup demo test test-lit test-py test-c test-asan reliability lint format size grammar bench bench-full clean
 
 help: ## this list
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN{FS=":.*## "}{printf "  make %-14s %s\n", $$1, $$2}'
@@ -60,6 +60,9 @@ lint: ## ruff on the Python, clang-format check on the runtime
 format: ## apply ruff's and clang-format's fixes
 	$(BIN)/ruff check --fix compiler test bench tools examples
 	clang-format-15 -i runtime/include/*.h runtime/src/*.[ch] runtime/tests/*.c runtime/tools/*.c runtime/fuzz/*.c
+
+size: ## the size gate's offenders: files over 800 lines, functions over 100 (test_size_gate.py holds the ratchet)
+	$(BIN)/python tools/size_gate.py
 
 grammar: ## regenerate the ANTLR parser from grammar/Stencil.g4 (needs java)
 	tools/gen-parser.sh
