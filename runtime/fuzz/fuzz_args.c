@@ -4,7 +4,7 @@
  * so every option meets every kind of descriptor.  Each parse returns 0 or an error with a message,
  * and stn_opts_free is safe either way; ASan and UBSan catch the rest.  Built by `make fuzz` against
  * the generated descriptors (stencilc --emit=c). */
-#include "stn_internal.h"
+#include "base/stn_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>

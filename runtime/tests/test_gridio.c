@@ -3,7 +3,7 @@
  * the buffered fallback, and clear errors for short files and missing directories. */
 #include "test_util.h"
 
-#include "stn_gridio.h"
+#include "io/stn_gridio.h"
 
 #include <signal.h>
 #include <stdint.h>

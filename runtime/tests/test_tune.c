@@ -15,7 +15,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "stn_ooc.h"
+#include "plan/stn_ooc.h"
 #include "test_util.h"
 
 #include <inttypes.h>

@@ -16,10 +16,10 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "stn_device.h"
-#include "stn_gridio.h"
-#include "stn_internal.h"
-#include "stn_probe.h"
+#include "base/stn_device.h"
+#include "base/stn_internal.h"
+#include "io/stn_gridio.h"
+#include "io/stn_probe.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -14,7 +14,8 @@
   there (a JSON object with ``runtime_version`` and ``mode``): a safety net for a report a test
   writes and never reads.
 
-``examples/`` is put on ``sys.path`` so tests can ``import reference``.
+``examples/`` is put on ``sys.path`` so tests can ``import reference``, and ``compiler/`` so that a test
+importing ``stencilc`` gets this checkout's (as its subprocesses do), not another installed one.
 """
 
 from __future__ import annotations
@@ -37,6 +38,9 @@ REPORT_SCHEMA = REPO_ROOT / "docs" / "report.schema.json"
 
 if str(EXAMPLES_DIR) not in sys.path:
     sys.path.insert(0, str(EXAMPLES_DIR))
+# the stencilc a test imports (toolchain, ...) is this checkout's too, as the one its subprocesses run
+if str(REPO_ROOT / "compiler") not in sys.path:
+    sys.path.insert(0, str(REPO_ROOT / "compiler"))
 
 
 def stencilc_command() -> tuple[list[str], dict[str, str]]:

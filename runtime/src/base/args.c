@@ -5,7 +5,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "stn_internal.h"
+#include "base/stn_internal.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -1,5 +1,5 @@
 /* device.c -- the flash device's bandwidth curves for the time model (stn_device.h). */
-#include "stn_device.h"
+#include "base/stn_device.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -3,7 +3,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "stn_internal.h"
+#include "base/stn_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>

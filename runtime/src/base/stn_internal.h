@@ -8,7 +8,7 @@
 #ifndef STN_INTERNAL_H
 #define STN_INTERNAL_H
 
-#include "stn_device.h"
+#include "base/stn_device.h"
 #include "stn_rt.h"
 
 #include <stdint.h>

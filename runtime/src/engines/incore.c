@@ -12,8 +12,8 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "stn_ooc.h"
-#include "stn_run.h"
+#include "plan/stn_ooc.h"
+#include "run/stn_run.h"
 
 #include <errno.h>
 #include <stdlib.h>

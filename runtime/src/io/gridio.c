@@ -2,7 +2,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "stn_gridio.h"
+#include "io/stn_gridio.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -3,10 +3,10 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "stn_probe.h"
+#include "io/stn_probe.h"
 
-#include "stn_gridio.h"
-#include "stn_internal.h"
+#include "base/stn_internal.h"
+#include "io/stn_gridio.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -22,7 +22,7 @@
 #ifndef STN_GRIDIO_H
 #define STN_GRIDIO_H
 
-#include "stn_internal.h"
+#include "base/stn_internal.h"
 
 #include <stddef.h>
 #include <stdint.h>

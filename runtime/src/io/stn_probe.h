@@ -42,7 +42,7 @@
 #ifndef STN_PROBE_H
 #define STN_PROBE_H
 
-#include "stn_device.h"
+#include "base/stn_device.h"
 
 #include <stdint.h>
 

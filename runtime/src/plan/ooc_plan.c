@@ -19,8 +19,8 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "stn_gridio.h"
-#include "stn_ooc.h"
+#include "io/stn_gridio.h"
+#include "plan/stn_ooc.h"
 
 #include <inttypes.h>
 #include <stdint.h>

@@ -13,8 +13,8 @@
 #ifndef STN_OOC_H
 #define STN_OOC_H
 
-#include "stn_internal.h"
-#include "stn_run.h"
+#include "base/stn_internal.h"
+#include "run/stn_run.h"
 
 /* ------------------------------------------------------------------ ooc_plan.c: geometry */
 

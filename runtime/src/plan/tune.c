@@ -12,9 +12,9 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "stn_gridio.h"
-#include "stn_ooc.h"
-#include "stn_run.h"
+#include "io/stn_gridio.h"
+#include "plan/stn_ooc.h"
+#include "run/stn_run.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -7,8 +7,8 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "stn_gridio.h"
-#include "stn_run.h"
+#include "io/stn_gridio.h"
+#include "run/stn_run.h"
 
 #include <errno.h>
 #include <fcntl.h>

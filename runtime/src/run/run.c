@@ -4,7 +4,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "stn_run.h"
+#include "run/stn_run.h"
 
 #include <errno.h>
 #include <fcntl.h>

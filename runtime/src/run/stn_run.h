@@ -3,20 +3,25 @@
  * back (stn_result, and stn_ooc_result for the out-of-core plan), and the engines' entry points.
  * Private to the runtime.
  *
- * The runtime's files in layers, lowest first; a file calls only into its own layer or lower ones
- * (test/python/test_runtime_layers.py checks this on the object files with nm):
- *   1. error, stats, alloc, file, ring, npy, progress, hw, gridio, args,      the pieces
- *      device (the flash device's curves), probe (measuring them), par (MPI ranks)
- *   2. run.c (warnings, the engines' arrays), iblock.c (step 1 of Blk-Tune)   what engines share
- *   3. ooc_plan.c (block geometry, the exact IO model), tune.c (the tuners)   planning, no engine
- *   4. incore.c; ooc.c, ooc_window.c, ooc_xfer.c, ooc_state.c                the engines
- *   5. report.c                                                               the JSON report
- *   6. program.c                                                              stn_program_main
+ * The runtime's files in layers, one folder of runtime/src a layer, lowest first; a file calls only
+ * into its own layer or lower ones (test/python/test_runtime_layers.py checks this on the object
+ * files with nm; docs/design/020 draws it):
+ *   1. base/     error, stats, alloc, file, ring, progress, hw, args,        the pieces
+ *                device (the flash device's curves)
+ *   2. io/       npy, gridio (grid files, the libaio queue), probe          files and the device
+ *   3. mpi/      par (MPI ranks)                                            the ranks
+ *   4. run/      run (warnings, the engines' arrays), iblock (Blk-Tune's    what engines share
+ *                step 1)
+ *   5. plan/     ooc_plan (block geometry, the exact IO model), tune        planning, no engine
+ *                (the tuners)
+ *   6. engines/  incore; ooc/: ooc, ooc_window, ooc_xfer, ooc_state         the engines
+ *   7. report/   report                                                     the JSON report
+ *   8. program/  program                                                    stn_program_main
  */
 #ifndef STN_RUN_H
 #define STN_RUN_H
 
-#include "stn_internal.h"
+#include "base/stn_internal.h"
 
 /* ------------------------------------------------------------------ run.c: warnings */
 

@@ -6,7 +6,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "stn_ooc_engine.h"
+#include "engines/ooc/stn_ooc_engine.h"
 
 #include <string.h>
 

@@ -8,9 +8,9 @@
 #ifndef STN_OOC_ENGINE_H
 #define STN_OOC_ENGINE_H
 
-#include "stn_gridio.h"
-#include "stn_ooc.h"
-#include "stn_run.h"
+#include "io/stn_gridio.h"
+#include "plan/stn_ooc.h"
+#include "run/stn_run.h"
 
 /* One field in the engine. */
 typedef struct ooc_field {
