@@ -251,7 +251,15 @@ void stn_iblock(const stn_program_desc *d, const int64_t size[3], const stn_hw *
 
 /* ------------------------------------------------------------------ args.c: the command line */
 
-enum { STN_MODE_INCORE = 0, STN_MODE_OOC, STN_MODE_MMAP };
+/* STN_MODE_INCORE, _OOC, _MMAP, ...: the engines of base/stn_engines.def, in its order */
+/* clang-format off */
+enum {
+#define STN_ENGINE(NAME, name, ops) STN_MODE_##NAME,
+#include "base/stn_engines.def"
+#undef STN_ENGINE
+    STN_NMODES
+};
+/* clang-format on */
 enum { STN_TUNER_NONE = -1, STN_TUNER_BLK = 0, STN_TUNER_NAIVE, STN_TUNER_BRUTE };
 enum { STN_SCHED_NONE = -1, STN_SCHED_REF = 0, STN_SCHED_ALG1, STN_SCHED_ALG2 };
 enum { STN_STRIP_NONE = 0, STN_STRIP_DRAM, STN_STRIP_FILE };

@@ -12,23 +12,14 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include "engines/stn_incore.h"
 #include "plan/stn_ooc.h"
-#include "run/stn_run.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-
-/* Large enough for transparent huge pages and O_DIRECT alike. */
-#define BUF_ALIGN 4096
-/* Buffers of 2 MiB or more are 2 MiB aligned and asked for transparent huge pages (THP is
- * often "madvise" only).  A 7-point update touches three planes MiBs apart; on 4 KiB pages
- * that is a TLB miss per row.  On the 2-core VM this took heat3d 256^3 in-core from
- * 1.0-1.47e9 cells/s (run to run) to 1.37-1.54e9, and 512^3 from 0.87-1.3e9 to 1.23-1.31e9
- * (docs/benchmarks.md).  Without THP the advice is ignored. */
-#define HUGE_ALIGN ((size_t)2 << 20)
 
 typedef struct field_bufs {
     void *buf[3];
@@ -45,6 +36,8 @@ typedef struct tiles {
 } tiles;
 
 struct stn_incore {
+    const stn_incore_kind *kind; /* its memory: DRAM (stn_incore_engine) or mapped files (mmap.c) */
+    const stn_run *given;        /* the run it was opened on (e->r: a rank's part of it under MPI) */
     const stn_run *r;
     stn_result *res;
     const stn_program_desc *d;
@@ -59,6 +52,32 @@ struct stn_incore {
     int64_t chunk;      /* and the steps between the ghosts' exchanges (the ghosts are chunk x skew deep) */
 };
 typedef struct stn_incore engine;
+
+/* ------------------------------------------------------------------ DRAM */
+
+/* Large enough for transparent huge pages and O_DIRECT alike. */
+#define BUF_ALIGN 4096
+/* Buffers of 2 MiB or more are 2 MiB aligned and asked for transparent huge pages (THP is
+ * often "madvise" only).  A 7-point update touches three planes MiBs apart; on 4 KiB pages
+ * that is a TLB miss per row.  On the 2-core VM this took heat3d 256^3 in-core from
+ * 1.0-1.47e9 cells/s (run to run) to 1.37-1.54e9, and 512^3 from 0.87-1.3e9 to 1.23-1.31e9
+ * (docs/benchmarks.md).  Without THP the advice is ignored. */
+#define HUGE_ALIGN ((size_t)2 << 20)
+
+static void *dram_alloc(const stn_run *r, int f, int b, size_t bytes) {
+    (void)r, (void)f, (void)b;
+    void *p = stn_alloc(bytes, bytes >= HUGE_ALIGN ? HUGE_ALIGN : BUF_ALIGN);
+    if (p && bytes >= HUGE_ALIGN)
+        (void)madvise(p, bytes / HUGE_ALIGN * HUGE_ALIGN, MADV_HUGEPAGE);
+    return p;
+}
+
+static void dram_release(void *p, size_t bytes) {
+    (void)bytes;
+    stn_free(p);
+}
+
+static const stn_incore_kind dram = {"incore", dram_alloc, dram_release, NULL};
 
 /* ------------------------------------------------------------------ parallel memory helpers */
 
@@ -84,56 +103,6 @@ static void par_copy(void *dst, const void *src, size_t n, stn_stats *st) {
 
 /* ------------------------------------------------------------------ setup */
 
-/* --mode mmap, the paper's baseline: each array is a shared mapping of a file under --dir, so
- * the kernel's page cache decides what is in DRAM and writes pages back to the device.  The
- * file is unlinked at once: it lives as long as the mapping, and nothing is left behind. */
-static void *map_buffer(engine *e, int f, int b, size_t bytes) {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s.%s.%d.mmap-XXXXXX", e->r->o->dir, e->d->name, e->d->fields[f].name, b);
-    int fd = mkstemp(path);
-    if (fd < 0) {
-        stn_error(stn_neg_errno(errno), "--mode mmap: cannot create a file in '%s': %s", e->r->o->dir,
-                  strerror(errno));
-        return NULL;
-    }
-    unlink(path);
-    void *p = MAP_FAILED;
-    int err = 0;
-    if (ftruncate(fd, (off_t)bytes) != 0)
-        err = errno;
-    else if ((p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED)
-        err = errno;
-    close(fd);
-    if (err) {
-        char hb[32];
-        stn_error(stn_neg_errno(err), "--mode mmap: cannot map %s of '%s': %s",
-                  stn_fmt_bytes(hb, sizeof hb, bytes), e->r->o->dir, strerror(err));
-        return NULL;
-    }
-    return p;
-}
-
-static void unmap_buffer(void *p, size_t bytes) {
-    if (p)
-        munmap(p, bytes);
-}
-
-/* Bytes this process made the storage layer read and write (page cache misses, writeback):
- * the flash traffic of --mode mmap, which the kernel moves without asking us. */
-static void proc_io(uint64_t *rd, uint64_t *wr) {
-    FILE *fp = fopen("/proc/self/io", "r");
-    char line[128];
-    unsigned long long v;
-    while (fp && fgets(line, sizeof line, fp)) {
-        if (sscanf(line, "read_bytes: %llu", &v) == 1)
-            *rd = v;
-        else if (sscanf(line, "write_bytes: %llu", &v) == 1)
-            *wr = v;
-    }
-    if (fp)
-        fclose(fp);
-}
-
 static int alloc_buffers(engine *e) {
     const stn_program_desc *d = e->d;
     size_t bytes = (size_t)e->r->grid_bytes;
@@ -146,11 +115,7 @@ static int alloc_buffers(engine *e) {
         fb->next = fb->nbuf > 1 ? 1 : -1;
         fb->prev = fb->nbuf > 2 ? 2 : -1;
         for (int b = 0; b < fb->nbuf; b++) {
-            int mm = e->r->o->mode == STN_MODE_MMAP;
-            fb->buf[b] = mm ? map_buffer(e, i, b, bytes)
-                            : stn_alloc(bytes, bytes >= HUGE_ALIGN ? HUGE_ALIGN : BUF_ALIGN);
-            if (fb->buf[b] && !mm && bytes >= HUGE_ALIGN)
-                (void)madvise(fb->buf[b], bytes / HUGE_ALIGN * HUGE_ALIGN, MADV_HUGEPAGE);
+            fb->buf[b] = e->kind->alloc(e->r, i, b, bytes);
             if (!fb->buf[b])
                 return stn_error(-ENOMEM,
                                  "in-core run: cannot allocate level %d of field '%s' (%d of %d buffers of "
@@ -520,10 +485,11 @@ static void choose_tiles(engine *e) {
     const stn_run *r = e->r;
     /* Blk-Tune's step 1 in-core too: the same cache tiles as out-of-core */
     stn_iblock_choose(r, stn_tuned_applies(r), &e->res->ib);
-    if (r->o->mode == STN_MODE_INCORE)
+    if (!e->kind->paging)
         e->tiled = pick_tiles(e, &e->tl, e->res->tiles_source, sizeof e->res->tiles_source);
     else /* mmap is the baseline of the kernel's own loop over paged memory */
-        snprintf(e->res->tiles_source, sizeof e->res->tiles_source, "off (--mode mmap runs the plain loop)");
+        snprintf(e->res->tiles_source, sizeof e->res->tiles_source, "off (--mode %s runs the plain loop)",
+                 e->kind->mode);
     if (e->tiled) {
         e->res->time_tiles[0] = e->tl.y.b, e->res->time_tiles[1] = e->d->ndim == 3 ? e->tl.z.b : -1;
         e->res->time_tiles[2] = e->tl.bt;
@@ -652,10 +618,8 @@ static void set_boxes(engine *e) {
 static void engine_free(engine *e) {
     for (int i = 0; e->f && i < e->d->nfields; i++)
         for (int b = 0; b < 3; b++)
-            if (e->r->o->mode == STN_MODE_MMAP)
-                unmap_buffer(e->f[i].buf[b], (size_t)e->r->grid_bytes);
-            else
-                stn_free(e->f[i].buf[b]);
+            if (e->f[i].buf[b])
+                e->kind->release(e->f[i].buf[b], (size_t)e->r->grid_bytes);
     free(e->f);
     free(e->src);
     free(e->dst);
@@ -680,8 +644,8 @@ static void check_budget(const stn_run *r) {
 static int part_of(engine *e, const stn_run *r) {
     const stn_program_desc *d = r->d;
     char why[160] = "";
-    if (r->o->mode != STN_MODE_INCORE)
-        snprintf(why, sizeof why, "--mode mmap");
+    if (e->kind->paging)
+        snprintf(why, sizeof why, "--mode %s", e->kind->mode);
     if (why[0])
         return stn_error(-ENOTSUP, "%d MPI ranks: this version splits in-core runs only without %s",
                          stn_par_size(), why);
@@ -788,11 +752,13 @@ static int exchange(engine *e) {
     return rc;
 }
 
-int stn_incore_open(const stn_run *r, stn_result *res, stn_incore **out) {
+int stn_incore_open(const stn_run *r, stn_result *res, const stn_incore_kind *kind, void **out) {
     engine *e = calloc(1, sizeof *e);
     *out = NULL;
     if (!e)
         return stn_error(-ENOMEM, "out of memory");
+    e->kind = kind;
+    e->given = r;
     e->r = r;
     e->res = res;
     e->d = r->d;
@@ -815,7 +781,7 @@ int stn_incore_open(const stn_run *r, stn_result *res, stn_incore **out) {
         rc = stn_engine_arrays(r->d, sizeof *e->f, (void **)&e->f, &e->src, &e->dst, "in-core");
     if (rc == 0) {
         set_boxes(e);
-        if (r->o->mode == STN_MODE_INCORE)
+        if (!kind->paging)
             check_budget(r);
         rc = alloc_buffers(e);
     }
@@ -824,7 +790,7 @@ int stn_incore_open(const stn_run *r, stn_result *res, stn_incore **out) {
     if (rc == 0)
         choose_tiles(e);
     if (rc) {
-        stn_incore_close(e);
+        stn_incore_close(e, 0);
         return rc;
     }
     *out = e;
@@ -849,9 +815,11 @@ static uint64_t exchange_model(const engine *e) {
     return stn_state_levels(e->d) * each;
 }
 
-int stn_incore_advance(stn_incore *e, int64_t t0, int64_t steps) {
+int stn_incore_advance(void *state, int64_t t0, int64_t steps) {
+    engine *e = state;
     uint64_t r0 = 0, w0 = 0, r1 = 0, w1 = 0;
-    proc_io(&r0, &w0);
+    if (e->kind->paging)
+        e->kind->paging(&r0, &w0);
     int rc = 0;
     if (e->part) /* (an exchange after every chunk) */
         e->res->msg_predicted += (uint64_t)((steps + e->chunk - 1) / e->chunk) * exchange_model(e);
@@ -866,8 +834,8 @@ int stn_incore_advance(stn_incore *e, int64_t t0, int64_t steps) {
     }
     if (!e->part)
         rc = time_loop(e, t0, steps);
-    proc_io(&r1, &w1);
-    if (e->r->o->mode == STN_MODE_MMAP) { /* the kernel's paging during the time loop */
+    if (e->kind->paging) { /* the kernel's paging during the time loop */
+        e->kind->paging(&r1, &w1);
         e->res->have_paging = 1;
         e->res->paging_read += r1 - r0;
         e->res->paging_written += w1 - w0;
@@ -875,18 +843,22 @@ int stn_incore_advance(stn_incore *e, int64_t t0, int64_t steps) {
     return rc;
 }
 
-void *stn_incore_level(stn_incore *e, int f, int level) {
+/* The array of field f's current level (level 0) or previous one (1; the current one for a field of one
+ * level): the whole grid, laid out as the run's view. */
+static void *level_of(engine *e, int f, int level) {
     field_bufs *fb = &e->f[f];
     return fb->buf[level == 1 && fb->prev >= 0 ? fb->prev : fb->cur];
 }
 
-void stn_incore_written(stn_incore *e, int f, int level) {
+/* The caller changed cells of that level: its mirrors and wraps again (as after an --init file), and a
+ * dirichlet field's boundary cells as written are those its steps keep. */
+static void written(engine *e, int f, int level) {
     const stn_field_desc *fd = &e->d->fields[f];
     field_bufs *fb = &e->f[f];
     if (fd->kind != STN_FIELD_STATE)
         return;
     if (fd->boundary == STN_BC_NEUMANN || fd->periodic) /* as after an --init file */
-        mirror(e, f, stn_incore_level(e, f, level));
+        mirror(e, f, level_of(e, f, level));
     if (level == 1 && fb->prev >= 0) {
         fb->bc_initial[fb->prev] = 0;
         return;
@@ -895,9 +867,32 @@ void stn_incore_written(stn_incore *e, int f, int level) {
         fb->bc_initial[b] = b == fb->cur;
 }
 
-int stn_incore_export(stn_incore *e) { return write_outputs(e); }
+int64_t stn_incore_steps_done(const void *state) {
+    (void)state;
+    return 0;
+}
 
-void stn_incore_close(stn_incore *e) {
+int stn_incore_box(void *state, const stn_box_io *b) {
+    engine *e = state;
+    double t0 = stn_now();
+    stn_engine_copy_box(&e->given->view, (size_t)e->d->elem_size, level_of(e, b->f, b->level), b);
+    if (b->write)
+        written(e, b->f, b->level);
+    stn_stats_add_time(&e->res->st, STN_PHASE_COPY, t0);
+    return 0;
+}
+
+int stn_incore_account(void *state, stn_result *out) {
+    const engine *e = state;
+    *out = *e->res;
+    return 0;
+}
+
+int stn_incore_finish(void *state) { return write_outputs(state); }
+
+void stn_incore_close(void *state, int keep) {
+    engine *e = state;
+    (void)keep;
     if (!e)
         return;
     e->res->engine_bytes = stn_peak_allocated_bytes();
@@ -910,3 +905,20 @@ void stn_incore_close(stn_incore *e) {
     free(e->fold);
     free(e);
 }
+
+static int incore_open(const stn_run *r, stn_result *res, stn_ooc_result *plan, int program, void **state) {
+    (void)plan, (void)program;
+    return stn_incore_open(r, res, &dram, state);
+}
+
+const stn_engine_ops stn_incore_engine = {
+    .name = "incore",
+    .splits = 1,
+    .open = incore_open,
+    .steps_done = stn_incore_steps_done,
+    .advance = stn_incore_advance,
+    .box = stn_incore_box,
+    .account = stn_incore_account,
+    .finish = stn_incore_finish,
+    .close = stn_incore_close,
+};

@@ -7,8 +7,9 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include "engines/stn_engine.h"
 #include "io/stn_gridio.h"
-#include "run/stn_run.h"
+#include "report/stn_report.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -253,7 +254,7 @@ typedef struct program_run {
     stn_run in;
     stn_log log;
     stn_result res;
-    stn_ooc_result plan; /* out-of-core only */
+    stn_ooc_result plan; /* an engine that plans (out of core) only */
 } program_run;
 
 static int setup_run(program_run *pr, const stn_program_desc *d, const stn_opts *o, double t_start) {
@@ -333,8 +334,9 @@ static void find_curves(stn_run *r) {
     snprintf(r->dev.source, sizeof r->dev.source, "stencilc probe: %.490s", path);
 }
 
-/* Options of the out-of-core engine are accepted in-core but do nothing; say so.  (--dir is
- * not worth a warning: scripts pass it routinely, and it only names where scratch goes.) */
+/* Options of the out-of-core engine are accepted by the engines that plan no blocks but do nothing;
+ * say so.  (--dir is not worth a warning: scripts pass it routinely, and it only names where scratch
+ * goes.) */
 static void note_ignored(stn_run *r) {
     const stn_opts *o = r->o;
     const char *ignored[5];
@@ -358,11 +360,12 @@ static void note_ignored(stn_run *r) {
  * outputs' temporaries created, the device found. */
 static int prepare(program_run *pr) {
     stn_run *r = &pr->in;
-    int ooc = r->o->mode == STN_MODE_OOC;
-    if (!ooc)
+    const stn_engine_ops *eng = stn_engine_of(r->o->mode);
+    if (!eng->plans)
         note_ignored(r);
     int rc = 0;
-    if (ooc && stn_par_size() > 1) /* (first: every rank takes part, before anything can fail on one) */
+    if (eng->device &&
+        stn_par_size() > 1) /* (first: every rank takes part, before anything can fail on one) */
         rc = stn_par_network(&r->net_bytes_per_second, &r->net_latency, r->net_source, sizeof r->net_source);
     if (rc == 0)
         rc = check_inputs(r);
@@ -379,9 +382,9 @@ static int prepare(program_run *pr) {
     }
     if (rc == 0)
         rc = open_outputs(r);
-    if (rc == 0 && ooc)
+    if (rc == 0 && eng->device)
         rc = find_device(r);
-    if (rc == 0 && ooc)
+    if (rc == 0 && eng->device)
         find_curves(r);
     return rc;
 }
@@ -423,7 +426,7 @@ static int finish(program_run *pr, int rc) {
     if (rc == 0 && stn_par_size() > 1)
         gather_ranks(&pr->res);
     if (rc == 0 && r->o->report && stn_par_rank() == 0)
-        rc = stn_report_write(r, &pr->res, r->o->mode == STN_MODE_OOC ? &pr->plan : NULL, r->o->report);
+        rc = stn_report_write(r, &pr->res, stn_engine_of(r->o->mode)->plans ? &pr->plan : NULL, r->o->report);
     return rc;
 }
 
@@ -452,8 +455,7 @@ struct stn_sim {
     int argc;
     char **argv;           /* copies: the options point into them (NULL: the program's own argv) */
     int program;           /* the program's main: the one advance is the whole run */
-    stn_incore *ic;        /* the engine: in-core (and mmap), */
-    stn_ooc *oc;           /* or out of core */
+    stn_engine *eng;       /* the engine --mode names */
     int64_t done;          /* steps advanced */
     int failed;            /* an advance failed: the levels are partly stepped */
     uint64_t ckpt_written; /* the bytes of the checkpoints' files (the IO model's) */
@@ -465,8 +467,7 @@ struct stn_sim {
 static void sim_free(stn_sim *s) {
     if (!s)
         return;
-    stn_incore_close(s->ic);
-    stn_ooc_close(s->oc, s->failed); /* after a failed advance the committed sweeps stay, for --resume */
+    stn_engine_close(s->eng, s->failed); /* after a failed advance the committed sweeps stay, for --resume */
     abort_outputs(&s->pr.in);
     free_run(&s->pr);
     stn_opts_free(&s->o);
@@ -515,10 +516,9 @@ static int sim_start(stn_sim *s, double t_start) {
     if (rc == 0)
         rc = prepare(&s->pr);
     if (rc == 0)
-        rc = s->o.mode == STN_MODE_OOC ? stn_ooc_open(&s->pr.in, &s->pr.res, &s->pr.plan, s->program, &s->oc)
-                                       : stn_incore_open(&s->pr.in, &s->pr.res, &s->ic);
-    if (rc == 0 && s->oc)
-        s->done = stn_ooc_steps_done(s->oc); /* --resume: the steps of the sweeps saved */
+        rc = stn_engine_open(&s->pr.in, &s->pr.res, &s->pr.plan, s->program, &s->eng);
+    if (rc == 0)
+        s->done = stn_engine_steps_done(s->eng); /* --resume: the steps of the sweeps saved */
     threads_out(s);
     return rc;
 }
@@ -535,9 +535,10 @@ static int ranks_options(stn_sim *s) {
         int cores = stn_omp_max_threads() / node;
         s->o.threads = cores > 1 ? cores : 1;
     }
-    if (P > 1 && s->o.mode == STN_MODE_MMAP && !s->o.help && !s->o.version)
+    if (P > 1 && !stn_engine_of(s->o.mode)->splits && !s->o.help && !s->o.version)
         return stn_error(-ENOTSUP,
-                         "--mode mmap with %d MPI ranks: the ranks split --mode ooc and --mode incore", P);
+                         "--mode %s with %d MPI ranks: the ranks split --mode ooc and --mode incore",
+                         stn_mode_names[s->o.mode], P);
     const char *d = s->o.dir, *at = d ? strstr(d, "%r") : NULL;
     if (!at)
         return 0;
@@ -654,10 +655,10 @@ int stn_sim_open(const stn_program_desc *given, int argc, const char *const *arg
                        s->o.help      ? "--help"
                        : s->o.version ? "--version"
                                       : "--plan-only");
-    if (rc == 0 && s->o.resume && s->o.mode != STN_MODE_OOC)
+    if (rc == 0 && s->o.resume && !stn_engine_of(s->o.mode)->resumes)
         rc = stn_error(-EINVAL,
                        "--resume: only an out-of-core simulation keeps its state in files to resume from");
-    if (rc == 0 && s->o.mode == STN_MODE_OOC && s->o.steps < 1)
+    if (rc == 0 && stn_engine_of(s->o.mode)->plans && s->o.steps < 1)
         s->o.steps = 1; /* the plan's horizon: at least one sweep */
     if (rc == 0)
         rc = sim_start(s, t_start);
@@ -691,15 +692,17 @@ int stn_sim_field(const stn_sim *s, const char *name, int *field, int *level) {
     return stn_error(-EINVAL, "%s has no field '%s' (its fields: %s)", d->name, name ? name : "(null)", list);
 }
 
-/* The field, level and box of a read or write, checked; the caller's strides (elements; NULL: dense). */
-static int sim_box(stn_sim *s, const char *what, const char *name, const stn_box *box, const void *buf,
-                   const int64_t *strides, int *f, int *level, int64_t lo[3], int64_t hi[3], int64_t st[3]) {
+/* The field, level and box of a read or write (b->write, b->buf set), checked, into b; the caller's
+ * strides (elements; NULL: dense). */
+static int sim_box(stn_sim *s, const char *name, const stn_box *box, const int64_t *strides, stn_box_io *b) {
+    const char *what = b->write ? "write" : "read";
+    int64_t *lo = b->lo, *hi = b->hi, *st = b->st;
     if (s->failed)
         return stn_error(-EIO, "%s: an earlier advance failed; the levels are not those of any step", what);
-    int rc = stn_sim_field(s, name, f, level);
+    int rc = stn_sim_field(s, name, &b->f, &b->level);
     if (rc)
         return stn_error(rc, "%s: %s", what, stn_errmsg());
-    if (!box || !buf)
+    if (!box || !b->buf)
         return stn_error(-EINVAL, "%s '%s': no %s", what, name, box ? "buffer" : "box");
     const int64_t n[3] = {s->o.size[0], s->o.size[1], s->o.size[2]};
     int dims = stn_dims(&s->desc);
@@ -718,43 +721,12 @@ static int sim_box(stn_sim *s, const char *what, const char *name, const stn_box
     return 0;
 }
 
-/* Copy a box between the caller's buffer and a level laid out as the run's view. */
-static void sim_copy(const stn_sim *s, int to_level, char *lvl, char *buf, const int64_t lo[3],
-                     const int64_t hi[3], const int64_t st[3]) {
-    const stn_view *v = &s->pr.in.view;
-    size_t es = (size_t)s->desc.elem_size;
-    int64_t w = hi[0] - lo[0];
-    for (int64_t z = lo[2]; z < hi[2]; z++)
-        for (int64_t y = lo[1]; y < hi[1]; y++) {
-            char *g = lvl + ((size_t)(z * v->sz + y * v->sy + lo[0])) * es;
-            char *u = buf + (ptrdiff_t)((z - lo[2]) * st[2] + (y - lo[1]) * st[1]) * (ptrdiff_t)es;
-            if (st[0] == 1) {
-                memcpy(to_level ? g : u, to_level ? u : g, (size_t)w * es);
-                continue;
-            }
-            for (int64_t x = 0; x < w; x++) {
-                char *uc = u + (ptrdiff_t)(x * st[0]) * (ptrdiff_t)es;
-                memcpy(to_level ? g + (size_t)x * es : uc, to_level ? uc : g + (size_t)x * es, es);
-            }
-        }
-}
-
-/* A write (buf read) or a read (buf written) of a box, checked, on either engine. */
+/* A write (buf read) or a read (buf written) of a box, checked, through the engine. */
 static int sim_move(stn_sim *s, int write, const char *field, const stn_box *box, char *buf,
                     const int64_t *strides) {
-    int f, level;
-    int64_t lo[3], hi[3], st[3];
-    int rc = sim_box(s, write ? "write" : "read", field, box, buf, strides, &f, &level, lo, hi, st);
-    if (rc)
-        return rc;
-    if (s->oc)
-        return stn_ooc_sim_box(s->oc, f, level, write, lo, hi, buf, st);
-    double t0 = stn_now();
-    sim_copy(s, write, stn_incore_level(s->ic, f, level), buf, lo, hi, st);
-    if (write)
-        stn_incore_written(s->ic, f, level);
-    stn_stats_add_time(&s->pr.res.st, STN_PHASE_COPY, t0);
-    return 0;
+    stn_box_io b = {.write = write, .buf = buf};
+    int rc = sim_box(s, field, box, strides, &b);
+    return rc ? rc : stn_engine_box(s->eng, &b);
 }
 
 int stn_sim_write(stn_sim *s, const char *field, const stn_box *box, const void *buf,
@@ -779,7 +751,7 @@ int stn_sim_advance(stn_sim *s, int64_t steps) {
             "was opened for, which its %s sized (open it with steps = the total)",
             steps, s->done, s->o.steps, d->nseries > 0 ? "series were checked and" : "records were");
     threads_in(s);
-    int rc = s->oc ? stn_ooc_advance(s->oc, steps) : stn_incore_advance(s->ic, s->done, steps);
+    int rc = stn_engine_advance(s->eng, s->done, steps);
     threads_out(s);
     if (rc) {
         s->failed = 1;
@@ -797,12 +769,11 @@ int stn_sim_report(stn_sim *s, const char *path) {
     int64_t steps = s->o.steps;
     s->o.steps = s->done; /* the steps so far */
     s->pr.res.engine_bytes = stn_peak_allocated_bytes();
-    int rc = s->oc ? stn_ooc_account(s->oc, 0) : 0;
-    stn_result res = s->pr.res; /* the models so far, as finish() completes them */
-    res.predicted_read += s->oc ? s->pr.in.series_bytes + s->pr.in.points_bytes + s->pr.in.along_bytes : 0;
+    stn_result res; /* the models so far, as finish() completes them */
+    int rc = stn_engine_account(s->eng, &res);
     res.predicted_written += s->ckpt_written;
     if (rc == 0)
-        rc = stn_report_write(&s->pr.in, &res, s->oc ? &s->pr.plan : NULL, path);
+        rc = stn_report_write(&s->pr.in, &res, stn_engine_of(s->o.mode)->plans ? &s->pr.plan : NULL, path);
     s->o.steps = steps;
     return rc;
 }
@@ -905,13 +876,11 @@ int stn_sim_close(stn_sim *s) {
         s->o.steps = s->done; /* the report's, and the records' */
     threads_in(s);
     if (rc == 0)
-        rc = s->oc ? stn_ooc_finish(s->oc) : stn_incore_export(s->ic);
+        rc = stn_engine_finish(s->eng);
     threads_out(s);
     s->pr.res.predicted_written += s->ckpt_written;
-    stn_incore_close(s->ic);
-    stn_ooc_close(s->oc, rc != 0); /* a failed export: the committed sweeps stay, for --resume */
-    s->ic = NULL;
-    s->oc = NULL;
+    stn_engine_close(s->eng, rc != 0); /* a failed export: the committed sweeps stay, for --resume */
+    s->eng = NULL;
     rc = finish(&s->pr, rc);
     char msg[1024];
     snprintf(msg, sizeof msg, "%s", stn_errmsg());

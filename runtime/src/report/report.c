@@ -2,7 +2,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "run/stn_run.h"
+#include "report/stn_report.h"
 
 #include <errno.h>
 #include <math.h>
@@ -209,7 +209,7 @@ static void r_stencil(json *j, const stn_run *r) {
 static void r_run(json *j, const stn_run *r, const stn_result *res, const stn_ooc_result *plan) {
     const stn_opts *o = r->o;
     j_kstr(j, "mode", stn_mode_names[o->mode]);
-    if (o->mode == STN_MODE_OOC)
+    if (plan)
         j_kstr(j, "schedule", stn_schedule_names[o->schedule < 0 ? STN_SCHED_REF : o->schedule]);
     else
         j_null(j, "schedule"); /* in-core has neither schedule, tuner nor blocking */

@@ -35,16 +35,6 @@ void stn_log_free(stn_log *log) {
     log->n = 0;
 }
 
-int stn_engine_arrays(const stn_program_desc *d, size_t field_size, void **f, const void ***src, void ***dst,
-                      const char *engine) {
-    *f = calloc((size_t)d->nfields, field_size);
-    *src = calloc((size_t)d->nsrc + 1, sizeof **src);
-    *dst = calloc((size_t)d->ndst + 1, sizeof **dst);
-    if (!*f || !*src || !*dst)
-        return stn_error(-ENOMEM, "out of memory setting up the %s engine", engine);
-    return 0;
-}
-
 /* A small grid of the run's rows: x as in the run (at most 2048), y and z cut so that all the
  * kernel's arrays together take at most `cap` bytes. */
 static stn_view rate_grid(const stn_program_desc *d, const stn_view *g, uint64_t cap) {

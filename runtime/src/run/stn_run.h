@@ -1,7 +1,6 @@
 /*
- * stn_run.h -- one run of a generated program: what it is given (stn_run), what each engine gives
- * back (stn_result, and stn_ooc_result for the out-of-core plan), and the engines' entry points.
- * Private to the runtime.
+ * stn_run.h -- one run of a generated program: what it is given (stn_run) and what each engine gives
+ * back (stn_result, and stn_ooc_result for the out-of-core plan).  Private to the runtime.
  *
  * The runtime's files in layers, one folder of runtime/src a layer, lowest first; a file calls only
  * into its own layer or lower ones (test/python/test_runtime_layers.py checks this on the object
@@ -10,11 +9,13 @@
  *                device (the flash device's curves)
  *   2. io/       npy, gridio (grid files, the libaio queue), probe          files and the device
  *   3. mpi/      par (MPI ranks)                                            the ranks
- *   4. run/      run (warnings, the engines' arrays), iblock (Blk-Tune's    what engines share
- *                step 1)
+ *   4. run/      run (warnings, the inputs, the kernels' calls), iblock     what engines share
+ *                (Blk-Tune's step 1)
  *   5. plan/     ooc_plan (block geometry, the exact IO model), tune        planning, no engine
  *                (the tuners)
- *   6. engines/  incore; ooc/: ooc, ooc_window, ooc_xfer, ooc_state         the engines
+ *   6. engines/  engine (the engines' table: stn_engine.h), arrays (what    the engines
+ *                they share); incore, mmap; ooc/: ooc, ooc_window,
+ *                ooc_xfer, ooc_state
  *   7. report/   report                                                     the JSON report
  *   8. program/  program                                                    stn_program_main
  */
@@ -253,12 +254,6 @@ typedef struct stn_ooc_result {
     int nfinalists;
 } stn_ooc_result;
 
-/* The arrays both engines keep: one zeroed record of `field_size` bytes per field, and the
- * kernels' source and destination pointer lists (one spare slot each).  0, or -ENOMEM with the
- * error set (naming `engine`); on failure the caller frees whatever is not NULL. */
-int stn_engine_arrays(const stn_program_desc *d, size_t field_size, void **f, const void ***src, void ***dst,
-                      const char *engine);
-
 /* The kernels' rate in cells per second, measured on a small grid of the run's rows (all arrays
  * together at most `cap` bytes) with the iBlock `tile`, for about 50 ms; `source` says how. */
 /* One step of the kernel on `box` (d->step), its failure (a stencil with sub-steps that cannot
@@ -326,49 +321,5 @@ void stn_iblock_choose(const stn_run *r, int builtin, stn_iblock_pick *out);
 int stn_tuned_wanted(const stn_run *r);
 /* ... and the run's --size (and --schedule) are those they were tuned for: they apply. */
 int stn_tuned_applies(const stn_run *r);
-
-/* ------------------------------------------------------------------ the engines */
-
-/* incore.c: --mode incore and --mode mmap, held open (program.c's stn_sim_*, which the program's
- * main runs too). */
-typedef struct stn_incore stn_incore;
-/* The buffers, each level's initial values (--init file, init, zero; mirrored), the tiles. */
-int stn_incore_open(const stn_run *r, stn_result *res, stn_incore **e);
-/* Steps t0 .. t0 + steps - 1 (t0 is the index the kernels, series and records see). */
-int stn_incore_advance(stn_incore *e, int64_t t0, int64_t steps);
-/* The array of field f's current level (level 0) or previous one (1; the current one for a field
- * of one level): the whole grid, laid out as r->view. */
-void *stn_incore_level(stn_incore *e, int f, int level);
-/* The caller changed cells of that level: its mirrors and wraps again (as after an --init file),
- * and a dirichlet field's boundary cells as written are those its steps keep. */
-void stn_incore_written(stn_incore *e, int f, int level);
-/* Every --out of a field from the current levels (into the run's writers). */
-int stn_incore_export(stn_incore *e);
-void stn_incore_close(stn_incore *e); /* NULL is fine */
-/* ooc.c: --mode ooc, held open, for the program's main and the simulation API alike (stn_sim_*).
- * open plans for r->o->steps (Blk-Tune; with --resume the saved plan, going on from the state
- * file's sweeps) and opens the scratch and records files; with --plan-only it prints the plan and
- * opens nothing.  `program`: the program's run, whose one advance is the whole run (its last sweep
- * need not commit when nothing reads it after).  advance runs sweeps of the plan's blocks from the
- * current state (the step index going on), each committed to the state file; sim_box moves a box
- * of (field, level) of the current state between the files and a caller's buffer (st: its strides
- * in elements); finish sets the IO and time model of what ran and exports every --out; close
- * removes the scratch files (unless `keep`: after a failure, for --resume) and frees everything. */
-typedef struct stn_ooc stn_ooc;
-int stn_ooc_open(const stn_run *r, stn_result *res, stn_ooc_result *plan, int program, stn_ooc **s);
-int stn_ooc_advance(stn_ooc *s, int64_t steps);
-/* The steps the state holds: those advanced, and with --resume those of the sweeps saved before. */
-int64_t stn_ooc_steps_done(const stn_ooc *s);
-int stn_ooc_sim_box(stn_ooc *s, int f, int level, int write, const int64_t lo[3], const int64_t hi[3],
-                    char *buf, const int64_t st[3]);
-/* The models of what ran so far: the IO model (with or without the --out exports) and the time model. */
-int stn_ooc_account(stn_ooc *s, int exports);
-int stn_ooc_finish(stn_ooc *s);
-void stn_ooc_close(stn_ooc *s, int keep); /* NULL is fine */
-
-/* ------------------------------------------------------------------ report.c */
-
-/* The JSON report of a run (`plan` NULL unless out-of-core), written atomically. */
-int stn_report_write(const stn_run *r, const stn_result *res, const stn_ooc_result *plan, const char *path);
 
 #endif /* STN_RUN_H */

@@ -1486,6 +1486,7 @@ static int part_run(stn_ooc *s, const stn_run *r, int64_t bt_ghost, const int64_
 }
 
 static int ooc_setup(ooc *e, int64_t *first_sweep);
+static void ooc_close(void *state, int keep);
 
 /* Blk-Tune for ranks without --block: the ghost depth (bt x skew) must be known before a slab is, so
  * each rank tunes its slab with ghosts for a guessed bt (first 1), the ranks take the least bt they
@@ -1520,7 +1521,7 @@ static int tune_ranks(const stn_run *r, stn_result *res, stn_ooc_result *out, in
             blk[2] = p->bt;
         }
         if (t)
-            stn_ooc_close(t, 1);
+            ooc_close(t, 1);
         if (stn_par_any(rc))
             return rc ? rc : stn_error(-EIO, "another rank failed to tune its blocks (its error is above)");
         blk[2] = stn_par_min(blk[2]);
@@ -1535,7 +1536,7 @@ static int tune_ranks(const stn_run *r, stn_result *res, stn_ooc_result *out, in
     return stn_error(-EIO, "internal error: the ranks' tuning did not settle on a bt");
 }
 
-int stn_ooc_open(const stn_run *r, stn_result *res, stn_ooc_result *out, int program, stn_ooc **sp) {
+static int ooc_open(const stn_run *r, stn_result *res, stn_ooc_result *out, int program, void **sp) {
     *sp = NULL;
     stn_ooc *s = calloc(1, sizeof *s);
     if (!s)
@@ -1580,7 +1581,7 @@ int stn_ooc_open(const stn_run *r, stn_result *res, stn_ooc_result *out, int pro
         s->tuned = tuned;
     }
     if (rc) {
-        stn_ooc_close(s, 1);
+        ooc_close(s, 1);
         return rc;
     }
     r = e->r; /* (a 1d grid's folded run, or a rank's slab) */
@@ -1607,14 +1608,14 @@ int stn_ooc_open(const stn_run *r, stn_result *res, stn_ooc_result *out, int pro
     s->rec_read = (uint64_t)s->steps * row; /* read back by open_records */
     e->plan.nsweeps = first;
     if (rc) { /* (a resumable run's files stay, as they were) */
-        stn_ooc_close(s, 1);
+        ooc_close(s, 1);
         return rc;
     }
     *sp = s;
     return 0;
 }
 
-int64_t stn_ooc_steps_done(const stn_ooc *s) { return s->steps; }
+static int64_t ooc_steps_done(const void *state) { return ((const stn_ooc *)state)->steps; }
 
 /* The inputs into their scratch files (and alg2's state into its in-place files), once, before
  * the first sweep or a write; the model counts it from then on. */
@@ -1630,8 +1631,10 @@ static int ensure_imported(stn_ooc *s) {
     return rc;
 }
 
-int stn_ooc_advance(stn_ooc *s, int64_t steps) {
+static int ooc_advance(void *state, int64_t first, int64_t steps) {
+    stn_ooc *s = state;
     ooc *e = &s->e;
+    (void)first; /* (the step index goes on from the state's: s->steps) */
     if (s->plan_only)
         return stn_error(-EINVAL, "internal error: advance after --plan-only");
     if (steps <= 0)
@@ -1710,9 +1713,12 @@ static int sim_box_io(stn_ooc *s, int f, int level, int write, const int64_t lo[
     return rc;
 }
 
-int stn_ooc_sim_box(stn_ooc *s, int f, int level, int write, const int64_t lo[3], const int64_t hi[3],
-                    char *buf, const int64_t st[3]) {
+static int ooc_box(void *state, const stn_box_io *bx) {
+    stn_ooc *s = state;
     ooc *e = &s->e;
+    int f = bx->f, level = bx->level, write = bx->write;
+    const int64_t *lo = bx->lo, *hi = bx->hi, *st = bx->st;
+    char *buf = bx->buf;
     if (e->alg2)
         return stn_error(-ENOTSUP, "--schedule alg2 keeps its levels in place, in the paper's layout: a "
                                    "simulation's boxes need the reference schedule (ref)");
@@ -1746,7 +1752,8 @@ int stn_ooc_sim_box(stn_ooc *s, int f, int level, int write, const int64_t lo[3]
     return rc;
 }
 
-int stn_ooc_account(stn_ooc *s, int exports) {
+/* The models of what ran so far: the IO model (with or without the --out exports) and the time model. */
+static int account(stn_ooc *s, int exports) {
     ooc *e = &s->e;
     if (s->plan_only) /* the plan's prediction for the whole run stands */
         return 0;
@@ -1771,14 +1778,27 @@ int stn_ooc_account(stn_ooc *s, int exports) {
     return rc;
 }
 
-int stn_ooc_finish(stn_ooc *s) {
+/* The result so far for a report: the models of what ran, and the series, points and `along` inputs read
+ * before the engine (which the program adds to the models at the end). */
+static int ooc_account(void *state, stn_result *out) {
+    stn_ooc *s = state;
+    int rc = account(s, 0);
+    const stn_run *r = s->e.r;
+    *out = *s->e.res;
+    out->predicted_read += r->series_bytes + r->points_bytes + r->along_bytes;
+    return rc;
+}
+
+static int ooc_finish(void *state) {
+    stn_ooc *s = state;
     if (s->plan_only)
         return 0;
-    int rc = stn_ooc_account(s, 1);
+    int rc = account(s, 1);
     return rc ? rc : stn_ooc_export(&s->e);
 }
 
-void stn_ooc_close(stn_ooc *s, int keep) {
+static void ooc_close(void *state, int keep) {
+    stn_ooc *s = state;
     if (!s)
         return;
     ooc *e = &s->e;
@@ -1794,3 +1814,25 @@ void stn_ooc_close(stn_ooc *s, int keep) {
     free(s->c.fields);
     free(s);
 }
+
+/* The out-of-core engine (docs/out-of-core.md), held open for the program's main and the simulation API
+ * alike: open plans for r->o->steps (Blk-Tune; with --resume the saved plan, going on from the state
+ * file's sweeps) and opens the scratch and records files, with --plan-only it prints the plan and opens
+ * nothing; advance runs sweeps of the plan's blocks from the current state (the step index going on),
+ * each committed to the state file; box moves a box of the current state between the files and a
+ * caller's buffer; finish sets the IO and time model of what ran and exports every --out; close
+ * removes the scratch files (unless `keep`: after a failure, for --resume). */
+const stn_engine_ops stn_ooc_engine = {
+    .name = "ooc",
+    .plans = 1,
+    .device = 1,
+    .resumes = 1,
+    .splits = 1,
+    .open = ooc_open,
+    .steps_done = ooc_steps_done,
+    .advance = ooc_advance,
+    .box = ooc_box,
+    .account = ooc_account,
+    .finish = ooc_finish,
+    .close = ooc_close,
+};

@@ -8,9 +8,12 @@
 #ifndef STN_OOC_ENGINE_H
 #define STN_OOC_ENGINE_H
 
+#include "engines/stn_engine.h"
 #include "io/stn_gridio.h"
 #include "plan/stn_ooc.h"
-#include "run/stn_run.h"
+
+/* The engine held open (ooc.c): the executor's state below, and what the program's calls keep. */
+typedef struct stn_ooc stn_ooc;
 
 /* One field in the engine. */
 typedef struct ooc_field {
