@@ -23,7 +23,7 @@ out of core with blocks of whole planes (several blocks and sweeps), the init ex
 alg1 and alg2, y-blocked tiles with the z-strip in DRAM and spilled to a file (3d), the tuner ranking by
 bytes under a small budget and its ``--plan-only``; a planned stop (the third state commit's ``rename``
 fails, through the fault shim) and its ``--resume``; and for a few examples 2 MPI ranks out of core and
-in-core.
+in-core, splitting the streaming axis or (``--ranks``) cutting x.
 
 ``diff`` expects two ``--out`` directories; it prints every difference outside the keys that measure time
 or the machine's load (``VOLATILE``, and lines of the progress output) and exits 1 when there is one.
@@ -86,8 +86,13 @@ def configs(ndim: int, size: tuple[int, ...]) -> dict[str, list[str]]:
 
 
 def mpi_configs(ndim: int, size: tuple[int, ...]) -> dict[str, list[str]]:
-    return {"mpi2-ooc": ["--block", planes(ndim, size), "@dir", "@init"],
-            "mpi2-incore": ["--mode", "incore", "@init"]}
+    out = {"mpi2-ooc": ["--block", planes(ndim, size), "@dir", "@init"],
+           "mpi2-incore": ["--mode", "incore", "@init"]}
+    if ndim > 1:  # the ranks cut x: the exchange across the rows
+        cross = ["--ranks", "2,1,1" if ndim == 3 else "2,1"]
+        out["mpi2-ooc-cross"] = ["--block", planes(ndim, size), *cross, "@dir", "@init"]
+        out["mpi2-incore-cross"] = ["--mode", "incore", *cross, "@init"]
+    return out
 
 
 # ------------------------------------------------------------------ the inputs

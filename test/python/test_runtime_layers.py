@@ -31,7 +31,7 @@ SRC = REPO / "runtime" / "src"
 LISTING = SRC / "run" / "stn_run.h"
 
 # Lowest first; the same list as the comment at the top of runtime/src/run/stn_run.h.
-LAYERS = ["base", "io", "mpi", "run", "plan", "engines", "report", "program"]
+LAYERS = ["base", "io", "run", "mpi", "kernels", "plan", "engines", "report", "program"]
 ENGINES = ("engines", "program", "report")  # what the tuner and the model must not reach
 
 

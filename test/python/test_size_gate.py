@@ -25,15 +25,12 @@ import size_gate  # noqa: E402
 
 # path -> lines: may only shrink (then: delete the line once it is at most 800)
 FILES = {
-    "runtime/src/engines/ooc/ooc.c": 1796,
-    "runtime/src/run/run.c": 1029,
     "runtime/tests/test_program.c": 957,
     "runtime/src/base/args.c": 946,
-    "runtime/src/program/program.c": 922,
-    "runtime/src/engines/incore.c": 912,
+    "runtime/src/program/program.c": 892,
     "runtime/src/io/gridio.c": 886,
-    "runtime/src/plan/ooc_plan.c": 828,
-    "runtime/src/plan/tune.c": 810,
+    "runtime/src/plan/ooc_plan.c": 807,
+    "runtime/src/plan/tune.c": 808,
 }
 
 # path:function -> lines: may only shrink (then: delete the line once it is at most 100)

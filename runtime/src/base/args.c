@@ -13,11 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const stn_mode_names[] = {
-#define STN_ENGINE(NAME, name, ops) name,
-#include "base/stn_engines.def"
-#undef STN_ENGINE
-    NULL};
 const char *const stn_tuner_names[] = {"blk", "naive", "brute", NULL};
 const char *const stn_schedule_names[] = {"ref", "alg1", "alg2", NULL};
 const char *const stn_strip_names[] = {"none", "dram", "file", NULL};

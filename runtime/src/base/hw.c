@@ -7,7 +7,7 @@
  * The DRAM figure is the smallest of hwloc's NUMA memory, MemAvailable and the cgroup's
  * headroom: on a VM hwloc can see less than /proc/meminfo (or more: ballooning), and a cgroup
  * can allow less than either.  The budget is that figure less a reserve for the page cache, the
- * program and the rest of the system (STN_HW_RESERVE_DEN; a machine file may give its own).
+ * program and the rest of the system (stn_mem_reserve; a machine file may give its own).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -219,8 +219,8 @@ int stn_hw_discover(stn_hw *hw) {
         snprintf(hw->dram_from, sizeof hw->dram_from, "%s",
                  pages > 0 ? "free memory (sysconf)" : "a guess of 1 GiB");
     }
-    fig(&hw->reserve, hw->dram.value / STN_HW_RESERVE_DEN,
-        "1/%d of the DRAM figure: page cache, program, system", STN_HW_RESERVE_DEN);
+    fig(&hw->reserve, stn_mem_reserve(hw->dram.value), "1/%d of the DRAM figure: page cache, program, system",
+        STN_MEM_RESERVE_DEN);
     return 0;
 }
 
@@ -493,8 +493,8 @@ int stn_hw_load_machine(const char *path, stn_hw *hw) {
         return stn_error(-EINVAL, "--machine %s: \"device_block\" %" PRIu64 " is not a power of two", path,
                          hw->block.value);
     if (!hw->reserve.source[0])
-        fig(&hw->reserve, hw->dram.value / STN_HW_RESERVE_DEN,
-            "default: 1/%d of \"dram\" (not in --machine %s)", STN_HW_RESERVE_DEN, path);
+        fig(&hw->reserve, stn_mem_reserve(hw->dram.value), "default: 1/%d of \"dram\" (not in --machine %s)",
+            STN_MEM_RESERVE_DEN, path);
     if (hw->reserve.value >= hw->dram.value)
         return stn_error(-EINVAL,
                          "--machine %s: \"reserve\" (%" PRIu64 ") leaves nothing of \"dram\" (%" PRIu64 ")",
@@ -525,6 +525,6 @@ uint64_t stn_hw_budget(const stn_hw *hw, char *source, size_t n) {
                  stn_fmt_bytes(a, sizeof a, hw->dram.value), stn_fmt_bytes(b, sizeof b, hw->reserve.value));
     else
         snprintf(source, n, "default: %d/%d of %s, the smallest of hwloc, MemAvailable and the cgroup",
-                 STN_HW_RESERVE_DEN - 1, STN_HW_RESERVE_DEN, hw->dram_from);
+                 STN_MEM_RESERVE_DEN - 1, STN_MEM_RESERVE_DEN, hw->dram_from);
     return hw->dram.value - hw->reserve.value;
 }

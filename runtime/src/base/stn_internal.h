@@ -62,42 +62,34 @@ static inline int stn_omp_num_threads(void) {
 
 void stn_error_clear(void);
 
-/* ------------------------------------------------------------------ par.c: the ranks of a run
- * MPI with -DSTN_MPI (stencilc --mpi), one rank otherwise.  Collectives: every rank calls them. */
-int stn_par_init(int *argc, char ***argv); /* the program's main, first */
-void stn_par_finalize(void);
-void stn_par_abort(int status); /* the program's main only: ends every rank (MPI_Abort) */
-int stn_par_rank(void);
-int stn_par_size(void);
-int stn_par_node_size(void); /* ranks on this machine */
-int stn_par_any(int bad);    /* 1 when some rank passes nonzero */
-int64_t stn_par_min(int64_t v);
-uint64_t stn_par_sum(uint64_t v);
-void stn_par_gather_u64(const uint64_t *mine, int n, uint64_t *all); /* all[rank * n + i] on rank 0 */
-void stn_par_bcast(void *buf, size_t n, int root);
-void stn_par_barrier(void);
-/* Rank 0's buf becomes the bitwise OR of every rank's (the others' unchanged): samples each held by
- * one rank, zero bits elsewhere, gathered exactly. */
-void stn_par_or_to_root(void *buf, size_t n);
-/* Send sn bytes to rank dest and receive rn bytes from rank src (-1: none) at once. */
-int stn_par_sendrecv(const void *sbuf, size_t sn, int dest, void *rbuf, size_t rn, int src);
-/* A send and a receive in flight (MPI_Isend, MPI_Irecv); opaque. */
-typedef struct stn_par_req {
-    _Alignas(8) unsigned char h[64];
-    int active;
-} stn_par_req;
-/* Start sending sn bytes to dest and receiving rn bytes from src (-1: none); both buffers stay
- * untouched until stn_par_wait.  stn_par_test lets MPI progress them (1: both done). */
-int stn_par_isendrecv(const void *sbuf, size_t sn, int dest, void *rbuf, size_t rn, int src, stn_par_req *q);
-int stn_par_test(stn_par_req *q);
-int stn_par_wait(stn_par_req *q);
-/* Every rank: the network between ranks 0 and 1 measured by a ping-pong (the latency of 8-byte
- * messages, the bandwidth of 4 MiB ones), broadcast; how, in `source`.  0s with one rank. */
-int stn_par_network(double *bytes_per_second, double *latency, char *source, size_t n);
+/* ------------------------------------------------------------------ error.c: messages */
+
 /* -e for an errno value e > 0; -EIO when errno was (unexpectedly) 0. */
 int stn_neg_errno(int e);
 /* "1.50 GiB" style, for messages; returns buf. */
 const char *stn_fmt_bytes(char *buf, size_t n, uint64_t bytes);
+
+/* ------------------------------------------------------------------ mem.c: the memory policy */
+
+/* Every share of the DRAM figure and of a run's budget (bytes), named once: */
+/* the default reserve, left to the page cache, the program and the rest of the system: 1/DEN of the DRAM
+ * figure (the default budget is the rest; a machine file may give its own reserve) */
+#define STN_MEM_RESERVE_DEN 4
+uint64_t stn_mem_reserve(uint64_t dram);
+/* the budget of each of `ranks` MPI ranks sharing one machine's (an equal share) */
+uint64_t stn_mem_per_rank(uint64_t budget, int ranks);
+/* the grid on which the kernels' rate is measured at startup: a quarter of the budget, at most 16 MiB */
+uint64_t stn_mem_rate_grid(uint64_t budget);
+/* the two buffers of the DRAM copy rate's measurement: at most an eighth of the budget */
+uint64_t stn_mem_copy_buffers(uint64_t budget);
+/* MPI, out of core: the buffers of the ghosts' exchange deferred beside the next sweep (its low edges
+ * sent, its high ghosts received), counted in the plan: at most an eighth of the budget, or the exchange
+ * blocks whole */
+uint64_t stn_mem_ghosts(uint64_t budget);
+/* the arrays of the rate measured on a plan's blocks: the larger of STN_RATE_MAX_BYTES and 4 x the
+ * last-level cache `llc`, at most the budget */
+#define STN_RATE_MAX_BYTES ((uint64_t)64 << 20)
+uint64_t stn_mem_block_rate(uint64_t budget, uint64_t llc);
 
 /* ------------------------------------------------------------------ stats.c */
 
@@ -194,10 +186,6 @@ typedef struct stn_hw_fig {
     char source[200];
 } stn_hw_fig;
 
-/* The default reserve: this share of the DRAM figure is left to the page cache, the program and
- * the rest of the system. */
-#define STN_HW_RESERVE_DEN 4
-
 /* The machine a plan is made for. */
 typedef struct stn_hw {
     char machine[96];      /* "this machine", or the name in the --machine file */
@@ -237,18 +225,6 @@ void stn_progress_start(stn_progress *p, const char *name, int64_t total, double
 void stn_progress_step(stn_progress *p, int64_t done); /* call after each step */
 void stn_progress_end(stn_progress *p);
 
-/* ------------------------------------------------------------------ iblock.c: Blk-Tune's step 1 */
-
-/* Arrays a step touches: levels + 1 per state field, 1 per input (the k of eqs. 1a and 2e). */
-uint64_t stn_total_arrays(const stn_program_desc *d);
-/* The levels of all state fields: what an MPI exchange moves (ghosts of each). */
-uint64_t stn_state_levels(const stn_program_desc *d);
-/* The memory the step allocates on all threads for rows of nx cells (sub-steps' scratch). */
-uint64_t stn_kernel_scratch(const stn_program_desc *d, int64_t nx);
-/* Blk-Tune step 1 (eq. 1a): the iBlock (iy, iz) for `threads` threads on `hw`. */
-void stn_iblock(const stn_program_desc *d, const int64_t size[3], const stn_hw *hw, int64_t threads,
-                int64_t out[2]);
-
 /* ------------------------------------------------------------------ args.c: the command line */
 
 /* STN_MODE_INCORE, _OOC, _MMAP, ...: the engines of base/stn_engines.def, in its order */
@@ -265,7 +241,7 @@ enum { STN_SCHED_NONE = -1, STN_SCHED_REF = 0, STN_SCHED_ALG1, STN_SCHED_ALG2 };
 enum { STN_STRIP_NONE = 0, STN_STRIP_DRAM, STN_STRIP_FILE };
 enum { STN_RANK_NONE = -1, STN_RANK_TIME = 0, STN_RANK_BYTES };
 
-extern const char *const stn_mode_names[];     /* indexed by STN_MODE_* */
+extern const char *const stn_mode_names[];     /* indexed by STN_MODE_* (modes.c) */
 extern const char *const stn_tuner_names[];    /* indexed by STN_TUNER_* >= 0 */
 extern const char *const stn_schedule_names[]; /* indexed by STN_SCHED_* >= 0 */
 extern const char *const stn_strip_names[];    /* indexed by STN_STRIP_*: "none", "dram", "file" */

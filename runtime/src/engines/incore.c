@@ -138,61 +138,9 @@ static int fill_level(engine *e, int f, int level, void *data, int *given) {
     *given = path != NULL || has_init;
     if (path) {
         int64_t shape[3] = {r->o->size[2], r->o->size[1], r->o->size[0]};
-        int64_t *sh = shape + 3 - stn_dims(e->d); /* a 1d grid is one row */
-        const stn_slab *sl = &r->slab;
-        int rc;
-        const stn_fold *fo = &r->fold;
-        if (fo->W) { /* a rank's slab of a folded 1d grid: the cells of its rows */
-            int64_t c0 = sl->base * fo->W - fo->P, rows = r->view.ny, lo = c0 > 0 ? c0 : 0;
-            int64_t c = stn_fold_cells(fo, sl->base, sl->base + rows), n = fo->n;
-            rc =
-                c ? stn_npy_load_part(path, e->d->npy_descr, 1, &n, lo, c,
-                                      (char *)data + (size_t)(lo - c0) * (size_t)e->d->elem_size, &e->res->st)
-                  : 0;
-        } else if (sl->axis) { /* a rank's part: its slices of the whole grid's file (a ring's where they wrap
-                                  to), of a cross cut (--ranks) their rows' part */
-            int64_t count = sh[0], slice = (int64_t)r->grid_bytes / count, m = sl->H - sl->L;
-            int64_t whole[3] = {sl->xn[2], sl->xn[1], sl->xn[0]};
-            sh = whole + 3 - stn_dims(e->d);
-            rc = 0;
-            for (int64_t i = 0, k; rc == 0 && i < count; i = k) {
-                int64_t gi = sl->base + i, d = sl->periodic && gi < sl->L    ? m
-                                               : sl->periodic && gi >= sl->H ? -m
-                                                                             : 0;
-                k = d > 0 ? sl->L - sl->base : d < 0 || !sl->periodic ? count : sl->H - sl->base;
-                k = k < count ? k : count;
-                if (!sl->cut) {
-                    rc = stn_npy_load_part(path, e->d->npy_descr, stn_dims(e->d), sh, gi + d, k - i,
-                                           (char *)data + i * slice, &e->res->st);
-                    continue;
-                }
-                /* a cross cut: the part's rows' parts, each piece of a ring across them from where it wraps
-                 * to */
-                int64_t pc[3][3][3];
-                int np[3];
-                const stn_view *v = &r->view;
-                int64_t ext[3] = {v->nx, v->ny, v->nz};
-                for (int a = 0; a < 3; a++)
-                    np[a] = a == sl->axis ? (pc[a][0][0] = gi, pc[a][0][1] = gi + k - i, pc[a][0][2] = d, 1)
-                                          : stn_ring_pieces(sl->xbase[a], sl->xbase[a] + ext[a],
-                                                            sl->ring >> a & 1, sl->xL[a], sl->xH[a], pc[a]);
-                for (int iz = 0; rc == 0 && iz < np[2]; iz++)
-                    for (int iy = 0; rc == 0 && iy < np[1]; iy++)
-                        for (int ix = 0; rc == 0 && ix < np[0]; ix++) {
-                            const int64_t *q[3] = {pc[0][ix], pc[1][iy], pc[2][iz]};
-                            int64_t lo[3], n[3], at = 0;
-                            for (int a = 0; a < 3; a++) {
-                                lo[a] = q[a][0] + q[a][2], n[a] = q[a][1] - q[a][0];
-                                at += (q[a][0] - sl->xbase[a]) * (a == 0 ? 1 : a == 1 ? v->sy : v->sz);
-                            }
-                            rc = stn_npy_load_box(path, e->d->npy_descr, stn_dims(e->d), sh, lo, n,
-                                                  (char *)data + (size_t)at * (size_t)e->d->elem_size, v->sy,
-                                                  v->sz, &e->res->st);
-                        }
-            }
-        } else {
-            rc = stn_npy_load(path, e->d->npy_descr, stn_dims(e->d), sh, data, &e->res->st);
-        }
+        int64_t *sh = shape + 3 - stn_dims(e->d);                    /* a 1d grid is one row */
+        int rc = r->part ? stn_part_load(r, path, data, &e->res->st) /* (a rank's part of the file) */
+                         : stn_npy_load(path, e->d->npy_descr, stn_dims(e->d), sh, data, &e->res->st);
         if (rc)
             return stn_error(rc, "--init %s%s=%s: %s", fd->name, level ? ".prev" : "", path, stn_errmsg());
     } else if (has_init) {
@@ -534,42 +482,6 @@ static int time_loop(engine *e, int64_t t0, int64_t steps) {
     return rc;
 }
 
-/* Local slices [a0, a1) along the split axis of `data` (the own part of the other axes) into an --out
- * at their whole-grid place moved by fshift slices: whole slices at once, rows' parts of a cross cut
- * (and along a ring across the rows also the parts the boundary layer copies, stn_slab_out). */
-static int write_part(engine *e, stn_npy_writer *w, const char *data, int64_t a0, int64_t a1,
-                      int64_t fshift) {
-    const stn_slab *sl = &e->r->slab;
-    const stn_view *v = &e->r->view;
-    size_t es = (size_t)e->d->elem_size;
-    if (!sl->cut) {
-        size_t slice = (size_t)e->r->grid_bytes / (size_t)(sl->axis == 2 ? v->nz : v->ny);
-        return stn_npy_writer_pwrite(w, data + (size_t)a0 * slice, (size_t)(a1 - a0) * slice,
-                                     (uint64_t)(sl->base + a0 + fshift) * slice, &e->res->st);
-    }
-    int64_t pc[3][3][3];
-    int np[3];
-    for (int k = 0; k < 3; k++)
-        if (k == sl->axis)
-            pc[k][0][0] = a0, pc[k][0][1] = a1, pc[k][0][2] = fshift, np[k] = 1;
-        else
-            stn_slab_out(sl, k, pc[k], &np[k]);
-    int rc = 0;
-    for (int iz = 0; iz < np[2]; iz++)
-        for (int iy = 0; iy < np[1]; iy++)
-            for (int64_t z = pc[2][iz][0]; rc == 0 && z < pc[2][iz][1]; z++)
-                for (int64_t y = pc[1][iy][0]; rc == 0 && y < pc[1][iy][1]; y++)
-                    for (int ix = 0; rc == 0 && ix < np[0]; ix++) {
-                        const int64_t *px = pc[0][ix];
-                        int64_t gz = z + sl->xbase[2] + pc[2][iz][2], gy = y + sl->xbase[1] + pc[1][iy][2];
-                        uint64_t cell =
-                            (uint64_t)((gz * sl->xn[1] + gy) * sl->xn[0] + px[0] + sl->xbase[0] + px[2]);
-                        rc = stn_npy_writer_pwrite(w, data + (size_t)(z * v->sz + y * v->sy + px[0]) * es,
-                                                   (size_t)(px[1] - px[0]) * es, cell * es, &e->res->st);
-                    }
-    return rc;
-}
-
 static int write_outputs(engine *e) {
     const stn_run *r = e->r;
     for (int s = 0; s < 2 * e->d->nfields; s++) {
@@ -577,25 +489,8 @@ static int write_outputs(engine *e) {
             continue;
         field_bufs *fb = &e->f[s / 2];
         char *data = fb->buf[s % 2 ? fb->prev : fb->cur];
-        const stn_slab *sl = &r->slab;
-        const stn_fold *fo = &r->fold;
-        if (fo->W) { /* a folded 1d grid's own rows: their cells */
-            int64_t c0 = (sl->base + sl->own_lo) * fo->W - fo->P, lo = c0 > 0 ? c0 : 0;
-            int64_t c = stn_fold_cells(fo, sl->base + sl->own_lo, sl->base + sl->own_hi);
-            size_t es = (size_t)e->d->elem_size;
-            int rc = stn_npy_writer_pwrite(r->writers[s], data + (size_t)(lo - sl->base * fo->W + fo->P) * es,
-                                           (size_t)c * es, (uint64_t)lo * es, &e->res->st);
-            if (rc)
-                return rc;
-            continue;
-        }
-        int64_t pc[3][3]; /* (a rank's own slices, and along a ring those its boundary layer copies) */
-        int np = 0,
-            rc = sl->axis ? 0 : stn_npy_writer_write(r->writers[s], data, (size_t)r->grid_bytes, &e->res->st);
-        if (sl->axis)
-            stn_slab_out(sl, sl->axis, pc, &np);
-        for (int k = 0; rc == 0 && k < np; k++)
-            rc = write_part(e, r->writers[s], data, pc[k][0], pc[k][1], pc[k][2]);
+        int rc = r->part ? stn_part_save(r, r->writers[s], data, &e->res->st) /* (a rank's own cells) */
+                         : stn_npy_writer_write(r->writers[s], data, (size_t)r->grid_bytes, &e->res->st);
         if (rc)
             return rc;
     }
@@ -662,92 +557,30 @@ static int part_of(engine *e, const stn_run *r) {
             return rc;
         r = &e->fold->run;
     }
-    int64_t most = stn_slab_most_bt(r), chunk = most / 4;
+    int64_t most = stn_part_most_bt(r, STN_SPLIT_DRAM), chunk = most / 4;
     e->chunk = chunk < 1 ? 1 : chunk > 16 ? 16 : chunk;
     if (!(e->part = calloc(1, sizeof *e->part)))
         return stn_error(-ENOMEM, "out of memory");
-    int rc = stn_slab_run(r, e->chunk, e->part);
-    for (int k = 0; k < 3; k++)
-        e->res->dims[k] = e->part->run.slab.dims[k];
+    int rc = stn_part_run(r, STN_SPLIT_DRAM, e->chunk, e->part);
+    for (int k = 0; rc == 0 && k < 3; k++)
+        e->res->dims[k] = e->part->part->ax[k].ranks;
     e->r = &e->part->run;
     e->d = e->part->run.d;
     return rc;
 }
 
-/* Copy indices [k0, k1) along axis k (0: x, 1: y) of the dense box v between a and buf (x fastest,
- * the other axes whole): into buf (out != 0) or from it. */
-static void pack_cross(char *buf, char *a, const stn_view *v, int k, int64_t k0, int64_t k1, size_t es,
-                       int out) {
-    int64_t nx = k == 0 ? k1 - k0 : v->nx, ny = k == 1 ? k1 - k0 : v->ny;
-    size_t run = (size_t)nx * es;
-    for (int64_t z = 0; z < v->nz; z++)
-        for (int64_t y = 0; y < ny; y++) {
-            char *p = a + (size_t)((z * v->ny + y + (k == 1 ? k0 : 0)) * v->nx + (k == 0 ? k0 : 0)) * es;
-            char *b = buf + (size_t)(z * ny + y) * run;
-            memcpy(out ? b : p, out ? p : b, run);
-        }
-}
-
-/* A cross cut's ghosts (--ranks, axis k): the last g own indices along k to the rank above, the first
- * g to the rank below, of every slice the rank holds (its ghosts along the other axes included, so the
- * corners come from the diagonal neighbours). */
-static int exchange_cross(engine *e, char *a, int k) {
-    const stn_slab *sl = &e->r->slab;
-    const stn_view *v = &e->r->view;
-    int below = sl->xnb[k][0], above = sl->xnb[k][1];
-    int64_t g = sl->xg[k];
-    size_t es = (size_t)e->d->elem_size,
-           bytes = (size_t)g * es * (size_t)(k == 0 ? v->ny * v->nz : v->nx * v->nz);
-    char *out = malloc(bytes ? bytes : 1), *in = malloc(bytes ? bytes : 1);
-    if (!out || !in) {
-        free(out);
-        free(in);
-        return stn_error(-ENOMEM, "out of memory for the ghosts along %c (2 buffers of %zu bytes)", "xyz"[k],
-                         bytes);
-    }
-    int rc = 0;
-    for (int up = 1; rc == 0 && up >= 0; up--) {
-        int dest = up ? above : below, src = up ? below : above;
-        if (dest >= 0)
-            pack_cross(out, a, v, k, up ? sl->xhi[k] - g : sl->xlo[k], up ? sl->xhi[k] : sl->xlo[k] + g, es,
-                       1);
-        rc = stn_par_sendrecv(out, dest >= 0 ? bytes : 0, dest, in, src >= 0 ? bytes : 0, src);
-        if (rc == 0 && src >= 0)
-            pack_cross(in, a, v, k, up ? sl->xlo[k] - g : sl->xhi[k], up ? sl->xlo[k] : sl->xhi[k] + g, es,
-                       0);
-        uint64_t sent = dest >= 0 ? (uint64_t)bytes : 0;
-        e->res->msg_sent += sent;
-    }
-    free(out);
-    free(in);
-    return rc;
-}
-
-/* MPI, after each chunk of steps: every level the next step reads of every state field, the rank's
- * last g own slices to the rank above (its ghosts below) and its first g to the rank below. */
+/* MPI, after each chunk of steps: every level the next step reads of every state field, its ghosts
+ * swapped with the neighbours (stn_part_swap_dense). */
 static int exchange(engine *e) {
-    const stn_slab *sl = &e->r->slab;
-    int below = sl->below, above = sl->above; /* (a ring: cyclic) */
-    size_t slice = (size_t)e->r->grid_bytes / (size_t)(sl->axis == 2 ? e->r->view.nz : e->r->view.ny);
-    size_t bytes = (size_t)sl->g * slice;
-    int rc = 0;
-    double t0 = stn_now();
-    for (int i = 0; rc == 0 && i < e->d->nfields; i++) {
+    char *levels[2048];
+    int n = 0;
+    for (int i = 0; i < e->d->nfields; i++) {
         const stn_field_desc *fd = &e->d->fields[i];
-        for (int l = 0; rc == 0 && fd->kind == STN_FIELD_STATE && l < fd->levels; l++) {
-            char *a = level_buf(&e->f[i], -l);
-            rc = stn_par_sendrecv(a + (size_t)(sl->own_hi - sl->g) * slice, above >= 0 ? bytes : 0, above,
-                                  a + (size_t)(sl->own_lo - sl->g) * slice, below >= 0 ? bytes : 0, below);
-            if (rc == 0)
-                rc = stn_par_sendrecv(a + (size_t)sl->own_lo * slice, below >= 0 ? bytes : 0, below,
-                                      a + (size_t)sl->own_hi * slice, above >= 0 ? bytes : 0, above);
-            uint64_t sent = (uint64_t)bytes * (uint64_t)((above >= 0) + (below >= 0));
-            e->res->msg_sent += sent;
-            for (int k = 0; rc == 0 && k < 2; k++) /* then x and y, over the other axes' ghosts too */
-                if (sl->cut >> k & 1)
-                    rc = exchange_cross(e, a, k);
-        }
+        for (int l = 0; fd->kind == STN_FIELD_STATE && l < fd->levels && n < 2048; l++)
+            levels[n++] = level_buf(&e->f[i], -l);
     }
+    double t0 = stn_now();
+    int rc = stn_part_swap_dense(e->r, levels, n, &e->res->msg_sent);
     stn_stats_add_time(&e->res->st, STN_PHASE_WAIT, t0);
     return rc;
 }
@@ -766,13 +599,9 @@ int stn_incore_open(const stn_run *r, stn_result *res, const stn_incore_kind *ki
     r = e->r;
     /* The in-core IO model: each --init file is read once (a rank's slab of it), each --out written once
      * (a rank's own slices). */
-    uint64_t own = r->slab.axis ? stn_slab_out_cells(&r->slab) * (uint64_t)r->d->elem_size : r->grid_bytes;
-    uint64_t in = r->grid_bytes;
-    if (r->fold.W) /* (a folded 1d grid: the cells of its rows) */
-        in = (uint64_t)stn_fold_cells(&r->fold, r->slab.base, r->slab.base + r->view.ny) * r->d->elem_size,
-        own =
-            (uint64_t)stn_fold_cells(&r->fold, r->slab.base + r->slab.own_lo, r->slab.base + r->slab.own_hi) *
-            r->d->elem_size;
+    uint64_t own = r->grid_bytes, in = r->grid_bytes;
+    if (r->part)
+        stn_part_file_bytes(r, &in, &own);
     for (int s = 0; rc == 0 && s < 2 * r->d->nfields; s++) {
         res->predicted_read += r->o->init_path[s] ? in : 0;
         res->predicted_written += r->o->out_path[s] ? own : 0;
@@ -797,24 +626,6 @@ int stn_incore_open(const stn_run *r, stn_result *res, const stn_incore_kind *ki
     return 0;
 }
 
-/* The model of one exchange's message bytes, from the part's geometry: every state level, g slices of
- * the split axis to each neighbour along it, then g_k indices of every row (x) or plane row (y) of
- * the part, ghosts included, to each neighbour along a cross cut. */
-static uint64_t exchange_model(const engine *e) {
-    const stn_slab *sl = &e->r->slab;
-    const stn_view *v = &e->r->view;
-    uint64_t es = (uint64_t)e->d->elem_size, n[3] = {(uint64_t)v->nx, (uint64_t)v->ny, (uint64_t)v->nz};
-    uint64_t each = 0;
-    for (int k = 0; k < 3; k++) {
-        int split = k == sl->axis,
-            sides = split ? (sl->below >= 0) + (sl->above >= 0)
-                          : (sl->cut >> k & 1) * ((sl->xnb[k][0] >= 0) + (sl->xnb[k][1] >= 0));
-        uint64_t g = (uint64_t)(split ? sl->g : sl->xg[k]);
-        each += (uint64_t)sides * g * (n[0] * n[1] * n[2] / n[k]) * es;
-    }
-    return stn_state_levels(e->d) * each;
-}
-
 int stn_incore_advance(void *state, int64_t t0, int64_t steps) {
     engine *e = state;
     uint64_t r0 = 0, w0 = 0, r1 = 0, w1 = 0;
@@ -822,7 +633,9 @@ int stn_incore_advance(void *state, int64_t t0, int64_t steps) {
         e->kind->paging(&r0, &w0);
     int rc = 0;
     if (e->part) /* (an exchange after every chunk) */
-        e->res->msg_predicted += (uint64_t)((steps + e->chunk - 1) / e->chunk) * exchange_model(e);
+        e->res->msg_predicted +=
+            (uint64_t)((steps + e->chunk - 1) / e->chunk) *
+            stn_ghosts_dense_bytes(e->r->part, &e->r->view, (size_t)e->d->elem_size, stn_state_levels(e->d));
     for (int64_t done = 0; e->part && rc == 0 && done < steps;) { /* MPI: chunks, then the ghosts */
         int64_t T = steps - done < e->chunk ? steps - done : e->chunk;
         rc = time_loop(e, t0 + done, T);
@@ -897,11 +710,9 @@ void stn_incore_close(void *state, int keep) {
         return;
     e->res->engine_bytes = stn_peak_allocated_bytes();
     engine_free(e);
-    if (e->part)
-        free(e->part->fields);
+    stn_run_copy_free(e->part);
     free(e->part);
-    if (e->fold)
-        free(e->fold->fields);
+    stn_run_copy_free(e->fold);
     free(e->fold);
     free(e);
 }

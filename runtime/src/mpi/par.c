@@ -2,7 +2,7 @@
  * -DSTN_MPI (`stencilc --mpi`, the mpicc wrapper), one rank otherwise.  Everything above calls
  * these few collectives and never MPI itself, so a program built without MPI is the same code
  * with one rank.  Only the program's main thread calls them (MPI_THREAD_FUNNELED). */
-#include "base/stn_internal.h"
+#include "mpi/stn_par.h"
 
 #include <errno.h>
 #include <stdio.h>

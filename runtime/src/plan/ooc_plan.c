@@ -730,27 +730,6 @@ static void sweep_time(const stn_ooc_model *m, const stn_ooc_plan *p, int64_t s,
     out->total += times * (both + io * edge);
 }
 
-void stn_xchg_of(const stn_run *r, stn_xchg_model *x) {
-    const stn_slab *sl = &r->slab;
-    const stn_program_desc *d = r->d;
-    memset(x, 0, sizeof *x);
-    if (!sl->axis)
-        return;
-    x->levels = stn_state_levels(d);
-    x->axis = sl->axis;
-    x->nb = (sl->below >= 0) + (sl->above >= 0);
-    x->skew = sl->skew[sl->axis];
-    x->cross = sl->cut;
-    for (int k = 0; k < 2; k++)
-        x->xsides[k] = (sl->xnb[k][0] >= 0) + (sl->xnb[k][1] >= 0), x->xskew[k] = sl->skew[k];
-    x->nx = r->view.nx;
-    x->rows = d->ndim == 3 ? r->view.ny : 1;
-    x->elem = d->elem_size;
-    x->defer = sl->defer > 0;
-    x->net_bytes_per_second = r->net_bytes_per_second;
-    x->net_latency = r->net_latency;
-}
-
 void stn_ooc_exchange(const stn_xchg_model *x, const stn_ooc_plan *p, int64_t bt, uint64_t *io, uint64_t *msg,
                       uint64_t *nmsg) {
     *io = *msg = *nmsg = 0;

@@ -13,8 +13,7 @@
 #ifndef STN_OOC_H
 #define STN_OOC_H
 
-#include "base/stn_internal.h"
-#include "run/stn_run.h"
+#include "kernels/stn_kernels.h"
 
 /* ------------------------------------------------------------------ ooc_plan.c: geometry */
 
@@ -175,24 +174,6 @@ void stn_ooc_predict_sweep(const stn_ooc_model *m, const stn_ooc_plan *p, int64_
 
 /* ------------------------------------------------------------------ ooc_plan.c: the time model */
 
-/* The ghosts' exchanges of an MPI rank's part between sweeps (docs/design/018, 019), for the IO and
- * time models: what one exchange moves depends on the plan (its slices and rows) and the ghost depth. */
-typedef struct stn_xchg_model {
-    uint64_t levels;  /* state levels an exchange moves; 0: none (one rank) */
-    int axis;         /* the split axis (the plan's r, or q when y-blocked) */
-    int nb;           /* neighbours along it */
-    int64_t skew;     /* its ghosts: bt x skew slices */
-    int cross;        /* bit k: axis k (x, y in 3d) cut too: a pass over the part's slices */
-    int xsides[2];    /* neighbours along x and y */
-    int64_t xskew[2]; /* their skews */
-    int64_t nx, rows; /* the part's cells a row, rows a slice of whole planes */
-    int64_t elem;
-    int defer; /* the way down runs beside the next sweep (whole planes): its messages hidden */
-    double net_bytes_per_second, net_latency; /* the network (0: messages not timed) */
-} stn_xchg_model;
-
-/* r's exchanges (r: a rank's part, stn_slab_run; levels 0 without MPI), the network's figures of r. */
-void stn_xchg_of(const stn_run *r, stn_xchg_model *x);
 /* One exchange of plan p with ghosts of bt steps: the bytes read from (and as many written to) the
  * part's files, the message bytes sent, and the messages. */
 void stn_ooc_exchange(const stn_xchg_model *x, const stn_ooc_plan *p, int64_t bt, uint64_t *io, uint64_t *msg,
@@ -279,7 +260,6 @@ void stn_tune_smallest(const stn_tune_problem *t, stn_ooc_plan *p);
  * last-level cache, and the budget.
  * `source` says how.
  * 0 or -ENOMEM. */
-#define STN_RATE_MAX_BYTES ((uint64_t)64 << 20)
 int stn_ooc_block_rate(const stn_run *r, const stn_ooc_plan *p, const int64_t tile[2], double *cps,
                        char *source, size_t n);
 
@@ -297,5 +277,54 @@ typedef struct stn_saved_plan {
  * smallest budget that works. */
 int stn_ooc_choose(const stn_run *r, const stn_ooc_model *m, size_t align, const stn_saved_plan *saved,
                    stn_ooc_plan *p, stn_ooc_result *res, stn_result *out);
+
+/* ------------------------------------------------------------------ iblock.c: Blk-Tune's step 1 */
+
+/* The temporal (cache) tiles' window, for in-core tiles and the cache tiles of out-of-core blocks
+ * alike: the window of a tile for bt steps, (width + 2 s bt) rows on a side (one side in 2d, two
+ * in 3d), of `arrays` arrays of rows of `row_bytes`, fills the last-level cache (L3 of a socket,
+ * else the cores' L2), the skew taking half the side, bt at most 16.  On the 2-core VM
+ * (L3 32 MiB) heat3d 512^3 in-core ran at 1.45-1.50e9 cells/s untiled, 2.33-2.45e9 with half
+ * the cache and bt 8, 2.75e9 with all of it and bt 16 (32 x 32 tiles; 40 x 40: 2.61e9, 56 x 56:
+ * 2.16e9, 100 x 100 x 8: 1.70e9). */
+typedef struct stn_time_window_t {
+    uint64_t cache; /* the cache it fills, bytes */
+    int64_t skew;   /* the skew it was sized for (at least 1) */
+    double rows;    /* rows of the whole window */
+    double side;    /* rows on one side */
+    int64_t bt;     /* steps (may be below 2: no tile pays) */
+    int64_t width;  /* the tile's own width on a side (may be below 1: none fits) */
+} stn_time_window_t;
+void stn_time_window(const stn_hw *hw, uint64_t row_bytes, uint64_t arrays, int64_t skew, int two_dims,
+                     stn_time_window_t *w);
+
+/* Step 1 for a run: --iblock, else the built-in iBlock when `builtin` (see stn_tuned_applies),
+ * else eq. 1a for the machine; with its source and the kernels' tile of one thread. */
+void stn_iblock_choose(const stn_run *r, int builtin, stn_iblock_pick *out);
+/* The program has built-in (offline-tuned) blocks and nothing on the command line overrides
+ * them (--block, --tuner, --iblock, --machine). */
+int stn_tuned_wanted(const stn_run *r);
+/* ... and the run's --size (and --schedule) are those they were tuned for: they apply. */
+int stn_tuned_applies(const stn_run *r);
+
+/* Blk-Tune step 1 (eq. 1a): the iBlock (iy, iz) for `threads` threads on `hw`. */
+void stn_iblock(const stn_program_desc *d, const int64_t size[3], const stn_hw *hw, int64_t threads,
+                int64_t out[2]);
+
+/* ------------------------------------------------------------------ ranks.c: an MPI rank's plan */
+
+/* r's run on this rank's part for the out-of-core engine, ghosts of bt_ghost steps (stn_part_run), with
+ * the buffers of the exchange's deferred way down counted beside the rings when the memory policy allows
+ * them (stn_part.defer), the blocks blk when given (the ranks' tuned ones); res->dims set.  What this
+ * version does not split is refused (-ENOTSUP): --schedule alg1 and alg2, y-blocked tiles of a stencil
+ * periodic along z or of a part cut across the rows. */
+int stn_ooc_part_run(const stn_run *r, int64_t bt_ghost, const int64_t *blk, stn_run_copy *c,
+                     stn_result *res);
+/* Blk-Tune for ranks without --block: the ghost depth (bt x skew) must be known before a part is, so
+ * each rank plans its part with ghosts for a guessed bt (first 1; stn_ooc_choose, no engine), the ranks
+ * take the least bt they chose, and while that is more than the guess they plan again with ghosts that
+ * deep.  Each rank keeps its own blocks (blk), run with the least bt (*bt_ghost; a smaller bt only
+ * shrinks a window).  Collective. */
+int stn_tune_ranks(const stn_run *r, stn_result *res, stn_ooc_result *out, int64_t blk[3], int64_t *bt_ghost);
 
 #endif /* STN_OOC_H */

@@ -554,8 +554,7 @@ int stn_ooc_block_rate(const stn_run *r, const stn_ooc_plan *p, const int64_t ti
      * the budget; the reuse between steps is along y and z, x only streams */
     uint64_t rows = (uint64_t)ext[1] * (uint64_t)ext[2] * (uint64_t)narr * d->elem_size;
     int64_t minx = d->halo_lo[0] + d->halo_hi[0] + 64;
-    uint64_t cap = 4 * r->hw.l3.value > STN_RATE_MAX_BYTES ? 4 * r->hw.l3.value : STN_RATE_MAX_BYTES;
-    cap = r->mem_budget < cap ? r->mem_budget : cap;
+    uint64_t cap = stn_mem_block_rate(r->mem_budget, r->hw.l3.value);
     while ((uint64_t)ext[0] * rows > cap && ext[0] / 2 >= minx)
         ext[0] /= 2;
     stn_view v = {ext[0], ext[1], ext[2], ext[0], ext[0] * ext[1], 0, 0, 0};
@@ -740,9 +739,8 @@ int stn_ooc_choose(const stn_run *r, const stn_ooc_model *m, size_t align, const
                            {o->size[0], o->size[1], o->size[2]},
                            o->steps,
                            sched_of(r),
-                           r->slab.periodic || r->slab.cut
-                               ? STN_STRIP_NONE
-                               : o->strip, /* (a ring of ranks, a cross cut: whole planes) */
+                           stn_part_whole_planes(r->part) ? STN_STRIP_NONE
+                                                          : o->strip, /* (a ring of ranks, a cross cut) */
                            align,
                            r->mem_budget,
                            ib->iblk[0],

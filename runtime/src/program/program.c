@@ -9,6 +9,7 @@
 #endif
 #include "engines/stn_engine.h"
 #include "io/stn_gridio.h"
+#include "mpi/stn_par.h"
 #include "report/stn_report.h"
 
 #include <errno.h>
@@ -283,7 +284,7 @@ static int setup_run(program_run *pr, const stn_program_desc *d, const stn_opts 
         r->mem_budget = stn_hw_budget(&r->hw, r->mem_source, sizeof r->mem_source);
         int node = stn_par_node_size(); /* MPI ranks on this machine share its DRAM */
         if (node > 1) {
-            r->mem_budget /= (uint64_t)node;
+            r->mem_budget = stn_mem_per_rank(r->mem_budget, node);
             size_t k = strlen(r->mem_source);
             snprintf(r->mem_source + k, sizeof r->mem_source - k, ", shared by %d ranks on this machine",
                      node);

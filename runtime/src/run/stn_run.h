@@ -5,26 +5,31 @@
  * The runtime's files in layers, one folder of runtime/src a layer, lowest first; a file calls only
  * into its own layer or lower ones (test/python/test_runtime_layers.py checks this on the object
  * files with nm; docs/design/020 draws it):
- *   1. base/     error, stats, alloc, file, ring, progress, hw, args,        the pieces
- *                device (the flash device's curves)
+ *   1. base/     error, stats, alloc, mem (the memory policy), file, ring,  the pieces
+ *                progress, hw, device (the flash device's curves), args,
+ *                modes (the engines' names)
  *   2. io/       npy, gridio (grid files, the libaio queue), probe          files and the device
- *   3. mpi/      par (MPI ranks)                                            the ranks
- *   4. run/      run (warnings, the inputs, the kernels' calls), iblock     what engines share
- *                (Blk-Tune's step 1)
- *   5. plan/     ooc_plan (block geometry, the exact IO model), tune        planning, no engine
- *                (the tuners)
- *   6. engines/  engine (the engines' table: stn_engine.h), arrays (what    the engines
- *                they share); incore, mmap; ooc/: ooc, ooc_window,
+ *   3. run/      log (warnings), desc, inputs (series, points, along),      what a run is given
+ *                fold (a 1d grid's rows)
+ *   4. mpi/      par (the collectives), split (the ranks' parts), part      the ranks
+ *                (a part's geometry), dense (a part in DRAM), ghosts
+ *                (the exchanges)
+ *   5. kernels/  step (the kernels' calls), rate (their rates)              the generated code
+ *   6. plan/     iblock (Blk-Tune's step 1), ooc_plan (block geometry, the  planning, no engine
+ *                exact IO model), tune (the tuners), ranks (a rank's plan)
+ *   7. engines/  engine (the engines' table: stn_engine.h), arrays (what    the engines
+ *                they share); incore, mmap; ooc/: ooc_api, ooc_sweep,
+ *                ooc_reader, ooc_wedge, ooc_ghosts, ooc_setup, ooc_window,
  *                ooc_xfer, ooc_state
- *   7. report/   report                                                     the JSON report
- *   8. program/  program                                                    stn_program_main
+ *   8. report/   report                                                     the JSON report
+ *   9. program/  program                                                    stn_program_main
  */
 #ifndef STN_RUN_H
 #define STN_RUN_H
 
 #include "base/stn_internal.h"
 
-/* ------------------------------------------------------------------ run.c: warnings */
+/* ------------------------------------------------------------------ log.c: warnings */
 
 #define STN_MAX_WARNINGS 16
 
@@ -40,7 +45,7 @@ typedef struct stn_log {
 void stn_warn(stn_log *log, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void stn_log_free(stn_log *log);
 
-/* ------------------------------------------------------------------ run.c: one run */
+/* ------------------------------------------------------------------ one run; fold.c, inputs.c */
 
 /* A 1d grid folded into rows for the out-of-core engine (docs/design/014, "the fold"): cell i of
  * the n cells lies at i + P of a 2d grid of `rows` rows of W cells, stored contiguously (no row
@@ -52,41 +57,8 @@ typedef struct stn_fold {
     int64_t W, P, n, rows;
     int64_t lo, hi; /* the interior of the 1d grid: [lo, hi) = [h-, n - h+) */
     uint64_t held;  /* DRAM the run holds whole beside the rings (a 1d grid's inputs along x; an MPI
-                     * rank's ghosts in flight, stn_slab.defer; W may be 0): the plan counts it */
+                     * rank's ghosts in flight, stn_part.defer; W may be 0): the plan counts it */
 } stn_fold;
-
-/* A rank's part of the grid under MPI (docs/design/018): the ranks split the axis the blocks stream
- * along (y in 2d, z in 3d) into slabs of the interior; each rank's engine runs on its own slab and
- * ghost indices of depth g = bt x skew on each side shared with a neighbour, whose outer `reach`
- * indices it never computes (a frozen layer: its values are right at the sweep's first step, and
- * what goes wrong from there reaches no further than g in bt steps).  After each sweep the ranks
- * swap their own edge indices into each other's ghosts.  The engine indexes the slab locally; the
- * kernels see the whole grid's coordinates (stn_map_call).  axis = 0: not split. */
-typedef struct stn_slab {
-    int axis;               /* 1 (y) or 2 (z); 0: one rank */
-    int rank, nranks;       /* this rank, the ranks along the axis */
-    int64_t n;              /* the whole grid's extent along the axis */
-    int64_t base;           /* the whole grid's index of local index 0 */
-    int64_t own_lo, own_hi; /* the rank's own indices (local): what it exchanges and writes out */
-    int64_t g;              /* ghost depth: indices below own_lo and from own_hi that neighbours own */
-    int periodic;           /* some field wraps the axis: the ranks are a ring, [L, H) the only indices
-                             * (global index base + i is L + (base + i - L) mod (H - L)) */
-    int64_t L, H;           /* the whole grid's interior along the axis */
-    int below, above;       /* the world ranks of the neighbours along the axis (-1: none) */
-    /* --ranks PX,PY,PZ (docs/design/019): the other axes the ranks cut too (bit k: axis k), each
-     * with the whole grid's extent, the base (global index of local 0), the rank's own local
-     * indices [xlo, xhi), the ghost depth and the neighbours' world ranks below and above */
-    int cut;
-    int64_t xn[3], xbase[3], xlo[3], xhi[3], xg[3];
-    int ring; /* bit k: the ranks along axis k are a ring (a field wraps it; the split axis' too) */
-    int64_t xL[3], xH[3]; /* each axis' interior [L, H) of the whole grid */
-    int64_t skew[3];      /* each axis' skew: a cut axis' ghosts are bt x skew deep */
-    int64_t bt;           /* the steps of those ghosts */
-    uint64_t defer; /* out of core: the bytes of the buffers of the exchange's second half, overlapped with
-                     * the next sweep's first blocks (docs/design/019); 0: the exchange blocks whole */
-    int xnb[3][2];
-    int dims[3], coord[3]; /* the ranks along each axis, and this rank's place */
-} stn_slab;
 
 /* The fold of a 1d grid of n cells with halo h- and h+ whose steps reach `reach` cells (>= the
  * halo), for rows whose bytes are a multiple of `align`: W is the smallest multiple of the
@@ -118,51 +90,37 @@ typedef struct stn_run {
     stn_npy_writer **writers; /* [2 * nfields], indexed like o->out_path */
     double t_start;           /* stn_program_main entered */
     stn_log *log;
-    stn_device dev;        /* --mode ooc: the device's bandwidth curves, for the time model */
-    double **series;       /* [nseries]: each series' values, as read from its --init file */
-    int64_t *series_len;   /* [nseries] */
-    uint64_t series_bytes; /* the data bytes of the series files (read once, before the engine) */
-    int64_t **pts;         /* [npointsets]: x, y, z of each point of each set */
-    int64_t *npts;         /* [npointsets] */
-    uint64_t points_bytes; /* the data bytes of the points files */
-    void **rec;            /* [nrecords]: steps x n samples of each record (row t: step t) */
-    void **along;          /* [nalong]: each input along an axis, its axis' extent of elements */
-    uint64_t along_bytes;  /* the data bytes of their files */
-    stn_fold fold;         /* the out-of-core engine's run of a 1d grid: its rows (W = 0 otherwise) */
-    stn_slab slab;         /* the out-of-core engine's run of one rank's slab (axis = 0 otherwise) */
+    stn_device dev;              /* --mode ooc: the device's bandwidth curves, for the time model */
+    double **series;             /* [nseries]: each series' values, as read from its --init file */
+    int64_t *series_len;         /* [nseries] */
+    uint64_t series_bytes;       /* the data bytes of the series files (read once, before the engine) */
+    int64_t **pts;               /* [npointsets]: x, y, z of each point of each set */
+    int64_t *npts;               /* [npointsets] */
+    uint64_t points_bytes;       /* the data bytes of the points files */
+    void **rec;                  /* [nrecords]: steps x n samples of each record (row t: step t) */
+    void **along;                /* [nalong]: each input along an axis, its axis' extent of elements */
+    uint64_t along_bytes;        /* the data bytes of their files */
+    stn_fold fold;               /* the out-of-core engine's run of a 1d grid: its rows (W = 0 otherwise) */
+    const struct stn_part *part; /* MPI: this rank's part of the grid (mpi/stn_part.h); NULL: all of it */
     double net_bytes_per_second, net_latency; /* MPI: the network, measured at startup (stn_par_network) */
     char net_source[160];
 } stn_run;
 
-/* A run's copy on a rank's slab (MPI) or a 1d grid's rows: its own options, descriptor and name,
- * run.o and run.d pointing at them. */
+/* A run's copy on a rank's part (MPI, mpi/stn_part.h) or a 1d grid's rows: its own options, descriptor
+ * and name, run.o and run.d pointing at them. */
 typedef struct stn_run_copy {
     stn_run run;
     stn_opts opts;
     stn_program_desc desc;
     char name[256];         /* NAME.rK: a rank's files */
     stn_field_desc *fields; /* along rings: no field wraps a ring's axis in the part (NULL: d's) */
+    struct stn_part *part;  /* the part run.part points at (NULL: none) */
 } stn_run_copy;
 /* r's 1d grid folded into rows (docs/design/014) for O_DIRECT rows of `align` bytes, or, periodic,
  * as one row that is one block (--block BX,BT refused); c->fields owned by c. */
 int stn_fold_run(const stn_run *r, size_t align, stn_run_copy *c);
-/* The ranks along each axis (dims[k]): --ranks, or the split of stn_par_size() ranks the IO model
- * prefers (docs/design/019); a 1d grid's ranks split its folded rows.  0, or -EINVAL with the
- * reason in why. */
-int stn_slab_dims(const stn_run *r, int dims[3], char *why, size_t n);
-/* What a rank writes of an --out along axis k: its own local indices [out[0][0], out[0][1]), and along a
- * ring also those the boundary layer copies, each out[j] = {a, b, d} going to whole-grid index local +
- * base + d; *n (when not NULL) the pieces, the count of indices returned. */
-int stn_slab_out(const stn_slab *s, int k, int64_t out[3][3], int *n);
-/* The cells a rank writes of an --out: the product of stn_slab_out's counts over the axes. */
-uint64_t stn_slab_out_cells(const stn_slab *s);
-/* The largest bt whose ghosts (bt x skew) every rank's part can give its neighbours. */
-int64_t stn_slab_most_bt(const stn_run *r);
-/* r's run on this rank's slab, for ghosts of bt steps (c->run.slab; the sizes, view and grid bytes
- * local, the halo on a side cut between ranks the step's reach, the --out writers expecting the
- * rank's own slices): 0, or -EINVAL when a slab is thinner than the ghosts a neighbour takes. */
-int stn_slab_run(const stn_run *r, int64_t bt, stn_run_copy *c);
-
+/* What a copy owns, freed (c itself is the caller's; NULL is fine). */
+void stn_run_copy_free(stn_run_copy *c);
 /* Read or evaluate every input along an axis (--init NAME=FILE, 1d of the axis' extent; else its
  * init expression, else zero); counted in `st`. */
 int stn_along_load(stn_run *r, stn_stats *st);
@@ -254,72 +212,12 @@ typedef struct stn_ooc_result {
     int nfinalists;
 } stn_ooc_result;
 
-/* The kernels' rate in cells per second, measured on a small grid of the run's rows (all arrays
- * together at most `cap` bytes) with the iBlock `tile`, for about 50 ms; `source` says how. */
-/* One step of the kernel on `box` (d->step), its failure (a stencil with sub-steps that cannot
- * allocate its tiles' scratch) turned into an error naming the stencil and the box.  t: the index
- * of the step being computed (0 first), given to the kernels with the series' values at it; then
- * the injects and records at the points in the box.  t < 0: a step that only measures (t = 0 for
- * the kernels, no injects, no records). */
-int stn_step(const stn_run *r, int64_t t, const stn_view *v, const void *const *src, void *const *dst,
-             const stn_box *box, const int64_t tile[2]);
-/* The kernels' views and boxes of a call on the engine's view v and box: a folded run's 1d cells
- * (stn_fold_map), a part's whole-grid coordinates (x by the pointer shift), or v and box themselves;
- * along each ring of ranks (periodic) in up to three pieces, each moved into the interior [L, H) by
- * its width (wrap[k]: 1 when some axis moved), the kernels told that the engine fills the axes'
- * wrap (own_axes).  The number of calls (0 when the call has no cell). */
-#define STN_MAP_MAX 27 /* up to three pieces along each of three rings */
-int stn_map_call(const stn_run *r, const stn_view *v, const stn_box *box, int interior,
-                 stn_view v1[STN_MAP_MAX], stn_box b1[STN_MAP_MAX], int64_t shift[STN_MAP_MAX],
-                 int wrap[STN_MAP_MAX]);
-/* [lo, hi) of whole-grid indices along an axis, on a ring (periodic, interior [L, H)) cut where it
- * crosses L or H into up to three pieces out[k] = {a, b, d}: [a, b) whose values are at [a + d,
- * b + d); otherwise one piece, d = 0.  The number of pieces. */
-int stn_ring_pieces(int64_t lo, int64_t hi, int ring, int64_t L, int64_t H, int64_t out[3][3]);
-/* d->boundary and d->init on a box of the run's grid, through stn_map_call, as stn_step does for the
- * steps. */
-void stn_run_boundary(const stn_run *r, int field, const stn_view *v, const void *cur, void *next,
-                      const stn_box *box);
-void stn_run_init(const stn_run *r, int field, int level, void *data, const stn_view *v, const stn_box *box);
-int stn_measure_rate(const stn_run *r, const int64_t tile[2], uint64_t cap, double *cps, char *source,
-                     size_t n);
-/* The kernels' rate for the time model, once per run: res->cells_per_second if already set, else
- * the --machine file's cells_per_second, else stn_measure_rate with res->ib's tile (on a grid of
- * at most 16 MiB and a quarter of the budget).  0 or -ENOMEM. */
-int stn_kernel_rate(const stn_run *r, stn_result *res);
-/* The rate at which the threads copy DRAM to DRAM (bytes copied a second), for the time model's
- * z-strip copies, once per run: res->copy_bytes_per_second if already set, else the --machine
- * file's copy_bytes_per_second, else measured here (this machine's run only; buffers past the
- * last-level cache, at most a quarter of the budget, about 30 ms).  0 or -ENOMEM. */
-int stn_copy_rate(const stn_run *r, stn_result *res);
+/* ------------------------------------------------------------------ desc.c: what the descriptor says */
 
-/* ------------------------------------------------------------------ iblock.c */
-
-/* The temporal (cache) tiles' window, for in-core tiles and the cache tiles of out-of-core blocks
- * alike: the window of a tile for bt steps, (width + 2 s bt) rows on a side (one side in 2d, two
- * in 3d), of `arrays` arrays of rows of `row_bytes`, fills the last-level cache (L3 of a socket,
- * else the cores' L2), the skew taking half the side, bt at most 16.  On the 2-core VM
- * (L3 32 MiB) heat3d 512^3 in-core ran at 1.45-1.50e9 cells/s untiled, 2.33-2.45e9 with half
- * the cache and bt 8, 2.75e9 with all of it and bt 16 (32 x 32 tiles; 40 x 40: 2.61e9, 56 x 56:
- * 2.16e9, 100 x 100 x 8: 1.70e9). */
-typedef struct stn_time_window_t {
-    uint64_t cache; /* the cache it fills, bytes */
-    int64_t skew;   /* the skew it was sized for (at least 1) */
-    double rows;    /* rows of the whole window */
-    double side;    /* rows on one side */
-    int64_t bt;     /* steps (may be below 2: no tile pays) */
-    int64_t width;  /* the tile's own width on a side (may be below 1: none fits) */
-} stn_time_window_t;
-void stn_time_window(const stn_hw *hw, uint64_t row_bytes, uint64_t arrays, int64_t skew, int two_dims,
-                     stn_time_window_t *w);
-
-/* Step 1 for a run: --iblock, else the built-in iBlock when `builtin` (see stn_tuned_applies),
- * else eq. 1a for the machine; with its source and the kernels' tile of one thread. */
-void stn_iblock_choose(const stn_run *r, int builtin, stn_iblock_pick *out);
-/* The program has built-in (offline-tuned) blocks and nothing on the command line overrides
- * them (--block, --tuner, --iblock, --machine). */
-int stn_tuned_wanted(const stn_run *r);
-/* ... and the run's --size (and --schedule) are those they were tuned for: they apply. */
-int stn_tuned_applies(const stn_run *r);
-
+/* Arrays a step touches: levels + 1 per state field, 1 per input (the k of eqs. 1a and 2e). */
+uint64_t stn_total_arrays(const stn_program_desc *d);
+/* The levels of all state fields: what an MPI exchange moves (ghosts of each). */
+uint64_t stn_state_levels(const stn_program_desc *d);
+/* The memory the step allocates on all threads for rows of nx cells (sub-steps' scratch). */
+uint64_t stn_kernel_scratch(const stn_program_desc *d, int64_t nx);
 #endif /* STN_RUN_H */

@@ -61,12 +61,12 @@ int stn_ooc_save_state(ooc *e, int64_t sweeps_done) {
                      fingerprint(e), sweeps_done, b[0], e->d->ndim == 2 ? b[0] : b[1], b[2], e->plan.strip,
                      e->steps_before + e->T);
     stn_afile af;
-    int rc = stn_afile_open(&af, e->state_path, 0);
+    int rc = stn_afile_open(&af, e->fs.state, 0);
     if (rc == 0) {
         rc = stn_afile_write(&af, text, (size_t)n);
         rc = rc ? (stn_afile_abort(&af), rc) : stn_afile_commit(&af);
     }
-    return rc ? stn_error(rc, "cannot save the run's state '%s': %s", e->state_path, stn_errmsg()) : 0;
+    return rc ? stn_error(rc, "cannot save the run's state '%s': %s", e->fs.state, stn_errmsg()) : 0;
 }
 
 /* Read a state file: version 1 (no plan: the tuner chose it again, by bytes alone), 2 (the plan) or 3
@@ -107,7 +107,7 @@ int stn_ooc_load_state(ooc *e, int64_t *done, int64_t *steps) {
     uint64_t fp_hash = 0;
     long long n = -1, t = -1;
     stn_saved_plan sv;
-    int rc = read_state(e->state_path, &fp_hash, &n, &sv, &t);
+    int rc = read_state(e->fs.state, &fp_hash, &n, &sv, &t);
     if (rc <= 0)
         return rc;
     if (fp_hash != fingerprint(e))
@@ -115,7 +115,7 @@ int stn_ooc_load_state(ooc *e, int64_t *done, int64_t *steps) {
             -EINVAL,
             "--resume: the run saved in '%s' had other parameters (size, steps, block, params or "
             "--init files differ); run without --resume to start over",
-            e->state_path);
+            e->fs.state);
     *done = n;
     *steps = t >= 0 ? t : n * e->plan.bt;
     return 0;

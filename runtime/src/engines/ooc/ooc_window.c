@@ -69,8 +69,8 @@ int stn_ooc_npy_box_st(const ooc *e, int f, int level, char *ring, int64_t r0, i
     double t0 = stn_now();
     int rc = 0;
     const stn_fold *fo = &e->r->fold;
-    if (fo->W && r1 > r0 && q1 > q0) {  /* a folded 1d grid: the rows' cells, at their place in the rows */
-        int64_t base = e->r->slab.base; /* (a rank's slab of the rows) */
+    if (fo->W && r1 > r0 && q1 > q0) { /* a folded 1d grid: the rows' cells, at their place in the rows */
+        int64_t base = e->r->part ? stn_part_slab(e->r->part)->base : 0; /* (a rank's slab of the rows) */
         int64_t c0 = (r0 + base) * fo->W - fo->P, c = stn_fold_cells(fo, r0 + base, r1 + base),
                 lo = c0 > 0 ? c0 : 0;
         size_t es = (size_t)e->d->elem_size;
@@ -87,30 +87,20 @@ int stn_ooc_npy_box_st(const ooc *e, int f, int level, char *ring, int64_t r0, i
     int nparts = ooc_ring_parts(e, r0, r1, part);
     for (int64_t k = 0, i = 0; rc == 0 && k < nparts; i = i + 1 < ooc_nruns(e, q0, q1) ? i + 1 : (k++, 0)) {
         rows_run run = ooc_run_at(e, ring, part[k][0], part[k][1], q0, i, part[k][2]);
-        const stn_slab *sl = &e->r->slab;
-        if (sl->cut) { /* a cross cut: each row's part of the file's row, each piece of a ring from where it
-                          wraps to */
-            int64_t px[3][3], es = e->d->elem_size;
-            int nx = stn_ring_pieces(sl->xbase[0], sl->xbase[0] + e->r->view.nx, sl->ring & 1, sl->xL[0],
-                                     sl->xH[0], px);
+        const stn_part *p = e->r->part;
+        if (stn_part_cross(p)) { /* a cross cut: each row's part of the file's row, each piece of a ring from
+                                    where it wraps to */
+            size_t es = (size_t)e->d->elem_size;
             for (int64_t j = 0; rc == 0 && j < run.rows; j++) {
                 int64_t z, y;
+                stn_row_piece pc[9];
                 ooc_row_at(e, &run, j, &z, &y);
-                if (e->d->ndim == 3) { /* (the part's row: the whole grid's, wrapped on a ring along y) */
-                    y += sl->xbase[1];
-                    if (sl->ring & 2)
-                        y += y < sl->xL[1]    ? sl->xH[1] - sl->xL[1]
-                             : y >= sl->xH[1] ? sl->xL[1] - sl->xH[1]
-                                              : 0;
-                }
-                for (int k = 0; rc == 0 && k < nx; k++) {
-                    uint64_t cell = (uint64_t)((z * sl->xn[1] + y) * sl->xn[0] + px[k][0] + px[k][2]);
-                    size_t n = (size_t)(px[k][1] - px[k][0]) * (size_t)es;
-                    rc = stn_pread_full(
-                        of->npy_fd[level],
-                        run.buf + (size_t)j * padded + (size_t)(px[k][0] - sl->xbase[0]) * (size_t)es, n,
-                        (uint64_t)of->npy_offset[level] + cell * (uint64_t)es, of->npy[level]);
-                    st->bytes_read += rc == 0 ? n : 0;
+                for (int c = 0, n = stn_part_row_places(p, e->d->ndim, z, y, 0, pc); rc == 0 && c < n; c++) {
+                    size_t len = (size_t)(pc[c].x1 - pc[c].x0) * es;
+                    rc = stn_pread_full(of->npy_fd[level],
+                                        run.buf + (size_t)j * padded + (size_t)pc[c].x0 * es, len,
+                                        (uint64_t)of->npy_offset[level] + pc[c].cell * es, of->npy[level]);
+                    st->bytes_read += rc == 0 ? len : 0;
                 }
             }
             continue;

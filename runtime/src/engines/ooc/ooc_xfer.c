@@ -117,13 +117,13 @@ static int load_chunk(ooc *e, int f, int level, int src, uint64_t *model) {
     int64_t part[3][3]; /* wrap-around slices come from where they wrap to */
     int nparts = stn_ooc_wrap_parts(e, f, r0, r1, part);
     uint64_t rows = 0, cells = 0;
+    int64_t base = e->r->part ? stn_part_slab(e->r->part)->base : 0; /* (a rank's slab of a folded grid) */
     for (int k = 0; rc == 0 && k < nparts; k++) {
         int64_t a = part[k][0], b = part[k][1];
         e->rshift = part[k][2];
         rows += (uint64_t)(b - a) * (uint64_t)(q1 - q0);
-        cells += e->r->fold.W
-                     ? (uint64_t)stn_fold_cells(&e->r->fold, a + e->r->slab.base, b + e->r->slab.base)
-                     : (uint64_t)(b - a) * (uint64_t)(q1 - q0) * (uint64_t)e->r->view.nx;
+        cells += e->r->fold.W ? (uint64_t)stn_fold_cells(&e->r->fold, a + base, b + base)
+                              : (uint64_t)(b - a) * (uint64_t)(q1 - q0) * (uint64_t)e->r->view.nx;
         if (src == STN_SRC_SCRATCH) {
             stn_gridfile *gf = !of->m->state ? &of->scratch[0][0]
                                : e->alg2     ? ooc_inplace(of, ooc_arr(of, e->plan.steps - level))
@@ -163,30 +163,18 @@ static int load_chunk(ooc *e, int f, int level, int src, uint64_t *model) {
 /* Row j of a run into an --out at its whole-grid place: the whole row, or under a cross cut (--ranks)
  * the rank's own part of an own row (nothing of a ghost row). */
 static int write_row(ooc *e, stn_npy_writer *w, const rows_run *run, int64_t j) {
-    const stn_slab *sl = &e->r->slab;
+    const stn_part *p = e->r->part;
     size_t es = (size_t)e->d->elem_size, rowb = (size_t)e->r->view.nx * es;
     const char *buf = run->buf + (size_t)j * (size_t)e->plan.row_bytes;
-    if (!sl->cut)
+    if (!stn_part_cross(p))
         return stn_npy_writer_pwrite(w, buf, rowb, (run->row0 + (uint64_t)j) * rowb, &e->res->st);
-    int64_t z, y, py[3][3] = {{0, 0, 0}}, px[3][3];
-    int ny = 1, nx, rc = 0;
+    int64_t z, y;
+    stn_row_piece pc[9];
+    int rc = 0;
     ooc_row_at(e, run, j, &z, &y);
-    if (e->d->ndim ==
-        3) /* the row's y: its own, and on a ring across the rows those the boundary layer copies */
-        stn_slab_out(sl, 1, py, &ny);
-    else
-        py[0][0] = y, py[0][1] = y + 1, py[0][2] = -sl->xbase[1]; /* (2d: y is the whole grid's already) */
-    stn_slab_out(sl, 0, px, &nx);
-    for (int b = 0; rc == 0 && b < ny; b++) {
-        if (y < py[b][0] || y >= py[b][1])
-            continue;
-        int64_t gy = y + sl->xbase[1] + py[b][2];
-        for (int a = 0; rc == 0 && a < nx; a++) {
-            uint64_t cell = (uint64_t)((z * sl->xn[1] + gy) * sl->xn[0] + px[a][0] + sl->xbase[0] + px[a][2]);
-            rc = stn_npy_writer_pwrite(w, buf + (size_t)px[a][0] * es, (size_t)(px[a][1] - px[a][0]) * es,
-                                       cell * es, &e->res->st);
-        }
-    }
+    for (int c = 0, n = stn_part_row_places(p, e->d->ndim, z, y, 1, pc); rc == 0 && c < n; c++)
+        rc = stn_npy_writer_pwrite(w, buf + (size_t)pc[c].x0 * es, (size_t)(pc[c].x1 - pc[c].x0) * es,
+                                   pc[c].cell * es, &e->res->st);
     return rc;
 }
 
@@ -202,21 +190,23 @@ static int export_chunk(ooc *e, void *arg) {
         return rc;
     const stn_fold *fo = &e->r->fold;
     if (fo->W) { /* a folded 1d grid: the rows' cells, written where they lie in the .npy */
-        const stn_slab *sl = &e->r->slab; /* (a rank's slab: its own rows) */
-        if (sl->axis && (r0 = r0 > sl->own_lo ? r0 : sl->own_lo) >= (r1 = r1 < sl->own_hi ? r1 : sl->own_hi))
+        const stn_cut *sl = e->r->part ? stn_part_slab(e->r->part) : NULL; /* (a rank's slab: its own rows) */
+        int64_t base = sl ? sl->base : 0;
+        if (sl && (r0 = r0 > sl->lo ? r0 : sl->lo) >= (r1 = r1 < sl->hi ? r1 : sl->hi))
             return 0;
-        int64_t c0 = (r0 + sl->base) * fo->W - fo->P, c = stn_fold_cells(fo, r0 + sl->base, r1 + sl->base);
+        int64_t c0 = (r0 + base) * fo->W - fo->P, c = stn_fold_cells(fo, r0 + base, r1 + base);
         int64_t lo = c0 > 0 ? c0 : 0;
         size_t es = (size_t)e->d->elem_size;
         return stn_npy_writer_pwrite(x->w, ooc_at(e, ring, r0, q0) + (size_t)(lo - c0) * es, (size_t)c * es,
                                      (uint64_t)lo * es, &e->res->st);
     }
-    const stn_slab *sl = &e->r->slab; /* a rank writes its own slices */
+    const stn_part *p = e->r->part; /* a rank writes its own slices */
+    const stn_cut *sl = p ? stn_part_slab(p) : NULL;
     size_t rowb = (size_t)g->nx * (size_t)e->d->elem_size;
     int64_t pc[3][3];
     int np = 0;
-    if (sl->axis)
-        stn_slab_out(sl, sl->axis, pc, &np);
+    if (p)
+        stn_part_out(p, p->split, pc, &np);
     for (int k = 1; k < np; k++) { /* a ring: the slices its boundary layer copies, row by row */
         int64_t a = r0 > pc[k][0] ? r0 : pc[k][0], b = r1 < pc[k][1] ? r1 : pc[k][1];
         for (int64_t i = 0; a < b && i < ooc_nruns(e, q0, q1); i++) {
@@ -227,14 +217,14 @@ static int export_chunk(ooc *e, void *arg) {
                 return rc;
         }
     }
-    int64_t *lo = sl->axis == e->plan.q.axis ? &q0 : &r0, *hi = sl->axis == e->plan.q.axis ? &q1 : &r1;
-    if (sl->axis &&
-        (*lo = *lo > sl->own_lo ? *lo : sl->own_lo) >= (*hi = *hi < sl->own_hi ? *hi : sl->own_hi))
+    int along_q = p && p->split == e->plan.q.axis;
+    int64_t *lo = along_q ? &q0 : &r0, *hi = along_q ? &q1 : &r1;
+    if (sl && (*lo = *lo > sl->lo ? *lo : sl->lo) >= (*hi = *hi < sl->hi ? *hi : sl->hi))
         return 0; /* (own slices along the split axis: r, or q = z when y-blocked) */
     /* compact each run's padded rows in place (each row moves down or stays) and write it */
     for (int64_t i = 0; i < ooc_nruns(e, q0, q1); i++) {
         rows_run run = ooc_run_of(e, ring, r0, r1, q0, i);
-        if (sl->cut) { /* a cross cut: the own part of each own row */
+        if (stn_part_cross(p)) { /* a cross cut: the own part of each own row */
             for (int64_t j = 0; rc == 0 && j < run.rows; j++)
                 rc = write_row(e, x->w, &run, j);
             if (rc)

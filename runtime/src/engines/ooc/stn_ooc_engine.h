@@ -1,9 +1,10 @@
 /*
- * stn_ooc_engine.h -- the out-of-core engine's state, shared by its files: ooc.c (the executor:
- * sweeps, rows, blocks), ooc_window.c (the window: views, and boxes of rows moved in and out),
- * ooc_xfer.c (the import of inputs and the export of --out), ooc_state.c (the state file
- * --resume reads).  Private to those files; ooc.c calls the other three, ooc_xfer.c calls
- * ooc_window.c.
+ * stn_ooc_engine.h -- the out-of-core engine's state, shared by its files: ooc_api.c (the engine held
+ * open, its table of operations), ooc_sweep.c (the executor: sweeps, rows, blocks), ooc_reader.c (the
+ * --init reader thread), ooc_wedge.c (a wrapped sweep's wedge), ooc_ghosts.c (the ranks' ghosts),
+ * ooc_setup.c (sources, plan, files, lock, records, buffers), ooc_window.c (the window: views, and
+ * boxes of rows moved in and out), ooc_xfer.c (the import of inputs and the export of --out),
+ * ooc_state.c (the state file --resume reads).  Private to those files.
  */
 #ifndef STN_OOC_ENGINE_H
 #define STN_OOC_ENGINE_H
@@ -11,6 +12,8 @@
 #include "engines/stn_engine.h"
 #include "io/stn_gridio.h"
 #include "plan/stn_ooc.h"
+
+#include <errno.h>
 
 /* The engine held open (ooc.c): the executor's state below, and what the program's calls keep. */
 typedef struct stn_ooc stn_ooc;
@@ -29,6 +32,31 @@ typedef struct ooc_field {
     char *wedge;                /* a wrapped sweep's slices for its last block (ooc.c): level l of */
     int64_t *wedge_off;         /* stn_ooc_wedge_range at slice wedge_off[l] (bt + 1 entries) */
 } ooc_field;
+
+/* The files a run keeps under --dir besides its grids' (ooc_setup.c). */
+typedef struct ooc_files {
+    char state[4096];   /* DIR/NAME.ooc-state: the sweeps committed, for --resume (ooc_state.c) */
+    char records[4096]; /* the records' samples of the committed sweeps, for --resume */
+    int records_fd;     /* -1: no records */
+    char lock[4096];    /* DIR/NAME.lock: one run at a time on a --dir */
+    int lock_fd;        /* held (flock) from setup to the end; -1: none */
+    int direct_warned;  /* the file system refused O_DIRECT (warned once) */
+} ooc_files;
+
+/* A block's cache tiles (ooc_setup.c chooses them, compute_block runs them). */
+typedef struct ooc_tiles {
+    int64_t w[2]; /* r x q widths */
+    int64_t t;    /* the steps each advances at a time (0: the block's T) */
+} ooc_tiles;
+
+/* MPI, stn_part.defer: the way down of the ghosts' exchange in flight beside the next sweep
+ * (ooc_ghosts.c). */
+typedef struct ooc_ghosts {
+    char *buf;       /* the low edge sent down, then the high ghosts received */
+    stn_par_req req; /* those messages in flight */
+    int pending;     /* received ghosts not yet written to file set `set` */
+    int64_t set;
+} ooc_ghosts;
 
 typedef struct ooc {
     const stn_run *r;
@@ -55,25 +83,16 @@ typedef struct ooc {
     int64_t steps_before; /* steps completed by the sweeps before this one */
     const void **src;
     void **dst;
-    char state_path[4096];
-    char records_path[4096]; /* the records' samples of the committed sweeps, for --resume */
-    int records_fd;          /* -1: no records */
-    char lock_path[4096];    /* DIR/NAME.lock: one run at a time on a --dir */
-    int lock_fd;             /* held (flock) from setup to the end; -1: none */
-    int direct_warned;
+    ooc_files fs;
     struct ooc_reader *reader; /* the --init reads of the next block, on a thread of their own */
     int reader_warned;         /* the reader thread could not be started (warned once) */
-    int64_t sub_w[2];          /* a block's cache tiles: r x q widths (ooc.c, compute_block) */
-    int64_t sub_t;             /* and the steps each advances at a time (0: the block's T) */
-    int64_t own_axes;          /* the r axis's bit when a state field is periodic along it: the window
-                                * holds its wrap-around slices itself (the view tells the kernels) */
-    int64_t rshift;            /* while moving wrap-around slices: the file's r index minus the ring's */
-    int exporting;             /* the export: every field's slices are their own (stn_ooc_wrap_parts) */
-    int64_t steps_resumed;     /* --resume: the steps the sweeps before this run made */
-    char *gbuf;                /* MPI, slab.defer: the low edge sent down, then the high ghosts received */
-    stn_par_req greq;          /* those messages in flight */
-    int gpending;              /* received ghosts not yet written to file set gset */
-    int64_t gset;
+    ooc_tiles sub;
+    int64_t own_axes;      /* the r axis's bit when a state field is periodic along it: the window
+                            * holds its wrap-around slices itself (the view tells the kernels) */
+    int64_t rshift;        /* while moving wrap-around slices: the file's r index minus the ring's */
+    int exporting;         /* the export: every field's slices are their own (stn_ooc_wrap_parts) */
+    int64_t steps_resumed; /* --resume: the steps the sweeps before this run made */
+    ooc_ghosts gh;
 } ooc;
 
 /* ------------------------------------------------------------------ ring addressing (inline) */
@@ -113,12 +132,13 @@ static inline int64_t ooc_nruns(const ooc *e, int64_t q0, int64_t q1) {
 static inline rows_run ooc_run_at(const ooc *e, char *ring, int64_t r0, int64_t r1, int64_t q0, int64_t i,
                                   int64_t fshift) {
     int64_t ny = e->r->view.ny;
-    const stn_slab *s = &e->r->slab; /* (a rank's slab: its base along r, or along q = z when y-blocked) */
-    int along_q = s->axis && s->axis == e->plan.q.axis;
-    int64_t f0 = r0 + e->rshift + (along_q ? 0 : s->base) + fshift; /* the --init (or --out) file's r0 */
+    const stn_part *p = e->r->part; /* (a rank's part: its base along r, or along q = z when y-blocked) */
+    int along_q = p && p->split == e->plan.q.axis;
+    int64_t base = p ? stn_part_slab(p)->base : 0;
+    int64_t f0 = r0 + e->rshift + (along_q ? 0 : base) + fshift; /* the --init (or --out) file's r0 */
     if (e->plan.r.axis == 2)
         return (rows_run){ooc_at(e, ring, r0, 0), (r1 - r0) * ny, (uint64_t)f0 * (uint64_t)ny};
-    int64_t z = q0 + i, zf = z + (along_q ? s->base + fshift : 0);
+    int64_t z = q0 + i, zf = z + (along_q ? base + fshift : 0);
     return (rows_run){ooc_at(e, ring, r0, z), r1 - r0, (uint64_t)zf * (uint64_t)ny + (uint64_t)f0};
 }
 
@@ -134,11 +154,12 @@ static inline rows_run ooc_run_of(const ooc *e, char *ring, int64_t r0, int64_t 
     return ooc_run_at(e, ring, r0, r1, q0, i, 0);
 }
 
-/* A ring's slab (MPI, periodic along the split axis): slices [r0, r1) in up to three parts, each with
+/* A ring's part (MPI, periodic along the split axis): slices [r0, r1) in up to three parts, each with
  * the shift from its whole-grid index to where its values lie in an --init file ([L, H)). */
 static inline int ooc_ring_parts(const ooc *e, int64_t r0, int64_t r1, int64_t part[3][3]) {
-    const stn_slab *s = &e->r->slab;
-    return stn_ring_pieces(r0, r1, s->periodic, s->L - s->base, s->H - s->base, part);
+    const stn_cut *s = e->r->part ? stn_part_slab(e->r->part) : NULL;
+    return s ? stn_ring_pieces(r0, r1, s->ring, s->L - s->base, s->H - s->base, part)
+             : stn_ring_pieces(r0, r1, 0, 0, 0, part);
 }
 
 /* ------------------------------------------------------------------ ooc_window.c */
@@ -174,6 +195,66 @@ void stn_ooc_copy_box(const ooc *e, char *dst, char *src, int64_t r0, int64_t r1
 /* Put rows [r0, r1) x [q0, q1) of (field f, level) into its ring from source kind `src`
  * (STN_SRC_*); scratch data is prefetched there by the caller. */
 int stn_ooc_place(ooc *e, int f, int level, int src, int64_t r0, int64_t r1, int64_t q0, int64_t q1);
+
+/* The levels a sweep reads of field f: all of a state field's, an input's one. */
+static inline int ooc_nlevels_read(const ooc_field *f) { return f->m->state ? f->m->levels : 1; }
+
+/* ------------------------------------------------------------------ ooc_sweep.c, ooc_reader.c, ooc_wedge.c
+ */
+
+/* Sweep `sweep` of T steps, every row of blocks, from source set sweep % 2 into the other; with
+ * `durable`, its destination synced (the caller commits the state file). */
+int stn_ooc_sweep(ooc *e, int64_t sweep, int64_t T, int durable);
+/* Start reading the --init rows of slices [r0, r1) of the current row on the reader thread, if the
+ * sweep has any (and the reads can run beside the compute); join it (its bytes counted, its failure
+ * returned) before the rows are used. */
+int stn_ooc_reader_start(ooc *e, int64_t sweep, int64_t r0, int64_t r1);
+int stn_ooc_reader_join(ooc *e);
+/* The wedge of a sweep of T steps wrapped around r: each level's offset in the fields' wedges; level l
+ * of slices [a, b) kept; before step t of a cache tile of the last block computing [r0, r1), the levels
+ * it reads past H placed; the inputs' slices past n placed when the last block enters. */
+void stn_ooc_wedge_offsets(ooc *e, int64_t T);
+void stn_ooc_wedge_keep(ooc *e, int64_t l, int64_t a, int64_t b);
+void stn_ooc_wedge_place(ooc *e, int64_t t, int64_t r0, int64_t r1);
+void stn_ooc_wedge_place_inputs(ooc *e);
+
+/* ------------------------------------------------------------------ ooc_ghosts.c */
+
+/* Under MPI: the outcome every rank agrees on after a step of a sweep (rc, or an error naming what failed
+ * elsewhere when this rank's part went well); rc without MPI. */
+int stn_ooc_agree(const ooc *e, int rc, const char *what);
+/* What one exchange moves, as modelled (stn_ooc_exchange): the bytes read from the part's files (and
+ * as many written); *msg: the message bytes. */
+uint64_t stn_ooc_ghosts_bytes(const ooc *e, uint64_t *msg);
+/* After a sweep (its state in scratch set `set`): each rank's own edge slices into its neighbours'
+ * ghosts, in every level of every state field (stn_ghosts_swap), through two of each field's ring
+ * arrays (the window is idle between sweeps); with `defer` the way down is posted to run beside the
+ * next sweep (e->gh).  *msg: the message bytes sent, added. */
+int stn_ooc_ghosts_swap(ooc *e, int64_t set, uint64_t *msg, int defer);
+/* The deferred half of an exchange: once its messages have arrived, the high ghosts of every level
+ * into file set gh.set (before the sweep reads them).  Every rank posted its half in the same
+ * exchange, so the wait ends even on a failed path (write = 0: only the wait). */
+int stn_ooc_ghosts_land(ooc *e, int write);
+
+/* ------------------------------------------------------------------ ooc_setup.c */
+
+/* The scratch file of (field f, set, level) under --dir. */
+void stn_ooc_scratch_name(char *buf, size_t n, const ooc *e, int f, int set, int level);
+/* Everything before the first sweep: the lock on --dir, the fields' sources, the plan (resumed: the
+ * saved one), the cache tiles, the IO and time models of the whole run (*first_sweep: the sweeps a
+ * --resume finds done), then (unless --plan-only) the queue, the scratch, spill and records files and
+ * the buffers. */
+int stn_ooc_setup(ooc *e, int64_t *first_sweep);
+/* The time model of the sweeps from first_sweep on: the kernels' rate on the plan's blocks (measured
+ * unless known), the copy rate, the device's curves, the ranks' exchanges. */
+int stn_ooc_model_time(ooc *e, int64_t first_sweep);
+/* Whether a sweep's result is made durable and committed for --resume: every one, except the program's
+ * last when nothing reads it afterwards (no --out). */
+int stn_ooc_commits(const ooc *e, int program, int last);
+/* The samples of steps [t0, t1) of every record, to (write) or from the records file. */
+int stn_ooc_records_io(ooc *e, int write, int64_t t0, int64_t t1);
+void stn_ooc_remove_scratch(ooc *e); /* the scratch, state and records files */
+void stn_ooc_free(ooc *e);           /* the queue, the lock, the files' descriptors, the buffers */
 
 /* ------------------------------------------------------------------ ooc_xfer.c */
 
