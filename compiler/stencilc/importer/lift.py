@@ -536,9 +536,9 @@ def _num(v: float) -> str:
     return r
 
 
-def lift(path: str, text: str, function: str | None, name: str, cflags: list[str]) -> tuple[str, Lifted]:
-    """The .stn text, and what a rewrite of the C file needs."""
-    unit = C.parse(path, text, cflags)
+def lift(path: str, data: bytes, function: str | None, name: str, cflags: list[str]) -> tuple[str, Lifted]:
+    """The .stn text, and what a rewrite of the C file needs, from the C file's bytes."""
+    unit = C.parse(path, data, cflags)
     lf = Lifter(unit, function, name)
     stn = lf.run()
     return stn, lf.result
