@@ -123,7 +123,7 @@ class Array:
     name: str
     elem: str  # "double", "float", or another type's spelling
     dims: list[int | None]
-    pointer: bool  # a pointer to (an array of) elements: it can be swapped
+    pointer: bool  # a pointer to (an array of) elements, or a parameter declared as an array (C makes it one)
     restrict: bool
 
 
@@ -315,13 +315,17 @@ class _Builder:
         return Loc(c.location.line if (kind or c.kind) == self.K.FOR_STMT else sl, sc, n)
 
     def var(self, c) -> None:
-        """An array (or pointer to one) declared at file or function scope."""
+        """An array (or pointer to one) declared at file or function scope.  A parameter declared as an
+        array (double a[restrict n][n]) is a pointer, as C makes it: restrict when its first brackets say so."""
         t = c.type
         dims: list[int | None] = []
         pointer = restrict = False
         if t.kind == self.ci.TypeKind.POINTER:
-            pointer, restrict = True, "restrict" in t.spelling
+            pointer, restrict = True, t.is_restrict_qualified() or "restrict" in t.spelling
             t = t.get_pointee()
+        elif c.kind == self.K.PARM_DECL and "[" in t.spelling:
+            first = t.spelling[t.spelling.index("["):t.spelling.index("]") + 1]
+            pointer, restrict = True, "restrict" in first.replace("[", " ").replace("]", " ").split()
         while t.kind in (self.ci.TypeKind.CONSTANTARRAY, self.ci.TypeKind.VARIABLEARRAY,
                          self.ci.TypeKind.INCOMPLETEARRAY):
             dims.append(t.get_array_size() if t.kind == self.ci.TypeKind.CONSTANTARRAY else None)

@@ -171,20 +171,36 @@ class Lifter:
                                    "own loop indices")
         n = Nest(loop, vars_, lo, hi, ext, target, cur.lhs.loc, cur.rhs)
         self._collect_reads(cur.rhs, n)
-        tgt = self.arrays[target]
-        for name, _, lc in n.reads:
-            a = self.arrays[name]
-            if name != target and tgt.pointer and a.pointer and not (tgt.restrict and a.restrict):
-                self.fail(lc, f"'{name}' (read) and '{target}' (written) are pointers that may point into the same "
-                              "array: the nest would then read values it wrote, which a stencil's step cannot "
-                              f"express; if they never overlap, declare both restrict (double (*restrict {name})[...])",
-                          [(f"'{target}' is written here", n.target_loc)])
-        for name, _, lc in n.reads:
-            if name == target:
-                self.fail(lc, f"the nest reads '{name}', which it writes: a value it reads may be old or new "
-                              "(a Gauss-Seidel sweep), which a stencil's step cannot express",
+        self._no_alias(n)
+        for name, offs, lc in n.reads:
+            if name == target and any(offs):  # (the element itself, at offset 0, is its old value: C reads it first)
+                self.fail(lc, f"the nest reads '{name}' at an offset from the element it writes: that value may be "
+                              "old or new (a Gauss-Seidel sweep), which a stencil's step cannot express; only the "
+                              "written element itself may be read (its old value)",
                           [("written here", n.target_loc)])
         return n
+
+    def _no_alias(self, n: Nest) -> None:
+        """Refuses a read array that may be the written one: two pointers (array parameters are pointers
+        in C), unless both are restrict; a pointer and an array, unless the pointer is restrict."""
+        target, tgt = n.target, self.arrays[n.target]
+        for name, _, lc in n.reads:
+            a = self.arrays[name]
+            if name == target or not (tgt.pointer or a.pointer):
+                continue
+            if (tgt.restrict or not tgt.pointer) and (a.restrict or not a.pointer):
+                continue
+            note = [(f"'{target}' is written here", n.target_loc)]
+            if tgt.pointer and a.pointer:
+                self.fail(lc, f"'{name}' (read) and '{target}' (written) are pointers that may point into the same "
+                              "array: the nest would then read values it wrote, which a stencil's step cannot "
+                              f"express; if they never overlap, declare both restrict (double (*restrict {name})"
+                              f"[...], or as a parameter double {name}[restrict N][...])", note)
+            p, other = (target, name) if tgt.pointer else (name, target)
+            self.fail(lc, f"'{name}' (read) and '{target}' (written) may be the same array: '{p}' is a pointer that "
+                          f"may point into '{other}', and the nest would then read values it wrote, which a "
+                          f"stencil's step cannot express; if it never does, declare '{p}' restrict (double "
+                          f"(*restrict {p})[...], or as a parameter double {p}[restrict N][...])", note)
 
     def _bounds(self, f: C.For) -> tuple[int, int, C.Node]:
         lo = f.lo
