@@ -145,6 +145,44 @@ class Unit:
     errors: list[tuple[Loc, str]] = field(default_factory=list)  # clang's own errors
 
 
+def c_text(n: Node, show: bool = False) -> str | None:
+    """An expression as C text that means what Clang parsed (macros expanded, every operation in
+    parentheses; numbers by value), or None where it has no such text (a statement, a side effect).
+    With `show`, for a message: numbers as written, no parentheses but those written."""
+    def go(x: Node) -> str | None:
+        if isinstance(x, Num):
+            if show:
+                return x.text
+            return str(int(x.value)) if x.ctype == "int" and x.value == int(x.value) else repr(x.value)
+        if isinstance(x, Name):
+            return x.id
+        if isinstance(x, Index):
+            b, i = go(x.base), go(x.index)
+            return None if b is None or i is None else f"{b}[{i}]"
+        if isinstance(x, Bin) and x.op not in ("=", ",") and not x.op.endswith("="):
+            a, b = go(x.lhs), go(x.rhs)
+            return None if a is None or b is None else (f"{a} {x.op} {b}" if show else f"({a} {x.op} {b})")
+        if isinstance(x, Bin) and x.op in ("==", "<=", ">=", "!="):
+            a, b = go(x.lhs), go(x.rhs)
+            return None if a is None or b is None else f"({a} {x.op} {b})"
+        if isinstance(x, Un) and x.op in ("()", "-", "+", "!", "~") or isinstance(x, Un) and x.op.startswith("("):
+            a = go(x.operand)
+            if a is None:
+                return None
+            if x.op == "()":
+                return f"({a})"
+            return f"{x.op}{a}" if show or x.op.startswith("(") and a.startswith("(") else f"({x.op}({a}))"
+        if isinstance(x, Call):
+            args = [go(a) for a in x.args]
+            return None if None in args else f"{x.fn}(" + ", ".join(args) + ")"
+        if isinstance(x, Cond):
+            c, a, b = go(x.cond), go(x.then), go(x.other)
+            return None if None in (c, a, b) else f"({c} ? {a} : {b})"
+        return None
+
+    return go(n)
+
+
 class FrontError(Exception):
     """libclang is missing or cannot parse: the message says which."""
 
