@@ -58,7 +58,7 @@ def run(cfile: str, *, function: str | None, output: str | None, cflags: list[st
             from ..codegen.build import build_layout
 
             cnames = {p.name: p.cname for p in build_layout(program).params}  # the config's member names
-            new_c = rw.rewrite(src.text, name, lifted, cnames)
+            new_c = rw.rewrite(data, name, lifted, cnames)
         except rw.RewriteError as e:
             raise CompileError([Diagnostic("error", str(e), src, lifted.time_loop.loc)]) from None
     if output:
@@ -66,7 +66,7 @@ def run(cfile: str, *, function: str | None, output: str | None, cflags: list[st
     else:
         sys.stdout.write(text)
     if new_c is not None:
-        Path(rewrite).write_text(new_c)
+        Path(rewrite).write_bytes(new_c)
     return 0
 
 

@@ -30,8 +30,8 @@ from ..diagnostics import Loc
 
 @dataclass
 class Node:
-    """A node at `loc`; `span`, set by the builder on loops and expressions, is its byte range in the
-    file (for `--rewrite`, which copies the text it keeps)."""
+    """A node at `loc`; `span`, set by the builder on loops, is its byte range in the file (for
+    `--rewrite`, which replaces the time loop's)."""
 
     loc: Loc
 
@@ -104,6 +104,7 @@ class For(Node):
     step: str | None  # "++" (var++ or ++var, or var += 1), else None
     body: list[Node]
     end_line: int = 0
+    declares: bool = False  # the loop declares its variable (for (int i = ...)), rather than assigning it
 
 
 @dataclass
@@ -428,13 +429,14 @@ class _Builder:
         if len(body) == 1 and isinstance(body[0], Block):
             body = body[0].body
         var = lo = cond = step = None
+        declares = False
         # init; cond; inc: libclang omits the missing ones, so read them by kind
         heads = kids[:-1]
         for h in heads:
             if h.kind == K.DECL_STMT:
                 d = next(h.get_children(), None)
                 if d is not None and d.kind == K.VAR_DECL:
-                    var = d.spelling
+                    var, declares = d.spelling, True
                     e = [x for x in d.get_children() if x.kind.is_expression()]
                     lo = self.expr(e[-1]) if e else None
             elif h.kind == K.BINARY_OPERATOR and self.op_between(h, next(h.get_children())) == "=" and var is None:
@@ -446,16 +448,14 @@ class _Builder:
                 t = self.tokens(h)
                 if t in ([var, "++"], ["++", var], [var, "+=", "1"]):
                     step = "++"
-        f = For(self.loc(c), var, lo, cond, step, body, c.extent.end.line)
+        f = For(self.loc(c), var, lo, cond, step, body, c.extent.end.line, declares)
         f.span = (c.extent.start.offset, c.extent.end.offset)
         return f
 
     # ------------------------------------------------------------------ expressions
 
     def expr(self, c) -> Node:
-        n = self._expr(c)
-        n.span = (c.extent.start.offset, c.extent.end.offset)  # (the rewrite prints it as written)
-        return n
+        return self._expr(c)
 
     def _expr(self, c) -> Node:
         K = self.K
@@ -502,4 +502,8 @@ class _Builder:
         if kind == K.CONDITIONAL_OPERATOR:
             a, b, d = list(c.get_children())
             return Cond(loc, self.expr(a), self.expr(b), self.expr(d))
+        if kind == K.CXX_UNARY_EXPR:  # sizeof, _Alignof (libclang names the kind so): constants Clang evaluates
+            v = self.eval(c)
+            if v is not None:
+                return Num(loc, str(int(v)) if v == int(v) else repr(v), v, "int" if v == int(v) else "double")
         return Other(loc, c.kind.name.lower().replace("_", " "))
