@@ -12,6 +12,7 @@ into the C file.  docs/import.md is the contract.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -523,6 +524,9 @@ class Lifter:
     def _expr(self, e: C.Node, n: Nest, field_of, done, inputs, dims) -> str:
         def go(x: C.Node) -> str:
             if isinstance(x, C.Num):
+                if not math.isfinite(x.value):
+                    self.fail(x.loc, f"'{x.text}' is not a finite number in C ({x.value!r}: it overflows its type); a "
+                                     "stencil's coefficients are finite")
                 if self.elem == "f32" and x.ctype == "double":
                     self.fail(x.loc, f"'{x.text}' is a double: C computes this expression in double, and an f32 "
                                      f"stencil computes in float; write {x.text}f to compute in float")
@@ -554,6 +558,9 @@ class Lifter:
                     self.fail(x.loc, f"'{x.id}' is a const double: C computes this expression in double, and an "
                                      f"f32 stencil computes in float; declare it float")
                 if x.const is not None:
+                    if not math.isfinite(x.const):
+                        self.fail(x.loc, f"the constant '{x.id}' is {x.const!r} in C, not a finite number; a "
+                                         "stencil's coefficients are finite")
                     if x.id in RESERVED:
                         self.fail(x.loc, f"the constant '{x.id}' would be a param named '{x.id}', a word of the "
                                          "language; rename it")
