@@ -5,6 +5,7 @@ exit 0 and a .stn (and a rewrite), or a located error: never an internal error, 
 
 from __future__ import annotations
 
+import faulthandler
 import os
 import signal
 import sys
@@ -39,7 +40,8 @@ def test_the_import_fuzzer_tells_a_crash_from_a_refusal(tmp_path, monkeypatch):
     kind, text = fuzz_import._import(str(bad), [], "f", str(tmp_path / "b"))
     assert kind == "error" and "bad.c:1:1: error: no stencil loop nest" in text, text
     assert fuzz_import._import(str(bad), [], "nothere", str(tmp_path / "c"))[0] == "error"
-    monkeypatch.setattr(fuzz_import, "_import", lambda *a: os.kill(os.getpid(), signal.SIGSEGV))
+    monkeypatch.setattr(fuzz_import, "_import",  # (pytest's faulthandler would print the dying worker's stack)
+                        lambda *a: (faulthandler.disable(), os.kill(os.getpid(), signal.SIGSEGV)))
     w = fuzz_import.Worker()  # (forked after the patch: its import dies)
     try:
         kind, text = w.run(("x.c", [], None, "x"), 60)
