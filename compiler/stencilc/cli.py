@@ -83,7 +83,7 @@ def _import_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="stencilc import",
         description="Lift the stencil of a C time loop into a .stn file: the loop nests marked '#pragma stencilc' "
-                    "(or every perfect 2d/3d nest of --function), parsed with Clang (docs/import.md).",
+                    "(or every perfect 1d/2d/3d stencil nest of --function), parsed with Clang (docs/import.md).",
         epilog="Everything after '--' is passed to Clang (-I, -D, ...).",
     )
     p.add_argument("file", help="the C source file")

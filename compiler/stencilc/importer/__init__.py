@@ -2,7 +2,9 @@
 
 The driver of the importer: read the C file, lift it (``lift.py``, over ``cfront.py``, the only
 module that imports libclang), check that the ``.stn`` it wrote compiles (a lifted file the
-front end refuses is stencilc's bug, reported as an internal error), write it.
+front end refuses is stencilc's bug, reported as an internal error), write it.  The C file is
+bytes: what is not UTF-8 (a Latin-1 comment) is kept as it is by the rewrite and shown replaced
+(U+FFFD) in diagnostics.
 """
 
 from __future__ import annotations
@@ -20,15 +22,30 @@ def stencil_name(output: str | None, cfile: str) -> str:
     return name if not name[0].isdigit() else "s_" + name
 
 
+def read_c(path: str) -> bytes:
+    """The bytes of a C file, or the CompileError of a .stn file that cannot be read (UTF-8 is not asked)."""
+    try:
+        return Path(path).read_bytes()
+    except FileNotFoundError:
+        raise CompileError([Diagnostic("error", f"no such file: '{path}'", None, NO_LOC)]) from None
+    except IsADirectoryError:
+        raise CompileError([Diagnostic("error", f"'{path}' is a directory, not a C file", None, NO_LOC)]) from None
+    except PermissionError:
+        raise CompileError([Diagnostic("error", f"cannot read '{path}': permission denied", None, NO_LOC)]) from None
+    except OSError as e:
+        raise CompileError([Diagnostic("error", f"cannot read '{path}': {e.strerror}", None, NO_LOC)]) from None
+
+
 def run(cfile: str, *, function: str | None, output: str | None, cflags: list[str],
         rewrite: str | None = None) -> int:
     from . import cfront, lift
     from . import rewrite as rw
 
-    src = SourceFile.read(cfile)  # the same errors as for a .stn: missing, a directory, not UTF-8
+    data = read_c(cfile)
+    src = SourceFile(cfile, data.decode("utf-8", "replace"))  # (for diagnostics)
     name = stencil_name(output, cfile)
     try:
-        text, lifted = lift.lift(src.name, src.text, function, name, cflags)
+        text, lifted = lift.lift(src.name, data, function, name, cflags)
     except cfront.FrontError as e:
         raise CompileError([Diagnostic("error", str(e), src, NO_LOC)]) from None
     program = _check(text, name)
@@ -41,7 +58,7 @@ def run(cfile: str, *, function: str | None, output: str | None, cflags: list[st
             from ..codegen.build import build_layout
 
             cnames = {p.name: p.cname for p in build_layout(program).params}  # the config's member names
-            new_c = rw.rewrite(src.text, name, lifted, cnames)
+            new_c = rw.rewrite(data, name, lifted, cnames)
         except rw.RewriteError as e:
             raise CompileError([Diagnostic("error", str(e), src, lifted.time_loop.loc)]) from None
     if output:
@@ -49,7 +66,7 @@ def run(cfile: str, *, function: str | None, output: str | None, cflags: list[st
     else:
         sys.stdout.write(text)
     if new_c is not None:
-        Path(rewrite).write_text(new_c)
+        Path(rewrite).write_bytes(new_c)
     return 0
 
 

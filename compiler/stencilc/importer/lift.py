@@ -1,7 +1,7 @@
 """The lifter of ``stencilc import``: the stencil of a C time loop, as a ``.stn`` file.
 
 Expects a ``cfront.Unit``.  Finds the loop nests marked ``#pragma stencilc`` (or, with
-``--function``, every perfect 2d or 3d nest of that function inside a loop), and the time loop
+``--function``, every perfect 1d, 2d or 3d stencil nest of that function inside a loop), and the time loop
 around them; checks that each nest writes one array from constant-offset reads of arrays of the
 same shape; works out the levels (a nest that reads an array an earlier nest of the same step
 wrote reads its new value, a sub-step; pointers rotated at the end of the step are the levels
@@ -12,6 +12,7 @@ into the C file.  docs/import.md is the contract.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -67,6 +68,7 @@ class Lifter:
         self.params: dict[str, float] = {}
         self.elem: str | None = None
         self.flat: set[str] = set()  # arrays indexed by one flat subscript
+        self.orphans: list[C.For] = []  # (--function) nests outside any loop
 
     def fail(self, loc: Loc, msg: str, notes=None):
         raise _Fail(loc, msg, notes)
@@ -100,6 +102,8 @@ class Lifter:
             for tl in loops:
                 where[id(tl[0])] = fn
             found += loops
+        if not found and self.orphans:
+            self.fail(self.orphans[0].loc, "this stencil loop nest is not inside a time loop (a 'for' around it)")
         if not found:
             where = f"function '{self.function}'" if self.function else "this file"
             how = "" if self.function else "; mark each loop nest with '#pragma stencilc', or name the function " \
@@ -116,29 +120,77 @@ class Lifter:
         """'#pragma stencilc' on one of the two lines before the loop."""
         return any(0 < loop.loc.line - p <= 2 for p in self.u.pragmas)
 
-    def _is_nest(self, s: C.Node) -> bool:
-        """A perfect 2d or 3d nest: loops each holding the next alone, then one assignment."""
-        depth, cur = 0, s
-        while isinstance(cur, C.For) and len(cur.body) == 1:
-            depth, cur = depth + 1, cur.body[0]
-        return isinstance(cur, C.Assign) and depth in (2, 3)
+    @staticmethod
+    def _chain(s: C.Node) -> tuple[list[C.For], C.Node]:
+        """The loops of a perfect nest from s (each holding the next alone), and what the innermost holds."""
+        loops: list[C.For] = []
+        while isinstance(s, C.For) and len(s.body) == 1:
+            loops.append(s)
+            s = s.body[0]
+        return loops, s
+
+    def _nest_loops(self, s: C.Node) -> int:
+        """How many of the innermost loops of the perfect nest s are a stencil nest: those whose indices
+        the assignment's subscripts use (every one of them), one loop per subscript, or 2 or 3 loops in one
+        flat subscript; 0 when s is no such nest.  A loop around them whose index the subscripts do not use
+        is a time loop."""
+        loops, cur = self._chain(s)
+        if not loops or not isinstance(cur, C.Assign):
+            return 0
+        subs, e = [], cur.lhs
+        while isinstance(e, C.Index):
+            subs.append(e.index)
+            e = e.base
+        if not subs or not isinstance(e, C.Name):
+            return 0
+        used = set().union(*(_names(x) for x in subs))
+        vars_ = [f.var for f in loops]
+        first = next((i for i, v in enumerate(vars_) if v in used), len(vars_))
+        k = len(vars_) - first
+        if k not in (1, 2, 3) or not set(vars_[first:]) <= used:
+            return 0
+        return k if len(subs) == k or len(subs) == 1 and k > 1 else 0
 
     def _time_loops(self, body: list[C.Node], parent: C.For | None) -> list[tuple[C.For, list[C.Node]]]:
+        """The time loops under `body` with their nests: the marked nests, or (--function, no pragma in the
+        file) every stencil nest; a perfect nest one loop deeper than its stencil nest is a time loop
+        around it (PolyBench's seidel-2d writes its three loops so)."""
         out = []
-        # the marked nests; with no mark in the file, every perfect 2d or 3d nest of --function
-        here = [s for s in body if isinstance(s, C.For) and
-                (self._marked(s) if self.u.pragmas else
-                 self.function is not None and self._is_nest(s))]
-        if here:
-            if parent is None:
-                self.fail(here[0].loc, "this stencil loop nest is not inside a time loop (a 'for' around it)")
-            out.append((parent, here))
+        here = []
         for s in body:
-            if isinstance(s, C.For) and s not in here:
+            if not isinstance(s, C.For) or not (self._marked(s) if self.u.pragmas else self.function is not None):
+                continue
+            k, depth = self._nest_loops(s), len(self._chain(s)[0])
+            if k and depth == k + 1:
+                out.append((s, [s.body[0]]))
+            elif self.u.pragmas or k and depth == k:
+                here.append(s)
+        if here:
+            if parent is None and self.u.pragmas:
+                self.fail(here[0].loc, "this stencil loop nest is not inside a time loop (a 'for' around it)")
+            if parent is None:  # --function: a nest outside any loop is refused only if no time loop is found
+                self.orphans.append(here[0])
+            else:
+                out.append((parent, here))
+        for s in body:
+            if isinstance(s, C.For) and all(s is not h for h in here) and all(s is not tl for tl, _ in out):
                 out += self._time_loops(s.body, s)
             elif isinstance(s, C.Block):
                 out += self._time_loops(s.body, parent)
         return out
+
+    def _not_a_nest(self, s: C.For) -> str:
+        """Why a loop in a time step is not one of its stencil nests."""
+        loops, cur = self._chain(s)
+        if self.u.pragmas and self._nest_loops(s) == len(loops):
+            return "this loop nest in the time step is not marked '#pragma stencilc': mark every nest of the step"
+        what = "a perfect nest of one loop per subscript around one assignment W[i][j] = EXPR"
+        if isinstance(cur, C.Assign) and C.c_text(cur.lhs):
+            why = f"it writes '{C.c_text(cur.lhs, show=True)}', not the element of its own loop indices ({what})"
+        else:
+            why = f"it is not {what}"
+        return (f"a loop in the time step that is not a stencil nest: {why}; stencilc import lifts a step made of "
+                "stencil nests alone (then pointer rotations)")
 
     # ------------------------------------------------------------------ one nest
 
@@ -161,8 +213,8 @@ class Lifter:
         if not isinstance(cur, C.Assign):
             self.fail(cur.loc, f"the innermost loop of a stencil nest must assign one array element, not a "
                                f"{getattr(cur, 'what', 'statement')}")
-        if len(vars_) not in (2, 3):
-            self.fail(loop.loc, f"a stencil nest of {len(vars_)} loops: stencilc imports 2d and 3d nests")
+        if len(vars_) not in (1, 2, 3):
+            self.fail(loop.loc, f"a stencil nest of {len(vars_)} loops: stencilc imports 1d, 2d and 3d nests")
         if cur.op != "=":
             self.fail(cur.loc, f"'{cur.op}' updates the element in place: a stencil writes a new value with '='")
         target, offs = self._access(cur.lhs, vars_, ext)
@@ -171,20 +223,36 @@ class Lifter:
                                    "own loop indices")
         n = Nest(loop, vars_, lo, hi, ext, target, cur.lhs.loc, cur.rhs)
         self._collect_reads(cur.rhs, n)
-        tgt = self.arrays[target]
-        for name, _, lc in n.reads:
-            a = self.arrays[name]
-            if name != target and tgt.pointer and a.pointer and not (tgt.restrict and a.restrict):
-                self.fail(lc, f"'{name}' (read) and '{target}' (written) are pointers that may point into the same "
-                              "array: the nest would then read values it wrote, which a stencil's step cannot "
-                              f"express; if they never overlap, declare both restrict (double (*restrict {name})[...])",
-                          [(f"'{target}' is written here", n.target_loc)])
-        for name, _, lc in n.reads:
-            if name == target:
-                self.fail(lc, f"the nest reads '{name}', which it writes: a value it reads may be old or new "
-                              "(a Gauss-Seidel sweep), which a stencil's step cannot express",
+        self._no_alias(n)
+        for name, offs, lc in n.reads:
+            if name == target and any(offs):  # (the element itself, at offset 0, is its old value: C reads it first)
+                self.fail(lc, f"the nest reads '{name}' at an offset from the element it writes: that value may be "
+                              "old or new (a Gauss-Seidel sweep), which a stencil's step cannot express; only the "
+                              "written element itself may be read (its old value)",
                           [("written here", n.target_loc)])
         return n
+
+    def _no_alias(self, n: Nest) -> None:
+        """Refuses a read array that may be the written one: two pointers (array parameters are pointers
+        in C), unless both are restrict; a pointer and an array, unless the pointer is restrict."""
+        target, tgt = n.target, self.arrays[n.target]
+        for name, _, lc in n.reads:
+            a = self.arrays[name]
+            if name == target or not (tgt.pointer or a.pointer):
+                continue
+            if (tgt.restrict or not tgt.pointer) and (a.restrict or not a.pointer):
+                continue
+            note = [(f"'{target}' is written here", n.target_loc)]
+            if tgt.pointer and a.pointer:
+                self.fail(lc, f"'{name}' (read) and '{target}' (written) are pointers that may point into the same "
+                              "array: the nest would then read values it wrote, which a stencil's step cannot "
+                              f"express; if they never overlap, declare both restrict (double (*restrict {name})"
+                              f"[...], or as a parameter double {name}[restrict N][...])", note)
+            p, other = (target, name) if tgt.pointer else (name, target)
+            self.fail(lc, f"'{name}' (read) and '{target}' (written) may be the same array: '{p}' is a pointer that "
+                          f"may point into '{other}', and the nest would then read values it wrote, which a "
+                          f"stencil's step cannot express; if it never does, declare '{p}' restrict (double "
+                          f"(*restrict {p})[...], or as a parameter double {p}[restrict N][...])", note)
 
     def _bounds(self, f: C.For) -> tuple[int, int, C.Node]:
         lo = f.lo
@@ -368,13 +436,16 @@ class Lifter:
                 env[s.name] = env.get(s.init.id, s.init.id)
             elif isinstance(s, C.Assign) and s.op == "=" and isinstance(s.lhs, C.Name) and isinstance(s.rhs, C.Name):
                 env[s.lhs.id] = env.get(s.rhs.id, s.rhs.id)
+            elif isinstance(s, C.For):
+                self.fail(s.loc, self._not_a_nest(s))
             else:
                 self.fail(s.loc, "after its nests, a time step may only rotate pointers ('tmp = a; a = b; b = tmp;'):"
                                  " this statement would change what the nests compute")
         for s in body[:last + 1]:
-            if s not in [n.loop for n in nests]:
-                self.fail(s.loc, "a statement between the stencil nests of a time step: the step must be the nests "
-                                 "alone (then pointer rotations)")
+            if all(s is not n.loop for n in nests):
+                self.fail(s.loc, self._not_a_nest(s) if isinstance(s, C.For) else
+                          "a statement between the stencil nests of a time step: the step must be the nests "
+                          "alone (then pointer rotations)")
         arrays = {a for a in env if a in self.arrays}
         new_of = {a: env[a] for a in arrays}  # a holds, in the next step, what new_of[a] holds now
         written = [n.target for n in nests]
@@ -453,6 +524,9 @@ class Lifter:
     def _expr(self, e: C.Node, n: Nest, field_of, done, inputs, dims) -> str:
         def go(x: C.Node) -> str:
             if isinstance(x, C.Num):
+                if not math.isfinite(x.value):
+                    self.fail(x.loc, f"'{x.text}' is not a finite number in C ({x.value!r}: it overflows its type); a "
+                                     "stencil's coefficients are finite")
                 if self.elem == "f32" and x.ctype == "double":
                     self.fail(x.loc, f"'{x.text}' is a double: C computes this expression in double, and an f32 "
                                      f"stencil computes in float; write {x.text}f to compute in float")
@@ -484,6 +558,9 @@ class Lifter:
                     self.fail(x.loc, f"'{x.id}' is a const double: C computes this expression in double, and an "
                                      f"f32 stencil computes in float; declare it float")
                 if x.const is not None:
+                    if not math.isfinite(x.const):
+                        self.fail(x.loc, f"the constant '{x.id}' is {x.const!r} in C, not a finite number; a "
+                                         "stencil's coefficients are finite")
                     if x.id in RESERVED:
                         self.fail(x.loc, f"the constant '{x.id}' would be a param named '{x.id}', a word of the "
                                          "language; rename it")
@@ -531,14 +608,21 @@ def _kids(n: C.Node) -> list[C.Node]:
     return []
 
 
+def _names(n: C.Node) -> set[str]:
+    """The variables an expression names."""
+    if isinstance(n, C.Name):
+        return {n.id}
+    return set().union(*(_names(c) for c in _kids(n))) if _kids(n) else set()
+
+
 def _num(v: float) -> str:
     r = repr(float(v))
     return r
 
 
-def lift(path: str, text: str, function: str | None, name: str, cflags: list[str]) -> tuple[str, Lifted]:
-    """The .stn text, and what a rewrite of the C file needs."""
-    unit = C.parse(path, text, cflags)
+def lift(path: str, data: bytes, function: str | None, name: str, cflags: list[str]) -> tuple[str, Lifted]:
+    """The .stn text, and what a rewrite of the C file needs, from the C file's bytes."""
+    unit = C.parse(path, data, cflags)
     lf = Lifter(unit, function, name)
     stn = lf.run()
     return stn, lf.result

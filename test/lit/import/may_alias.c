@@ -11,5 +11,5 @@ void step(int n, int steps, double (*a)[n], double (*b)[n]) {
         b = tmp;
     }
 }
-// CHECK:{{.*}}may_alias.c:8:34: error: 'a' (read) and 'b' (written) are pointers that may point into the same array: the nest would then read values it wrote, which a stencil's step cannot express; if they never overlap, declare both restrict (double (*restrict a)[...])
+// CHECK:{{.*}}may_alias.c:8:34: error: 'a' (read) and 'b' (written) are pointers that may point into the same array: the nest would then read values it wrote, which a stencil's step cannot express; if they never overlap, declare both restrict (double (*restrict a)[...], or as a parameter double a[restrict N][...])
 // CHECK:{{.*}}may_alias.c:8:17: note: 'b' is written here
