@@ -122,8 +122,16 @@ static void make_problem(problem *P) {
 static uint64_t largest_plan(const stn_tune_problem *pb) {
     stn_ooc_plan p;
     int64_t steps = pb->steps < 1 ? 1 : pb->steps;
-    stn_ooc_make_plan(pb->d, NULL, pb->size, pb->steps, pb->schedule, pb->size[1], pb->size[2], steps, -1,
-                      pb->align, &p);
+    stn_plan_request q = {.d = pb->d,
+                          .steps = pb->steps,
+                          .schedule = pb->schedule,
+                          .by = pb->size[1],
+                          .bz = pb->size[2],
+                          .bt = steps,
+                          .strip = -1,
+                          .align = pb->align};
+    memcpy(q.size, pb->size, sizeof q.size);
+    stn_ooc_make_plan(&q, &p);
     return p.mem_bytes;
 }
 
@@ -302,8 +310,16 @@ static void check_exchange(problem *P, const stn_ooc_plan *p, const stn_time_mod
         /* an exchange dearer than any sweep (a second a message): one sweep, where the budget allows */
         stn_ooc_plan one;
         char why[256];
-        stn_ooc_make_plan(pb.d, NULL, pb.size, pb.steps, pb.schedule, pb.size[1], pb.size[2], pb.steps,
-                          STN_STRIP_NONE, pb.align, &one);
+        stn_plan_request q = {.d = pb.d,
+                              .steps = pb.steps,
+                              .schedule = pb.schedule,
+                              .by = pb.size[1],
+                              .bz = pb.size[2],
+                              .bt = pb.steps,
+                              .strip = STN_STRIP_NONE,
+                              .align = pb.align};
+        memcpy(q.size, pb.size, sizeof q.size);
+        stn_ooc_make_plan(&q, &one);
         if (one.mem_bytes <= pb.budget && !stn_ooc_periodic_refusal(pb.d, &one, why, sizeof why)) {
             x.net_latency = 1;
             one_sweep_checks++;
@@ -354,9 +370,16 @@ static void check_time(problem *P, const stn_ooc_plan *p) {
         double added[2];
         int64_t by = p->r.axis == 1 ? p->r.b : P->pb.size[1], bz = p->r.axis == 2 ? p->r.b : p->q.b;
         for (int k = 0; k < 2; k++) {
-            stn_ooc_make_plan(P->pb.d, NULL, P->pb.size, 3 * (k + 1) * p->bt, p->schedule, by, bz, p->bt,
-                              p->strip == STN_STRIP_FILE ? STN_STRIP_FILE : STN_STRIP_DRAM, P->pb.align,
-                              &runs[k]);
+            stn_plan_request q = {.d = P->pb.d,
+                                  .steps = 3 * (k + 1) * p->bt,
+                                  .schedule = p->schedule,
+                                  .by = by,
+                                  .bz = bz,
+                                  .bt = p->bt,
+                                  .strip = p->strip == STN_STRIP_FILE ? STN_STRIP_FILE : STN_STRIP_DRAM,
+                                  .align = P->pb.align};
+            memcpy(q.size, P->pb.size, sizeof q.size);
+            stn_ooc_make_plan(&q, &runs[k]);
             CHECK_EQ_INT((int)runs[k].nsweeps, 3 * (k + 1));
             stn_ooc_predict_time(P->pb.m, &runs[k], 0, &tm, &same);
             CHECK_EQ_INT(stn_dev_parse_curve("4K@1:20M 1M@1:200M", &fast.mixed_new, err, sizeof err), 0);

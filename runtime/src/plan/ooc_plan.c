@@ -1,7 +1,7 @@
-/* ooc_plan.c -- the out-of-core plan: the geometry of skewed blocks, the DRAM a plan needs, and
- * the exact IO model.  Pure functions of the program, the grid, the plan and the fields' sources
- * (stn_ooc.h); the engine (ooc.c) and the tuners (tune.c) both use them, so the bytes the tuner
- * weighs are the bytes the engine moves.
+/* ooc_plan.c -- the out-of-core plan: the geometry of skewed blocks and the DRAM a plan needs; its
+ * exact IO model and its time model are ooc_model.c's.  Pure functions of the program, the grid, the
+ * plan and the fields' sources (stn_ooc.h); the engine (engines/ooc/) and the tuners (tune.c) both use
+ * them, so the bytes the tuner weighs are the bytes the engine moves.
  *
  * Skew.  In a blocked dimension with skew s = max(r-, r+) (the reach of a step: the halo, or more
  * with sub-steps), block k computes step t (1..T) on
@@ -9,13 +9,7 @@
  * A(0,t) = L (the interior's lower edge) and A(K,t) = H; a tile computes the product of its two
  * ranges.  No point is computed twice, and with levels + 1 arrays per state field every level a
  * tile reads is still in DRAM.
- *
- * The model.  The reference schedule reads each level it needs once per sweep from the source
- * file set and writes each level the next sweep needs once to the destination set: kr + kw
- * arrays of the grid a sweep, plus the z-strip when it is spilled (written and read back once).
- * alg1 reads every block's overlapping window; alg2 reads each block's window of every array
- * and writes back all it changed.  The import of --init inputs, and the export of every --out,
- * are counted too.  docs/out-of-core.md states it in full. */
+ */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -150,15 +144,6 @@ void stn_ooc_alg2_range(const stn_ooc_dim *g, int64_t k, int64_t T, int64_t *lo,
         if (t <= T && stn_ooc_edge(g, k + 1, t) > g->L)
             *lo = 0;
     }
-}
-
-/* The indices step t of block k reads, and the mirror sources of the boundary indices among
- * them, clipped to the window [wlo, whi): where a neumann field must be mirrored. */
-void stn_ooc_read_range(const stn_ooc_plan *p, const stn_ooc_dim *g, int64_t k, int64_t t, int64_t T,
-                        int64_t wlo, int64_t whi, int64_t *lo, int64_t *hi) {
-    int64_t a, b;
-    stn_ooc_step_range(p, g, k, t, T, &a, &b);
-    stn_ooc_read_of(g, a, b, wlo, whi, lo, hi);
 }
 
 void stn_ooc_read_of(const stn_ooc_dim *g, int64_t a, int64_t b, int64_t wlo, int64_t whi, int64_t *lo,
@@ -300,9 +285,6 @@ static void row_extents(const stn_ooc_plan *p, int64_t *planes, int64_t *strip) 
     *planes = max64(*planes, 1);
 }
 
-/* Bytes of DRAM the engine allocates for this plan (the budget constraint): one ring per array
- * (levels + 1 per state field, one per input), the z-strip when it stays in DRAM, and the IO
- * queue. */
 /* Slices the wedge keeps in DRAM for the last block: every level of every state field, for the
  * longest sweep. */
 static uint64_t wedge_slices(const stn_ooc_plan *p, const stn_program_desc *d) {
@@ -322,6 +304,9 @@ static uint64_t wedge_slices(const stn_ooc_plan *p, const stn_program_desc *d) {
     return n;
 }
 
+/* Bytes of DRAM the engine allocates for this plan (the budget constraint): one ring per array
+ * (levels + 1 per state field, one per input), the z-strip when it stays in DRAM, the wedge, the IO
+ * queue, the kernels' scratch, and what the run holds beside them. */
 static uint64_t plan_memory(const stn_ooc_plan *p, const stn_program_desc *d) {
     uint64_t arrays = stn_total_arrays(d), wedge = wedge_slices(p, d) * p->slice_bytes;
     uint64_t ring = (uint64_t)p->qplanes * p->ring_bytes;
@@ -329,7 +314,7 @@ static uint64_t plan_memory(const stn_ooc_plan *p, const stn_program_desc *d) {
                          ? (uint64_t)p->strip_planes * (uint64_t)p->r.n * (uint64_t)p->row_bytes
                          : 0;
     return arrays * (ring + strip) + wedge + stn_aio_footprint(STN_AIO_DEFAULT_DEPTH) +
-           stn_kernel_scratch(d, p->nx) + p->fold.held;
+           stn_kernel_scratch(d, p->nx) + p->held;
 }
 
 static void dim_init(stn_ooc_dim *g, int axis, int64_t n, const stn_program_desc *d, int64_t b) {
@@ -350,11 +335,12 @@ static void dim_init(stn_ooc_dim *g, int axis, int64_t n, const stn_program_desc
         g->nblocks = 1;
 }
 
-int stn_ooc_make_plan(const stn_program_desc *d, const stn_fold *fold, const int64_t size[3], int64_t steps,
-                      int schedule, int64_t by, int64_t bz, int64_t bt, int strip, size_t align,
-                      stn_ooc_plan *p) {
+int stn_ooc_make_plan(const stn_plan_request *q, stn_ooc_plan *p) {
+    const stn_program_desc *d = q->d;
+    const int64_t *size = q->size;
+    int64_t by = q->by, bz = q->bz, bt = q->bt, steps = q->steps;
     memset(p, 0, sizeof *p);
-    p->schedule = schedule < 0 ? STN_SCHED_REF : schedule;
+    p->schedule = q->schedule < 0 ? STN_SCHED_REF : q->schedule;
     int64_t whole = INT64_MAX / 4;
     if (d->ndim == 2) {
         dim_init(&p->r, 1, size[1], d, by);
@@ -365,22 +351,23 @@ int stn_ooc_make_plan(const stn_program_desc *d, const stn_fold *fold, const int
     } else { /* y-blocked: tiles of y x z */
         dim_init(&p->r, 1, size[1], d, by);
         dim_init(&p->q, 2, size[2], d, bz);
-        p->strip = strip == STN_STRIP_FILE ? STN_STRIP_FILE : STN_STRIP_DRAM;
+        p->strip = q->strip == STN_STRIP_FILE ? STN_STRIP_FILE : STN_STRIP_DRAM;
     }
     if (p->schedule == STN_SCHED_REF && p->strip == STN_STRIP_NONE && d->ndim >= 2 && stn_ooc_wedge_ok(d))
         p->r.wrap = 1; /* (so is a sweep of one step: its edges are the usual ones) */
     p->steps = steps;
     p->bt = bt < 1 ? 1 : bt;
-    p->align = align;
+    p->align = q->align;
     p->nx = size[0];
-    p->row_bytes = stn_grid_row_bytes(size[0], d->elem_size, align);
+    p->row_bytes = stn_grid_row_bytes(size[0], d->elem_size, q->align);
     p->grid_bytes = (uint64_t)p->row_bytes * (uint64_t)size[1] * (uint64_t)(d->ndim == 3 ? size[2] : 1);
     p->npy_bytes = (uint64_t)size[0] * (uint64_t)size[1] * (uint64_t)(d->ndim == 3 ? size[2] : 1) *
                    (uint64_t)d->elem_size;
-    if (fold) /* (held: DRAM beside the rings, counted in mem_bytes) */
-        p->fold = *fold;
-    if (fold && fold->W) /* a folded 1d grid's .npy holds its cells, not the rows' */
-        p->npy_bytes = (uint64_t)fold->n * (uint64_t)d->elem_size;
+    p->held = q->held; /* (DRAM beside the rings, counted in mem_bytes) */
+    if (q->fold)
+        p->fold = *q->fold;
+    if (q->fold && q->fold->W) /* a folded 1d grid's .npy holds its cells, not the rows' */
+        p->npy_bytes = (uint64_t)q->fold->n * (uint64_t)d->elem_size;
     p->out_bytes = p->npy_bytes;
     p->slice_bytes = (uint64_t)p->row_bytes * (uint64_t)(p->r.axis == 2 ? size[1] : 1);
     p->nsweeps = steps == 0 ? 0 : (steps + p->bt - 1) / p->bt;
@@ -500,308 +487,4 @@ uint64_t stn_ooc_mem_floor(const stn_program_desc *d, const stn_ooc_plan *p, int
            : (uint64_t)stn_ooc_ring_floor(p, p->r.b) * p->slice_bytes;
     return stn_total_arrays(d) * ring + stn_aio_footprint(STN_AIO_DEFAULT_DEPTH) +
            stn_kernel_scratch(d, p->nx);
-}
-
-/* ------------------------------------------------------------------ the model */
-
-void stn_ooc_fsrc_init(const stn_program_desc *d, int i, const char *const *init_path,
-                       const char *const *out_path, stn_ooc_fsrc *f) {
-    const stn_field_desc *fd = &d->fields[i];
-    memset(f, 0, sizeof *f);
-    f->state = fd->kind == STN_FIELD_STATE;
-    f->levels = f->state ? fd->levels : 1;
-    f->narr = f->state ? fd->levels + 1 : 1;
-    for (int l = 0; l < f->levels; l++) {
-        int has = l == 0 ? fd->has_init : fd->has_prev_init;
-        f->first[l] = init_path[2 * i + l] ? STN_SRC_NPY
-                      : has                ? STN_SRC_INIT
-                      : l == 0             ? STN_SRC_ZERO
-                                           : STN_SRC_COPY;
-    }
-    if (!f->state)
-        f->input = f->first[0] == STN_SRC_NPY ? STN_SRC_SCRATCH : f->first[0];
-    for (int l = 0; l < 2; l++)
-        f->out[l] = out_path[2 * i + l] != NULL;
-}
-
-/* Bytes each source kind moves for one whole level of one field. */
-static uint64_t level_bytes(const stn_ooc_plan *p, int src) {
-    return src == STN_SRC_SCRATCH ? p->grid_bytes : src == STN_SRC_NPY ? p->npy_bytes : 0;
-}
-
-int64_t stn_ooc_sweep_steps(const stn_ooc_plan *p, int64_t s) {
-    return s == p->nsweeps - 1 && p->steps % p->bt ? p->steps % p->bt : p->bt;
-}
-
-/* Bytes of one state level a sweep of T steps reads from a source moving `whole` bytes for the
- * whole level: all of it once (ref), or every block's window (alg1, whose windows overlap by
- * 2*T*s; whole planes only, so a slice is whole / n). */
-static uint64_t sweep_read_bytes(const stn_ooc_plan *p, int64_t T, uint64_t whole, int npy) {
-    if (p->schedule != STN_SCHED_ALG1)
-        return whole;
-    int64_t lo, hi;
-    uint64_t n = 0;
-    for (int64_t k = 0; k < p->r.nblocks; k++) {
-        stn_ooc_window(p, &p->r, k, T, &lo, &hi);
-        n += npy && p->fold.W ? (uint64_t)stn_fold_cells(&p->fold, lo, hi) : (uint64_t)(hi - lo);
-    }
-    return npy && p->fold.W ? n * (whole / (uint64_t)p->fold.n) : whole / (uint64_t)p->r.n * n;
-}
-
-/* Bytes of one array's z-strip in a sweep of T steps (y-blocked): the planes each row of blocks
- * hands on to the next, every row of them.  Spilled, they are written and read back; in DRAM,
- * copied out of the ring and back. */
-static uint64_t strip_bytes(const stn_ooc_plan *p, int64_t T) {
-    uint64_t planes = 0;
-    int64_t lo, hi;
-    for (int64_t k = 0; p->strip != STN_STRIP_NONE && k + 1 < p->q.nblocks; k++) {
-        stn_ooc_strip_range(p, k, T, &lo, &hi);
-        planes += (uint64_t)(hi - lo);
-    }
-    return planes * (uint64_t)p->r.n * (uint64_t)p->row_bytes; /* y-blocked: r is y */
-}
-
-static uint64_t spill_bytes(const stn_ooc_plan *p, int64_t T) {
-    return p->strip == STN_STRIP_FILE ? strip_bytes(p, T) : 0;
-}
-
-int stn_ooc_source_of(const stn_ooc_model *m, const stn_ooc_plan *p, int f, int level, int64_t sweep) {
-    const stn_ooc_fsrc *of = &m->f[f];
-    if (!of->state) {
-        if (of->input == STN_SRC_SCRATCH && p->nsweeps == 0 && !m->imported && !of->written)
-            return STN_SRC_NPY; /* no sweep, no import: the export copies the user's file */
-        return of->input;
-    }
-    if (p->schedule == STN_SCHED_ALG2 && p->nsweeps > 0)
-        return STN_SRC_SCRATCH; /* the import put every level in the in-place files */
-    return sweep == 0 ? of->first[level] : STN_SRC_SCRATCH;
-}
-
-/* What sweep s, of T steps, moves for field i, added to rd and wr `times` times. */
-static void sweep_bytes_T(const stn_ooc_model *m, const stn_ooc_plan *p, int i, int64_t s, int64_t T,
-                          uint64_t times, uint64_t *rd, uint64_t *wr) {
-    const stn_ooc_fsrc *f = &m->f[i];
-    uint64_t scratch = level_bytes(p, STN_SRC_SCRATCH), r = 0, w = 0;
-    uint64_t spill = (uint64_t)f->narr * spill_bytes(p, T); /* the z-strip, every array */
-    r += spill, w += spill;
-    if (f->state && p->schedule == STN_SCHED_ALG2) {
-        for (int64_t k = 0; k < p->r.nblocks; k++) { /* each block reads its window, writes */
-            int64_t lo, hi, wlo, whi;
-            stn_ooc_window(p, &p->r, k, T, &lo, &hi);
-            stn_ooc_alg2_range(&p->r, k, T, &wlo, &whi);
-            r += (uint64_t)f->narr * (uint64_t)(hi - lo) * p->slice_bytes;
-            w += (uint64_t)f->narr * (uint64_t)(whi - wlo) * p->slice_bytes;
-        }
-    } else {
-        /* ref reads each point once a sweep; alg1 reads every block's whole window */
-        for (int l = 0; l < (f->state ? f->levels : 1); l++) {
-            int src = stn_ooc_source_of(m, p, i, l, s);
-            uint64_t whole = level_bytes(p, src);
-            r += f->state ? sweep_read_bytes(p, T, whole, src == STN_SRC_NPY) : whole;
-            /* (a wrapped sweep writes the interior: no boundary slice is ever read back) */
-            w += !f->state ? 0 : p->r.wrap ? (uint64_t)(p->r.H - p->r.L) * p->slice_bytes : scratch;
-        }
-    }
-    *rd += times * r;
-    *wr += times * w;
-}
-
-/* What sweep s moves for field i (its steps from the plan), added to rd and wr `times` times. */
-static void sweep_bytes(const stn_ooc_model *m, const stn_ooc_plan *p, int i, int64_t s, uint64_t times,
-                        uint64_t *rd, uint64_t *wr) {
-    sweep_bytes_T(m, p, i, s, stn_ooc_sweep_steps(p, s), times, rd, wr);
-}
-
-void stn_ooc_predict_sweep(const stn_ooc_model *m, const stn_ooc_plan *p, int64_t s, int64_t T, uint64_t *rd,
-                           uint64_t *wr) {
-    for (int i = 0; i < m->nfields; i++)
-        sweep_bytes_T(m, p, i, s, T, 1, rd, wr);
-}
-
-void stn_ooc_predict_import(const stn_ooc_model *m, const stn_ooc_plan *p, uint64_t *rd, uint64_t *wr) {
-    uint64_t scratch = level_bytes(p, STN_SRC_SCRATCH), npy = level_bytes(p, STN_SRC_NPY);
-    for (int i = 0; i < m->nfields; i++) {
-        const stn_ooc_fsrc *f = &m->f[i];
-        if (!f->state && f->input == STN_SRC_SCRATCH && !f->written) /* (a written one was made in place) */
-            *rd += npy, *wr += scratch;
-        if (f->state && p->schedule == STN_SCHED_ALG2) {
-            for (int l = 0; l < f->levels; l++) /* every array of the field */
-                *rd += level_bytes(p, f->first[l]);
-            *wr += (uint64_t)f->narr * scratch;
-        }
-    }
-}
-
-void stn_ooc_predict(const stn_ooc_model *m, const stn_ooc_plan *p, int64_t first_sweep, uint64_t *rd,
-                     uint64_t *wr) {
-    int64_t last = p->nsweeps - 1;
-    *rd = *wr = 0;
-    if (first_sweep == 0 && p->nsweeps > 0)
-        stn_ooc_predict_import(m, p, rd, wr);
-    for (int i = 0; i < m->nfields; i++) {
-        const stn_ooc_fsrc *f = &m->f[i];
-        if (first_sweep <= last) {
-            sweep_bytes(m, p, i, first_sweep, 1, rd, wr);
-            if (last - first_sweep > 1)
-                sweep_bytes(m, p, i, first_sweep + 1, (uint64_t)(last - first_sweep - 1), rd, wr);
-            if (last > first_sweep)
-                sweep_bytes(m, p, i, last, 1, rd, wr);
-        }
-        for (int l = 0; l < 2; l++)
-            if (f->out[l]) {
-                *rd += level_bytes(p, stn_ooc_source_of(m, p, i, l, p->nsweeps));
-                *wr += p->out_bytes;
-            }
-    }
-}
-
-/* ------------------------------------------------------------------ the time model */
-
-/* The bytes of one request of a block: its new slices in one plane (y-blocked, 2d) or all of
- * them (whole planes, where they are contiguous), at most the queue's largest request. */
-static uint64_t request_bytes(const stn_ooc_plan *p, uint64_t max_request) {
-    uint64_t b = (uint64_t)p->r.b;
-    uint64_t req = p->r.axis == 2 ? b * p->slice_bytes : b * (uint64_t)p->row_bytes;
-    return req < max_request ? req : max_request;
-}
-
-static double seconds(const stn_dev_curve *c, uint64_t bytes, uint64_t request, int depth) {
-    double bw = stn_dev_bandwidth(c, request, depth);
-    return bytes && bw > 0 ? (double)bytes / bw : 0;
-}
-
-/* Seconds the device is busy reading rd and writing wr bytes at the same time (see
- * stn_ooc_predict_time): the paired part on the mixed curve, the rest on its own curve. */
-static double device_seconds(const stn_device *dev, uint64_t rd, uint64_t wr, uint64_t req, int depth,
-                             int fresh) {
-    const stn_dev_curve *mix = fresh && dev->mixed_new.n ? &dev->mixed_new : &dev->mixed;
-    if (mix->n == 0)
-        return seconds(&dev->read, rd, req, depth) + seconds(&dev->write, wr, req, depth);
-    uint64_t pair = rd < wr ? rd : wr;
-    return seconds(mix, 2 * pair, req, depth) + seconds(&dev->read, rd - pair, req, depth) +
-           seconds(&dev->write, wr - pair, req, depth);
-}
-
-/* Sweep s's part of the prediction, added `times` times. */
-static void sweep_time(const stn_ooc_model *m, const stn_ooc_plan *p, int64_t s, double times,
-                       const stn_time_model *tm, uint64_t req, double edge, stn_time_pred *out) {
-    uint64_t rd = 0, wr = 0, npy = 0, copied = 0;
-    for (int i = 0; i < m->nfields; i++) {
-        const stn_ooc_fsrc *f = &m->f[i];
-        sweep_bytes(m, p, i, s, 1, &rd, &wr);
-        if (p->strip == STN_STRIP_DRAM) /* out of the ring and back: twice */
-            copied += 2 * (uint64_t)f->narr * strip_bytes(p, stn_ooc_sweep_steps(p, s));
-        for (int l = 0; f->state && p->schedule != STN_SCHED_ALG2 && l < f->levels; l++)
-            if (stn_ooc_source_of(m, p, i, l, s) == STN_SRC_NPY)
-                npy += sweep_read_bytes(p, stn_ooc_sweep_steps(p, s), p->npy_bytes, 1);
-    }
-    rd -= npy;
-    /* sweep s writes the scratch set sweep s - 2 wrote: the first two write into new files (alg2
-     * writes back into the arrays its import wrote) */
-    int fresh = s < 2 && p->schedule != STN_SCHED_ALG2;
-    double comp =
-        tm->cells_per_second > 0 ? tm->cells * (double)stn_ooc_sweep_steps(p, s) / tm->cells_per_second : 0;
-    double io, n, dev;      /* the --init reads share the device (and run beside the kernels) */
-    if (tm->dev->mixed.n) { /* they pair with the writes too; their share of the device time is theirs */
-        dev = device_seconds(tm->dev, rd + npy, wr, req, tm->depth, fresh);
-        n = rd + npy + wr ? dev * (double)npy / (double)(rd + npy + wr) : 0;
-        io = dev - n;
-    } else {
-        io = device_seconds(tm->dev, rd, wr, req, tm->depth, fresh);
-        n = seconds(&tm->dev->read, npy, req, 1);
-        dev = io + n;
-    }
-    /* the strip copies are the threads' work between kernel calls, as slow as the memory */
-    double copy = tm->copy_bytes_per_second > 0 ? (double)copied / tm->copy_bytes_per_second : 0;
-    out->copy_bytes += (uint64_t)times * copied;
-    out->copy += times * copy;
-    comp += copy;
-    out->io += times * io;
-    out->compute += times * (comp - copy);
-    out->npy += times * n;
-    out->fill += times * io * edge;
-    /* both at once, each slowed by the other while both run: the kernels to the share f of their
-     * rate, the device to the share g of its bandwidth; whichever ends first leaves the other
-     * alone at full speed.  (f = g = 1: max(dev, comp).) */
-    double f = tm->dev->compute_under_io > 0 ? tm->dev->compute_under_io : 1;
-    double g = tm->dev->io_under_compute > 0 ? tm->dev->io_under_compute : 1;
-    double cf = comp / f, dg = dev / g;
-    double both = cf <= dg ? dev + (1 - g) * cf : comp + (1 - f) * dg;
-    out->total += times * (both + io * edge);
-}
-
-void stn_ooc_exchange(const stn_xchg_model *x, const stn_ooc_plan *p, int64_t bt, uint64_t *io, uint64_t *msg,
-                      uint64_t *nmsg) {
-    *io = *msg = *nmsg = 0;
-    if (!x || !x->levels)
-        return;
-    uint64_t g = (uint64_t)(bt * x->skew), L = x->levels, n = (uint64_t)p->r.n;
-    int along_r = x->axis == p->r.axis; /* (else y-blocked: a z-plane of rows, in runs of the ring's rows) */
-    uint64_t plane = along_r ? p->slice_bytes : n * (uint64_t)p->row_bytes;
-    uint64_t runs = along_r ? 1 : (n + (uint64_t)p->ring_slices - 1) / (uint64_t)p->ring_slices;
-    *io = L * (uint64_t)x->nb * g * plane;
-    *msg = *io;
-    *nmsg = L * (uint64_t)x->nb * g * runs;
-    if (!x->cross)
-        return;
-    uint64_t es = (uint64_t)x->elem, batches = (n + (uint64_t)p->ring_slices - 1) / (uint64_t)p->ring_slices;
-    *io += L * n * p->slice_bytes;
-    for (int k = 0; k < 2; k++) {
-        if (!(x->cross >> k & 1))
-            continue;
-        uint64_t sides = (uint64_t)x->xsides[k], gk = (uint64_t)(bt * x->xskew[k]);
-        uint64_t each = k == 0 ? gk * n * (uint64_t)x->rows * es : gk * n * (uint64_t)x->nx * es;
-        *msg += L * each * sides;
-        *nmsg += L * batches * sides;
-    }
-}
-
-void stn_ooc_predict_time(const stn_ooc_model *m, const stn_ooc_plan *p, int64_t first_sweep,
-                          const stn_time_model *tm, stn_time_pred *out) {
-    memset(out, 0, sizeof *out);
-    uint64_t req = request_bytes(p, tm->max_request), big = tm->max_request;
-    out->request = req;
-    /* the share of a row's IO that nothing overlaps: block 0's window read, the last block written */
-    double edge = p->r.n > 0 ? (double)(stn_ooc_window0(&p->r, p->r.b) + p->r.b) / (double)p->r.n : 1;
-    edge = edge > 1 ? 1 : edge;
-    /* the sweeps between the first and the last are alike (as in stn_ooc_predict), but for the
-     * files they write: sweeps 0 and 1 write new ones (sweep_time's `fresh`) */
-    int64_t last = p->nsweeps - 1;
-    if (first_sweep <= last) {
-        sweep_time(m, p, first_sweep, 1, tm, req, edge, out);
-        int64_t s = first_sweep + 1;
-        if (s < 2 && s < last) /* sweep 1 writes new files, the rest overwrite */
-            sweep_time(m, p, s++, 1, tm, req, edge, out);
-        if (last - s > 0)
-            sweep_time(m, p, s, (double)(last - s), tm, req, edge, out);
-        if (last > first_sweep)
-            sweep_time(m, p, last, 1, tm, req, edge, out);
-    }
-    for (int i = 0; i < m->nfields; i++) { /* import and export: whole levels, one after another */
-        const stn_ooc_fsrc *f = &m->f[i];
-        if (!f->state && f->input == STN_SRC_SCRATCH && first_sweep == 0 && p->nsweeps > 0)
-            out->xfer += seconds(&tm->dev->read, p->npy_bytes, big, 1) +
-                         seconds(&tm->dev->write, p->grid_bytes, big, tm->depth);
-        if (f->state && p->schedule == STN_SCHED_ALG2 && first_sweep == 0 && p->nsweeps > 0)
-            out->xfer += f->narr * (seconds(&tm->dev->read, p->npy_bytes, big, 1) +
-                                    seconds(&tm->dev->write, p->grid_bytes, big, tm->depth));
-        for (int l = 0; l < 2; l++)
-            if (f->out[l])
-                out->xfer += seconds(&tm->dev->read, p->grid_bytes, big, tm->depth) +
-                             seconds(&tm->dev->write, p->npy_bytes, big, 1);
-    }
-    out->total += out->xfer;
-    if (tm->xm && p->nsweeps - 1 > first_sweep) { /* the exchanges after every sweep but the last */
-        uint64_t io, msg, nmsg;
-        stn_ooc_exchange(tm->xm, p, tm->ghost_bt > 0 ? tm->ghost_bt : p->bt, &io, &msg, &nmsg);
-        double times = (double)(p->nsweeps - 1 - first_sweep);
-        double net = tm->xm->net_bytes_per_second > 0
-                         ? (double)msg / tm->xm->net_bytes_per_second + (double)nmsg * tm->xm->net_latency
-                         : 0;
-        if (tm->xm->defer && tm->xm->axis == p->r.axis) /* the way down's messages run beside the sweep */
-            net *= 0.5;
-        out->messages = times * net;
-        out->exchange = times * (device_seconds(tm->dev, io, io, big, tm->depth, 0) + net);
-        out->total += out->exchange;
-    }
 }

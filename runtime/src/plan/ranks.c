@@ -49,7 +49,7 @@ int stn_ooc_part_run(const stn_run *r, int64_t bt_ghost, const int64_t *blk, stn
     if (!stn_part_cross(p) && half > 0 && (s->nb[1] >= 0 || s->nb[0] >= 0) &&
         2 * half <= stn_mem_ghosts(r->mem_budget) && half <= 0x7fffffff) {
         p->defer = 2 * half;
-        c->run.fold.held += p->defer;
+        c->run.held += p->defer;
     }
     if (blk) /* the blocks the ranks tuned (stn_tune_ranks) */
         c->opts.block[0] = blk[0], c->opts.block[1] = blk[1], c->opts.block[2] = blk[2],

@@ -52,14 +52,26 @@ typedef struct stn_ooc_plan {
     uint64_t mem_bytes;     /* every buffer the engine allocates for this plan */
     int64_t nx;             /* the grid's x extent */
     stn_fold fold;          /* a 1d grid folded into rows (W = 0: not): .npy bytes are its cells' */
+    uint64_t held;          /* DRAM the run holds beside the engine's buffers (stn_run.held): in mem_bytes */
 } stn_ooc_plan;
 
-/* Fill `p` for blocks of by x bz and bt steps (no feasibility check).  by >= ny (3d), or any
- * by in 2d (bz ignored there), blocks whole planes; strip: STN_STRIP_DRAM or _FILE for by < ny
- * (ignored otherwise). */
-int stn_ooc_make_plan(const stn_program_desc *d, const stn_fold *fold, const int64_t size[3], int64_t steps,
-                      int schedule, int64_t by, int64_t bz, int64_t bt, int strip, size_t align,
-                      stn_ooc_plan *p);
+/* What a plan is asked for: the program, the grid and its steps, the schedule, the blocks by x bz and
+ * bt steps, where a y-blocked plan's z-strip goes, the O_DIRECT alignment rows are padded to, and what
+ * the run holds beside the engine's buffers. */
+typedef struct stn_plan_request {
+    const stn_program_desc *d;
+    int64_t size[3]; /* nx, ny, nz (nz = 1 in 2d) */
+    int64_t steps;
+    int schedule;       /* STN_SCHED_*; < 0: ref */
+    int64_t by, bz, bt; /* by >= ny (3d), or any by in 2d (bz ignored there): whole planes */
+    int strip;          /* STN_STRIP_DRAM or _FILE for by < ny (ignored otherwise) */
+    size_t align;
+    const stn_fold *fold; /* a 1d grid folded into rows, or NULL */
+    uint64_t held;        /* stn_run.held */
+} stn_plan_request;
+
+/* Fill `p` for the request q (no feasibility check). */
+int stn_ooc_make_plan(const stn_plan_request *q, stn_ooc_plan *p);
 
 /* Whether sweeps of several steps can wrap d around the dimension whole planes (2d: rows) stream
  * along, the wedge: every state field periodic along it, and neumann or periodic along the
@@ -107,7 +119,8 @@ int64_t stn_ooc_sweep_steps(const stn_ooc_plan *p, int64_t s);
  *   step:   what block k computes at step t (alg1: widened by (T-t)s on each side, redundantly).
  *   out:    what block k writes at the end of a sweep (alg1: its own indices [Z_k, Z_k+1)).
  *   alg2:   what alg2 writes back: every slice block k changed at any step, [A(k,T), A(k+1,1)).
- *   read:   what step t reads, with the mirror sources of boundary indices, within [wlo, whi).
+ *   read:   what a step computing [a, b) reads, with the mirror sources of boundary indices, within
+ *           [wlo, whi): where a neumann field must be mirrored (stn_ooc_read_of).
  *   strip:  the z-planes row k passes to row k+1 (empty for the last row and without a strip). */
 int64_t stn_ooc_edge(const stn_ooc_dim *g, int64_t k, int64_t t);
 void stn_ooc_window(const stn_ooc_plan *p, const stn_ooc_dim *g, int64_t k, int64_t T, int64_t *lo,
@@ -118,10 +131,8 @@ void stn_ooc_step_range(const stn_ooc_plan *p, const stn_ooc_dim *g, int64_t k, 
 void stn_ooc_out_range(const stn_ooc_plan *p, const stn_ooc_dim *g, int64_t k, int64_t T, int64_t *lo,
                        int64_t *hi);
 void stn_ooc_alg2_range(const stn_ooc_dim *g, int64_t k, int64_t T, int64_t *lo, int64_t *hi);
-void stn_ooc_read_range(const stn_ooc_plan *p, const stn_ooc_dim *g, int64_t k, int64_t t, int64_t T,
-                        int64_t wlo, int64_t whi, int64_t *lo, int64_t *hi);
 void stn_ooc_strip_range(const stn_ooc_plan *p, int64_t k, int64_t T, int64_t *lo, int64_t *hi);
-/* read_range for a computed range [a, b) of dimension g (a block's, or a cache tile's in it). */
+/* `read` for a computed range [a, b) of dimension g (a block's, or a cache tile's in it). */
 void stn_ooc_read_of(const stn_ooc_dim *g, int64_t a, int64_t b, int64_t wlo, int64_t whi, int64_t *lo,
                      int64_t *hi);
 /* The edges of cache tile i of m, `w` wide, inside block k of g, whose step t computes [a, b):
@@ -228,6 +239,7 @@ typedef struct stn_tune_problem {
     const stn_time_model *tm; /* NULL: the tuners minimise bytes; else predicted seconds
                                * (stn_ooc_predict_time), plans within STN_TUNE_TIE of each other
                                * going to fewer bytes */
+    uint64_t held;            /* DRAM the run holds beside the engine's buffers (stn_run.held) */
 } stn_tune_problem;
 
 /* Predicted times this close (relative) are a tie, decided by bytes: the model is not finer. */

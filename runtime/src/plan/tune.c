@@ -22,6 +22,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The plan of problem pb for blocks by x bz, bt steps and the strip `strip`. */
+static void plan_of(const stn_tune_problem *pb, int64_t by, int64_t bz, int64_t bt, int strip,
+                    stn_ooc_plan *p) {
+    stn_plan_request q = {pb->d,     {pb->size[0], pb->size[1], pb->size[2]},
+                          pb->steps, pb->schedule,
+                          by,        bz,
+                          bt,        strip,
+                          pb->align, pb->fold,
+                          pb->held};
+    stn_ooc_make_plan(&q, p);
+}
+
 /* The dimension whose block the tuners search: bz (q) of y-blocked tiles, else r (bz of whole
  * planes in 3d, by in 2d). */
 static const stn_ooc_dim *searched(const stn_ooc_plan *p) {
@@ -158,7 +170,7 @@ static int64_t class_unit(const tune_space *t, int strip, int64_t bt) {
 static void space_plan(const tune_space *t, int strip, int64_t b, int64_t bt, stn_ooc_plan *p) {
     const stn_tune_problem *pb = t->pb;
     int64_t by = strip == STN_STRIP_NONE ? (pb->d->ndim == 3 ? pb->size[1] : b) : t->by_min;
-    stn_ooc_make_plan(pb->d, pb->fold, pb->size, pb->steps, pb->schedule, by, b, bt, strip, pb->align, p);
+    plan_of(pb, by, b, bt, strip, p);
 }
 
 /* y-ranges shorter than an efficient IO request are not weighed (unless nothing else fits): the
@@ -204,12 +216,11 @@ static int64_t best_by(const tune_space *t, int strip, int64_t bt, int64_t bz, i
     const stn_tune_problem *pb = t->pb;
     int64_t iy = pb->iy > 0 ? pb->iy : 1, best = t->by_min;
     stn_ooc_plan p;
-    stn_ooc_make_plan(pb->d, pb->fold, pb->size, pb->steps, pb->schedule, best, bz, bt, strip, pb->align, &p);
+    plan_of(pb, best, bz, bt, strip, &p);
     *ring = p.ring_slices;
     for (int64_t by = best + iy; by < pb->size[1] && stn_ooc_ring_floor(&p, by) < *ring; by += iy) {
         stn_ooc_plan q; /* (the floor grows with by: no wider by has a smaller ring once it reaches it) */
-        stn_ooc_make_plan(pb->d, pb->fold, pb->size, pb->steps, pb->schedule, by, bz, bt, strip, pb->align,
-                          &q);
+        plan_of(pb, by, bz, bt, strip, &q);
         if (q.ring_slices < *ring)
             *ring = q.ring_slices, best = by;
     }
@@ -264,9 +275,7 @@ static int tune_blk(tune_space *t, tune_best *b) {
                 for (int64_t mm = m;; mm++) {
                     int64_t bz = space_b(unit, mm, span);
                     if (yb)
-                        stn_ooc_make_plan(pb->d, pb->fold, pb->size, pb->steps, pb->schedule,
-                                          bw[bz >= span] < pb->size[1] ? bw[bz >= span] : bw[0], bz, bt,
-                                          strip, pb->align, &p);
+                        plan_of(pb, bw[bz >= span] < pb->size[1] ? bw[bz >= span] : bw[0], bz, bt, strip, &p);
                     else
                         space_plan(t, strip, bz, bt, &p);
                     if (stn_ooc_mem_floor(pb->d, &p, wide > 1 ? p.ring_slices : min_ring) > pb->budget)
@@ -303,8 +312,7 @@ static int tune_brute(tune_space *t, tune_best *b) {
             for (int64_t by = by0; by <= bymax; by += ystep)
                 for (int64_t bz = zstep; bz < nz + zstep; bz += zstep) {
                     stn_ooc_plan p;
-                    stn_ooc_make_plan(pb->d, pb->fold, pb->size, pb->steps, pb->schedule, by, bz, bt, strip,
-                                      pb->align, &p);
+                    plan_of(pb, by, bz, bt, strip, &p);
                     consider(t->pb, b, &p);
                 }
         }
@@ -359,11 +367,9 @@ static int tune_naive(tune_space *t, tune_best *b) {
         if (wrap & (pb->d->ndim == 3 ? 4 : 2)) /* periodic along the streaming axis: one step a sweep */
             bt = 1;
         stn_ooc_plan p;
-        stn_ooc_make_plan(pb->d, pb->fold, pb->size, pb->steps, pb->schedule, by, pb->d->ndim == 3 ? bz : by,
-                          bt, strip, pb->align, &p);
+        plan_of(pb, by, pb->d->ndim == 3 ? bz : by, bt, strip, &p);
         if (p.mem_bytes > pb->budget && strip == STN_STRIP_DRAM && pb->strip < 0) /* spill the strip */
-            stn_ooc_make_plan(pb->d, pb->fold, pb->size, pb->steps, pb->schedule, by, bz, bt, STN_STRIP_FILE,
-                              pb->align, &p);
+            plan_of(pb, by, bz, bt, STN_STRIP_FILE, &p);
         b->weighed++;
         char why[256];
         if (stn_ooc_periodic_refusal(pb->d, &p, why, sizeof why)) /* (alg2 along a periodic z) */
@@ -383,7 +389,7 @@ void stn_tune_smallest(const stn_tune_problem *pb, stn_ooc_plan *p) {
              pb->strip != STN_STRIP_NONE;
     int strip = !yb ? STN_STRIP_NONE : pb->strip == STN_STRIP_DRAM ? STN_STRIP_DRAM : STN_STRIP_FILE;
     int64_t by = yb || pb->d->ndim == 2 ? 1 : pb->size[1];
-    stn_ooc_make_plan(pb->d, pb->fold, pb->size, pb->steps, pb->schedule, by, 1, 1, strip, pb->align, p);
+    plan_of(pb, by, 1, 1, strip, p);
 }
 
 int stn_tune(const stn_tune_problem *pb, int tuner, stn_tune_result *out) {
@@ -445,13 +451,25 @@ int stn_tune(const stn_tune_problem *pb, int tuner, stn_tune_result *out) {
 /* ------------------------------------------------------------------ the run's plan */
 
 static int sched_of(const stn_run *r) { return r->o->schedule < 0 ? STN_SCHED_REF : r->o->schedule; }
-/* A 1d grid's fold, or what a run holds in DRAM beside the rings (stn_fold.held), or NULL. */
-static const stn_fold *fold_of(const stn_run *r) { return r->fold.W || r->fold.held ? &r->fold : NULL; }
+/* A 1d grid's fold, or NULL. */
+static const stn_fold *fold_of(const stn_run *r) { return r->fold.W ? &r->fold : NULL; }
+
+/* The plan of run r for blocks by x bz, bt steps and the strip `strip`. */
+static void run_plan(const stn_run *r, size_t align, int64_t by, int64_t bz, int64_t bt, int strip,
+                     stn_ooc_plan *p) {
+    const stn_opts *o = r->o;
+    stn_plan_request q = {r->d,     {o->size[0], o->size[1], o->size[2]},
+                          o->steps, sched_of(r),
+                          by,       bz,
+                          bt,       strip,
+                          align,    fold_of(r),
+                          r->held};
+    stn_ooc_make_plan(&q, p);
+}
 
 /* The built-in blocks of a program tuned offline, when they apply to this run and fit: 1 (p set),
  * else 0 (with a warning saying why the run tunes itself). */
 static int builtin_plan(const stn_run *r, size_t align, stn_ooc_plan *p) {
-    const stn_opts *o = r->o;
     const stn_tuned_desc *tu = r->d->tuned;
     char need[32], have[32];
     if (!stn_tuned_applies(r)) {
@@ -462,8 +480,7 @@ static int builtin_plan(const stn_run *r, size_t align, stn_ooc_plan *p) {
         return 0;
     }
     int strip = strcmp(tu->strip, "file") == 0 ? STN_STRIP_FILE : STN_STRIP_DRAM;
-    stn_ooc_make_plan(r->d, fold_of(r), o->size, o->steps, sched_of(r), tu->block[0], tu->block[1],
-                      tu->block[2], strip, align, p);
+    run_plan(r, align, tu->block[0], tu->block[1], tu->block[2], strip, p);
     if (stn_ooc_periodic_refusal(r->d, p, need, sizeof need)) /* (a description tuned for another stencil) */
         return 0;
     if (p->mem_bytes <= r->mem_budget)
@@ -488,154 +505,18 @@ static int manual_plan(const stn_run *r, size_t align, stn_ooc_plan *p) {
                          o->block[0], o->block[1], o->block[2], stn_schedule_names[sched_of(r)], o->size[1]);
     int strip = o->strip >= 0 ? o->strip : STN_STRIP_DRAM;
     char why[256];
-    stn_ooc_make_plan(r->d, fold_of(r), o->size, o->steps, sched_of(r), o->block[0], o->block[1], o->block[2],
-                      strip, align, p);
+    run_plan(r, align, o->block[0], o->block[1], o->block[2], strip, p);
     if (stn_ooc_periodic_refusal(r->d, p, why, sizeof why) && r->d->ndim == 2)
         return stn_error(-EINVAL, "--block %" PRId64 ",%" PRId64 ": %s", o->block[0], o->block[2], why);
     if (stn_ooc_periodic_refusal(r->d, p, why, sizeof why))
         return stn_error(-EINVAL, "--block %" PRId64 ",%" PRId64 ",%" PRId64 ": %s", o->block[0], o->block[1],
                          o->block[2], why);
     if (yb && o->strip < 0 && p->mem_bytes > r->mem_budget) /* the strip does not fit: spill it */
-        stn_ooc_make_plan(r->d, fold_of(r), o->size, o->steps, sched_of(r), o->block[0], o->block[1],
-                          o->block[2], STN_STRIP_FILE, align, p);
+        run_plan(r, align, o->block[0], o->block[1], o->block[2], STN_STRIP_FILE, p);
     return p->mem_bytes <= r->mem_budget ? 0 : -ENOMEM;
 }
 
-/* ------------------------------------------------------------------ measuring the finalists */
-
-/* Consecutive blocks along r a rate measurement runs, each reading what the one before left, as
- * in the engine; the first only once, to start the others.  At most RATE_ROUNDS rounds. */
-#define RATE_BLOCKS 3
-#define RATE_ROUNDS 200
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* The extent of the measured window in dimension g: `k` blocks, the skew of their bt steps and
- * the halo, at most the grid. */
-static int64_t window_extent(const stn_ooc_dim *g, int64_t k, int64_t bt) {
-    if (g->b >= g->H - g->L)
-        return g->n;
-    int64_t w = k * g->b + bt * g->skew + g->rlo + g->rhi;
-    return w < g->n ? w : g->n;
-}
-
-/* Step t (1..T) of block k in dimension g of a window of `ext`: b wide, shifted by the skew as
- * the engine's skewed blocks are, inside the window's interior. */
-static void block_range(const stn_ooc_dim *g, int64_t ext, int64_t k, int64_t T, int64_t t, int64_t *lo,
-                        int64_t *hi) {
-    if (g->b >= g->H - g->L) {
-        *lo = g->L, *hi = g->H;
-        return;
-    }
-    *lo = g->hlo + k * g->b + (T - t) * g->skew;
-    *hi = *lo + g->b;
-    if (*hi > ext - g->hhi)
-        *hi = ext - g->hhi;
-    if (*lo > *hi)
-        *lo = *hi;
-}
-
-int stn_ooc_block_rate(const stn_run *r, const stn_ooc_plan *p, const int64_t tile[2], double *cps,
-                       char *source, size_t n) {
-    const stn_program_desc *d = r->d;
-    const stn_view *g = &r->view;
-    int yb = p->strip != STN_STRIP_NONE;
-    int64_t T = p->bt < 1 ? 1 : p->bt, ext[3] = {g->nx, g->ny, g->nz};
-    ext[p->r.axis] = window_extent(&p->r, RATE_BLOCKS, T);
-    if (yb)
-        ext[p->q.axis] = window_extent(&p->q, 1, T);
-    /* every array the engine keeps: levels + 1 per state field, one per input */
-    int narr = (int)stn_total_arrays(d);
-    /* rows narrowed so that the arrays take at most the larger of STN_RATE_MAX_BYTES and 4 x the
-     * last-level cache (never so narrow that a window larger than the cache would fit in it), and
-     * the budget; the reuse between steps is along y and z, x only streams */
-    uint64_t rows = (uint64_t)ext[1] * (uint64_t)ext[2] * (uint64_t)narr * d->elem_size;
-    int64_t minx = d->halo_lo[0] + d->halo_hi[0] + 64;
-    uint64_t cap = stn_mem_block_rate(r->mem_budget, r->hw.l3.value);
-    while ((uint64_t)ext[0] * rows > cap && ext[0] / 2 >= minx)
-        ext[0] /= 2;
-    stn_view v = {ext[0], ext[1], ext[2], ext[0], ext[0] * ext[1], 0, 0, 0};
-    size_t bytes = (size_t)(ext[0] * ext[1] * ext[2]) * (size_t)d->elem_size;
-    void **arr = calloc((size_t)narr + 1, sizeof *arr);
-    const void **src = calloc((size_t)d->nsrc + 1, sizeof *src);
-    void **dst = calloc((size_t)d->ndst + 1, sizeof *dst);
-    int rc = arr && src && dst ? 0 : -ENOMEM;
-    for (int k = 0; rc == 0 && k < narr; k++)
-        if (!(arr[k] = malloc(bytes)))
-            rc = -ENOMEM;
-        else
-            memset(arr[k], 0, bytes); /* every page touched now: no page fault is timed */
-    double cells = 0, t = 0, rates[RATE_ROUNDS];
-    int64_t blocks = 0;
-    int nrates = 0;
-    /* round 0 warms up (caches, the thread pool), untimed; then rounds until 80 ms (in 30 ms the
-     * rates of one plan varied by 20% from one start to the next on a shared host) */
-    for (int64_t round = 0; rc == 0 && round < RATE_ROUNDS && (round < 2 || t < 0.08); round++) {
-        double round_cells = cells, round_t = t;
-        for (int64_t k = round ? 1 : 0; k < RATE_BLOCKS; k++)
-            for (int64_t step = 1; step <= T; step++) {
-                /* each state field's levels rotate through its arrays, as in the engine's window */
-                for (int i = 0, a = 0; i < d->nfields; i++) {
-                    const stn_field_desc *fd = &d->fields[i];
-                    int na = fd->kind == STN_FIELD_STATE ? fd->levels + 1 : 1;
-                    if (fd->src_slot >= 0)
-                        src[fd->src_slot] = arr[a + (na > 1 ? (step - 1) % na : 0)];
-                    if (fd->prev_slot >= 0)
-                        src[fd->prev_slot] = arr[a + (step + na - 2) % na];
-                    if (fd->dst_slot >= 0)
-                        dst[fd->dst_slot] = arr[a + step % na];
-                    a += na;
-                }
-                stn_box b = {{d->halo_lo[0], d->halo_lo[1], d->halo_lo[2]},
-                             {ext[0] - d->halo_hi[0], ext[1] - d->halo_hi[1], ext[2] - d->halo_hi[2]}};
-                block_range(&p->r, ext[p->r.axis], k, T, step, &b.lo[p->r.axis], &b.hi[p->r.axis]);
-                if (yb)
-                    block_range(&p->q, ext[p->q.axis], 0, T, step, &b.lo[p->q.axis], &b.hi[p->q.axis]);
-                double t0 = stn_now();
-                int krc = stn_step(r, -1, &v, (const void *const *)src, dst, &b, tile);
-                if (krc) {
-                    for (int a = 0; a < narr; a++)
-                        free(arr[a]);
-                    free(arr);
-                    free(src);
-                    free(dst);
-                    return krc;
-                }
-                if (round == 0)
-                    continue;
-                t += stn_now() - t0;
-                double c = 1;
-                for (int ax = 0; ax < 3; ax++)
-                    c *= (double)(b.hi[ax] > b.lo[ax] ? b.hi[ax] - b.lo[ax] : 0);
-                cells += c;
-                blocks += step == T;
-            }
-        if (round > 0 && t > round_t)
-            rates[nrates++] = (cells - round_cells) / (t - round_t);
-    }
-    for (int k = 0; arr && k < narr; k++)
-        free(arr[k]);
-    free(arr);
-    free(src);
-    free(dst);
-    if (rc)
-        return stn_error(rc, "out of memory measuring the compute rate of a block (%zu bytes an array)",
-                         bytes);
-    /* the median round: a host that takes the CPU for a moment at startup (another guest, the
-     * write-back of the previous run) slows a few rounds, not the rate the sweep will see */
-    qsort(rates, (size_t)nrates, sizeof *rates, cmp_double);
-    int median = nrates >= 3;
-    *cps = median ? rates[nrates / 2] : t > 0 && cells > 0 ? cells / t : 0;
-    snprintf(source, n,
-             "measured at startup on the plan's blocks: %" PRId64 " block%s of %" PRId64
-             " steps in a %" PRId64 "x%" PRId64 "x%" PRId64 " window, %.3f s, %s %d round%s",
-             blocks, blocks == 1 ? "" : "s", T, ext[0], ext[1], ext[2], t, median ? "the median of" : "over",
-             nrates, nrates == 1 ? "" : "s");
-    return 0;
-}
+/* ------------------------------------------------------------------ the finalists */
 
 /* Blk-Tune ranks plans with one rate for every block, measured on a small grid in cache; but
  * thin blocks run slower (a whole plane a step streams from DRAM; the halo of a thin block is
@@ -703,8 +584,7 @@ static int pick_finalist(const stn_run *r, const stn_tune_problem *pb, stn_tune_
 /* The plan an interrupted run saved (--resume): it decides the scratch files' content. */
 static int saved_plan(const stn_run *r, size_t align, const stn_saved_plan *sv, stn_ooc_plan *p) {
     char need[32], have[32];
-    stn_ooc_make_plan(r->d, fold_of(r), r->o->size, r->o->steps, sched_of(r), sv->by, sv->bz, sv->bt,
-                      sv->strip, align, p);
+    run_plan(r, align, sv->by, sv->bz, sv->bt, sv->strip, p);
     if (p->mem_bytes <= r->mem_budget)
         return 0;
     return stn_error(-ENOMEM,
@@ -745,7 +625,8 @@ int stn_ooc_choose(const stn_run *r, const stn_ooc_model *m, size_t align, const
                            r->mem_budget,
                            ib->iblk[0],
                            ib->tile[r->d->ndim == 3 ? 1 : 0],
-                           NULL};
+                           NULL,
+                           r->held};
     int rc;
     if (o->have_block) {
         rc = manual_plan(r, align, p);

@@ -159,8 +159,6 @@ static int check_inputs(stn_run *r) {
     return 0;
 }
 
-/* Create every output's temporary now, so that an unwritable directory or a full disk fails
- * before the computation rather than after it. */
 /* One output's writer: under MPI rank 0 creates the temporary and the others join it (its name
  * broadcast; empty when rank 0 failed, and every rank then fails). */
 static int open_writer(const char *path, const char *descr, int ndim, const int64_t *shape,
@@ -181,6 +179,8 @@ static int open_writer(const char *path, const char *descr, int ndim, const int6
     return rc;
 }
 
+/* Create every output's temporary now, so that an unwritable directory or a full disk fails
+ * before the computation rather than after it. */
 static int open_outputs(stn_run *r) {
     int64_t shape[3], *sh = npy_shape(r, shape);
     int rc = 0;

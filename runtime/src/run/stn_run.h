@@ -15,8 +15,10 @@
  *                (a part's geometry), dense (a part in DRAM), ghosts
  *                (the exchanges)
  *   5. kernels/  step (the kernels' calls), rate (their rates)              the generated code
- *   6. plan/     iblock (Blk-Tune's step 1), ooc_plan (block geometry, the  planning, no engine
- *                exact IO model), tune (the tuners), ranks (a rank's plan)
+ *   6. plan/     iblock (Blk-Tune's step 1), ooc_plan (block geometry),    planning, no engine
+ *                ooc_model (the exact IO model, the time model), tune
+ *                (the tuners), tune_rate (a plan's measured rate), ranks
+ *                (an MPI rank's plan)
  *   7. engines/  engine (the engines' table: stn_engine.h), arrays (what    the engines
  *                they share); incore, mmap; ooc/: ooc_api, ooc_sweep,
  *                ooc_reader, ooc_wedge, ooc_ghosts, ooc_setup, ooc_window,
@@ -56,8 +58,6 @@ void stn_log_free(stn_log *log);
 typedef struct stn_fold {
     int64_t W, P, n, rows;
     int64_t lo, hi; /* the interior of the 1d grid: [lo, hi) = [h-, n - h+) */
-    uint64_t held;  /* DRAM the run holds whole beside the rings (a 1d grid's inputs along x; an MPI
-                     * rank's ghosts in flight, stn_part.defer; W may be 0): the plan counts it */
 } stn_fold;
 
 /* The fold of a 1d grid of n cells with halo h- and h+ whose steps reach `reach` cells (>= the
@@ -90,17 +90,19 @@ typedef struct stn_run {
     stn_npy_writer **writers; /* [2 * nfields], indexed like o->out_path */
     double t_start;           /* stn_program_main entered */
     stn_log *log;
-    stn_device dev;              /* --mode ooc: the device's bandwidth curves, for the time model */
-    double **series;             /* [nseries]: each series' values, as read from its --init file */
-    int64_t *series_len;         /* [nseries] */
-    uint64_t series_bytes;       /* the data bytes of the series files (read once, before the engine) */
-    int64_t **pts;               /* [npointsets]: x, y, z of each point of each set */
-    int64_t *npts;               /* [npointsets] */
-    uint64_t points_bytes;       /* the data bytes of the points files */
-    void **rec;                  /* [nrecords]: steps x n samples of each record (row t: step t) */
-    void **along;                /* [nalong]: each input along an axis, its axis' extent of elements */
-    uint64_t along_bytes;        /* the data bytes of their files */
-    stn_fold fold;               /* the out-of-core engine's run of a 1d grid: its rows (W = 0 otherwise) */
+    stn_device dev;        /* --mode ooc: the device's bandwidth curves, for the time model */
+    double **series;       /* [nseries]: each series' values, as read from its --init file */
+    int64_t *series_len;   /* [nseries] */
+    uint64_t series_bytes; /* the data bytes of the series files (read once, before the engine) */
+    int64_t **pts;         /* [npointsets]: x, y, z of each point of each set */
+    int64_t *npts;         /* [npointsets] */
+    uint64_t points_bytes; /* the data bytes of the points files */
+    void **rec;            /* [nrecords]: steps x n samples of each record (row t: step t) */
+    void **along;          /* [nalong]: each input along an axis, its axis' extent of elements */
+    uint64_t along_bytes;  /* the data bytes of their files */
+    stn_fold fold;         /* the out-of-core engine's run of a 1d grid: its rows (W = 0 otherwise) */
+    uint64_t held; /* DRAM the run holds whole beside the engine's buffers, which its plan counts: a folded
+                    * 1d grid's inputs along x, an MPI rank's ghosts in flight (stn_part.defer) */
     const struct stn_part *part; /* MPI: this rank's part of the grid (mpi/stn_part.h); NULL: all of it */
     double net_bytes_per_second, net_latency; /* MPI: the network, measured at startup (stn_par_network) */
     char net_source[160];

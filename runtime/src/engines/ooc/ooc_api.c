@@ -44,7 +44,7 @@ struct stn_ooc {
  * moves by the interior's width, not whole rows), one row that is one block.  The engine gets a
  * copy of the run with the rows' geometry: view, sizes, blocks and a descriptor whose halo and
  * reach are one row; the kernels keep their 1d view (stn_step, stn_run_boundary, stn_run_init).
- * The inputs along x stay in DRAM, whole: the plan counts them (stn_fold.held). */
+ * The inputs along x stay in DRAM, whole: the plan counts them (stn_run.held). */
 static int fold_run(stn_ooc *s, const stn_run *r) {
     int rc = stn_fold_run(r, (size_t)r->hw.block.value, &s->fold);
     s->e.r = &s->fold.run;
