@@ -253,7 +253,17 @@ static void print_table(const stn_device *dev) {
     printf("  IO under compute: %.3f of the mixed bandwidth alone (64K @ 32)\n", dev->io_under_compute);
 }
 
-int main(int argc, char **argv) {
+/* The command line. */
+typedef struct probe_args {
+    const char *dir, *output;
+    uint64_t size;
+    double seconds;
+    int quiet;
+} probe_args;
+
+/* Parse and check the command line into *pa: -1 to go on, else the exit status (0 after --help, 2 for
+ * a mistake, its message printed). */
+static int parse_args(int argc, char **argv, probe_args *pa) {
     const char *dir = NULL, *output = NULL, *size_text = NULL, *seconds_text = NULL;
     int quiet = 0;
     for (int i = 1; i < argc; i++) {
@@ -308,7 +318,19 @@ int main(int argc, char **argv) {
     }
     if (output && !*output)
         return usage_error("-o: expected a file, got an empty string");
+    *pa = (probe_args){dir, output, size, seconds, quiet};
+    return -1;
+}
 
+int main(int argc, char **argv) {
+    probe_args pa = {0};
+    int status = parse_args(argc, argv, &pa);
+    if (status >= 0)
+        return status;
+    const char *dir = pa.dir, *output = pa.output;
+    uint64_t size = pa.size;
+    double seconds = pa.seconds;
+    int quiet = pa.quiet;
     struct stat sb;
     if (stat(dir, &sb) != 0) {
         fprintf(stderr, PREFIX "--dir '%s': %s\n", dir, strerror(errno));

@@ -25,20 +25,12 @@ import size_gate  # noqa: E402
 
 # path -> lines: may only shrink (then: delete the line once it is at most 800)
 FILES = {
-    "runtime/tests/test_program.c": 957,
-    "runtime/src/base/args.c": 946,
+    "runtime/src/base/args.c": 945,
     "runtime/src/program/program.c": 892,
-    "runtime/src/io/gridio.c": 886,
 }
 
 # path:function -> lines: may only shrink (then: delete the line once it is at most 100)
-FUNCTIONS = {
-    "runtime/src/io/probe.c:stn_probe": 151,
-    "runtime/src/report/report.c:r_run": 146,
-    "runtime/tests/test_program.c:test_command_line_errors": 133,
-    "runtime/tools/probe_main.c:main": 111,
-    "test/embed/host.c:main": 110,
-}
+FUNCTIONS: dict[str, int] = {}
 
 
 def ratchet(found: dict[str, int], table: dict[str, int], limit: int, what: str) -> list[str]:

@@ -388,14 +388,10 @@ static int open_test_file(probe_ctx *c, stn_gridfile *f, uint64_t bytes, size_t 
     return 0;
 }
 
-int stn_probe(const char *dir, uint64_t file_bytes, double seconds_per_point, stn_device *out, int verbose) {
+/* The arguments checked: a test file of at least STN_PROBE_MIN_BYTES, a time per point in (0, max], a
+ * directory on a device (not in memory) whose O_DIRECT alignment (*align) allows the smallest request. */
+static int probe_checks(const char *dir, uint64_t file_bytes, double seconds_per_point, size_t *align) {
     char hb[32], hb2[32];
-    if (!dir || !*dir)
-        return stn_error(-EINVAL, "cannot probe: no directory given");
-    if (file_bytes == 0)
-        file_bytes = STN_PROBE_DEFAULT_BYTES;
-    if (seconds_per_point == 0)
-        seconds_per_point = STN_PROBE_DEFAULT_SECONDS;
     if (file_bytes < STN_PROBE_MIN_BYTES)
         return stn_error(-EINVAL, "cannot probe '%s' with a test file of %s: it needs at least %s", dir,
                          stn_fmt_bytes(hb, sizeof hb, file_bytes),
@@ -419,18 +415,93 @@ int stn_probe(const char *dir, uint64_t file_bytes, double seconds_per_point, st
                          "cannot probe '%s': it is in memory (tmpfs or ramfs), not on a device; probe a "
                          "directory on the flash device itself",
                          dir);
-
-    size_t align = 0;
     char align_src[512];
-    int rc = stn_dio_alignment(dir, &align, align_src, sizeof align_src);
+    int rc = stn_dio_alignment(dir, align, align_src, sizeof align_src);
     if (rc)
         return rc;
-    if (align > PROBE_ROW)
+    if (*align > PROBE_ROW)
         return stn_error(
             -EINVAL,
             "cannot probe '%s': its O_DIRECT alignment is %zu bytes (%s), more than the smallest "
             "request measured (%llu bytes)",
-            dir, align, align_src, (unsigned long long)PROBE_ROW);
+            dir, *align, align_src, (unsigned long long)PROBE_ROW);
+    return 0;
+}
+
+/* Every point of the read and the write curves, reads first. */
+static int probe_curves(probe_ctx *c, double seconds_per_point, stn_device *out, int verbose) {
+    char hb[32];
+    point_run r;
+    memset(&r, 0, sizeof r);
+    int rc = 0;
+    for (int w = 0; w < 2 && !rc; w++) {
+        stn_dev_curve *curve = w ? &out->write : &out->read;
+        for (int d = 0; d < STN_PROBE_NDEPTHS && !rc; d++)
+            for (int k = 0; k < STN_PROBE_NREQUESTS && !rc; k++) {
+                rc = run_point(c, w ? PROBE_WRITE : PROBE_READ, NULL, 0, stn_probe_requests[k],
+                               stn_probe_depths[d], seconds_per_point, 0, &r);
+                if (rc)
+                    break;
+                double bps = add_point(curve, k, d, &r);
+                if (verbose)
+                    fprintf(stderr, "stencilc probe: %-9s %5s @ %2d: %9.1f MiB/s (%llu requests in %.2f s)\n",
+                            w ? "write" : "read", size_text(stn_probe_requests[k], hb, sizeof hb),
+                            stn_probe_depths[d], bps / (1 << 20), (unsigned long long)r.requests, r.seconds);
+            }
+    }
+    return rc;
+}
+
+/* Reads and writes at once, as an out-of-core sweep moves them: over written data (mixed), then with the
+ * writes going into a fresh file's unwritten extents (mixed_new; at depth 32 only, to keep the probe
+ * short; each fresh file of file_bytes, aligned to `align`). */
+static int probe_mixed(probe_ctx *c, uint64_t file_bytes, size_t align, double seconds_per_point,
+                       stn_device *out, int verbose) {
+    char hb[32];
+    point_run r;
+    memset(&r, 0, sizeof r);
+    int rc = 0;
+    for (int m = 0; m < 2 && !rc; m++) {
+        stn_dev_curve *curve = m ? &out->mixed_new : &out->mixed;
+        for (int d = m ? STN_PROBE_NDEPTHS - 1 : STN_PROBE_MIXED_FIRST_DEPTH; d < STN_PROBE_NDEPTHS && !rc;
+             d++) {
+            for (int k = 0; k < STN_PROBE_NREQUESTS && !rc; k++) {
+                stn_gridfile fresh = {.fd = -1};
+                if (m && (rc = open_test_file(c, &fresh, file_bytes, align)) != 0)
+                    break;
+                rc = run_point(c, PROBE_MIXED, m ? &fresh : NULL, m, stn_probe_requests[k],
+                               stn_probe_depths[d], seconds_per_point, 0, &r);
+                stn_gridfile_close(&fresh); /* unlinked already: its blocks go back now */
+                if (rc)
+                    break;
+                double bps = add_point(curve, k, d, &r);
+                if (verbose)
+                    fprintf(
+                        stderr,
+                        "stencilc probe: %-9s %5s @ %2d: %9.1f MiB/s, %.0f%% of it written (%llu requests "
+                        "in %.2f s)\n",
+                        m ? "mixed_new" : "mixed", size_text(stn_probe_requests[k], hb, sizeof hb),
+                        stn_probe_depths[d], bps / (1 << 20),
+                        r.bytes ? 100.0 * (double)r.bytes_written / (double)r.bytes : 0.0,
+                        (unsigned long long)r.requests, r.seconds);
+            }
+        }
+    }
+    return rc;
+}
+
+int stn_probe(const char *dir, uint64_t file_bytes, double seconds_per_point, stn_device *out, int verbose) {
+    char hb[32];
+    if (!dir || !*dir)
+        return stn_error(-EINVAL, "cannot probe: no directory given");
+    if (file_bytes == 0)
+        file_bytes = STN_PROBE_DEFAULT_BYTES;
+    if (seconds_per_point == 0)
+        seconds_per_point = STN_PROBE_DEFAULT_SECONDS;
+    size_t align = 0;
+    int rc = probe_checks(dir, file_bytes, seconds_per_point, &align);
+    if (rc)
+        return rc;
 
     probe_ctx c;
     memset(&c, 0, sizeof c);
@@ -464,53 +535,11 @@ int stn_probe(const char *dir, uint64_t file_bytes, double seconds_per_point, st
         fprintf(stderr, "stencilc probe: wrote the %s test file in '%s' in %.2f s (%.0f MiB/s)\n",
                 stn_fmt_bytes(hb, sizeof hb, file_bytes), dir, r.seconds,
                 (double)r.bytes / r.seconds / (1 << 20));
-
-    /* 2. every point, reads first */
-    for (int w = 0; w < 2 && !rc; w++) {
-        stn_dev_curve *curve = w ? &out->write : &out->read;
-        for (int d = 0; d < STN_PROBE_NDEPTHS && !rc; d++)
-            for (int k = 0; k < STN_PROBE_NREQUESTS && !rc; k++) {
-                rc = run_point(&c, w ? PROBE_WRITE : PROBE_READ, NULL, 0, stn_probe_requests[k],
-                               stn_probe_depths[d], seconds_per_point, 0, &r);
-                if (rc)
-                    break;
-                double bps = add_point(curve, k, d, &r);
-                if (verbose)
-                    fprintf(stderr, "stencilc probe: %-9s %5s @ %2d: %9.1f MiB/s (%llu requests in %.2f s)\n",
-                            w ? "write" : "read", size_text(stn_probe_requests[k], hb, sizeof hb),
-                            stn_probe_depths[d], bps / (1 << 20), (unsigned long long)r.requests, r.seconds);
-            }
-    }
-
-    /* 3. reads and writes at once, as an out-of-core sweep moves them: over written data (mixed),
-     * then with the writes going into a fresh file's unwritten extents (mixed_new; at depth 32 only,
-     * to keep the probe short) */
-    for (int m = 0; m < 2 && !rc; m++) {
-        stn_dev_curve *curve = m ? &out->mixed_new : &out->mixed;
-        for (int d = m ? STN_PROBE_NDEPTHS - 1 : STN_PROBE_MIXED_FIRST_DEPTH; d < STN_PROBE_NDEPTHS && !rc;
-             d++) {
-            for (int k = 0; k < STN_PROBE_NREQUESTS && !rc; k++) {
-                stn_gridfile fresh = {.fd = -1};
-                if (m && (rc = open_test_file(&c, &fresh, file_bytes, align)) != 0)
-                    break;
-                rc = run_point(&c, PROBE_MIXED, m ? &fresh : NULL, m, stn_probe_requests[k],
-                               stn_probe_depths[d], seconds_per_point, 0, &r);
-                stn_gridfile_close(&fresh); /* unlinked already: its blocks go back now */
-                if (rc)
-                    break;
-                double bps = add_point(curve, k, d, &r);
-                if (verbose)
-                    fprintf(
-                        stderr,
-                        "stencilc probe: %-9s %5s @ %2d: %9.1f MiB/s, %.0f%% of it written (%llu requests "
-                        "in %.2f s)\n",
-                        m ? "mixed_new" : "mixed", size_text(stn_probe_requests[k], hb, sizeof hb),
-                        stn_probe_depths[d], bps / (1 << 20),
-                        r.bytes ? 100.0 * (double)r.bytes_written / (double)r.bytes : 0.0,
-                        (unsigned long long)r.requests, r.seconds);
-            }
-        }
-    }
+    /* 2. every point, reads first; 3. reads and writes at once */
+    if (!rc)
+        rc = probe_curves(&c, seconds_per_point, out, verbose);
+    if (!rc)
+        rc = probe_mixed(&c, file_bytes, align, seconds_per_point, out, verbose);
 
     /* 4. how much of the kernels' speed is left while the device is busy, and how much of the
      * device's while the kernels run: the same mixed load (64K @ 32) as its point of the curve,

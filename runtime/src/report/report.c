@@ -206,6 +206,115 @@ static void r_stencil(json *j, const stn_run *r) {
     j_close(j, '}');
 }
 
+/* An engine that plans (out of core): its plan, how it was chosen, its alignment, a 1d grid's rows. */
+static void r_plan(json *j, const stn_run *r, const stn_ooc_result *plan) {
+    j_u64(j, "mem_plan_bytes", plan->mem_plan_bytes);
+    j_kstr(j, "strip", plan->strip ? plan->strip : "none");
+    if (plan->tune_weighed > 0) {
+        j_open(j, "tune", '{');
+        j_u64(j, "predicted_bytes", plan->tune_cost);
+        j_i64(j, "plans_weighed", plan->tune_weighed);
+        j_num(j, "seconds", plan->tune_seconds);
+        if (plan->nfinalists > 0) {
+            j_open(j, "finalists", '[');
+            for (int k = 0; k < plan->nfinalists; k++) {
+                const stn_ooc_finalist *f = &plan->finalists[k];
+                j_open(j, NULL, '{');
+                j_i64(j, "by", f->blk[0]);
+                if (f->blk[1] >= 0)
+                    j_i64(j, "bz", f->blk[1]);
+                else
+                    j_null(j, "bz");
+                j_i64(j, "bt", f->blk[2]);
+                j_kstr(j, "strip", stn_strip_names[f->strip]);
+                j_num(j, "cells_per_second", f->cells_per_second);
+                j_num(j, "predicted_seconds", f->seconds);
+                j_u64(j, "predicted_bytes", f->bytes);
+                j_close(j, '}');
+            }
+            j_close(j, ']');
+        }
+        j_close(j, '}');
+    }
+    j_open(j, "dio", '{');
+    j_u64(j, "align", r->hw.block.value); /* the O_DIRECT alignment the plan padded rows to */
+    j_kstr(j, "source", r->hw.block.source);
+    j_close(j, '}');
+    if (stn_dims(r->d) == 1 && plan->fold_row > 0) { /* a 1d grid's rows (docs/design/014) */
+        j_open(j, "fold", '{');
+        j_i64(j, "row", plan->fold_row);
+        j_i64(j, "rows", plan->fold_rows);
+        j_close(j, '}');
+    } else if (stn_dims(r->d) == 1) {
+        j_null(j, "fold"); /* periodic: one row */
+    }
+}
+
+/* MPI: each rank's figures; the report's are their sums. */
+static void r_mpi(json *j, const stn_run *r, const stn_result *res) {
+    j_open(j, "mpi", '{');
+    j_i64(j, "ranks", res->nranks);
+    j_kstr(j, "split", r->d->ndim == 3 ? "z" : "y");
+    j_open(j, "dims", '[');
+    for (int k = 0; k < 3; k++)
+        j_i64(j, NULL, res->dims[k]);
+    j_close(j, ']');
+    j_bool(j, "overlapped", res->overlapped);
+    j_u64(j, "message_bytes", res->msg_sent);
+    j_u64(j, "predicted_message_bytes", res->msg_predicted);
+    j_open(j, "per_rank", '[');
+    static const char *const keys[STN_RANK_FIGURES] = {"bytes_read",           "bytes_written",
+                                                       "predicted_bytes_read", "predicted_bytes_written",
+                                                       "message_bytes",        "predicted_message_bytes"};
+    for (int k = 0; k < res->nranks; k++) {
+        j_open(j, NULL, '{');
+        for (int i = 0; i < STN_RANK_FIGURES; i++)
+            j_u64(j, keys[i], res->ranks[(size_t)k * STN_RANK_FIGURES + (size_t)i]);
+        j_close(j, '}');
+    }
+    j_close(j, ']');
+    j_close(j, '}');
+}
+
+/* The time model's prediction and its parts, the rates and the device's curves it used. */
+static void r_time(json *j, const stn_run *r, const stn_result *res) {
+    char curve[2048];
+    const stn_time_pred *t = &res->time;
+    j_num(j, "predicted_seconds", t->total);
+    j_open(j, "time_model", '{');
+    j_num(j, "compute", t->compute);
+    j_num(j, "io", t->io);
+    j_num(j, "npy", t->npy);
+    j_num(j, "fill", t->fill);
+    j_num(j, "transfer", t->xfer);
+    j_num(j, "copy", t->copy);
+    if (res->nranks > 1) { /* MPI: the exchanges between sweeps, and the network they were timed on */
+        j_num(j, "exchange", t->exchange);
+        j_num(j, "messages", t->messages);
+        j_num(j, "network_bytes_per_second", r->net_bytes_per_second);
+        j_num(j, "network_latency", r->net_latency);
+        j_kstr(j, "network_source", r->net_source);
+    }
+    j_u64(j, "copy_bytes", t->copy_bytes);
+    j_num(j, "copy_bytes_per_second", res->copy_bytes_per_second);
+    j_kstr(j, "copy_source", res->copy_source);
+    j_u64(j, "request_bytes", t->request);
+    j_num(j, "cells_per_second", res->cells_per_second);
+    j_kstr(j, "cells_per_second_source", res->rate_source);
+    stn_dev_format_curve(&r->dev.read, curve, sizeof curve);
+    j_kstr(j, "read", curve);
+    stn_dev_format_curve(&r->dev.write, curve, sizeof curve);
+    j_kstr(j, "write", curve);
+    stn_dev_format_curve(&r->dev.mixed, curve, sizeof curve);
+    j_kstr(j, "mixed", curve);
+    stn_dev_format_curve(&r->dev.mixed_new, curve, sizeof curve);
+    j_kstr(j, "mixed_new", curve);
+    j_num(j, "compute_under_io", r->dev.compute_under_io > 0 ? r->dev.compute_under_io : 1);
+    j_num(j, "io_under_compute", r->dev.io_under_compute > 0 ? r->dev.io_under_compute : 1);
+    j_kstr(j, "device_source", r->dev.source);
+    j_close(j, '}');
+}
+
 static void r_run(json *j, const stn_run *r, const stn_result *res, const stn_ooc_result *plan) {
     const stn_opts *o = r->o;
     j_kstr(j, "mode", stn_mode_names[o->mode]);
@@ -246,109 +355,12 @@ static void r_run(json *j, const stn_run *r, const stn_result *res, const stn_oo
         j_kstr(j, "source", res->tiles_source);
         j_close(j, '}');
     }
-    if (plan) {
-        j_u64(j, "mem_plan_bytes", plan->mem_plan_bytes);
-        j_kstr(j, "strip", plan->strip ? plan->strip : "none");
-        if (plan->tune_weighed > 0) {
-            j_open(j, "tune", '{');
-            j_u64(j, "predicted_bytes", plan->tune_cost);
-            j_i64(j, "plans_weighed", plan->tune_weighed);
-            j_num(j, "seconds", plan->tune_seconds);
-            if (plan->nfinalists > 0) {
-                j_open(j, "finalists", '[');
-                for (int k = 0; k < plan->nfinalists; k++) {
-                    const stn_ooc_finalist *f = &plan->finalists[k];
-                    j_open(j, NULL, '{');
-                    j_i64(j, "by", f->blk[0]);
-                    if (f->blk[1] >= 0)
-                        j_i64(j, "bz", f->blk[1]);
-                    else
-                        j_null(j, "bz");
-                    j_i64(j, "bt", f->blk[2]);
-                    j_kstr(j, "strip", stn_strip_names[f->strip]);
-                    j_num(j, "cells_per_second", f->cells_per_second);
-                    j_num(j, "predicted_seconds", f->seconds);
-                    j_u64(j, "predicted_bytes", f->bytes);
-                    j_close(j, '}');
-                }
-                j_close(j, ']');
-            }
-            j_close(j, '}');
-        }
-        j_open(j, "dio", '{');
-        j_u64(j, "align", r->hw.block.value); /* the O_DIRECT alignment the plan padded rows to */
-        j_kstr(j, "source", r->hw.block.source);
-        j_close(j, '}');
-        if (stn_dims(r->d) == 1 && plan->fold_row > 0) { /* a 1d grid's rows (docs/design/014) */
-            j_open(j, "fold", '{');
-            j_i64(j, "row", plan->fold_row);
-            j_i64(j, "rows", plan->fold_rows);
-            j_close(j, '}');
-        } else if (stn_dims(r->d) == 1) {
-            j_null(j, "fold"); /* periodic: one row */
-        }
-    }
-    if (res->nranks > 1) { /* MPI: each rank's figures; the report's are their sums */
-        j_open(j, "mpi", '{');
-        j_i64(j, "ranks", res->nranks);
-        j_kstr(j, "split", r->d->ndim == 3 ? "z" : "y");
-        j_open(j, "dims", '[');
-        for (int k = 0; k < 3; k++)
-            j_i64(j, NULL, res->dims[k]);
-        j_close(j, ']');
-        j_bool(j, "overlapped", res->overlapped);
-        j_u64(j, "message_bytes", res->msg_sent);
-        j_u64(j, "predicted_message_bytes", res->msg_predicted);
-        j_open(j, "per_rank", '[');
-        static const char *const keys[STN_RANK_FIGURES] = {"bytes_read",           "bytes_written",
-                                                           "predicted_bytes_read", "predicted_bytes_written",
-                                                           "message_bytes",        "predicted_message_bytes"};
-        for (int k = 0; k < res->nranks; k++) {
-            j_open(j, NULL, '{');
-            for (int i = 0; i < STN_RANK_FIGURES; i++)
-                j_u64(j, keys[i], res->ranks[(size_t)k * STN_RANK_FIGURES + (size_t)i]);
-            j_close(j, '}');
-        }
-        j_close(j, ']');
-        j_close(j, '}');
-    }
-    if (plan && res->have_time) {
-        char curve[2048];
-        const stn_time_pred *t = &res->time;
-        j_num(j, "predicted_seconds", t->total);
-        j_open(j, "time_model", '{');
-        j_num(j, "compute", t->compute);
-        j_num(j, "io", t->io);
-        j_num(j, "npy", t->npy);
-        j_num(j, "fill", t->fill);
-        j_num(j, "transfer", t->xfer);
-        j_num(j, "copy", t->copy);
-        if (res->nranks > 1) { /* MPI: the exchanges between sweeps, and the network they were timed on */
-            j_num(j, "exchange", t->exchange);
-            j_num(j, "messages", t->messages);
-            j_num(j, "network_bytes_per_second", r->net_bytes_per_second);
-            j_num(j, "network_latency", r->net_latency);
-            j_kstr(j, "network_source", r->net_source);
-        }
-        j_u64(j, "copy_bytes", t->copy_bytes);
-        j_num(j, "copy_bytes_per_second", res->copy_bytes_per_second);
-        j_kstr(j, "copy_source", res->copy_source);
-        j_u64(j, "request_bytes", t->request);
-        j_num(j, "cells_per_second", res->cells_per_second);
-        j_kstr(j, "cells_per_second_source", res->rate_source);
-        stn_dev_format_curve(&r->dev.read, curve, sizeof curve);
-        j_kstr(j, "read", curve);
-        stn_dev_format_curve(&r->dev.write, curve, sizeof curve);
-        j_kstr(j, "write", curve);
-        stn_dev_format_curve(&r->dev.mixed, curve, sizeof curve);
-        j_kstr(j, "mixed", curve);
-        stn_dev_format_curve(&r->dev.mixed_new, curve, sizeof curve);
-        j_kstr(j, "mixed_new", curve);
-        j_num(j, "compute_under_io", r->dev.compute_under_io > 0 ? r->dev.compute_under_io : 1);
-        j_num(j, "io_under_compute", r->dev.io_under_compute > 0 ? r->dev.io_under_compute : 1);
-        j_kstr(j, "device_source", r->dev.source);
-        j_close(j, '}');
-    }
+    if (plan)
+        r_plan(j, r, plan);
+    if (res->nranks > 1)
+        r_mpi(j, r, res);
+    if (plan && res->have_time)
+        r_time(j, r, res);
     if (plan) /* counted: what the z-strip in DRAM copied (time_model.copy_bytes predicts it) */
         j_u64(j, "strip_bytes_copied", res->strip_copied);
 }

@@ -8,8 +8,8 @@
  *   1. base/     error, stats, alloc, mem (the memory policy), file, ring,  the pieces
  *                progress, hw, device (the flash device's curves), args,
  *                modes (the engines' names)
- *   2. io/       npy, gridio (grid files, the libaio queue), probe          files and the device
- *   3. run/      log (warnings), desc, inputs (series, points, along),      what a run is given
+ *   2. io/       npy, gridio (grid files), aio (the libaio queue), probe    files and the device
+ *   3. run/      log (warnings), fields, inputs (series, points, along),    what a run is given
  *                fold (a 1d grid's rows)
  *   4. mpi/      par (the collectives), split (the ranks' parts), part      the ranks
  *                (a part's geometry), dense (a part in DRAM), ghosts
@@ -214,7 +214,7 @@ typedef struct stn_ooc_result {
     int nfinalists;
 } stn_ooc_result;
 
-/* ------------------------------------------------------------------ desc.c: what the descriptor says */
+/* ------------------------------------------------------------------ fields.c: what the fields add up to */
 
 /* Arrays a step touches: levels + 1 per state field, 1 per input (the k of eqs. 1a and 2e). */
 uint64_t stn_total_arrays(const stn_program_desc *d);

@@ -1,5 +1,5 @@
-/* desc.c -- what a program's descriptor says beyond its fields: the arrays a step touches, the levels an
- * exchange moves, the scratch its sub-steps allocate. */
+/* fields.c -- what a program's fields add up to: the arrays a step touches, the levels an exchange
+ * moves, the scratch its sub-steps allocate. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
