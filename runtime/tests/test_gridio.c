@@ -1,4 +1,4 @@
-/* Grid files and the asynchronous IO queue (gridio.c): O_DIRECT on a real file system, awkward
+/* Grid files and the asynchronous IO queue (io/gridio.c, io/aio.c): O_DIRECT on a real file system, awkward
  * shapes, padded rows, exact byte counts, a queue deeper than its ring, two groups in flight,
  * the buffered fallback, and clear errors for short files and missing directories. */
 #include "test_util.h"
@@ -123,7 +123,7 @@ static int64_t verify_layout(const stn_gridfile *f, int tag) {
     return bad;
 }
 
-/* Whether the file system of `dir` accepts O_DIRECT at all (independently of gridio.c). */
+/* Whether the file system of `dir` accepts O_DIRECT at all (independently of io/gridio.c). */
 static int dir_accepts_odirect(const char *dir) {
     char path[600];
     snprintf(path, sizeof path, "%s/odirect-probe", dir);
