@@ -9,6 +9,7 @@
  *      device (the flash device's curves), probe (measuring them), par (MPI ranks)
  *   2. run.c (warnings, the engines' arrays), iblock.c (step 1 of Blk-Tune)   what engines share
  *   3. ooc_plan.c (block geometry, the exact IO model), tune.c (the tuners)   planning, no engine
+ *      tune_rate.c (the finalists' compute rate, measured on their blocks)
  *   4. incore.c; ooc.c, ooc_window.c, ooc_xfer.c, ooc_state.c                the engines
  *   5. report.c                                                               the JSON report
  *   6. program.c                                                              stn_program_main

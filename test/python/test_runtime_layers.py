@@ -27,7 +27,7 @@ SRC = REPO / "runtime" / "src"
 LAYERS = [
     ["error", "stats", "alloc", "file", "ring", "npy", "progress", "hw", "gridio", "args", "device", "probe", "par"],
     ["run", "iblock"],
-    ["ooc_plan", "tune"],
+    ["ooc_plan", "tune", "tune_rate"],
     ["incore", "ooc", "ooc_window", "ooc_xfer", "ooc_state"],
     ["report"],
     ["program"],
@@ -104,6 +104,6 @@ def test_the_tuner_and_the_model_need_no_engine(graph):
             reach(g, seen)
         return seen
 
-    for f in ("tune", "ooc_plan"):
+    for f in ("tune", "tune_rate", "ooc_plan"):
         bad = reach(f, set()) & {"ooc", "ooc_window", "ooc_xfer", "ooc_state", "incore", "program", "report"}
         assert not bad, f"{f}.c reaches {sorted(bad)}"
