@@ -25,7 +25,8 @@ SRC = REPO / "runtime" / "src"
 
 # Lowest first; the same list as the comment at the top of runtime/src/stn_run.h.
 LAYERS = [
-    ["error", "stats", "alloc", "file", "ring", "npy", "progress", "hw", "gridio", "args", "device", "probe", "par"],
+    ["error", "stats", "alloc", "file", "ring", "npy", "progress", "hw", "gridio", "args", "device", "probe", "par",
+     "desc", "checkpoint"],
     ["run", "iblock"],
     ["ooc_plan", "tune", "tune_rate"],
     ["incore", "ooc", "ooc_window", "ooc_xfer", "ooc_state"],
