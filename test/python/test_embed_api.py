@@ -103,6 +103,9 @@ def test_c_step_counts_that_do_not_fit_are_refused(hosts, tmp_path):  # noqa: F8
     p = host_run(host, ["size=12,10", "steps=10", "mode=incore", "--init", f"fict={tmp_path / 'fict.npy'}"],
                  ["advance", "5", "expect-fail", "advance", str(2**63 - 5), "advance", "5", "steps-done", "10"])
     assert "past the 10 steps the simulation was opened for" in p.stdout, p.stdout
+    host, _ = hosts("heat3d")  # a negative count in the typed config is not an open horizon
+    p = host_run(host, ["size=18,16,14", "steps=-5", "mode=incore"], [], ok=False)
+    assert p.returncode == 1 and "heat3d_open: steps -5: the steps it is opened for, or -1" in p.stderr, p.stderr
 
 
 # ------------------------------------------------------------------ 9: every failure is a stencilc.Error
