@@ -31,6 +31,7 @@ import operator
 import os
 import shlex
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -169,7 +170,8 @@ class Program:
                 size = None  # (stn_sim_restart says why)
         args = []
         if size is not None:
-            if isinstance(size, str) or not isinstance(size, (numbers.Integral, tuple, list)):
+            if isinstance(size, (str, bytes)) or not (isinstance(size, (numbers.Integral, Sequence))
+                                                      or type(size).__name__ == "ndarray"):
                 raise Error(f"{name}: size {size!r}: a tuple of {self.dims} integers (x first), or an int in 1d")
             size = (size,) if isinstance(size, numbers.Integral) else tuple(size)
             if len(size) != self.dims:

@@ -196,6 +196,8 @@ def test_python_errors_are_all_stencilc_errors(heat, tmp_path, monkeypatch):
 
 def test_python_accepts_what_is_exactly_representable(heat, tmp_path):
     """NumPy integers for sizes, steps and boxes; an int param; int and f32 arrays (converted exactly)."""
+    with heat.open(size=np.array(SIZE), mode="incore") as sim:
+        assert sim.size == SIZE
     with heat.open(size=tuple(np.int64(n) for n in SIZE), steps=np.int32(3), mode="incore",
                    params={"alpha": 0}, threads=np.int16(1)) as sim:
         sim.write("u", np.arange(18 * 16, dtype=np.int32).reshape(16, 18), z=np.int64(5))
