@@ -63,6 +63,10 @@ def _text(what: str, v: Any, path: bool = False) -> str:
         raise Error(f"{what} {v!r}: {'a path (str or os.PathLike)' if path else 'a string'} expected")
     if "\0" in v:
         raise Error(f"{what} {v!r}: a NUL character (C strings end there)")
+    try:
+        os.fsencode(v)
+    except UnicodeError:
+        raise Error(f"{what} {v!r}: not encodable as a file name of this system") from None
     return v
 
 
@@ -211,12 +215,12 @@ class Program:
         if isinstance(options, (str, bytes)) or not isinstance(options, (list, tuple)):
             raise Error(f"{name}: options: a list of strings, one option or value each (not {options!r})")
         args += [_text(f"{name}: options", a, path=True) for a in options]
-        argv = (ctypes.c_char_p * len(args))(*[a.encode() for a in args])
+        argv = (ctypes.c_char_p * len(args))(*[os.fsencode(a) for a in args])
         handle = ctypes.c_void_p()
         if restart is None:
             rc = self._lib.stn_sim_open(self._desc, len(args), argv, ctypes.byref(handle))
         else:
-            rc = self._lib.stn_sim_restart(self._desc, restart.encode(), len(args), argv, ctypes.byref(handle))
+            rc = self._lib.stn_sim_restart(self._desc, os.fsencode(restart), len(args), argv, ctypes.byref(handle))
         self._check(rc, "open" if restart is None else "restart")
         return Simulation(self, handle, tuple(size))
 
@@ -297,7 +301,7 @@ class Simulation:
         strides = (ctypes.c_int64 * 3)(0, 0, 0)
         for axis, d in enumerate(reversed(kept)):  # the array's axes are (..., y, x)
             strides[d] = a.strides[axis] // item
-        self.prog._check(self.prog._lib.stn_sim_write(self._handle(), field.encode(), ctypes.byref(b),
+        self.prog._check(self.prog._lib.stn_sim_write(self._handle(), os.fsencode(field), ctypes.byref(b),
                                                       ctypes.c_void_p(a.ctypes.data), strides), f"write {field}")
 
     def read(self, field: str, **box):
@@ -309,7 +313,7 @@ class Simulation:
         strides = (ctypes.c_int64 * 3)(0, 0, 0)
         for axis, d in enumerate(reversed(kept)):
             strides[d] = a.strides[axis] // a.itemsize
-        self.prog._check(self.prog._lib.stn_sim_read(self._handle(), field.encode(), ctypes.byref(b),
+        self.prog._check(self.prog._lib.stn_sim_read(self._handle(), os.fsencode(field), ctypes.byref(b),
                                                      ctypes.c_void_p(a.ctypes.data), strides), f"read {field}")
         return a
 
@@ -327,8 +331,11 @@ class Simulation:
         """Every level of every field into DIR/FIELD.npy, and DIR/NAME.checkpoint.json (returned): the
         steps done and the ``init`` that opens a simulation from these levels (``open(restart=DIR)``)."""
         dir = _text("checkpoint", dir, path=True)  # noqa: A001
-        self.prog._check(self.prog._lib.stn_sim_checkpoint(self._handle(), dir.encode()), f"checkpoint {dir}")
-        return json.loads((Path(dir) / f"{self.prog.name}.checkpoint.json").read_text())
+        self.prog._check(self.prog._lib.stn_sim_checkpoint(self._handle(), os.fsencode(dir)), f"checkpoint {dir}")
+        try:
+            return json.loads((Path(dir) / f"{self.prog.name}.checkpoint.json").read_bytes())
+        except (OSError, ValueError) as e:  # (a folder name that is not UTF-8 makes the manifest not JSON)
+            raise Error(f"{self.prog.name}: checkpoint {dir}: written, but its manifest does not read back: {e}") from None
 
     def report(self) -> dict:
         """The run's JSON report so far (docs/report.schema.json), as a dict."""

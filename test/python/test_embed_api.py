@@ -138,6 +138,8 @@ def _bad_calls(tmp_path: Path):
         ("options str", lambda p, s: p.open(size=SIZE, options="--quiet", mode="incore"), "options: a list"),
         ("options NUL", lambda p, s: p.open(size=SIZE, options=["--dir", "a\0b"], mode="incore"), "NUL"),
         ("dir NUL", lambda p, s: p.open(size=SIZE, dir="a\0b", mode="incore"), "NUL"),
+        ("dir surrogate", lambda p, s: p.open(size=SIZE, dir="a\ud800", mode="incore"), "not encodable"),
+        ("field surrogate", lambda p, s: s.read("u\ud800"), "not encodable"),
         ("init bad type", lambda p, s: p.open(size=SIZE, init={"u": 3}, mode="incore"), "init u=3: a path"),
         ("init unknown", lambda p, s: p.open(size=SIZE, mode="incore", init={"v": tmp_path / "v.npy"}), "v"),
         ("advance float", lambda p, s: s.advance(2.0), "advance 2.0: an integer expected"),
