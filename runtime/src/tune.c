@@ -58,6 +58,7 @@ typedef struct tune_pick {
 typedef struct tune_best {
     tune_pick best;
     int64_t weighed;  /* plans evaluated */
+    int64_t fitted;   /* of them, those within the budget */
     int pass;         /* with a time model: 1 finds the least time, 2 ranks the plans near it */
     double limit;     /* pass 2: the most predicted time a plan may take */
     tune_pick alt[3]; /* pass 1: the least time of whole planes [0] and of y-blocked tiles [1],
@@ -88,6 +89,7 @@ static void keep(tune_pick *b, const stn_ooc_plan *p, uint64_t c, double t) {
 static void consider(const stn_tune_problem *pb, tune_best *b, const stn_ooc_plan *p) {
     char why[256];
     b->weighed++;
+    b->fitted += p->mem_bytes <= pb->budget;
     if (p->mem_bytes > pb->budget || stn_ooc_periodic_refusal(pb->d, p, why, sizeof why))
         return;
     double t = plan_time(pb, p);
@@ -188,6 +190,22 @@ static int64_t balanced_bt(int64_t steps, int64_t bt) {
     return (steps + S - 1) / S;
 }
 
+/* bt values weighed one by one before the search thins out: every horizon of up to ~16000 steps with
+ * ref, of 256 with alg1 and alg2. */
+#define STN_TUNE_BTS 256
+
+/* The bt weighed after the n-th, `bt`: the next one (every bt, or ref's next balanced one), and past
+ * STN_TUNE_BTS of them at least 1/16 more, up to the horizon itself (one sweep), so that any horizon
+ * weighs a bounded number of them (about 900 for 2^63 steps). */
+static int64_t after_bt(int64_t steps, int64_t bt, int every, int64_t n) {
+    int64_t next = every ? (bt < steps ? bt + 1 : 0) : next_bt(steps, bt);
+    if (n < STN_TUNE_BTS || next <= 0)
+        return next;
+    int64_t far = bt > steps - bt / 16 ? steps : bt + bt / 16;
+    far = every ? far : balanced_bt(steps, far);
+    return far > next ? far : next;
+}
+
 /* The unit of the searched block for one placement of the strip and one bt.  ref weighs one bt per
  * sweep count, so the unit is that of the count (its balanced bt), for blk and brute alike. */
 static int64_t unit_of(const tune_space *t, int strip, int64_t bt) {
@@ -243,7 +261,11 @@ static int tune_blk(tune_space *t, tune_best *b) {
             continue;
         int every = pb->schedule != STN_SCHED_REF, yb = strip != STN_STRIP_NONE;
         int64_t bmin = !yb && pb->d->ndim == 2 ? t->by_min : 1; /* 2d: rows */
-        for (int64_t bt = 1; bt > 0 && bt <= steps; bt = every ? bt + 1 : next_bt(steps, bt)) {
+        int64_t n = 0, fitted = b->fitted;
+        for (int64_t bt = 1; bt > 0 && bt <= steps; bt = after_bt(steps, bt, every, ++n)) {
+            if (n > 0 && b->fitted == fitted)
+                break; /* no block fitted the last bt: none fits a longer one (every window grows with bt) */
+            fitted = b->fitted;
             int64_t unit = unit_of(t, strip, bt), m = (bmin + unit - 1) / unit;
             stn_ooc_plan p;
             space_plan(t, strip, 1, bt, &p);
@@ -501,142 +523,7 @@ static int manual_plan(const stn_run *r, size_t align, stn_ooc_plan *p) {
     return p->mem_bytes <= r->mem_budget ? 0 : -ENOMEM;
 }
 
-/* ------------------------------------------------------------------ measuring the finalists */
-
-/* Consecutive blocks along r a rate measurement runs, each reading what the one before left, as
- * in the engine; the first only once, to start the others.  At most RATE_ROUNDS rounds. */
-#define RATE_BLOCKS 3
-#define RATE_ROUNDS 200
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* The extent of the measured window in dimension g: `k` blocks, the skew of their bt steps and
- * the halo, at most the grid. */
-static int64_t window_extent(const stn_ooc_dim *g, int64_t k, int64_t bt) {
-    if (g->b >= g->H - g->L)
-        return g->n;
-    int64_t w = k * g->b + bt * g->skew + g->rlo + g->rhi;
-    return w < g->n ? w : g->n;
-}
-
-/* Step t (1..T) of block k in dimension g of a window of `ext`: b wide, shifted by the skew as
- * the engine's skewed blocks are, inside the window's interior. */
-static void block_range(const stn_ooc_dim *g, int64_t ext, int64_t k, int64_t T, int64_t t, int64_t *lo,
-                        int64_t *hi) {
-    if (g->b >= g->H - g->L) {
-        *lo = g->L, *hi = g->H;
-        return;
-    }
-    *lo = g->hlo + k * g->b + (T - t) * g->skew;
-    *hi = *lo + g->b;
-    if (*hi > ext - g->hhi)
-        *hi = ext - g->hhi;
-    if (*lo > *hi)
-        *lo = *hi;
-}
-
-int stn_ooc_block_rate(const stn_run *r, const stn_ooc_plan *p, const int64_t tile[2], double *cps,
-                       char *source, size_t n) {
-    const stn_program_desc *d = r->d;
-    const stn_view *g = &r->view;
-    int yb = p->strip != STN_STRIP_NONE;
-    int64_t T = p->bt < 1 ? 1 : p->bt, ext[3] = {g->nx, g->ny, g->nz};
-    ext[p->r.axis] = window_extent(&p->r, RATE_BLOCKS, T);
-    if (yb)
-        ext[p->q.axis] = window_extent(&p->q, 1, T);
-    /* every array the engine keeps: levels + 1 per state field, one per input */
-    int narr = (int)stn_total_arrays(d);
-    /* rows narrowed so that the arrays take at most the larger of STN_RATE_MAX_BYTES and 4 x the
-     * last-level cache (never so narrow that a window larger than the cache would fit in it), and
-     * the budget; the reuse between steps is along y and z, x only streams */
-    uint64_t rows = (uint64_t)ext[1] * (uint64_t)ext[2] * (uint64_t)narr * d->elem_size;
-    int64_t minx = d->halo_lo[0] + d->halo_hi[0] + 64;
-    uint64_t cap = 4 * r->hw.l3.value > STN_RATE_MAX_BYTES ? 4 * r->hw.l3.value : STN_RATE_MAX_BYTES;
-    cap = r->mem_budget < cap ? r->mem_budget : cap;
-    while ((uint64_t)ext[0] * rows > cap && ext[0] / 2 >= minx)
-        ext[0] /= 2;
-    stn_view v = {ext[0], ext[1], ext[2], ext[0], ext[0] * ext[1], 0, 0, 0};
-    size_t bytes = (size_t)(ext[0] * ext[1] * ext[2]) * (size_t)d->elem_size;
-    void **arr = calloc((size_t)narr + 1, sizeof *arr);
-    const void **src = calloc((size_t)d->nsrc + 1, sizeof *src);
-    void **dst = calloc((size_t)d->ndst + 1, sizeof *dst);
-    int rc = arr && src && dst ? 0 : -ENOMEM;
-    for (int k = 0; rc == 0 && k < narr; k++)
-        if (!(arr[k] = malloc(bytes)))
-            rc = -ENOMEM;
-        else
-            memset(arr[k], 0, bytes); /* every page touched now: no page fault is timed */
-    double cells = 0, t = 0, rates[RATE_ROUNDS];
-    int64_t blocks = 0;
-    int nrates = 0;
-    /* round 0 warms up (caches, the thread pool), untimed; then rounds until 80 ms (in 30 ms the
-     * rates of one plan varied by 20% from one start to the next on a shared host) */
-    for (int64_t round = 0; rc == 0 && round < RATE_ROUNDS && (round < 2 || t < 0.08); round++) {
-        double round_cells = cells, round_t = t;
-        for (int64_t k = round ? 1 : 0; k < RATE_BLOCKS; k++)
-            for (int64_t step = 1; step <= T; step++) {
-                /* each state field's levels rotate through its arrays, as in the engine's window */
-                for (int i = 0, a = 0; i < d->nfields; i++) {
-                    const stn_field_desc *fd = &d->fields[i];
-                    int na = fd->kind == STN_FIELD_STATE ? fd->levels + 1 : 1;
-                    if (fd->src_slot >= 0)
-                        src[fd->src_slot] = arr[a + (na > 1 ? (step - 1) % na : 0)];
-                    if (fd->prev_slot >= 0)
-                        src[fd->prev_slot] = arr[a + (step + na - 2) % na];
-                    if (fd->dst_slot >= 0)
-                        dst[fd->dst_slot] = arr[a + step % na];
-                    a += na;
-                }
-                stn_box b = {{d->halo_lo[0], d->halo_lo[1], d->halo_lo[2]},
-                             {ext[0] - d->halo_hi[0], ext[1] - d->halo_hi[1], ext[2] - d->halo_hi[2]}};
-                block_range(&p->r, ext[p->r.axis], k, T, step, &b.lo[p->r.axis], &b.hi[p->r.axis]);
-                if (yb)
-                    block_range(&p->q, ext[p->q.axis], 0, T, step, &b.lo[p->q.axis], &b.hi[p->q.axis]);
-                double t0 = stn_now();
-                int krc = stn_step(r, -1, &v, (const void *const *)src, dst, &b, tile);
-                if (krc) {
-                    for (int a = 0; a < narr; a++)
-                        free(arr[a]);
-                    free(arr);
-                    free(src);
-                    free(dst);
-                    return krc;
-                }
-                if (round == 0)
-                    continue;
-                t += stn_now() - t0;
-                double c = 1;
-                for (int ax = 0; ax < 3; ax++)
-                    c *= (double)(b.hi[ax] > b.lo[ax] ? b.hi[ax] - b.lo[ax] : 0);
-                cells += c;
-                blocks += step == T;
-            }
-        if (round > 0 && t > round_t)
-            rates[nrates++] = (cells - round_cells) / (t - round_t);
-    }
-    for (int k = 0; arr && k < narr; k++)
-        free(arr[k]);
-    free(arr);
-    free(src);
-    free(dst);
-    if (rc)
-        return stn_error(rc, "out of memory measuring the compute rate of a block (%zu bytes an array)",
-                         bytes);
-    /* the median round: a host that takes the CPU for a moment at startup (another guest, the
-     * write-back of the previous run) slows a few rounds, not the rate the sweep will see */
-    qsort(rates, (size_t)nrates, sizeof *rates, cmp_double);
-    int median = nrates >= 3;
-    *cps = median ? rates[nrates / 2] : t > 0 && cells > 0 ? cells / t : 0;
-    snprintf(source, n,
-             "measured at startup on the plan's blocks: %" PRId64 " block%s of %" PRId64
-             " steps in a %" PRId64 "x%" PRId64 "x%" PRId64 " window, %.3f s, %s %d round%s",
-             blocks, blocks == 1 ? "" : "s", T, ext[0], ext[1], ext[2], t, median ? "the median of" : "over",
-             nrates, nrates == 1 ? "" : "s");
-    return 0;
-}
+/* ------------------------------------------------------------------ the finalists (tune_rate.c) */
 
 /* Blk-Tune ranks plans with one rate for every block, measured on a small grid in cache; but
  * thin blocks run slower (a whole plane a step streams from DRAM; the halo of a thin block is
@@ -717,6 +604,19 @@ static int saved_plan(const stn_run *r, size_t align, const stn_saved_plan *sv, 
                      stn_fmt_bytes(have, sizeof have, r->mem_budget), r->mem_source, p->mem_bytes);
 }
 
+/* The horizon Blk-Tune weighs: a longer run (an open simulation's 2^40 steps) takes the blocks best
+ * for this many steps, which sweeps that long make best for more too, and its bytes stay far from
+ * 2^64 (those of 2^40 steps of a large grid would not). */
+#define STN_TUNE_HORIZON ((int64_t)1 << 20)
+
+/* The plan of q's blocks for the run's own steps. */
+static void plan_for_steps(const stn_run *r, size_t align, const stn_ooc_plan *q, stn_ooc_plan *p) {
+    int64_t by = q->r.axis == 1 ? q->r.b * (r->fold.W ? r->fold.W : 1) : r->o->size[1];
+    int64_t bz = r->d->ndim == 2 ? by : q->r.axis == 2 ? q->r.b : q->q.b;
+    stn_ooc_make_plan(r->d, fold_of(r), r->o->size, r->o->steps, q->schedule, by, bz, q->bt, q->strip, align,
+                      p);
+}
+
 int stn_ooc_choose(const stn_run *r, const stn_ooc_model *m, size_t align, const stn_saved_plan *saved,
                    stn_ooc_plan *p, stn_ooc_result *res, stn_result *out) {
     const stn_opts *o = r->o;
@@ -738,7 +638,7 @@ int stn_ooc_choose(const stn_run *r, const stn_ooc_model *m, size_t align, const
                            m,
                            fold_of(r),
                            {o->size[0], o->size[1], o->size[2]},
-                           o->steps,
+                           o->steps < STN_TUNE_HORIZON ? o->steps : STN_TUNE_HORIZON,
                            sched_of(r),
                            r->slab.periodic || r->slab.cut
                                ? STN_STRIP_NONE
@@ -783,6 +683,11 @@ int stn_ooc_choose(const stn_run *r, const stn_ooc_model *m, size_t align, const
             rc = pick_finalist(r, &pb, &t, res, out);
             t.seconds += stn_now() - t0;
         }
+        if (rc == 0 && o->steps > pb.steps)
+            plan_for_steps(r, align, &t.plan, &t.plan);
+        if (rc == 0 && t.plan.mem_bytes > r->mem_budget) /* (never seen: a shorter last sweep's strip) */
+            rc = stn_error(-ENOMEM, "the blocks tuned for %" PRId64 " steps do not fit %" PRId64, pb.steps,
+                           o->steps);
         if (rc == 0) {
             *p = t.plan;
             res->tune_cost = t.cost;

@@ -373,6 +373,43 @@ static void check_time(problem *P, const stn_ooc_plan *p) {
     check_exchange(P, p, &tm);
 }
 
+/* Any horizon tunes in bounded time (issue 28: an open simulation's 2^40 steps tuned for over ten
+ * minutes): with a budget that fits every bt, so that nothing stops the search early, blk weighs a
+ * bounded number of plans for a million steps, 2^40 and 10^15 (every bt would be ~2 x 10^6,
+ * 2^21, 6 x 10^7 of them with ref, and the horizon itself with alg1 and alg2), and still finds
+ * a plan no costlier than one sweep of the whole grid (the least bytes), where that one fits. */
+static void check_long_horizons(int problems) {
+    for (int n = 0; n < problems; n++) {
+        problem P;
+        make_problem(&P);
+        stn_tune_problem *pb = &P.pb;
+        const int64_t horizons[3] = {1000000, (int64_t)1 << 40, 1000000000000000};
+        for (int k = 0; k < 3; k++) {
+            pb->steps = horizons[k];
+            stn_ooc_plan one;
+            stn_ooc_make_plan(pb->d, NULL, pb->size, pb->steps, pb->schedule, pb->size[1], pb->size[2],
+                              pb->steps, STN_STRIP_DRAM, pb->align, &one);
+            char why[256];
+            int one_ok = !stn_ooc_periodic_refusal(pb->d, &one, why, sizeof why);
+            pb->budget = one.mem_bytes + largest_plan(pb);
+            stn_tune_result r;
+            int rc = stn_tune(pb, STN_TUNER_BLK, &r);
+            /* ~900 bt at most a strip placement, each weighing its thinnest blocks up to the whole grid */
+            int64_t most = 3 * 1000 * (8 * (pb->size[1] + pb->size[2]) + 16);
+            if (r.weighed > most || (one_ok && rc != 0))
+                fprintf(stderr,
+                        "%s, %" PRId64 " steps: rc %d, %" PRId64 " plans weighed (at most %" PRId64 ")\n",
+                        P.text, pb->steps, rc, r.weighed, most);
+            CHECK(r.weighed <= most);
+            CHECK(!one_ok || rc == 0);
+            uint64_t rd, wr;
+            stn_ooc_predict(pb->m, &one, 0, &rd, &wr);
+            if (one_ok && rc == 0)
+                CHECK(r.cost <= rd + wr);
+        }
+    }
+}
+
 int main(void) {
     const char *seed = getenv("STN_TEST_SEED");
     rng_state = seed ? strtoull(seed, NULL, 0) : 20261123;
@@ -403,6 +440,7 @@ int main(void) {
         if (t_failures > 20)
             break;
     }
+    check_long_horizons(40);
     printf("test_tune: %d problems, %d budgets, %d with a plan, %d exchanges that make one sweep best\n",
            problems, budgets, found, one_sweep_checks);
     CHECK(one_sweep_checks > 10);

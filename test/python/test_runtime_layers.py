@@ -25,9 +25,10 @@ SRC = REPO / "runtime" / "src"
 
 # Lowest first; the same list as the comment at the top of runtime/src/stn_run.h.
 LAYERS = [
-    ["error", "stats", "alloc", "file", "ring", "npy", "progress", "hw", "gridio", "args", "device", "probe", "par"],
+    ["error", "stats", "alloc", "file", "ring", "npy", "progress", "hw", "gridio", "args", "device", "probe", "par",
+     "desc", "checkpoint"],
     ["run", "iblock"],
-    ["ooc_plan", "tune"],
+    ["ooc_plan", "tune", "tune_rate"],
     ["incore", "ooc", "ooc_window", "ooc_xfer", "ooc_state"],
     ["report"],
     ["program"],
@@ -104,6 +105,6 @@ def test_the_tuner_and_the_model_need_no_engine(graph):
             reach(g, seen)
         return seen
 
-    for f in ("tune", "ooc_plan"):
+    for f in ("tune", "tune_rate", "ooc_plan"):
         bad = reach(f, set()) & {"ooc", "ooc_window", "ooc_xfer", "ooc_state", "incore", "program", "report"}
         assert not bad, f"{f}.c reaches {sorted(bad)}"
