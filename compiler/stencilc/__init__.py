@@ -4,9 +4,10 @@ __version__ = "0.1.0"
 
 
 def __getattr__(name: str):
-    """``stencilc.compile``, ``stencilc.Error``, ``stencilc.Program``, ``stencilc.Simulation``: the Python
-    API (embed.py), imported on first use so that the command line stays light."""
-    if name in ("compile", "Error", "Program", "Simulation"):
+    """``stencilc.compile``, ``stencilc.Error`` (the base of every error the API raises, ``CompileError``
+    among them), ``stencilc.Program``, ``stencilc.Simulation``: the Python API (embed.py), imported on
+    first use so that the command line stays light."""
+    if name in ("compile", "Error", "CompileError", "Program", "Simulation"):
         from . import embed
 
         return getattr(embed, name)

@@ -104,7 +104,13 @@ class Diagnostic:
         return "\n".join(out)
 
 
-class CompileError(Exception):
+class Error(Exception):
+    """A failure the user can act on (``stencilc.Error``): the base of ``CompileError``,
+    ``toolchain.ToolchainError`` and every failure of the Python API (embed.py), so that
+    ``except stencilc.Error`` catches them all.  Never a bug: ``InternalError`` is not one."""
+
+
+class CompileError(Error):
     """The user's input is wrong; carries the diagnostics to print."""
 
     def __init__(self, diagnostics: list[Diagnostic]):

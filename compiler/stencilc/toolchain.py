@@ -24,11 +24,11 @@ from pathlib import Path
 
 from . import __version__, ir
 from .codegen import DEFAULT_CFLAGS, LIBS
-from .diagnostics import InternalError
+from .diagnostics import Error, InternalError
 from .resources import runtime_dir
 
 
-class ToolchainError(Exception):
+class ToolchainError(Error):
     """The machine lacks something needed to build (no C compiler, unwritable output)."""
 
 

@@ -237,14 +237,27 @@ int stn_program_main(const stn_program_desc *d, int argc, char **argv);
  * Every function returns 0 or a negative errno with the message in stn_errmsg(); nothing exits.  A
  * simulation is used by one thread at a time (its kernels run on their own OpenMP threads);
  * several simulations may be open at once.  After a failed advance only stn_sim_close works (and
- * writes no output).  Out of core each sweep commits to DIR/NAME.ooc-state as the program's do: a
- * host that died reopens with the same options and --resume (docs/embedding.md, crash safety). */
+ * writes no output).  A NULL simulation is refused (-EINVAL; stn_sim_steps_done returns it too).  Out of core
+ * each sweep commits to DIR/NAME.ooc-state as the program's do: a host that died reopens with the same
+ * options and --resume (docs/embedding.md, crash safety). */
 typedef struct stn_sim stn_sim;
 int stn_sim_open(const stn_program_desc *d, int argc, const char *const *argv, stn_sim **sim);
+/* Open a simulation from the checkpoint in folder DIR (stn_sim_checkpoint): the options as
+ * stn_sim_open takes them (--steps: the steps to run from the checkpoint), then --size of the
+ * checkpoint unless they give one, and an --init DIR/LEVEL.npy for each level its manifest
+ * lists.  The step index starts at 0 again (which matters only to stencils that read t or
+ * series).  A folder without the manifest (a checkpoint cut short) is refused. */
+int stn_sim_restart(const stn_program_desc *d, const char *dir, int argc, const char *const *argv,
+                    stn_sim **sim);
 int stn_sim_write(stn_sim *sim, const char *field, const stn_box *box, const void *buf,
                   const int64_t *strides);
 int stn_sim_read(stn_sim *sim, const char *field, const stn_box *box, void *buf, const int64_t *strides);
+/* Steps at 0 or more, and at most STN_MAX_STEPS in all (with the steps done before), as --steps
+ * (no run of more could end: 10^15 steps at one a nanosecond is 11 days); with series or records,
+ * at most the steps opened for in all.  An advance runs to its end: a host that wants to stop
+ * between steps advances in pieces. */
 int stn_sim_advance(stn_sim *sim, int64_t steps);
+#define STN_MAX_STEPS 1000000000000000LL
 /* The steps advanced so far. */
 int64_t stn_sim_steps_done(const stn_sim *sim);
 /* Write every level of every field to DIR/FIELD.npy (and FIELD.prev.npy), each complete or absent,

@@ -117,21 +117,27 @@ static void make_problem(problem *P) {
              pb->align, pb->iy, pb->depth, stn_ooc_periodic_axes(d), stn_ooc_wedge_ok(d));
 }
 
+/* The plan of problem pb's grid for `steps` steps of `schedule`, blocks blk = by, bz, bt, the strip. */
+static void plan_of(const stn_tune_problem *pb, int64_t steps, int schedule, const int64_t blk[3], int strip,
+                    stn_ooc_plan *p) {
+    stn_plan_request q = {.d = pb->d,
+                          .size = {pb->size[0], pb->size[1], pb->size[2]},
+                          .steps = steps,
+                          .schedule = schedule,
+                          .by = blk[0],
+                          .bz = blk[1],
+                          .bt = blk[2],
+                          .strip = strip,
+                          .align = pb->align};
+    stn_ooc_make_plan(&q, p);
+}
+
 /* The DRAM of the plan with every block as large as the grid: no budget above it changes a
  * tuner's answer. */
 static uint64_t largest_plan(const stn_tune_problem *pb) {
     stn_ooc_plan p;
     int64_t steps = pb->steps < 1 ? 1 : pb->steps;
-    stn_plan_request q = {.d = pb->d,
-                          .steps = pb->steps,
-                          .schedule = pb->schedule,
-                          .by = pb->size[1],
-                          .bz = pb->size[2],
-                          .bt = steps,
-                          .strip = -1,
-                          .align = pb->align};
-    memcpy(q.size, pb->size, sizeof q.size);
-    stn_ooc_make_plan(&q, &p);
+    plan_of(pb, pb->steps, pb->schedule, (int64_t[3]){pb->size[1], pb->size[2], steps}, -1, &p);
     return p.mem_bytes;
 }
 
@@ -310,16 +316,8 @@ static void check_exchange(problem *P, const stn_ooc_plan *p, const stn_time_mod
         /* an exchange dearer than any sweep (a second a message): one sweep, where the budget allows */
         stn_ooc_plan one;
         char why[256];
-        stn_plan_request q = {.d = pb.d,
-                              .steps = pb.steps,
-                              .schedule = pb.schedule,
-                              .by = pb.size[1],
-                              .bz = pb.size[2],
-                              .bt = pb.steps,
-                              .strip = STN_STRIP_NONE,
-                              .align = pb.align};
-        memcpy(q.size, pb.size, sizeof q.size);
-        stn_ooc_make_plan(&q, &one);
+        plan_of(&pb, pb.steps, pb.schedule, (int64_t[3]){pb.size[1], pb.size[2], pb.steps}, STN_STRIP_NONE,
+                &one);
         if (one.mem_bytes <= pb.budget && !stn_ooc_periodic_refusal(pb.d, &one, why, sizeof why)) {
             x.net_latency = 1;
             one_sweep_checks++;
@@ -370,16 +368,8 @@ static void check_time(problem *P, const stn_ooc_plan *p) {
         double added[2];
         int64_t by = p->r.axis == 1 ? p->r.b : P->pb.size[1], bz = p->r.axis == 2 ? p->r.b : p->q.b;
         for (int k = 0; k < 2; k++) {
-            stn_plan_request q = {.d = P->pb.d,
-                                  .steps = 3 * (k + 1) * p->bt,
-                                  .schedule = p->schedule,
-                                  .by = by,
-                                  .bz = bz,
-                                  .bt = p->bt,
-                                  .strip = p->strip == STN_STRIP_FILE ? STN_STRIP_FILE : STN_STRIP_DRAM,
-                                  .align = P->pb.align};
-            memcpy(q.size, P->pb.size, sizeof q.size);
-            stn_ooc_make_plan(&q, &runs[k]);
+            plan_of(&P->pb, 3 * (k + 1) * p->bt, p->schedule, (int64_t[3]){by, bz, p->bt},
+                    p->strip == STN_STRIP_FILE ? STN_STRIP_FILE : STN_STRIP_DRAM, &runs[k]);
             CHECK_EQ_INT((int)runs[k].nsweeps, 3 * (k + 1));
             stn_ooc_predict_time(P->pb.m, &runs[k], 0, &tm, &same);
             CHECK_EQ_INT(stn_dev_parse_curve("4K@1:20M 1M@1:200M", &fast.mixed_new, err, sizeof err), 0);
@@ -394,6 +384,43 @@ static void check_time(problem *P, const stn_ooc_plan *p) {
     if (rd + wr == 0) /* nothing moves: only compute */
         CHECK(a.io == 0 && a.total == a.compute);
     check_exchange(P, p, &tm);
+}
+
+/* Any horizon tunes in bounded time (issue 28: an open simulation's 2^40 steps tuned for over ten
+ * minutes): with a budget that fits every bt, so that nothing stops the search early, blk weighs a
+ * bounded number of plans for a million steps, 2^40 and 10^15 (every bt would be ~2 x 10^6,
+ * 2^21, 6 x 10^7 of them with ref, and the horizon itself with alg1 and alg2), and still finds
+ * a plan no costlier than one sweep of the whole grid (the least bytes), where that one fits. */
+static void check_long_horizons(int problems) {
+    for (int n = 0; n < problems; n++) {
+        problem P;
+        make_problem(&P);
+        stn_tune_problem *pb = &P.pb;
+        const int64_t horizons[3] = {1000000, (int64_t)1 << 40, 1000000000000000};
+        for (int k = 0; k < 3; k++) {
+            pb->steps = horizons[k];
+            stn_ooc_plan one;
+            plan_of(pb, pb->steps, pb->schedule, (int64_t[3]){pb->size[1], pb->size[2], pb->steps},
+                    STN_STRIP_DRAM, &one);
+            char why[256];
+            int one_ok = !stn_ooc_periodic_refusal(pb->d, &one, why, sizeof why);
+            pb->budget = one.mem_bytes + largest_plan(pb);
+            stn_tune_result r;
+            int rc = stn_tune(pb, STN_TUNER_BLK, &r);
+            /* ~900 bt at most a strip placement, each weighing its thinnest blocks up to the whole grid */
+            int64_t most = 3 * 1000 * (8 * (pb->size[1] + pb->size[2]) + 16);
+            if (r.weighed > most || (one_ok && rc != 0))
+                fprintf(stderr,
+                        "%s, %" PRId64 " steps: rc %d, %" PRId64 " plans weighed (at most %" PRId64 ")\n",
+                        P.text, pb->steps, rc, r.weighed, most);
+            CHECK(r.weighed <= most);
+            CHECK(!one_ok || rc == 0);
+            uint64_t rd, wr;
+            stn_ooc_predict(pb->m, &one, 0, &rd, &wr);
+            if (one_ok && rc == 0)
+                CHECK(r.cost <= rd + wr);
+        }
+    }
 }
 
 int main(void) {
@@ -426,6 +453,7 @@ int main(void) {
         if (t_failures > 20)
             break;
     }
+    check_long_horizons(40);
     printf("test_tune: %d problems, %d budgets, %d with a plan, %d exchanges that make one sweep best\n",
            problems, budgets, found, one_sweep_checks);
     CHECK(one_sweep_checks > 10);

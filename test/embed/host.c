@@ -4,7 +4,8 @@
  *   host [CONFIG ...] -- [OPS ...]
  *
  * CONFIG: size=X,Y,Z  steps=N  mode=M  mem=M  dir=D  report=F  threads=N  quiet  (the typed
- * config's members), then any command-line options for config.options.  OPS, in order:
+ * config's members), restart=DIR (NAME_restart from that checkpoint instead of NAME_open), then
+ * any command-line options for config.options.  OPS, in order:
  *   advance N
  *   read FIELD LO HI FILE      write FIELD LO HI FILE     (LO, HI: x,y,z; FILE: raw elements, dense)
  *   readT FIELD LO HI FILE     (read into a buffer with the axes reversed: strides z-fastest)
@@ -40,8 +41,9 @@ static int box_of(const char *lo, const char *hi, API(box) * b, int64_t *n) {
     return 0;
 }
 
-/* The CONFIG arguments before "--" into c (the rest into opts, NULL-terminated): the index of "--". */
-static int parse_config(int argc, char **argv, API(config) * c, const char **opts) {
+/* The CONFIG arguments before "--" into c (restart=DIR into *restart, the rest into opts, NULL-terminated):
+ * the index of "--". */
+static int parse_config(int argc, char **argv, API(config) * c, const char **opts, const char **restart) {
     int nopt = 0, i = 1;
     for (; i < argc && strcmp(argv[i], "--") != 0; i++) {
         const char *a = argv[i];
@@ -62,6 +64,8 @@ static int parse_config(int argc, char **argv, API(config) * c, const char **opt
             c->report = a + 7;
         else if (strncmp(a, "threads=", 8) == 0)
             c->threads = atoi(a + 8);
+        else if (strncmp(a, "restart=", 8) == 0)
+            *restart = a + 8;
         else if (strcmp(a, "quiet") == 0)
             c->quiet = 1;
         else if (nopt < 255)
@@ -109,10 +113,10 @@ static int box_op(API(sim) * s, const char *op, char *const *a, int *fatal) {
 
 int main(int argc, char **argv) {
     API(config) c = API(config_default)();
-    const char *opts[256];
-    int i = parse_config(argc, argv, &c, opts);
+    const char *opts[256], *restart = NULL;
+    int i = parse_config(argc, argv, &c, opts, &restart);
     API(sim) *s = NULL;
-    if (API(open)(&c, &s) != 0) {
+    if ((restart ? API(restart)(&c, restart, &s) : API(open)(&c, &s)) != 0) {
         fprintf(stderr, "open: %s\n", API(errmsg)());
         return 1;
     }

@@ -14,8 +14,8 @@
   there (a JSON object with ``runtime_version`` and ``mode``): a safety net for a report a test
   writes and never reads.
 
-``examples/`` is put on ``sys.path`` so tests can ``import reference``, and ``compiler/`` so that a test
-importing ``stencilc`` gets this checkout's (as its subprocesses do), not another installed one.
+``examples/`` is put on ``sys.path`` so tests can ``import reference``, and ``compiler/`` first, so that
+``import stencilc`` is this tree's (unless ``STENCILC_INSTALLED=1``).
 """
 
 from __future__ import annotations
@@ -38,9 +38,12 @@ REPORT_SCHEMA = REPO_ROOT / "docs" / "report.schema.json"
 
 if str(EXAMPLES_DIR) not in sys.path:
     sys.path.insert(0, str(EXAMPLES_DIR))
-# the stencilc a test imports (toolchain, ...) is this checkout's too, as the one its subprocesses run
-if str(REPO_ROOT / "compiler") not in sys.path:
+# the compiler of this tree, not the one installed (editable from another checkout): `import stencilc` in
+# a test is the code beside it, as the subprocesses' PYTHONPATH is (stencilc_command)
+if os.environ.get("STENCILC_INSTALLED") != "1" and sys.path[:1] != [str(REPO_ROOT / "compiler")]:
     sys.path.insert(0, str(REPO_ROOT / "compiler"))
+    for _m in [m for m in sys.modules if m == "stencilc" or m.startswith("stencilc.")]:
+        del sys.modules[_m]
 
 
 def stencilc_command() -> tuple[list[str], dict[str, str]]:

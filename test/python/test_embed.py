@@ -6,6 +6,7 @@ the runtime library stencilc builds.  Its ops: advance N, write/read a box from/
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
@@ -564,7 +565,8 @@ def test_pip_install_then_cmake_outside_the_repository(py_prog, hosts, tmp_path)
 def test_fortran_module_drives_the_simulation(hosts, tmp_path):
     """`--emit=lib` ships NAME_api.f90; test/embed/heat3d_driver.f90, built with gfortran against it and
     libheat3d.so, gets the command line's bits for the same writes (in-core, and out of core under a
-    --mem that cuts several blocks), and the runtime's messages."""
+    --mem that cuts several blocks), and the runtime's messages; its checkpoint, report, restart (options
+    built by heat3d_option) and discard work."""
     import shutil
 
     fc = shutil.which("gfortran")
@@ -593,6 +595,9 @@ def test_fortran_module_drives_the_simulation(hosts, tmp_path):
         assert p.returncode == 0, p.stdout + p.stderr
         assert "heat3d has no field 'v' (its fields: u)" in p.stdout
         assert raw(tmp_path / "u.raw", (18, 16, 14), "<f8").tobytes() == want.tobytes(), mode
+        # heat3d_checkpoint, heat3d_report (paths longer than any fixed length), restart, discard
+        assert np.load(tmp_path / "u.raw.ckpt" / "u.npy").tobytes() == want.tobytes()
+        assert json.loads((tmp_path / "u.raw.json").read_text())["steps"] == 7
         exact_bytes(tmp_path, "ooc" if "--mem" in mode else "incore")
 
 

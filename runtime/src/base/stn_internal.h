@@ -58,6 +58,26 @@ static inline int stn_omp_num_threads(void) {
 #endif
 }
 
+/* ------------------------------------------------------------------ desc.c */
+
+/* A broken descriptor is a compiler bug: 0, or -EINVAL saying so (instead of crashing later). */
+int stn_desc_check(const stn_program_desc *d);
+
+/* ------------------------------------------------------------------ checkpoint.c */
+
+/* A checkpoint's manifest, DIR/NAME.checkpoint.json: its steps, size and levels ("u", "u.prev"). */
+typedef struct stn_ckpt {
+    int64_t steps_done, size[3];
+    int nlevels;
+    char **levels;
+} stn_ckpt;
+/* Written atomically, after the levels' DIR/LEVEL.npy; 0 or -errno with the message. */
+int stn_ckpt_write(const char *dir, const char *name, int64_t steps_done, const int64_t size[3], int nlevels,
+                   const char *const *levels);
+/* Read and checked (a checkpoint of stencil `name`); 0 or -errno naming the file and the cause. */
+int stn_ckpt_read(const char *dir, const char *name, stn_ckpt *ck);
+void stn_ckpt_free(stn_ckpt *ck);
+
 /* ------------------------------------------------------------------ error.c */
 
 void stn_error_clear(void);

@@ -291,10 +291,10 @@ static uint64_t wedge_slices(const stn_ooc_plan *p, const stn_program_desc *d) {
     uint64_t n = 0;
     for (int i = 0; p->r.wrap && i < d->nfields; i++) {
         int64_t lo, hi;
-        if (d->fields[i].kind == STN_FIELD_STATE)
-            for (int64_t l = 0; l < p->bt; l++) {
-                stn_ooc_wedge_range(&p->r, d->fields[i].levels, p->bt, l, &lo, &hi);
-                n += (uint64_t)(hi - lo);
+        if (d->fields[i].kind == STN_FIELD_STATE) /* (levels v+1 .. m-1 are alike: counted at once) */
+            for (int64_t l = 0, v = d->fields[i].levels, m = p->bt - v - 1, k; l < p->bt; l += k) {
+                stn_ooc_wedge_range(&p->r, (int)v, p->bt, l, &lo, &hi);
+                n += (uint64_t)(hi - lo) * (uint64_t)(k = l == v + 1 && m > l ? m - l : 1);
             }
         else {
             stn_ooc_wedge_input_range(&p->r, p->bt, &lo, &hi);

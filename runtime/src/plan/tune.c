@@ -70,6 +70,7 @@ typedef struct tune_pick {
 typedef struct tune_best {
     tune_pick best;
     int64_t weighed;  /* plans evaluated */
+    int64_t fitted;   /* of them, those within the budget */
     int pass;         /* with a time model: 1 finds the least time, 2 ranks the plans near it */
     double limit;     /* pass 2: the most predicted time a plan may take */
     tune_pick alt[3]; /* pass 1: the least time of whole planes [0] and of y-blocked tiles [1],
@@ -100,6 +101,7 @@ static void keep(tune_pick *b, const stn_ooc_plan *p, uint64_t c, double t) {
 static void consider(const stn_tune_problem *pb, tune_best *b, const stn_ooc_plan *p) {
     char why[256];
     b->weighed++;
+    b->fitted += p->mem_bytes <= pb->budget;
     if (p->mem_bytes > pb->budget || stn_ooc_periodic_refusal(pb->d, p, why, sizeof why))
         return;
     double t = plan_time(pb, p);
@@ -200,6 +202,22 @@ static int64_t balanced_bt(int64_t steps, int64_t bt) {
     return (steps + S - 1) / S;
 }
 
+/* bt values weighed one by one before the search thins out: every horizon of up to ~16000 steps with
+ * ref, of 256 with alg1 and alg2. */
+#define STN_TUNE_BTS 256
+
+/* The bt weighed after the n-th, `bt`: the next one (every bt, or ref's next balanced one), and past
+ * STN_TUNE_BTS of them at least 1/16 more, up to the horizon itself (one sweep), so that any horizon
+ * weighs a bounded number of them (about 900 for 2^63 steps). */
+static int64_t after_bt(int64_t steps, int64_t bt, int every, int64_t n) {
+    int64_t next = every ? (bt < steps ? bt + 1 : 0) : next_bt(steps, bt);
+    if (n < STN_TUNE_BTS || next <= 0)
+        return next;
+    int64_t far = bt > steps - bt / 16 ? steps : bt + bt / 16;
+    far = every ? far : balanced_bt(steps, far);
+    return far > next ? far : next;
+}
+
 /* The unit of the searched block for one placement of the strip and one bt.  ref weighs one bt per
  * sweep count, so the unit is that of the count (its balanced bt), for blk and brute alike. */
 static int64_t unit_of(const tune_space *t, int strip, int64_t bt) {
@@ -254,7 +272,11 @@ static int tune_blk(tune_space *t, tune_best *b) {
             continue;
         int every = pb->schedule != STN_SCHED_REF, yb = strip != STN_STRIP_NONE;
         int64_t bmin = !yb && pb->d->ndim == 2 ? t->by_min : 1; /* 2d: rows */
-        for (int64_t bt = 1; bt > 0 && bt <= steps; bt = every ? bt + 1 : next_bt(steps, bt)) {
+        int64_t n = 0, fitted = b->fitted;
+        for (int64_t bt = 1; bt > 0 && bt <= steps; bt = after_bt(steps, bt, every, ++n)) {
+            if (n > 0 && b->fitted == fitted)
+                break; /* no block fitted the last bt: none fits a longer one (every window grows with bt) */
+            fitted = b->fitted;
             int64_t unit = unit_of(t, strip, bt), m = (bmin + unit - 1) / unit;
             stn_ooc_plan p;
             space_plan(t, strip, 1, bt, &p);
@@ -516,7 +538,7 @@ static int manual_plan(const stn_run *r, size_t align, stn_ooc_plan *p) {
     return p->mem_bytes <= r->mem_budget ? 0 : -ENOMEM;
 }
 
-/* ------------------------------------------------------------------ the finalists */
+/* ------------------------------------------------------------------ the finalists (tune_rate.c) */
 
 /* Blk-Tune ranks plans with one rate for every block, measured on a small grid in cache; but
  * thin blocks run slower (a whole plane a step streams from DRAM; the halo of a thin block is
@@ -596,6 +618,24 @@ static int saved_plan(const stn_run *r, size_t align, const stn_saved_plan *sv, 
                      stn_fmt_bytes(have, sizeof have, r->mem_budget), r->mem_source, p->mem_bytes);
 }
 
+/* The horizon Blk-Tune weighs: a longer run (an open simulation's 2^40 steps) takes the blocks best
+ * for this many steps, which sweeps that long make best for more too, and its bytes stay far from
+ * 2^64 (those of 2^40 steps of a large grid would not). */
+#define STN_TUNE_HORIZON ((int64_t)1 << 20)
+
+/* The plan of q's blocks for the run's own steps. */
+static void plan_for_steps(const stn_run *r, size_t align, const stn_ooc_plan *q, stn_ooc_plan *p) {
+    int64_t by = q->r.axis == 1 ? q->r.b * (r->fold.W ? r->fold.W : 1) : r->o->size[1];
+    int64_t bz = r->d->ndim == 2 ? by : q->r.axis == 2 ? q->r.b : q->q.b;
+    stn_plan_request req = {r->d,        {r->o->size[0], r->o->size[1], r->o->size[2]},
+                            r->o->steps, q->schedule,
+                            by,          bz,
+                            q->bt,       q->strip,
+                            align,       fold_of(r),
+                            r->held};
+    stn_ooc_make_plan(&req, p);
+}
+
 int stn_ooc_choose(const stn_run *r, const stn_ooc_model *m, size_t align, const stn_saved_plan *saved,
                    stn_ooc_plan *p, stn_ooc_result *res, stn_result *out) {
     const stn_opts *o = r->o;
@@ -617,7 +657,7 @@ int stn_ooc_choose(const stn_run *r, const stn_ooc_model *m, size_t align, const
                            m,
                            fold_of(r),
                            {o->size[0], o->size[1], o->size[2]},
-                           o->steps,
+                           o->steps < STN_TUNE_HORIZON ? o->steps : STN_TUNE_HORIZON,
                            sched_of(r),
                            stn_part_whole_planes(r->part) ? STN_STRIP_NONE
                                                           : o->strip, /* (a ring of ranks, a cross cut) */
@@ -662,6 +702,11 @@ int stn_ooc_choose(const stn_run *r, const stn_ooc_model *m, size_t align, const
             rc = pick_finalist(r, &pb, &t, res, out);
             t.seconds += stn_now() - t0;
         }
+        if (rc == 0 && o->steps > pb.steps)
+            plan_for_steps(r, align, &t.plan, &t.plan);
+        if (rc == 0 && t.plan.mem_bytes > r->mem_budget) /* (never seen: a shorter last sweep's strip) */
+            rc = stn_error(-ENOMEM, "the blocks tuned for %" PRId64 " steps do not fit %" PRId64, pb.steps,
+                           o->steps);
         if (rc == 0) {
             *p = t.plan;
             res->tune_cost = t.cost;

@@ -26,105 +26,6 @@ static void print_error(const stn_program_desc *d, const char *msg) {
     fflush(stderr);
 }
 
-/* ------------------------------------------------------------------ the descriptor */
-
-static int check_slot(const stn_program_desc *d, int f, const char *what, int slot, int n,
-                      unsigned char *used) {
-    if (slot < -1 || slot >= n)
-        return stn_error(-EINVAL, "field %d ('%s') has %s %d, outside [-1, %d)", f, d->fields[f].name, what,
-                         slot, n);
-    if (slot >= 0 && used[slot]++)
-        return stn_error(-EINVAL, "field %d ('%s') has %s %d, which another level already uses", f,
-                         d->fields[f].name, what, slot);
-    return 0;
-}
-
-static int check_field(const stn_program_desc *d, int f, unsigned char *src_used, unsigned char *dst_used) {
-    const stn_field_desc *fd = &d->fields[f];
-    if (!fd->name || !*fd->name || strchr(fd->name, '=') || strchr(fd->name, '.'))
-        return stn_error(-EINVAL, "field %d has no valid name", f);
-    for (int g = 0; g < f; g++)
-        if (strcmp(d->fields[g].name, fd->name) == 0)
-            return stn_error(-EINVAL, "two fields are named '%s'", fd->name);
-    int state = fd->kind == STN_FIELD_STATE;
-    if (!state && fd->kind != STN_FIELD_INPUT)
-        return stn_error(-EINVAL, "field '%s' has kind %d", fd->name, fd->kind);
-    if (state ? fd->levels < 1 || fd->levels > 2 : fd->levels != 1)
-        return stn_error(-EINVAL, "field '%s' has %d levels", fd->name, fd->levels);
-    if (state && fd->boundary != STN_BC_DIRICHLET && fd->boundary != STN_BC_NEUMANN)
-        return stn_error(-EINVAL, "field '%s' has boundary kind %d", fd->name, fd->boundary);
-    if (fd->has_prev_init && !(state && fd->levels == 2))
-        return stn_error(-EINVAL, "field '%s' has a previous-level init but one level", fd->name);
-    if ((fd->has_init || fd->has_prev_init) && !d->init)
-        return stn_error(-EINVAL, "field '%s' has an init but the descriptor has no init function", fd->name);
-    if (state && fd->dst_slot < 0)
-        return stn_error(-EINVAL, "state field '%s' has no dst_slot", fd->name);
-    if (!state && fd->dst_slot != -1)
-        return stn_error(-EINVAL, "input field '%s' has dst_slot %d (inputs are never written)", fd->name,
-                         fd->dst_slot);
-    if (!(state && fd->levels == 2) && fd->prev_slot != -1)
-        return stn_error(-EINVAL, "field '%s' has one level but prev_slot %d", fd->name, fd->prev_slot);
-    int rc = check_slot(d, f, "src_slot", fd->src_slot, d->nsrc, src_used);
-    if (rc == 0)
-        rc = check_slot(d, f, "prev_slot", fd->prev_slot, d->nsrc, src_used);
-    if (rc == 0)
-        rc = check_slot(d, f, "dst_slot", fd->dst_slot, d->ndst, dst_used);
-    return rc;
-}
-
-static int check_shape_info(const stn_program_desc *d) {
-    if (d->ndim != 2 && d->ndim != 3)
-        return stn_error(-EINVAL, "ndim is %d (2 or 3)", d->ndim);
-    if (!d->npy_descr || !((d->elem_size == 8 && strcmp(d->npy_descr, "<f8") == 0) ||
-                           (d->elem_size == 4 && strcmp(d->npy_descr, "<f4") == 0)))
-        return stn_error(-EINVAL, "elem_size %d and npy_descr '%s' do not match '<f4'/4 or '<f8'/8",
-                         d->elem_size, d->npy_descr ? d->npy_descr : "(null)");
-    if (d->dims != 0 && !(d->dims == 1 && d->ndim == 2) && d->dims != d->ndim)
-        return stn_error(-EINVAL, "dims is %d with ndim %d (a 1d grid is one row of a 2d grid)", d->dims,
-                         d->ndim);
-    for (int k = 0; k < 3; k++)
-        if (d->halo_lo[k] < 0 || d->halo_hi[k] < 0 ||
-            (k >= stn_dims(d) && (d->halo_lo[k] || d->halo_hi[k])) || d->reach_lo[k] < 0 ||
-            d->reach_hi[k] < 0 || (k >= stn_dims(d) && (d->reach_lo[k] || d->reach_hi[k])))
-            return stn_error(-EINVAL, "the halo of dimension %d is %d below, %d above (reach %d, %d)", k,
-                             d->halo_lo[k], d->halo_hi[k], d->reach_lo[k], d->reach_hi[k]);
-    if (d->nfields < 1 || d->nfields > 1024 || !d->fields)
-        return stn_error(-EINVAL, "nfields is %d", d->nfields);
-    if (d->nparams < 0 || (d->nparams > 0 && !d->params))
-        return stn_error(-EINVAL, "nparams is %d", d->nparams);
-    if (d->nsrc < 0 || d->ndst < 0 || d->nsrc > 4096 || d->ndst > 4096)
-        return stn_error(-EINVAL, "nsrc %d, ndst %d", d->nsrc, d->ndst);
-    if (!d->step || !d->boundary)
-        return stn_error(-EINVAL, "the step or the boundary function is missing");
-    return 0;
-}
-
-/* A broken descriptor is a compiler bug; say so instead of crashing later. */
-static int check_desc(const stn_program_desc *d) {
-    if (!d || !d->name)
-        return stn_error(-EINVAL, "invalid program descriptor: no descriptor or no name");
-    int rc = check_shape_info(d);
-    for (int k = 0; rc == 0 && k < d->nparams; k++) {
-        if (!d->params[k].name || !*d->params[k].name)
-            rc = stn_error(-EINVAL, "param %d has no name", k);
-        for (int m = 0; rc == 0 && m < k; m++)
-            if (strcmp(d->params[m].name, d->params[k].name) == 0)
-                rc = stn_error(-EINVAL, "two params are named '%s'", d->params[k].name);
-    }
-    unsigned char *src_used = calloc((size_t)(rc ? 1 : d->nsrc + 1), 1);
-    unsigned char *dst_used = calloc((size_t)(rc ? 1 : d->ndst + 1), 1);
-    if (rc == 0 && (!src_used || !dst_used))
-        rc = stn_error(-ENOMEM, "out of memory");
-    for (int f = 0; rc == 0 && f < d->nfields; f++)
-        rc = check_field(d, f, src_used, dst_used);
-    free(src_used);
-    free(dst_used);
-    if (rc)
-        return stn_error(rc, "internal error: invalid program descriptor of '%s' (a stencilc bug): %s",
-                         d && d->name ? d->name : "?", stn_errmsg());
-    return 0;
-}
-
 /* ------------------------------------------------------------------ before the run */
 
 static int64_t *npy_shape(const stn_run *r, int64_t shape[3]) {
@@ -481,7 +382,7 @@ static void sim_free(stn_sim *s) {
 /* A simulation with the descriptor (checked) and no options yet. */
 static int sim_new(const stn_program_desc *given, stn_sim **out) {
     *out = NULL;
-    if (check_desc(given) != 0)
+    if (stn_desc_check(given) != 0)
         return -EINVAL;
     stn_sim *s = calloc(1, sizeof *s);
     if (!s)
@@ -617,9 +518,14 @@ static int program_main(const stn_program_desc *given, int argc, char **argv) {
 
 /* ------------------------------------------------------------------ the embedding API */
 
+/* A call on a NULL simulation (never opened, or a failed open's). */
+static int no_sim(const char *what) { return stn_error(-EINVAL, "%s: no simulation (NULL)", what); }
+
 int stn_sim_open(const stn_program_desc *given, int argc, const char *const *argv, stn_sim **out) {
     double t_start = stn_now();
     stn_error_clear();
+    if (!out)
+        return stn_error(-EINVAL, "stn_sim_open: no place for the simulation (NULL)");
     *out = NULL;
     if (argc < 0 || (argc > 0 && !argv))
         return stn_error(-EINVAL, "stn_sim_open: %d options and no array of them", argc);
@@ -671,7 +577,46 @@ int stn_sim_open(const stn_program_desc *given, int argc, const char *const *arg
     return 0;
 }
 
+int stn_sim_restart(const stn_program_desc *given, const char *dir, int argc, const char *const *argv,
+                    stn_sim **out) {
+    stn_error_clear();
+    if (out)
+        *out = NULL;
+    if (!given || !given->name || argc < 0 || (argc > 0 && !argv))
+        return stn_error(-EINVAL, "stn_sim_restart: no descriptor, or %d options and no array of them", argc);
+    stn_ckpt ck;
+    int rc = stn_ckpt_read(dir, given->name, &ck), has_size = 0, n = 0, dims = stn_dims(given);
+    if (rc)
+        return rc;
+    for (int i = 0; i < argc; i++)
+        has_size |= argv[i] && (strcmp(argv[i], "--size") == 0 || strncmp(argv[i], "--size=", 7) == 0);
+    const char **all = calloc((size_t)(argc + 2 + 2 * ck.nlevels + 1), sizeof *all);
+    char **inits = calloc((size_t)ck.nlevels + 1, sizeof *inits), size[80];
+    rc = all && inits ? 0 : stn_error(-ENOMEM, "out of memory");
+    for (int k = 0, at = 0; k < dims; k++) /* x[,y[,z]] */
+        at += snprintf(size + at, sizeof size - (size_t)at, "%s%" PRId64, k ? "," : "", ck.size[k]);
+    for (int i = 0; rc == 0 && i < argc; i++)
+        all[n++] = argv[i];
+    if (rc == 0 && !has_size) /* (given: the levels' shapes must be its) */
+        all[n++] = "--size", all[n++] = size;
+    for (int l = 0; rc == 0 && l < ck.nlevels; l++)
+        if (asprintf(&inits[l], "%s=%s/%s.npy", ck.levels[l], dir, ck.levels[l]) < 0)
+            rc = stn_error(-ENOMEM, "out of memory"), inits[l] = NULL;
+        else
+            all[n++] = "--init", all[n++] = inits[l];
+    if (rc == 0 && (rc = stn_sim_open(given, n, all, out)) != 0)
+        stn_error(rc, "restart from '%s': %s", dir, stn_errmsg());
+    for (int l = 0; inits && l < ck.nlevels; l++)
+        free(inits[l]);
+    free(inits);
+    free(all);
+    stn_ckpt_free(&ck);
+    return rc;
+}
+
 int stn_sim_field(const stn_sim *s, const char *name, int *field, int *level) {
+    if (!s || !field || !level)
+        return no_sim(s ? "stn_sim_field: no place for the field (NULL)" : "stn_sim_field");
     const stn_program_desc *d = &s->desc;
     size_t n = name ? strcspn(name, ".") : 0;
     int prev = name && name[n] != '\0';
@@ -725,6 +670,8 @@ static int sim_box(stn_sim *s, const char *name, const stn_box *box, const int64
 /* A write (buf read) or a read (buf written) of a box, checked, through the engine. */
 static int sim_move(stn_sim *s, int write, const char *field, const stn_box *box, char *buf,
                     const int64_t *strides) {
+    if (!s)
+        return no_sim(write ? "write" : "read");
     stn_box_io b = {.write = write, .buf = buf};
     int rc = sim_box(s, field, box, strides, &b);
     return rc ? rc : stn_engine_box(s->eng, &b);
@@ -740,17 +687,24 @@ int stn_sim_read(stn_sim *s, const char *field, const stn_box *box, void *buf, c
 }
 
 int stn_sim_advance(stn_sim *s, int64_t steps) {
+    if (!s)
+        return no_sim("advance");
     const stn_program_desc *d = &s->desc;
     if (s->failed)
         return stn_error(-EIO, "advance: an earlier advance failed; the levels are not those of any step");
     if (steps < 0)
         return stn_error(-EINVAL, "advance: %" PRId64 " steps", steps);
-    if ((d->nseries > 0 || d->nrecords > 0) && s->done + steps > s->o.steps)
+    if ((d->nseries > 0 || d->nrecords > 0) && steps > s->o.steps - s->done)
         return stn_error(
             -EINVAL,
             "advance %" PRId64 " steps after %" PRId64 ": past the %" PRId64 " steps the simulation "
             "was opened for, which its %s sized (open it with steps = the total)",
             steps, s->done, s->o.steps, d->nseries > 0 ? "series were checked and" : "records were");
+    if (steps > STN_MAX_STEPS - s->done) /* (in this order: the sum cannot overflow) */
+        return stn_error(-EINVAL,
+                         "advance %" PRId64 " steps after %" PRId64
+                         ": a simulation runs at most %lld steps in all, as --steps does",
+                         steps, s->done, (long long)STN_MAX_STEPS);
     threads_in(s);
     int rc = stn_engine_advance(s->eng, s->done, steps);
     threads_out(s);
@@ -762,9 +716,11 @@ int stn_sim_advance(stn_sim *s, int64_t steps) {
     return 0;
 }
 
-int64_t stn_sim_steps_done(const stn_sim *s) { return s->done; }
+int64_t stn_sim_steps_done(const stn_sim *s) { return s ? s->done : no_sim("steps_done"); }
 
 int stn_sim_report(stn_sim *s, const char *path) {
+    if (!s)
+        return no_sim("report");
     if (!path)
         return stn_error(-EINVAL, "report: no path");
     int64_t steps = s->o.steps;
@@ -781,7 +737,7 @@ int stn_sim_report(stn_sim *s, const char *path) {
 
 /* One level of one field into DIR/NAME.npy in slabs of planes (rows in 2d, runs of x in 1d) of at most
  * 64 MiB (at least one), through stn_sim_read; the file appears complete or not at all. */
-static int checkpoint_level(stn_sim *s, const char *dir, int f, int level, char *names, size_t nnames) {
+static int checkpoint_level(stn_sim *s, const char *dir, int f, int level, char (*names)[300], int *count) {
     const stn_program_desc *d = &s->desc;
     int dims = stn_dims(d);
     char name[300], path[4096];
@@ -817,45 +773,31 @@ static int checkpoint_level(stn_sim *s, const char *dir, int f, int level, char 
         stn_npy_writer_abort(w);
     free(buf);
     if (rc == 0)
-        snprintf(names + strlen(names), nnames - strlen(names), "%s\"%s=%s\"", *names ? ", " : "", name,
-                 path);
+        memcpy(names[(*count)++], name, sizeof name);
     return rc ? stn_error(rc, "checkpoint %s: %s", path, stn_errmsg()) : 0;
 }
 
 int stn_sim_checkpoint(stn_sim *s, const char *dir) {
+    if (!s)
+        return no_sim("checkpoint");
     const stn_program_desc *d = &s->desc;
     if (!dir || !*dir)
         return stn_error(-EINVAL, "checkpoint: no folder");
     if (mkdir(dir, 0777) != 0 && errno != EEXIST)
         return stn_error(stn_neg_errno(errno), "checkpoint: cannot create the folder '%s': %s", dir,
                          strerror(errno));
-    size_t nnames = 256 + (size_t)d->nfields * 2 * 4400;
-    char *names = calloc(nnames, 1);
-    int rc = names ? 0 : stn_error(-ENOMEM, "out of memory");
+    char(*names)[300] = calloc((size_t)d->nfields * 2, sizeof *names);
+    const char **levels = calloc((size_t)d->nfields * 2, sizeof *levels);
+    int rc = names && levels ? 0 : stn_error(-ENOMEM, "out of memory"), n = 0;
     for (int f = 0; rc == 0 && f < d->nfields; f++)
         for (int l = 0; rc == 0 && l < d->fields[f].levels; l++)
-            rc = checkpoint_level(s, dir, f, l, names, nnames);
-    if (rc == 0) { /* the manifest, last: a folder without it holds no complete checkpoint */
-        char path[4096], tmp[4200];
-        snprintf(path, sizeof path, "%s/%s.checkpoint.json", dir, d->name);
-        snprintf(tmp, sizeof tmp, "%s.tmp-%d", path, (int)getpid());
-        FILE *fp = fopen(tmp, "w");
-        if (!fp)
-            rc = stn_error(stn_neg_errno(errno), "checkpoint: cannot create '%s': %s", tmp, strerror(errno));
-        else {
-            fprintf(fp,
-                    "{\"stencil\": \"%s\", \"steps_done\": %" PRId64 ", \"size\": [%" PRId64 ", %" PRId64
-                    ", %" PRId64 "],\n \"init\": [%s]}\n",
-                    d->name, s->done, s->o.size[0], s->o.size[1], s->o.size[2], names);
-            int bad = ferror(fp) | (fflush(fp) != 0) | (fsync(fileno(fp)) != 0);
-            bad |= fclose(fp) != 0;
-            if (bad || rename(tmp, path) != 0) {
-                rc = stn_error(-EIO, "checkpoint: cannot write '%s': %s", path, strerror(errno));
-                unlink(tmp);
-            }
-        }
-    }
+            rc = checkpoint_level(s, dir, f, l, names, &n);
+    for (int k = 0; rc == 0 && k < n; k++)
+        levels[k] = names[k];
+    if (rc == 0) /* the manifest, last: a folder without it holds no complete checkpoint */
+        rc = stn_ckpt_write(dir, d->name, s->done, s->o.size, n, levels);
     free(names);
+    free(levels);
     return rc;
 }
 

@@ -7,8 +7,9 @@
  * files with nm; docs/design/020 draws it):
  *   1. base/     error, stats, alloc, mem (the memory policy), file, ring,  the pieces
  *                progress, hw, device (the flash device's curves), args,
- *                modes (the engines' names)
- *   2. io/       npy, gridio (grid files), aio (the libaio queue), probe    files and the device
+ *                modes (the engines' names), desc (the descriptor's checks)
+ *   2. io/       npy, gridio (grid files), aio (the libaio queue), probe,   files and the device
+ *                checkpoint (a checkpoint's manifest)
  *   3. run/      log (warnings), fields, inputs (series, points, along),    what a run is given
  *                fold (a 1d grid's rows)
  *   4. mpi/      par (the collectives), split (the ranks' parts), part      the ranks
