@@ -26,7 +26,6 @@ import size_gate  # noqa: E402
 # path -> lines: may only shrink (then: delete the line once it is at most 800)
 FILES = {
     "runtime/src/base/args.c": 945,
-    "runtime/src/program/program.c": 892,
 }
 
 # path:function -> lines: may only shrink (then: delete the line once it is at most 100)

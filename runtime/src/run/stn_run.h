@@ -25,7 +25,8 @@
  *                ooc_reader, ooc_wedge, ooc_ghosts, ooc_setup, ooc_window,
  *                ooc_xfer, ooc_state
  *   8. report/   report                                                     the JSON report
- *   9. program/  program                                                    stn_program_main
+ *   9. program/  program (stn_program_main), sim (the embedding API, a run  the program
+ *                held open), setup (a run around its engine), outputs
  */
 #ifndef STN_RUN_H
 #define STN_RUN_H

@@ -1,0 +1,134 @@
+/* outputs.c -- a run's files before and after its engine: every --init file looked at before anything is
+ * allocated, every output's temporary created (under MPI rank 0's, joined by the others), and at the
+ * end committed together or removed. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "program/stn_program.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int64_t *stn_run_npy_shape(const stn_run *r, int64_t shape[3]) {
+    shape[0] = r->o->size[2];
+    shape[1] = r->o->size[1];
+    shape[2] = r->o->size[0];
+    return shape + 3 - stn_dims(r->d); /* (nz, ny, nx), (ny, nx) or (nx,): a 1d grid is one row */
+}
+
+/* Look at every --init file before allocating anything: a wrong file fails in milliseconds. */
+int stn_run_check_inputs(stn_run *r) {
+    int64_t shape[3], *sh = stn_run_npy_shape(r, shape);
+    for (int s = 0; s < 2 * r->d->nfields; s++) {
+        const char *path = r->o->init_path[s];
+        if (!path)
+            continue;
+        int fd = stn_open_input(path);
+        int rc = 0;
+        if (fd < 0) {
+            rc = fd;
+        } else {
+            stn_npy_header h;
+            rc = stn_npy_read_header(path, fd, &h);
+            if (rc == 0)
+                rc = stn_npy_check(path, &h, r->d->npy_descr, stn_dims(r->d), sh);
+            close(fd);
+        }
+        if (rc)
+            return stn_error(rc, "--init %s%s=%s: %s", r->d->fields[s / 2].name, s % 2 ? ".prev" : "", path,
+                             stn_errmsg());
+    }
+    return 0;
+}
+
+/* One output's writer: under MPI rank 0 creates the temporary and the others join it (its name
+ * broadcast; empty when rank 0 failed, and every rank then fails). */
+static int open_writer(const char *path, const char *descr, int ndim, const int64_t *shape,
+                       stn_npy_writer **w) {
+    if (stn_par_size() == 1)
+        return stn_npy_writer_open(path, descr, ndim, shape, w);
+    char tmp[4096] = "";
+    int rc = 0;
+    if (stn_par_rank() == 0) {
+        rc = stn_npy_writer_open(path, descr, ndim, shape, w);
+        if (rc == 0)
+            snprintf(tmp, sizeof tmp, "%s", stn_npy_writer_tmp(*w));
+    }
+    stn_par_bcast(tmp, sizeof tmp, 0);
+    if (stn_par_rank() > 0)
+        rc = tmp[0] ? stn_npy_writer_join(path, tmp, descr, ndim, shape, w)
+                    : stn_error(-EIO, "cannot write '%s': rank 0 could not create it", path);
+    return rc;
+}
+
+/* Create every output's temporary now, so that an unwritable directory or a full disk fails
+ * before the computation rather than after it. */
+int stn_run_open_outputs(stn_run *r) {
+    int64_t shape[3], *sh = stn_run_npy_shape(r, shape);
+    int rc = 0;
+    for (int s = 0; s < 2 * r->d->nfields; s++) { /* (every rank to the end: the opens are collective) */
+        const char *path = r->o->out_path[s];
+        int rc2 = path ? open_writer(path, r->d->npy_descr, stn_dims(r->d), sh, &r->writers[s]) : 0;
+        if (rc2 && rc == 0)
+            rc = stn_error(rc2, "--out %s%s=%s: %s", r->d->fields[s / 2].name, s % 2 ? ".prev" : "", path,
+                           stn_errmsg());
+    }
+    for (int k = 0; k < r->d->nrecords; k++) { /* (steps, n): row t is step t's samples */
+        const char *path = r->o->record_path[k];
+        int64_t rs[2] = {r->o->steps, r->npts ? r->npts[r->d->records[k].points] : 0};
+        int rc2 = path ? open_writer(path, r->d->npy_descr, 2, rs, &r->writers[2 * r->d->nfields + k]) : 0;
+        if (rc2 && rc == 0)
+            rc = stn_error(rc2, "--out %s=%s: %s", r->d->records[k].name, path, stn_errmsg());
+    }
+    return rc;
+}
+
+/* Bytes of one step's samples of record k. */
+uint64_t stn_run_record_bytes(const stn_run *r, int k) {
+    return r->npts ? (uint64_t)r->npts[r->d->records[k].points] * (uint64_t)r->d->elem_size : 0;
+}
+
+/* Rename the outputs only once all of them are complete and synced, so that a failing run
+ * leaves none of them behind (only a failing rename, after the others, could). */
+int stn_run_commit_outputs(stn_run *r, stn_result *res) {
+    double t0 = stn_now();
+    int n = 2 * r->d->nfields + r->d->nrecords, rc = 0;
+    for (int k = 0; stn_par_size() > 1 && k < r->d->nrecords; k++) /* (collective: every rank, always) */
+        if (r->writers[2 * r->d->nfields + k]) { /* each rank sampled the points of its own slices */
+            stn_par_or_to_root(r->rec[k], (size_t)(r->o->steps * (int64_t)stn_run_record_bytes(r, k)));
+            if (stn_par_rank() > 0)
+                stn_npy_writer_expect(r->writers[2 * r->d->nfields + k], 0);
+        }
+    for (int k = 0; rc == 0 && k < r->d->nrecords && stn_par_rank() == 0; k++) { /* all steps' samples */
+        stn_npy_writer *w = r->writers[2 * r->d->nfields + k];
+        if (w)
+            rc = stn_npy_writer_pwrite(
+                w, r->rec[k], (size_t)(r->o->steps * (int64_t)stn_run_record_bytes(r, k)), 0, &res->st);
+    }
+    for (int s = 0; rc == 0 && s < n; s++)
+        if (r->writers[s])
+            rc = stn_npy_writer_finish(r->writers[s]);
+    if (stn_par_size() > 1) { /* every rank's part is in and synced; then rank 0 renames */
+        if (stn_par_any(rc) && rc == 0)
+            rc = stn_error(-EIO, "another rank failed to write its part of the outputs (its error is above)");
+        if (rc == 0 && stn_par_rank() > 0)
+            return 0; /* (abort_outputs closes its joined files, unlinking nothing) */
+    }
+    for (int s = 0; rc == 0 && s < n; s++)
+        if (r->writers[s]) {
+            rc = stn_npy_writer_commit(r->writers[s]);
+            r->writers[s] = NULL;
+        }
+    stn_stats_add_time(&res->st, STN_PHASE_WRITE, t0);
+    return rc;
+}
+
+void stn_run_abort_outputs(stn_run *r) {
+    for (int s = 0; r->writers && s < 2 * r->d->nfields + r->d->nrecords; s++) {
+        stn_npy_writer_abort(r->writers[s]);
+        r->writers[s] = NULL;
+    }
+}
