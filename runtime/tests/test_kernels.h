@@ -218,4 +218,13 @@ static const stn_program_desc wave_d = WAVE_DESC(wave_fields_d, wave_boundary_d)
 static const stn_program_desc wave_n = WAVE_DESC(wave_fields_n, wave_boundary_n);
 static const stn_program_desc wave_copy = WAVE_DESC(wave_fields_copy, wave_boundary_n);
 
+/* The end of a test of stn_program_main: nothing leaked from one run to the next (no engine memory, no
+ * descriptor beyond the `fds` open at the start, no temporary left); the test's exit status. */
+static int t_no_leaks(int fds) {
+    CHECK_EQ_INT(stn_allocated_bytes(), 0);
+    CHECK_EQ_INT(t_count_fds(), fds);
+    CHECK_EQ_INT(t_count_entries(".partial-"), 0);
+    return t_result();
+}
+
 #endif /* TEST_KERNELS_H */

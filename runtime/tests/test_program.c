@@ -453,9 +453,5 @@ int main(void) {
     test_heat_dirichlet();
     test_heat_neumann();
     test_wave();
-    /* nothing leaks from one stn_program_main to the next */
-    CHECK_EQ_INT(stn_allocated_bytes(), 0);
-    CHECK_EQ_INT(t_count_fds(), fds);
-    CHECK_EQ_INT(t_count_entries(".partial-"), 0);
-    return t_result();
+    return t_no_leaks(fds);
 }

@@ -322,9 +322,5 @@ int main(void) {
     test_kernel_failure();
     test_help_version_warnings();
     test_bad_descriptor();
-    /* nothing leaks from one stn_program_main to the next */
-    CHECK_EQ_INT(stn_allocated_bytes(), 0);
-    CHECK_EQ_INT(t_count_fds(), fds);
-    CHECK_EQ_INT(t_count_entries(".partial-"), 0);
-    return t_result();
+    return t_no_leaks(fds);
 }

@@ -722,14 +722,4 @@ static int incore_open(const stn_run *r, stn_result *res, stn_ooc_result *plan, 
     return stn_incore_open(r, res, &dram, state);
 }
 
-const stn_engine_ops stn_incore_engine = {
-    .name = "incore",
-    .splits = 1,
-    .open = incore_open,
-    .steps_done = stn_incore_steps_done,
-    .advance = stn_incore_advance,
-    .box = stn_incore_box,
-    .account = stn_incore_account,
-    .finish = stn_incore_finish,
-    .close = stn_incore_close,
-};
+const stn_engine_ops stn_incore_engine = STN_INCORE_OPS("incore", 1, incore_open);

@@ -66,13 +66,4 @@ static int mmap_open(const stn_run *r, stn_result *res, stn_ooc_result *plan, in
     return stn_incore_open(r, res, &mapped, state);
 }
 
-const stn_engine_ops stn_mmap_engine = {
-    .name = "mmap",
-    .open = mmap_open,
-    .steps_done = stn_incore_steps_done,
-    .advance = stn_incore_advance,
-    .box = stn_incore_box,
-    .account = stn_incore_account,
-    .finish = stn_incore_finish,
-    .close = stn_incore_close,
-};
+const stn_engine_ops stn_mmap_engine = STN_INCORE_OPS("mmap", 0, mmap_open);

@@ -29,14 +29,15 @@ typedef struct stn_box_io {
  * with the message set (stn_error). */
 typedef struct stn_engine_ops {
     const char *name; /* as --mode names it */
-    /* What the program prepares for it, and what it accepts: */
-    int plans;   /* it plans blocks for the DRAM budget: the out-of-core options apply (else a warning says
-                  * they are ignored), its plan (stn_ooc_result) goes into the report, it runs at least one
-                  * sweep of --steps */
-    int device;  /* its scratch lives on --dir's device: the O_DIRECT alignment and the device's curves
-                  * are found before it opens, and under MPI the network for its time model */
-    int resumes; /* its state stays in files that --resume goes on from */
-    int splits;  /* MPI ranks split its grid */
+    struct {          /* what the program prepares for it, and what it accepts: */
+        int plans;    /* it plans blocks for the DRAM budget: the out-of-core options apply (else a warning
+                       * says they are ignored), its plan (stn_ooc_result) goes into the report, it runs at
+                       * least one sweep of --steps */
+        int device;   /* its scratch lives on --dir's device: the O_DIRECT alignment and the device's curves
+                       * are found before it opens, and under MPI the network for its time model */
+        int resumes;  /* its state stays in files that --resume goes on from */
+        int splits;   /* MPI ranks split its grid */
+    } has;
     /* open: the run (with its writers open), the result it fills, its plan's report (engines that
      * plan), `program`: the program's run (its one advance is the whole run) rather than a simulation */
     int (*open)(const stn_run *r, stn_result *res, stn_ooc_result *plan, int program, void **state);

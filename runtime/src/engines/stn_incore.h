@@ -28,4 +28,11 @@ int stn_incore_account(void *state, stn_result *out);
 int stn_incore_finish(void *state);
 void stn_incore_close(void *state, int keep);
 
+/* The table of an engine on the in-core loop: its --mode name, whether MPI ranks split it, its open. */
+#define STN_INCORE_OPS(mode, split, open_fn)                                                                 \
+    {                                                                                                        \
+        mode, {.splits = split}, open_fn, stn_incore_steps_done, stn_incore_advance, stn_incore_box,         \
+            stn_incore_account, stn_incore_finish, stn_incore_close                                          \
+    }
+
 #endif /* STN_INCORE_H */

@@ -430,10 +430,9 @@ static int probe_checks(const char *dir, uint64_t file_bytes, double seconds_per
 
 /* Every point of the read and the write curves, reads first. */
 static int probe_curves(probe_ctx *c, double seconds_per_point, stn_device *out, int verbose) {
-    char hb[32];
-    point_run r;
-    memset(&r, 0, sizeof r);
     int rc = 0;
+    point_run r = {0};
+    char hb[32];
     for (int w = 0; w < 2 && !rc; w++) {
         stn_dev_curve *curve = w ? &out->write : &out->read;
         for (int d = 0; d < STN_PROBE_NDEPTHS && !rc; d++)

@@ -35,7 +35,7 @@ static int ranks_options(stn_sim *s) {
         int cores = stn_omp_max_threads() / node;
         s->o.threads = cores > 1 ? cores : 1;
     }
-    if (P > 1 && !stn_engine_of(s->o.mode)->splits && !s->o.help && !s->o.version)
+    if (P > 1 && !stn_engine_of(s->o.mode)->has.splits && !s->o.help && !s->o.version)
         return stn_error(-ENOTSUP,
                          "--mode %s with %d MPI ranks: the ranks split --mode ooc and --mode incore",
                          stn_mode_names[s->o.mode], P);

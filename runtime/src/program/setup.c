@@ -117,10 +117,10 @@ static void note_ignored(stn_run *r) {
 int stn_program_prepare(stn_program_run *pr) {
     stn_run *r = &pr->in;
     const stn_engine_ops *eng = stn_engine_of(r->o->mode);
-    if (!eng->plans)
+    if (!eng->has.plans)
         note_ignored(r);
     int rc = 0;
-    if (eng->device &&
+    if (eng->has.device &&
         stn_par_size() > 1) /* (first: every rank takes part, before anything can fail on one) */
         rc = stn_par_network(&r->net_bytes_per_second, &r->net_latency, r->net_source, sizeof r->net_source);
     if (rc == 0)
@@ -138,9 +138,9 @@ int stn_program_prepare(stn_program_run *pr) {
     }
     if (rc == 0)
         rc = stn_run_open_outputs(r);
-    if (rc == 0 && eng->device)
+    if (rc == 0 && eng->has.device)
         rc = find_device(r);
-    if (rc == 0 && eng->device)
+    if (rc == 0 && eng->has.device)
         find_curves(r);
     return rc;
 }
@@ -183,7 +183,8 @@ int stn_program_finish(stn_program_run *pr, int rc) {
     if (rc == 0 && stn_par_size() > 1)
         gather_ranks(&pr->res);
     if (rc == 0 && r->o->report && stn_par_rank() == 0)
-        rc = stn_report_write(r, &pr->res, stn_engine_of(r->o->mode)->plans ? &pr->plan : NULL, r->o->report);
+        rc = stn_report_write(r, &pr->res, stn_engine_of(r->o->mode)->has.plans ? &pr->plan : NULL,
+                              r->o->report);
     return rc;
 }
 

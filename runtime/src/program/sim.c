@@ -123,10 +123,10 @@ int stn_sim_open(const stn_program_desc *given, int argc, const char *const *arg
                        s->o.help      ? "--help"
                        : s->o.version ? "--version"
                                       : "--plan-only");
-    if (rc == 0 && s->o.resume && !stn_engine_of(s->o.mode)->resumes)
+    if (rc == 0 && s->o.resume && !stn_engine_of(s->o.mode)->has.resumes)
         rc = stn_error(-EINVAL,
                        "--resume: only an out-of-core simulation keeps its state in files to resume from");
-    if (rc == 0 && stn_engine_of(s->o.mode)->plans && s->o.steps < 1)
+    if (rc == 0 && stn_engine_of(s->o.mode)->has.plans && s->o.steps < 1)
         s->o.steps = 1; /* the plan's horizon: at least one sweep */
     if (rc == 0)
         rc = stn_sim_start(s, t_start);
@@ -291,7 +291,8 @@ int stn_sim_report(stn_sim *s, const char *path) {
     int rc = stn_engine_account(s->eng, &res);
     res.predicted_written += s->ckpt_written;
     if (rc == 0)
-        rc = stn_report_write(&s->pr.in, &res, stn_engine_of(s->o.mode)->plans ? &s->pr.plan : NULL, path);
+        rc =
+            stn_report_write(&s->pr.in, &res, stn_engine_of(s->o.mode)->has.plans ? &s->pr.plan : NULL, path);
     s->o.steps = steps;
     return rc;
 }

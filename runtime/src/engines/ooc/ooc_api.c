@@ -363,18 +363,10 @@ static void ooc_close(void *state, int keep) {
  * nothing; advance runs sweeps of the plan's blocks from the current state (the step index going on),
  * each committed to the state file; box moves a box of the current state between the files and a
  * caller's buffer; finish sets the IO and time model of what ran and exports every --out; close
- * removes the scratch files (unless `keep`: after a failure, for --resume). */
-const stn_engine_ops stn_ooc_engine = {
-    .name = "ooc",
-    .plans = 1,
-    .device = 1,
-    .resumes = 1,
-    .splits = 1,
-    .open = ooc_open,
-    .steps_done = ooc_steps_done,
-    .advance = ooc_advance,
-    .box = ooc_box,
-    .account = ooc_account,
-    .finish = ooc_finish,
-    .close = ooc_close,
-};
+ * removes the scratch files (unless `keep`: after a failure, for --resume).  (Its name, what it has,
+ * then open, steps_done, advance, box, account, finish and close: stn_engine_ops' order.) */
+const stn_engine_ops stn_ooc_engine = {"ooc",       {.plans = 1, .device = 1, .resumes = 1, .splits = 1},
+                                       ooc_open,    ooc_steps_done,
+                                       ooc_advance, ooc_box,
+                                       ooc_account, ooc_finish,
+                                       ooc_close};
