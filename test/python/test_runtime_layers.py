@@ -10,7 +10,9 @@ compiled on its own and ``nm`` reads which global symbols it defines and which i
 * no file uses a symbol defined in a higher layer (so nothing calls up into program/, and the
   tuner, the plan and the model need no engine);
 * the files call each other without a cycle (within a layer too);
-* stn_run.h's list of layers names every folder, in this order, and every file.
+* stn_run.h's list of layers names every folder, in this order, and every file;
+* program/ reaches an engine only through engines/engine.c (the engines' table), and only mpi/ sends
+  and receives between ranks.
 
 A new file goes into the folder of its layer; a new folder must be placed in LAYERS (and in
 stn_run.h's list) before this test passes.
@@ -65,7 +67,8 @@ def _symbols(obj: Path) -> tuple[set[str], set[str]]:
 
 
 @pytest.fixture(scope="module")
-def graph(tmp_path_factory) -> dict[str, set[str]]:
+def objects(tmp_path_factory) -> tuple[dict[str, str], dict[str, set[str]]]:
+    """(symbol -> the stem of the file that defines it, stem -> the symbols the file uses)."""
     cc = shutil.which("cc") or shutil.which("gcc")
     if cc is None or shutil.which("nm") is None:
         pytest.skip("needs a C compiler and nm")
@@ -81,6 +84,19 @@ def graph(tmp_path_factory) -> dict[str, set[str]]:
             assert sym not in defined_by, f"{sym} is defined in both {defined_by[sym]}.c and {stem}.c"
             defined_by[sym] = stem
         uses[stem] = used
+    return defined_by, uses
+
+
+@pytest.fixture(scope="module")
+def symbols(objects) -> dict[str, set[str]]:
+    """File stem -> the symbols it uses."""
+    return objects[1]
+
+
+@pytest.fixture(scope="module")
+def graph(objects) -> dict[str, set[str]]:
+    """File stem -> the stems of the files it calls."""
+    defined_by, uses = objects
     return {f: {defined_by[s] for s in used if s in defined_by and defined_by[s] != f} for f, used in uses.items()}
 
 
@@ -139,3 +155,21 @@ def test_the_tuner_and_the_model_need_no_engine(graph):
         if layer_of(sources()[f]) == "plan":
             bad = sorted(g for g in reach(f, set()) if layer_of(sources()[g]) in ENGINES)
             assert not bad, f"plan/{f}.c reaches {bad}"
+
+
+def test_the_program_reaches_an_engine_only_through_the_engines_table(graph):
+    """program/ calls into engines/ only through engine.c (stn_engine_open, _advance, ...): no engine's
+    own function, no branch on which engine runs (issue 29)."""
+    engines = {f for f in graph if layer_of(sources()[f]) == "engines"}
+    for f in graph:
+        if layer_of(sources()[f]) == "program":
+            direct = sorted(graph[f] & engines - {"engine"})
+            assert not direct, f"program/{f}.c calls engines/{direct} directly, not through engine.c's table"
+
+
+def test_the_messages_between_ranks_are_the_mpi_layers(symbols):
+    """Only mpi/ sends and receives: the point-to-point calls of par.c are used by no file outside it
+    (the engines' exchanges go through mpi/ghosts.c)."""
+    p2p = {"stn_par_sendrecv", "stn_par_isendrecv"}
+    users = sorted(f for f, used in symbols.items() if used & p2p and layer_of(sources()[f]) != "mpi")
+    assert not users, f"{users} send or receive themselves (the MPI layer's exchanges are mpi/'s)"

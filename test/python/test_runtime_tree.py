@@ -4,11 +4,12 @@ everything that lists them follows: the driver compiles every one and keys its c
 Expects: the checkout's ``compiler/`` on the path (conftest).  Guarantees: ``toolchain.runtime_sources``
 is every ``.c`` under ``runtime/src`` at any depth, with distinct names, and at least one of them in a
 folder; the cache key of the runtime library changes when a file in a folder changes (a stale library
-would otherwise be linked); the runtime's own tool builds against the folders' headers.
+would otherwise be linked); every share of the DRAM budget is the memory policy's (base/mem.c).
 """
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -46,3 +47,16 @@ def test_the_cache_key_covers_the_files_in_folders(tmp_path, monkeypatch):
 
 def test_the_runtime_dir_is_the_checkouts():
     assert resources.runtime_dir() == REPO / "runtime"
+
+
+# A fraction of the budget, of the DRAM figure or of the memory of a machine's ranks, taken by hand.
+SHARE = re.compile(r"(mem_budget|budget|dram\.value)\s*[/*]\s*[0-9(]|/=\s*\(uint64_t\)\s*node")
+
+
+def test_every_share_of_the_budget_is_the_memory_policys():
+    """No runtime source but base/mem.c divides the budget or the DRAM figure (issue 29: main had
+    mem_budget / 8 in ooc.c and / 4, / 8 in run.c): each share is named once, in the memory policy."""
+    found = [f"{p.relative_to(SRC)}:{n}: {line.strip()}" for p in sorted(SRC.rglob("*.c")) if p.name != "mem.c"
+             for n, line in enumerate(p.read_text().splitlines(), 1) if SHARE.search(line)]
+    assert not found, "shares of the budget outside base/mem.c:\n" + "\n".join(found)
+    assert SHARE.search("uint64_t cap = r->mem_budget / 4 < x;")  # (the pattern sees what main had)
