@@ -31,10 +31,22 @@ void stn_run_init(const stn_run *r, int field, int level, void *data, const stn_
                    &b1[k]);
 }
 
+/* One step's constants: the run, the step index t (< 0: a step that only measures), the kernels' params
+ * (the stencil's, t, the series' terms) and one thread's tile. */
+typedef struct step_of {
+    const stn_run *r;
+    int64_t t;
+    const double *pv;
+    const int64_t *tile;
+} step_of;
+
 /* The injections after step t's kernel on `box`, then the records (docs/design/011). */
-static void point_ops(const stn_run *r, int64_t t, const double *pv, const stn_view *v,
-                      const void *const *src, void *const *dst, const stn_box *box, int wrapped) {
+static void point_ops(const step_of *s, const stn_view *v, const void *const *src, void *const *dst,
+                      const stn_box *box, int wrapped) {
+    const stn_run *r = s->r;
     const stn_program_desc *d = r->d;
+    int64_t t = s->t;
+    const double *pv = s->pv;
     for (int k = 0; k < d->ninjects; k++) {
         int s = d->injects[k].points;
         d->inject(k, pv, v, src, dst, box, r->pts[s], r->npts[s]);
@@ -49,8 +61,8 @@ static void point_ops(const stn_run *r, int64_t t, const double *pv, const stn_v
     }
 }
 
-static int step_call(const stn_run *r, int64_t t, const double *pv, const stn_view *v, const void *const *src,
-                     void *const *dst, const stn_box *box, const int64_t tile[2], int wrapped);
+static int step_call(const step_of *s, const stn_view *v, const void *const *src, void *const *dst,
+                     const stn_box *box, int wrapped);
 
 int stn_step(const stn_run *r, int64_t t, const stn_view *v, const void *const *src, void *const *dst,
              const stn_box *box, const int64_t tile[2]) {
@@ -65,6 +77,7 @@ int stn_step(const stn_run *r, int64_t t, const stn_view *v, const void *const *
         pv[d->nparams + 1 + j] =
             r->series && i >= 0 && i < r->series_len[term->series] ? r->series[term->series][i] : 0;
     }
+    const step_of one = {r, t, pv, tile};
     /* a folded 1d grid: the kernels see its cells, the window's pointers moved to its first cell; a
      * rank's slab: the whole grid's coordinates, of a ring in pieces (stn_map_call) */
     stn_view v1[STN_MAP_MAX];
@@ -81,18 +94,22 @@ int stn_step(const stn_run *r, int64_t t, const stn_view *v, const void *const *
                 fsrc[i] = src[i] ? (const char *)src[i] - off : NULL;
             for (int i = 0; i < d->ndst; i++)
                 fdst[i] = dst[i] ? (char *)dst[i] - off : NULL;
-            rc = step_call(r, t, pv, &v1[k], fsrc, fdst, &b1[k], tile, wrap[k]);
+            rc = step_call(&one, &v1[k], fsrc, fdst, &b1[k], wrap[k]);
         }
         return rc;
     }
-    return step_call(r, t, pv, v, src, dst, box, tile, 0);
+    return step_call(&one, v, src, dst, box, 0);
 }
 
 /* One call of the step on the kernels' view and box, then the injects and records there (records
  * only where no wrap moved the box: a rank records its own slices, never ghosts). */
-static int step_call(const stn_run *r, int64_t t, const double *pv, const stn_view *v, const void *const *src,
-                     void *const *dst, const stn_box *box, const int64_t tile[2], int wrapped) {
+static int step_call(const step_of *s, const stn_view *v, const void *const *src, void *const *dst,
+                     const stn_box *box, int wrapped) {
+    const stn_run *r = s->r;
     const stn_program_desc *d = r->d;
+    int64_t t = s->t;
+    const double *pv = s->pv;
+    const int64_t *tile = s->tile;
     const void *all[d->nsrc + d->nalong + 1]; /* the grid slots, then the inputs along an axis */
     if (d->nalong) {
         for (int k = 0; k < d->nsrc; k++)
@@ -122,10 +139,10 @@ static int step_call(const stn_run *r, int64_t t, const double *pv, const stn_vi
             else
                 w.y0 -= P;
             if (below.hi[ax] > below.lo[ax])
-                point_ops(r, t, pv, v, src, dst, &below, wrapped);
-            point_ops(r, t, pv, &w, src, dst, &past, wrapped);
+                point_ops(s, v, src, dst, &below, wrapped);
+            point_ops(s, &w, src, dst, &past, wrapped);
         } else {
-            point_ops(r, t, pv, v, src, dst, box, wrapped);
+            point_ops(s, v, src, dst, box, wrapped);
         }
     }
     if (rc)

@@ -11,11 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Copy indices [k0, k1) along axis k (0: x, 1: y of a 3d plane) of slices [r0, r1) (every row of each)
- * between the store's memory and buf: into buf (out != 0) or from it. */
-static void pack_cross(const stn_ghost_store *gs, int level, char *buf, int64_t r0, int64_t r1, int k,
-                       int64_t k0, int64_t k1, int out) {
-    for (int64_t r = r0; r < r1; r++) {
+/* Copy indices [k0, k1) along axis k (0: x, 1: y of a 3d plane) of slices [r0, r1) (every row of each;
+ * span = r0, r1, k0, k1) between the store's memory and buf: into buf (out != 0) or from it. */
+static void pack_cross(const stn_ghost_store *gs, int level, char *buf, const int64_t span[4], int k,
+                       int out) {
+    int64_t k0 = span[2], k1 = span[3];
+    for (int64_t r = span[0]; r < span[1]; r++) {
         char *slice = gs->slice(gs->ctx, level, r);
         for (int64_t y = k == 1 ? k0 : 0; y < (k == 1 ? k1 : gs->rows); y++) {
             size_t n = (size_t)(k == 0 ? k1 - k0 : gs->nx) * gs->elem;
@@ -46,12 +47,14 @@ static int swap_cross(const stn_part *p, const stn_ghost_store *gs, int level, c
             for (int up = 1; up >= 0; up--) {
                 int dest = a->nb[up], src = a->nb[!up];
                 if (dest >= 0 && out)
-                    pack_cross(gs, level, out, r0, r1, k, up ? a->hi - g : a->lo, up ? a->hi : a->lo + g, 1);
+                    pack_cross(gs, level, out,
+                               (int64_t[4]){r0, r1, up ? a->hi - g : a->lo, up ? a->hi : a->lo + g}, k, 1);
                 int rc3 = stn_par_sendrecv(out, dest >= 0 ? bytes : 0, dest, in, src >= 0 ? bytes : 0, src);
                 rc = rc ? rc : rc3;
                 *msg += dest >= 0 ? bytes : 0;
                 if (rc == 0 && src >= 0)
-                    pack_cross(gs, level, in, r0, r1, k, up ? a->lo - g : a->hi, up ? a->lo : a->hi + g, 0);
+                    pack_cross(gs, level, in,
+                               (int64_t[4]){r0, r1, up ? a->lo - g : a->hi, up ? a->lo : a->hi + g}, k, 0);
             }
         }
         if (rc == 0 && gs->batch_io)
