@@ -41,38 +41,77 @@ static int box_of(const char *lo, const char *hi, API(box) * b, int64_t *n) {
     return 0;
 }
 
-int main(int argc, char **argv) {
-    API(config) c = API(config_default)();
-    const char *opts[256], *restart = NULL;
+/* The options before "--": the typed config's fields by name, the rest passed on as options (opts,
+ * NULL-terminated); *restart: a checkpoint folder to restart from.  Returns the index of "--". */
+static int parse_config(int argc, char **argv, API(config) * c, const char **opts, const char **restart) {
     int nopt = 0, i = 1;
     for (; i < argc && strcmp(argv[i], "--") != 0; i++) {
         const char *a = argv[i];
         if (strncmp(a, "size=", 5) == 0) {
             int64_t v[3];
             parse3(a + 5, v);
-            for (int k = 0; k < (int)(sizeof c.size / sizeof c.size[0]); k++)
-                c.size[k] = v[k];
+            for (int k = 0; k < (int)(sizeof c->size / sizeof c->size[0]); k++)
+                c->size[k] = v[k];
         } else if (strncmp(a, "steps=", 6) == 0)
-            c.steps = atoll(a + 6);
+            c->steps = atoll(a + 6);
         else if (strncmp(a, "mode=", 5) == 0)
-            c.mode = a + 5;
+            c->mode = a + 5;
         else if (strncmp(a, "mem=", 4) == 0)
-            c.mem = a + 4;
+            c->mem = a + 4;
         else if (strncmp(a, "dir=", 4) == 0)
-            c.dir = a + 4;
+            c->dir = a + 4;
         else if (strncmp(a, "report=", 7) == 0)
-            c.report = a + 7;
+            c->report = a + 7;
         else if (strncmp(a, "threads=", 8) == 0)
-            c.threads = atoi(a + 8);
+            c->threads = atoi(a + 8);
         else if (strncmp(a, "restart=", 8) == 0)
-            restart = a + 8;
+            *restart = a + 8;
         else if (strcmp(a, "quiet") == 0)
-            c.quiet = 1;
+            c->quiet = 1;
         else if (nopt < 255)
             opts[nopt++] = a;
     }
     opts[nopt] = NULL;
-    c.options = opts;
+    c->options = opts;
+    return i;
+}
+
+/* The ops read, readT and write: FIELD LO HI PATH (the box's elements from or to a raw file). */
+static int box_op(API(sim) * s, const char *op, char **arg) {
+    const char *field = arg[0], *path = arg[3];
+    API(box) b;
+    int64_t n;
+    box_of(arg[1], arg[2], &b, &n);
+    real *buf = calloc((size_t)n + 1, sizeof *buf);
+    int rc = 0;
+    if (op[0] == 'w') {
+        FILE *fp = fopen(path, "rb");
+        if (!fp || fread(buf, sizeof *buf, (size_t)n, fp) != (size_t)n) {
+            fprintf(stderr, "%s: cannot read %lld elements\n", path, (long long)n);
+            exit(1);
+        }
+        fclose(fp);
+        rc = API(write)(s, field, &b, buf, NULL);
+    } else {
+        int64_t w[3];
+        for (int k = 0; k < 3; k++)
+            w[k] = b.hi[k] > b.lo[k] ? b.hi[k] - b.lo[k] : 1;
+        const int64_t st[3] = {w[1] * w[2], w[2], 1}; /* x slowest: the buffer is (x, y, z) */
+        rc = API(read)(s, field, &b, buf, op[4] == 'T' ? st : NULL);
+        FILE *fp = rc == 0 ? fopen(path, "wb") : NULL;
+        if (fp) {
+            fwrite(buf, sizeof *buf, (size_t)n, fp);
+            fclose(fp);
+        }
+    }
+    free(buf);
+    return rc;
+}
+
+int main(int argc, char **argv) {
+    API(config) c = API(config_default)();
+    const char *opts[256], *restart = NULL;
+    int i = parse_config(argc, argv, &c, opts, &restart);
     API(sim) *s = NULL;
     if ((restart ? API(restart)(&c, restart, &s) : API(open)(&c, &s)) != 0) {
         fprintf(stderr, "open: %s\n", API(errmsg)());
@@ -100,33 +139,8 @@ int main(int argc, char **argv) {
             _exit(9);
         } else if ((strcmp(op, "read") == 0 || strcmp(op, "write") == 0 || strcmp(op, "readT") == 0) &&
                    i + 4 < argc) {
-            const char *field = argv[i + 1], *path = argv[i + 4];
-            API(box) b;
-            int64_t n;
-            box_of(argv[i + 2], argv[i + 3], &b, &n);
+            rc = box_op(s, op, argv + i + 1);
             i += 4;
-            real *buf = calloc((size_t)n + 1, sizeof *buf);
-            if (op[0] == 'w') {
-                FILE *fp = fopen(path, "rb");
-                if (!fp || fread(buf, sizeof *buf, (size_t)n, fp) != (size_t)n) {
-                    fprintf(stderr, "%s: cannot read %lld elements\n", path, (long long)n);
-                    return 1;
-                }
-                fclose(fp);
-                rc = API(write)(s, field, &b, buf, NULL);
-            } else {
-                int64_t w[3];
-                for (int k = 0; k < 3; k++)
-                    w[k] = b.hi[k] > b.lo[k] ? b.hi[k] - b.lo[k] : 1;
-                const int64_t st[3] = {w[1] * w[2], w[2], 1}; /* x slowest: the buffer is (x, y, z) */
-                rc = API(read)(s, field, &b, buf, op[4] == 'T' ? st : NULL);
-                FILE *fp = rc == 0 ? fopen(path, "wb") : NULL;
-                if (fp) {
-                    fwrite(buf, sizeof *buf, (size_t)n, fp);
-                    fclose(fp);
-                }
-            }
-            free(buf);
         } else {
             fprintf(stderr, "host: bad op '%s'\n", op);
             return 2;

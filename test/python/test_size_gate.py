@@ -29,11 +29,10 @@ FILES = {
     "runtime/src/run.c": 1029,
     "runtime/tests/test_program.c": 957,
     "runtime/src/args.c": 946,
-    "runtime/src/program.c": 922,
+    "runtime/src/program.c": 864,
     "runtime/src/incore.c": 912,
     "runtime/src/gridio.c": 886,
     "runtime/src/ooc_plan.c": 828,
-    "runtime/src/tune.c": 810,
 }
 
 # path:function -> lines: may only shrink (then: delete the line once it is at most 100)
@@ -42,7 +41,6 @@ FUNCTIONS = {
     "runtime/src/report.c:r_run": 146,
     "runtime/tests/test_program.c:test_command_line_errors": 133,
     "runtime/tools/probe_main.c:main": 111,
-    "test/embed/host.c:main": 110,
 }
 
 
