@@ -6,8 +6,10 @@ deeply immutable and hashable -- and every dataclass checks its own invariants w
 built, raising ``InternalError`` if one is broken, so a template never sees a bad value:
 
 * names printed as C identifiers are identifiers, and every local the kernels declare (argument
-  arrays, row pointers, output rows, lets, params) is neither a C keyword nor a name the
-  templates use for their own locals (``INTERNAL_NAMES``), and no two of them are equal;
+  arrays, row pointers, output rows, lets, params) is neither reserved by C nor a name the
+  templates print themselves or make of the stencil's name (``cnames``), and no two of them are
+  equal; a let's C name is a spelling of its DSL name (``cnames.is_spelling_of``), and a field's
+  enum name its name in upper case, ``_`` after it where one would repeat;
 * slot indices are dense (``0 .. n-1``), unique and in order, the slots are exactly those the
   field descriptors name, and every row pointer, output row, assignment and init refers to a
   slot, row or field that exists;
@@ -26,20 +28,9 @@ import re
 from dataclasses import dataclass
 
 from ..diagnostics import InternalError
-from .cexpr import c_literal, c_reserved
+from .cexpr import c_literal
+from .cnames import c_reserved, is_spelling_of, stencil_words, template_words
 
-# Identifiers the templates use for their own locals; DSL names that collide get a "_".
-INTERNAL_NAMES = frozenset(
-    "sy sz y0 z0 x0 x1 span_y span_z ty tz kz ky zb ze yb ye row p v pv w c b src dst box iy ix iz whole interior nx ny nz "
-    "m r a cur next field level data xl xh yl yh zl zh xi0 xi1 yi0 yi1 zi0 zi1 nrx threads splits memcpy "
-    "omp_get_max_threads MIN_ MAX_ default_tiles_ dirichlet_ neumann_ params_ view_ box_ init_ step_ "
-    "boundary_ fields_ params_desc_ program_ argc argv "
-    # the sub-step kernels' own
-    "chunk_y chunk_z zc0 zc1 ty0 ty1 nyc nzc kc rz0 rz1 ry0 ry1 rx0 rx1 ix0 ix1 splane_ per_ scratch_ rc_ ok_ stage_chunk_ "
-    "malloc free ENOMEM "
-    # the inject and record kernels'
-    "which pts n i px py pz at out".split()
-)
 AXES = "xyz"
 
 # dtype -> (C type, bytes, NumPy descriptor)
@@ -68,10 +59,16 @@ def _ident(what: object, role: str, name: object) -> None:
 
 
 def _local(what: object, role: str, name: object) -> None:
-    """``name`` is a C identifier the kernels may declare: no keyword, no name of the templates."""
+    """``name`` is a C identifier the kernels may declare: not reserved by C, not printed by the templates."""
     _ident(what, role, name)
-    if c_reserved(name) or name in INTERNAL_NAMES:
+    if c_reserved(name) or name in template_words():
         _fail(what, f"{role} {name!r} is reserved by C or by the templates")
+
+
+def _upper_of(what: object, NAME: str, name: str) -> None:
+    """``NAME`` is ``name`` in upper case, with ``_`` after it where it would have repeated (``u``, ``U``)."""
+    if not re.fullmatch(re.escape(name.upper()) + "_*", NAME):
+        _fail(what, f"NAME {NAME!r} is not the field's name in upper case ({name!r})")
 
 
 def _macro(what: object, role: str, name: object) -> None:
@@ -370,7 +367,7 @@ class Let:
 
     def __post_init__(self) -> None:
         _local(self, "let", self.cname)
-        if self.cname.rstrip("_") != self.name.rstrip("_"):  # the DSL's name, "_" added on a clash
+        if not is_spelling_of(self.cname, self.name):  # the DSL's name, renamed only on a clash
             _fail(self, f"C name {self.cname!r} is not the DSL name {self.name!r}")
         _expr(self, self.expr)
 
@@ -428,8 +425,7 @@ class FieldDesc:
             _fail(self, f"periodic axes {self.periodic}")
         if any(d not in (0, 1, 2) for d in self.read_across):
             _fail(self, f"axes read across {self.read_across}")
-        if self.NAME != self.name.upper():
-            _fail(self, f"NAME {self.NAME!r} is not the field's name in upper case")
+        _upper_of(self, self.NAME, self.name)
         if self.kind not in ("state", "input") or self.levels not in (1, 2):
             _fail(self, f"kind {self.kind!r} levels {self.levels!r}")
         if self.boundary not in ((None,) if self.kind == "input" else ("dirichlet", "neumann")):
@@ -529,19 +525,19 @@ class AlongDesc:
     index: int
     init: str
     what: str  # the init as IR, for the comment
+    NAME: str = ""  # in NAME_ALONG_: the name in upper case ("" for that), "_" after it on a clash
 
     def __post_init__(self) -> None:
         _ident(self, "name", self.name)
         _local(self, "array", self.cname)
+        if not self.NAME:
+            object.__setattr__(self, "NAME", self.name.upper())
+        _upper_of(self, self.NAME, self.name)
         if self.axis not in AXES:
             _fail(self, f"axis {self.axis!r}")
         _nonneg(self, "index", self.index)
         if bool(self.init) != bool(self.what) or "*/" in self.what:
             _fail(self, "init and its description go together")
-
-    @property
-    def NAME(self) -> str:
-        return self.name.upper()
 
 
 @dataclass(frozen=True)
@@ -659,12 +655,19 @@ class KernelLayout:
             _fail(self, "a slot is on the wrong side")
         _dense(self, "src", [s.slot for s in self.src_slots])
         _dense(self, "dst", [s.slot for s in self.dst_slots])
-        macros = [s.NAME for s in self.src_slots + self.dst_slots]
-        if len(set(macros)) != len(macros):
-            _fail(self, f"slot names {macros} repeat")
+        for side in (self.src_slots, self.dst_slots):
+            macros = [s.NAME for s in side]
+            if len(set(macros)) != len(macros):
+                _fail(self, f"slot names {macros} repeat")
         fields = {f.name: f for f in self.fields}
         if len(fields) != len(self.fields) or len({f.NAME for f in self.fields}) != len(self.fields):
             _fail(self, f"field names {[f.name for f in self.fields]} repeat")
+        if len({a.NAME for a in self.alongs}) != len(self.alongs):
+            _fail(self, f"along names {[a.name for a in self.alongs]} repeat")
+        for s in self.src_slots + self.dst_slots:
+            f = fields.get(s.field)
+            if f is None or s.NAME != f.NAME + ("_PREV" if s.level else "_NEXT" if s.side == "dst" else ""):
+                _fail(self, f"slot name {s.NAME} is not made of its field's name")
         want_src = {(f.name, 0): f.src_slot for f in self.fields}
         want_src.update({(f.name, 1): f.prev_slot for f in self.fields if f.prev_slot >= 0})
         if {(s.field, s.level): s.slot for s in self.src_slots} != want_src or len(want_src) != len(self.src_slots):
@@ -696,6 +699,9 @@ class KernelLayout:
         locals_ += [sc.name for sc in scratch] + [sc.row for sc in scratch] + sorted({r[0] for r in new_rows})
         if len(set(locals_)) != len(locals_) or len(new_rows) != len({r[0] for r in new_rows}):
             _fail(self, f"C names {locals_} repeat")
+        words, prefixes = stencil_words(self.name)
+        if any(n in words or n.startswith(prefixes) for n in locals_):
+            _fail(self, f"C names {locals_} take names the templates make of the stencil's name {self.name!r}")
         if [sc.index for sc in scratch] != list(range(len(scratch))) or len(self.stages) == 1:
             _fail(self, "scratch indices are not dense, or one stage is not sub-steps")
         row_names = {r.name for r in self.rows}
