@@ -46,7 +46,7 @@ OTHER_NAMES = ("__func__ __x __y _X _x __ main printf errno stdin stdout EOF NUL
 NAMES = C11_KEYWORDS + OTHER_NAMES
 DSL_REFUSED = ["exp", "sin", "x", "nx", "t", "sum", "state", "in"]  # the language's own: refused where declared
 STENCIL_NAMES = C11_KEYWORDS + ("__func__ __y _X main printf errno stdin EOF math string omp stn stn_rt clean kernels "
-                                "c C heat_view I class".split())
+                                "c C heat_view I class omp_get_max_threads".split()) + ["long_" * 10 + "ab"]
 PRIME = "'"
 GRID = "  grid 2d f64;\n  state fld;\n  init fld = x + 2*y;\n"
 
