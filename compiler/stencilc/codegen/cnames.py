@@ -73,24 +73,25 @@ def c_reserved(name: str) -> bool:
 # ---------------------------------------------------------------- the templates' own identifiers
 
 _N, _U, _GAP = "\x01", "\x02", "\x00"  # the stencil's name, its upper case, another template expression
-_EXPAND = {"name": (_N,), "NAME": (_U,), "real": ("float", "double"), "kind": ("inject", "record"),
-           "ax.name": tuple("xyz"), "ax.NAME": tuple("XYZ"), "a.axis": tuple("xyz")}
+# expressions with a few values, each a mark standing for them in a word (``n{{ ax.name }}``: nx, ny, nz)
+_EXPAND = {"real": ("\x04", ("float", "double")), "kind": ("\x05", ("inject", "record")),
+           "ax.name": ("\x06", tuple("xyz")), "a.axis": ("\x06", tuple("xyz")), "ax.NAME": ("\x07", tuple("XYZ"))}
 _JINJA = re.compile(r"\{#.*?#\}|\{%.*?%\}", re.S)
 _EXPR = re.compile(r"\{\{.*?\}\}", re.S)
 _C_COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
 _C_LITERAL = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'')
-_DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z0-9_\x01\x02]+)[^\n]*", re.M)
+_DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z0-9_\x01\x02\x04-\x07]+)[^\n]*", re.M)
 _DIRECTIVE = re.compile(r"^[ \t]*#[^\n]*", re.M)
 _MEMBER = re.compile(r"(?:\.|->)[ \t]*[A-Za-z_][A-Za-z0-9_]*")  # a member cannot clash with a local
-_WORD = re.compile(r"([\x00\x03]?)([A-Za-z_\x01\x02][A-Za-z0-9_\x01\x02]*)([\x00\x03]?)")
+_WORD = re.compile(r"([\x00\x03]?)([A-Za-z_\x01\x02\x04-\x07][A-Za-z0-9_\x01\x02\x04-\x07]*)([\x00\x03]?)")
 
 
-def _variants(text: str) -> list[str]:
-    out = [text]
-    for key, values in _EXPAND.items():
-        pat = "{{ " + key + " }}"
-        if pat in text:
-            out = [t.replace(pat, v) for t in out for v in values]
+def _expanded(word: str) -> list[str]:
+    """A word with marks of ``_EXPAND`` in it, as each of the words it stands for."""
+    out = [word]
+    for mark, values in dict(_EXPAND.values()).items():
+        if mark in word:
+            out = [w.replace(mark, v) for w in out for v in values]
     return out
 
 
@@ -114,12 +115,14 @@ _KEPT = frozenset(
 
 
 def _code(text: str) -> str:
-    """One variant of a template as C: its expressions as marks (the stencil's name, its upper case, a
-    .stn name, another), without the template's statements, C comments, strings and directives but the
+    """A template as C: its expressions as marks (the stencil's name, its upper case, a .stn name, one
+    of a few values, another), without the template's statements, C comments, strings and directives but the
     names #define defines, and without member names (a member cannot clash with a local)."""
 
     def mark(m: re.Match) -> str:
         inner = m.group(0).strip("{}- ")
+        if inner in _EXPAND:
+            return _EXPAND[inner][0]
         return {"name": _N, "NAME": _U}.get(inner, _MARK if _DSL_NAME.fullmatch(m.group(0)) else _GAP)
 
     text = _EXPR.sub(mark, _JINJA.sub(" ", text))
@@ -135,9 +138,9 @@ def _words(code: str, words: set[str], prefixes: set[str]) -> None:
             continue  # the tail of a name a template expression begins: the generator's own
         if after:
             if _N in word or _U in word:
-                prefixes.add(word)
+                prefixes.update(_expanded(word))
             continue
-        words.add(word)
+        words.update(_expanded(word))
 
 
 @functools.lru_cache(maxsize=1)
@@ -148,13 +151,13 @@ def _scan() -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
     derived: set[str] = set()
     prefixes: set[str] = set()
     for path in sorted(templates_dir().glob("*.[ch].j2")):
-        for code in map(_code, _variants(path.read_text())):
-            every: set[str] = set()
-            _words(code, every, prefixes)
-            derived |= {w for w in every if _N in w or _U in w}
-            if path.name in _KERNELS:
-                _words(_FUNCTION.sub(lambda m: m.group(0) if _MARK in m.group(0) else m.group(1) + "\n", code),
-                       words, prefixes)
+        code = _code(path.read_text())
+        every: set[str] = set()
+        _words(code, every, prefixes)
+        derived |= {w for w in every if _N in w or _U in w}
+        if path.name in _KERNELS:
+            _words(_FUNCTION.sub(lambda m: m.group(0) if _MARK in m.group(0) else m.group(1) + "\n", code),
+                   words, prefixes)
     return (frozenset(w for w in words if _N not in w and _U not in w) | _KEPT, frozenset(derived),
             frozenset(prefixes))
 
