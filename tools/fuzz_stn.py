@@ -6,7 +6,11 @@ Seeds: every examples/*.stn, every .stn of test/lit (valid and invalid), and ran
 deletions, duplications, swaps, numbers replaced by extreme ones (400 digits, 1e400, 2^31),
 names replaced by keywords, C keywords, libc names, long, unicode or shell-laden ones, deep
 parentheses and unary minuses, huge sums and tables, stray characters, truncations, lines
-spliced from another seed.
+spliced from another seed; and declared names renamed, every use with them, to names C or the
+generated code reserve (``rename_declared``: every C11 keyword, ``__func__``, ``__y``, ``_X``,
+``main``, libc's names and macros, C++ keywords, the runtime's ``stn_`` names, and the names the
+generated C makes of the stencil's and the fields' names), for every kind of declaration: the
+stencil, params, fields, series, points, records, tables, lets and sum indices.
 
 Each input runs through the compiler's passes (parse, check, lower, generate) in a worker
 process, in a thread with the CLI's stack and recursion limit; the parent kills a worker that
@@ -46,6 +50,15 @@ NUMBERS = ["0", "-1", "1e400", "1e-400", "9" * 400, "2147483648", "0.5", "1e308"
 NAMES = ["sum", "in", "table", "let", "t", "x", "y", "z", "nx", "prev", "state", "int", "typeof", "asm", "__int128",
          "main", "NAN", "M_PI", "int64_t", "_X", "__x", "errno", "linux", "a" * 300, "\u00fc", "\u53d8\u91cf",
          "a;rm", "u", "v", "w", "exp", "sin", "min", "boundary", "periodic", "neumann", "along", "points", "inject"]
+# names C, its library, C++, the runtime or the generated code reserve (issue 28: 'let __y' was an internal error)
+RESERVED = ("auto break case char const continue default do double else enum extern float for goto if inline int long "
+            "register restrict return short signed sizeof static struct switch typedef union unsigned void volatile "
+            "while _Alignas _Alignof _Atomic _Bool _Complex _Generic _Imaginary _Noreturn _Static_assert "
+            "_Thread_local __func__ __x __y _X _x __ main printf errno stdin stdout stderr EOF NULL I M_PI EINVAL "
+            "INT64_MAX exit malloc memcpy j0 y1 class new bool true linux unix asm typeof stn stn_error stn_sim_open "
+            "stn_rt math string omp clean kernels c src dst row rc p v box whole balance_tiles_ bx0_ snx_ sxo_ "
+            "params_ default_tiles_ omp_get_max_threads").split()
+DECLARES = {"stencil", "param", "state", "input", "series", "points", "record", "table", "let"}
 INSERTS = ["(", ")", "[", "]", "{", "}", ",", ";", "'", "+", "-", "*", "/", "^", "=", ".", "..", "u", "1", "sum",
            "\u00a0", "\x00", "\t", "@", "$", "`", "\"", "\\", "\u202e", "\n", "//", "1e9999"]
 
@@ -70,8 +83,10 @@ def mutate(rng: random.Random, text: str, seeds: list[str]) -> str:
         if not toks:
             toks = ["stencil", " ", "s", " ", "{", "}"]
         i = rng.randrange(len(toks))
-        op = rng.randrange(13)
-        if op == 0:
+        op = rng.randrange(14)
+        if op == 13:
+            toks = rename_declared(rng, toks)
+        elif op == 0:
             del toks[i]
         elif op == 1:
             toks.insert(i, toks[i])
@@ -111,6 +126,43 @@ def mutate(rng: random.Random, text: str, seeds: list[str]) -> str:
                                        "\n  points p;\n  inject u at p += 1;\n", "\n  input c along y;\n",
                                        "\n  let g = u[1,0] - u;\n", "\n  grid 1d f32;\n"]))
     return "".join(toks)
+
+
+def declared_names(toks: list[str]) -> list[str]:
+    """The names ``toks`` declares: after a declaring keyword, and sum indices (``sum(i in``, ``, j in``)."""
+    words = [t for t in toks if not t.isspace() and not t.startswith("//")]
+    out = []
+    for k in range(len(words) - 1):
+        name = words[k + 1]
+        if (words[k] in DECLARES or (words[k] in ("(", ",") and k + 2 < len(words) and words[k + 2] == "in")) and (
+                name[:1].isalpha() or name[:1] == "_"):
+            out.append(name)
+    return list(dict.fromkeys(out))
+
+
+def generated_names(toks: list[str]) -> list[str]:
+    """Names the generated C makes of the stencil's and the declared names (``s_view``, ``S_FIELD_U``,
+    ``u_next``...), which a declared name could take."""
+    decl = declared_names(toks)
+    if not decl:
+        return []
+    stencil, names = decl[0], decl[1:]
+    out = [f"{stencil}_{w}" for w in ("view", "box", "min", "max", "params", "step", "sim", "config")]
+    out += [f"{stencil.upper()}_{w}" for w in ("NSRC", "NDST", "H", "NDIM")]
+    for n in names[:4]:
+        out += [f"{n}_next", f"{n}_prev", f"{n}_y0", f"{n}_row", n.upper(), f"{stencil.upper()}_FIELD_{n.upper()}",
+                f"{stencil.upper()}_SRC_{n.upper()}"]
+    return out
+
+
+def rename_declared(rng: random.Random, toks: list[str]) -> list[str]:
+    """One to three declared names renamed, with every use, to names C or the generated code reserve."""
+    decl = declared_names(toks)
+    pool = RESERVED + generated_names(toks)
+    for old in rng.sample(decl, min(len(decl), rng.choice([1, 1, 2, 3]))):
+        new = rng.choice(pool)
+        toks = [new if t == old else t for t in toks]
+    return toks
 
 
 # ---------------------------------------------------------------- the worker

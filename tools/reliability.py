@@ -4,8 +4,9 @@ each part and writes docs/reliability.md: what was tried, how many times, what f
 command.  `--profile short` is CI's (a few minutes, nothing written under docs/).
 
 Parts:
-  fuzz       the .stn fuzzer (tools/fuzz_stn.py): mutated programs through the compiler in-process;
-             no traceback, no hang, every error located, the C of a sample compiles.
+  fuzz       the .stn fuzzer (tools/fuzz_stn.py): mutated programs through the compiler in-process,
+             declared names among them renamed to names C or the generated code reserve, for every
+             kind of declaration; no traceback, no hang, every error located, the C of a sample compiles.
   kills      heat3d out of core, SIGKILLed at random moments (every schedule, the z-strip spilled to
              a file, two-level fields) and resumed until done: the bits of an uninterrupted run, the
              input untouched, no output before the run completes.

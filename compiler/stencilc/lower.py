@@ -2,7 +2,9 @@
 
 Expects: a ``sema.Checked`` stencil (every check of sema passed).
 Raises: ``CompileError`` for the one user error that needs the derived facts (a field read
-primed that wraps y or z, in a step reading further than its halo there: ``_wrapped_reach``).
+primed that wraps y or z, in a step reading further than its halo there: ``_wrapped_reach``),
+and for a stencil name the C and Fortran it becomes cannot carry (``codegen.cnames``: its
+files, functions and module are named after it; ``_stencil_name``).
 Guarantees: a validated ``ir.Program`` with its derived facts: sums unrolled into
 left-to-right additions of their terms (outer index slowest), table entries replaced by
 their values, ``a^n`` expanded into multiplications (``a^0`` is 1, negative n is
@@ -18,6 +20,7 @@ needs are dropped.
 from __future__ import annotations
 
 from . import ast, ir
+from .codegen.cnames import stencil_name_problem
 from .diagnostics import InternalError, Reporter
 from .sema import COORDS, EXTENTS, TIME, Checked, eval_int, exponent_of, series_offset, sum_envs
 
@@ -130,7 +133,18 @@ class _Lowerer:
         return ir.BinOp("/", ir.Const(1.0), acc) if n < 0 else acc
 
 
+def _stencil_name(c: Checked) -> None:
+    """The stencil's name names the generated files, C functions, types and macros and the Fortran
+    module; one they cannot carry is refused at the name (a located ``CompileError``)."""
+    why = stencil_name_problem(c.name)
+    if why:
+        rep = Reporter(c.source)
+        rep.error(f"the stencil's name '{c.name}' {why}; choose another", c.tree.loc)
+        rep.check()
+
+
 def lower(c: Checked) -> ir.Program:
+    _stencil_name(c)
     low = _Lowerer(c)
     fields: list[ir.Field] = []
     src = dst = 0

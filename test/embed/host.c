@@ -41,8 +41,8 @@ static int box_of(const char *lo, const char *hi, API(box) * b, int64_t *n) {
     return 0;
 }
 
-/* The CONFIG arguments before "--" into c (restart=DIR into *restart, the rest into opts, NULL-terminated):
- * the index of "--". */
+/* The options before "--": the typed config's fields by name, the rest passed on as options (opts,
+ * NULL-terminated); *restart: a checkpoint folder to restart from.  Returns the index of "--". */
 static int parse_config(int argc, char **argv, API(config) * c, const char **opts, const char **restart) {
     int nopt = 0, i = 1;
     for (; i < argc && strcmp(argv[i], "--") != 0; i++) {
@@ -76,22 +76,19 @@ static int parse_config(int argc, char **argv, API(config) * c, const char **opt
     return i;
 }
 
-/* read, readT or write FIELD LO HI FILE (a = FIELD's position): the API's status; *fatal set when the
- * file cannot be read. */
-static int box_op(API(sim) * s, const char *op, char *const *a, int *fatal) {
-    const char *field = a[0], *path = a[3];
+/* The ops read, readT and write: FIELD LO HI PATH (the box's elements from or to a raw file). */
+static int box_op(API(sim) * s, const char *op, char **arg) {
+    const char *field = arg[0], *path = arg[3];
     API(box) b;
     int64_t n;
-    int rc = 0;
-    box_of(a[1], a[2], &b, &n);
+    box_of(arg[1], arg[2], &b, &n);
     real *buf = calloc((size_t)n + 1, sizeof *buf);
+    int rc = 0;
     if (op[0] == 'w') {
         FILE *fp = fopen(path, "rb");
         if (!fp || fread(buf, sizeof *buf, (size_t)n, fp) != (size_t)n) {
             fprintf(stderr, "%s: cannot read %lld elements\n", path, (long long)n);
-            *fatal = 1;
-            free(buf);
-            return 0;
+            exit(1);
         }
         fclose(fp);
         rc = API(write)(s, field, &b, buf, NULL);
@@ -142,11 +139,8 @@ int main(int argc, char **argv) {
             _exit(9);
         } else if ((strcmp(op, "read") == 0 || strcmp(op, "write") == 0 || strcmp(op, "readT") == 0) &&
                    i + 4 < argc) {
-            int fatal = 0;
-            rc = box_op(s, op, argv + i + 1, &fatal);
+            rc = box_op(s, op, argv + i + 1);
             i += 4;
-            if (fatal)
-                return 1;
         } else {
             fprintf(stderr, "host: bad op '%s'\n", op);
             return 2;

@@ -308,9 +308,16 @@ def test_cross_references(layouts):
     bad("field names .* repeat", lambda: dataclasses.replace(k, fields=(k.fields[0], k.fields[0])))
 
 
-def test_case_collisions_are_internal_errors():
-    with pytest.raises(InternalError, match="differ only in case"):
-        build_layout(program_of("stencil s {\n grid 2d f64;\n state u;\n input U;\n u' = u + U;\n}\n"))
+def test_enum_names_that_would_repeat_get_an_underscore():
+    """Fields whose names differ only in case, or whose slot would repeat another's (u_prev beside the
+    previous level of u), get distinct enum constants (an internal error before issue 28)."""
+    k = build_layout(program_of("stencil s {\n grid 2d f64;\n state u;\n input U;\n u' = u + U;\n}\n"))
+    assert [f.NAME for f in k.fields] == ["U", "U_"]
+    k = build_layout(program_of("stencil s {\n grid 2d f64;\n state u_prev;\n state u levels 2;\n"
+                                "u_prev' = u_prev; u' = u + u.prev + u_prev;\n}\n"))
+    assert [f.NAME for f in k.fields] == ["U_PREV", "U_"]
+    assert [s.NAME for s in k.src_slots] == ["U_PREV", "U_", "U__PREV"]
+    assert [s.NAME for s in k.dst_slots] == ["U_PREV_NEXT", "U__NEXT"]
 
 
 # ---------------------------------------------------------------- rendering

@@ -19,6 +19,7 @@ import shutil
 import subprocess
 import sys
 
+import docs_blocks
 import pytest
 from conftest import REPO_ROOT
 
@@ -29,19 +30,7 @@ TOOLS = ("cc", "gfortran", "cmake", "pkg-config")
 
 def blocks() -> list[tuple[str, str, str]]:
     """(section, language, text) of every fenced block, in the page's order."""
-    out, section, lang, text = [], "", None, []
-    for line in DOC.read_text().splitlines():
-        if lang is None and line.startswith("## "):
-            section = line[3:].strip()
-        elif lang is None and line.startswith("```"):
-            lang, text = line[3:].strip() or "text", []
-        elif lang is not None and line.startswith("```"):
-            out.append((section, lang, "\n".join(text) + "\n"))
-            lang = None
-        elif lang is not None:
-            text.append(line)
-    assert lang is None, "an unclosed code block"
-    return out
+    return [(b.section, b.info or "text", b.text) for b in docs_blocks.blocks(DOC)]
 
 
 def files() -> dict[str, str]:

@@ -4,28 +4,28 @@ Expects: an ``ir.Program`` (validated again here) and, for a tuned variant, a ``
 Guarantees: ``build_layout`` is pure -- the same program gives an equal layout, C names
 included -- and makes every decision the C depends on, so the templates only print:
 
-* C names: DSL names (params, lets, fields, in that order) keep their spelling unless C or
-  the templates reserve it, and then get a ``_`` appended (``int`` -> ``int_``); the names
-  the generator makes (``u_prev``, ``u_next``, row pointers ``u_ym1_z0``, output rows
-  ``u_next_row``) are then taken in a fixed order, each avoiding every name before it;
+* C names: DSL names (params, lets, fields, in that order) keep their spelling unless C, the
+  templates or the stencil's own names reserve it (``cnames.Namer``: ``int`` -> ``int_``,
+  ``__y`` -> ``v__y``); the names the generator makes (``u_prev``, ``u_next``, row pointers
+  ``u_ym1_z0``, output rows ``u_next_row``) are then taken in a fixed order, each avoiding
+  every name before it; the fields' names in the enums (``HEAT_FIELD_U``, ``HEAT_SRC_U_PREV``)
+  are their names in upper case, with ``_`` after one that would repeat an enum constant
+  (``u`` and ``U``; ``u_prev`` beside the previous level of ``u``);
 * slots: as lowering assigned them, sorted; row pointers: one per distinct (field, level,
   dy, dz) read, in the order of ``Program.loads``; a load prints as ``row[x + dx]``;
 * expressions: printed by ``cexpr.CPrinter`` over the renamed IR.
-
-Field names that differ only in case (their macros would clash) are an ``InternalError``.
 """
 
 from __future__ import annotations
 
 from .. import __version__, ir
-from ..diagnostics import InternalError
 from ..resources import runtime_dir
-from .cexpr import CPrinter, c_literal, c_reserved
+from .cexpr import CPrinter, c_literal
+from .cnames import Namer
 from .layout import KernelLayout
 from .parts import (
     AXES,
     DTYPES,
-    INTERNAL_NAMES,
     AlongDesc,
     Assign,
     Axis,
@@ -51,18 +51,25 @@ DEFAULT_CFLAGS = "-O3 -march=native -fopenmp -ffp-contract=off -std=gnu11"
 LIBS = ["-laio", "-lhwloc", "-lm"]  # linked into every program (the runtime adds its own later)
 
 
-class _Namer:
-    """Gives each generated identifier a C name that collides with nothing else."""
-
-    def __init__(self) -> None:
-        self.taken: set[str] = set()
-
-    def fresh(self, wanted: str) -> str:
-        name = "v" + wanted if c_reserved(wanted) and wanted.startswith("_") else wanted  # (_X, __x: the C library's)
-        while name in self.taken or c_reserved(name) or name in INTERNAL_NAMES:
-            name += "_"
-        self.taken.add(name)
-        return name
+def _field_macros(fields: list[ir.Field]) -> dict[str, str]:
+    """Each field's name in the enums (``NAME_FIELD_U``, ``NAME_ALONG_C``, and its slots' ``NAME_SRC_U``,
+    ``NAME_SRC_U_PREV``, ``NAME_DST_U_NEXT``): its name in upper case, ``_`` after it while one of those
+    would repeat a constant of an earlier field."""
+    taken: dict[str, set[str]] = {"field": set(), "src": set(), "dst": set()}
+    out: dict[str, str] = {}
+    for f in fields:
+        up = f.name.upper()
+        while True:
+            want = {"field": {up}, "src": set() if f.along is not None else {up} | ({up + "_PREV"} if f.prev_slot >= 0
+                                                                                  else set()),
+                    "dst": {up + "_NEXT"} if f.dst_slot >= 0 else set()}
+            if not any(want[k] & taken[k] for k in taken):
+                break
+            up += "_"
+        for k in taken:
+            taken[k] |= want[k]
+        out[f.name] = up
+    return out
 
 
 class _Renamer:
@@ -116,7 +123,8 @@ def build_layout(program: ir.Program, tuned: Tuned | None = None) -> KernelLayou
     # a 1d grid runs as a 2d grid of one row (ny = 1, no y halo): the kernels and the runtime are 2d
     name, ndim, dtype = program.name, max(2, program.ndim), program.dtype
     namer, cname = _dsl_names(program)
-    src_slots, dst_slots = _slots(program, cname, namer)
+    macro = _field_macros(program.fields)
+    src_slots, dst_slots = _slots(program, cname, macro, namer)
     array_of = {(s.field, s.level): s.arg for s in src_slots}
     along = {f.name: f for f in program.along_fields}
     rows = _row_pointers(program, ndim, array_of, along, namer)
@@ -127,7 +135,7 @@ def build_layout(program: ir.Program, tuned: Tuned | None = None) -> KernelLayou
     rename = _Renamer(cname, step_cname)
     out_rows, assigns = _outputs(program, dst_slots, printer, rename, namer)
     lets = tuple(Let(x.name, cname[x.name], printer.print(rename(x.value))) for x in program.lets)
-    inits, alongs = _inits(program, cname, printer, rename)
+    inits, alongs = _inits(program, cname, macro, printer, rename)
     point_printer = CPrinter(dtype, _point_load(cname, along, src_slots, dst_slots), prefix=f"{name}_")
     injects, records = _point_ops(program, dst_slots, point_printer, rename)
     stages = _stages(program, scratch, regions, new_rows, rows, {a.field: a for a in assigns}, out_rows, lets)
@@ -138,7 +146,7 @@ def build_layout(program: ir.Program, tuned: Tuned | None = None) -> KernelLayou
         facts=PointFacts(facts.points, facts.flops, facts.bytes_per_point, facts.kr, facts.kw),
         axes=tuple(Axis(AXES[d], facts.halo_lo[d], facts.halo_hi[d], facts.reach_lo[d], facts.reach_hi[d])
                    if d < ndim else Axis(AXES[d], 0, 0) for d in range(3)),
-        fields=_field_descs(program),
+        fields=_field_descs(program, macro),
         params=tuple(Param(p.name, cname[p.name], p.value, c_literal(p.value, dtype), c_literal(p.value, "f64"))
                      for p in program.params),
         src_slots=tuple(src_slots), dst_slots=tuple(dst_slots), rows=tuple(rows.values()), out_rows=tuple(out_rows),
@@ -150,40 +158,38 @@ def build_layout(program: ir.Program, tuned: Tuned | None = None) -> KernelLayou
     )
 
 
-def _dsl_names(program: ir.Program) -> tuple[_Namer, dict[str, str]]:
+def _dsl_names(program: ir.Program) -> tuple[Namer, dict[str, str]]:
     """The C names of the DSL's names (params, lets, fields, in that order): their own spelling
-    unless C or the templates reserve it; the namer then gives the generated names."""
-    namer = _Namer()
+    unless C, the templates or the stencil's own names reserve it; the namer then gives the generated
+    names."""
+    namer = Namer(program.name)
     cname: dict[str, str] = {}
     for n in [p.name for p in program.params] + [x.name for x in program.lets] + [f.name for f in program.fields]:
         cname[n] = namer.fresh(n)
     return namer, cname
 
 
-def _slots(program: ir.Program, cname: dict[str, str], namer: _Namer) -> tuple[list[Slot], list[Slot]]:
+def _slots(program: ir.Program, cname: dict[str, str], macro: dict[str, str],
+           namer: Namer) -> tuple[list[Slot], list[Slot]]:
     """The kernels' array arguments, src and dst, each sorted by slot: per grid field (in order)
-    its current level, its previous level, its new level; field names that differ only in case
-    are an ``InternalError``."""
+    its current level, its previous level, its new level, named in the enums by ``macro``."""
     src_slots: list[Slot] = []
     dst_slots: list[Slot] = []
     for f in program.grid_fields:
-        src_slots.append(Slot("src", f.src_slot, f.name.upper(), cname[f.name],
+        src_slots.append(Slot("src", f.src_slot, macro[f.name], cname[f.name],
                               f.name + (" (input)" if f.kind == "input" else " (current level)"), f.name, 0))
         if f.prev_slot >= 0:
-            src_slots.append(Slot("src", f.prev_slot, f.name.upper() + "_PREV", namer.fresh(cname[f.name] + "_prev"),
+            src_slots.append(Slot("src", f.prev_slot, macro[f.name] + "_PREV", namer.fresh(cname[f.name] + "_prev"),
                                   f"{f.name}.prev (previous level)", f.name, 1))
         if f.dst_slot >= 0:
-            dst_slots.append(Slot("dst", f.dst_slot, f.name.upper() + "_NEXT", namer.fresh(cname[f.name] + "_next"),
+            dst_slots.append(Slot("dst", f.dst_slot, macro[f.name] + "_NEXT", namer.fresh(cname[f.name] + "_next"),
                                   f"{f.name}' (new level)", f.name, 0))
     src_slots.sort(key=lambda s: s.slot)
     dst_slots.sort(key=lambda s: s.slot)
-    upper = [s.NAME for s in src_slots + dst_slots]
-    if len(set(upper)) != len(upper) or len({f.name.upper() for f in program.fields}) != len(program.fields):
-        raise InternalError(f"field names that differ only in case are not supported yet: {upper}")
     return src_slots, dst_slots
 
 
-def _row_pointers(program: ir.Program, ndim: int, array_of, along, namer: _Namer):
+def _row_pointers(program: ir.Program, ndim: int, array_of, along, namer: Namer):
     """Row pointers, one per distinct (array, dy, dz) of an old level, in the order of
     ``program.loads()``: (field, level, dy, dz) -> ``RowPointer``."""
     rows: dict[tuple[str, int, int, int], RowPointer] = {}
@@ -211,7 +217,7 @@ def _cell_load(cname, along, rows, new_rows):
     return load_name
 
 
-def _step_values(program: ir.Program, namer: _Namer) -> list[StepValue]:
+def _step_values(program: ir.Program, namer: Namer) -> list[StepValue]:
     """``t`` if the kernels read it, then every series term, in slot order."""
     step_values = []
     if program.uses_time():
@@ -221,7 +227,7 @@ def _step_values(program: ir.Program, namer: _Namer) -> list[StepValue]:
     return step_values
 
 
-def _outputs(program: ir.Program, dst_slots, printer: CPrinter, rename: _Renamer, namer: _Namer):
+def _outputs(program: ir.Program, dst_slots, printer: CPrinter, rename: _Renamer, namer: Namer):
     """One output row per dst slot (in slot order) and the assignment of its field's update."""
     out_rows: list[OutRow] = []
     assigns: list[Assign] = []
@@ -233,15 +239,16 @@ def _outputs(program: ir.Program, dst_slots, printer: CPrinter, rename: _Renamer
     return out_rows, assigns
 
 
-def _inits(program: ir.Program, cname, printer: CPrinter, rename: _Renamer):
+def _inits(program: ir.Program, cname, macro, printer: CPrinter, rename: _Renamer):
     """The init expressions of the grid fields (each level that has one) and the inputs along an axis."""
     inits = tuple(
-        Init(f.name, f.name.upper(), level, printer.print(rename(e)),
+        Init(f.name, macro[f.name], level, printer.print(rename(e)),
              f"init {f.name}{'.prev' if level else ''} = {ir.format_expr(e, program.ndim)}")
         for f in program.grid_fields for level, e in ((0, f.init), (1, f.init_prev)) if e is not None)
     alongs = tuple(AlongDesc(f.name, cname[f.name], "xyz"[f.along], f.along_slot,
                              printer.print(rename(f.init)) if f.init is not None else "",
-                             f"init {f.name} = {ir.format_expr(f.init, program.ndim)}" if f.init is not None else "")
+                             f"init {f.name} = {ir.format_expr(f.init, program.ndim)}" if f.init is not None else "",
+                             macro[f.name])
                    for f in program.along_fields)
     return inits, alongs
 
@@ -275,16 +282,16 @@ def _point_ops(program: ir.Program, dst_slots, point_printer: CPrinter, rename: 
     return injects, records
 
 
-def _field_descs(program: ir.Program) -> tuple[FieldDesc, ...]:
+def _field_descs(program: ir.Program, macro: dict[str, str]) -> tuple[FieldDesc, ...]:
     """The grid fields' descriptors, in declaration order, with the axes each is read across."""
-    return tuple(FieldDesc(f.name, f.name.upper(), f.kind, f.levels, f.boundary, f.init is not None,
+    return tuple(FieldDesc(f.name, macro[f.name], f.kind, f.levels, f.boundary, f.init is not None,
                            f.init_prev is not None, f.src_slot, f.prev_slot, f.dst_slot, tuple(f.periodic),
                            tuple(sorted({d for ld in program.loads() if ld.field == f.name
                                          for d in range(3) if ld.offset[d]})))
                  for f in program.grid_fields)
 
 
-def _scratch(program: ir.Program, cname, array_of, dst_slots, namer: _Namer):
+def _scratch(program: ir.Program, cname, array_of, dst_slots, namer: Namer):
     """The scratch of each field read primed (in update order) and the rows that read it."""
     need = program.new_extents()
     stage_of = {u.field: k for k, group in enumerate(program.stages()) for u in group}

@@ -17,26 +17,6 @@ from typing import Callable
 from .. import ir
 from ..diagnostics import InternalError
 
-C_KEYWORDS = frozenset(
-    "auto break case char const continue default do double else enum extern float for goto if inline int long "
-    "register restrict return short signed sizeof static struct switch typedef union unsigned void volatile while "
-    "_Bool _Complex _Imaginary _Alignas _Alignof _Atomic _Generic _Noreturn _Static_assert _Thread_local "
-    "main errno NULL fabs fabsf fmin fmax pow powf sqrtf expf logf sinf cosf tanhf "
-    # GNU C's keywords and the names the compiler, libc and libm predefine as macros or types, which a
-    # DSL name would collide with in the generated C (a param 'linux' is the macro 1 there)
-    "typeof __typeof__ asm __asm__ __asm __inline__ __restrict__ __extension__ __attribute__ __int128 "
-    "__label__ __thread __func__ __FUNCTION__ __PRETTY_FUNCTION__ __LINE__ __FILE__ __DATE__ __TIME__ "
-    "__COUNTER__ __STDC__ linux unix i386 NAN INFINITY HUGE_VAL HUGE_VALF M_PI M_E M_SQRT2 "
-    "int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t intptr_t uintptr_t size_t ssize_t "
-    "ptrdiff_t bool true false FILE stdin stdout stderr assert offsetof".split()
-)
-
-
-def c_reserved(name: str) -> bool:
-    """A name the generated C cannot use as is: a keyword or predefined name above, or one the C standard
-    reserves for the implementation (two underscores, or an underscore and a capital, first)."""
-    return name in C_KEYWORDS or name.startswith("__") or (len(name) > 1 and name[0] == "_" and name[1].isupper())
-
 _PREC = {"+": 4, "-": 4, "*": 5, "/": 5}
 _UNARY = 6
 _PRIMARY = 7

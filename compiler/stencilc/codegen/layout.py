@@ -8,8 +8,10 @@ broken, so a template never sees a bad value (``KernelLayout.__post_init__`` run
 that span parts, one named concern each, in a fixed order):
 
 * names printed as C identifiers are identifiers, and every local the kernels declare (argument
-  arrays, row pointers, output rows, lets, params) is neither a C keyword nor a name the
-  templates use for their own locals (``INTERNAL_NAMES``), and no two of them are equal;
+  arrays, row pointers, output rows, lets, params) is neither reserved by C nor a name the
+  templates print themselves or make of the stencil's name (``cnames``), and no two of them are
+  equal; a let's C name is a spelling of its DSL name (``cnames.is_spelling_of``), and a field's
+  enum name its name in upper case, ``_`` after it where one would repeat;
 * slot indices are dense (``0 .. n-1``), unique and in order, the slots are exactly those the
   field descriptors name, and every row pointer, output row, assignment and init refers to a
   slot, row or field that exists;
@@ -25,10 +27,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .cnames import stencil_words
 from .parts import (
     AXES,
     DTYPES,
-    INTERNAL_NAMES,
     AlongDesc,
     Assign,
     Axis,
@@ -57,7 +59,7 @@ from .parts import (
 
 # The parts are this module's names too: a layout's whole vocabulary is ``layout.X`` (tests build one by hand).
 __all__ = [
-    "AXES", "DTYPES", "INTERNAL_NAMES", "AlongDesc", "Assign", "Axis", "FieldDesc", "Init", "KernelLayout", "Let",
+    "AXES", "DTYPES", "AlongDesc", "Assign", "Axis", "FieldDesc", "Init", "KernelLayout", "Let",
     "NewRow", "OutRow", "Param", "PointFacts", "PointOp", "RowPointer", "Scratch", "Slot", "Stage", "StageLoop",
     "StepValue", "Tuned", "c_string",
 ]
@@ -179,12 +181,19 @@ class KernelLayout:
             _fail(self, "a slot is on the wrong side")
         _dense(self, "src", [s.slot for s in self.src_slots])
         _dense(self, "dst", [s.slot for s in self.dst_slots])
-        macros = [s.NAME for s in self.src_slots + self.dst_slots]
-        if len(set(macros)) != len(macros):
-            _fail(self, f"slot names {macros} repeat")
+        for side in (self.src_slots, self.dst_slots):
+            macros = [s.NAME for s in side]
+            if len(set(macros)) != len(macros):
+                _fail(self, f"slot names {macros} repeat")
         fields = {f.name: f for f in self.fields}
         if len(fields) != len(self.fields) or len({f.NAME for f in self.fields}) != len(self.fields):
             _fail(self, f"field names {[f.name for f in self.fields]} repeat")
+        if len({a.NAME for a in self.alongs}) != len(self.alongs):
+            _fail(self, f"along names {[a.name for a in self.alongs]} repeat")
+        for s in self.src_slots + self.dst_slots:
+            f = fields.get(s.field)
+            if f is None or s.NAME != f.NAME + ("_PREV" if s.level else "_NEXT" if s.side == "dst" else ""):
+                _fail(self, f"slot name {s.NAME} is not made of its field's name")
         want_src = {(f.name, 0): f.src_slot for f in self.fields}
         want_src.update({(f.name, 1): f.prev_slot for f in self.fields if f.prev_slot >= 0})
         if {(s.field, s.level): s.slot for s in self.src_slots} != want_src or len(want_src) != len(self.src_slots):
@@ -222,6 +231,9 @@ class KernelLayout:
         locals_ += [sc.name for sc in scratch] + [sc.row for sc in scratch] + sorted({r[0] for r in new_rows})
         if len(set(locals_)) != len(locals_) or len(new_rows) != len({r[0] for r in new_rows}):
             _fail(self, f"C names {locals_} repeat")
+        words, prefixes = stencil_words(self.name)
+        if any(n in words or n.startswith(prefixes) for n in locals_):
+            _fail(self, f"C names {locals_} take names the templates make of the stencil's name {self.name!r}")
 
     def _check_stages(self) -> None:
         """Scratch indices dense, two stages or none, and every row a stage reads declared."""

@@ -4,7 +4,7 @@ Expects: to be built by ``build.build_layout`` (or, in tests, by hand), each fro
 numbers, C text and tuples of other parts.  Guarantees: every part is a frozen dataclass
 that checks its own invariants when it is built (the helpers ``_fail``, ``_ident``,
 ``_local``, ... here), raising ``InternalError`` if one is broken: its C identifiers are
-identifiers, the locals it declares are no C keyword and no name of ``INTERNAL_NAMES``, its
+identifiers, the locals it declares are not reserved by C nor printed by the templates (``cnames``), its
 indices are non-negative, its C text non-empty, its comments cannot close a C comment, its
 sequences are tuples.  What spans several parts (slots against fields, distinct names,
 references that resolve) is checked by ``layout.KernelLayout``.
@@ -17,20 +17,9 @@ import re
 from dataclasses import dataclass
 
 from ..diagnostics import InternalError
-from .cexpr import c_literal, c_reserved
+from .cexpr import c_literal
+from .cnames import c_reserved, is_spelling_of, template_words
 
-# Identifiers the templates use for their own locals; DSL names that collide get a "_".
-INTERNAL_NAMES = frozenset(
-    "sy sz y0 z0 x0 x1 span_y span_z ty tz kz ky zb ze yb ye row p v pv w c b src dst box iy ix iz whole interior nx ny nz "
-    "m r a cur next field level data xl xh yl yh zl zh xi0 xi1 yi0 yi1 zi0 zi1 nrx threads splits memcpy "
-    "omp_get_max_threads MIN_ MAX_ default_tiles_ dirichlet_ neumann_ params_ view_ box_ init_ step_ "
-    "boundary_ fields_ params_desc_ program_ argc argv "
-    # the sub-step kernels' own
-    "chunk_y chunk_z zc0 zc1 ty0 ty1 nyc nzc kc rz0 rz1 ry0 ry1 rx0 rx1 ix0 ix1 splane_ per_ scratch_ rc_ ok_ stage_chunk_ "
-    "malloc free ENOMEM "
-    # the inject and record kernels'
-    "which pts n i px py pz at out".split()
-)
 AXES = "xyz"
 
 # dtype -> (C type, bytes, NumPy descriptor)
@@ -59,10 +48,16 @@ def _ident(what: object, role: str, name: object) -> None:
 
 
 def _local(what: object, role: str, name: object) -> None:
-    """``name`` is a C identifier the kernels may declare: no keyword, no name of the templates."""
+    """``name`` is a C identifier the kernels may declare: not reserved by C, not printed by the templates."""
     _ident(what, role, name)
-    if c_reserved(name) or name in INTERNAL_NAMES:
+    if c_reserved(name) or name in template_words():
         _fail(what, f"{role} {name!r} is reserved by C or by the templates")
+
+
+def _upper_of(what: object, NAME: str, name: str) -> None:
+    """``NAME`` is ``name`` in upper case, with ``_`` after it where it would have repeated (``u``, ``U``)."""
+    if not re.fullmatch(re.escape(name.upper()) + "_*", NAME):
+        _fail(what, f"NAME {NAME!r} is not the field's name in upper case ({name!r})")
 
 
 def _macro(what: object, role: str, name: object) -> None:
@@ -361,7 +356,7 @@ class Let:
 
     def __post_init__(self) -> None:
         _local(self, "let", self.cname)
-        if self.cname.rstrip("_") != self.name.rstrip("_"):  # the DSL's name, "_" added on a clash
+        if not is_spelling_of(self.cname, self.name):  # the DSL's name, renamed only on a clash
             _fail(self, f"C name {self.cname!r} is not the DSL name {self.name!r}")
         _expr(self, self.expr)
 
@@ -419,8 +414,7 @@ class FieldDesc:
             _fail(self, f"periodic axes {self.periodic}")
         if any(d not in (0, 1, 2) for d in self.read_across):
             _fail(self, f"axes read across {self.read_across}")
-        if self.NAME != self.name.upper():
-            _fail(self, f"NAME {self.NAME!r} is not the field's name in upper case")
+        _upper_of(self, self.NAME, self.name)
         if self.kind not in ("state", "input") or self.levels not in (1, 2):
             _fail(self, f"kind {self.kind!r} levels {self.levels!r}")
         if self.boundary not in ((None,) if self.kind == "input" else ("dirichlet", "neumann")):
@@ -520,19 +514,19 @@ class AlongDesc:
     index: int
     init: str
     what: str  # the init as IR, for the comment
+    NAME: str = ""  # in NAME_ALONG_: the name in upper case ("" for that), "_" after it on a clash
 
     def __post_init__(self) -> None:
         _ident(self, "name", self.name)
         _local(self, "array", self.cname)
+        if not self.NAME:
+            object.__setattr__(self, "NAME", self.name.upper())
+        _upper_of(self, self.NAME, self.name)
         if self.axis not in AXES:
             _fail(self, f"axis {self.axis!r}")
         _nonneg(self, "index", self.index)
         if bool(self.init) != bool(self.what) or "*/" in self.what:
             _fail(self, "init and its description go together")
-
-    @property
-    def NAME(self) -> str:
-        return self.name.upper()
 
 
 @dataclass(frozen=True)
