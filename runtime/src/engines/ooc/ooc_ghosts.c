@@ -61,7 +61,7 @@ static void piece_box(const ghost_files *x, const stn_ghost_piece *pc, int64_t b
 /* Rows [b0, b1) x [b2, b3) between file gf and a ring, waited for. */
 static int io_piece(ooc *e, int write, stn_gridfile *gf, char *ring, const int64_t b[4]) {
     stn_aio_group grp = STN_AIO_GROUP_INIT;
-    int rc = stn_ooc_io_box(e, write, gf, ring, b[0], b[1], b[2], b[3], b[2], &grp);
+    int rc = stn_ooc_io_box(e, write, gf, ring, &(ooc_rows){b[0], b[1], b[2], b[3]}, b[2], &grp);
     int rc2 = stn_aio_wait(e->q, &grp, &e->res->st);
     return rc ? rc : rc2;
 }
@@ -99,7 +99,8 @@ static int files_batch(void *ctx, int l, int store, int64_t r0, int64_t r1) {
     e->qbase = 0;
     for (int64_t a = r0, b; rc == 0 && a < r1; a = b) {
         b = a - a % C + C < r1 ? a - a % C + C : r1;
-        rc = stn_ooc_io_box(e, store, &f->scratch[x->set][level], f->ring[0], a, b, 0, e->plan.q.n, 0, &grp);
+        rc = stn_ooc_io_box(e, store, &f->scratch[x->set][level], f->ring[0],
+                            &(ooc_rows){a, b, 0, e->plan.q.n}, 0, &grp);
     }
     int rc2 = stn_aio_wait(e->q, &grp, &e->res->st);
     return rc ? rc : rc2;

@@ -29,8 +29,8 @@ static void *reader_main(void *arg) {
         ooc_field *f = &e->f[i];
         for (int l = 0; rd->rc == 0 && l < ooc_nlevels_read(f); l++)
             if (stn_ooc_source_of(&e->model, &e->plan, i, l, rd->sweep) == STN_SRC_NPY)
-                rd->rc = stn_ooc_npy_box_st(e, i, l, f->ring[ooc_arr(f, -l)], rd->r0, rd->r1, rd->q0, rd->q1,
-                                            &rd->st);
+                rd->rc = stn_ooc_npy_box_st(e, i, l, f->ring[ooc_arr(f, -l)],
+                                            &(ooc_rows){rd->r0, rd->r1, rd->q0, rd->q1}, &rd->st);
     }
     if (rd->rc)
         snprintf(rd->msg, sizeof rd->msg, "%s", stn_errmsg());

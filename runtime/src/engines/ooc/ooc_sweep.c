@@ -57,7 +57,8 @@ static int read_inplace(ooc *e, int64_t r0, int64_t r1, stn_aio_group *g) {
     for (int i = 0; r1 > r0 && i < e->d->nfields; i++) {
         ooc_field *f = &e->f[i];
         for (int a = 0; f->m->state && a < f->m->narr; a++) {
-            int rc = stn_ooc_io_box(e, 0, ooc_inplace(f, a), f->ring[a], r0, r1, e->qlo, e->qhi, e->qlo, g);
+            int rc = stn_ooc_io_box(e, 0, ooc_inplace(f, a), f->ring[a], &(ooc_rows){r0, r1, e->qlo, e->qhi},
+                                    e->qlo, g);
             if (rc)
                 return rc;
         }
@@ -82,7 +83,8 @@ static int strip_io(ooc *e, int save, int64_t r0, int64_t r1, stn_aio_group *g) 
         int rc = 0;
         for (int i = 0; rc == 0 && i < e->d->nfields; i++)
             for (int a = 0; rc == 0 && a < e->f[i].m->narr; a++)
-                rc = stn_ooc_io_box(e, save, &e->f[i].spill[a], e->f[i].ring[a], r0, r1, q0, q1, 0, g);
+                rc = stn_ooc_io_box(e, save, &e->f[i].spill[a], e->f[i].ring[a], &(ooc_rows){r0, r1, q0, q1},
+                                    0, g);
         return rc;
     }
     /* In DRAM: one copy of r1 - r0 rows per plane and array, shared out among the threads (a
@@ -146,8 +148,8 @@ static int prefetch(ooc *e, int64_t sweep, int64_t r0, int64_t r1) {
             if (stn_ooc_source_of(&e->model, &e->plan, i, l, sweep) != STN_SRC_SCRATCH)
                 continue;
             stn_gridfile *gf = f->m->state ? &f->scratch[sweep % 2][l] : &f->scratch[0][0];
-            int rc =
-                stn_ooc_io_wrapped(e, 0, i, gf, f->ring[ooc_arr(f, -l)], r0, r1, e->qnew, e->qhi, &e->rgroup);
+            int rc = stn_ooc_io_wrapped(e, 0, i, gf, f->ring[ooc_arr(f, -l)],
+                                        &(ooc_rows){r0, r1, e->qnew, e->qhi}, &e->rgroup);
             if (rc)
                 return rc;
         }
@@ -172,7 +174,7 @@ static int enter_block(ooc *e, int64_t sweep, int64_t lo, int64_t hi) {
         for (int l = 0; rc == 0 && l < ooc_nlevels_read(&e->f[i]); l++) {
             int src = stn_ooc_source_of(&e->model, &e->plan, i, l, sweep);
             if (!(ahead && src == STN_SRC_NPY))
-                rc = stn_ooc_place_wrapped(e, i, l, src, new_lo, file_hi, e->qnew, e->qhi);
+                rc = stn_ooc_place_wrapped(e, i, l, src, &(ooc_rows){new_lo, file_hi, e->qnew, e->qhi});
         }
     if (rc == 0 && e->plan.r.wrap) /* level 0 of the slices the last block reads past n */
         stn_ooc_wedge_keep(e, 0, new_lo, hi);
@@ -329,7 +331,8 @@ static int write_block(ooc *e, int64_t sweep, int64_t j, int64_t T) {
         for (int i = 0; rc == 0 && hi > lo && i < e->d->nfields; i++) {
             ooc_field *f = &e->f[i];
             for (int a = 0; rc == 0 && f->m->state && a < f->m->narr; a++)
-                rc = stn_ooc_io_box(e, 1, ooc_inplace(f, a), f->ring[a], lo, hi, e->qlo, e->qhi, e->qlo, g);
+                rc = stn_ooc_io_box(e, 1, ooc_inplace(f, a), f->ring[a], &(ooc_rows){lo, hi, e->qlo, e->qhi},
+                                    e->qlo, g);
         }
         return rc;
     }
@@ -339,9 +342,9 @@ static int write_block(ooc *e, int64_t sweep, int64_t j, int64_t T) {
         ooc_field *f = &e->f[i];
         for (int l = 0; rc == 0 && f->m->state && l < f->m->levels; l++)
             rc = p->r.wrap ? stn_ooc_io_wrapped(e, 1, i, &f->scratch[(sweep + 1) % 2][l],
-                                                f->ring[ooc_arr(f, T - l)], lo, hi, qlo, qhi, g)
+                                                f->ring[ooc_arr(f, T - l)], &(ooc_rows){lo, hi, qlo, qhi}, g)
                            : stn_ooc_io_box(e, 1, &f->scratch[(sweep + 1) % 2][l], f->ring[ooc_arr(f, T - l)],
-                                            lo, hi, qlo, qhi, qlo, g);
+                                            &(ooc_rows){lo, hi, qlo, qhi}, qlo, g);
     }
     return rc;
 }
@@ -370,10 +373,10 @@ static int reread_alg1(ooc *e, int64_t sweep, int64_t r0, int64_t r1) {
         for (int l = 0; rc == 0 && f->m->state && l < f->m->levels; l++) {
             int src = stn_ooc_source_of(&e->model, &e->plan, i, l, sweep);
             if (src == STN_SRC_SCRATCH)
-                rc = stn_ooc_io_wrapped(e, 0, i, &f->scratch[sweep % 2][l], f->ring[ooc_arr(f, -l)], r0, r1,
-                                        e->qlo, e->qhi, &g);
+                rc = stn_ooc_io_wrapped(e, 0, i, &f->scratch[sweep % 2][l], f->ring[ooc_arr(f, -l)],
+                                        &(ooc_rows){r0, r1, e->qlo, e->qhi}, &g);
             else
-                rc = stn_ooc_place_wrapped(e, i, l, src, r0, r1, e->qlo, e->qhi);
+                rc = stn_ooc_place_wrapped(e, i, l, src, &(ooc_rows){r0, r1, e->qlo, e->qhi});
         }
     }
     int rc2 = stn_aio_wait(e->q, &g, &e->res->st);

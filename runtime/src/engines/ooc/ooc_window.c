@@ -36,8 +36,9 @@ stn_box stn_ooc_box(const ooc *e, int64_t r0, int64_t r1, int64_t q0, int64_t q1
 
 /* Queue IO of rows [r0, r1) x [q0, q1) between grid file gf and `ring`.  `qfile` is the file's
  * index of q0 (q0 itself for grid files; the strip's plane for a spill file). */
-int stn_ooc_io_box(ooc *e, int write, stn_gridfile *gf, char *ring, int64_t r0, int64_t r1, int64_t q0,
-                   int64_t q1, int64_t qfile, stn_aio_group *g) {
+int stn_ooc_io_box(ooc *e, int write, stn_gridfile *gf, char *ring, const ooc_rows *rows, int64_t qfile,
+                   stn_aio_group *g) {
+    int64_t r0 = rows->r0, r1 = rows->r1, q0 = rows->q0, q1 = rows->q1;
     if (r1 <= r0 || q1 <= q0)
         return 0;
     char *buf = ooc_at(e, ring, r0, q0);
@@ -58,12 +59,12 @@ int stn_ooc_io_box(ooc *e, int write, stn_gridfile *gf, char *ring, int64_t r0, 
  * rows, run by run: one read into the tail of the run, then the rows spread out in place, first
  * to last (row i moves down from D + i*rowb to i*row_bytes, D = rows * padding, never over a
  * row not yet moved), so no buffer outside the plan is needed. */
-int stn_ooc_npy_box(ooc *e, int f, int level, char *ring, int64_t r0, int64_t r1, int64_t q0, int64_t q1) {
-    return stn_ooc_npy_box_st(e, f, level, ring, r0, r1, q0, q1, &e->res->st);
+int stn_ooc_npy_box(ooc *e, int f, int level, char *ring, const ooc_rows *rows) {
+    return stn_ooc_npy_box_st(e, f, level, ring, rows, &e->res->st);
 }
 
-int stn_ooc_npy_box_st(const ooc *e, int f, int level, char *ring, int64_t r0, int64_t r1, int64_t q0,
-                       int64_t q1, stn_stats *st) {
+int stn_ooc_npy_box_st(const ooc *e, int f, int level, char *ring, const ooc_rows *rows, stn_stats *st) {
+    int64_t r0 = rows->r0, r1 = rows->r1, q0 = rows->q0, q1 = rows->q1;
     const ooc_field *of = &e->f[f];
     size_t rowb = (size_t)e->r->view.nx * (size_t)e->d->elem_size, padded = (size_t)e->plan.row_bytes;
     double t0 = stn_now();
@@ -120,7 +121,8 @@ int stn_ooc_npy_box_st(const ooc *e, int f, int level, char *ring, int64_t r0, i
 }
 
 /* Copy (or zero, src NULL) rows [r0, r1) x [q0, q1) of one ring array from another. */
-void stn_ooc_copy_box(const ooc *e, char *dst, char *src, int64_t r0, int64_t r1, int64_t q0, int64_t q1) {
+void stn_ooc_copy_box(const ooc *e, char *dst, char *src, const ooc_rows *rows) {
+    int64_t r0 = rows->r0, r1 = rows->r1, q0 = rows->q0, q1 = rows->q1;
     for (int64_t i = 0; r1 > r0 && i < ooc_nruns(e, q0, q1); i++) {
         rows_run d = ooc_run_of(e, dst, r0, r1, q0, i);
         size_t bytes = (size_t)d.rows * (size_t)e->plan.row_bytes;
@@ -133,7 +135,8 @@ void stn_ooc_copy_box(const ooc *e, char *dst, char *src, int64_t r0, int64_t r1
 
 /* Put rows [r0, r1) x [q0, q1) of (field f, level) into its ring from source kind `src`
  * (SRC_*).  Data from scratch files is prefetched there by the caller. */
-int stn_ooc_place(ooc *e, int f, int level, int src, int64_t r0, int64_t r1, int64_t q0, int64_t q1) {
+int stn_ooc_place(ooc *e, int f, int level, int src, const ooc_rows *rows) {
+    int64_t r0 = rows->r0, r1 = rows->r1, q0 = rows->q0, q1 = rows->q1;
     ooc_field *of = &e->f[f];
     int a = ooc_arr(of, -level);
     if (r1 <= r0 || q1 <= q0)
@@ -143,7 +146,7 @@ int stn_ooc_place(ooc *e, int f, int level, int src, int64_t r0, int64_t r1, int
     case STN_SRC_SCRATCH: /* prefetched straight into the ring */
         return 0;
     case STN_SRC_NPY:
-        return stn_ooc_npy_box(e, f, level, of->ring[a], r0, r1, q0, q1);
+        return stn_ooc_npy_box(e, f, level, of->ring[a], &(ooc_rows){r0, r1, q0, q1});
     case STN_SRC_INIT: {
         stn_view v = stn_ooc_view(e);
         stn_box b = stn_ooc_box(e, r0, r1, q0, q1);
@@ -152,11 +155,11 @@ int stn_ooc_place(ooc *e, int f, int level, int src, int64_t r0, int64_t r1, int
         return 0;
     }
     case STN_SRC_ZERO:
-        stn_ooc_copy_box(e, of->ring[a], NULL, r0, r1, q0, q1);
+        stn_ooc_copy_box(e, of->ring[a], NULL, &(ooc_rows){r0, r1, q0, q1});
         stn_stats_add_time(&e->res->st, STN_PHASE_INIT, t0);
         return 0;
     case STN_SRC_COPY: /* the previous level starts equal to the current one (placed first) */
-        stn_ooc_copy_box(e, of->ring[a], of->ring[ooc_arr(of, 0)], r0, r1, q0, q1);
+        stn_ooc_copy_box(e, of->ring[a], of->ring[ooc_arr(of, 0)], &(ooc_rows){r0, r1, q0, q1});
         stn_stats_add_time(&e->res->st, STN_PHASE_COPY, t0);
         return 0;
     }
@@ -185,24 +188,26 @@ int stn_ooc_wrap_parts(const ooc *e, int f, int64_t r0, int64_t r1, int64_t part
     return n;
 }
 
-int stn_ooc_io_wrapped(ooc *e, int write, int f, stn_gridfile *gf, char *ring, int64_t r0, int64_t r1,
-                       int64_t q0, int64_t q1, stn_aio_group *g) {
+int stn_ooc_io_wrapped(ooc *e, int write, int f, stn_gridfile *gf, char *ring, const ooc_rows *rows,
+                       stn_aio_group *g) {
+    int64_t r0 = rows->r0, r1 = rows->r1, q0 = rows->q0, q1 = rows->q1;
     int64_t part[3][3];
     int n = stn_ooc_wrap_parts(e, f, r0, r1, part), rc = 0;
     for (int k = 0; rc == 0 && k < n; k++) {
         e->rshift = part[k][2];
-        rc = stn_ooc_io_box(e, write, gf, ring, part[k][0], part[k][1], q0, q1, q0, g);
+        rc = stn_ooc_io_box(e, write, gf, ring, &(ooc_rows){part[k][0], part[k][1], q0, q1}, q0, g);
     }
     e->rshift = 0;
     return rc;
 }
 
-int stn_ooc_place_wrapped(ooc *e, int f, int level, int src, int64_t r0, int64_t r1, int64_t q0, int64_t q1) {
+int stn_ooc_place_wrapped(ooc *e, int f, int level, int src, const ooc_rows *rows) {
+    int64_t r0 = rows->r0, r1 = rows->r1, q0 = rows->q0, q1 = rows->q1;
     int64_t part[3][3];
     int n = stn_ooc_wrap_parts(e, f, r0, r1, part), rc = 0;
     for (int k = 0; rc == 0 && k < n; k++) {
         e->rshift = src == STN_SRC_COPY || src == STN_SRC_ZERO ? 0 : part[k][2]; /* (ring to ring) */
-        rc = stn_ooc_place(e, f, level, src, part[k][0], part[k][1], q0, q1);
+        rc = stn_ooc_place(e, f, level, src, &(ooc_rows){part[k][0], part[k][1], q0, q1});
     }
     e->rshift = 0;
     return rc;

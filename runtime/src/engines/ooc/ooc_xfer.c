@@ -52,9 +52,10 @@ static int import_chunk(ooc *e, void *arg) {
     int i = *(int *)arg;
     ooc_field *f = &e->f[i];
     stn_aio_group g = STN_AIO_GROUP_INIT;
-    int rc = stn_ooc_npy_box(e, i, 0, f->ring[0], e->wr0, e->wr1, e->qlo, e->qhi);
+    int rc = stn_ooc_npy_box(e, i, 0, f->ring[0], &(ooc_rows){e->wr0, e->wr1, e->qlo, e->qhi});
     if (rc == 0)
-        rc = stn_ooc_io_box(e, 1, &f->scratch[0][0], f->ring[0], e->wr0, e->wr1, e->qlo, e->qhi, e->qlo, &g);
+        rc = stn_ooc_io_box(e, 1, &f->scratch[0][0], f->ring[0], &(ooc_rows){e->wr0, e->wr1, e->qlo, e->qhi},
+                            e->qlo, &g);
     int rc2 = stn_aio_wait(e->q, &g, &e->res->st);
     return rc ? rc : rc2;
 }
@@ -85,13 +86,13 @@ static int import_alg2_chunk(ooc *e, void *arg) {
         ooc_field *f = &e->f[i];
         if (!f->m->state)
             continue;
-        rc = stn_ooc_place(e, i, 0, f->m->first[0], r0, r1, q0, q1);
+        rc = stn_ooc_place(e, i, 0, f->m->first[0], &(ooc_rows){r0, r1, q0, q1});
         if (rc == 0 && f->m->levels == 2)
-            rc = stn_ooc_place(e, i, 1, f->m->first[1], r0, r1, q0, q1);
+            rc = stn_ooc_place(e, i, 1, f->m->first[1], &(ooc_rows){r0, r1, q0, q1});
         if (rc == 0)
-            stn_ooc_copy_box(e, f->ring[1], f->ring[0], r0, r1, q0, q1);
+            stn_ooc_copy_box(e, f->ring[1], f->ring[0], &(ooc_rows){r0, r1, q0, q1});
         for (int a = 0; rc == 0 && a < f->m->narr; a++)
-            rc = stn_ooc_io_box(e, 1, ooc_inplace(f, a), f->ring[a], r0, r1, q0, q1, q0, &g);
+            rc = stn_ooc_io_box(e, 1, ooc_inplace(f, a), f->ring[a], &(ooc_rows){r0, r1, q0, q1}, q0, &g);
     }
     int rc2 = stn_aio_wait(e->q, &g, &e->res->st);
     return rc ? rc : rc2;
@@ -129,18 +130,18 @@ static int load_chunk(ooc *e, int f, int level, int src, uint64_t *model) {
                                : e->alg2     ? ooc_inplace(of, ooc_arr(of, e->plan.steps - level))
                                              : &of->scratch[e->plan.nsweeps % 2][level];
             stn_aio_group grp = STN_AIO_GROUP_INIT;
-            rc = stn_ooc_io_box(e, 0, gf, ring, a, b, q0, q1, q0, &grp);
+            rc = stn_ooc_io_box(e, 0, gf, ring, &(ooc_rows){a, b, q0, q1}, q0, &grp);
             int rc2 = stn_aio_wait(e->q, &grp, &e->res->st);
             rc = rc ? rc : rc2;
         } else if (src == STN_SRC_NPY) {
-            rc = stn_ooc_npy_box(e, f, level, ring, a, b, q0, q1);
+            rc = stn_ooc_npy_box(e, f, level, ring, &(ooc_rows){a, b, q0, q1});
         } else if (src == STN_SRC_INIT) {
             stn_view v = stn_ooc_view(e);
             stn_box bx = stn_ooc_box(e, a, b, q0, q1);
             stn_run_init(e->r, f, level, ooc_win(e, of, 0), &v, &bx);
             stn_stats_add_time(&e->res->st, STN_PHASE_INIT, t0);
         } else {
-            stn_ooc_copy_box(e, ring, NULL, a, b, q0, q1);
+            stn_ooc_copy_box(e, ring, NULL, &(ooc_rows){a, b, q0, q1});
         }
     }
     e->rshift = 0;
@@ -273,8 +274,8 @@ static int materialize_chunk(ooc *e, void *arg) {
             int src = f->m->first[l] == STN_SRC_COPY ? f->m->first[0] : f->m->first[l];
             rc = load_chunk(e, i, f->m->first[l] == STN_SRC_COPY ? 0 : l, src, &moved[0]);
             if (rc == 0)
-                rc = stn_ooc_io_box(e, 1, &f->scratch[0][l], f->ring[0], e->wr0, e->wr1, e->qlo, e->qhi,
-                                    e->qlo, &g);
+                rc = stn_ooc_io_box(e, 1, &f->scratch[0][l], f->ring[0],
+                                    &(ooc_rows){e->wr0, e->wr1, e->qlo, e->qhi}, e->qlo, &g);
             int rc2 = stn_aio_wait(e->q, &g, &e->res->st);
             rc = rc ? rc : rc2;
             moved[1] += (uint64_t)(e->wr1 - e->wr0) * (uint64_t)(e->qhi - e->qlo) * e->plan.row_bytes;
@@ -303,7 +304,8 @@ static int make_input_chunk(ooc *e, void *arg) {
     stn_aio_group g = STN_AIO_GROUP_INIT;
     int rc = load_chunk(e, i, 0, f->m->input, NULL);
     if (rc == 0)
-        rc = stn_ooc_io_box(e, 1, &f->scratch[0][0], f->ring[0], e->wr0, e->wr1, e->qlo, e->qhi, e->qlo, &g);
+        rc = stn_ooc_io_box(e, 1, &f->scratch[0][0], f->ring[0], &(ooc_rows){e->wr0, e->wr1, e->qlo, e->qhi},
+                            e->qlo, &g);
     int rc2 = stn_aio_wait(e->q, &g, &e->res->st);
     moved[1] += (uint64_t)(e->wr1 - e->wr0) * (uint64_t)(e->qhi - e->qlo) * e->plan.row_bytes;
     return rc ? rc : rc2;
@@ -369,14 +371,14 @@ static int box_chunk(ooc *e, void *arg) {
     int64_t r0 = lo[ra], r1 = hi[ra], q0 = lo[qa], q1 = hi[qa];
     stn_gridfile *gf = !of->m->state ? &of->scratch[0][0] : &of->scratch[e->plan.nsweeps % 2][b->level];
     stn_aio_group g = STN_AIO_GROUP_INIT;
-    int rc = stn_ooc_io_box(e, 0, gf, of->ring[0], r0, r1, q0, q1, q0, &g);
+    int rc = stn_ooc_io_box(e, 0, gf, of->ring[0], &(ooc_rows){r0, r1, q0, q1}, q0, &g);
     int rc2 = stn_aio_wait(e->q, &g, &e->res->st);
     rc = rc ? rc : rc2;
     if (rc == 0) {
         t0 = stn_now();
         box_copy(e, b, lo, hi);
         stn_stats_add_time(&e->res->st, STN_PHASE_COPY, t0);
-        rc = stn_ooc_io_box(e, 1, gf, of->ring[0], r0, r1, q0, q1, q0, &g);
+        rc = stn_ooc_io_box(e, 1, gf, of->ring[0], &(ooc_rows){r0, r1, q0, q1}, q0, &g);
         rc2 = stn_aio_wait(e->q, &g, &e->res->st);
         rc = rc ? rc : rc2;
     }

@@ -164,14 +164,20 @@ static inline int ooc_ring_parts(const ooc *e, int64_t r0, int64_t r1, int64_t p
 
 /* ------------------------------------------------------------------ ooc_window.c */
 
+/* Rows [r0, r1) x [q0, q1) of the window: r indices (slices), q indices (planes of y-blocked rows, or the
+ * rows of a slice), all of x. */
+typedef struct ooc_rows {
+    int64_t r0, r1, q0, q1;
+} ooc_rows;
+
 /* The view of the window (the kernels' stn_view), and the box of r indices [r0, r1) and q
  * indices [q0, q1), all of x. */
 stn_view stn_ooc_view(const ooc *e);
 stn_box stn_ooc_box(const ooc *e, int64_t r0, int64_t r1, int64_t q0, int64_t q1);
 /* Queue IO of rows [r0, r1) x [q0, q1) between grid file gf and `ring`; `qfile` is the file's
  * index of q0 (q0 itself for grid files; the strip's plane for a spill file). */
-int stn_ooc_io_box(ooc *e, int write, stn_gridfile *gf, char *ring, int64_t r0, int64_t r1, int64_t q0,
-                   int64_t q1, int64_t qfile, stn_aio_group *g);
+int stn_ooc_io_box(ooc *e, int write, stn_gridfile *gf, char *ring, const ooc_rows *rows, int64_t qfile,
+                   stn_aio_group *g);
 /* The parts of slices [r0, r1) of field f and the file index each part comes from: part k is
  * [part[k][0], part[k][1]), its data at r + part[k][2].  A boundary slice of an r axis field f is
  * periodic along holds the interior slice an interior's width away (in every level and every
@@ -180,21 +186,20 @@ int stn_ooc_wrap_parts(const ooc *e, int f, int64_t r0, int64_t r1, int64_t part
 /* Queue IO of rows [r0, r1) x [q0, q1) of field f between grid file gf and `ring`, wrap-around
  * slices (and a wrapped sweep's slices past H) from and to where they wrap to (stn_ooc_io_box
  * otherwise). */
-int stn_ooc_io_wrapped(ooc *e, int write, int f, stn_gridfile *gf, char *ring, int64_t r0, int64_t r1,
-                       int64_t q0, int64_t q1, stn_aio_group *g);
+int stn_ooc_io_wrapped(ooc *e, int write, int f, stn_gridfile *gf, char *ring, const ooc_rows *rows,
+                       stn_aio_group *g);
 /* stn_ooc_place, wrap-around slices from where they wrap to. */
-int stn_ooc_place_wrapped(ooc *e, int f, int level, int src, int64_t r0, int64_t r1, int64_t q0, int64_t q1);
+int stn_ooc_place_wrapped(ooc *e, int f, int level, int src, const ooc_rows *rows);
 /* Read rows [r0, r1) x [q0, q1) of field f's --init .npy of `level` into padded ring rows. */
-int stn_ooc_npy_box(ooc *e, int f, int level, char *ring, int64_t r0, int64_t r1, int64_t q0, int64_t q1);
+int stn_ooc_npy_box(ooc *e, int f, int level, char *ring, const ooc_rows *rows);
 /* The same, counting into `st`; touches nothing of e but the ring's rows, so the .npy reader
  * thread (ooc.c) can run it while the kernels compute another block. */
-int stn_ooc_npy_box_st(const ooc *e, int f, int level, char *ring, int64_t r0, int64_t r1, int64_t q0,
-                       int64_t q1, stn_stats *st);
+int stn_ooc_npy_box_st(const ooc *e, int f, int level, char *ring, const ooc_rows *rows, stn_stats *st);
 /* Copy (or zero, src NULL) rows [r0, r1) x [q0, q1) of one ring array from another. */
-void stn_ooc_copy_box(const ooc *e, char *dst, char *src, int64_t r0, int64_t r1, int64_t q0, int64_t q1);
+void stn_ooc_copy_box(const ooc *e, char *dst, char *src, const ooc_rows *rows);
 /* Put rows [r0, r1) x [q0, q1) of (field f, level) into its ring from source kind `src`
  * (STN_SRC_*); scratch data is prefetched there by the caller. */
-int stn_ooc_place(ooc *e, int f, int level, int src, int64_t r0, int64_t r1, int64_t q0, int64_t q1);
+int stn_ooc_place(ooc *e, int f, int level, int src, const ooc_rows *rows);
 
 /* The levels a sweep reads of field f: all of a state field's, an input's one. */
 static inline int ooc_nlevels_read(const ooc_field *f) { return f->m->state ? f->m->levels : 1; }
