@@ -179,7 +179,7 @@ static void roundtrip(const char *dir, const char *name, int64_t nx, int64_t ny,
             size_t plane = (size_t)(y1 - y0) * (size_t)rb + 2 * align;
             char *b = new_buf(plane, z1 - z0);
             fill(&f, b, plane, y0, y1, z0, z1, tag);
-            CHECK_EQ_INT(stn_aio_write(q, &f, y0, y1, z0, z1, b, plane, &gw, &st), 0);
+            CHECK_EQ_INT(stn_aio_write(q, &f, &(stn_span){y0, y1, z0, z1}, b, plane, &gw, &st), 0);
             expect_w += (uint64_t)((y1 - y0) * (z1 - z0) * rb);
             if (npieces < 256)
                 pieces[npieces++] = b;
@@ -187,7 +187,7 @@ static void roundtrip(const char *dir, const char *name, int64_t nx, int64_t ny,
     size_t whole = (size_t)(ny * rb);
     char *rest = new_buf(whole, nz - zsplit);
     fill(&f, rest, whole, 0, ny, zsplit, nz, tag);
-    CHECK_EQ_INT(stn_aio_write(q, &f, 0, ny, zsplit, nz, rest, whole, &gw, &st), 0);
+    CHECK_EQ_INT(stn_aio_write(q, &f, &(stn_span){0, ny, zsplit, nz}, rest, whole, &gw, &st), 0);
     expect_w += (uint64_t)((nz - zsplit) * ny * rb);
     CHECK(stn_aio_in_flight(q) <= 64);
     CHECK_EQ_INT(stn_aio_wait(q, &gw, &st), 0);
@@ -218,7 +218,7 @@ static void roundtrip(const char *dir, const char *name, int64_t nx, int64_t ny,
         char *b = new_buf(plane, z1 - z0);
         stn_stats sr = {0};
         stn_aio_group g = STN_AIO_GROUP_INIT;
-        CHECK_EQ_INT(stn_aio_read(q, &f, y0, y1, z0, z1, b, plane, &g, &sr), 0);
+        CHECK_EQ_INT(stn_aio_read(q, &f, &(stn_span){y0, y1, z0, z1}, b, plane, &g, &sr), 0);
         CHECK_EQ_INT(stn_aio_wait(q, &g, &sr), 0);
         uint64_t expect = (uint64_t)((y1 - y0) * (z1 - z0) * rb);
         CHECK_EQ_INT(sr.bytes_read, expect);
@@ -263,7 +263,7 @@ static void test_deep_queue(const char *dir, size_t align) {
     stn_stats st = {0};
     stn_aio_group g = STN_AIO_GROUP_INIT;
     /* far more requests than the depth: (8 * 64 * row_bytes) / 4096 */
-    CHECK_EQ_INT(stn_aio_write(q, &f, 0, f.ny, 0, f.nz, w, whole, &g, &st), 0);
+    CHECK_EQ_INT(stn_aio_write(q, &f, &(stn_span){0, f.ny, 0, f.nz}, w, whole, &g, &st), 0);
     /* the call returns at once: 4 requests in flight, the rest held (one call, counted once) */
     CHECK(stn_aio_in_flight(q) <= 4);
     CHECK(stn_aio_queued(q) >= 1);
@@ -279,7 +279,7 @@ static void test_deep_queue(const char *dir, size_t align) {
     CHECK_EQ_INT(st.bytes_written, (uint64_t)f.file_bytes);
     memset(&st, 0, sizeof st);
     stn_aio_group_reset(&g);
-    CHECK_EQ_INT(stn_aio_write(q, &f, 0, f.ny, 0, f.nz, w, whole, &g, &st), 0);
+    CHECK_EQ_INT(stn_aio_write(q, &f, &(stn_span){0, f.ny, 0, f.nz}, w, whole, &g, &st), 0);
     CHECK_EQ_INT(stn_aio_wait(q, &g, &st), 0);
     CHECK_EQ_INT(st.bytes_written, (uint64_t)f.file_bytes);
     CHECK_EQ_INT(g.bytes, (uint64_t)f.file_bytes);
@@ -290,8 +290,8 @@ static void test_deep_queue(const char *dir, size_t align) {
     char *a = new_buf(whole, 4), *b = new_buf(plane, 4); /* a is reused for whole planes */
     stn_aio_group ga = STN_AIO_GROUP_INIT, gb = STN_AIO_GROUP_INIT;
     stn_stats sa = {0}, sb = {0};
-    CHECK_EQ_INT(stn_aio_read(q, &f, 2, 62, 0, 4, a, plane, &ga, &sa), 0);
-    CHECK_EQ_INT(stn_aio_read(q, &f, 2, 62, 4, 8, b, plane, &gb, &sb), 0);
+    CHECK_EQ_INT(stn_aio_read(q, &f, &(stn_span){2, 62, 0, 4}, a, plane, &ga, &sa), 0);
+    CHECK_EQ_INT(stn_aio_read(q, &f, &(stn_span){2, 62, 4, 8}, b, plane, &gb, &sb), 0);
     CHECK(stn_aio_in_flight(q) <= 4);
     CHECK_EQ_INT(stn_aio_wait(q, &gb, &sb), 0);
     CHECK_EQ_INT(gb.pending, 0);
@@ -308,14 +308,14 @@ static void test_deep_queue(const char *dir, size_t align) {
     /* wait_all; and destroy with requests still in flight completes them */
     memset(a, SENTINEL, whole * 4);
     stn_aio_group gc = STN_AIO_GROUP_INIT;
-    CHECK_EQ_INT(stn_aio_read(q, &f, 0, 64, 0, 4, a, whole, &gc, NULL), 0);
+    CHECK_EQ_INT(stn_aio_read(q, &f, &(stn_span){0, 64, 0, 4}, a, whole, &gc, NULL), 0);
     CHECK_EQ_INT(stn_aio_wait_all(q, NULL), 0);
     CHECK_EQ_INT(gc.pending, 0);
     CHECK_EQ_INT(stn_aio_in_flight(q), 0);
     CHECK_EQ_INT(verify(&f, a, whole, 0, 64, 0, 4, 7, "wait_all"), 0);
     memset(a, SENTINEL, whole * 4);
     stn_aio_group_reset(&gc);
-    CHECK_EQ_INT(stn_aio_read(q, &f, 0, 64, 0, 4, a, whole, &gc, NULL), 0);
+    CHECK_EQ_INT(stn_aio_read(q, &f, &(stn_span){0, 64, 0, 4}, a, whole, &gc, NULL), 0);
     stn_aio_destroy(q);
     CHECK_EQ_INT(gc.pending, 0);
     CHECK_EQ_INT(gc.error, 0);
@@ -340,8 +340,8 @@ static void test_many_calls(const char *dir, size_t align) {
     stn_aio_group g[3] = {STN_AIO_GROUP_INIT, STN_AIO_GROUP_INIT, STN_AIO_GROUP_INIT};
     for (int64_t z = 0; z < f.nz; z++)
         for (int64_t y = 0; y < f.ny; y++)
-            CHECK_EQ_INT(stn_aio_write(q, &f, y, y + 1, z, z + 1, w + z * whole + y * f.row_bytes, 0,
-                                       &g[(z * f.ny + y) % 3], &st),
+            CHECK_EQ_INT(stn_aio_write(q, &f, &(stn_span){y, y + 1, z, z + 1},
+                                       w + z * whole + y * f.row_bytes, 0, &g[(z * f.ny + y) % 3], &st),
                          0);
     CHECK(stn_aio_in_flight(q) <= 2);
     CHECK_EQ_INT(stn_aio_wait_all(q, &st), 0);
@@ -351,8 +351,9 @@ static void test_many_calls(const char *dir, size_t align) {
     memset(r, SENTINEL, whole * (size_t)f.nz);
     for (int64_t z = f.nz - 1; z >= 0; z--)
         for (int64_t y = f.ny - 1; y >= 0; y--)
-            CHECK_EQ_INT(
-                stn_aio_read(q, &f, y, y + 1, z, z + 1, r + z * whole + y * f.row_bytes, 0, &g[0], &st), 0);
+            CHECK_EQ_INT(stn_aio_read(q, &f, &(stn_span){y, y + 1, z, z + 1}, r + z * whole + y * f.row_bytes,
+                                      0, &g[0], &st),
+                         0);
     CHECK_EQ_INT(stn_aio_wait(q, &g[0], &st), 0);
     CHECK_EQ_INT(verify(&f, r, whole, 0, f.ny, 0, f.nz, 5, "many calls"), 0);
     stn_aio_destroy(q);
@@ -372,16 +373,18 @@ static void test_bad_requests(const char *dir, size_t align, stn_aio *q) {
     char *b = new_buf(whole, f.nz);
     stn_aio_group g = STN_AIO_GROUP_INIT;
     stn_stats st = {0};
-    CHECK_EQ_INT(stn_aio_read(q, &f, 0, 6, 0, 1, b, whole, &g, &st), -EINVAL); /* y1 > ny */
+    CHECK_EQ_INT(stn_aio_read(q, &f, &(stn_span){0, 6, 0, 1}, b, whole, &g, &st), -EINVAL); /* y1 > ny */
     CHECK_HAS(stn_errmsg(), path);
-    CHECK_EQ_INT(stn_aio_read(q, &f, 0, 5, 3, 5, b, whole, &g, &st), -EINVAL);     /* z1 > nz */
-    CHECK_EQ_INT(stn_aio_read(q, &f, 3, 2, 0, 1, b, whole, &g, &st), -EINVAL);     /* y0 > y1 */
-    CHECK_EQ_INT(stn_aio_read(q, &f, 0, 5, 0, 1, b + 8, whole, &g, &st), -EINVAL); /* misaligned */
+    CHECK_EQ_INT(stn_aio_read(q, &f, &(stn_span){0, 5, 3, 5}, b, whole, &g, &st), -EINVAL); /* z1 > nz */
+    CHECK_EQ_INT(stn_aio_read(q, &f, &(stn_span){3, 2, 0, 1}, b, whole, &g, &st), -EINVAL); /* y0 > y1 */
+    CHECK_EQ_INT(stn_aio_read(q, &f, &(stn_span){0, 5, 0, 1}, b + 8, whole, &g, &st),
+                 -EINVAL); /* misaligned */
     CHECK_HAS(stn_errmsg(), "aligned");
-    CHECK_EQ_INT(stn_aio_read(q, &f, 0, 5, 0, 2, b, whole + 8, &g, &st), -EINVAL);           /* stride */
-    CHECK_EQ_INT(stn_aio_read(q, &f, 0, 5, 0, 2, b, (size_t)f.row_bytes, &g, &st), -EINVAL); /* too small */
-    CHECK_EQ_INT(stn_aio_read(q, &f, 2, 2, 0, 4, b, whole, &g, &st), 0);                     /* empty */
-    CHECK_EQ_INT(stn_aio_write(q, &f, 0, 5, 1, 1, b, whole, &g, &st), 0);                    /* empty */
+    CHECK_EQ_INT(stn_aio_read(q, &f, &(stn_span){0, 5, 0, 2}, b, whole + 8, &g, &st), -EINVAL); /* stride */
+    CHECK_EQ_INT(stn_aio_read(q, &f, &(stn_span){0, 5, 0, 2}, b, (size_t)f.row_bytes, &g, &st),
+                 -EINVAL);                                                             /* too small */
+    CHECK_EQ_INT(stn_aio_read(q, &f, &(stn_span){2, 2, 0, 4}, b, whole, &g, &st), 0);  /* empty */
+    CHECK_EQ_INT(stn_aio_write(q, &f, &(stn_span){0, 5, 1, 1}, b, whole, &g, &st), 0); /* empty */
     CHECK_EQ_INT(g.pending, 0);
     CHECK_EQ_INT(stn_aio_queued(q) + stn_aio_in_flight(q), 0);
     CHECK_EQ_INT(st.bytes_read + st.bytes_written, 0);
@@ -399,7 +402,7 @@ static void test_short_file(const char *dir, size_t align, stn_aio *q) {
     char *b = new_buf(whole, f.nz);
     fill(&f, b, whole, 0, f.ny, 0, f.nz, 3);
     stn_aio_group g = STN_AIO_GROUP_INIT;
-    CHECK_EQ_INT(stn_aio_write(q, &f, 0, f.ny, 0, f.nz, b, whole, &g, NULL), 0);
+    CHECK_EQ_INT(stn_aio_write(q, &f, &(stn_span){0, f.ny, 0, f.nz}, b, whole, &g, NULL), 0);
     CHECK_EQ_INT(stn_aio_wait(q, &g, NULL), 0);
     stn_gridfile_close(&f);
 
@@ -424,7 +427,7 @@ static void test_short_file(const char *dir, size_t align, stn_aio *q) {
     stn_stats st = {0};
     stn_aio_group_reset(&g);
     memset(b, SENTINEL, whole * 4);
-    CHECK_EQ_INT(stn_aio_read(q, &f, 0, f.ny, 0, f.nz, b, whole, &g, &st), 0);
+    CHECK_EQ_INT(stn_aio_read(q, &f, &(stn_span){0, f.ny, 0, f.nz}, b, whole, &g, &st), 0);
     CHECK_EQ_INT(stn_aio_wait(q, &g, &st), -EIO);
     CHECK_HAS(stn_errmsg(), path);
     CHECK_HAS(stn_errmsg(), "short read");
@@ -446,7 +449,7 @@ static void test_short_file(const char *dir, size_t align, stn_aio *q) {
     CHECK(ftruncate(f.fd, cut2) == 0);
     memset(&st, 0, sizeof st);
     stn_aio_group_reset(&g);
-    CHECK_EQ_INT(stn_aio_read(q, &f, 0, f.ny, 3, 4, b, whole, &g, &st), 0);
+    CHECK_EQ_INT(stn_aio_read(q, &f, &(stn_span){0, f.ny, 3, 4}, b, whole, &g, &st), 0);
     CHECK_EQ_INT(stn_aio_wait(q, &g, &st), -EIO);
     CHECK_HAS(stn_errmsg(), path);
     CHECK_HAS(stn_errmsg(), "plane 3, row ");
@@ -537,7 +540,8 @@ static void smoke_throughput(const char *dir, size_t align) {
     stn_stats st = {0};
     stn_aio_group g = STN_AIO_GROUP_INIT;
     double t0 = stn_now();
-    CHECK_EQ_INT(stn_aio_write(q, &f, 0, f.ny, 0, f.nz, b, (size_t)(f.ny * f.row_bytes), &g, &st), 0);
+    CHECK_EQ_INT(
+        stn_aio_write(q, &f, &(stn_span){0, f.ny, 0, f.nz}, b, (size_t)(f.ny * f.row_bytes), &g, &st), 0);
     CHECK_EQ_INT(stn_aio_wait(q, &g, &st), 0);
     CHECK_EQ_INT(stn_gridfile_sync(&f), 0);
     double tw = stn_now() - t0;
@@ -545,7 +549,8 @@ static void smoke_throughput(const char *dir, size_t align) {
     stn_aio_group_reset(&g);
     t0 = stn_now();
     /* all planes merged: max_request pieces, up to the queue depth in flight */
-    CHECK_EQ_INT(stn_aio_read(q, &f, 0, f.ny, 0, f.nz, b, (size_t)(f.ny * f.row_bytes), &g, &st), 0);
+    CHECK_EQ_INT(stn_aio_read(q, &f, &(stn_span){0, f.ny, 0, f.nz}, b, (size_t)(f.ny * f.row_bytes), &g, &st),
+                 0);
     CHECK_EQ_INT(stn_aio_wait(q, &g, &st), 0);
     double tr = stn_now() - t0;
     int ok = 1;

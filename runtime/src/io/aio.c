@@ -377,9 +377,10 @@ static int advance(stn_aio *q, stn_stats *st) {
     return q->nqueued > 0 ? stn_aio_submit(q, st) : 0;
 }
 
-static int transfer(stn_aio *q, int write, stn_gridfile *f, int64_t y0, int64_t y1, int64_t z0, int64_t z1,
-                    char *buf, size_t plane, stn_aio_group *g, stn_stats *st) {
+static int transfer(stn_aio *q, int write, stn_gridfile *f, const stn_span *sp, char *buf, size_t plane,
+                    stn_aio_group *g, stn_stats *st) {
     const char *what = write ? "write" : "read";
+    int64_t y0 = sp->y0, y1 = sp->y1, z0 = sp->z0, z1 = sp->z1;
     if (!f || !f->path)
         return stn_error(-EINVAL, "asynchronous %s from a grid file that is not open", what);
     if (y0 < 0 || y1 > f->ny || y0 > y1 || z0 < 0 || z1 > f->nz || z0 > z1)
@@ -450,15 +451,15 @@ int stn_aio_poll(stn_aio *q, stn_stats *st) {
     return advance(q, st);
 }
 
-int stn_aio_read(stn_aio *q, stn_gridfile *f, int64_t y0, int64_t y1, int64_t z0, int64_t z1, void *buf,
-                 size_t buf_plane_bytes, stn_aio_group *g, stn_stats *st) {
-    return transfer(q, 0, f, y0, y1, z0, z1, (char *)buf, buf_plane_bytes, g, st);
+int stn_aio_read(stn_aio *q, stn_gridfile *f, const stn_span *sp, void *buf, size_t buf_plane_bytes,
+                 stn_aio_group *g, stn_stats *st) {
+    return transfer(q, 0, f, sp, (char *)buf, buf_plane_bytes, g, st);
 }
 
-int stn_aio_write(stn_aio *q, stn_gridfile *f, int64_t y0, int64_t y1, int64_t z0, int64_t z1,
-                  const void *buf, size_t buf_plane_bytes, stn_aio_group *g, stn_stats *st) {
+int stn_aio_write(stn_aio *q, stn_gridfile *f, const stn_span *sp, const void *buf, size_t buf_plane_bytes,
+                  stn_aio_group *g, stn_stats *st) {
     /* the kernel only reads a write's buffer; iocbs take a plain void * */
-    return transfer(q, 1, f, y0, y1, z0, z1, (char *)(uintptr_t)buf, buf_plane_bytes, g, st);
+    return transfer(q, 1, f, sp, (char *)(uintptr_t)buf, buf_plane_bytes, g, st);
 }
 
 int stn_aio_wait(stn_aio *q, stn_aio_group *g, stn_stats *st) {

@@ -168,9 +168,9 @@ static int load_refill(io_load *l, int *freed) {
         stn_aio_group_reset(g);
         if (w) {
             stamp(c, p, l->request);
-            rc = stn_aio_write(l->q, l->wf, y0, y1, 0, 1, p, (size_t)l->request, g, NULL);
+            rc = stn_aio_write(l->q, l->wf, &(stn_span){y0, y1, 0, 1}, p, (size_t)l->request, g, NULL);
         } else {
-            rc = stn_aio_read(l->q, &c->f, y0, y1, 0, 1, p, (size_t)l->request, g, NULL);
+            rc = stn_aio_read(l->q, &c->f, &(stn_span){y0, y1, 0, 1}, p, (size_t)l->request, g, NULL);
         }
         l->busy[s] = 1;
         l->issued_at[s] = l->issued++;

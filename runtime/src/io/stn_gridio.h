@@ -127,7 +127,12 @@ uint64_t stn_aio_footprint(int depth);
 /* Waits for everything in flight (updating its groups), then frees the queue.  NULL is fine. */
 void stn_aio_destroy(stn_aio *q);
 
-/* Queue the transfer of rows [y0, y1) of planes [z0, z1) between file f and memory: plane z,
+/* Rows [y0, y1) of planes [z0, z1) of a grid file. */
+typedef struct stn_span {
+    int64_t y0, y1, z0, z1;
+} stn_span;
+
+/* Queue the transfer of the span sp = rows [y0, y1) of planes [z0, z1) between file f and memory: plane z,
  * row y lives at buf + (z - z0) * buf_plane_bytes + (y - y0) * f->row_bytes.
  * Requirements (else -EINVAL, nothing queued): 0 <= y0 <= y1 <= ny, 0 <= z0 <= z1 <= nz; buf and
  * buf_plane_bytes multiples of f->align (4096-aligned buffers suffice for align <= 4096);
@@ -145,10 +150,10 @@ void stn_aio_destroy(stn_aio *q);
  * 0 or the error of a request that could not even be submitted -- in which case the call's other
  * requests may still be in flight: wait for g before reusing buf.
  * Time spent blocked (a full queue, io_submit itself) goes to st->seconds[STN_PHASE_WAIT]. */
-int stn_aio_read(stn_aio *q, stn_gridfile *f, int64_t y0, int64_t y1, int64_t z0, int64_t z1, void *buf,
-                 size_t buf_plane_bytes, stn_aio_group *g, stn_stats *st);
-int stn_aio_write(stn_aio *q, stn_gridfile *f, int64_t y0, int64_t y1, int64_t z0, int64_t z1,
-                  const void *buf, size_t buf_plane_bytes, stn_aio_group *g, stn_stats *st);
+int stn_aio_read(stn_aio *q, stn_gridfile *f, const stn_span *sp, void *buf, size_t buf_plane_bytes,
+                 stn_aio_group *g, stn_stats *st);
+int stn_aio_write(stn_aio *q, stn_gridfile *f, const stn_span *sp, const void *buf, size_t buf_plane_bytes,
+                  stn_aio_group *g, stn_stats *st);
 
 /* Reap what has completed (without waiting), cut held calls into the slots that frees, and
  * submit them: keeps the device busy while the caller computes.  Returns a failure to poll or

@@ -127,11 +127,13 @@ static int files_done(void *ctx, int l) {
 static int flat_io(ooc *e, int write, stn_gridfile *gf, char *buf, int64_t r0, int64_t r1, stn_aio_group *g) {
     const stn_ooc_plan *p = &e->plan;
     if (p->r.axis == 2)
-        return write ? stn_aio_write(e->q, gf, 0, p->q.n, r0, r1, buf, p->slice_bytes, g, &e->res->st)
-                     : stn_aio_read(e->q, gf, 0, p->q.n, r0, r1, buf, p->slice_bytes, g, &e->res->st);
+        return write ? stn_aio_write(e->q, gf, &(stn_span){0, p->q.n, r0, r1}, buf, p->slice_bytes, g,
+                                     &e->res->st)
+                     : stn_aio_read(e->q, gf, &(stn_span){0, p->q.n, r0, r1}, buf, p->slice_bytes, g,
+                                    &e->res->st);
     size_t plane = (size_t)(r1 - r0) * (size_t)p->row_bytes;
-    return write ? stn_aio_write(e->q, gf, r0, r1, 0, 1, buf, plane, g, &e->res->st)
-                 : stn_aio_read(e->q, gf, r0, r1, 0, 1, buf, plane, g, &e->res->st);
+    return write ? stn_aio_write(e->q, gf, &(stn_span){r0, r1, 0, 1}, buf, plane, g, &e->res->st)
+                 : stn_aio_read(e->q, gf, &(stn_span){r0, r1, 0, 1}, buf, plane, g, &e->res->st);
 }
 
 int stn_ooc_ghosts_land(ooc *e, int write) {

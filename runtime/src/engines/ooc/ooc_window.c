@@ -51,8 +51,8 @@ int stn_ooc_io_box(ooc *e, int write, stn_gridfile *gf, char *ring, const ooc_ro
         y0 = f0, y1 = f1, z0 = qfile, z1 = qfile + (q1 - q0), plane = (size_t)e->qstride;
     else /* 2d */
         y0 = f0, y1 = f1, z0 = 0, z1 = 1, plane = (size_t)(r1 - r0) * (size_t)e->plan.row_bytes;
-    return write ? stn_aio_write(e->q, gf, y0, y1, z0, z1, buf, plane, g, &e->res->st)
-                 : stn_aio_read(e->q, gf, y0, y1, z0, z1, buf, plane, g, &e->res->st);
+    return write ? stn_aio_write(e->q, gf, &(stn_span){y0, y1, z0, z1}, buf, plane, g, &e->res->st)
+                 : stn_aio_read(e->q, gf, &(stn_span){y0, y1, z0, z1}, buf, plane, g, &e->res->st);
 }
 
 /* Read rows [r0, r1) x [q0, q1) of a --init .npy (buffered pread, unpadded rows) into padded
