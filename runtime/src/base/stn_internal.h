@@ -184,11 +184,11 @@ const char *stn_npy_writer_tmp(const stn_npy_writer *w);
 int stn_npy_load_part(const char *path, const char *descr, int ndim, const int64_t *shape, int64_t first,
                       int64_t count, void *dst, stn_stats *st);
 void stn_npy_writer_expect(stn_npy_writer *w, uint64_t bytes);
-/* Read the box [lo, lo + n) (x, y, z; global indices) of the C-order array of `shape` (slowest
- * first: ndim 1, 2 or 3) into dst, x fastest, rows dsy and planes dsz elements apart: a row of n[0]
- * elements a pread. */
-int stn_npy_load_box(const char *path, const char *descr, int ndim, const int64_t *shape, const int64_t lo[3],
-                     const int64_t n[3], void *dst, int64_t dsy, int64_t dsz, stn_stats *st);
+/* Read the box [lo, lo + n) (box = lo, n; x, y, z; global indices) of the C-order array of `shape`
+ * (slowest first: ndim 1, 2 or 3) into dst, x fastest, rows dst_strides[0] and planes dst_strides[1]
+ * elements apart: a row of n[0] elements a pread. */
+int stn_npy_load_box(const char *path, const char *descr, int ndim, const int64_t *shape,
+                     const int64_t box[2][3], void *dst, const int64_t dst_strides[2], stn_stats *st);
 
 /* Bytes per element of a plain numeric descr such as "<f8" (0 if not one). */
 int stn_npy_elem_size(const char *descr);

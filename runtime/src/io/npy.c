@@ -449,8 +449,9 @@ int stn_npy_load_part(const char *path, const char *descr, int ndim, const int64
     return rc;
 }
 
-int stn_npy_load_box(const char *path, const char *descr, int ndim, const int64_t *shape, const int64_t lo[3],
-                     const int64_t n[3], void *dst, int64_t dsy, int64_t dsz, stn_stats *st) {
+int stn_npy_load_box(const char *path, const char *descr, int ndim, const int64_t *shape,
+                     const int64_t box[2][3], void *dst, const int64_t dst_strides[2], stn_stats *st) {
+    const int64_t *lo = box[0], *n = box[1], dsy = dst_strides[0], dsz = dst_strides[1];
     double t0 = stn_now();
     stn_npy_header h;
     int rc, fd = open_checked(path, descr, ndim, shape, &h, &rc);

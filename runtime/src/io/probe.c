@@ -96,8 +96,24 @@ static uint64_t gcd_u64(uint64_t a, uint64_t b) {
     return a;
 }
 
-static int load_start(io_load *l, probe_ctx *c, int mode, stn_gridfile *wf, int fresh, uint64_t request,
-                      int depth, double seconds, int fill) {
+/* What a point of the probe runs: PROBE_READ, _WRITE or _MIXED requests of `request` bytes at `depth`,
+ * the writes into wf (NULL: the test file; fresh: a fresh file's unwritten extents, in a permutation of
+ * its positions), for `seconds` (fill: once over the whole file instead). */
+typedef struct point_spec {
+    int mode;
+    stn_gridfile *wf;
+    int fresh;
+    uint64_t request;
+    int depth;
+    double seconds;
+    int fill;
+} point_spec;
+
+static int load_start(io_load *l, probe_ctx *c, const point_spec *ps) {
+    stn_gridfile *wf = ps->wf;
+    int mode = ps->mode, fresh = ps->fresh, depth = ps->depth, fill = ps->fill;
+    uint64_t request = ps->request;
+    double seconds = ps->seconds;
     memset(l, 0, sizeof *l);
     l->c = c;
     l->wf = wf ? wf : &c->f;
@@ -216,12 +232,11 @@ static int load_finish(io_load *l, int rc, point_run *out) {
 }
 
 /* One point: the load of `mode` (io_load) run until it stops by itself, timed. */
-static int run_point(probe_ctx *c, int mode, stn_gridfile *wf, int fresh, uint64_t request, int depth,
-                     double seconds, int fill, point_run *out) {
+static int run_point(probe_ctx *c, const point_spec *ps, point_run *out) {
     io_load *l = malloc(sizeof *l); /* 32 completion groups with their messages: not for the stack */
     if (!l)
         return stn_error(-ENOMEM, "cannot probe: out of memory");
-    int rc = load_start(l, c, mode, wf, fresh, request, depth, seconds, fill);
+    int rc = load_start(l, c, ps);
     if (rc) {
         free(l);
         return rc;
@@ -313,7 +328,7 @@ static int measure_compute_under_io(probe_ctx *c, double *share, double *io_rate
     for (int round = 0; round < COMPUTE_ROUNDS && !rc; round++) {
         rc = compute_piece(&cr, COMPUTE_SECONDS / COMPUTE_ROUNDS, NULL);
         if (!rc)
-            rc = load_start(l, c, PROBE_MIXED, NULL, 0, (uint64_t)64 << 10, 32, HUGE_VAL, 0);
+            rc = load_start(l, c, &(point_spec){PROBE_MIXED, NULL, 0, (uint64_t)64 << 10, 32, HUGE_VAL, 0});
         if (rc)
             break;
         int freed;
@@ -437,8 +452,10 @@ static int probe_curves(probe_ctx *c, double seconds_per_point, stn_device *out,
         stn_dev_curve *curve = w ? &out->write : &out->read;
         for (int d = 0; d < STN_PROBE_NDEPTHS && !rc; d++)
             for (int k = 0; k < STN_PROBE_NREQUESTS && !rc; k++) {
-                rc = run_point(c, w ? PROBE_WRITE : PROBE_READ, NULL, 0, stn_probe_requests[k],
-                               stn_probe_depths[d], seconds_per_point, 0, &r);
+                rc = run_point(c,
+                               &(point_spec){w ? PROBE_WRITE : PROBE_READ, NULL, 0, stn_probe_requests[k],
+                                             stn_probe_depths[d], seconds_per_point, 0},
+                               &r);
                 if (rc)
                     break;
                 double bps = add_point(curve, k, d, &r);
@@ -468,8 +485,10 @@ static int probe_mixed(probe_ctx *c, uint64_t file_bytes, size_t align, double s
                 stn_gridfile fresh = {.fd = -1};
                 if (m && (rc = open_test_file(c, &fresh, file_bytes, align)) != 0)
                     break;
-                rc = run_point(c, PROBE_MIXED, m ? &fresh : NULL, m, stn_probe_requests[k],
-                               stn_probe_depths[d], seconds_per_point, 0, &r);
+                rc = run_point(c,
+                               &(point_spec){PROBE_MIXED, m ? &fresh : NULL, m, stn_probe_requests[k],
+                                             stn_probe_depths[d], seconds_per_point, 0},
+                               &r);
                 stn_gridfile_close(&fresh); /* unlinked already: its blocks go back now */
                 if (rc)
                     break;
@@ -528,8 +547,8 @@ int stn_probe(const char *dir, uint64_t file_bytes, double seconds_per_point, st
     memset(out, 0, sizeof *out);
 
     /* 1. write the whole file once, so that reads find real data on the device */
-    point_run r;
-    rc = run_point(&c, PROBE_WRITE, NULL, 0, STN_PROBE_MAX_REQUEST, 8, 0, 1, &r);
+    point_run r = {0};
+    rc = run_point(&c, &(point_spec){PROBE_WRITE, NULL, 0, STN_PROBE_MAX_REQUEST, 8, 0, 1}, &r);
     if (!rc && verbose)
         fprintf(stderr, "stencilc probe: wrote the %s test file in '%s' in %.2f s (%.0f MiB/s)\n",
                 stn_fmt_bytes(hb, sizeof hb, file_bytes), dir, r.seconds,

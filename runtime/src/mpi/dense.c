@@ -27,13 +27,14 @@ static int load_cross(const stn_run *r, const char *path, const int64_t *whole, 
         for (int iy = 0; rc == 0 && iy < np[1]; iy++)
             for (int ix = 0; rc == 0 && ix < np[0]; ix++) {
                 const int64_t *q[3] = {pc[0][ix], pc[1][iy], pc[2][iz]};
-                int64_t lo[3], n[3], at = 0;
+                int64_t box[2][3], at = 0; /* the piece's lo and extent in the whole grid */
                 for (int a = 0; a < 3; a++) {
-                    lo[a] = q[a][0] + q[a][2], n[a] = q[a][1] - q[a][0];
+                    box[0][a] = q[a][0] + q[a][2], box[1][a] = q[a][1] - q[a][0];
                     at += (q[a][0] - p->ax[a].base) * (a == 0 ? 1 : a == 1 ? v->sy : v->sz);
                 }
-                rc = stn_npy_load_box(path, r->d->npy_descr, stn_dims(r->d), whole, lo, n,
-                                      data + (size_t)at * (size_t)r->d->elem_size, v->sy, v->sz, st);
+                rc = stn_npy_load_box(path, r->d->npy_descr, stn_dims(r->d), whole, box,
+                                      data + (size_t)at * (size_t)r->d->elem_size, (int64_t[2]){v->sy, v->sz},
+                                      st);
             }
     return rc;
 }
