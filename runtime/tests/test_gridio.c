@@ -69,9 +69,9 @@ static void fill(const stn_gridfile *f, char *buf, size_t plane, int64_t y0, int
 
 /* Checks what a read of that range left in buf: every element, and the gaps between planes still
  * SENTINEL.  Returns the number of bad elements (reports the first few). */
-static int64_t verify(const stn_gridfile *f, const char *buf, size_t plane, int64_t y0, int64_t y1,
-                      int64_t z0, int64_t z1, int tag, const char *what) {
-    int64_t bad = 0;
+static int64_t verify(const stn_gridfile *f, const char *buf, size_t plane, const stn_span *sp, int tag,
+                      const char *what) {
+    int64_t y0 = sp->y0, y1 = sp->y1, z0 = sp->z0, z1 = sp->z1, bad = 0;
     size_t used = (size_t)(y1 - y0) * (size_t)f->row_bytes;
     for (int64_t z = z0; z < z1; z++) {
         const char *pl = buf + (size_t)(z - z0) * plane;
@@ -139,11 +139,12 @@ static int expect_direct; /* the scratch directory accepts O_DIRECT: grid files 
 
 /* ------------------------------------------------------------------ round trips */
 
-/* Write grid `tag` of this shape in pieces (partial rows of a few planes at a time, and whole
- * planes merged), read it back in other pieces into buffers with a larger plane stride, and
- * check every element, the layout, the untouched gaps and the exact byte counts. */
-static void roundtrip(const char *dir, const char *name, int64_t nx, int64_t ny, int64_t nz, int64_t esz,
-                      size_t align, int flags, stn_aio *q, int tag) {
+/* Write grid `tag` of this shape {nx, ny, nz, esz} in pieces (partial rows of a few planes at a time, and
+ * whole planes merged), read it back in other pieces into buffers with a larger plane stride, and check every
+ * element, the layout, the untouched gaps and the exact byte counts. */
+static void roundtrip(const char *dir, const char *name, const int64_t shape[4], size_t align, int flags,
+                      stn_aio *q, int tag) {
+    int64_t nx = shape[0], ny = shape[1], nz = shape[2], esz = shape[3];
     char path[600];
     snprintf(path, sizeof path, "%s/%s", dir, name);
     stn_gridfile f;
@@ -226,7 +227,7 @@ static void roundtrip(const char *dir, const char *name, int64_t nx, int64_t ny,
         CHECK_EQ_INT(sr.bytes_written, 0);
         char what[128];
         snprintf(what, sizeof what, "read %zu of %s", k, name);
-        CHECK_EQ_INT(verify(&f, b, plane, y0, y1, z0, z1, tag, what), 0);
+        CHECK_EQ_INT(verify(&f, b, plane, &(stn_span){y0, y1, z0, z1}, tag, what), 0);
         /* what the writer left in the padding comes back in the padding, and nowhere else */
         if (rb > nx * esz)
             CHECK((unsigned char)b[nx * esz] == PADDING && (unsigned char)b[rb - 1] == PADDING);
@@ -296,10 +297,10 @@ static void test_deep_queue(const char *dir, size_t align) {
     CHECK_EQ_INT(stn_aio_wait(q, &gb, &sb), 0);
     CHECK_EQ_INT(gb.pending, 0);
     CHECK_EQ_INT(gb.bytes, (uint64_t)(4 * 60 * f.row_bytes));
-    CHECK_EQ_INT(verify(&f, b, plane, 2, 62, 4, 8, 7, "group b"), 0);
+    CHECK_EQ_INT(verify(&f, b, plane, &(stn_span){2, 62, 4, 8}, 7, "group b"), 0);
     CHECK_EQ_INT(stn_aio_wait(q, &ga, &sa), 0);
     CHECK_EQ_INT(ga.pending, 0);
-    CHECK_EQ_INT(verify(&f, a, plane, 2, 62, 0, 4, 7, "group a"), 0);
+    CHECK_EQ_INT(verify(&f, a, plane, &(stn_span){2, 62, 0, 4}, 7, "group a"), 0);
     /* each request's bytes go to the stats it was submitted with, whoever reaped it */
     CHECK_EQ_INT(sa.bytes_read, (uint64_t)(4 * 60 * f.row_bytes));
     CHECK_EQ_INT(sb.bytes_read, (uint64_t)(4 * 60 * f.row_bytes));
@@ -312,14 +313,14 @@ static void test_deep_queue(const char *dir, size_t align) {
     CHECK_EQ_INT(stn_aio_wait_all(q, NULL), 0);
     CHECK_EQ_INT(gc.pending, 0);
     CHECK_EQ_INT(stn_aio_in_flight(q), 0);
-    CHECK_EQ_INT(verify(&f, a, whole, 0, 64, 0, 4, 7, "wait_all"), 0);
+    CHECK_EQ_INT(verify(&f, a, whole, &(stn_span){0, 64, 0, 4}, 7, "wait_all"), 0);
     memset(a, SENTINEL, whole * 4);
     stn_aio_group_reset(&gc);
     CHECK_EQ_INT(stn_aio_read(q, &f, &(stn_span){0, 64, 0, 4}, a, whole, &gc, NULL), 0);
     stn_aio_destroy(q);
     CHECK_EQ_INT(gc.pending, 0);
     CHECK_EQ_INT(gc.error, 0);
-    CHECK_EQ_INT(verify(&f, a, whole, 0, 64, 0, 4, 7, "destroy"), 0);
+    CHECK_EQ_INT(verify(&f, a, whole, &(stn_span){0, 64, 0, 4}, 7, "destroy"), 0);
     stn_free(a);
     stn_free(b);
     stn_free(w);
@@ -355,7 +356,7 @@ static void test_many_calls(const char *dir, size_t align) {
                                       0, &g[0], &st),
                          0);
     CHECK_EQ_INT(stn_aio_wait(q, &g[0], &st), 0);
-    CHECK_EQ_INT(verify(&f, r, whole, 0, f.ny, 0, f.nz, 5, "many calls"), 0);
+    CHECK_EQ_INT(verify(&f, r, whole, &(stn_span){0, f.ny, 0, f.nz}, 5, "many calls"), 0);
     stn_aio_destroy(q);
     stn_free(w);
     stn_free(r);
@@ -585,7 +586,7 @@ static void shapes(const char *dir, size_t align, int flags, stn_aio *q, const c
     };
     for (size_t k = 0; k < sizeof shp / sizeof shp[0]; k++) {
         snprintf(name, sizeof name, "%s-%zu.grid", label, k);
-        roundtrip(dir, name, shp[k][0], shp[k][1], shp[k][2], shp[k][3], align, flags, q, (int)k + 1);
+        roundtrip(dir, name, shp[k], align, flags, q, (int)k + 1);
     }
 }
 
@@ -630,7 +631,7 @@ int main(void) {
     }
     shapes(dir, align, 0, q, "direct");
     /* rows padded to more than the minimum (e.g. the physical block size) work the same */
-    roundtrip(dir, "wide.grid", 37, 5, 4, 8, align * 8, 0, q, 11);
+    roundtrip(dir, "wide.grid", (const int64_t[4]){37, 5, 4, 8}, align * 8, 0, q, 11);
     /* the buffered path (what a file system that refuses O_DIRECT gets) */
     shapes(dir, align, STN_GRIDFILE_BUFFERED, q, "buffered");
     test_bad_requests(dir, align, q);

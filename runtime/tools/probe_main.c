@@ -146,9 +146,21 @@ static void device_name(const char *dir, char *out, size_t n) {
     free(real);
 }
 
+/* How the device was probed: the directory (absolute), the device's name, the test file's size, the
+ * seconds per point and the device's block. */
+typedef struct probed {
+    const char *dir, *devname;
+    uint64_t file_bytes;
+    double seconds;
+    size_t block;
+} probed;
+
 /* The machine file's text: this machine as discovered, the device's curves as measured. */
-static int machine_json(const stn_hw *hw, const stn_device *dev, const char *dir, const char *devname,
-                        uint64_t file_bytes, double seconds, size_t block, char *out, size_t n) {
+static int machine_json(const stn_hw *hw, const stn_device *dev, const probed *how, char *out, size_t n) {
+    const char *dir = how->dir, *devname = how->devname;
+    uint64_t file_bytes = how->file_bytes;
+    double seconds = how->seconds;
+    size_t block = how->block;
     char name[128], desc[256], jname[300], jdesc[600], date[64] = "", hb[32];
     static char rd[STN_CURVE_MAX * 48], wr[STN_CURVE_MAX * 48], mx[STN_CURVE_MAX * 48],
         mn[STN_CURVE_MAX * 48];
@@ -371,8 +383,8 @@ int main(int argc, char **argv) {
     if (!realpath(dir, where)) /* the machine file names the directory absolutely */
         snprintf(where, sizeof where, "%s", dir);
     static char text[16384];
-    if (machine_json(&hw, &dev, where, devname, size - size % STN_PROBE_MAX_REQUEST, seconds, block, text,
-                     sizeof text) != 0)
+    probed how = {where, devname, size - size % STN_PROBE_MAX_REQUEST, seconds, block};
+    if (machine_json(&hw, &dev, &how, text, sizeof text) != 0)
         return fail(stn_errmsg());
     if (write_machine(output, text, &dev) != 0)
         return fail(stn_errmsg());
