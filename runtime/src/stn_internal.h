@@ -243,8 +243,9 @@ void stn_progress_end(stn_progress *p);
 uint64_t stn_total_arrays(const stn_program_desc *d);
 /* The levels of all state fields: what an MPI exchange moves (ghosts of each). */
 uint64_t stn_state_levels(const stn_program_desc *d);
-/* The memory the step allocates on all threads for rows of nx cells (sub-steps' scratch). */
-uint64_t stn_kernel_scratch(const stn_program_desc *d, int64_t nx);
+/* The memory the step allocates on all threads on a grid of nx x ny x nz cells (sub-steps' scratch;
+ * the bound is symmetric in ny and nz, so a plan may give its two blocked axes in its own order). */
+uint64_t stn_kernel_scratch(const stn_program_desc *d, int64_t nx, int64_t ny, int64_t nz);
 /* Blk-Tune step 1 (eq. 1a): the iBlock (iy, iz) for `threads` threads on `hw`. */
 void stn_iblock(const stn_program_desc *d, const int64_t size[3], const stn_hw *hw, int64_t threads,
                 int64_t out[2]);
