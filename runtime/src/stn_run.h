@@ -6,11 +6,12 @@
  * The runtime's files in layers, lowest first; a file calls only into its own layer or lower ones
  * (test/python/test_runtime_layers.py checks this on the object files with nm):
  *   1. error, stats, alloc, file, ring, npy, progress, hw, gridio, args,      the pieces
+ *      usage (--help, suggestions), mapfile (--mode mmap's files),
  *      device (the flash device's curves), probe (measuring them), par (MPI ranks)
  *   2. run.c (warnings, the engines' arrays), iblock.c (step 1 of Blk-Tune)   what engines share
  *   3. ooc_plan.c (block geometry, the exact IO model), tune.c (the tuners)   planning, no engine
  *   4. incore.c; ooc.c, ooc_window.c, ooc_xfer.c, ooc_state.c                the engines
- *   5. report.c                                                               the JSON report
+ *   5. report.c, runfiles.c (the run's files), summary.c (what a run prints)   around the engine
  *   6. program.c                                                              stn_program_main
  */
 #ifndef STN_RUN_H
