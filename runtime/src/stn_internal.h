@@ -236,6 +236,11 @@ typedef struct stn_progress {
 void stn_progress_start(stn_progress *p, const char *name, int64_t total, double cells_per_step, int quiet);
 void stn_progress_step(stn_progress *p, int64_t done); /* call after each step */
 void stn_progress_end(stn_progress *p);
+/* On a terminal the line is rewritten in place: a message printed meanwhile (a warning, an error)
+ * first ends it (stn_progress_break); stn_progress_line_open says whether one is open (a signal
+ * handler writes its own newline). */
+void stn_progress_break(void);
+int stn_progress_line_open(void);
 
 /* ------------------------------------------------------------------ iblock.c: Blk-Tune's step 1 */
 
