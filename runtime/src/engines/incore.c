@@ -64,12 +64,13 @@ typedef struct stn_incore engine;
  * (docs/benchmarks.md).  Without THP the advice is ignored. */
 #define HUGE_ALIGN ((size_t)2 << 20)
 
-static void *dram_alloc(const stn_run *r, int f, int b, size_t bytes) {
+static int dram_alloc(const stn_run *r, int f, int b, size_t bytes, void **out) {
     (void)r, (void)f, (void)b;
     void *p = stn_alloc(bytes, bytes >= HUGE_ALIGN ? HUGE_ALIGN : BUF_ALIGN);
     if (p && bytes >= HUGE_ALIGN)
         (void)madvise(p, bytes / HUGE_ALIGN * HUGE_ALIGN, MADV_HUGEPAGE);
-    return p;
+    *out = p;
+    return 0;
 }
 
 static void dram_release(void *p, size_t bytes) {
@@ -77,7 +78,7 @@ static void dram_release(void *p, size_t bytes) {
     stn_free(p);
 }
 
-static const stn_incore_kind dram = {"incore", dram_alloc, dram_release, NULL};
+static const stn_incore_kind dram = {"incore", NULL, dram_alloc, dram_release, NULL};
 
 /* ------------------------------------------------------------------ parallel memory helpers */
 
@@ -107,7 +108,8 @@ static int alloc_buffers(engine *e) {
     const stn_program_desc *d = e->d;
     size_t bytes = (size_t)e->r->grid_bytes;
     double t0 = stn_now();
-    for (int i = 0; i < d->nfields; i++) {
+    int rc = e->kind->reserve ? e->kind->reserve(e->r, bytes, stn_total_arrays(d)) : 0;
+    for (int i = 0; rc == 0 && i < d->nfields; i++) {
         const stn_field_desc *fd = &d->fields[i];
         field_bufs *fb = &e->f[i];
         fb->nbuf = fd->kind == STN_FIELD_STATE ? fd->levels + 1 : 1;
@@ -115,7 +117,8 @@ static int alloc_buffers(engine *e) {
         fb->next = fb->nbuf > 1 ? 1 : -1;
         fb->prev = fb->nbuf > 2 ? 2 : -1;
         for (int b = 0; b < fb->nbuf; b++) {
-            fb->buf[b] = e->kind->alloc(e->r, i, b, bytes);
+            if ((rc = e->kind->alloc(e->r, i, b, bytes, &fb->buf[b])) != 0)
+                return rc;
             if (!fb->buf[b])
                 return stn_error(-ENOMEM,
                                  "in-core run: cannot allocate level %d of field '%s' (%d of %d buffers of "
@@ -125,7 +128,7 @@ static int alloc_buffers(engine *e) {
         }
     }
     stn_stats_add_time(&e->res->st, STN_PHASE_INIT, t0);
-    return 0;
+    return rc;
 }
 
 /* One level of one field: the --init file, else the stencil's init, else (already) zero.

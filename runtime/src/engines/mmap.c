@@ -13,32 +13,14 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-/* Each array a file of its own, unlinked at once: it lives as long as the mapping, and nothing is left
- * behind. */
-static void *map_buffer(const stn_run *r, int f, int b, size_t bytes) {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s.%s.%d.mmap-XXXXXX", r->o->dir, r->d->name, r->d->fields[f].name, b);
-    int fd = mkstemp(path);
-    if (fd < 0) {
-        stn_error(stn_neg_errno(errno), "--mode mmap: cannot create a file in '%s': %s", r->o->dir,
-                  strerror(errno));
-        return NULL;
-    }
-    unlink(path);
-    void *p = MAP_FAILED;
-    int err = 0;
-    if (ftruncate(fd, (off_t)bytes) != 0)
-        err = errno;
-    else if ((p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED)
-        err = errno;
-    close(fd);
-    if (err) {
-        char hb[32];
-        stn_error(stn_neg_errno(err), "--mode mmap: cannot map %s of '%s': %s",
-                  stn_fmt_bytes(hb, sizeof hb, bytes), r->o->dir, strerror(err));
-        return NULL;
-    }
-    return p;
+/* The arrays' files (io/mapfile.c): their space checked first, then each one a file of its own, its
+ * blocks reserved and unlinked at once (it lives as long as the mapping; nothing is left behind). */
+static int map_space(const stn_run *r, size_t bytes, uint64_t count) {
+    return stn_map_space(r->o->dir, bytes, count);
+}
+
+static int map_buffer(const stn_run *r, int f, int b, size_t bytes, void **out) {
+    return stn_map_file(r->o->dir, r->d->name, r->d->fields[f].name, b, bytes, out);
 }
 
 static void unmap_buffer(void *p, size_t bytes) { munmap(p, bytes); }
@@ -59,7 +41,7 @@ static void proc_io(uint64_t *rd, uint64_t *wr) {
         fclose(fp);
 }
 
-static const stn_incore_kind mapped = {"mmap", map_buffer, unmap_buffer, proc_io};
+static const stn_incore_kind mapped = {"mmap", map_space, map_buffer, unmap_buffer, proc_io};
 
 static int mmap_open(const stn_run *r, stn_result *res, stn_ooc_result *plan, int program, void **state) {
     (void)plan, (void)program;

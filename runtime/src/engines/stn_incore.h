@@ -11,8 +11,11 @@
  * buffers exceed the budget, tiles time in the cache, and MPI ranks split it.  Memory the kernel pages
  * (paging set: mapped files) runs the plain loop, its paging traffic measured, and is not split. */
 typedef struct stn_incore_kind {
-    const char *mode;                                                      /* its --mode */
-    void *(*alloc)(const stn_run *r, int field, int buffer, size_t bytes); /* NULL: failed, the error set */
+    const char *mode; /* its --mode */
+    /* Before any array: room for `count` arrays of `bytes` made sure of (NULL: nothing to do). */
+    int (*reserve)(const stn_run *r, size_t bytes, uint64_t count);
+    /* One array into *out: a failure's -errno with its message, or 0 with *out NULL for out of memory. */
+    int (*alloc)(const stn_run *r, int field, int buffer, size_t bytes, void **out);
     void (*release)(void *p, size_t bytes);
     void (*paging)(uint64_t *read, uint64_t *written); /* the process' storage traffic so far, or NULL */
 } stn_incore_kind;

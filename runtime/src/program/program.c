@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 static void print_error(const stn_program_desc *d, const char *msg) {
+    stn_progress_break(); /* (a progress line rewritten on a terminal ends first) */
     fprintf(stderr, "%s: error: %s\n", d && d->name ? d->name : "stencil", msg);
     fflush(stderr);
 }
@@ -82,7 +83,7 @@ static int program_main(const stn_program_desc *given, int argc, char **argv) {
         return 1;
     }
     stn_program_desc desc = s->desc; /* for the messages, after s is gone */
-    if (stn_opts_parse(&s->desc, argc, argv, &s->o) != 0 || ranks_options(s) != 0) {
+    if (stn_opts_parse(&s->desc, argc, argv, stn_par_size(), &s->o) != 0 || ranks_options(s) != 0) {
         print_error(&desc, stn_errmsg());
         stn_sim_discard(s);
         return 2;
@@ -98,6 +99,8 @@ static int program_main(const stn_program_desc *given, int argc, char **argv) {
         int rc = stn_sim_start(s, t_start);
         if (stn_par_size() > 1 && stn_par_any(rc) && rc == 0)
             rc = stn_error(-EIO, "another rank failed to start (its error is above)");
+        if (rc == 0 && !s->o.plan_only && stn_par_rank() == 0)
+            stn_interrupt_arm(&s->pr.in); /* (SIGINT, SIGTERM: says whether --resume continues it) */
         if (rc == 0 && !s->o.plan_only)
             rc = stn_sim_advance(s, s->o.steps - s->done); /* (resumed: the steps left) */
         if (rc == 0) {
@@ -110,6 +113,7 @@ static int program_main(const stn_program_desc *given, int argc, char **argv) {
         }
     }
     stn_sim_discard(s); /* (a failed run's committed sweeps stay, for --resume) */
+    stn_interrupt_disarm();
     fflush(stdout);
     return status;
 }

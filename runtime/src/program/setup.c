@@ -90,41 +90,19 @@ static void find_curves(stn_run *r) {
     snprintf(r->dev.source, sizeof r->dev.source, "stencilc probe: %.490s", path);
 }
 
-/* Options of the out-of-core engine are accepted by the engines that plan no blocks but do nothing;
- * say so.  (--dir is not worth a warning: scripts pass it routinely, and it only names where scratch
- * goes.) */
-static void note_ignored(stn_run *r) {
-    const stn_opts *o = r->o;
-    const char *ignored[5];
-    int n = 0;
-    if (o->tuner != STN_TUNER_NONE)
-        ignored[n++] = "--tuner";
-    if (o->rank != STN_RANK_NONE)
-        ignored[n++] = "--rank";
-    if (o->have_block)
-        ignored[n++] = "--block";
-    if (o->schedule != STN_SCHED_NONE)
-        ignored[n++] = "--schedule";
-    if (o->resume)
-        ignored[n++] = "--resume";
-    for (int k = 0; k < n; k++)
-        stn_warn(r->log, "%s only affects the out-of-core engine; --mode %s ignores it", ignored[k],
-                 stn_mode_names[o->mode]);
-}
-
 /* Everything before the engine: the inputs looked at, the series, points and `along` arrays read, the
  * outputs' temporaries created, the device found. */
 int stn_program_prepare(stn_program_run *pr) {
     stn_run *r = &pr->in;
     const stn_engine_ops *eng = stn_engine_of(r->o->mode);
     if (!eng->has.plans)
-        note_ignored(r);
+        stn_note_ignored(r);
     int rc = 0;
     if (eng->has.device &&
         stn_par_size() > 1) /* (first: every rank takes part, before anything can fail on one) */
         rc = stn_par_network(&r->net_bytes_per_second, &r->net_latency, r->net_source, sizeof r->net_source);
     if (rc == 0)
-        rc = stn_run_check_inputs(r);
+        rc = stn_check_inputs(r);
     if (rc == 0 && !r->o->plan_only)
         rc = stn_series_load(r, &pr->res.st);
     if (rc == 0 && !r->o->plan_only)
@@ -137,7 +115,7 @@ int stn_program_prepare(stn_program_run *pr) {
             rc = stn_error(-ENOMEM, "out of memory");
     }
     if (rc == 0)
-        rc = stn_run_open_outputs(r);
+        rc = stn_outputs_open(r, &pr->report);
     if (rc == 0 && eng->has.device)
         rc = find_device(r);
     if (rc == 0 && eng->has.device)
@@ -145,46 +123,21 @@ int stn_program_prepare(stn_program_run *pr) {
     return rc;
 }
 
-/* Under MPI: every rank's counters to rank 0, whose report gives them per rank and their sums. */
-static void gather_ranks(stn_result *res) {
-    uint64_t mine[STN_RANK_FIGURES] = {res->st.bytes_read,     res->st.bytes_written, res->predicted_read,
-                                       res->predicted_written, res->msg_sent,         res->msg_predicted};
-    int P = stn_par_size();
-    uint64_t *all = stn_par_rank() == 0 ? calloc((size_t)P * STN_RANK_FIGURES, sizeof *all) : NULL;
-    uint64_t scratch[STN_RANK_FIGURES];
-    stn_par_gather_u64(mine, STN_RANK_FIGURES, all ? all : scratch);
-    if (!all)
-        return;
-    res->nranks = P;
-    res->ranks = all;
-    res->st.bytes_read = res->st.bytes_written = res->predicted_read = res->predicted_written = 0;
-    res->msg_sent = res->msg_predicted = 0;
-    for (int k = 0; k < P; k++) {
-        const uint64_t *f = all + (size_t)k * STN_RANK_FIGURES;
-        res->st.bytes_read += f[0], res->st.bytes_written += f[1];
-        res->predicted_read += f[2], res->predicted_written += f[3];
-        res->msg_sent += f[4], res->msg_predicted += f[5];
-    }
-}
-
-/* After the engine (rc: how it went): the outputs committed, or removed after a failure; the report. */
-int stn_program_finish(stn_program_run *pr, int rc) {
+int stn_program_finish(stn_program_run *pr, int rc, int program) {
     stn_run *r = &pr->in;
     /* each series and points file is read once, before the engine; each record written once */
     pr->res.predicted_read += r->series_bytes + r->points_bytes + r->along_bytes;
     for (int k = 0; k < r->d->nrecords && stn_par_rank() == 0; k++) /* (rank 0 writes them) */
         pr->res.predicted_written +=
-            r->o->record_path[k] ? (uint64_t)r->o->steps * stn_run_record_bytes(r, k) : 0;
+            r->o->record_path[k] ? (uint64_t)r->o->steps * stn_record_bytes(r, k) : 0;
     if (stn_par_size() > 1 && stn_par_any(rc) && rc == 0)
         rc = stn_error(-EIO, "another rank failed (its error is above)");
     if (rc == 0)
-        rc = stn_run_commit_outputs(r, &pr->res);
-    stn_run_abort_outputs(r); /* whatever is left after a failure */
-    if (rc == 0 && stn_par_size() > 1)
-        gather_ranks(&pr->res);
-    if (rc == 0 && r->o->report && stn_par_rank() == 0)
-        rc = stn_report_write(r, &pr->res, stn_engine_of(r->o->mode)->has.plans ? &pr->plan : NULL,
-                              r->o->report);
+        rc = stn_outputs_commit(r, &pr->res, stn_engine_of(r->o->mode)->has.plans ? &pr->plan : NULL,
+                                &pr->report);
+    stn_outputs_abort(r, &pr->report); /* whatever is left after a failure */
+    if (rc == 0 && program && !r->o->plan_only && stn_par_rank() == 0)
+        stn_summary_end(r, &pr->res);
     return rc;
 }
 

@@ -24,7 +24,7 @@ void stn_sim_discard(stn_sim *s) {
     if (!s)
         return;
     stn_engine_close(s->eng, s->failed); /* after a failed advance the committed sweeps stay, for --resume */
-    stn_run_abort_outputs(&s->pr.in);
+    stn_outputs_abort(&s->pr.in, &s->pr.report);
     stn_program_free(&s->pr);
     stn_opts_free(&s->o);
     for (int i = 0; s->argv && i < s->argc; i++)
@@ -67,6 +67,7 @@ static void threads_out(const stn_sim *s) {
  * temporaries created, the engine opened (out of core: planned, or only the plan printed). */
 int stn_sim_start(stn_sim *s, double t_start) {
     stn_stats_reset_peaks();
+    stn_opts_bound_bt(&s->o, s->o.steps == STN_SIM_OPEN_STEPS); /* (before anything is sized by it) */
     int rc = stn_program_setup(&s->pr, &s->desc, &s->o, t_start);
     threads_in(s);
     if (rc == 0)
@@ -75,6 +76,9 @@ int stn_sim_start(stn_sim *s, double t_start) {
         rc = stn_engine_open(&s->pr.in, &s->pr.res, &s->pr.plan, s->program, &s->eng);
     if (rc == 0)
         s->done = stn_engine_steps_done(s->eng); /* --resume: the steps of the sweeps saved */
+    if (rc == 0 && stn_engine_of(s->o.mode)->has.plans && s->program && !s->o.plan_only &&
+        stn_par_rank() == 0)
+        stn_summary_plan(&s->pr.in, &s->pr.res, &s->pr.plan);
     threads_out(s);
     return rc;
 }
@@ -114,7 +118,7 @@ int stn_sim_open(const stn_program_desc *given, int argc, const char *const *arg
         rc = stn_error(-EINVAL, "--steps is required: %s has %s, sized by the steps the simulation runs",
                        d->name, d->nseries > 0 ? "series" : "records");
     if (rc == 0)
-        rc = stn_opts_parse(d, s->argc, s->argv, &s->o);
+        rc = stn_opts_parse(d, s->argc, s->argv, stn_par_size(), &s->o);
     if (rc == 0 && !given_steps)
         s->o.steps = STN_SIM_OPEN_STEPS;
     if (rc == 0 && (s->o.help || s->o.version || s->o.plan_only))
@@ -305,7 +309,7 @@ static int checkpoint_level(stn_sim *s, const char *dir, int f, int level, char 
     char name[300], path[4096];
     snprintf(name, sizeof name, "%s%s", d->fields[f].name, level ? ".prev" : "");
     snprintf(path, sizeof path, "%s/%s.npy", dir, name);
-    int64_t shape[3], *sh = stn_run_npy_shape(&s->pr.in, shape);
+    int64_t shape[3], *sh = stn_npy_shape(&s->pr.in, shape);
     const int64_t n[3] = {s->o.size[0], s->o.size[1], s->o.size[2]};
     int axis = dims - 1;                                /* the slowest axis of the grid: slabs along it */
     uint64_t cell = (uint64_t)d->elem_size, per = cell; /* bytes of one index along `axis` */
@@ -384,7 +388,7 @@ int stn_sim_close(stn_sim *s) {
     s->pr.res.predicted_written += s->ckpt_written;
     stn_engine_close(s->eng, rc != 0); /* a failed export: the committed sweeps stay, for --resume */
     s->eng = NULL;
-    rc = stn_program_finish(&s->pr, rc);
+    rc = stn_program_finish(&s->pr, rc, s->program);
     char msg[1024];
     snprintf(msg, sizeof msg, "%s", stn_errmsg());
     stn_sim_discard(s);

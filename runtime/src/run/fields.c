@@ -19,6 +19,6 @@ uint64_t stn_state_levels(const stn_program_desc *d) {
     return levels;
 }
 
-uint64_t stn_kernel_scratch(const stn_program_desc *d, int64_t nx) {
-    return d->scratch_bytes ? (uint64_t)stn_omp_max_threads() * d->scratch_bytes(nx) : 0;
+uint64_t stn_kernel_scratch(const stn_program_desc *d, int64_t nx, int64_t ny, int64_t nz) {
+    return d->scratch_bytes ? (uint64_t)stn_omp_max_threads() * d->scratch_bytes(nx, ny, nz) : 0;
 }

@@ -7,9 +7,11 @@
  * files with nm; docs/design/020 draws it):
  *   1. base/     error, stats, alloc, mem (the memory policy), file, ring,  the pieces
  *                progress, hw, device (the flash device's curves), args,
- *                modes (the engines' names), desc (the descriptor's checks)
+ *                usage (--help, suggestions), modes (the engines' names),
+ *                desc (the descriptor's checks)
  *   2. io/       npy, gridio (grid files), aio (the libaio queue), probe,   files and the device
- *                checkpoint (a checkpoint's manifest)
+ *                checkpoint (a checkpoint's manifest), mapfile (--mode
+ *                mmap's files)
  *   3. run/      log (warnings), fields, inputs (series, points, along),    what a run is given
  *                fold (a 1d grid's rows)
  *   4. mpi/      par (the collectives), split (the ranks' parts), part      the ranks
@@ -26,7 +28,8 @@
  *                ooc_xfer, ooc_state
  *   8. report/   report                                                     the JSON report
  *   9. program/  program (stn_program_main), sim (the embedding API, a run  the program
- *                held open), setup (a run around its engine), outputs
+ *                held open), setup (a run around its engine), runfiles
+ *                (the run's files), summary (what a run prints)
  */
 #ifndef STN_RUN_H
 #define STN_RUN_H
@@ -222,6 +225,7 @@ typedef struct stn_ooc_result {
 uint64_t stn_total_arrays(const stn_program_desc *d);
 /* The levels of all state fields: what an MPI exchange moves (ghosts of each). */
 uint64_t stn_state_levels(const stn_program_desc *d);
-/* The memory the step allocates on all threads for rows of nx cells (sub-steps' scratch). */
-uint64_t stn_kernel_scratch(const stn_program_desc *d, int64_t nx);
+/* The memory the step allocates on all threads on a grid of nx x ny x nz cells (sub-steps' scratch;
+ * the bound is symmetric in ny and nz, so a plan may give its two blocked axes in its own order). */
+uint64_t stn_kernel_scratch(const stn_program_desc *d, int64_t nx, int64_t ny, int64_t nz);
 #endif /* STN_RUN_H */

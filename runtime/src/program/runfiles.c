@@ -1,27 +1,26 @@
-/* outputs.c -- a run's files before and after its engine: every --init file looked at before anything is
- * allocated, every output's temporary created (under MPI rank 0's, joined by the others), and at the
- * end committed together or removed. */
+/* runfiles.c -- the files of a run around its engine: every --init file looked at before anything is
+ * allocated; every output's temporary, and the report's, created before the computation (so that an
+ * unwritable directory, a full disk or a report that is a FIFO fails at once, not after hours); and
+ * after it the outputs synced, the report written, then all of them renamed into place, or none. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include "program/stn_program.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-int64_t *stn_run_npy_shape(const stn_run *r, int64_t shape[3]) {
+int64_t *stn_npy_shape(const stn_run *r, int64_t shape[3]) {
     shape[0] = r->o->size[2];
     shape[1] = r->o->size[1];
     shape[2] = r->o->size[0];
     return shape + 3 - stn_dims(r->d); /* (nz, ny, nx), (ny, nx) or (nx,): a 1d grid is one row */
 }
 
-/* Look at every --init file before allocating anything: a wrong file fails in milliseconds. */
-int stn_run_check_inputs(stn_run *r) {
-    int64_t shape[3], *sh = stn_run_npy_shape(r, shape);
+int stn_check_inputs(stn_run *r) {
+    int64_t shape[3], *sh = stn_npy_shape(r, shape);
     for (int s = 0; s < 2 * r->d->nfields; s++) {
         const char *path = r->o->init_path[s];
         if (!path)
@@ -64,11 +63,11 @@ static int open_writer(const char *path, const char *descr, int ndim, const int6
     return rc;
 }
 
-/* Create every output's temporary now, so that an unwritable directory or a full disk fails
- * before the computation rather than after it. */
-int stn_run_open_outputs(stn_run *r) {
-    int64_t shape[3], *sh = stn_run_npy_shape(r, shape);
+int stn_outputs_open(stn_run *r, stn_afile *report) {
+    int64_t shape[3], *sh = stn_npy_shape(r, shape);
     int rc = 0;
+    memset(report, 0, sizeof *report);
+    report->fd = -1;
     for (int s = 0; s < 2 * r->d->nfields; s++) { /* (every rank to the end: the opens are collective) */
         const char *path = r->o->out_path[s];
         int rc2 = path ? open_writer(path, r->d->npy_descr, stn_dims(r->d), sh, &r->writers[s]) : 0;
@@ -83,52 +82,89 @@ int stn_run_open_outputs(stn_run *r) {
         if (rc2 && rc == 0)
             rc = stn_error(rc2, "--out %s=%s: %s", r->d->records[k].name, path, stn_errmsg());
     }
+    /* the report's temporary, empty until the run is over (rank 0 writes it) */
+    if (rc == 0 && r->o->report && stn_par_rank() == 0 && stn_afile_open(report, r->o->report, 0) != 0)
+        rc = stn_error(-EINVAL, "--report %s: %s", r->o->report, stn_errmsg());
+    if (stn_par_size() > 1 && stn_par_any(rc) && rc == 0)
+        rc = stn_error(-EIO, "rank 0 could not create the report's file (its error is above)");
     return rc;
 }
 
-/* Bytes of one step's samples of record k. */
-uint64_t stn_run_record_bytes(const stn_run *r, int k) {
+uint64_t stn_record_bytes(const stn_run *r, int k) {
     return r->npts ? (uint64_t)r->npts[r->d->records[k].points] * (uint64_t)r->d->elem_size : 0;
 }
 
-/* Rename the outputs only once all of them are complete and synced, so that a failing run
- * leaves none of them behind (only a failing rename, after the others, could). */
-int stn_run_commit_outputs(stn_run *r, stn_result *res) {
-    double t0 = stn_now();
+/* Under MPI: every rank's counters to rank 0, whose report gives them per rank and their sums. */
+static void gather_ranks(stn_result *res) {
+    uint64_t mine[STN_RANK_FIGURES] = {res->st.bytes_read,     res->st.bytes_written, res->predicted_read,
+                                       res->predicted_written, res->msg_sent,         res->msg_predicted};
+    int P = stn_par_size();
+    uint64_t *all = stn_par_rank() == 0 ? calloc((size_t)P * STN_RANK_FIGURES, sizeof *all) : NULL;
+    uint64_t scratch[STN_RANK_FIGURES];
+    stn_par_gather_u64(mine, STN_RANK_FIGURES, all ? all : scratch);
+    if (!all)
+        return;
+    res->nranks = P;
+    res->ranks = all;
+    res->st.bytes_read = res->st.bytes_written = res->predicted_read = res->predicted_written = 0;
+    res->msg_sent = res->msg_predicted = 0;
+    for (int k = 0; k < P; k++) {
+        const uint64_t *f = all + (size_t)k * STN_RANK_FIGURES;
+        res->st.bytes_read += f[0], res->st.bytes_written += f[1];
+        res->predicted_read += f[2], res->predicted_written += f[3];
+        res->msg_sent += f[4], res->msg_predicted += f[5];
+    }
+}
+
+/* The records' samples written and every output synced (every rank its part). */
+static int sync_outputs(stn_run *r, stn_result *res) {
     int n = 2 * r->d->nfields + r->d->nrecords, rc = 0;
     for (int k = 0; stn_par_size() > 1 && k < r->d->nrecords; k++) /* (collective: every rank, always) */
         if (r->writers[2 * r->d->nfields + k]) { /* each rank sampled the points of its own slices */
-            stn_par_or_to_root(r->rec[k], (size_t)(r->o->steps * (int64_t)stn_run_record_bytes(r, k)));
+            stn_par_or_to_root(r->rec[k], (size_t)(r->o->steps * (int64_t)stn_record_bytes(r, k)));
             if (stn_par_rank() > 0)
                 stn_npy_writer_expect(r->writers[2 * r->d->nfields + k], 0);
         }
     for (int k = 0; rc == 0 && k < r->d->nrecords && stn_par_rank() == 0; k++) { /* all steps' samples */
         stn_npy_writer *w = r->writers[2 * r->d->nfields + k];
         if (w)
-            rc = stn_npy_writer_pwrite(
-                w, r->rec[k], (size_t)(r->o->steps * (int64_t)stn_run_record_bytes(r, k)), 0, &res->st);
+            rc = stn_npy_writer_pwrite(w, r->rec[k], (size_t)(r->o->steps * (int64_t)stn_record_bytes(r, k)),
+                                       0, &res->st);
     }
     for (int s = 0; rc == 0 && s < n; s++)
         if (r->writers[s])
             rc = stn_npy_writer_finish(r->writers[s]);
-    if (stn_par_size() > 1) { /* every rank's part is in and synced; then rank 0 renames */
-        if (stn_par_any(rc) && rc == 0)
-            rc = stn_error(-EIO, "another rank failed to write its part of the outputs (its error is above)");
-        if (rc == 0 && stn_par_rank() > 0)
-            return 0; /* (abort_outputs closes its joined files, unlinking nothing) */
-    }
-    for (int s = 0; rc == 0 && s < n; s++)
+    if (stn_par_size() > 1 && stn_par_any(rc) && rc == 0)
+        rc = stn_error(-EIO, "another rank failed to write its part of the outputs (its error is above)");
+    return rc;
+}
+
+int stn_outputs_commit(stn_run *r, stn_result *res, const stn_ooc_result *plan, stn_afile *report) {
+    double t0 = stn_now();
+    int n = 2 * r->d->nfields + r->d->nrecords;
+    int rc = sync_outputs(r, res);
+    stn_stats_add_time(&res->st, STN_PHASE_WRITE, t0);
+    if (rc == 0 && stn_par_size() > 1)
+        gather_ranks(res);
+    if (rc == 0 && stn_par_rank() > 0)
+        return 0; /* rank 0 renames (stn_outputs_abort closes the joined files, unlinking nothing) */
+    if (rc == 0 && report->tmp) /* the report, complete and synced before any output is renamed */
+        rc = stn_report_fill(r, res, plan, report);
+    for (int s = 0; rc == 0 && s < n; s++) /* (only a failing rename, after the others, can leave some) */
         if (r->writers[s]) {
             rc = stn_npy_writer_commit(r->writers[s]);
             r->writers[s] = NULL;
         }
-    stn_stats_add_time(&res->st, STN_PHASE_WRITE, t0);
+    if (rc == 0 && report->tmp && (rc = stn_afile_commit(report)) != 0)
+        rc = stn_error(rc, "cannot write the report: %s", stn_errmsg());
     return rc;
 }
 
-void stn_run_abort_outputs(stn_run *r) {
+void stn_outputs_abort(stn_run *r, stn_afile *report) {
     for (int s = 0; r->writers && s < 2 * r->d->nfields + r->d->nrecords; s++) {
         stn_npy_writer_abort(r->writers[s]);
         r->writers[s] = NULL;
     }
+    if (report && report->path) /* (an stn_afile never opened is zeroed: its fd 0 is not its own) */
+        stn_afile_abort(report);
 }
