@@ -310,6 +310,10 @@ typedef struct stn_opts {
  * stn_opts_free is safe after a failure. */
 int stn_opts_parse(const stn_program_desc *d, int argc, char **argv, int nranks, stn_opts *o);
 void stn_opts_free(stn_opts *o);
+/* args_check.c: the line as a whole, once every option is read (stn_opts_parse's last step): the size
+ * against the halo and 64-bit sizes, options that exclude each other, --ranks against nranks, outputs
+ * against inputs and each other; sets --dir's default. */
+int stn_opts_check(const stn_program_desc *d, stn_opts *o, int nranks);
 /* Cells of the grid and bytes of one field, overflow already excluded by stn_opts_parse. */
 int64_t stn_grid_cells(const stn_opts *o);
 /* BT (o->block[2], with --block) at most the run's horizon: the steps, or STN_OPEN_MAX_BT for a
