@@ -14,11 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const stn_tuner_names[] = {"blk", "naive", "brute", NULL};
-const char *const stn_schedule_names[] = {"ref", "alg1", "alg2", NULL};
-const char *const stn_strip_names[] = {"none", "dram", "file", NULL};
-const char *const stn_rank_names[] = {"time", "bytes", NULL};
-
 /* ------------------------------------------------------------------ stn_parse_bytes */
 
 static int bytes_error(const char *text) {

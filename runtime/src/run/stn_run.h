@@ -7,8 +7,9 @@
  * files with nm; docs/design/020 draws it):
  *   1. base/     error, stats, alloc, mem (the memory policy), file, ring,  the pieces
  *                progress, hw, device (the flash device's curves), args,
- *                usage (--help, suggestions), modes (the engines' names),
- *                desc (the descriptor's checks)
+ *                args_check (the line as a whole), usage (--help,
+ *                suggestions), modes (the names of its choices), desc
+ *                (the descriptor's checks)
  *   2. io/       npy, gridio (grid files), aio (the libaio queue), probe,   files and the device
  *                checkpoint (a checkpoint's manifest), mapfile (--mode
  *                mmap's files)
