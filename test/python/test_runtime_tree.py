@@ -4,13 +4,15 @@ everything that lists them follows: the driver compiles every one and keys its c
 Expects: the checkout's ``compiler/`` on the path (conftest).  Guarantees: ``toolchain.runtime_sources``
 is every ``.c`` under ``runtime/src`` at any depth, with distinct names, and at least one of them in a
 folder; the cache key of the runtime library changes when a file in a folder changes (a stale library
-would otherwise be linked); every share of the DRAM budget is the memory policy's (base/mem.c).
+would otherwise be linked); the Makefile ``--emit=c`` writes builds a program from the sources in their
+folders; every share of the DRAM budget is the memory policy's (base/mem.c).
 """
 
 from __future__ import annotations
 
 import re
 import shutil
+import subprocess
 from pathlib import Path
 
 import stencilc.resources as resources
@@ -60,3 +62,19 @@ def test_every_share_of_the_budget_is_the_memory_policys():
              for n, line in enumerate(p.read_text().splitlines(), 1) if SHARE.search(line)]
     assert not found, "shares of the budget outside base/mem.c:\n" + "\n".join(found)
     assert SHARE.search("uint64_t cap = r->mem_budget / 4 < x;")  # (the pattern sees what main had)
+
+
+def test_the_generated_makefile_builds_against_the_sources_in_folders(tmp_path):
+    """`stencilc FILE --emit=c -o DIR` writes a Makefile that compiles the runtime's sources with the
+    kernels (docs/cli.md): every one, in every folder, found by their paths under src/."""
+    from conftest import stencilc_command
+
+    cmd, env = stencilc_command()
+    gen = tmp_path / "gen"
+    subprocess.run([*cmd, str(REPO / "examples" / "heat3d.stn"), "--emit=c", "-o", str(gen)], env=env, check=True)
+    make = subprocess.run(["make", "-C", str(gen), "CFLAGS=-O0 -fopenmp -std=gnu11"], capture_output=True, text=True,
+                          timeout=900)
+    assert make.returncode == 0, make.stdout + make.stderr
+    run = subprocess.run([str(gen / "heat3d"), "--size", "8,8,8", "--steps", "2", "--mode", "incore", "--quiet"],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
