@@ -1,6 +1,6 @@
 /*
  * probe_main.c -- stencilc-probe, the program behind `stencilc probe`: measure the flash device
- * holding a directory (stn_probe, runtime/src/probe.c) and write a complete machine file
+ * holding a directory (stn_probe, runtime/src/io/probe.c) and write a complete machine file
  * (docs/machines.md) for this machine with the device's read, write, mixed and mixed_new curves
  * and the kernels' share of speed left under IO (compute_under_io).
  *
