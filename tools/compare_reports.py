@@ -26,7 +26,8 @@ fails, through the fault shim) and its ``--resume``; and for a few examples 2 MP
 in-core, splitting the streaming axis or (``--ranks``) cutting x.
 
 ``diff`` expects two ``--out`` directories; it prints every difference outside the keys that measure time
-or the machine's load (``VOLATILE``, and lines of the progress output) and exits 1 when there is one.
+or the machine's load (``VOLATILE``, and the decimals and peak memory of the program's plan and summary
+lines on stderr) and exits 1 when there is one.
 """
 
 from __future__ import annotations
@@ -56,6 +57,16 @@ MPI_FLAGS = ["--oversubscribe", "--bind-to", "none", "--mca", "btl", "self,vader
 VOLATILE = {"peak_rss_bytes", "peak_pss_bytes", "mem_available_bytes", "paging_bytes_read",
             "paging_bytes_written", "dram_bytes", "dram_hwloc_bytes", "reserve_bytes"}
 MEASURED = re.compile(r"measured at startup")
+# The program's own lines on stderr that carry times, rates and the peak memory (its plan once chosen,
+# its summary at the end): in those lines every decimal number and the peak memory are measurements.
+SUMMARY_LINE = re.compile(r"^\S+: (plan|done): .*$", re.M)
+DECIMAL = re.compile(r"\d+\.\d+(e[+-]?\d+)?|\d+e[+-]?\d+")
+PEAK = re.compile(r"peak memory \S+ \S+")
+
+
+def mask_summary(text: str) -> str:
+    """text with the decimals and the peak memory of its plan and summary lines masked."""
+    return SUMMARY_LINE.sub(lambda m: DECIMAL.sub("<n>", PEAK.sub("peak memory <n>", m.group(0))), text)
 
 
 # ------------------------------------------------------------------ the configurations
@@ -225,7 +236,8 @@ def run(tree: Path, out: Path, names: list[str] | None, mpi: bool, only: list[st
 def strip_volatile(x):
     """x without what measures time or the machine's load (VOLATILE, MEASURED, non-integer numbers)."""
     if isinstance(x, dict):
-        return {k: strip_volatile(v) for k, v in x.items() if k not in VOLATILE}
+        return {k: mask_summary(v) if k == "stderr" and isinstance(v, str) else strip_volatile(v)
+                for k, v in x.items() if k not in VOLATILE}
     if isinstance(x, list):
         return [strip_volatile(v) for v in x]
     if isinstance(x, float) or (isinstance(x, str) and MEASURED.search(x)):
