@@ -49,15 +49,15 @@ static void point_ops(const step_of *s, const stn_view *v, const void *const *sr
     const double *pv = s->pv;
     for (int k = 0; k < d->ninjects; k++) {
         int s = d->injects[k].points;
-        d->inject(k, pv, v, src, dst, box, r->pts[s], r->npts[s]);
+        d->inject(k, pv, v, src, dst, box, r->inputs.pts[s], r->inputs.npts[s]);
     }
     stn_box own = *box; /* a rank records the points of its own slices only (its ghosts' may be stale) */
     if (!stn_part_own_box(r, wrapped, &own))
         return;
     for (int k = 0; t < r->o->steps && k < d->nrecords; k++) {
         int s = d->records[k].points;
-        char *row = (char *)r->rec[k] + (size_t)t * (size_t)r->npts[s] * (size_t)d->elem_size;
-        d->record(k, pv, v, src, dst, &own, r->pts[s], r->npts[s], row);
+        char *row = (char *)r->rec[k] + (size_t)t * (size_t)r->inputs.npts[s] * (size_t)d->elem_size;
+        d->record(k, pv, v, src, dst, &own, r->inputs.pts[s], r->inputs.npts[s], row);
     }
 }
 
@@ -74,8 +74,9 @@ int stn_step(const stn_run *r, int64_t t, const stn_view *v, const void *const *
     for (int j = 0; j < d->nterms; j++) {
         const stn_series_term *term = &d->terms[j];
         int64_t i = (t < 0 ? 0 : t) + term->k;
-        pv[d->nparams + 1 + j] =
-            r->series && i >= 0 && i < r->series_len[term->series] ? r->series[term->series][i] : 0;
+        pv[d->nparams + 1 + j] = r->inputs.series && i >= 0 && i < r->inputs.series_len[term->series]
+                                     ? r->inputs.series[term->series][i]
+                                     : 0;
     }
     const step_of one = {r, t, pv, tile};
     /* a folded 1d grid: the kernels see its cells, the window's pointers moved to its first cell; a
@@ -115,14 +116,15 @@ static int step_call(const step_of *s, const stn_view *v, const void *const *src
         for (int k = 0; k < d->nsrc; k++)
             all[k] = src[k];
         for (int j = 0; j < d->nalong; j++)
-            all[d->nsrc + j] = r->along ? r->along[j] : NULL;
+            all[d->nsrc + j] = r->inputs.along ? r->inputs.along[j] : NULL;
         src = all;
     }
     /* (t < 0: a rate measured on a grid of its own, where the points are not) */
-    const int64_t *const *pts = t >= 0 ? (const int64_t *const *)r->pts : NULL;
-    int rc = d->step_pts ? d->step_pts(pv, v, src, dst, box, tile[0], tile[1], pts, pts ? r->npts : NULL)
-                         : d->step(pv, v, src, dst, box, tile[0], tile[1]);
-    if (rc == 0 && t >= 0 && r->pts) {
+    const int64_t *const *pts = t >= 0 ? (const int64_t *const *)r->inputs.pts : NULL;
+    int rc = d->step_pts
+                 ? d->step_pts(pv, v, src, dst, box, tile[0], tile[1], pts, pts ? r->inputs.npts : NULL)
+                 : d->step(pv, v, src, dst, box, tile[0], tile[1]);
+    if (rc == 0 && t >= 0 && r->inputs.pts) {
         /* a wrapped sweep's box runs on past H along the axis the engine wraps (v->own_axes): its
          * points there are those an interior's width below, held at the same memory */
         int ax = v->own_axes & 4 ? 2 : v->own_axes & 2 ? 1 : -1;

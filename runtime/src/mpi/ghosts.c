@@ -158,6 +158,6 @@ void stn_xchg_of(const stn_run *r, stn_xchg_model *x) {
     x->rows = d->ndim == 3 ? r->view.ny : 1;
     x->elem = d->elem_size;
     x->defer = p->defer > 0;
-    x->net_bytes_per_second = r->net_bytes_per_second;
-    x->net_latency = r->net_latency;
+    x->net_bytes_per_second = r->net.bytes_per_second;
+    x->net_latency = r->net.latency;
 }

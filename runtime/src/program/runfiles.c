@@ -77,7 +77,7 @@ int stn_outputs_open(stn_run *r, stn_afile *report) {
     }
     for (int k = 0; k < r->d->nrecords; k++) { /* (steps, n): row t is step t's samples */
         const char *path = r->o->record_path[k];
-        int64_t rs[2] = {r->o->steps, r->npts ? r->npts[r->d->records[k].points] : 0};
+        int64_t rs[2] = {r->o->steps, r->inputs.npts ? r->inputs.npts[r->d->records[k].points] : 0};
         int rc2 = path ? open_writer(path, r->d->npy_descr, 2, rs, &r->writers[2 * r->d->nfields + k]) : 0;
         if (rc2 && rc == 0)
             rc = stn_error(rc2, "--out %s=%s: %s", r->d->records[k].name, path, stn_errmsg());
@@ -91,7 +91,7 @@ int stn_outputs_open(stn_run *r, stn_afile *report) {
 }
 
 uint64_t stn_record_bytes(const stn_run *r, int k) {
-    return r->npts ? (uint64_t)r->npts[r->d->records[k].points] * (uint64_t)r->d->elem_size : 0;
+    return r->inputs.npts ? (uint64_t)r->inputs.npts[r->d->records[k].points] * (uint64_t)r->d->elem_size : 0;
 }
 
 /* Under MPI: every rank's counters to rank 0, whose report gives them per rank and their sums. */

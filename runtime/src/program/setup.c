@@ -100,7 +100,7 @@ int stn_program_prepare(stn_program_run *pr) {
     int rc = 0;
     if (eng->has.device &&
         stn_par_size() > 1) /* (first: every rank takes part, before anything can fail on one) */
-        rc = stn_par_network(&r->net_bytes_per_second, &r->net_latency, r->net_source, sizeof r->net_source);
+        rc = stn_par_network(&r->net.bytes_per_second, &r->net.latency, r->net.source, sizeof r->net.source);
     if (rc == 0)
         rc = stn_check_inputs(r);
     if (rc == 0 && !r->o->plan_only)
@@ -126,7 +126,7 @@ int stn_program_prepare(stn_program_run *pr) {
 int stn_program_finish(stn_program_run *pr, int rc, int program) {
     stn_run *r = &pr->in;
     /* each series and points file is read once, before the engine; each record written once */
-    pr->res.predicted_read += r->series_bytes + r->points_bytes + r->along_bytes;
+    pr->res.predicted_read += r->inputs.series_bytes + r->inputs.points_bytes + r->inputs.along_bytes;
     for (int k = 0; k < r->d->nrecords && stn_par_rank() == 0; k++) /* (rank 0 writes them) */
         pr->res.predicted_written +=
             r->o->record_path[k] ? (uint64_t)r->o->steps * stn_record_bytes(r, k) : 0;

@@ -291,9 +291,9 @@ static void r_time(json *j, const stn_run *r, const stn_result *res) {
     if (res->nranks > 1) { /* MPI: the exchanges between sweeps, and the network they were timed on */
         j_num(j, "exchange", t->exchange);
         j_num(j, "messages", t->messages);
-        j_num(j, "network_bytes_per_second", r->net_bytes_per_second);
-        j_num(j, "network_latency", r->net_latency);
-        j_kstr(j, "network_source", r->net_source);
+        j_num(j, "network_bytes_per_second", r->net.bytes_per_second);
+        j_num(j, "network_latency", r->net.latency);
+        j_kstr(j, "network_source", r->net.source);
     }
     j_u64(j, "copy_bytes", t->copy_bytes);
     j_num(j, "copy_bytes_per_second", res->copy_bytes_per_second);

@@ -51,20 +51,21 @@ static int load_one_series(stn_run *r, int s, stn_stats *st) {
     int64_t n = h.shape[0];
     size_t bytes = (size_t)n * (size_t)d->elem_size;
     void *raw = malloc(bytes ? bytes : 1);
-    r->series[s] = malloc((size_t)(n ? n : 1) * sizeof(double));
-    if (!raw || !r->series[s]) {
+    r->inputs.series[s] = malloc((size_t)(n ? n : 1) * sizeof(double));
+    if (!raw || !r->inputs.series[s]) {
         free(raw);
         return stn_error(-ENOMEM, "out of memory reading series '%s' (%zu bytes) from '%s'", name, bytes,
                          path);
     }
     rc = stn_npy_load(path, d->npy_descr, 1, &n, raw, st);
     for (int64_t i = 0; rc == 0 && i < n; i++)
-        r->series[s][i] = d->elem_size == 4 ? (double)((const float *)raw)[i] : ((const double *)raw)[i];
+        r->inputs.series[s][i] =
+            d->elem_size == 4 ? (double)((const float *)raw)[i] : ((const double *)raw)[i];
     free(raw);
     if (rc)
         return stn_error(rc, "--init %s=%s: %s", name, path, stn_errmsg());
-    r->series_len[s] = n;
-    r->series_bytes += bytes;
+    r->inputs.series_len[s] = n;
+    r->inputs.series_bytes += bytes;
     return 0;
 }
 
@@ -72,9 +73,9 @@ int stn_series_load(stn_run *r, stn_stats *st) {
     const stn_program_desc *d = r->d;
     if (d->nseries == 0)
         return 0;
-    r->series = calloc((size_t)d->nseries, sizeof *r->series);
-    r->series_len = calloc((size_t)d->nseries, sizeof *r->series_len);
-    if (!r->series || !r->series_len)
+    r->inputs.series = calloc((size_t)d->nseries, sizeof *r->inputs.series);
+    r->inputs.series_len = calloc((size_t)d->nseries, sizeof *r->inputs.series_len);
+    if (!r->inputs.series || !r->inputs.series_len)
         return stn_error(-ENOMEM, "out of memory");
     int rc = 0;
     for (int s = 0; rc == 0 && s < d->nseries; s++)
@@ -83,12 +84,12 @@ int stn_series_load(stn_run *r, stn_stats *st) {
 }
 
 void stn_series_free(stn_run *r) {
-    for (int s = 0; r->series && s < r->d->nseries; s++)
-        free(r->series[s]);
-    free(r->series);
-    free(r->series_len);
-    r->series = NULL;
-    r->series_len = NULL;
+    for (int s = 0; r->inputs.series && s < r->d->nseries; s++)
+        free(r->inputs.series[s]);
+    free(r->inputs.series);
+    free(r->inputs.series_len);
+    r->inputs.series = NULL;
+    r->inputs.series_len = NULL;
 }
 
 static int load_points(stn_run *r, int s, stn_stats *st) {
@@ -121,8 +122,8 @@ static int load_points(stn_run *r, int s, stn_stats *st) {
     int64_t n = rc == 0 ? h.shape[0] : 0;
     size_t bytes = (size_t)(n * dims) * (four ? 4 : 8);
     void *raw = rc == 0 ? malloc(bytes ? bytes : 1) : NULL;
-    r->pts[s] = rc == 0 ? calloc((size_t)(n ? n : 1) * 3, sizeof(int64_t)) : NULL;
-    if (rc == 0 && (!raw || !r->pts[s]))
+    r->inputs.pts[s] = rc == 0 ? calloc((size_t)(n ? n : 1) * 3, sizeof(int64_t)) : NULL;
+    if (rc == 0 && (!raw || !r->inputs.pts[s]))
         rc = stn_error(-ENOMEM, "out of memory reading %" PRId64 " points from '%s'", n, path);
     if (rc == 0)
         rc = stn_npy_load(path, h.descr, 2, h.shape, raw, st);
@@ -130,7 +131,7 @@ static int load_points(stn_run *r, int s, stn_stats *st) {
         for (int k = 0; rc == 0 && k < dims; k++) {
             int64_t c = four ? ((const int32_t *)raw)[i * dims + k] : ((const int64_t *)raw)[i * dims + k];
             int64_t size = r->o->size[k], lo = d->halo_lo[k], hi = size - d->halo_hi[k];
-            r->pts[s][3 * i + k] = c;
+            r->inputs.pts[s][3 * i + k] = c;
             if (c < 0 || c >= size)
                 rc = stn_error(-EINVAL,
                                "point %" PRId64 " has %c = %" PRId64 ", outside the grid (0 to %" PRId64 ")",
@@ -145,8 +146,8 @@ static int load_points(stn_run *r, int s, stn_stats *st) {
     free(raw);
     if (rc)
         return stn_error(rc, "--init %s=%s: %s", name, path, stn_errmsg());
-    r->npts[s] = n;
-    r->points_bytes += bytes;
+    r->inputs.npts[s] = n;
+    r->inputs.points_bytes += bytes;
     return 0;
 }
 
@@ -154,16 +155,17 @@ int stn_points_load(stn_run *r, stn_stats *st) {
     const stn_program_desc *d = r->d;
     if (d->npointsets == 0)
         return 0;
-    r->pts = calloc((size_t)d->npointsets, sizeof *r->pts);
-    r->npts = calloc((size_t)d->npointsets, sizeof *r->npts);
+    r->inputs.pts = calloc((size_t)d->npointsets, sizeof *r->inputs.pts);
+    r->inputs.npts = calloc((size_t)d->npointsets, sizeof *r->inputs.npts);
     r->rec = calloc((size_t)d->nrecords + 1, sizeof *r->rec);
-    if (!r->pts || !r->npts || !r->rec)
+    if (!r->inputs.pts || !r->inputs.npts || !r->rec)
         return stn_error(-ENOMEM, "out of memory");
     int rc = 0;
     for (int s = 0; rc == 0 && s < d->npointsets; s++)
         rc = load_points(r, s, st);
     for (int k = 0; rc == 0 && k < d->nrecords; k++) {
-        size_t bytes = (size_t)r->o->steps * (size_t)r->npts[d->records[k].points] * (size_t)d->elem_size;
+        size_t bytes =
+            (size_t)r->o->steps * (size_t)r->inputs.npts[d->records[k].points] * (size_t)d->elem_size;
         if (!(r->rec[k] = calloc(bytes ? bytes : 1, 1)))
             rc = stn_error(-ENOMEM, "out of memory for the samples of record '%s' (%zu bytes)",
                            d->records[k].name, bytes);
@@ -172,22 +174,22 @@ int stn_points_load(stn_run *r, stn_stats *st) {
 }
 
 void stn_points_free(stn_run *r) {
-    for (int s = 0; r->pts && s < r->d->npointsets; s++)
-        free(r->pts[s]);
+    for (int s = 0; r->inputs.pts && s < r->d->npointsets; s++)
+        free(r->inputs.pts[s]);
     for (int k = 0; r->rec && k < r->d->nrecords; k++)
         free(r->rec[k]);
-    free(r->pts);
-    free(r->npts);
+    free(r->inputs.pts);
+    free(r->inputs.npts);
     free(r->rec);
-    r->pts = NULL;
-    r->npts = NULL;
+    r->inputs.pts = NULL;
+    r->inputs.npts = NULL;
     r->rec = NULL;
 }
 
 uint64_t stn_record_row_bytes(const stn_run *r) {
     uint64_t b = 0;
-    for (int k = 0; r->npts && k < r->d->nrecords; k++)
-        b += (uint64_t)r->npts[r->d->records[k].points] * (uint64_t)r->d->elem_size;
+    for (int k = 0; r->inputs.npts && k < r->d->nrecords; k++)
+        b += (uint64_t)r->inputs.npts[r->d->records[k].points] * (uint64_t)r->d->elem_size;
     return b;
 }
 
@@ -195,30 +197,30 @@ int stn_along_load(stn_run *r, stn_stats *st) {
     const stn_program_desc *d = r->d;
     if (d->nalong == 0)
         return 0;
-    if (!(r->along = calloc((size_t)d->nalong, sizeof *r->along)))
+    if (!(r->inputs.along = calloc((size_t)d->nalong, sizeof *r->inputs.along)))
         return stn_error(-ENOMEM, "out of memory");
     for (int j = 0; j < d->nalong; j++) {
         const stn_along_desc *a = &d->alongs[j];
         const char *path = r->o->along_path[j];
         int64_t n = r->o->size[a->axis];
-        if (!(r->along[j] = calloc((size_t)n, (size_t)d->elem_size)))
+        if (!(r->inputs.along[j] = calloc((size_t)n, (size_t)d->elem_size)))
             return stn_error(-ENOMEM, "out of memory for input '%s' (%" PRId64 " values)", a->name, n);
         if (path) {
-            int rc = stn_npy_load(path, d->npy_descr, 1, &n, r->along[j], st);
+            int rc = stn_npy_load(path, d->npy_descr, 1, &n, r->inputs.along[j], st);
             if (rc)
                 return stn_error(rc, "--init %s=%s: %s (an input along %c: one value per index of %c)",
                                  a->name, path, stn_errmsg(), "xyz"[a->axis], "xyz"[a->axis]);
-            r->along_bytes += (uint64_t)n * (uint64_t)d->elem_size;
+            r->inputs.along_bytes += (uint64_t)n * (uint64_t)d->elem_size;
         } else if (a->has_init) {
-            d->along_init(j, r->along[j], &r->view, r->o->params);
+            d->along_init(j, r->inputs.along[j], &r->view, r->o->params);
         }
     }
     return 0;
 }
 
 void stn_along_free(stn_run *r) {
-    for (int j = 0; r->along && j < r->d->nalong; j++)
-        free(r->along[j]);
-    free(r->along);
-    r->along = NULL;
+    for (int j = 0; r->inputs.along && j < r->d->nalong; j++)
+        free(r->inputs.along[j]);
+    free(r->inputs.along);
+    r->inputs.along = NULL;
 }

@@ -82,8 +82,27 @@ int64_t stn_fold_cells(const stn_fold *f, int64_t r0, int64_t r1);
 int stn_fold_map(const stn_fold *f, const stn_view *v, const stn_box *box, int interior, stn_view *v1,
                  stn_box *b1, int64_t *shift);
 
+/* What a run reads before its engine starts, once (run/inputs.c): the stencil's series, sets of points
+ * and inputs along an axis, with the bytes of their files (the IO model counts them). */
+typedef struct stn_inputs {
+    double **series;       /* [nseries]: each series' values, as read from its --init file */
+    int64_t *series_len;   /* [nseries] */
+    uint64_t series_bytes; /* the data bytes of the series files */
+    int64_t **pts;         /* [npointsets]: x, y, z of each point of each set */
+    int64_t *npts;         /* [npointsets] */
+    uint64_t points_bytes; /* the data bytes of the points files */
+    void **along;          /* [nalong]: each input along an axis, its axis' extent of elements */
+    uint64_t along_bytes;  /* the data bytes of their files */
+} stn_inputs;
+
+/* The network between MPI ranks, measured at startup (stn_par_network), for the time model. */
+typedef struct stn_net {
+    double bytes_per_second, latency;
+    char source[160];
+} stn_net;
+
 /* What a run is given: the program, its command line, the machine it plans for and the DRAM
- * budget.  program.c sets it up; the engines read it, add warnings to `log` and fill the
+ * budget.  program/setup.c sets it up; the engines read it, add warnings to `log` and fill the
  * writers' files. */
 typedef struct stn_run {
     const stn_program_desc *d;
@@ -96,22 +115,14 @@ typedef struct stn_run {
     stn_npy_writer **writers; /* [2 * nfields], indexed like o->out_path */
     double t_start;           /* stn_program_main entered */
     stn_log *log;
-    stn_device dev;        /* --mode ooc: the device's bandwidth curves, for the time model */
-    double **series;       /* [nseries]: each series' values, as read from its --init file */
-    int64_t *series_len;   /* [nseries] */
-    uint64_t series_bytes; /* the data bytes of the series files (read once, before the engine) */
-    int64_t **pts;         /* [npointsets]: x, y, z of each point of each set */
-    int64_t *npts;         /* [npointsets] */
-    uint64_t points_bytes; /* the data bytes of the points files */
-    void **rec;            /* [nrecords]: steps x n samples of each record (row t: step t) */
-    void **along;          /* [nalong]: each input along an axis, its axis' extent of elements */
-    uint64_t along_bytes;  /* the data bytes of their files */
-    stn_fold fold;         /* the out-of-core engine's run of a 1d grid: its rows (W = 0 otherwise) */
+    stn_device dev;    /* --mode ooc: the device's bandwidth curves, for the time model */
+    stn_inputs inputs; /* the series, points and `along` arrays, read before the engine (run/inputs.c) */
+    void **rec;        /* [nrecords]: steps x n samples of each record (row t: step t) */
+    stn_fold fold;     /* the out-of-core engine's run of a 1d grid: its rows (W = 0 otherwise) */
     uint64_t held; /* DRAM the run holds whole beside the engine's buffers, which its plan counts: a folded
                     * 1d grid's inputs along x, an MPI rank's ghosts in flight (stn_part.defer) */
     const struct stn_part *part; /* MPI: this rank's part of the grid (mpi/stn_part.h); NULL: all of it */
-    double net_bytes_per_second, net_latency; /* MPI: the network, measured at startup (stn_par_network) */
-    char net_source[160];
+    stn_net net;                 /* MPI: the network, measured at startup (stn_par_network) */
 } stn_run;
 
 /* A run's copy on a rank's part (MPI, mpi/stn_part.h) or a 1d grid's rows: its own options, descriptor

@@ -327,7 +327,7 @@ static int ooc_account(void *state, stn_result *out) {
     int rc = account(s, 0);
     const stn_run *r = s->e.r;
     *out = *s->e.res;
-    out->predicted_read += r->series_bytes + r->points_bytes + r->along_bytes;
+    out->predicted_read += r->inputs.series_bytes + r->inputs.points_bytes + r->inputs.along_bytes;
     return rc;
 }
 

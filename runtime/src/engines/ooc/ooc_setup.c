@@ -319,7 +319,7 @@ int stn_ooc_commits(const ooc *e, int program, int last) { return !program || !l
 static uint64_t records_base(const ooc *e, int k) {
     uint64_t b = 0;
     for (int j = 0; j < k; j++)
-        b += (uint64_t)e->r->o->steps * (uint64_t)e->r->npts[e->d->records[j].points] *
+        b += (uint64_t)e->r->o->steps * (uint64_t)e->r->inputs.npts[e->d->records[j].points] *
              (uint64_t)e->d->elem_size;
     return b;
 }
@@ -329,7 +329,7 @@ int stn_ooc_records_io(ooc *e, int write, int64_t t0, int64_t t1) {
     double start = stn_now();
     int rc = 0;
     for (int k = 0; rc == 0 && k < e->d->nrecords; k++) {
-        uint64_t row = (uint64_t)e->r->npts[e->d->records[k].points] * (uint64_t)e->d->elem_size;
+        uint64_t row = (uint64_t)e->r->inputs.npts[e->d->records[k].points] * (uint64_t)e->d->elem_size;
         size_t n = (size_t)((uint64_t)(t1 - t0) * row);
         char *buf = (char *)e->r->rec[k] + (uint64_t)t0 * row;
         uint64_t off = records_base(e, k) + (uint64_t)t0 * row;
