@@ -20,8 +20,14 @@ Parts:
              io_getevents, pwrite, write, fdatasync, fsync, rename, fallocate or ftruncate, for N
              spread along a run, with EIO, ENOSPC or a short transfer.
 
-  diskfull   --dir on a tmpfs too small from the start (refused up front), and on one that another
-             process fills after the first committed sweep (ENOSPC naming the file; resumed once freed).
+  diskfull   --dir on a tmpfs too small from the start (refused up front, --mode ooc and mmap), and on one
+             that another process fills after the first committed sweep (ENOSPC naming the file; resumed
+             once freed).
+  edges      the command line's edges, run for real: huge and odd values in every numeric option (--size,
+             --steps, --block, --iblock, --time-tiles, --ranks, --threads, --mem, --param), each run ending
+             in time with exit 0, 1 or 2 and a message, leaving no file in --dir (a BT of 99999999 ran for
+             ever); and --report targets that cannot be written (a missing directory, a FIFO, a device, a
+             directory, a read-only file system) refused before anything is computed, no output left.
 
   libfuzzer  runtime/fuzz/fuzz_npy.c (the .npy reader: header, checks, loads) and fuzz_args.c (the
              command line, against a 1d, a 2d and a 3d program's descriptors), built with clang-15's
@@ -50,6 +56,8 @@ sys.path.insert(0, str(REPO / "tools"))
 BUILD = REPO / "build" / "reliability"
 CGROUP = Path("/sys/fs/cgroup/memory")
 SLACK = 64 << 20  # the memory cgroup's limit is the budget plus this (the program, libraries, threads)
+
+from reliability_libfuzzer import part_libfuzzer  # noqa: E402  (tools/ is on sys.path just above)
 
 
 @functools.cache
@@ -343,6 +351,12 @@ def part_diskfull(profile: str) -> dict:
                 if p.returncode != 1 or "No space" not in p.stderr and "free" not in p.stderr:
                     fails += 1
                     notes.append(f"a {size} disk: exit {p.returncode}: {p.stderr[-300:]}")
+                tried += 1  # --mode mmap on the same disk: refused with the sizes (it died of SIGBUS, issue 28)
+                mm = [str(exe), *args, "--mode", "mmap", "--dir", str(mnt), "--out", f"u={out}"]
+                p = subprocess.run(mm, capture_output=True, text=True)
+                if p.returncode != 1 or "the files of --mode mmap need" not in p.stderr or out.exists():
+                    fails += 1
+                    notes.append(f"--mode mmap on a {size} disk: exit {p.returncode}: {p.stderr[-300:]}")
                 continue
             run = subprocess.Popen(ooc, stderr=subprocess.PIPE, text=True)
             deadline = time.monotonic() + 60
@@ -375,8 +389,117 @@ def part_diskfull(profile: str) -> dict:
             subprocess.run(["umount", str(mnt)])
     return {"part": "diskfull", "tried": tried, "failed": fails, "notes": notes,
             "command": "heat3d --size 96,80,150 --steps 40 --mode ooc --mem 8M --block 80,10,2 with --dir and --out "
-                       "on a tmpfs of 12M (refused up front), and of 40M filled by another process after the "
-                       "first committed sweep (then freed, and --resume)"}
+                       "on a tmpfs of 12M (refused up front; --mode mmap too), and of 40M filled by another process "
+                       "after the first committed sweep (then freed, and --resume)"}
+
+
+# ---------------------------------------------------------------- edges
+
+# Values that broke or could break a numeric option (issue 28: a BT of 99999999 ran for ever): the edges of
+# int64 and uint64, zero and signs, other notations, and plain large numbers.
+ODD = ["0", "1", "-1", "+1", "007", "1e3", "0x10", " 1", "1 ", "99999999", "4294967296", "4611686018427387904",
+       "9223372036854775807", "9223372036854775808", "18446744073709551616", "1" * 40, "1.5", ""]
+
+
+def _odd_line(rng: random.Random) -> list[str]:
+    """A heat3d command line of a 16^3 grid, 2 steps, with one numeric option given an odd value."""
+    v = rng.choice(ODD)
+    where = rng.randrange(3)
+
+    def triple(base: list[str]) -> str:
+        base = list(base)
+        base[where % len(base)] = v
+        return ",".join(base)
+
+    size, rest = "16,16,16", ["--steps", "2"]
+    kind = rng.choice(["size", "steps", "block", "iblock", "time-tiles", "ranks", "threads", "mem", "mem-unit",
+                       "param"])
+    if kind == "size":
+        size = triple(["16", "16", "16"])
+    elif kind == "steps":
+        rest = ["--steps", v]
+    elif kind == "block":
+        rest += ["--block", triple(["16", "4", "2"])]
+    elif kind == "iblock":
+        rest += ["--iblock", triple(["4", "4"])]
+    elif kind == "time-tiles":
+        rest += ["--mode", "incore", "--time-tiles", triple(["8", "8", "2"])]
+    elif kind == "ranks":
+        rest += ["--ranks", triple(["1", "1", "1"])]
+    elif kind in ("threads", "mem"):
+        rest += [f"--{kind}", v]
+    elif kind == "mem-unit":
+        rest += ["--mem", v + rng.choice(["K", "M", "G", "T"])]
+    else:
+        rest += ["--param", "alpha=" + v]
+    if kind == "steps" and v.strip().isdigit() and int(v) > 100:
+        rest += ["--plan-only"]  # (a run of that many steps is a real run: plan it only)
+    if "--mode" not in rest and "--plan-only" not in rest:
+        rest += ["--mode", rng.choice(["ooc", "ooc", "incore", "mmap"])]
+    return ["--size", size, *rest]
+
+
+def part_edges(profile: str) -> dict:
+    """Odd numbers in every numeric option, and --report targets that cannot be written."""
+    exe = _heat3d()
+    d = BUILD / "edges"
+    scratch = d / "dir"
+    scratch.mkdir(parents=True, exist_ok=True)
+    rng = random.Random(28)
+    n = 400 if profile == "full" else 40
+    tried = fails = 0
+    notes = []
+    for _ in range(n):
+        line = _odd_line(rng)
+        tried += 1
+        t0 = time.monotonic()
+        try:
+            p = subprocess.run([str(exe), *line, "--dir", str(scratch), "--quiet"], capture_output=True, text=True,
+                               timeout=120)
+            rc, err = p.returncode, p.stderr
+        except subprocess.TimeoutExpired:
+            rc, err = "timeout", ""
+        left = sorted(f.name for f in scratch.iterdir())
+        for f in scratch.iterdir():
+            f.unlink()
+        bad = rc not in (0, 1, 2) or (rc != 0 and "heat3d: error: " not in err) or left
+        if bad:
+            fails += 1
+            notes.append(f"{' '.join(repr(a) for a in line)}: exit {rc} after {time.monotonic() - t0:.1f} s, "
+                         f"{err.strip()[-200:]!r}, left {left}")
+    # --report targets that cannot be written: refused before the run, nothing written
+    fifo = d / "pipe"
+    if not fifo.exists():
+        os.mkfifo(fifo)
+    targets = [d / "nodir" / "r.json", fifo, Path("/dev/null"), d]
+    ro = d / "ro"
+    ro.mkdir(exist_ok=True)
+    mounted = os.geteuid() == 0 and subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1M,ro", "tmpfs", str(ro)],
+                                                   capture_output=True).returncode == 0
+    if mounted:
+        targets.append(ro / "r.json")
+    out = d / "o.npy"
+    try:
+        for target in targets:
+            for mode in ("ooc", "incore", "mmap"):
+                tried += 1
+                p = subprocess.run([str(exe), "--size", "32,32,32", "--steps", "3", "--mode", mode, "--dir",
+                                    str(scratch), "--out", f"u={out}", "--report", str(target)], capture_output=True,
+                                   text=True, timeout=120)
+                left = sorted(f.name for f in scratch.iterdir())
+                if p.returncode != 1 or f"--report {target}: " not in p.stderr or out.exists() or left or \
+                        "done:" in p.stderr:
+                    fails += 1
+                    notes.append(f"--report {target} --mode {mode}: exit {p.returncode}, {p.stderr.strip()[-200:]!r}, "
+                                 f"output {'written' if out.exists() else 'absent'}, left {left}")
+                out.unlink(missing_ok=True)
+    finally:
+        if mounted:
+            subprocess.run(["umount", str(ro)])
+    return {"part": "edges", "tried": tried, "failed": fails, "notes": notes,
+            "command": f"heat3d --size 16,16,16 --steps 2 with one numeric option given one of {len(ODD)} odd values "
+                       f"({n} runs, seed 28); --report at a missing directory, a FIFO, /dev/null, a directory"
+                       f"{' and a read-only tmpfs' if mounted else ''}, in each mode"}
 
 
 # ---------------------------------------------------------------- budgets
@@ -444,121 +567,11 @@ def part_sanitizers(profile: str) -> dict:
             "command": "make test-asan"}
 
 
-# ---------------------------------------------------------------- libFuzzer
-
-FUZZ_CC = "clang-15"
-FUZZ_FLAGS = ["-g", "-O1", "-fsanitize=fuzzer,address,undefined", "-fno-sanitize-recover=undefined",
-              "-fno-omit-frame-pointer"]
-FUZZ_PROGRAMS = ("jacobi1d", "fdtd2d", "wave3d")  # fuzz_args.c's descriptors: 1d, 2d, 3d
-
-
-def _fuzzers() -> dict[str, Path]:
-    """runtime/fuzz/fuzz_npy.c and fuzz_args.c, built with clang's libFuzzer and ASan + UBSan against the
-    runtime's sources (fuzz_args.c also against three generated programs' descriptors)."""
-    out = BUILD / "libfuzzer"
-    gen = out / "gen"
-    env = dict(os.environ, PYTHONPATH=str(REPO / "compiler"))
-    for name in FUZZ_PROGRAMS:
-        subprocess.run([sys.executable, "-m", "stencilc", str(REPO / "examples" / f"{name}.stn"), "--emit=c", "-o",
-                        str(gen / name)], check=True, env=env)
-    runtime = sorted(str(p) for p in (REPO / "runtime" / "src").glob("*.c"))
-    inc = ["-I", str(REPO / "runtime" / "include"), "-I", str(REPO / "runtime" / "src")]
-    libs = ["-laio", "-lhwloc", "-lm", "-lpthread"]
-    progs = [a for n in FUZZ_PROGRAMS for a in ("-I", str(gen / n), str(gen / n / f"{n}.c"), str(gen / n / f"{n}_api.c"))]
-    exes = {}
-    for harness, extra in (("npy", []), ("args", progs)):
-        exe = out / f"fuzz_{harness}"
-        subprocess.run([FUZZ_CC, *FUZZ_FLAGS, *inc, str(REPO / "runtime" / "fuzz" / f"fuzz_{harness}.c"), *extra, *runtime,
-                        "-o", str(exe), *libs], check=True, capture_output=True, text=True)
-        exes[harness] = exe
-    return exes
-
-
-def _fuzz_seeds(exe_help: list[Path]) -> dict[str, tuple[Path, Path]]:
-    """Seed corpora and dictionaries: .npy files of every kind the runtime reads (f8 and f4 grids of 1 to 3
-    axes, int64 and int32 points, a Fortran-order array, format versions 2.0 and 3.0, an empty array), and
-    command lines of each program; the options of every program's --help as the arguments' dictionary."""
-    out = BUILD / "libfuzzer" / "seeds"
-    npy, args = out / "npy", out / "args"
-    npy.mkdir(parents=True, exist_ok=True)
-    args.mkdir(parents=True, exist_ok=True)
-    arrays = {"grid3": np.zeros((4, 3, 2)), "grid2": np.ones((5, 3), "<f4"), "grid1": np.arange(7.0),
-              "points": np.array([[1, 2], [3, 1]], "<i8"), "points32": np.array([[1], [5]], "<i4"),
-              "fortran": np.asfortranarray(np.zeros((3, 4))), "empty": np.zeros((0,)), "big": np.zeros((300,))}
-    for name, a in arrays.items():
-        np.save(npy / f"{name}.npy", a)
-    for version in ((2, 0), (3, 0)):
-        with open(npy / f"v{version[0]}.npy", "wb") as f:
-            np.lib.format.write_array(f, np.zeros((2, 3)), version=version)
-    lines = {0: [["--size", "100", "--steps", "5", "--block", "600,3", "--mem", "12M"],
-                 ["--size", "30", "--mode", "incore", "--time-tiles", "3", "--out", "A=a.npy"]],
-             1: [["--size", "64,64", "--steps", "10", "--mode", "ooc", "--block", "5,3", "--init", "fict=f.npy"],
-                 ["--size", "20,18", "--param", "c=0.5", "--schedule", "alg1", "--tuner", "naive", "--resume"]],
-             2: [["--size", "8,8,8", "--init", "u=x.npy", "--init", "u.prev=p.npy", "--block", "8,4,2", "--strip",
-                  "file"], ["--size", "16,14,12", "--iblock", "4,4", "--threads", "2", "--report", "r.json"]]}
-    for k, ls in lines.items():
-        for i, line in enumerate(ls):
-            (args / f"p{k}_{i}").write_bytes(bytes([k]) + b"\0".join(a.encode() for a in line))
-    words = set()
-    for exe in exe_help:
-        p = subprocess.run([str(exe), "--help"], capture_output=True, text=True)
-        words |= {w for w in p.stdout.replace(",", " ").replace("=", " ").split() if w.startswith("--")}
-    words |= {"ooc", "incore", "mmap", "ref", "alg1", "alg2", "dram", "file", "auto", "off", "1G", "64,64,64", "u.prev"}
-    d = out / "args.dict"
-    d.write_text("".join(f"{json.dumps(w)}\n" for w in sorted(words)))
-    return {"npy": (npy, out / "none.dict"), "args": (args, d)}
-
-
-def part_libfuzzer(profile: str) -> dict:
-    import re
-    import shutil
-
-    if not shutil.which(FUZZ_CC):
-        return {"part": "libfuzzer", "tried": 0, "failed": 1, "notes": [f"{FUZZ_CC} is missing: make setup installs it"]}
-    seconds = 300 if profile == "full" else 10
-    exes = _fuzzers()
-    helps = []
-    env = dict(os.environ, PYTHONPATH=str(REPO / "compiler"))
-    for name in FUZZ_PROGRAMS:
-        exe = BUILD / "libfuzzer" / name
-        subprocess.run([sys.executable, "-m", "stencilc", str(REPO / "examples" / f"{name}.stn"), "-o", str(exe)],
-                       check=True, env=env)
-        helps.append(exe)
-    seeds = _fuzz_seeds(helps)
-    rows, notes, failed, tried = [], [], 0, 0
-    for harness, exe in exes.items():
-        corpus = BUILD / "libfuzzer" / f"corpus-{harness}"  # kept between campaigns: the fuzzer goes on from it
-        crashes = BUILD / "libfuzzer" / f"crashes-{harness}"
-        corpus.mkdir(parents=True, exist_ok=True)
-        crashes.mkdir(parents=True, exist_ok=True)
-        seed_dir, dic = seeds[harness]
-        cmd = [str(exe), f"-max_total_time={seconds}", "-print_final_stats=1", "-timeout=10", "-rss_limit_mb=2048",
-               f"-artifact_prefix={crashes}/", *([f"-dict={dic}"] if dic.exists() else []), str(corpus), str(seed_dir)]
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds + 300, cwd=BUILD / "libfuzzer")
-        (BUILD / "libfuzzer" / f"fuzz_{harness}.log").write_text(p.stderr[-200_000:])
-        stat = dict(re.findall(r"stat::(\w+):\s+(\d+)", p.stderr))
-        cov = re.findall(r"cov: (\d+) ft: (\d+)", p.stderr)
-        found = sorted(x.name for x in crashes.iterdir())
-        bad = int(p.returncode != 0) or len(found)
-        failed += bad
-        execs = int(stat.get("number_of_executed_units", 0))
-        tried += execs
-        rows.append({"harness": harness, "execs": execs, "per_second": int(stat.get("average_exec_per_sec", 0)),
-                     "cov": int(cov[-1][0]) if cov else 0, "features": int(cov[-1][1]) if cov else 0,
-                     "corpus": len(list(corpus.iterdir())), "seconds": seconds, "exit": p.returncode,
-                     "artifacts": found})
-        if bad:
-            notes.append(f"fuzz_{harness}: exit {p.returncode}, artifacts {found}; the log: "
-                         f"build/reliability/libfuzzer/fuzz_{harness}.log")
-    return {"part": "libfuzzer", "tried": tried, "failed": failed, "rows": rows, "notes": notes,
-            "command": f"python tools/reliability.py --parts libfuzzer --profile {profile} (each harness "
-                       f"{seconds} s: build/reliability/libfuzzer/fuzz_npy -max_total_time={seconds} CORPUS SEEDS)"}
-
-
 # ---------------------------------------------------------------- the report
 
 PARTS = {"fuzz": part_fuzz, "libfuzzer": part_libfuzzer, "kills": part_kills, "aimed": part_aimed,
-         "faults": part_faults, "diskfull": part_diskfull, "budgets": part_budgets, "sanitizers": part_sanitizers}
+         "faults": part_faults, "diskfull": part_diskfull, "edges": part_edges, "budgets": part_budgets,
+         "sanitizers": part_sanitizers}
 
 
 def _mib(b: int) -> str:

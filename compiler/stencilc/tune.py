@@ -4,14 +4,20 @@ Expects: a .stn file and a machine description (docs/machines.md).  Guarantees: 
 chosen by the generated program's own runtime (``--plan-only --machine``), so offline and online
 tuning run one implementation of the model and the search; nothing is written but the optional
 ``--report`` and, with ``--emit-variant -o DIR``, DIR's C sources, header and Makefile with the
-chosen parameters built in as the program's defaults, and the program built from them.
+chosen parameters built in as the program's defaults, and the program built from them.  A stage
+that lasts (compiling, planning) says so on stderr after a few seconds; the summary goes to stdout.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
+import sys
 import tempfile
+import threading
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from . import driver
@@ -27,8 +33,49 @@ class TuneError(Exception):
         self.status = status
 
 
+# A stage that lasts longer than this says so on stderr, then again every STATUS_EVERY seconds (compiling
+# the runtime library the first time, or a loaded machine, took a minute with nothing printed).
+STATUS_AFTER = 2.0
+STATUS_EVERY = 30.0
+
+
+@contextlib.contextmanager
+def status(what: str) -> Iterator[None]:
+    """Say on stderr what `tune` is doing (`what`, e.g. "compiling heat3d") once the block has run for
+    STATUS_AFTER seconds, and how long it has taken every STATUS_EVERY seconds after that; whole lines
+    only (stderr may be a log).  Nothing is printed for a stage that ends sooner."""
+    done = threading.Event()
+    t0 = time.monotonic()
+
+    def speak() -> None:
+        if done.wait(STATUS_AFTER):
+            return
+        sys.stderr.write(f"stencilc tune: {what}...\n")
+        sys.stderr.flush()
+        while not done.wait(STATUS_EVERY):
+            sys.stderr.write(f"stencilc tune: still {what} ({time.monotonic() - t0:.0f} s so far)\n")
+            sys.stderr.flush()
+
+    t = threading.Thread(target=speak, name="stencilc-tune-status", daemon=True)
+    t.start()
+    try:
+        yield
+    finally:
+        done.set()
+        t.join()
+
+
 def _gib(n: int) -> str:
     return f"{n / (1 << 30):.2f} GiB"
+
+
+def _machine_name(machine: str) -> str:
+    """The machine file's "name", else its stem (a file tune cannot read is the planner's to refuse)."""
+    try:
+        name = json.loads(Path(machine).read_text()).get("name")
+    except (OSError, ValueError, AttributeError):
+        name = None
+    return name if isinstance(name, str) and name else Path(machine).stem
 
 
 def plan(exe: Path, machine: str, size: str, steps: str, mem: str | None, tuner: str | None,
@@ -90,13 +137,17 @@ def run(path: str, machine: str, size: str, steps: str, mem: str | None = None, 
         raise ToolchainError("-o DIR is where --emit-variant writes; without --emit-variant tune writes nothing")
     program = driver.front(path)
     with tempfile.TemporaryDirectory(prefix="stencilc-tune-") as tmp:
-        exe = build(program, generate(program), Path(tmp) / program.name, cc=cc, cflags=cflags)
+        with status(f"compiling {program.name} (the runtime library is built once per compiler and flags, "
+                    "then cached)"):
+            exe = build(program, generate(program), Path(tmp) / program.name, cc=cc, cflags=cflags)
         rep_path = Path(report) if report else Path(tmp) / "plan.json"
-        rep = plan(exe, machine, size, steps, mem, tuner, schedule, rep_path)
+        with status(f"planning {program.name} for {_machine_name(machine)} (the tuner weighs the plans)"):
+            rep = plan(exe, machine, size, steps, mem, tuner, schedule, rep_path)
     print(summary(rep, machine), end="")
     if emit_variant:
         files = generate(program, tuned_from(rep, machine))
         driver.write_sources(files, output)
-        exe = build(program, files, Path(output) / program.name, cc=cc, cflags=cflags)
+        with status(f"compiling the variant {output}/{program.name}"):
+            exe = build(program, files, Path(output) / program.name, cc=cc, cflags=cflags)
         print(f"  variant     {output}/: {', '.join(sorted(files))} and the program {exe}")
     return 0

@@ -177,9 +177,9 @@ typedef struct stn_program_desc {
     stn_step_fn step;
     stn_boundary_fn boundary;
     const stn_tuned_desc *tuned; /* NULL unless built by `stencilc tune --emit-variant` */
-    /* The most memory the step allocates per thread for rows of nx cells (the scratch of
-     * sub-steps), counted in the out-of-core plan's DRAM; NULL: none. */
-    uint64_t (*scratch_bytes)(int64_t nx);
+    /* The most memory the step allocates per thread on a grid (or a window of one) of nx x ny x nz
+     * cells (the scratch of sub-steps), counted in the out-of-core plan's DRAM; NULL: none. */
+    uint64_t (*scratch_bytes)(int64_t nx, int64_t ny, int64_t nz);
     /* How far one step's new levels depend on the old ones, per dimension: the halo, or more when
      * an update reads the new value of another (sub-steps chain their reads).  Values below the
      * halo (0 in a descriptor that leaves them out) are taken as the halo. */

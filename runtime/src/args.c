@@ -9,6 +9,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -364,8 +365,13 @@ static int opt_param(parser *p) {
     char *end;
     errno = 0;
     double v = strtod(num, &end);
-    if (!*num || isspace((unsigned char)*num) || *end || errno == ERANGE || !isfinite(v))
+    if (!*num || isspace((unsigned char)*num) || *end || !isfinite(v) || (errno == ERANGE && fabs(v) > 1))
         return stn_error(-EINVAL, "--param %s: '%s' is not a finite number", p->val, num);
+    if (errno == ERANGE && v == 0) /* (a subnormal also sets ERANGE: it is a finite number) */
+        return stn_error(-EINVAL,
+                         "--param %s: '%s' is too small for a double (it would be 0; the smallest is about "
+                         "4.9e-324)",
+                         p->val, num);
     if (strpbrk(num,
                 "xXpP")) /* strtod reads C's hexadecimal floats; the .stn file has decimal numbers only */
         return stn_error(-EINVAL, "--param %s: '%s' is hexadecimal; give a decimal number", p->val, num);
@@ -439,9 +445,32 @@ static int opt_ranks(parser *p) {
                          : n == 2 ? "px,py"
                                   : "px",
                          n, n > 1 ? "s" : "");
+    if (v[0] > INT32_MAX || v[1] > INT32_MAX / v[0] || v[2] > INT32_MAX / (v[0] * v[1]))
+        return stn_error(-EINVAL, "--ranks %s: more ranks than MPI starts (at most %d in all)", p->val,
+                         INT32_MAX);
     for (int k = 0; k < 3; k++)
         p->o->ranks[k] = v[k];
+    p->o->ranks_text = p->val;
     return 0;
+}
+
+/* --ranks of more than one rank in a run of one: a program built without MPI, or not started by mpirun
+ * (more ranks than one are checked against mpirun's once the run splits the grid, stn_slab_dims). */
+static int check_ranks(const stn_opts *o) {
+    int64_t n = o->ranks[0] * (o->ranks[1] ? o->ranks[1] : 1) * (o->ranks[2] ? o->ranks[2] : 1);
+    if (!o->ranks[0] || n == 1 || stn_par_size() > 1)
+        return 0;
+#ifdef STN_MPI
+    return stn_error(
+        -EINVAL, "--ranks %s: %" PRId64 " ranks, but mpirun started 1 (run it with 'mpirun -np %" PRId64 "')",
+        o->ranks_text, n, n);
+#else
+    return stn_error(-EINVAL,
+                     "--ranks %s: %" PRId64
+                     " ranks, but this program was built without MPI (it runs as one): "
+                     "build it with 'stencilc FILE.stn --mpi' and run it with 'mpirun -np %" PRId64 "'",
+                     o->ranks_text, n, n);
+#endif
 }
 
 /* --time-tiles auto|off|BY,BZ,BT (BY,BT in 2d): the in-core engine's temporal tiles. */
@@ -565,6 +594,12 @@ static int parse_one(parser *p, int argc, char **argv, int *i) {
     for (int k = 0; k < N_OPTS && !p->spec; k++)
         if (strlen(opt_specs[k].name) == len && strncmp(opt_specs[k].name, name, len) == 0)
             p->spec = &opt_specs[k];
+    const char *names[N_OPTS], *close;
+    for (int k = 0; k < N_OPTS; k++)
+        names[k] = opt_specs[k].name;
+    if (!p->spec && (close = stn_suggest(name, len, names, N_OPTS)) != NULL)
+        return stn_error(-EINVAL, "unknown option '--%.*s'; did you mean '--%s'? (see --help)", (int)len,
+                         name, close);
     if (!p->spec)
         return stn_error(-EINVAL, "unknown option '--%.*s' (see --help)", (int)len, name);
     if (!p->spec->takes_value) {
@@ -751,6 +786,8 @@ static int check_line(parser *p) {
         rc = stn_error(-EINVAL, "--block fixes the blocking by hand; it cannot be combined with --rank %s",
                        stn_rank_names[o->rank]);
     if (rc == 0)
+        rc = check_ranks(o);
+    if (rc == 0)
         rc = check_files(p->d, o);
     if (rc == 0)
         rc = check_point_files(p->d, o);
@@ -819,128 +856,8 @@ void stn_opts_free(stn_opts *o) {
 
 int64_t stn_grid_cells(const stn_opts *o) { return o->size[0] * o->size[1] * o->size[2]; }
 
-static void usage_fields(const stn_program_desc *d, FILE *out) {
-    int n = stn_dims(d);
-    fprintf(out, "\nFields (.npy files of shape %s, %s):\n",
-            n == 3   ? "(nz, ny, nx)"
-            : n == 2 ? "(ny, nx)"
-                     : "(nx,)",
-            d->npy_descr);
-    for (int f = 0; f < d->nfields; f++) {
-        const stn_field_desc *fd = &d->fields[f];
-        if (fd->kind == STN_FIELD_INPUT)
-            fprintf(out, "  %-12s input (read-only)%s\n", fd->name, fd->has_init ? ", has an init" : "");
-        else
-            fprintf(out, "  %-12s state, %d level%s, %s boundary%s%s\n", fd->name, fd->levels,
-                    fd->levels == 2 ? "s (NAME.prev is the previous one)" : "",
-                    fd->boundary == STN_BC_NEUMANN ? "neumann" : "dirichlet",
-                    fd->has_init ? ", has an init" : "", fd->has_prev_init ? " (also of .prev)" : "");
-    }
-    if (d->nparams) {
-        fprintf(out, "\nParams:\n");
-        for (int k = 0; k < d->nparams; k++)
-            fprintf(out, "  %-12s default %.17g\n", d->params[k].name, d->params[k].value);
-    }
-    for (int s = 0; s < d->nalong; s++)
-        fprintf(out, "%s  %-12s input along %c (a 1d .npy of %s, nx/ny/nz values)%s\n",
-                s == 0 ? "\nInputs along one axis:\n" : "", d->alongs[s].name, "xyz"[d->alongs[s].axis],
-                d -> npy_descr, d -> alongs[s].has_init ? ", has an init" : "");
-    if (d->nseries) {
-        fprintf(out,
-                "\nSeries (--init NAME=FILE, required: a 1d .npy of %s, one value per step from t = 0, "
-                "0 before it):\n",
-                d->npy_descr);
-        for (int s = 0; s < d->nseries; s++) {
-            int hi = 0;
-            fprintf(out, "  %-12s read as", d->series[s].name);
-            for (int j = 0, n = 0; j < d->nterms; j++) {
-                const stn_series_term *tm = &d->terms[j];
-                if (tm->series != s)
-                    continue;
-                hi = tm->k > hi ? tm->k : hi;
-                fprintf(out, "%s %s[t", n++ ? "," : "", d->series[s].name);
-                if (tm->k)
-                    fprintf(out, "%+d", tm->k);
-                fputs("]", out);
-            }
-            if (hi)
-                fprintf(out, ": at least --steps + %d values\n", hi);
-            else
-                fprintf(out, ": at least --steps values\n");
-        }
-    }
-    if (d->npointsets) {
-        fprintf(out,
-                "\nPoints (--init NAME=FILE, required: an (n, %d) integer .npy, x first, in the interior):\n",
-                stn_dims(d));
-        for (int s = 0; s < d->npointsets; s++) {
-            fprintf(out, "  %-12s", d->pointsets[s].name);
-            for (int k = 0; k < d->ninjects; k++)
-                if (d->injects[k].points == s)
-                    fprintf(out, " inject into %s;", d->fields[d->injects[k].field].name);
-            for (int k = 0; k < d->nrecords; k++)
-                if (d->records[k].points == s)
-                    fprintf(out, " record %s;", d->records[k].name);
-            fputc('\n', out);
-        }
-    }
-    if (d->nrecords) {
-        fprintf(out, "\nRecords (--out NAME=FILE: a (steps, n) .npy of %s, row t sampled after step t):\n",
-                d->npy_descr);
-        for (int k = 0; k < d->nrecords; k++)
-            fprintf(out, "  %-12s at the points %s\n", d->records[k].name,
-                    d->pointsets[d->records[k].points].name);
-    }
-}
-
-void stn_usage(const stn_program_desc *d, FILE *out) {
-    int n = stn_dims(d);
-    const char *xyz = n == 3 ? "X,Y,Z" : n == 2 ? "X,Y" : "X";
-    fprintf(out, "Usage: %s --size %s --steps N [options]\n", d->name, xyz);
-    fprintf(out, "%s: %dd f%d stencil generated by stencilc %s from %s\n\n", d->name, n, 8 * d->elem_size,
-            d->compiler_version ? d->compiler_version : "?", d->source ? d->source : "?");
-    fprintf(out,
-            "  --size %-16s the whole grid, boundary layer included, x first (required)\n"
-            "  --steps N               time steps to run (required)\n"
-            "  --init NAME=FILE        initial values of a field from a .npy file (repeatable);\n"
-            "                          NAME.prev=FILE gives the previous level of a two-level field\n"
-            "  --out NAME=FILE         write a field's final values to a .npy file (repeatable)\n"
-            "  --param NAME=VALUE      override a param (repeatable)\n"
-            "  --mode ooc|incore|mmap  the engine: out-of-core (the default) or all in DRAM\n"
-            "  --dir DIR               where the out-of-core scratch files go (default: .)\n"
-            "  --mem BYTES             DRAM budget, e.g. 2G (default: 3/4 of the available memory)\n"
-            "  --tuner blk|naive|brute how the out-of-core blocking is chosen (default blk: Blk-Tune;\n"
-            "                          naive: the paper's Naive-Tune; brute: every combination, slow)\n"
-            "  --rank time|bytes       what the tuner minimises: predicted seconds (the default) or\n"
-            "                          flash bytes alone (the paper's cost)\n"
-            "  --block %-15s fix the out-of-core blocking by hand\n"
-            "  --schedule ref|alg1|alg2  the out-of-core schedule\n"
-            "  --strip dram|file       y-blocked (by < ny): keep the z-strip in DRAM or spill it\n"
-            "  --resume                continue an interrupted out-of-core run\n"
-            "  --plan-only             choose the blocks (tuner or --block), print them and the\n"
-            "                          predicted bytes, and stop: no scratch file, no step\n"
-            "  --iblock %-14s fix the iBlock (the cache block all threads share) by hand\n"
-            "  --machine FILE.json     with --plan-only: plan for a described machine (offline tuning)\n"
-            "  --time-tiles auto|off|%s  in-core: advance cache-sized skewed tiles several steps\n"
-            "                          at a time (default auto: sized to the caches)\n"
-            "  --ranks %-15s MPI: the ranks along each axis (default: the split the IO model\n"
-            "                          prefers); their product is the ranks mpirun starts\n"
-            "  --threads N             OpenMP threads\n"
-            "  --report FILE           write a JSON report of the run\n"
-            "  --quiet                 no progress line\n"
-            "  --help, --version\n",
-            xyz,
-            n == 3   ? "BY,BZ,BT"
-            : n == 2 ? "BY,BT"
-                     : "BT",
-            n == 3   ? "IY,IZ"
-            : n == 2 ? "IY"
-                     : "(none in 1d)",
-            n == 3   ? "BY,BZ,BT"
-            : n == 2 ? "BY,BT"
-                     : "BT",
-            n == 3   ? "PX,PY,PZ"
-            : n == 2 ? "PX,PY"
-                     : "PX");
-    usage_fields(d, out);
+void stn_opts_bound_bt(stn_opts *o, int open) {
+    int64_t most = open ? STN_OPEN_MAX_BT : o->steps > 0 ? o->steps : 1;
+    if (o->have_block && o->block[2] > most)
+        o->block[2] = most; /* (docs/cli.md: a BT above the steps is one sweep) */
 }

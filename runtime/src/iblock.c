@@ -34,8 +34,8 @@ uint64_t stn_state_levels(const stn_program_desc *d) {
     return levels;
 }
 
-uint64_t stn_kernel_scratch(const stn_program_desc *d, int64_t nx) {
-    return d->scratch_bytes ? (uint64_t)stn_omp_max_threads() * d->scratch_bytes(nx) : 0;
+uint64_t stn_kernel_scratch(const stn_program_desc *d, int64_t nx, int64_t ny, int64_t nz) {
+    return d->scratch_bytes ? (uint64_t)stn_omp_max_threads() * d->scratch_bytes(nx, ny, nz) : 0;
 }
 
 static uint64_t absdiff(uint64_t a, uint64_t b) { return a > b ? a - b : b - a; }

@@ -84,35 +84,6 @@ static void par_copy(void *dst, const void *src, size_t n, stn_stats *st) {
 
 /* ------------------------------------------------------------------ setup */
 
-/* --mode mmap, the paper's baseline: each array is a shared mapping of a file under --dir, so
- * the kernel's page cache decides what is in DRAM and writes pages back to the device.  The
- * file is unlinked at once: it lives as long as the mapping, and nothing is left behind. */
-static void *map_buffer(engine *e, int f, int b, size_t bytes) {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s.%s.%d.mmap-XXXXXX", e->r->o->dir, e->d->name, e->d->fields[f].name, b);
-    int fd = mkstemp(path);
-    if (fd < 0) {
-        stn_error(stn_neg_errno(errno), "--mode mmap: cannot create a file in '%s': %s", e->r->o->dir,
-                  strerror(errno));
-        return NULL;
-    }
-    unlink(path);
-    void *p = MAP_FAILED;
-    int err = 0;
-    if (ftruncate(fd, (off_t)bytes) != 0)
-        err = errno;
-    else if ((p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED)
-        err = errno;
-    close(fd);
-    if (err) {
-        char hb[32];
-        stn_error(stn_neg_errno(err), "--mode mmap: cannot map %s of '%s': %s",
-                  stn_fmt_bytes(hb, sizeof hb, bytes), e->r->o->dir, strerror(err));
-        return NULL;
-    }
-    return p;
-}
-
 static void unmap_buffer(void *p, size_t bytes) {
     if (p)
         munmap(p, bytes);
@@ -138,7 +109,9 @@ static int alloc_buffers(engine *e) {
     const stn_program_desc *d = e->d;
     size_t bytes = (size_t)e->r->grid_bytes;
     double t0 = stn_now();
-    for (int i = 0; i < d->nfields; i++) {
+    int mm = e->r->o->mode == STN_MODE_MMAP,
+        rc = mm ? stn_map_space(e->r->o->dir, bytes, stn_total_arrays(d)) : 0;
+    for (int i = 0; rc == 0 && i < d->nfields; i++) {
         const stn_field_desc *fd = &d->fields[i];
         field_bufs *fb = &e->f[i];
         fb->nbuf = fd->kind == STN_FIELD_STATE ? fd->levels + 1 : 1;
@@ -146,9 +119,10 @@ static int alloc_buffers(engine *e) {
         fb->next = fb->nbuf > 1 ? 1 : -1;
         fb->prev = fb->nbuf > 2 ? 2 : -1;
         for (int b = 0; b < fb->nbuf; b++) {
-            int mm = e->r->o->mode == STN_MODE_MMAP;
-            fb->buf[b] = mm ? map_buffer(e, i, b, bytes)
-                            : stn_alloc(bytes, bytes >= HUGE_ALIGN ? HUGE_ALIGN : BUF_ALIGN);
+            if (mm && (rc = stn_map_file(e->r->o->dir, d->name, fd->name, b, bytes, &fb->buf[b])) != 0)
+                return rc;
+            if (!mm)
+                fb->buf[b] = stn_alloc(bytes, bytes >= HUGE_ALIGN ? HUGE_ALIGN : BUF_ALIGN);
             if (fb->buf[b] && !mm && bytes >= HUGE_ALIGN)
                 (void)madvise(fb->buf[b], bytes / HUGE_ALIGN * HUGE_ALIGN, MADV_HUGEPAGE);
             if (!fb->buf[b])
@@ -160,7 +134,7 @@ static int alloc_buffers(engine *e) {
         }
     }
     stn_stats_add_time(&e->res->st, STN_PHASE_INIT, t0);
-    return 0;
+    return rc;
 }
 
 /* One level of one field: the --init file, else the stencil's init, else (already) zero.

@@ -329,7 +329,7 @@ static uint64_t plan_memory(const stn_ooc_plan *p, const stn_program_desc *d) {
                          ? (uint64_t)p->strip_planes * (uint64_t)p->r.n * (uint64_t)p->row_bytes
                          : 0;
     return arrays * (ring + strip) + wedge + stn_aio_footprint(STN_AIO_DEFAULT_DEPTH) +
-           stn_kernel_scratch(d, p->nx) + p->fold.held;
+           stn_kernel_scratch(d, p->nx, p->r.n, p->q.n) + p->fold.held;
 }
 
 static void dim_init(stn_ooc_dim *g, int axis, int64_t n, const stn_program_desc *d, int64_t b) {
@@ -499,7 +499,7 @@ uint64_t stn_ooc_mem_floor(const stn_program_desc *d, const stn_ooc_plan *p, int
         yb ? (uint64_t)stn_ooc_window0(&p->q, p->q.b) * (uint64_t)max64(min_ring, 1) * p->slice_bytes
            : (uint64_t)stn_ooc_ring_floor(p, p->r.b) * p->slice_bytes;
     return stn_total_arrays(d) * ring + stn_aio_footprint(STN_AIO_DEFAULT_DEPTH) +
-           stn_kernel_scratch(d, p->nx);
+           stn_kernel_scratch(d, p->nx, p->r.n, p->q.n);
 }
 
 /* ------------------------------------------------------------------ the model */

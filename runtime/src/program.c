@@ -20,131 +20,9 @@
 #include <unistd.h>
 
 static void print_error(const stn_program_desc *d, const char *msg) {
+    stn_progress_break(); /* (a progress line rewritten on a terminal ends first) */
     fprintf(stderr, "%s: error: %s\n", d && d->name ? d->name : "stencil", msg);
     fflush(stderr);
-}
-
-/* ------------------------------------------------------------------ before the run */
-
-static int64_t *npy_shape(const stn_run *r, int64_t shape[3]) {
-    shape[0] = r->o->size[2];
-    shape[1] = r->o->size[1];
-    shape[2] = r->o->size[0];
-    return shape + 3 - stn_dims(r->d); /* (nz, ny, nx), (ny, nx) or (nx,): a 1d grid is one row */
-}
-
-/* Look at every --init file before allocating anything: a wrong file fails in milliseconds. */
-static int check_inputs(stn_run *r) {
-    int64_t shape[3], *sh = npy_shape(r, shape);
-    for (int s = 0; s < 2 * r->d->nfields; s++) {
-        const char *path = r->o->init_path[s];
-        if (!path)
-            continue;
-        int fd = stn_open_input(path);
-        int rc = 0;
-        if (fd < 0) {
-            rc = fd;
-        } else {
-            stn_npy_header h;
-            rc = stn_npy_read_header(path, fd, &h);
-            if (rc == 0)
-                rc = stn_npy_check(path, &h, r->d->npy_descr, stn_dims(r->d), sh);
-            close(fd);
-        }
-        if (rc)
-            return stn_error(rc, "--init %s%s=%s: %s", r->d->fields[s / 2].name, s % 2 ? ".prev" : "", path,
-                             stn_errmsg());
-    }
-    return 0;
-}
-
-/* Create every output's temporary now, so that an unwritable directory or a full disk fails
- * before the computation rather than after it. */
-/* One output's writer: under MPI rank 0 creates the temporary and the others join it (its name
- * broadcast; empty when rank 0 failed, and every rank then fails). */
-static int open_writer(const char *path, const char *descr, int ndim, const int64_t *shape,
-                       stn_npy_writer **w) {
-    if (stn_par_size() == 1)
-        return stn_npy_writer_open(path, descr, ndim, shape, w);
-    char tmp[4096] = "";
-    int rc = 0;
-    if (stn_par_rank() == 0) {
-        rc = stn_npy_writer_open(path, descr, ndim, shape, w);
-        if (rc == 0)
-            snprintf(tmp, sizeof tmp, "%s", stn_npy_writer_tmp(*w));
-    }
-    stn_par_bcast(tmp, sizeof tmp, 0);
-    if (stn_par_rank() > 0)
-        rc = tmp[0] ? stn_npy_writer_join(path, tmp, descr, ndim, shape, w)
-                    : stn_error(-EIO, "cannot write '%s': rank 0 could not create it", path);
-    return rc;
-}
-
-static int open_outputs(stn_run *r) {
-    int64_t shape[3], *sh = npy_shape(r, shape);
-    int rc = 0;
-    for (int s = 0; s < 2 * r->d->nfields; s++) { /* (every rank to the end: the opens are collective) */
-        const char *path = r->o->out_path[s];
-        int rc2 = path ? open_writer(path, r->d->npy_descr, stn_dims(r->d), sh, &r->writers[s]) : 0;
-        if (rc2 && rc == 0)
-            rc = stn_error(rc2, "--out %s%s=%s: %s", r->d->fields[s / 2].name, s % 2 ? ".prev" : "", path,
-                           stn_errmsg());
-    }
-    for (int k = 0; k < r->d->nrecords; k++) { /* (steps, n): row t is step t's samples */
-        const char *path = r->o->record_path[k];
-        int64_t rs[2] = {r->o->steps, r->npts ? r->npts[r->d->records[k].points] : 0};
-        int rc2 = path ? open_writer(path, r->d->npy_descr, 2, rs, &r->writers[2 * r->d->nfields + k]) : 0;
-        if (rc2 && rc == 0)
-            rc = stn_error(rc2, "--out %s=%s: %s", r->d->records[k].name, path, stn_errmsg());
-    }
-    return rc;
-}
-
-/* Bytes of one step's samples of record k. */
-static uint64_t record_bytes(const stn_run *r, int k) {
-    return r->npts ? (uint64_t)r->npts[r->d->records[k].points] * (uint64_t)r->d->elem_size : 0;
-}
-
-/* Rename the outputs only once all of them are complete and synced, so that a failing run
- * leaves none of them behind (only a failing rename, after the others, could). */
-static int commit_outputs(stn_run *r, stn_result *res) {
-    double t0 = stn_now();
-    int n = 2 * r->d->nfields + r->d->nrecords, rc = 0;
-    for (int k = 0; stn_par_size() > 1 && k < r->d->nrecords; k++) /* (collective: every rank, always) */
-        if (r->writers[2 * r->d->nfields + k]) { /* each rank sampled the points of its own slices */
-            stn_par_or_to_root(r->rec[k], (size_t)(r->o->steps * (int64_t)record_bytes(r, k)));
-            if (stn_par_rank() > 0)
-                stn_npy_writer_expect(r->writers[2 * r->d->nfields + k], 0);
-        }
-    for (int k = 0; rc == 0 && k < r->d->nrecords && stn_par_rank() == 0; k++) { /* all steps' samples */
-        stn_npy_writer *w = r->writers[2 * r->d->nfields + k];
-        if (w)
-            rc = stn_npy_writer_pwrite(w, r->rec[k], (size_t)(r->o->steps * (int64_t)record_bytes(r, k)), 0,
-                                       &res->st);
-    }
-    for (int s = 0; rc == 0 && s < n; s++)
-        if (r->writers[s])
-            rc = stn_npy_writer_finish(r->writers[s]);
-    if (stn_par_size() > 1) { /* every rank's part is in and synced; then rank 0 renames */
-        if (stn_par_any(rc) && rc == 0)
-            rc = stn_error(-EIO, "another rank failed to write its part of the outputs (its error is above)");
-        if (rc == 0 && stn_par_rank() > 0)
-            return 0; /* (abort_outputs closes its joined files, unlinking nothing) */
-    }
-    for (int s = 0; rc == 0 && s < n; s++)
-        if (r->writers[s]) {
-            rc = stn_npy_writer_commit(r->writers[s]);
-            r->writers[s] = NULL;
-        }
-    stn_stats_add_time(&res->st, STN_PHASE_WRITE, t0);
-    return rc;
-}
-
-static void abort_outputs(stn_run *r) {
-    for (int s = 0; r->writers && s < 2 * r->d->nfields + r->d->nrecords; s++) {
-        stn_npy_writer_abort(r->writers[s]);
-        r->writers[s] = NULL;
-    }
 }
 
 /* ------------------------------------------------------------------ the run */
@@ -155,6 +33,7 @@ typedef struct program_run {
     stn_log log;
     stn_result res;
     stn_ooc_result plan; /* out-of-core only */
+    stn_afile report;    /* --report's temporary, created before the run */
 } program_run;
 
 static int setup_run(program_run *pr, const stn_program_desc *d, const stn_opts *o, double t_start) {
@@ -234,39 +113,18 @@ static void find_curves(stn_run *r) {
     snprintf(r->dev.source, sizeof r->dev.source, "stencilc probe: %.490s", path);
 }
 
-/* Options of the out-of-core engine are accepted in-core but do nothing; say so.  (--dir is
- * not worth a warning: scripts pass it routinely, and it only names where scratch goes.) */
-static void note_ignored(stn_run *r) {
-    const stn_opts *o = r->o;
-    const char *ignored[5];
-    int n = 0;
-    if (o->tuner != STN_TUNER_NONE)
-        ignored[n++] = "--tuner";
-    if (o->rank != STN_RANK_NONE)
-        ignored[n++] = "--rank";
-    if (o->have_block)
-        ignored[n++] = "--block";
-    if (o->schedule != STN_SCHED_NONE)
-        ignored[n++] = "--schedule";
-    if (o->resume)
-        ignored[n++] = "--resume";
-    for (int k = 0; k < n; k++)
-        stn_warn(r->log, "%s only affects the out-of-core engine; --mode %s ignores it", ignored[k],
-                 stn_mode_names[o->mode]);
-}
-
 /* Everything before the engine: the inputs looked at, the series, points and `along` arrays read, the
  * outputs' temporaries created, the device found. */
 static int prepare(program_run *pr) {
     stn_run *r = &pr->in;
     int ooc = r->o->mode == STN_MODE_OOC;
     if (!ooc)
-        note_ignored(r);
+        stn_note_ignored(r);
     int rc = 0;
     if (ooc && stn_par_size() > 1) /* (first: every rank takes part, before anything can fail on one) */
         rc = stn_par_network(&r->net_bytes_per_second, &r->net_latency, r->net_source, sizeof r->net_source);
     if (rc == 0)
-        rc = check_inputs(r);
+        rc = stn_check_inputs(r);
     if (rc == 0 && !r->o->plan_only)
         rc = stn_series_load(r, &pr->res.st);
     if (rc == 0 && !r->o->plan_only)
@@ -279,7 +137,7 @@ static int prepare(program_run *pr) {
             rc = stn_error(-ENOMEM, "out of memory");
     }
     if (rc == 0)
-        rc = open_outputs(r);
+        rc = stn_outputs_open(r, &pr->report);
     if (rc == 0 && ooc)
         rc = find_device(r);
     if (rc == 0 && ooc)
@@ -287,44 +145,22 @@ static int prepare(program_run *pr) {
     return rc;
 }
 
-/* Under MPI: every rank's counters to rank 0, whose report gives them per rank and their sums. */
-static void gather_ranks(stn_result *res) {
-    uint64_t mine[STN_RANK_FIGURES] = {res->st.bytes_read,     res->st.bytes_written, res->predicted_read,
-                                       res->predicted_written, res->msg_sent,         res->msg_predicted};
-    int P = stn_par_size();
-    uint64_t *all = stn_par_rank() == 0 ? calloc((size_t)P * STN_RANK_FIGURES, sizeof *all) : NULL;
-    uint64_t scratch[STN_RANK_FIGURES];
-    stn_par_gather_u64(mine, STN_RANK_FIGURES, all ? all : scratch);
-    if (!all)
-        return;
-    res->nranks = P;
-    res->ranks = all;
-    res->st.bytes_read = res->st.bytes_written = res->predicted_read = res->predicted_written = 0;
-    res->msg_sent = res->msg_predicted = 0;
-    for (int k = 0; k < P; k++) {
-        const uint64_t *f = all + (size_t)k * STN_RANK_FIGURES;
-        res->st.bytes_read += f[0], res->st.bytes_written += f[1];
-        res->predicted_read += f[2], res->predicted_written += f[3];
-        res->msg_sent += f[4], res->msg_predicted += f[5];
-    }
-}
-
-/* After the engine (rc: how it went): the outputs committed, or removed after a failure; the report. */
-static int finish(program_run *pr, int rc) {
+/* After the engine (rc: how it went): the report written, then the outputs and the report renamed into
+ * place, or all of them removed after a failure; the program's summary line. */
+static int finish(program_run *pr, int rc, int program) {
     stn_run *r = &pr->in;
     /* each series and points file is read once, before the engine; each record written once */
     pr->res.predicted_read += r->series_bytes + r->points_bytes + r->along_bytes;
     for (int k = 0; k < r->d->nrecords && stn_par_rank() == 0; k++) /* (rank 0 writes them) */
-        pr->res.predicted_written += r->o->record_path[k] ? (uint64_t)r->o->steps * record_bytes(r, k) : 0;
+        pr->res.predicted_written +=
+            r->o->record_path[k] ? (uint64_t)r->o->steps * stn_record_bytes(r, k) : 0;
     if (stn_par_size() > 1 && stn_par_any(rc) && rc == 0)
         rc = stn_error(-EIO, "another rank failed (its error is above)");
     if (rc == 0)
-        rc = commit_outputs(r, &pr->res);
-    abort_outputs(r); /* whatever is left after a failure */
-    if (rc == 0 && stn_par_size() > 1)
-        gather_ranks(&pr->res);
-    if (rc == 0 && r->o->report && stn_par_rank() == 0)
-        rc = stn_report_write(r, &pr->res, r->o->mode == STN_MODE_OOC ? &pr->plan : NULL, r->o->report);
+        rc = stn_outputs_commit(r, &pr->res, r->o->mode == STN_MODE_OOC ? &pr->plan : NULL, &pr->report);
+    stn_outputs_abort(r, &pr->report); /* whatever is left after a failure */
+    if (rc == 0 && program && !r->o->plan_only && stn_par_rank() == 0)
+        stn_summary_end(r, &pr->res);
     return rc;
 }
 
@@ -368,7 +204,7 @@ static void sim_free(stn_sim *s) {
         return;
     stn_incore_close(s->ic);
     stn_ooc_close(s->oc, s->failed); /* after a failed advance the committed sweeps stay, for --resume */
-    abort_outputs(&s->pr.in);
+    stn_outputs_abort(&s->pr.in, &s->pr.report);
     free_run(&s->pr);
     stn_opts_free(&s->o);
     for (int i = 0; s->argv && i < s->argc; i++)
@@ -411,6 +247,7 @@ static void threads_out(const stn_sim *s) {
  * temporaries created, the engine opened (out of core: planned, or only the plan printed). */
 static int sim_start(stn_sim *s, double t_start) {
     stn_stats_reset_peaks();
+    stn_opts_bound_bt(&s->o, s->o.steps == STN_SIM_OPEN_STEPS); /* (before anything is sized by it) */
     int rc = setup_run(&s->pr, &s->desc, &s->o, t_start);
     threads_in(s);
     if (rc == 0)
@@ -420,6 +257,8 @@ static int sim_start(stn_sim *s, double t_start) {
                                        : stn_incore_open(&s->pr.in, &s->pr.res, &s->ic);
     if (rc == 0 && s->oc)
         s->done = stn_ooc_steps_done(s->oc); /* --resume: the steps of the sweeps saved */
+    if (rc == 0 && s->oc && s->program && !s->o.plan_only && stn_par_rank() == 0)
+        stn_summary_plan(&s->pr.in, &s->pr.res, &s->pr.plan);
     threads_out(s);
     return rc;
 }
@@ -498,6 +337,8 @@ static int program_main(const stn_program_desc *given, int argc, char **argv) {
         int rc = sim_start(s, t_start);
         if (stn_par_size() > 1 && stn_par_any(rc) && rc == 0)
             rc = stn_error(-EIO, "another rank failed to start (its error is above)");
+        if (rc == 0 && !s->o.plan_only && stn_par_rank() == 0)
+            stn_interrupt_arm(&s->pr.in); /* (SIGINT, SIGTERM: says whether --resume continues it) */
         if (rc == 0 && !s->o.plan_only)
             rc = stn_sim_advance(s, s->o.steps - s->done); /* (resumed: the steps left) */
         if (rc == 0) {
@@ -510,6 +351,7 @@ static int program_main(const stn_program_desc *given, int argc, char **argv) {
         }
     }
     sim_free(s); /* (a failed run's committed sweeps stay, for --resume) */
+    stn_interrupt_disarm();
     fflush(stdout);
     return status;
 }
@@ -771,7 +613,7 @@ static int checkpoint_level(stn_sim *s, const char *dir, int f, int level, char 
     char name[300], path[4096];
     snprintf(name, sizeof name, "%s%s", d->fields[f].name, level ? ".prev" : "");
     snprintf(path, sizeof path, "%s/%s.npy", dir, name);
-    int64_t shape[3], *sh = npy_shape(&s->pr.in, shape);
+    int64_t shape[3], *sh = stn_npy_shape(&s->pr.in, shape);
     const int64_t n[3] = {s->o.size[0], s->o.size[1], s->o.size[2]};
     int axis = dims - 1;                                /* the slowest axis of the grid: slabs along it */
     uint64_t cell = (uint64_t)d->elem_size, per = cell; /* bytes of one index along `axis` */
@@ -854,7 +696,7 @@ int stn_sim_close(stn_sim *s) {
     stn_ooc_close(s->oc, rc != 0); /* a failed export: the committed sweeps stay, for --resume */
     s->ic = NULL;
     s->oc = NULL;
-    rc = finish(&s->pr, rc);
+    rc = finish(&s->pr, rc, s->program);
     char msg[1024];
     snprintf(msg, sizeof msg, "%s", stn_errmsg());
     sim_free(s);

@@ -11,6 +11,10 @@
 #define TTY_EVERY 0.5   /* a terminal line is rewritten in place this often */
 #define PIPE_EVERY 5.0  /* a log gets a new line this often */
 
+static volatile int line_open; /* a terminal line is being rewritten: anything else starts a new one */
+
+int stn_progress_line_open(void) { return line_open; }
+
 void stn_progress_start(stn_progress *p, const char *name, int64_t total, double cells_per_step, int quiet) {
     p->name = name;
     p->total = total;
@@ -38,6 +42,7 @@ static void print_line(stn_progress *p, int64_t done, double now, int final) {
         /* pad with spaces over the rest of a longer previous line */
         fprintf(stderr, "\r%s%*s%s", line, p->width > n ? p->width - n : 0, "", final ? "\n" : "");
         p->width = n;
+        line_open = !final;
     } else {
         fprintf(stderr, "%s\n", line);
     }
@@ -60,4 +65,10 @@ void stn_progress_step(stn_progress *p, int64_t done) {
 void stn_progress_end(stn_progress *p) {
     if (p->enabled && p->shown)
         print_line(p, p->total, stn_now(), 1);
+}
+
+void stn_progress_break(void) {
+    if (line_open)
+        fputc('\n', stderr);
+    line_open = 0;
 }

@@ -430,34 +430,41 @@ static void r_hardware(json *j, const stn_run *r) {
     j_close(j, ']');
 }
 
-int stn_report_write(const stn_run *r, const stn_result *res, const stn_ooc_result *plan, const char *path) {
-    json j = {0};
-    j.first[0] = 1;
+/* The report's JSON, in j (j->oom: out of memory). */
+static void report_json(json *j, const stn_run *r, const stn_result *res, const stn_ooc_result *plan) {
+    j->first[0] = 1;
     double total = stn_now() - r->t_start;
-    j_open(&j, NULL, '{');
-    r_run(&j, r, res, plan);
-    r_figures(&j, r, res, total);
-    r_hardware(&j, r);
-    r_stencil(&j, r);
-    r_files(&j, "init_files", r, r->o->init_path);
-    r_files(&j, "out_files", r, r->o->out_path);
-    j_close(&j, '}');
-    j_raw(&j, "\n");
-    if (j.oom) {
-        free(j.s);
-        return stn_error(-ENOMEM, "out of memory writing the report '%s'", path);
-    }
+    j_open(j, NULL, '{');
+    r_run(j, r, res, plan);
+    r_figures(j, r, res, total);
+    r_hardware(j, r);
+    r_stencil(j, r);
+    r_files(j, "init_files", r, r->o->init_path);
+    r_files(j, "out_files", r, r->o->out_path);
+    j_close(j, '}');
+    j_raw(j, "\n");
+}
+
+int stn_report_fill(const stn_run *r, const stn_result *res, const stn_ooc_result *plan, stn_afile *af) {
+    json j = {0};
+    report_json(&j, r, res, plan);
+    int rc = j.oom ? stn_error(-ENOMEM, "out of memory writing the report '%s'", af->path)
+                   : stn_afile_write(af, j.s, j.n);
+    if (rc == 0)
+        rc = stn_afile_sync(af);
+    free(j.s);
+    return rc ? stn_error(rc, "cannot write the report: %s", stn_errmsg()) : 0;
+}
+
+int stn_report_write(const stn_run *r, const stn_result *res, const stn_ooc_result *plan, const char *path) {
     stn_afile af;
     int rc = stn_afile_open(&af, path, 0);
-    if (rc == 0) {
-        rc = stn_afile_write(&af, j.s, j.n);
-        if (rc == 0)
-            rc = stn_afile_commit(&af);
-        else
-            stn_afile_abort(&af);
-    }
-    free(j.s);
     if (rc)
         return stn_error(rc, "cannot write the report: %s", stn_errmsg());
-    return 0;
+    rc = stn_report_fill(r, res, plan, &af);
+    if (rc == 0 && (rc = stn_afile_commit(&af)) != 0)
+        return stn_error(rc, "cannot write the report: %s", stn_errmsg());
+    if (rc)
+        stn_afile_abort(&af);
+    return rc;
 }

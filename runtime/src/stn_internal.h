@@ -256,6 +256,11 @@ typedef struct stn_progress {
 void stn_progress_start(stn_progress *p, const char *name, int64_t total, double cells_per_step, int quiet);
 void stn_progress_step(stn_progress *p, int64_t done); /* call after each step */
 void stn_progress_end(stn_progress *p);
+/* On a terminal the line is rewritten in place: a message printed meanwhile (a warning, an error)
+ * first ends it (stn_progress_break); stn_progress_line_open says whether one is open (a signal
+ * handler writes its own newline). */
+void stn_progress_break(void);
+int stn_progress_line_open(void);
 
 /* ------------------------------------------------------------------ iblock.c: Blk-Tune's step 1 */
 
@@ -263,8 +268,9 @@ void stn_progress_end(stn_progress *p);
 uint64_t stn_total_arrays(const stn_program_desc *d);
 /* The levels of all state fields: what an MPI exchange moves (ghosts of each). */
 uint64_t stn_state_levels(const stn_program_desc *d);
-/* The memory the step allocates on all threads for rows of nx cells (sub-steps' scratch). */
-uint64_t stn_kernel_scratch(const stn_program_desc *d, int64_t nx);
+/* The memory the step allocates on all threads on a grid of nx x ny x nz cells (sub-steps' scratch;
+ * the bound is symmetric in ny and nz, so a plan may give its two blocked axes in its own order). */
+uint64_t stn_kernel_scratch(const stn_program_desc *d, int64_t nx, int64_t ny, int64_t nz);
 /* Blk-Tune step 1 (eq. 1a): the iBlock (iy, iz) for `threads` threads on `hw`. */
 void stn_iblock(const stn_program_desc *d, const int64_t size[3], const stn_hw *hw, int64_t threads,
                 int64_t out[2]);
@@ -306,12 +312,13 @@ typedef struct stn_opts {
     int strip;        /* STN_STRIP_*; -1: chosen by the plan (DRAM when the budget allows) */
     int schedule;     /* STN_SCHED_* */
     int resume, quiet, help, version;
-    int plan_only;         /* --plan-only: choose and print the out-of-core plan, run nothing */
-    const char *machine;   /* --machine FILE: plan for a described machine (with --plan-only) */
-    int64_t iblock[2];     /* --iblock iy,iz (0: chosen by the tuner's step 1) */
-    int64_t time_tiles[3]; /* --time-tiles by,bz,bt; all 0: auto; bt = -1: off (in-core) */
-    int threads;           /* 0: not given */
-    int64_t ranks[3];      /* --ranks PX,PY,PZ: the ranks along each axis (0: chosen, docs/design/019) */
+    int plan_only;          /* --plan-only: choose and print the out-of-core plan, run nothing */
+    const char *machine;    /* --machine FILE: plan for a described machine (with --plan-only) */
+    int64_t iblock[2];      /* --iblock iy,iz (0: chosen by the tuner's step 1) */
+    int64_t time_tiles[3];  /* --time-tiles by,bz,bt; all 0: auto; bt = -1: off (in-core) */
+    int threads;            /* 0: not given */
+    int64_t ranks[3];       /* --ranks PX,PY,PZ: the ranks along each axis (0: chosen, docs/design/019) */
+    const char *ranks_text; /* --ranks as given */
     const char *report;
 } stn_opts;
 
@@ -319,8 +326,31 @@ typedef struct stn_opts {
  * with status 2.  stn_opts_free is safe after a failure. */
 int stn_opts_parse(const stn_program_desc *d, int argc, char **argv, stn_opts *o);
 void stn_opts_free(stn_opts *o);
-void stn_usage(const stn_program_desc *d, FILE *out);
 /* Cells of the grid and bytes of one field, overflow already excluded by stn_opts_parse. */
 int64_t stn_grid_cells(const stn_opts *o);
+/* BT (o->block[2], with --block) at most the run's horizon: the steps, or STN_OPEN_MAX_BT for a
+ * simulation opened without them (`open`); a sweep never runs more steps than there are, and the
+ * plan's DRAM and the kernels' rate measured on its blocks grow with BT. */
+#define STN_OPEN_MAX_BT 64
+void stn_opts_bound_bt(stn_opts *o, int open);
+
+/* ------------------------------------------------------------------ mapfile.c: --mode mmap's arrays */
+
+/* 0 when `count` arrays of `bytes` fit in the free space of dir, else -ENOSPC with the sizes. */
+int stn_map_space(const char *dir, size_t bytes, uint64_t count);
+/* A shared mapping of `bytes` of a new file DIR/STENCIL.FIELD.LEVEL.mmap-XXXXXX, unlinked at once, its
+ * blocks reserved first (a failure names the file, the size and the cause; no SIGBUS later). */
+int stn_map_file(const char *dir, const char *stencil, const char *field, int level, size_t bytes,
+                 void **out);
+
+/* ------------------------------------------------------------------ usage.c: telling the user */
+
+/* --help: the options, then the stencil's fields, params, series, points and records. */
+void stn_usage(const stn_program_desc *d, FILE *out);
+/* v with the fewest significant digits (1 to 17) that read back as v: 0.1, not 0.10000000000000001. */
+const char *stn_fmt_shortest(char *buf, size_t n, double v);
+/* The name among names[0..count) closest to typed[0..len) (edit distance at most 1 for names of up
+ * to 4 letters, else 2; or the one name it begins, of 3 letters or more), or NULL: "did you mean". */
+const char *stn_suggest(const char *typed, size_t len, const char *const *names, int count);
 
 #endif /* STN_INTERNAL_H */

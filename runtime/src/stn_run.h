@@ -6,13 +6,14 @@
  * The runtime's files in layers, lowest first; a file calls only into its own layer or lower ones
  * (test/python/test_runtime_layers.py checks this on the object files with nm):
  *   1. error, stats, alloc, file, ring, npy, progress, hw, gridio, args,      the pieces
+ *      usage (--help, suggestions), mapfile (--mode mmap's files),
  *      device (the flash device's curves), probe (measuring them), par (MPI ranks),
  *      desc (the descriptor's checks), checkpoint (a checkpoint's manifest)
  *   2. run.c (warnings, the engines' arrays), iblock.c (step 1 of Blk-Tune)   what engines share
  *   3. ooc_plan.c (block geometry, the exact IO model), tune.c (the tuners)   planning, no engine
  *      tune_rate.c (the finalists' compute rate, measured on their blocks)
  *   4. incore.c; ooc.c, ooc_window.c, ooc_xfer.c, ooc_state.c                the engines
- *   5. report.c                                                               the JSON report
+ *   5. report.c, runfiles.c (the run's files), summary.c (what a run prints)   around the engine
  *   6. program.c                                                              stn_program_main
  */
 #ifndef STN_RUN_H
@@ -367,5 +368,41 @@ void stn_ooc_close(stn_ooc *s, int keep); /* NULL is fine */
 
 /* The JSON report of a run (`plan` NULL unless out-of-core), written atomically. */
 int stn_report_write(const stn_run *r, const stn_result *res, const stn_ooc_result *plan, const char *path);
+/* The same into `af`, opened already (stn_afile_open), written and synced but not renamed. */
+int stn_report_fill(const stn_run *r, const stn_result *res, const stn_ooc_result *plan, stn_afile *af);
+
+/* ------------------------------------------------------------------ runfiles.c: the run's files */
+
+/* The .npy shape of the run's grid: (nz, ny, nx), (ny, nx) or (nx,), the pointer into shape. */
+int64_t *stn_npy_shape(const stn_run *r, int64_t shape[3]);
+/* Every --init file of a field level looked at (header, type, shape) before anything is allocated. */
+int stn_check_inputs(stn_run *r);
+/* Before the engine: each --out's temporary created with its size reserved (r->writers, collective
+ * under MPI), and the report's temporary (`report`, zeroed first; rank 0, with --report) created
+ * empty, so that a target that cannot be written fails before anything is computed. */
+int stn_outputs_open(stn_run *r, stn_afile *report);
+/* Bytes of one step's samples of record k. */
+uint64_t stn_record_bytes(const stn_run *r, int k);
+/* After a successful engine: the records written, every output synced, (MPI) the ranks' figures
+ * gathered on rank 0, the report written and synced, and only then the outputs and the report
+ * renamed into place; a failure leaves none of them (only a failing rename, after the others). */
+int stn_outputs_commit(stn_run *r, stn_result *res, const stn_ooc_result *plan, stn_afile *report);
+/* Whatever is left open, removed (temporaries unlinked; joined files closed). */
+void stn_outputs_abort(stn_run *r, stn_afile *report);
+
+/* ------------------------------------------------------------------ summary.c: what a run prints */
+
+/* A warning for each out-of-core option an in-core (or mmap) run ignores. */
+void stn_note_ignored(stn_run *r);
+/* The program's lines on stderr (none with --quiet): the out-of-core plan once chosen (blocks, who
+ * chose them, the DRAM against the budget, the predicted bytes and seconds), and at the end the
+ * time, the rate, the bytes moved against the model's and the peak memory. */
+void stn_summary_plan(const stn_run *r, const stn_result *res, const stn_ooc_result *plan);
+void stn_summary_end(const stn_run *r, const stn_result *res);
+/* The program's main only: on SIGINT or SIGTERM print what is left of the run (out of core: that
+ * --resume continues it from the last committed sweep) and die of the signal as before; no handler
+ * replaces an ignored signal.  disarm restores the previous handlers. */
+void stn_interrupt_arm(const stn_run *r);
+void stn_interrupt_disarm(void);
 
 #endif /* STN_RUN_H */

@@ -179,3 +179,24 @@ def test_files_a_run_creates_take_the_umasks_permissions(heat3d, tmp_path):
     assert r.returncode == 0, r.stderr
     assert any(n.endswith(".grid") for n in modes) and set(modes.values()) == {0o640}, modes
     assert (tmp_path / "u.npy").stat().st_mode & 0o777 == 0o640
+
+
+HUGE = ["99999999", "9223372036854775807", "18446744073709551616"]
+
+
+@pytest.mark.parametrize("option,template", [
+    ("--size", "16,16,{}"), ("--block", "16,4,{}"), ("--block", "{},4,2"), ("--iblock", "4,{}"),
+    ("--time-tiles", "8,8,{}"), ("--ranks", "1,1,{}"), ("--threads", "{}"), ("--mem", "{}"), ("--mem", "{}K"),
+    ("--param", "alpha={}"), ("--param", "alpha=1e-{}")])
+def test_huge_values_in_every_numeric_option_end_in_time(heat3d, tmp_path, option, template):
+    """Issue 28's outside checks: a --block BT of 99999999 ran for ever.  Every numeric option with a huge
+    value ends at once: a run (a BT above the steps is one sweep) or a refusal with a message, exit 0, 1 or
+    2, and no file left in --dir (tools/reliability.py's "edges" part draws many more)."""
+    for v in HUGE:
+        args = ["--size", "16,16,16", "--steps", "2", "--dir", str(tmp_path), "--quiet"]
+        args += [option, template.format(v)] + (["--mode", "incore"] if option == "--time-tiles" else [])
+        t0 = time.monotonic()
+        r = subprocess.run([str(heat3d), *args], capture_output=True, text=True, env=ENV, timeout=120)
+        assert time.monotonic() - t0 < 60, args
+        assert r.returncode in (0, 1, 2) and (r.returncode == 0 or "heat3d: error: " in r.stderr), (args, r.stderr)
+        assert not list(tmp_path.iterdir()), (args, list(tmp_path.iterdir()))

@@ -25,12 +25,12 @@ SRC = REPO / "runtime" / "src"
 
 # Lowest first; the same list as the comment at the top of runtime/src/stn_run.h.
 LAYERS = [
-    ["error", "stats", "alloc", "file", "ring", "npy", "progress", "hw", "gridio", "args", "device", "probe", "par",
-     "desc", "checkpoint"],
+    ["error", "stats", "alloc", "file", "ring", "npy", "progress", "hw", "gridio", "args", "usage", "mapfile",
+     "device", "probe", "par", "desc", "checkpoint"],
     ["run", "iblock"],
     ["ooc_plan", "tune", "tune_rate"],
     ["incore", "ooc", "ooc_window", "ooc_xfer", "ooc_state"],
-    ["report"],
+    ["report", "runfiles", "summary"],
     ["program"],
 ]
 LAYER_OF = {name: k for k, names in enumerate(LAYERS) for name in names}

@@ -29,7 +29,6 @@ FILES = {
     "runtime/src/run.c": 1029,
     "runtime/tests/test_program.c": 957,
     "runtime/src/args.c": 946,
-    "runtime/src/program.c": 864,
     "runtime/src/incore.c": 912,
     "runtime/src/gridio.c": 886,
     "runtime/src/ooc_plan.c": 828,
