@@ -57,6 +57,8 @@ BUILD = REPO / "build" / "reliability"
 CGROUP = Path("/sys/fs/cgroup/memory")
 SLACK = 64 << 20  # the memory cgroup's limit is the budget plus this (the program, libraries, threads)
 
+from reliability_libfuzzer import part_libfuzzer  # noqa: E402  (tools/ is on sys.path just above)
+
 
 @functools.cache
 def _heat3d() -> Path:
@@ -563,121 +565,6 @@ def part_sanitizers(profile: str) -> dict:
     tail = [ln for ln in p.stdout.strip().splitlines() if " passed" in ln or " failed" in ln][-1:]
     return {"part": "sanitizers", "tried": 1, "failed": int(p.returncode != 0), "summary": tail,
             "command": "make test-asan"}
-
-
-# ---------------------------------------------------------------- libFuzzer
-
-FUZZ_CC = "clang-15"
-FUZZ_FLAGS = ["-g", "-O1", "-fsanitize=fuzzer,address,undefined", "-fno-sanitize-recover=undefined",
-              "-fno-omit-frame-pointer"]
-FUZZ_PROGRAMS = ("jacobi1d", "fdtd2d", "wave3d")  # fuzz_args.c's descriptors: 1d, 2d, 3d
-
-
-def _fuzzers() -> dict[str, Path]:
-    """runtime/fuzz/fuzz_npy.c and fuzz_args.c, built with clang's libFuzzer and ASan + UBSan against the
-    runtime's sources (fuzz_args.c also against three generated programs' descriptors)."""
-    out = BUILD / "libfuzzer"
-    gen = out / "gen"
-    env = dict(os.environ, PYTHONPATH=str(REPO / "compiler"))
-    for name in FUZZ_PROGRAMS:
-        subprocess.run([sys.executable, "-m", "stencilc", str(REPO / "examples" / f"{name}.stn"), "--emit=c", "-o",
-                        str(gen / name)], check=True, env=env)
-    runtime = sorted(str(p) for p in (REPO / "runtime" / "src").rglob("*.c"))
-    inc = ["-I", str(REPO / "runtime" / "include"), "-I", str(REPO / "runtime" / "src")]
-    libs = ["-laio", "-lhwloc", "-lm", "-lpthread"]
-    progs = [a for n in FUZZ_PROGRAMS for a in ("-I", str(gen / n), str(gen / n / f"{n}.c"), str(gen / n / f"{n}_api.c"))]
-    exes = {}
-    for harness, extra in (("npy", []), ("args", progs)):
-        exe = out / f"fuzz_{harness}"
-        subprocess.run([FUZZ_CC, *FUZZ_FLAGS, *inc, str(REPO / "runtime" / "fuzz" / f"fuzz_{harness}.c"), *extra, *runtime,
-                        "-o", str(exe), *libs], check=True, capture_output=True, text=True)
-        exes[harness] = exe
-    return exes
-
-
-def _fuzz_seeds(exe_help: list[Path]) -> dict[str, tuple[Path, Path]]:
-    """Seed corpora and dictionaries: .npy files of every kind the runtime reads (f8 and f4 grids of 1 to 3
-    axes, int64 and int32 points, a Fortran-order array, format versions 2.0 and 3.0, an empty array), and
-    command lines of each program; the options of every program's --help as the arguments' dictionary."""
-    out = BUILD / "libfuzzer" / "seeds"
-    npy, args = out / "npy", out / "args"
-    npy.mkdir(parents=True, exist_ok=True)
-    args.mkdir(parents=True, exist_ok=True)
-    arrays = {"grid3": np.zeros((4, 3, 2)), "grid2": np.ones((5, 3), "<f4"), "grid1": np.arange(7.0),
-              "points": np.array([[1, 2], [3, 1]], "<i8"), "points32": np.array([[1], [5]], "<i4"),
-              "fortran": np.asfortranarray(np.zeros((3, 4))), "empty": np.zeros((0,)), "big": np.zeros((300,))}
-    for name, a in arrays.items():
-        np.save(npy / f"{name}.npy", a)
-    for version in ((2, 0), (3, 0)):
-        with open(npy / f"v{version[0]}.npy", "wb") as f:
-            np.lib.format.write_array(f, np.zeros((2, 3)), version=version)
-    lines = {0: [["--size", "100", "--steps", "5", "--block", "600,3", "--mem", "12M"],
-                 ["--size", "30", "--mode", "incore", "--time-tiles", "3", "--out", "A=a.npy"]],
-             1: [["--size", "64,64", "--steps", "10", "--mode", "ooc", "--block", "5,3", "--init", "fict=f.npy"],
-                 ["--size", "20,18", "--param", "c=0.5", "--schedule", "alg1", "--tuner", "naive", "--resume"],
-                 ["--size", "64,64", "--steps", "2", "--block", "5,99999999", "--param", "c=1e-310", "--ranks", "2,1"]],
-             2: [["--size", "8,8,8", "--init", "u=x.npy", "--init", "u.prev=p.npy", "--block", "8,4,2", "--strip",
-                  "file"], ["--size", "16,14,12", "--iblock", "4,4", "--threads", "2", "--report", "r.json"],
-                 ["--size", "16,14,12", "--steps", "3", "--block", "16,4,9223372036854775807", "--time-tiles",
-                  "8,8,18446744073709551616", "--mem", "16E", "--plan_only", "--report", "/dev/null"]]}
-    for k, ls in lines.items():
-        for i, line in enumerate(ls):
-            (args / f"p{k}_{i}").write_bytes(bytes([k]) + b"\0".join(a.encode() for a in line))
-    words = set()
-    for exe in exe_help:
-        p = subprocess.run([str(exe), "--help"], capture_output=True, text=True)
-        words |= {w for w in p.stdout.replace(",", " ").replace("=", " ").split() if w.startswith("--")}
-    words |= {"ooc", "incore", "mmap", "ref", "alg1", "alg2", "dram", "file", "auto", "off", "1G", "64,64,64", "u.prev",
-              "99999999", "9223372036854775807", "18446744073709551616", "1e-310", "1e-400", "/dev/null"}
-    d = out / "args.dict"
-    d.write_text("".join(f"{json.dumps(w)}\n" for w in sorted(words)))
-    return {"npy": (npy, out / "none.dict"), "args": (args, d)}
-
-
-def part_libfuzzer(profile: str) -> dict:
-    import re
-    import shutil
-
-    if not shutil.which(FUZZ_CC):
-        return {"part": "libfuzzer", "tried": 0, "failed": 1, "notes": [f"{FUZZ_CC} is missing: make setup installs it"]}
-    seconds = 300 if profile == "full" else 10
-    exes = _fuzzers()
-    helps = []
-    env = dict(os.environ, PYTHONPATH=str(REPO / "compiler"))
-    for name in FUZZ_PROGRAMS:
-        exe = BUILD / "libfuzzer" / name
-        subprocess.run([sys.executable, "-m", "stencilc", str(REPO / "examples" / f"{name}.stn"), "-o", str(exe)],
-                       check=True, env=env)
-        helps.append(exe)
-    seeds = _fuzz_seeds(helps)
-    rows, notes, failed, tried = [], [], 0, 0
-    for harness, exe in exes.items():
-        corpus = BUILD / "libfuzzer" / f"corpus-{harness}"  # kept between campaigns: the fuzzer goes on from it
-        crashes = BUILD / "libfuzzer" / f"crashes-{harness}"
-        corpus.mkdir(parents=True, exist_ok=True)
-        crashes.mkdir(parents=True, exist_ok=True)
-        seed_dir, dic = seeds[harness]
-        cmd = [str(exe), f"-max_total_time={seconds}", "-print_final_stats=1", "-timeout=10", "-rss_limit_mb=2048",
-               f"-artifact_prefix={crashes}/", *([f"-dict={dic}"] if dic.exists() else []), str(corpus), str(seed_dir)]
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds + 300, cwd=BUILD / "libfuzzer")
-        (BUILD / "libfuzzer" / f"fuzz_{harness}.log").write_text(p.stderr[-200_000:])
-        stat = dict(re.findall(r"stat::(\w+):\s+(\d+)", p.stderr))
-        cov = re.findall(r"cov: (\d+) ft: (\d+)", p.stderr)
-        found = sorted(x.name for x in crashes.iterdir())
-        bad = int(p.returncode != 0) or len(found)
-        failed += bad
-        execs = int(stat.get("number_of_executed_units", 0))
-        tried += execs
-        rows.append({"harness": harness, "execs": execs, "per_second": int(stat.get("average_exec_per_sec", 0)),
-                     "cov": int(cov[-1][0]) if cov else 0, "features": int(cov[-1][1]) if cov else 0,
-                     "corpus": len(list(corpus.iterdir())), "seconds": seconds, "exit": p.returncode,
-                     "artifacts": found})
-        if bad:
-            notes.append(f"fuzz_{harness}: exit {p.returncode}, artifacts {found}; the log: "
-                         f"build/reliability/libfuzzer/fuzz_{harness}.log")
-    return {"part": "libfuzzer", "tried": tried, "failed": failed, "rows": rows, "notes": notes,
-            "command": f"python tools/reliability.py --parts libfuzzer --profile {profile} (each harness "
-                       f"{seconds} s: build/reliability/libfuzzer/fuzz_npy -max_total_time={seconds} CORPUS SEEDS)"}
 
 
 # ---------------------------------------------------------------- the report

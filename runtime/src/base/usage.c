@@ -169,7 +169,7 @@ void stn_usage(const stn_program_desc *d, FILE *out) {
             "                          prefers); their product is the ranks mpirun starts\n"
             "  --threads N             OpenMP threads\n"
             "  --report FILE           write a JSON report of the run\n"
-            "  --quiet                 no progress line\n"
+            "  --quiet                 nothing on stderr but errors (no plan, progress, summary)\n"
             "  --help, --version\n",
             xyz,
             n == 3   ? "BY,BZ,BT"
