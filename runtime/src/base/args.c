@@ -210,10 +210,8 @@ static int opt_size(parser *p) {
     return 0;
 }
 
-/* The most steps a run takes: the models' byte counts (steps x bytes a step) stay far from 2^64, and no
- * run of this many steps could end (10^15 steps at one a nanosecond is 11 days). */
-#define STN_MAX_STEPS 1000000000000000LL
-
+/* --steps: at most STN_MAX_STEPS (stn_rt.h); a run whose bytes would pass what the counters count is
+ * refused once planned (engines/ooc/ooc_setup.c, check_countable). */
 static int opt_steps(parser *p) {
     const char *end = parse_count(p->val, &p->o->steps);
     if (!end || *end)

@@ -370,13 +370,39 @@ static int open_records(ooc *e, int64_t steps) {
  * written for every sweep that commits). */
 static void predict_records(ooc *e, int64_t first) {
     uint64_t row = e->d->nrecords ? stn_record_row_bytes(e->r) : 0;
-    if (row == 0)
+    int64_t n = e->plan.nsweeps;
+    if (row == 0 || first >= n)
         return;
     e->res->predicted_read += (uint64_t)(first > 0 ? e->steps_resumed : 0) * row;
-    for (int64_t s = first; s < e->plan.nsweeps; s++)
-        e->res->predicted_written += stn_ooc_commits(e, 1, s + 1 == e->plan.nsweeps)
-                                         ? (uint64_t)stn_ooc_sweep_steps(&e->plan, s) * row
-                                         : 0;
+    /* the sweeps from `first` on, full ones but maybe the last; every one commits but maybe the last */
+    int64_t steps = (n - 1 - first) * e->plan.bt + stn_ooc_sweep_steps(&e->plan, n - 1);
+    if (!stn_ooc_commits(e, 1, 1))
+        steps -= stn_ooc_sweep_steps(&e->plan, n - 1);
+    e->res->predicted_written += (uint64_t)steps * row;
+}
+
+/* The run's bytes must fit the counters (uint64_t) that count them and the model that predicts them:
+ * an estimate from one sweep's bytes, its ghosts' and its records' (long double: cannot overflow),
+ * against 2^62, so that the closed forms below stay exact. */
+static int check_countable(ooc *e, int64_t first) {
+    int64_t n = e->plan.nsweeps;
+    if (first >= n)
+        return 0;
+    uint64_t rd = 0, wr = 0, m = 0;
+    stn_ooc_predict_sweep(&e->model, &e->plan, first, e->plan.bt, &rd, &wr);
+    const stn_cut *sl = e->r->part ? stn_part_slab(e->r->part) : NULL;
+    uint64_t ghosts = sl ? stn_ooc_ghosts_bytes(e, &m) : 0;
+    uint64_t row = e->d->nrecords ? stn_record_row_bytes(e->r) : 0;
+    long double per = (long double)rd + wr + 2.0L * ghosts + (long double)row * e->plan.bt;
+    long double all = per * (long double)(n - first);
+    if (all <= 0x1p62L)
+        return 0;
+    return stn_error(
+        -EOVERFLOW,
+        "--steps %lld: the run would read and write about %.3Lg bytes (%.3Lg per sweep of %lld "
+        "steps), more than the 2^62 its byte counters and IO model count exactly; run fewer steps "
+        "(a run can be continued: --steps and a later --resume)",
+        (long long)e->r->o->steps, all, per, (long long)e->plan.bt);
 }
 
 /* One run at a time on a --dir (for a stencil): DIR/NAME.lock, flock'ed for the run, holds the pid
@@ -487,6 +513,9 @@ int stn_ooc_setup(ooc *e, int64_t *first_sweep) {
                             (uint64_t)e->d->elem_size;
     else if (sl)
         e->plan.out_bytes = stn_part_out_cells(r->part) * (uint64_t)e->d->elem_size;
+    rc = check_countable(e, *first_sweep);
+    if (rc)
+        return rc;
     stn_ooc_predict(&e->model, &e->plan, *first_sweep, &e->res->predicted_read, &e->res->predicted_written);
     /* and the ghosts' exchanges; resumed with the way down deferred, one first: the state committed
      * before the kill may lack the high ghosts that were still in flight (stn_ooc_advance) */
