@@ -37,6 +37,8 @@ typedef struct stn_engine_ops {
                        * are found before it opens, and under MPI the network for its time model */
         int resumes;  /* its state stays in files that --resume goes on from */
         int splits;   /* MPI ranks split its grid */
+        int saves;    /* it puts the snapshots of --save-to itself (r->snap) as it computes each step; else
+                       * stn_engine_advance stops at each saved step and puts the levels read through box */
     } has;
     /* open: the run (with its writers open), the result it fills, its plan's report (engines that
      * plan), `program`: the program's run (its one advance is the whole run) rather than a simulation */
@@ -60,7 +62,9 @@ typedef struct stn_engine stn_engine; /* an engine held open */
 
 /* The operations of engine `mode` (STN_MODE_*). */
 const stn_engine_ops *stn_engine_of(int mode);
-/* Open the engine r->o->mode names (see stn_engine_ops.open); *e is NULL on failure. */
+/* Open the engine r->o->mode names (see stn_engine_ops.open); *e is NULL on failure.  With snapshots
+ * (r->snap) of an engine that does not save them itself, the levels at open are put when their step is
+ * saved, and each advance stops at every saved step to put them (docs/design/021). */
 int stn_engine_open(const stn_run *r, stn_result *res, stn_ooc_result *plan, int program, stn_engine **e);
 int64_t stn_engine_steps_done(const stn_engine *e);
 int stn_engine_advance(stn_engine *e, int64_t t0, int64_t steps);

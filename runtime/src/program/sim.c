@@ -114,6 +114,12 @@ int stn_sim_open(const stn_program_desc *given, int argc, const char *const *arg
         else if (!(s->argv[i] = strdup(a)))
             rc = stn_error(-ENOMEM, "out of memory");
     }
+    int saves = 0;
+    for (int i = 0; i < argc; i++)
+        saves |= argv[i] && (strcmp(argv[i], "--save") == 0 || strncmp(argv[i], "--save=", 7) == 0);
+    if (rc == 0 && !given_steps && saves)
+        rc = stn_error(-EINVAL, "--steps is required with --save: the snapshots are sized by the steps the "
+                                "simulation runs");
     if (rc == 0 && !given_steps && (d->nseries > 0 || d->nrecords > 0))
         rc = stn_error(-EINVAL, "--steps is required: %s has %s, sized by the steps the simulation runs",
                        d->name, d->nseries > 0 ? "series" : "records");

@@ -8,6 +8,7 @@
 
 #include "engines/stn_engine.h"
 #include "io/stn_gridio.h"
+#include "io/stn_hdf5.h"
 #include "mpi/stn_par.h"
 #include "report/stn_report.h"
 

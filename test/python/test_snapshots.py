@@ -1,0 +1,218 @@
+"""Snapshots every K steps into an HDF5 file (``--save FIELD:every=K[:from=A][:to=B][:stride=S]``,
+``--save-to FILE.h5``; docs/design/021-snapshots.md, docs/cli.md).
+
+Each snapshot of step k is compared, bit for bit, with the ``--out`` of an in-core run stopped at step k
+(``--steps k``), for examples whose state changes in time, K = 1, 3 and 7, with and without a stride,
+in-core and out of core (several blocks and sweeps); the report's bytes written equal the predicted ones
+with snapshots on; the file opens lazily in h5py and in xarray (h5netcdf); records go into the same file;
+a bad ``--save`` is refused with status 2 before any file is made; a killed run leaves no file under the
+name asked for.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+
+import numpy as np
+import pytest
+import reference as ref
+from conftest import load_report
+
+h5py = pytest.importorskip("h5py")
+
+STEPS = 8
+SIZES = {3: (14, 11, 9), 2: (23, 17), 1: (40,)}
+EXAMPLES = ["heat3d", "wave3d", "heat3d_f32", "jacobi2d", "grayscott2d", "jacobi1d"]
+
+
+def _size(name: str) -> tuple[int, ...]:
+    return SIZES[ref.EXAMPLES[name].ndim]
+
+
+def _state(name: str) -> list[str]:
+    return list(ref.EXAMPLES[name].state)
+
+
+@pytest.fixture(scope="module")
+def stopped(compile_example, run_program, tmp_path_factory):
+    """stopped(name)[k][field]: the field after an in-core run of k steps (its --out), k = 0 .. STEPS."""
+    cache: dict[str, dict[int, dict[str, np.ndarray]]] = {}
+
+    def get(name: str) -> dict[int, dict[str, np.ndarray]]:
+        if name not in cache:
+            exe, d = compile_example(name), tmp_path_factory.mktemp(f"stopped-{name}")
+            size = ",".join(map(str, _size(name)))
+            cache[name] = {}
+            for k in range(STEPS + 1):
+                outs = [a for f in _state(name) for a in ("--out", f"{f}={d / f'{f}{k}.npy'}")]
+                rc, _, err = run_program(exe, ["--size", size, "--steps", str(k), "--mode", "incore", "--quiet", *outs])
+                assert rc == 0, err
+                cache[name][k] = {f: np.load(d / f"{f}{k}.npy") for f in _state(name)}
+        return cache[name]
+
+    return get
+
+
+def _saved(k_every: int, start: int, to: int) -> list[int]:
+    return list(range(start, to + 1, k_every))
+
+
+def _check_file(path, name: str, want: dict[int, dict[str, np.ndarray]], every: int, start: int, stride: int):
+    """Every saved field's snapshots in `path` are the runs stopped at their steps, strided."""
+    steps = _saved(every, start, STEPS)
+    with h5py.File(path, "r") as f:
+        assert f.attrs["complete"] == 1 and f.attrs["stencil"] == name
+        assert list(f.attrs["size"]) == list(_size(name)) and f.attrs["steps"] == STEPS
+        for fld in _state(name):
+            ds = f[fld]
+            assert ds.chunks is not None and ds.chunks[0] == 1  # chunked, one snapshot a chunk
+            assert list(f[f"{fld}_step"][:]) == steps
+            assert (ds.attrs["every"], ds.attrs["from"], ds.attrs["stride"]) == (every, start, stride)
+            assert ds.shape[0] == len(steps)
+            sl = (slice(None, None, stride),) * (ds.ndim - 1)
+            for i, k in enumerate(steps):
+                exp = want[k][fld][sl]
+                got = ds[i]
+                assert got.dtype == exp.dtype and got.shape == exp.shape, (fld, k)
+                assert got.tobytes() == exp.tobytes(), f"{name} {fld} step {k}: not the run stopped at {k}"
+
+
+def _run_saving(run_program, exe, name, d, every, start, stride, extra=()):
+    saves = [a for f in _state(name) for a in ("--save", f"{f}:every={every}:from={start}:stride={stride}")]
+    h5, rep = d / f"s{every}-{start}-{stride}.h5", d / f"r{every}-{start}-{stride}.json"
+    rc, _, err = run_program(exe, ["--size", ",".join(map(str, _size(name))), "--steps", str(STEPS), "--quiet",
+                                   *saves, "--save-to", h5, "--report", rep, *extra])
+    assert rc == 0, err
+    r = load_report(rep)
+    assert (r["bytes_written"], r["bytes_read"]) == (r["predicted_bytes_written"], r["predicted_bytes_read"])
+    return h5, r
+
+
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_in_core_snapshots_are_the_run_stopped_at_each_step(compile_example, run_program, tmp_path, stopped, name):
+    exe, want = compile_example(name), stopped(name)
+    for every, start, stride in ((1, 0, 1), (3, 0, 1), (7, 0, 1), (1, 2, 2), (3, 1, 2), (7, 0, 3)):
+        h5, r = _run_saving(run_program, exe, name, tmp_path, every, start, stride, ("--mode", "incore"))
+        _check_file(h5, name, want, every, start, stride)
+        assert not list(tmp_path.glob(".*partial*"))
+
+
+@pytest.mark.parametrize("name,block", [("heat3d", "5,4,3"), ("wave3d", "11,9,5"), ("jacobi2d", "6,4"),
+                                        ("grayscott2d", "7,3"), ("jacobi1d", "3")])
+def test_out_of_core_snapshots_are_the_run_stopped_at_each_step(compile_example, run_program, tmp_path, stopped,
+                                                                 name, block):
+    exe, want = compile_example(name), stopped(name)
+    for every, start, stride in ((3, 0, 1), (7, 1, 2)):
+        h5, r = _run_saving(run_program, exe, name, tmp_path, every, start, stride,
+                            ("--mode", "ooc", "--dir", tmp_path, "--block", block))
+        _check_file(h5, name, want, every, start, stride)
+
+
+def test_the_snapshot_bytes_are_counted_and_predicted(compile_example, run_program, tmp_path):
+    exe = compile_example("heat3d")
+    base = ["--size", "14,11,9", "--steps", str(STEPS), "--quiet", "--mode", "incore"]
+    rc, _, err = run_program(exe, [*base, "--report", tmp_path / "none.json"])
+    assert rc == 0, err
+    h5, r = _run_saving(run_program, exe, "heat3d", tmp_path, 3, 1, 2, ("--mode", "incore"))
+    none = load_report(tmp_path / "none.json")
+    kept = 3 * 6 * 5 * 7 * 8  # steps 1, 4, 7; x 0..13 by 2 (7), y 0..10 (6), z 0..8 (5); 8 bytes
+    assert r["bytes_written"] - none["bytes_written"] == kept
+    assert r["predicted_bytes_written"] - none["predicted_bytes_written"] == kept
+
+
+def test_xarray_and_h5py_open_the_file_lazily(compile_example, run_program, tmp_path, stopped):
+    xr = pytest.importorskip("xarray")
+    pytest.importorskip("h5netcdf")
+    exe = compile_example("grayscott2d")
+    h5, _ = _run_saving(run_program, exe, "grayscott2d", tmp_path, 2, 0, 1, ("--mode", "incore"))
+    with xr.open_dataset(h5, engine="h5netcdf") as ds:
+        assert not ds["u"].variable._in_memory  # lazy: nothing read until asked
+        assert ds["u"].dims == ("u_step", "u_y", "u_x") and list(ds["u_step"].values) == [0, 2, 4, 6, 8]
+        assert ds.attrs["stencil"] == "grayscott2d" and ds.attrs["param_F"] == 0.035
+        got = ds["v"].sel(v_step=6).values
+    assert got.tobytes() == stopped("grayscott2d")[6]["v"].tobytes()
+    with h5py.File(h5, "r") as f:
+        assert f["u"].id.get_storage_size() > 0 and f["u"][3, 5, 7] == stopped("grayscott2d")[6]["u"][5, 7]
+
+
+def test_records_go_into_the_same_file(compile_example, run_program, tmp_path):
+    ex = ref.EXAMPLES["acoustic2d"]
+    exe, size, steps = compile_example("acoustic2d"), (41, 31), 12
+    init = ex.initial(size)
+    args = []
+    for k, a in {"wavelet": ref.ricker(steps + 1), "src": init["src"], "rcv": init["rcv"]}.items():
+        np.save(tmp_path / f"{k}.npy", a)
+        args += ["--init", f"{k}={tmp_path / k}.npy"]
+    h5, rec, rep = tmp_path / "a.h5", tmp_path / "rec.npy", tmp_path / "r.json"
+    rc, _, err = run_program(exe, ["--size", "41,31", "--steps", str(steps), "--quiet", *args, "--mode", "ooc",
+                                   "--dir", tmp_path, "--block", "9,4", "--save", "u:every=5", "--save-to", h5,
+                                   "--out", f"rec={rec}", "--report", rep])
+    assert rc == 0, err
+    r = load_report(rep)
+    assert r["bytes_written"] == r["predicted_bytes_written"]
+    with h5py.File(h5, "r") as f:
+        assert f["rec"][:].tobytes() == np.load(rec).tobytes()
+        assert f["rec"].shape == (steps, len(init["rcv"])) and list(f["rec_step"][:]) == list(range(steps))
+        assert list(f["u_step"][:]) == [0, 5, 10]
+
+
+@pytest.mark.parametrize("args,msg", [
+    (["--save", "u:every=3"], "--save u: the snapshots need a file: add --save-to FILE.h5"),
+    (["--save-to", "{d}/x.h5"], "nothing is saved: add --save FIELD:every=K"),
+    (["--save", "u", "--save-to", "{d}/x.h5"], "--save u: every=K is required (e.g. --save u:every=10)"),
+    (["--save", "u:every=0", "--save-to", "{d}/x.h5"], "every=K with K >= 1 is required"),
+    (["--save", "u:every=2:each=3", "--save-to", "{d}/x.h5"], "unknown key 'each' (the keys are every, from"),
+    (["--save", "u:every=2:every=3", "--save-to", "{d}/x.h5"], "every= is given twice"),
+    (["--save", "u:every=-1", "--save-to", "{d}/x.h5"], "every=-1: expected a non-negative integer"),
+    (["--save", "w:every=2", "--save-to", "{d}/x.h5"], "this stencil has no field 'w'; its state fields are: u"),
+    (["--save", "u:every=2:from=5:to=3", "--save-to", "{d}/x.h5"], "to=3 is before from=5"),
+    (["--save", "u:every=2:to=9", "--save-to", "{d}/x.h5"], "to=9 is past --steps 8"),
+    (["--save", "u:every=2:from=9", "--save-to", "{d}/x.h5"], "from=9 is past --steps 8"),
+    (["--save", "u:every=2:stride=0", "--save-to", "{d}/x.h5"], "stride=0: expected a positive integer"),
+    (["--save", "u:every=2", "--save", "u:every=3", "--save-to", "{d}/x.h5"], "u is already saved"),
+    (["--save", "u:every=2", "--save-to", "{d}/x.h5", "--out", "u={d}/x.h5"], "is also the --out file of u"),
+    (["--save", "u:every=2", "--save-to", "{d}/x.h5", "--report", "{d}/x.h5"], "is also the --report file"),
+    (["--save", "u:every=2", "--save-to", ""], "--save-to: expected an HDF5 file name"),
+    (["--save", "u:every=2", "--save-to", "{d}/x.h5", "--resume"], "--resume does not continue a snapshot file"),
+])
+def test_bad_save_options_are_refused_before_any_file(compile_example, run_program, tmp_path, args, msg):
+    exe = compile_example("heat3d")
+    args = [a.replace("{d}", str(tmp_path)) for a in args]
+    rc, _, err = run_program(exe, ["--size", "14,11,9", "--steps", "8", "--mode", "incore", *args])
+    assert rc == 2 and msg in err, err
+    assert list(tmp_path.iterdir()) == []  # nothing made
+
+
+def test_an_input_is_not_saved(compile_example, run_program, tmp_path):
+    exe = compile_example("varheat")
+    rc, _, err = run_program(exe, ["--size", "14,11,9", "--steps", "8", "--save", "c:every=2", "--save-to",
+                                   tmp_path / "x.h5"])
+    assert rc == 2 and "'c' is an input, which does not change in time" in err, err
+
+
+def test_a_killed_run_leaves_no_file_that_looks_complete(compile_example, tmp_path):
+    exe = compile_example("heat3d")
+    h5 = tmp_path / "k.h5"
+    p = subprocess.Popen([str(exe), "--size", "64,64,64", "--steps", "100000", "--mode", "incore", "--quiet",
+                          "--save", "u:every=5", "--save-to", str(h5)], stderr=subprocess.PIPE)
+    try:
+        t0 = time.monotonic()
+        while not list(tmp_path.glob(".k.h5.partial-*")) and time.monotonic() - t0 < 60:
+            time.sleep(0.05)
+        time.sleep(0.5)  # some snapshots written
+        assert list(tmp_path.glob(".k.h5.partial-*")) and p.poll() is None
+    finally:
+        os.kill(p.pid, signal.SIGKILL)
+        p.wait()
+    assert not h5.exists()  # only the temporary, under another name
+    try:
+        with h5py.File(next(tmp_path.glob(".k.h5.partial-*")), "r") as f:  # readable or not, never 'complete'
+            assert "complete" not in f.attrs
+    except OSError:
+        pass  # (libhdf5 had not flushed its superblock: not even readable)
+    rc = subprocess.run([str(exe), "--size", "14,11,9", "--steps", "4", "--mode", "incore", "--quiet", "--save",
+                         "u:every=2", "--save-to", str(h5)]).returncode
+    assert rc == 0 and h5.exists() and not list(tmp_path.glob(".k.h5.partial-*"))  # the leftover reaped
