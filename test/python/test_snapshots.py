@@ -100,15 +100,36 @@ def test_in_core_snapshots_are_the_run_stopped_at_each_step(compile_example, run
         assert not list(tmp_path.glob(".*partial*"))
 
 
-@pytest.mark.parametrize("name,block", [("heat3d", "5,4,3"), ("wave3d", "11,9,5"), ("jacobi2d", "6,4"),
-                                        ("grayscott2d", "7,3"), ("jacobi1d", "3")])
+@pytest.mark.parametrize("name,extra", [
+    ("heat3d", ("--block", "5,4,3")),  # y-blocked tiles, the z-strip in DRAM
+    ("heat3d", ("--block", "5,4,3", "--strip", "file")),  # the strip spilled
+    ("heat3d", ("--block", "11,4,5", "--schedule", "alg1")),
+    ("wave3d", ("--block", "11,9,5")),  # whole planes
+    ("jacobi2d", ("--block", "6,4")),
+    ("grayscott2d", ("--block", "7,3")),
+    ("d2q9", ("--block", "7,3")),  # periodic
+    ("jacobi1d", ("--block", "3",)),  # folded into rows
+])
 def test_out_of_core_snapshots_are_the_run_stopped_at_each_step(compile_example, run_program, tmp_path, stopped,
-                                                                 name, block):
+                                                                 name, extra):
     exe, want = compile_example(name), stopped(name)
     for every, start, stride in ((3, 0, 1), (7, 1, 2)):
         h5, r = _run_saving(run_program, exe, name, tmp_path, every, start, stride,
-                            ("--mode", "ooc", "--dir", tmp_path, "--block", block))
+                            ("--mode", "ooc", "--dir", tmp_path, *extra))
         _check_file(h5, name, want, every, start, stride)
+
+
+def test_the_plan_counts_the_snapshot_buffers(compile_example, run_program, tmp_path):
+    """Out of core, the pieces the snapshots are read in (at most 4 MiB, whole rows) count in the plan's DRAM."""
+    for name, size, piece in (("heat3d", "14,11,9", 14 * 11 * 9 * 8), ("jacobi2d", "700,800", (4 << 20) // 5600 * 5600)):
+        exe, plans = compile_example(name), []
+        for save in ([], ["--save", "u:every=2", "--save-to", tmp_path / f"{name}.h5"]):
+            rep = tmp_path / f"{name}{len(save)}.json"
+            rc, _, err = run_program(exe, ["--size", size, "--steps", "2", "--quiet", "--mode", "ooc", "--dir", tmp_path,
+                                           "--block", "5,2,2" if name == "heat3d" else "100,2", *save, "--report", rep])
+            assert rc == 0, err
+            plans.append(load_report(rep)["mem_plan_bytes"])
+        assert plans[1] - plans[0] == 2 * piece, name
 
 
 def test_the_snapshot_bytes_are_counted_and_predicted(compile_example, run_program, tmp_path):
@@ -177,11 +198,14 @@ def test_records_go_into_the_same_file(compile_example, run_program, tmp_path):
     (["--save", "u:every=2", "--save-to", "{d}/x.h5", "--report", "{d}/x.h5"], "is also the --report file"),
     (["--save", "u:every=2", "--save-to", ""], "--save-to: expected an HDF5 file name"),
     (["--save", "u:every=2", "--save-to", "{d}/x.h5", "--resume"], "--resume does not continue a snapshot file"),
+    (["--save", "u:every=2", "--save-to", "{d}/x.h5", "--schedule", "alg2"],
+     "--schedule alg2 keeps its levels in place"),
 ])
 def test_bad_save_options_are_refused_before_any_file(compile_example, run_program, tmp_path, args, msg):
     exe = compile_example("heat3d")
     args = [a.replace("{d}", str(tmp_path)) for a in args]
-    rc, _, err = run_program(exe, ["--size", "14,11,9", "--steps", "8", "--mode", "incore", *args])
+    mode = [] if "alg2" in args else ["--mode", "incore"]
+    rc, _, err = run_program(exe, ["--size", "14,11,9", "--steps", "8", *mode, *args])
     assert rc == 2 and msg in err, err
     assert list(tmp_path.iterdir()) == []  # nothing made
 

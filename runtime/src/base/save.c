@@ -172,6 +172,12 @@ int stn_save_check(const stn_program_desc *d, stn_opts *o, int nranks) {
     if (o->resume)
         return stn_error(-ENOTSUP, "--save-to %s: --resume does not continue a snapshot file yet",
                          o->save_to);
+    if (o->mode == STN_MODE_OOC && o->schedule == STN_SCHED_ALG2)
+        return stn_error(
+            -ENOTSUP,
+            "--save-to %s: --schedule alg2 keeps its levels in place, in the paper's layout, where "
+            "no snapshot is read; use ref or alg1",
+            o->save_to);
     if (nranks > 1)
         return stn_error(-ENOTSUP, "--save-to %s: snapshots of a run of %d MPI ranks are not written yet",
                          o->save_to, nranks);

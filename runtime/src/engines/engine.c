@@ -27,42 +27,72 @@ const stn_engine_ops *stn_engine_of(int mode) {
     return mode >= 0 && mode < STN_NMODES ? engines[mode] : NULL;
 }
 
-/* The snapshot bytes a put reads at most at a time: whole planes (rows in 2d) of the slowest axis. */
-#define SNAP_SLAB_BYTES ((uint64_t)4 << 20)
+/* The snapshot bytes a put reads at most at a time (or one row of x, when it is longer). */
+#define SNAP_PIECE_BYTES ((uint64_t)4 << 20)
 
-/* Step k's levels of the fields that save it, read through box in slabs of the slowest axis (the saved
- * indices alone when a stride skips some) and put into the snapshot file. */
+/* The pieces the levels are read in: m indices along axis *ax, the axes below it whole, one index of
+ * each axis above it; their bytes. */
+static uint64_t snap_piece(const stn_run *r, int *ax, int64_t *m) {
+    const int64_t *n = r->o->size;
+    uint64_t unit[3] = {(uint64_t)r->d->elem_size, 0, 0};
+    for (int a = 1; a < 3; a++)
+        unit[a] = unit[a - 1] * (uint64_t)n[a - 1];
+    *ax = stn_dims(r->d) - 1;
+    while (*ax > 0 && unit[*ax] > SNAP_PIECE_BYTES)
+        (*ax)--;
+    *m = unit[*ax] >= SNAP_PIECE_BYTES ? 1 : (int64_t)(SNAP_PIECE_BYTES / unit[*ax]);
+    *m = *m > n[*ax] ? n[*ax] : *m;
+    return unit[*ax] * (uint64_t)*m;
+}
+
+uint64_t stn_engine_snap_bytes(const stn_run *r) {
+    int ax;
+    int64_t m;
+    return r->o->save_to ? 2 * snap_piece(r, &ax, &m) : 0; /* the piece read, and the cells kept of it */
+}
+
+/* Field f's level after step k, read through box piece by piece (snap_piece; along the axes above the
+ * piece's, the kept indices alone) and put into the snapshot file. */
+static int put_field(stn_engine *e, int f, int64_t k, char *buf) {
+    const stn_run *r = e->r;
+    const int64_t *n = r->o->size, S = r->o->save[f].stride;
+    int ax, rc = 0;
+    int64_t m, c[3];
+    snap_piece(r, &ax, &m);
+    for (c[2] = 0; rc == 0 && c[2] < n[2]; c[2] += ax < 2 ? S : m)
+        for (c[1] = 0; rc == 0 && c[1] < n[1]; c[1] += ax < 1 ? S : ax == 1 ? m : n[1])
+            for (c[0] = 0; rc == 0 && c[0] < n[0]; c[0] += ax == 0 ? m : n[0]) {
+                stn_box_io b = {f, 0, 0, {c[0], c[1], c[2]}, {0, 0, 0}, {1, 0, 0}, buf};
+                for (int a = 0; a < 3; a++)
+                    b.hi[a] = a < ax ? n[a] : a == ax ? (c[a] + m < n[a] ? c[a] + m : n[a]) : c[a] + 1;
+                for (int a = 0; a < 3; a++)
+                    b.lo[a] = a < ax ? 0 : b.lo[a];
+                b.st[1] = b.hi[0] - b.lo[0], b.st[2] = b.st[1] * (b.hi[1] - b.lo[1]);
+                stn_view v = {n[0], n[1], n[2], b.st[1], b.st[2], b.lo[1], b.lo[2], 0};
+                rc = e->ops->box(e->state, &b);
+                if (rc == 0) /* (the view's x is global: the piece starts at cell lo[0] of its row) */
+                    rc = stn_h5_put(r->snap, f, k, &v, buf - (size_t)b.lo[0] * (size_t)r->d->elem_size,
+                                    &(stn_box){{b.lo[0], b.lo[1], b.lo[2]}, {b.hi[0], b.hi[1], b.hi[2]}},
+                                    &e->res->st);
+            }
+    return rc;
+}
+
+/* Step k's levels of the fields that save it, put into the snapshot file. */
 static int put_levels(stn_engine *e, int64_t k) {
     const stn_run *r = e->r;
-    const stn_program_desc *d = r->d;
-    int axis = stn_dims(d) - 1, rc = 0;
-    int64_t n[3] = {r->o->size[0], r->o->size[1], r->o->size[2]};
-    uint64_t per = (uint64_t)d->elem_size; /* bytes of one index along `axis` */
-    for (int a = 0; a < axis; a++)
-        per *= (uint64_t)n[a];
-    for (int f = 0; rc == 0 && f < d->nfields; f++) {
-        if (!stn_h5_wants(r->snap, f, k))
-            continue;
-        int64_t S = r->o->save[f].stride, slab = S > 1 ? 1 : (int64_t)(SNAP_SLAB_BYTES / per);
-        slab = slab < 1 ? 1 : slab > n[axis] ? n[axis] : slab;
-        char *buf = stn_alloc((size_t)(per * (uint64_t)slab), 64);
-        if (!buf)
-            return stn_error(-ENOMEM, "--save-to %s: out of memory for a slab of %s", r->o->save_to,
-                             d->fields[f].name);
-        for (int64_t a = 0; rc == 0 && a<n[axis]; a += S> 1 ? S : slab) {
-            stn_box_io b = {f, 0, 0, {0, 0, 0}, {n[0], n[1], n[2]}, {1, n[0], n[0] * n[1]}, buf};
-            b.lo[axis] = a;
-            b.hi[axis] = a + slab < n[axis] ? a + slab : n[axis];
-            stn_view v = {n[0], n[1], n[2], n[0], n[0] * n[1], 0, 0, 0};
-            v.y0 = axis == 1 ? a : 0, v.z0 = axis == 2 ? a : 0;
-            rc = e->ops->box(e->state, &b);
-            if (rc == 0) /* (a 1d grid's slab starts at cell a of its one row: the view's x is global) */
-                rc = stn_h5_put(r->snap, f, k, &v, buf - (axis == 0 ? (size_t)a * (size_t)d->elem_size : 0),
-                                &(stn_box){{b.lo[0], b.lo[1], b.lo[2]}, {b.hi[0], b.hi[1], b.hi[2]}},
-                                &e->res->st);
-        }
-        stn_free(buf);
-    }
+    if (!stn_h5_wants_any(r->snap, k))
+        return 0;
+    int ax;
+    int64_t m;
+    char *buf = stn_alloc((size_t)snap_piece(r, &ax, &m), 64);
+    if (!buf)
+        return stn_error(-ENOMEM, "--save-to %s: out of memory for a piece of a snapshot", r->o->save_to);
+    int rc = 0;
+    for (int f = 0; rc == 0 && f < r->d->nfields; f++)
+        if (stn_h5_wants(r->snap, f, k))
+            rc = put_field(e, f, k, buf);
+    stn_free(buf);
     return rc;
 }
 

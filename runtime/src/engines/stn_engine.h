@@ -66,6 +66,9 @@ const stn_engine_ops *stn_engine_of(int mode);
  * (r->snap) of an engine that does not save them itself, the levels at open are put when their step is
  * saved, and each advance stops at every saved step to put them (docs/design/021). */
 int stn_engine_open(const stn_run *r, stn_result *res, stn_ooc_result *plan, int program, stn_engine **e);
+/* The DRAM the snapshots' puts of engine.c hold while they run (its piece read through box, and the cells
+ * kept of it), which a run counts in stn_run.held; 0 without --save-to. */
+uint64_t stn_engine_snap_bytes(const stn_run *r);
 int64_t stn_engine_steps_done(const stn_engine *e);
 int stn_engine_advance(stn_engine *e, int64_t t0, int64_t steps);
 int stn_engine_box(stn_engine *e, const stn_box_io *b);
