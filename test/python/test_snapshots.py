@@ -119,6 +119,28 @@ def test_out_of_core_snapshots_are_the_run_stopped_at_each_step(compile_example,
         _check_file(h5, name, want, every, start, stride)
 
 
+@pytest.mark.parametrize("name,block", [("heat3d", "5,4,5"), ("heat3d", "11,9,5"), ("wave3d", "6,3,4"),
+                                        ("grayscott2d", "7,5"), ("heat3d_f32", "4,2,6")])
+def test_out_of_core_snapshots_add_no_sweep(compile_example, run_program, tmp_path, stopped, name, block):
+    """The reference schedule puts each snapshot as its tiles compute the step: the run reads what it reads
+    without snapshots (no sweep ends at a saved step; bt does not divide K) and writes the snapshots more."""
+    exe, want, reps = compile_example(name), stopped(name), []
+    for save in (False, True):
+        saves = [a for f in _state(name) for a in ("--save", f"{f}:every=3:from=1:stride=2")] if save else []
+        rep = tmp_path / f"r{save}.json"
+        rc, _, err = run_program(exe, ["--size", ",".join(map(str, _size(name))), "--steps", str(STEPS), "--quiet",
+                                       "--mode", "ooc", "--dir", tmp_path, "--block", block, *saves,
+                                       *(["--save-to", tmp_path / "w.h5"] if save else []), "--report", rep])
+        assert rc == 0, err
+        reps.append(load_report(rep))
+    kept = sum(np.asarray(want[k][f][(slice(None, None, 2),) * len(_size(name))]).nbytes
+               for k in (1, 4, 7) for f in _state(name))
+    assert reps[1]["bytes_read"] == reps[0]["bytes_read"]
+    assert reps[1]["bytes_written"] - reps[0]["bytes_written"] == kept
+    assert reps[1]["predicted_bytes_written"] == reps[1]["bytes_written"]
+    _check_file(tmp_path / "w.h5", name, want, 3, 1, 2)
+
+
 def test_the_plan_counts_the_snapshot_buffers(compile_example, run_program, tmp_path):
     """Out of core, the pieces the snapshots are read in (at most 4 MiB, whole rows) count in the plan's DRAM."""
     for name, size, piece in (("heat3d", "14,11,9", 14 * 11 * 9 * 8), ("jacobi2d", "700,800", (4 << 20) // 5600 * 5600)):
@@ -240,3 +262,23 @@ def test_a_killed_run_leaves_no_file_that_looks_complete(compile_example, tmp_pa
     rc = subprocess.run([str(exe), "--size", "14,11,9", "--steps", "4", "--mode", "incore", "--quiet", "--save",
                          "u:every=2", "--save-to", str(h5)]).returncode
     assert rc == 0 and h5.exists() and not list(tmp_path.glob(".k.h5.partial-*"))  # the leftover reaped
+
+
+def test_a_program_built_without_hdf5_refuses_save_to(tmp_path, repo_root):
+    """STENCILC_NO_HDF5=1 builds the runtime without libhdf5 (as on a machine without it): the program runs,
+    and --save-to is refused with the package to install; --help says so."""
+    from conftest import stencilc_command
+
+    cmd, env = stencilc_command()
+    env = dict(env, STENCILC_NO_HDF5="1", STENCILC_CACHE_DIR=str(tmp_path / "cache"))
+    exe = tmp_path / "heat3d"
+    r = subprocess.run([*cmd, str(repo_root / "examples" / "heat3d.stn"), "-o", str(exe)], env=env,
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    p = subprocess.run([str(exe), "--size", "14,11,9", "--steps", "2", "--mode", "incore", "--save", "u:every=1",
+                        "--save-to", str(tmp_path / "x.h5")], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2 and "this program was built without HDF5 (install libhdf5-dev" in p.stderr, p.stderr
+    assert not (tmp_path / "x.h5").exists()
+    h = subprocess.run([str(exe), "--help"], capture_output=True, text=True, timeout=60)
+    assert "(not in this program: it was built without HDF5)" in h.stdout
+    assert subprocess.run([str(exe), "--size", "14,11,9", "--steps", "2", "--mode", "incore"]).returncode == 0

@@ -27,8 +27,8 @@ const stn_engine_ops *stn_engine_of(int mode) {
     return mode >= 0 && mode < STN_NMODES ? engines[mode] : NULL;
 }
 
-/* The snapshot bytes a put reads at most at a time (or one row of x, when it is longer). */
-#define SNAP_PIECE_BYTES ((uint64_t)4 << 20)
+/* The snapshot bytes a put reads at most at a time (or one cell): as io/hdf5.c writes them. */
+#define SNAP_PIECE_BYTES ((uint64_t)STN_H5_PIECE_BYTES)
 
 /* The pieces the levels are read in: m indices along axis *ax, the axes below it whole, one index of
  * each axis above it; their bytes. */
@@ -73,7 +73,7 @@ static int put_field(stn_engine *e, int f, int64_t k, char *buf) {
                 if (rc == 0) /* (the view's x is global: the piece starts at cell lo[0] of its row) */
                     rc = stn_h5_put(r->snap, f, k, &v, buf - (size_t)b.lo[0] * (size_t)r->d->elem_size,
                                     &(stn_box){{b.lo[0], b.lo[1], b.lo[2]}, {b.hi[0], b.hi[1], b.hi[2]}},
-                                    &e->res->st);
+                                    NULL, &e->res->st);
             }
     return rc;
 }
@@ -96,8 +96,9 @@ static int put_levels(stn_engine *e, int64_t k) {
     return rc;
 }
 
-/* The engine saves nothing itself, and the run saves snapshots: stn_engine_advance stops at them. */
-static int puts_for(const stn_engine *e) { return e->r->snap && !e->ops->has.saves; }
+/* The run saves snapshots and the engine, as opened, does not put them itself as it computes: each
+ * advance stops at the saved steps. */
+static int puts_for(const stn_engine *e) { return e->r->snap && !(e->ops->saves && e->ops->saves(e->state)); }
 
 int stn_engine_open(const stn_run *r, stn_result *res, stn_ooc_result *plan, int program, stn_engine **e) {
     *e = NULL;
@@ -113,7 +114,7 @@ int stn_engine_open(const stn_run *r, stn_result *res, stn_ooc_result *plan, int
         free(h);
         return rc;
     }
-    if (puts_for(h) && !(r->o->plan_only) && (rc = put_levels(h, ops->steps_done(h->state))) != 0) {
+    if (r->snap && !r->o->plan_only && (rc = put_levels(h, ops->steps_done(h->state))) != 0) {
         stn_engine_close(h, 0);
         return rc;
     }

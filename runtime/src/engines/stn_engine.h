@@ -37,8 +37,6 @@ typedef struct stn_engine_ops {
                        * are found before it opens, and under MPI the network for its time model */
         int resumes;  /* its state stays in files that --resume goes on from */
         int splits;   /* MPI ranks split its grid */
-        int saves;    /* it puts the snapshots of --save-to itself (r->snap) as it computes each step; else
-                       * stn_engine_advance stops at each saved step and puts the levels read through box */
     } has;
     /* open: the run (with its writers open), the result it fills, its plan's report (engines that
      * plan), `program`: the program's run (its one advance is the whole run) rather than a simulation */
@@ -49,6 +47,10 @@ typedef struct stn_engine_ops {
     int (*account)(void *state, stn_result *out); /* the result so far, models included, into *out */
     int (*finish)(void *state);                   /* every --out, and the models of the whole run */
     void (*close)(void *state, int keep);         /* keep: leave a failed run's files for --resume */
+    /* saves (NULL: never): whether the engine, as opened, puts the snapshots of --save-to (r->snap) itself
+     * as it computes each saved step; else stn_engine_advance stops at each saved step and puts the levels
+     * it reads through box.  The levels at open are put through box either way. */
+    int (*saves)(const void *state);
 } stn_engine_ops;
 
 /* The engines' tables (base/stn_engines.def names them). */
@@ -63,8 +65,9 @@ typedef struct stn_engine stn_engine; /* an engine held open */
 /* The operations of engine `mode` (STN_MODE_*). */
 const stn_engine_ops *stn_engine_of(int mode);
 /* Open the engine r->o->mode names (see stn_engine_ops.open); *e is NULL on failure.  With snapshots
- * (r->snap) of an engine that does not save them itself, the levels at open are put when their step is
- * saved, and each advance stops at every saved step to put them (docs/design/021). */
+ * (r->snap), the levels at open are put when their step is saved (read through box), and, for an engine
+ * that does not put them itself (saves), each advance stops at every saved step to put them
+ * (docs/design/021). */
 int stn_engine_open(const stn_run *r, stn_result *res, stn_ooc_result *plan, int program, stn_engine **e);
 /* The DRAM the snapshots' puts of engine.c hold while they run (its piece read through box, and the cells
  * kept of it), which a run counts in stn_run.held; 0 without --save-to. */

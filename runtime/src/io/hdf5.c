@@ -32,19 +32,6 @@ uint64_t stn_h5_bytes(const stn_program_desc *d, const stn_opts *o, int64_t done
     return total;
 }
 
-uint64_t stn_h5_staging(const stn_program_desc *d, const stn_opts *o, const stn_box *b) {
-    uint64_t most = 0;
-    for (int f = 0; o->save && f < d->nfields; f++) {
-        int64_t S = o->save[f].stride, c = 1;
-        if (!o->save[f].every)
-            continue;
-        for (int a = 0; a < 3; a++)
-            c *= a < stn_dims(d) ? stn_save_kept(b->lo[a], b->hi[a], S) : 1;
-        most = (uint64_t)c > most ? (uint64_t)c : most;
-    }
-    return most * (uint64_t)d->elem_size;
-}
-
 #ifdef STN_HAVE_HDF5
 #include <hdf5.h>
 #include <hdf5_hl.h>
@@ -58,7 +45,7 @@ struct stn_h5 {
     stn_afile af; /* the temporary (its fd synced at commit) and the rename */
     hid_t file;
     hid_t *dset; /* [nfields]: the snapshots of each saved field (-1: not saved) */
-    char *stage; /* the kept cells of a put, gathered */
+    char *stage; /* the kept cells of a piece of a put, gathered (at most STN_H5_PIECE_BYTES) */
     size_t stage_bytes;
 };
 
@@ -159,42 +146,42 @@ int stn_h5_wants_any(const stn_h5 *h, int64_t k) {
     return 0;
 }
 
-/* The kept cells of box b (first a[], count c[], x y z) gathered from data into h->stage, x fastest. */
+/* Where the value of cell i along axis ax is read (stn_h5_map). */
+static int64_t map_at(const stn_h5_map *m, int ax, int64_t i) {
+    if (!m || !m->kind[ax] || (i >= m->lo[ax] && i < m->hi[ax]))
+        return i;
+    if (m->kind[ax] == 1)
+        return i < m->lo[ax] ? 2 * m->lo[ax] - 1 - i : 2 * m->hi[ax] - 1 - i;
+    int64_t w = m->hi[ax] - m->lo[ax];
+    return i < m->lo[ax] ? i + w : i - w;
+}
+
+/* The kept cells [a, a + c S) (x y z, stride S) gathered from data (laid out as v, read through map m) into
+ * h->stage, x fastest. */
 static void gather(stn_h5 *h, const stn_view *v, const char *data, const int64_t a[3], const int64_t c[3],
-                   int64_t S) {
+                   int64_t S, const stn_h5_map *m) {
     size_t es = (size_t)h->d->elem_size;
     char *dst = h->stage;
+    int xmap = m && m->kind[0] && (a[0] < m->lo[0] || a[0] + (c[0] - 1) * S >= m->hi[0]);
     for (int64_t k = 0; k < c[2]; k++)
         for (int64_t j = 0; j < c[1]; j++) {
-            const char *row =
-                data + (size_t)((a[2] + k * S - v->z0) * v->sz + (a[1] + j * S - v->y0) * v->sy) * es;
-            if (S == 1) {
+            int64_t z = map_at(m, 2, a[2] + k * S), y = map_at(m, 1, a[1] + j * S);
+            const char *row = data + (size_t)((z - v->z0) * v->sz + (y - v->y0) * v->sy) * es;
+            if (S == 1 && !xmap) {
                 memcpy(dst, row + (size_t)a[0] * es, (size_t)c[0] * es);
                 dst += (size_t)c[0] * es;
                 continue;
             }
             for (int64_t i = 0; i < c[0]; i++, dst += es)
-                memcpy(dst, row + (size_t)(a[0] + i * S) * es, es);
+                memcpy(dst, row + (size_t)map_at(m, 0, a[0] + i * S) * es, es);
         }
 }
 
-int stn_h5_put(stn_h5 *h, int f, int64_t k, const stn_view *v, const void *data, const stn_box *b,
-               stn_stats *st) {
-    if (!stn_h5_wants(h, f, k))
-        return 0;
-    const stn_save *s = &h->o->save[f];
+/* The kept cells [a, a + c S) of field f into snapshot `idx`, gathered and written in one piece. */
+static int put_piece(stn_h5 *h, int f, int64_t idx, const stn_view *v, const char *data, const int64_t a[3],
+                     const int64_t c[3], const stn_h5_map *m, stn_stats *st) {
+    int64_t S = h->o->save[f].stride;
     int dims = stn_dims(h->d), rank = dims + 1;
-    int64_t a[3] = {0, 0, 0}, c[3] = {1, 1, 1}, S = s->stride;
-    for (int ax = 0; ax < dims; ax++) {
-        a[ax] = stn_save_first(b->lo[ax], S);
-        c[ax] = stn_save_kept(b->lo[ax], b->hi[ax], S);
-        if (c[ax] == 0)
-            return 0;
-    }
-    if (dims < 3) /* the rows a 2d (or 1d) grid's box holds: its own y and z */
-        a[2] = b->lo[2], c[2] = 1;
-    if (dims < 2)
-        a[1] = b->lo[1], c[1] = 1;
     size_t bytes = (size_t)(c[0] * c[1] * c[2]) * (size_t)h->d->elem_size;
     if (bytes > h->stage_bytes) {
         stn_free(h->stage);
@@ -204,9 +191,9 @@ int stn_h5_put(stn_h5 *h, int f, int64_t k, const stn_view *v, const void *data,
                              h->o->save_to, bytes);
         h->stage_bytes = bytes;
     }
-    gather(h, v, data, a, c, S);
+    gather(h, v, data, a, c, S, m);
     hsize_t start[4], count[4];
-    start[0] = (hsize_t)stn_save_before(s, k), count[0] = 1;
+    start[0] = (hsize_t)idx, count[0] = 1;
     for (int ax = 0; ax < dims; ax++) {
         start[rank - 1 - ax] = (hsize_t)(a[ax] / S);
         count[rank - 1 - ax] = (hsize_t)c[ax];
@@ -220,6 +207,38 @@ int stn_h5_put(stn_h5 *h, int f, int64_t k, const stn_view *v, const void *data,
     H5Sclose(ms);
     if (rc == 0 && st)
         st->bytes_written += bytes;
+    return rc;
+}
+
+int stn_h5_put(stn_h5 *h, int f, int64_t k, const stn_view *v, const void *data, const stn_box *b,
+               const stn_h5_map *m, stn_stats *st) {
+    if (!stn_h5_wants(h, f, k))
+        return 0;
+    const stn_save *s = &h->o->save[f];
+    int dims = stn_dims(h->d);
+    int64_t a[3] = {0, b->lo[1], b->lo[2]}, c[3] = {1, 1, 1}, S = s->stride;
+    for (int ax = 0; ax < dims; ax++) {
+        a[ax] = stn_save_first(b->lo[ax], S);
+        c[ax] = stn_save_kept(b->lo[ax], b->hi[ax], S);
+        if (c[ax] == 0)
+            return 0;
+    }
+    /* in pieces of at most STN_H5_PIECE_BYTES: one kept plane at a time, runs of its kept rows, of a row */
+    int64_t es = h->d->elem_size, cx = STN_H5_PIECE_BYTES / es < c[0] ? STN_H5_PIECE_BYTES / es : c[0];
+    int64_t cy = STN_H5_PIECE_BYTES / (cx * es) < c[1] ? STN_H5_PIECE_BYTES / (cx * es) : c[1];
+    cy = cy < 1 ? 1 : cy;
+    int rc = 0;
+    for (int64_t z = 0; rc == 0 && z < c[2]; z++)
+        for (int64_t y = 0; rc == 0 && y < c[1]; y += cy)
+            for (int64_t x = 0; rc == 0 && x < c[0]; x += cx) {
+                int64_t pa[3] = {a[0] + x * S, a[1] + y * S, a[2] + z * S};
+                int64_t pc[3] = {x + cx < c[0] ? cx : c[0] - x, y + cy < c[1] ? cy : c[1] - y, 1};
+                if (dims < 2)
+                    pa[1] = a[1];
+                if (dims < 3)
+                    pa[2] = a[2];
+                rc = put_piece(h, f, stn_save_before(s, k), v, data, pa, pc, m, st);
+            }
     return rc;
 }
 
@@ -408,8 +427,8 @@ int stn_h5_open(const stn_program_desc *d, const stn_opts *o, stn_h5 **h) {
 int stn_h5_wants(const stn_h5 *h, int f, int64_t k) { return (void)h, (void)f, (void)k, 0; }
 int stn_h5_wants_any(const stn_h5 *h, int64_t k) { return (void)h, (void)k, 0; }
 int stn_h5_put(stn_h5 *h, int f, int64_t k, const stn_view *v, const void *data, const stn_box *b,
-               stn_stats *st) {
-    (void)h, (void)f, (void)k, (void)v, (void)data, (void)b, (void)st;
+               const stn_h5_map *m, stn_stats *st) {
+    (void)h, (void)f, (void)k, (void)v, (void)data, (void)b, (void)m, (void)st;
     return no_hdf5();
 }
 int stn_h5_record(stn_h5 *h, const char *name, const void *data, int64_t steps, int64_t n, stn_stats *st) {

@@ -26,18 +26,28 @@ int stn_h5_open(const stn_program_desc *d, const stn_opts *o, stn_h5 **h);
 int stn_h5_wants(const stn_h5 *h, int f, int64_t k);
 /* Whether any field saves step k (h may be NULL). */
 int stn_h5_wants_any(const stn_h5 *h, int64_t k);
-/* The cells of box b (global indices, inside the grid) of field f's current level after step k, laid out
- * as v in `data` (element (x, y, z) at data[(z - z0) sz + (y - y0) sy + x]), into the snapshot of step k:
- * those whose indices are multiples of the stride; nothing when step k is not saved.  Each cell of each
- * snapshot is put once.  The bytes are counted in st (bytes_written): the snapshot's data bytes. */
+/* Where a put reads the value of a cell along each axis: kind 0 the cell itself, 1 mirrored into the
+ * interior [lo, hi) (neumann: i < lo reads 2 lo - 1 - i, i >= hi reads 2 hi - 1 - i), 2 wrapped into it
+ * (periodic: i +- (hi - lo)).  Interior cells read themselves. */
+typedef struct stn_h5_map {
+    int kind[3];
+    int64_t lo[3], hi[3];
+} stn_h5_map;
+
+/* A put's gathered cells are written in pieces of at most this many bytes (or one cell). */
+#define STN_H5_PIECE_BYTES ((int64_t)4 << 20)
+
+/* The cells of box b (global indices, inside the grid) of field f's current level after step k, into the
+ * snapshot of step k: those whose indices are multiples of the stride, the value of each read from `data`
+ * (laid out as v: element (x, y, z) at data[(z - z0) sz + (y - y0) sy + x]) at the cell map m gives (NULL:
+ * the cell itself); nothing when step k is not saved.  Each cell of each snapshot is put once.  Gathered
+ * and written in pieces of at most STN_H5_PIECE_BYTES; their bytes are counted in st (bytes_written). */
 int stn_h5_put(stn_h5 *h, int f, int64_t k, const stn_view *v, const void *data, const stn_box *b,
-               stn_stats *st);
+               const stn_h5_map *m, stn_stats *st);
 /* A record's samples, `steps` rows of n values, into dataset NAME; counted in st. */
 int stn_h5_record(stn_h5 *h, const char *name, const void *data, int64_t steps, int64_t n, stn_stats *st);
 /* The data bytes of the snapshots of steps [0, done] of every saved field: what stn_h5_put counts. */
 uint64_t stn_h5_bytes(const stn_program_desc *d, const stn_opts *o, int64_t done);
-/* The staging buffer's bytes for a box of cells (what stn_h5_put allocates, at most): the kept cells. */
-uint64_t stn_h5_staging(const stn_program_desc *d, const stn_opts *o, const stn_box *b);
 /* After `done` steps: each time axis cut to the snapshots of steps [0, done], the attributes, complete = 1,
  * the file closed, synced and renamed into place; the writer freed (also on failure). */
 int stn_h5_commit(stn_h5 *h, int64_t done);

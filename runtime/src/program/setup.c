@@ -116,7 +116,7 @@ int stn_program_prepare(stn_program_run *pr) {
     }
     if (rc == 0)
         rc = stn_outputs_open(r, &pr->report);
-    if (rc == 0 && r->snap && !eng->has.saves) /* the pieces engine.c reads the snapshots in */
+    if (rc == 0 && r->snap) /* the pieces the snapshots are read and written in (engine.c, io/hdf5.c) */
         r->held += stn_engine_snap_bytes(r);
     if (rc == 0 && eng->has.device)
         rc = find_device(r);

@@ -365,8 +365,10 @@ static void ooc_close(void *state, int keep) {
  * caller's buffer; finish sets the IO and time model of what ran and exports every --out; close
  * removes the scratch files (unless `keep`: after a failure, for --resume).  (Its name, what it has,
  * then open, steps_done, advance, box, account, finish and close: stn_engine_ops' order.) */
+static int ooc_saves(const void *state) { return stn_ooc_snap_saves(&((const stn_ooc *)state)->e); }
+
 const stn_engine_ops stn_ooc_engine = {"ooc",       {.plans = 1, .device = 1, .resumes = 1, .splits = 1},
                                        ooc_open,    ooc_steps_done,
                                        ooc_advance, ooc_box,
                                        ooc_account, ooc_finish,
-                                       ooc_close};
+                                       ooc_close,   ooc_saves};
