@@ -25,7 +25,7 @@ h5py = pytest.importorskip("h5py")
 
 STEPS = 8
 SIZES = {3: (14, 11, 9), 2: (23, 17), 1: (40,)}
-EXAMPLES = ["heat3d", "wave3d", "heat3d_f32", "jacobi2d", "grayscott2d", "jacobi1d"]
+EXAMPLES = ["heat3d", "wave3d", "heat3d_f32", "jacobi2d", "grayscott2d", "jacobi1d", "staggered3d"]
 
 
 def _size(name: str) -> tuple[int, ...]:
@@ -120,7 +120,8 @@ def test_out_of_core_snapshots_are_the_run_stopped_at_each_step(compile_example,
 
 
 @pytest.mark.parametrize("name,block", [("heat3d", "5,4,5"), ("heat3d", "11,9,5"), ("wave3d", "6,3,4"),
-                                        ("grayscott2d", "7,5"), ("heat3d_f32", "4,2,6")])
+                                        ("grayscott2d", "7,5"), ("heat3d_f32", "4,2,6"), ("staggered3d", "5,3,4"),
+                                        ("staggered3d", "11,4,5"), ("advect2d", "6,4"), ("star2", "6,4,5")])
 def test_out_of_core_snapshots_add_no_sweep(compile_example, run_program, tmp_path, stopped, name, block):
     """The reference schedule puts each snapshot as its tiles compute the step: the run reads what it reads
     without snapshots (no sweep ends at a saved step; bt does not divide K) and writes the snapshots more."""
