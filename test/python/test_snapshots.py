@@ -283,3 +283,31 @@ def test_a_program_built_without_hdf5_refuses_save_to(tmp_path, repo_root):
     h = subprocess.run([str(exe), "--help"], capture_output=True, text=True, timeout=60)
     assert "(not in this program: it was built without HDF5)" in h.stdout
     assert subprocess.run([str(exe), "--size", "14,11,9", "--steps", "2", "--mode", "incore"]).returncode == 0
+
+
+@pytest.mark.parametrize("mode", ["incore", "ooc"])
+def test_the_python_api_saves_snapshots_across_advances(repo_root, tmp_path, stopped, mode):
+    """A simulation (stencilc.compile(...).open(save=..., save_to=...)) advanced in pieces, with a read
+    between them, saves the snapshots of one run; one that stops early keeps those it took."""
+    import stencilc
+
+    prog = stencilc.compile(repo_root / "examples" / "wave3d.stn")
+    want = stopped("wave3d")
+    extra = {"dir": tmp_path, "options": ["--block", "6,3,4"]} if mode == "ooc" else {}
+    h5 = tmp_path / "api.h5"
+    with prog.open(size=_size("wave3d"), steps=STEPS, mode=mode, save={"u": {"every": 3, "stride": 2}},
+                   save_to=h5, **extra) as sim:
+        sim.advance(2)
+        assert not h5.exists()  # written at close
+        sim.read("u", z=slice(0, 2))
+        sim.advance(STEPS - 2)
+    _check_file(h5, "wave3d", want, 3, 0, 2)
+    with prog.open(size=_size("wave3d"), steps=STEPS, mode=mode, save={"u": "every=2"}, save_to=h5, **extra) as sim:
+        sim.advance(5)  # of the 8 opened for: steps 0, 2, 4 taken
+    with h5py.File(h5, "r") as f:
+        assert list(f["u_step"][:]) == [0, 2, 4] and f.attrs["steps"] == 5
+        assert f["u"][2].tobytes() == want[4]["u"].tobytes()
+    with pytest.raises(stencilc.Error, match="unknown key 'each'"):
+        prog.open(size=_size("wave3d"), steps=4, mode="incore", save={"u": {"each": 2}}, save_to=h5)
+    with pytest.raises(stencilc.Error, match="--steps is required with --save"):
+        prog.open(size=_size("wave3d"), mode="incore", save={"u": "every=2"}, save_to=h5)
