@@ -220,7 +220,6 @@ def test_records_go_into_the_same_file(compile_example, run_program, tmp_path):
     (["--save", "u:every=2", "--save-to", "{d}/x.h5", "--out", "u={d}/x.h5"], "is also the --out file of u"),
     (["--save", "u:every=2", "--save-to", "{d}/x.h5", "--report", "{d}/x.h5"], "is also the --report file"),
     (["--save", "u:every=2", "--save-to", ""], "--save-to: expected an HDF5 file name"),
-    (["--save", "u:every=2", "--save-to", "{d}/x.h5", "--resume"], "--resume does not continue a snapshot file"),
     (["--save", "u:every=2", "--save-to", "{d}/x.h5", "--schedule", "alg2"],
      "--schedule alg2 keeps its levels in place"),
 ])
@@ -311,3 +310,52 @@ def test_the_python_api_saves_snapshots_across_advances(repo_root, tmp_path, sto
         prog.open(size=_size("wave3d"), steps=4, mode="incore", save={"u": {"each": 2}}, save_to=h5)
     with pytest.raises(stencilc.Error, match="--steps is required with --save"):
         prog.open(size=_size("wave3d"), mode="incore", save={"u": "every=2"}, save_to=h5)
+
+
+def _kill_after_a_sweep(cmd: list[str], state) -> None:
+    for _ in range(5):
+        p = subprocess.Popen(cmd, stderr=subprocess.DEVNULL)
+        t0 = time.monotonic()
+        while not state.exists() and p.poll() is None and time.monotonic() - t0 < 60:
+            time.sleep(0.002)
+        if p.poll() is None:
+            os.kill(p.pid, signal.SIGKILL)
+            p.wait()
+            return
+    pytest.fail("the run always ended before its first sweep committed: make it longer")
+
+
+@pytest.mark.parametrize("schedule", ["ref", "alg1"])
+def test_snapshots_survive_a_kill_and_resume(compile_example, tmp_path, schedule):
+    """SIGKILL after a sweep has committed: no file under the name asked for; --resume adopts the killed
+    run's temporary and the file is the uninterrupted run's, bit for bit; bytes counted as predicted."""
+    exe = compile_example("heat3d")
+    common = [str(exe), "--size", "96,96,96", "--steps", "60", "--quiet", "--mode", "ooc", "--block", "96,96,10",
+              "--schedule", schedule, "--threads", "1", "--save", "u:every=7:from=2:stride=3"]
+    (tmp_path / "a").mkdir(), (tmp_path / "b").mkdir()
+    subprocess.run(common + ["--dir", str(tmp_path / "a"), "--save-to", str(tmp_path / "a.h5")], check=True,
+                   timeout=300)
+    b = [*common, "--dir", str(tmp_path / "b"), "--save-to", str(tmp_path / "b.h5")]
+    _kill_after_a_sweep(b, tmp_path / "b" / "heat3d.ooc-state")
+    assert not (tmp_path / "b.h5").exists() and list(tmp_path.glob(".b.h5.partial-*"))
+    r = subprocess.run([*b, "--resume", "--report", str(tmp_path / "r.json")], capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 0, r.stderr
+    rep = load_report(tmp_path / "r.json")
+    assert rep["bytes_read"] == rep["predicted_bytes_read"] and rep["bytes_written"] == rep["predicted_bytes_written"]
+    assert not list(tmp_path.glob(".b.h5.partial-*"))
+    with h5py.File(tmp_path / "a.h5", "r") as fa, h5py.File(tmp_path / "b.h5", "r") as fb:
+        assert list(fb["u_step"][:]) == list(range(2, 61, 7)) and fb.attrs["complete"] == 1
+        assert fa["u"][:].tobytes() == fb["u"][:].tobytes()
+
+
+def test_resume_without_the_killed_runs_snapshots_is_refused(compile_example, tmp_path):
+    exe = compile_example("heat3d")
+    cmd = [str(exe), "--size", "96,96,96", "--steps", "60", "--quiet", "--mode", "ooc", "--block", "96,96,10",
+           "--threads", "1", "--dir", str(tmp_path), "--save", "u:every=7", "--save-to", str(tmp_path / "b.h5")]
+    _kill_after_a_sweep(cmd, tmp_path / "heat3d.ooc-state")
+    for f in tmp_path.glob(".b.h5.partial-*"):
+        f.unlink()
+    r = subprocess.run([*cmd, "--resume"], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 1 and "the snapshots of its steps before are gone" in r.stderr, r.stderr
+    assert not (tmp_path / "b.h5").exists()

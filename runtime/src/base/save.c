@@ -169,9 +169,6 @@ int stn_save_check(const stn_program_desc *d, stn_opts *o, int nranks) {
 #endif
     if (o->plan_only)
         return stn_error(-EINVAL, "--plan-only computes nothing, so it writes no --save-to (%s)", o->save_to);
-    if (o->resume)
-        return stn_error(-ENOTSUP, "--save-to %s: --resume does not continue a snapshot file yet",
-                         o->save_to);
     if (o->mode == STN_MODE_OOC && o->schedule == STN_SCHED_ALG2)
         return stn_error(
             -ENOTSUP,

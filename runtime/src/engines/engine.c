@@ -8,6 +8,7 @@
 #include "io/stn_hdf5.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 
 static const stn_engine_ops *const engines[STN_NMODES] = {
@@ -114,7 +115,17 @@ int stn_engine_open(const stn_run *r, stn_result *res, stn_ooc_result *plan, int
         free(h);
         return rc;
     }
-    if (r->snap && !r->o->plan_only && (rc = put_levels(h, ops->steps_done(h->state))) != 0) {
+    int64_t done = ops->steps_done(h->state);
+    if (r->snap && done > 0 && !stn_h5_resumed(r->snap))
+        rc = stn_error(
+            -ENOENT,
+            "--resume: the run goes on after step %" PRId64 ", but the snapshots of its steps before are "
+            "gone (no temporary .NAME.partial-PID of the interrupted run beside '%s'): run it again "
+            "without --resume",
+            done, r->o->save_to);
+    if (rc == 0 && r->snap && !r->o->plan_only)
+        rc = put_levels(h, done);
+    if (rc) {
         stn_engine_close(h, 0);
         return rc;
     }

@@ -6,11 +6,15 @@
 #endif
 #include "io/stn_hdf5.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
-#include <math.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* The cells kept of each axis of the grid (x, y, z) and their count; 1 for an axis the grid lacks. */
 static void kept_extent(const stn_program_desc *d, const stn_opts *o, const stn_save *s, int64_t n[3]) {
@@ -46,6 +50,7 @@ struct stn_h5 {
     hid_t file;
     hid_t *dset; /* [nfields]: the snapshots of each saved field (-1: not saved) */
     char *stage; /* the kept cells of a piece of a put, gathered (at most STN_H5_PIECE_BYTES) */
+    int resumed; /* the file is a killed run's, adopted by --resume */
     size_t stage_bytes;
 };
 
@@ -68,7 +73,7 @@ static hid_t mem_type(const stn_program_desc *d) {
 }
 
 /* The dataset of field f's snapshots: (count, [nz',] [ny',] nx'), the time axis unlimited, chunks of
- * one snapshot and about H5_CHUNK_BYTES, NaN where nothing was put. */
+ * one snapshot and about H5_CHUNK_BYTES, allocated at once. */
 static hid_t make_dataset(stn_h5 *h, int f) {
     const stn_program_desc *d = h->d;
     const stn_save *s = &h->o->save[f];
@@ -87,10 +92,11 @@ static hid_t make_dataset(stn_h5 *h, int f) {
     }
     hid_t space = H5Screate_simple(rank, cur, most), dcpl = H5Pcreate(H5P_DATASET_CREATE),
           dapl = H5Pcreate(H5P_DATASET_ACCESS), ds = -1;
-    double nan8 = NAN;
-    float nan4 = NAN;
+    /* every chunk allocated now, nothing written in it (the file's size reserved, and its structure final:
+     * a killed run's file reopens for --resume); a snapshot never put reads as zeros */
     if (space >= 0 && dcpl >= 0 && dapl >= 0 && H5Pset_chunk(dcpl, rank, chunk) >= 0 &&
-        H5Pset_fill_value(dcpl, mem_type(d), es == 4 ? (void *)&nan4 : (void *)&nan8) >= 0 &&
+        H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY) >= 0 &&
+        H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) >= 0 &&
         H5Pset_chunk_cache(dapl, 1009, H5_CACHE_BYTES, 1.0) >= 0)
         ds = H5Dcreate2(h->file, d->fields[f].name, es == 4 ? H5T_IEEE_F32LE : H5T_IEEE_F64LE, space,
                         H5P_DEFAULT, dcpl, dapl);
@@ -100,6 +106,112 @@ static hid_t make_dataset(stn_h5 *h, int f) {
     return ds;
 }
 
+/* What the file is of (its root attribute "run"): a resumed run adopts only its own run's file. */
+static void run_key(const stn_h5 *h, char *key, size_t n) {
+    const stn_opts *o = h->o;
+    size_t k = (size_t)snprintf(key, n, "%s size %" PRId64 ",%" PRId64 ",%" PRId64 " steps %" PRId64 " %s",
+                                h->d->name, o->size[0], o->size[1], o->size[2], o->steps, h->d->npy_descr);
+    for (int f = 0; f < h->d->nfields && k < n; f++)
+        if (o->save[f].every)
+            k += (size_t)snprintf(
+                key + k, n - k, " %s:every=%" PRId64 ":from=%" PRId64 ":to=%" PRId64 ":stride=%" PRId64,
+                h->d->fields[f].name, o->save[f].every, o->save[f].from, o->save[f].to, o->save[f].stride);
+}
+
+static int reopen(stn_h5 *h, const char *found);
+
+/* --resume: the temporary a killed run left beside the file (.BASE.partial-PID of a process that is gone),
+ * renamed to this run's, its datasets opened; 0 with h->resumed = 0 when there is none. */
+static int adopt(stn_h5 *h) {
+    char *dir = strdup(h->o->save_to), *slash = dir ? strrchr(dir, '/') : NULL, found[4200] = "";
+    if (!dir)
+        return stn_error(-ENOMEM, "out of memory");
+    const char *base = slash ? slash + 1 : h->o->save_to;
+    if (slash)
+        *slash = '\0';
+    const char *dname = slash ? (*dir ? dir : "/") : ".";
+    char prefix[4200];
+    int np = snprintf(prefix, sizeof prefix, ".%s.partial-", base);
+    DIR *dd = opendir(dname);
+    struct dirent *de;
+    while (dd && np > 0 && (size_t)np < sizeof prefix && (de = readdir(dd)) != NULL) {
+        char *end;
+        long pid = strncmp(de->d_name, prefix, (size_t)np) == 0 ? strtol(de->d_name + np, &end, 10) : 0;
+        if (pid > 0 && !*end && pid != (long)getpid() && kill((pid_t)pid, 0) != 0 && errno == ESRCH)
+            snprintf(found, sizeof found, "%s/%s", dname, de->d_name);
+    }
+    if (dd)
+        closedir(dd);
+    int rc = 0;
+    if (found[0]) {
+        h->af.fd = -1;
+        h->af.path = strdup(h->o->save_to), h->af.dir = strdup(dname);
+        if (!h->af.path || !h->af.dir ||
+            asprintf(&h->af.tmp, "%s/.%s.partial-%ld", dname, base, (long)getpid()) < 0)
+            rc = stn_error(-ENOMEM, "out of memory");
+        else if (rename(found, h->af.tmp) != 0 || (h->af.fd = open(h->af.tmp, O_WRONLY | O_CLOEXEC)) < 0)
+            rc = stn_error(stn_neg_errno(errno), "--save-to %s: cannot take over '%s': %s", h->o->save_to,
+                           found, strerror(errno));
+        h->af.created = h->af.tmp != NULL;
+    }
+    free(dir);
+    if (rc == 0 && found[0] && (rc = reopen(h, found)) != 0) { /* (not ours: given back, untouched) */
+        if (h->file >= 0)
+            H5Fclose(h->file);
+        h->file = -1;
+        rename(h->af.tmp, found);
+        h->af.created = 0;
+    }
+    return rc;
+}
+
+/* The adopted temporary opened: of this run (its attribute "run"), its datasets. */
+static int reopen(stn_h5 *h, const char *found) {
+    int rc = 0;
+    char key[2048], had[2048] = "";
+    run_key(h, key, sizeof key);
+    if ((h->file = H5Fopen(h->af.tmp, H5F_ACC_RDWR, H5P_DEFAULT)) < 0)
+        return h5_fail(h, "reopening the interrupted run's snapshots");
+    H5T_class_t cls;
+    size_t len = 0;
+    if (H5LTget_attribute_info(h->file, "/", "run", NULL, &cls, &len) < 0 || len >= sizeof had ||
+        H5LTget_attribute_string(h->file, "/", "run", had) < 0 || strcmp(had, key) != 0)
+        return stn_error(-EINVAL,
+                         "--resume: the snapshots the interrupted run left (%s) are of another run (%s), not "
+                         "of this one (%s)",
+                         found, had, key);
+    hid_t dapl = H5Pcreate(H5P_DATASET_ACCESS);
+    H5Pset_chunk_cache(dapl, 1009, H5_CACHE_BYTES, 1.0);
+    for (int f = 0; rc == 0 && f < h->d->nfields; f++)
+        if (h->o->save[f].every && (h->dset[f] = H5Dopen2(h->file, h->d->fields[f].name, dapl)) < 0)
+            rc = h5_fail(h, "reopening a field's snapshots");
+    H5Pclose(dapl);
+    h->resumed = rc == 0;
+    return rc;
+}
+
+/* A new temporary: the datasets, the attribute "run", flushed (its structure on disk before the run). */
+static int create(stn_h5 *h) {
+    int rc = stn_afile_open(&h->af, h->o->save_to, 0);
+    if (rc)
+        return stn_error(rc, "--save-to %s: %s", h->o->save_to, stn_errmsg());
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    if (fapl >= 0)
+        H5Pset_libver_bounds(fapl, H5F_LIBVER_EARLIEST, H5F_LIBVER_V18); /* (readable by HDF5 1.8 on) */
+    h->file = H5Fcreate(h->af.tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    H5Pclose(fapl);
+    if (h->file < 0)
+        return h5_fail(h, "creating its temporary");
+    for (int f = 0; f < h->d->nfields; f++)
+        if (h->o->save[f].every && (h->dset[f] = make_dataset(h, f)) < 0)
+            return h5_fail(h, "creating the dataset of a field");
+    char key[2048];
+    run_key(h, key, sizeof key);
+    if (H5LTset_attribute_string(h->file, "/", "run", key) < 0 || H5Fflush(h->file, H5F_SCOPE_GLOBAL) < 0)
+        return h5_fail(h, "writing its structure");
+    return 0;
+}
+
 int stn_h5_open(const stn_program_desc *d, const stn_opts *o, stn_h5 **out) {
     *out = NULL;
     stn_h5 *h = calloc(1, sizeof *h);
@@ -107,31 +219,29 @@ int stn_h5_open(const stn_program_desc *d, const stn_opts *o, stn_h5 **out) {
         free(h);
         return stn_error(-ENOMEM, "out of memory");
     }
-    h->d = d, h->o = o, h->file = -1;
+    h->d = d, h->o = o, h->file = -1, h->af.fd = -1;
     for (int f = 0; f < d->nfields; f++)
         h->dset[f] = -1;
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* (errors are ours to report, not printed by the library) */
-    int rc = stn_afile_open(&h->af, o->save_to, 0);
-    if (rc) {
-        free(h->dset);
-        free(h);
-        return stn_error(rc, "--save-to %s: %s", o->save_to, stn_errmsg());
-    }
-    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-    if (fapl >= 0)
-        H5Pset_libver_bounds(fapl, H5F_LIBVER_EARLIEST, H5F_LIBVER_V18); /* (readable by HDF5 1.8 on) */
-    h->file = H5Fcreate(h->af.tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
-    H5Pclose(fapl);
-    if (h->file < 0)
-        rc = h5_fail(h, "creating its temporary");
-    for (int f = 0; rc == 0 && f < d->nfields; f++)
-        if (o->save[f].every && (h->dset[f] = make_dataset(h, f)) < 0)
-            rc = h5_fail(h, "creating the dataset of a field");
+    int rc = o->resume ? adopt(h) : 0;
+    if (rc == 0 && !h->resumed)
+        rc = create(h);
     if (rc) {
         stn_h5_abort(h);
         return rc;
     }
     *out = h;
+    return 0;
+}
+
+int stn_h5_resumed(const stn_h5 *h) { return h && h->resumed; }
+
+int stn_h5_flush(stn_h5 *h) {
+    if (H5Fflush(h->file, H5F_SCOPE_GLOBAL) < 0)
+        return h5_fail(h, "flushing the snapshots of a committed sweep");
+    if (fsync(h->af.fd) != 0)
+        return stn_error(stn_neg_errno(errno), "--save-to %s: fsync of '%s' failed: %s", h->o->save_to,
+                         h->af.tmp, strerror(errno));
     return 0;
 }
 
@@ -436,5 +546,7 @@ int stn_h5_record(stn_h5 *h, const char *name, const void *data, int64_t steps, 
     return no_hdf5();
 }
 int stn_h5_commit(stn_h5 *h, int64_t done) { return (void)h, (void)done, no_hdf5(); }
+int stn_h5_resumed(const stn_h5 *h) { return (void)h, 0; }
+int stn_h5_flush(stn_h5 *h) { return (void)h, no_hdf5(); }
 void stn_h5_abort(stn_h5 *h) { (void)h; }
 #endif

@@ -22,6 +22,13 @@ typedef struct stn_h5 stn_h5;
  * o->steps steps (the time axis shrinks at commit to the snapshots taken).  0 or -errno, the message
  * naming the file and the cause. */
 int stn_h5_open(const stn_program_desc *d, const stn_opts *o, stn_h5 **h);
+/* With --resume (o->resume), the open adopts the temporary a killed run of the same options left beside the
+ * file (its attribute "run" says which run it is of) and goes on writing it; stn_h5_resumed says whether
+ * it did (else the file is new). */
+int stn_h5_resumed(const stn_h5 *h);
+/* Everything put so far on stable storage (libhdf5's caches flushed, the file fsynced): before an
+ * out-of-core sweep's state commits, so that a resumed run finds the snapshots of the steps it skips. */
+int stn_h5_flush(stn_h5 *h);
 /* Whether step k of field f is saved (h may be NULL: no). */
 int stn_h5_wants(const stn_h5 *h, int f, int64_t k);
 /* Whether any field saves step k (h may be NULL). */

@@ -133,7 +133,8 @@ int stn_program_finish(stn_program_run *pr, int rc, int program) {
         pr->res.predicted_written += ((r->o->record_path[k] ? 1 : 0) + (r->o->save_to ? 1 : 0)) *
                                      (uint64_t)r->o->steps * stn_record_bytes(r, k);
     if (r->o->save_to && stn_par_rank() == 0) /* the snapshots' data bytes (docs/design/021) */
-        pr->res.predicted_written += stn_h5_bytes(r->d, r->o, r->o->steps);
+        pr->res.predicted_written += stn_h5_bytes(r->d, r->o, r->o->steps) -
+                                     (pr->first_step > 0 ? stn_h5_bytes(r->d, r->o, pr->first_step - 1) : 0);
     if (stn_par_size() > 1 && stn_par_any(rc) && rc == 0)
         rc = stn_error(-EIO, "another rank failed (its error is above)");
     if (rc == 0)

@@ -75,7 +75,7 @@ int stn_sim_start(stn_sim *s, double t_start) {
     if (rc == 0)
         rc = stn_engine_open(&s->pr.in, &s->pr.res, &s->pr.plan, s->program, &s->eng);
     if (rc == 0)
-        s->done = stn_engine_steps_done(s->eng); /* --resume: the steps of the sweeps saved */
+        s->pr.first_step = s->done = stn_engine_steps_done(s->eng); /* --resume: the sweeps saved */
     if (rc == 0 && stn_engine_of(s->o.mode)->has.plans && s->program && !s->o.plan_only &&
         stn_par_rank() == 0)
         stn_summary_plan(&s->pr.in, &s->pr.res, &s->pr.plan);

@@ -19,6 +19,7 @@ typedef struct stn_program_run {
     stn_result res;
     stn_ooc_result plan; /* an engine that plans (out of core) only */
     stn_afile report;    /* --report's temporary, created before the run */
+    int64_t first_step;  /* the step the engine's levels held at open (--resume: after the saved sweeps) */
 } stn_program_run;
 
 /* ------------------------------------------------------------------ setup.c */

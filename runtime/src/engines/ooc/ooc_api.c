@@ -6,6 +6,8 @@
 #endif
 #include "engines/ooc/stn_ooc_engine.h"
 
+#include "io/stn_hdf5.h"
+
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -217,6 +219,8 @@ static int ooc_advance(void *state, int64_t first, int64_t steps) {
             rc = stn_ooc_records_io(e, 1, s->steps, s->steps + T);
             s->rec_written += (uint64_t)T * row;
         }
+        if (rc == 0 && durable && e->r->snap) /* the sweep's snapshots, before its state commits */
+            rc = stn_h5_flush(e->r->snap);
         if (rc == 0 && durable && !e->alg2) /* alg2 updates its files in place: no state to resume */
             rc = stn_ooc_save_state(e, s->sweeps + 1);
         /* every rank's commit before any rank's next sweep, which overwrites the file set of the state
