@@ -40,5 +40,11 @@ def hdf5_flags() -> tuple[tuple[str, ...], tuple[str, ...]]:
     if libdirs and not any((Path(d) / "libhdf5_hl.so").exists() or (Path(d) / "libhdf5_hl.a").exists()
                            for d in libdirs):
         return (), ()
+    libs = []
+    for name in ("hdf5_hl", "hdf5"):  # as files, so that a link line is whole without its -L (pkg-config's
+        # --static --libs-only-other of a library's .pc, docs/embedding.md, keeps them; -L it would drop)
+        path = next((Path(d) / f"lib{name}{ext}" for ext in (".so", ".a") for d in libdirs
+                     if (Path(d) / f"lib{name}{ext}").exists()), None)
+        libs.append(str(path) if path else f"-l{name}")
     rpath = tuple(f"-Wl,-rpath,{d}" for d in libdirs)
-    return cflags, ldirs + rpath + ("-lhdf5_hl", "-lhdf5")
+    return cflags, rpath + tuple(libs)
