@@ -359,3 +359,25 @@ def test_resume_without_the_killed_runs_snapshots_is_refused(compile_example, tm
     r = subprocess.run([*cmd, "--resume"], capture_output=True, text=True, timeout=300)
     assert r.returncode == 1 and "the snapshots of its steps before are gone" in r.stderr, r.stderr
     assert not (tmp_path / "b.h5").exists()
+
+
+def test_the_docs_h5dump_is_what_h5dump_shows(compile_example, tmp_path, repo_root):
+    """docs/snapshots.md's `h5dump -H` sample: its lines (the abridged ones aside) are h5dump's, in order, for
+    the run the page shows."""
+    import shutil
+
+    if not shutil.which("h5dump"):
+        pytest.skip("no h5dump (apt-get install hdf5-tools)")
+    text = (repo_root / "docs" / "snapshots.md").read_text()
+    cmd = next(ln for ln in text.splitlines() if ln.startswith("./heat3d ") and "--save-to run.h5" in ln).split()
+    doc = text[text.index("`h5dump -H run.h5`"):].split("```\n")[1].splitlines()
+    exe = compile_example("heat3d")
+    subprocess.run([str(exe), *cmd[1:], "--quiet"], cwd=tmp_path, check=True, timeout=120)
+    got = subprocess.run(["h5dump", "-H", "run.h5"], cwd=tmp_path, capture_output=True, text=True,
+                         check=True).stdout.splitlines()
+    i = 0
+    for ln in (x for x in doc if not x.strip().startswith("...")):
+        while i < len(got) and got[i] != ln:
+            i += 1
+        assert i < len(got), f"docs/snapshots.md's h5dump line {ln!r} is not in h5dump's output (in order)"
+        i += 1
