@@ -143,16 +143,20 @@ def test_out_of_core_snapshots_add_no_sweep(compile_example, run_program, tmp_pa
 
 
 def test_the_plan_counts_the_snapshot_buffers(compile_example, run_program, tmp_path):
-    """Out of core, the pieces the snapshots are read in (at most 4 MiB, whole rows) count in the plan's DRAM."""
-    for name, size, piece in (("heat3d", "14,11,9", 14 * 11 * 9 * 8), ("jacobi2d", "700,800", (4 << 20) // 5600 * 5600)):
+    """Out of core, the pieces the snapshots are read in (at most 4 MiB and 1/64 of the budget, whole rows) and
+    their staging (at most as much, and the grid) count in the plan's DRAM."""
+    for name, size, mem, held in (("heat3d", "14,11,9", [], 2 * 14 * 11 * 9 * 8),
+                                  ("jacobi2d", "700,800", [], (4 << 20) // 5600 * 5600 + (4 << 20)),
+                                  ("jacobi2d", "700,800", ["--mem", "64M"], (1 << 20) // 5600 * 5600 + (1 << 20))):
         exe, plans = compile_example(name), []
         for save in ([], ["--save", "u:every=2", "--save-to", tmp_path / f"{name}.h5"]):
-            rep = tmp_path / f"{name}{len(save)}.json"
+            rep = tmp_path / f"{name}{len(save)}{len(mem)}.json"
             rc, _, err = run_program(exe, ["--size", size, "--steps", "2", "--quiet", "--mode", "ooc", "--dir", tmp_path,
-                                           "--block", "5,2,2" if name == "heat3d" else "100,2", *save, "--report", rep])
+                                           "--block", "5,2,2" if name == "heat3d" else "100,2", *mem, *save,
+                                           "--report", rep])
             assert rc == 0, err
             plans.append(load_report(rep)["mem_plan_bytes"])
-        assert plans[1] - plans[0] == 2 * piece, name
+        assert plans[1] - plans[0] == held, (name, mem)
 
 
 def test_the_snapshot_bytes_are_counted_and_predicted(compile_example, run_program, tmp_path):

@@ -106,6 +106,12 @@ uint64_t stn_mem_copy_buffers(uint64_t budget);
  * sent, its high ghosts received), counted in the plan: at most an eighth of the budget, or the exchange
  * blocks whole */
 uint64_t stn_mem_ghosts(uint64_t budget);
+/* --save-to: the pieces the snapshots are read and gathered in (two of them held at a time): 1/64 of the
+ * budget, at least 64 KiB (or one cell), at most 4 MiB */
+#define STN_MEM_SNAP_DEN 64
+#define STN_SNAP_PIECE_MIN ((uint64_t)64 << 10)
+#define STN_SNAP_PIECE_MAX ((uint64_t)4 << 20)
+uint64_t stn_mem_snap_piece(uint64_t budget);
 /* the arrays of the rate measured on a plan's blocks: the larger of STN_RATE_MAX_BYTES and 4 x the
  * last-level cache `llc`, at most the budget */
 #define STN_RATE_MAX_BYTES ((uint64_t)64 << 20)

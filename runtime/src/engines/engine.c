@@ -28,9 +28,6 @@ const stn_engine_ops *stn_engine_of(int mode) {
     return mode >= 0 && mode < STN_NMODES ? engines[mode] : NULL;
 }
 
-/* The snapshot bytes a put reads at most at a time (or one cell): as io/hdf5.c writes them. */
-#define SNAP_PIECE_BYTES ((uint64_t)STN_H5_PIECE_BYTES)
-
 /* The pieces the levels are read in: m indices along axis *ax, the axes below it whole, one index of
  * each axis above it; their bytes. */
 static uint64_t snap_piece(const stn_run *r, int *ax, int64_t *m) {
@@ -39,9 +36,10 @@ static uint64_t snap_piece(const stn_run *r, int *ax, int64_t *m) {
     for (int a = 1; a < 3; a++)
         unit[a] = unit[a - 1] * (uint64_t)n[a - 1];
     *ax = stn_dims(r->d) - 1;
-    while (*ax > 0 && unit[*ax] > SNAP_PIECE_BYTES)
+    uint64_t most = stn_mem_snap_piece(r->mem_budget); /* (as io/hdf5.c gathers them) */
+    while (*ax > 0 && unit[*ax] > most)
         (*ax)--;
-    *m = unit[*ax] >= SNAP_PIECE_BYTES ? 1 : (int64_t)(SNAP_PIECE_BYTES / unit[*ax]);
+    *m = unit[*ax] >= most ? 1 : (int64_t)(most / unit[*ax]);
     *m = *m > n[*ax] ? n[*ax] : *m;
     return unit[*ax] * (uint64_t)*m;
 }
@@ -49,7 +47,9 @@ static uint64_t snap_piece(const stn_run *r, int *ax, int64_t *m) {
 uint64_t stn_engine_snap_bytes(const stn_run *r) {
     int ax;
     int64_t m;
-    return r->o->save_to ? 2 * snap_piece(r, &ax, &m) : 0; /* the piece read, and the cells kept of it */
+    uint64_t most = stn_mem_snap_piece(r->mem_budget), grid = r->grid_bytes;
+    /* the piece read, and the staging of io/hdf5.c: the cells kept of a piece, at most `most` and the grid */
+    return r->o->save_to ? snap_piece(r, &ax, &m) + (most < grid ? most : grid) : 0;
 }
 
 /* Field f's level after step k, read through box piece by piece (snap_piece; along the axes above the

@@ -69,8 +69,9 @@ const stn_engine_ops *stn_engine_of(int mode);
  * that does not put them itself (saves), each advance stops at every saved step to put them
  * (docs/design/021). */
 int stn_engine_open(const stn_run *r, stn_result *res, stn_ooc_result *plan, int program, stn_engine **e);
-/* The DRAM the snapshots' puts of engine.c hold while they run (its piece read through box, and the cells
- * kept of it), which a run counts in stn_run.held; 0 without --save-to. */
+/* The DRAM snapshots hold while they are put (engine.c's piece read through box, and io/hdf5.c's staging of
+ * the cells kept, at most stn_mem_snap_piece of the budget and the grid), which a run counts in
+ * stn_run.held; 0 without --save-to. */
 uint64_t stn_engine_snap_bytes(const stn_run *r);
 int64_t stn_engine_steps_done(const stn_engine *e);
 int stn_engine_advance(stn_engine *e, int64_t t0, int64_t steps);

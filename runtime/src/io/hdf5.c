@@ -49,7 +49,8 @@ struct stn_h5 {
     stn_afile af; /* the temporary (its fd synced at commit) and the rename */
     hid_t file;
     hid_t *dset; /* [nfields]: the snapshots of each saved field (-1: not saved) */
-    char *stage; /* the kept cells of a piece of a put, gathered (at most STN_H5_PIECE_BYTES) */
+    char *stage; /* the kept cells of a piece of a put, gathered (at most `piece` bytes, or one cell) */
+    int64_t piece;
     int resumed; /* the file is a killed run's, adopted by --resume */
     size_t stage_bytes;
 };
@@ -212,14 +213,14 @@ static int create(stn_h5 *h) {
     return 0;
 }
 
-int stn_h5_open(const stn_program_desc *d, const stn_opts *o, stn_h5 **out) {
+int stn_h5_open(const stn_program_desc *d, const stn_opts *o, uint64_t piece, stn_h5 **out) {
     *out = NULL;
     stn_h5 *h = calloc(1, sizeof *h);
     if (!h || !(h->dset = calloc((size_t)d->nfields + 1, sizeof *h->dset))) {
         free(h);
         return stn_error(-ENOMEM, "out of memory");
     }
-    h->d = d, h->o = o, h->file = -1, h->af.fd = -1;
+    h->d = d, h->o = o, h->file = -1, h->af.fd = -1, h->piece = (int64_t)piece;
     for (int f = 0; f < d->nfields; f++)
         h->dset[f] = -1;
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* (errors are ours to report, not printed by the library) */
@@ -333,9 +334,10 @@ int stn_h5_put(stn_h5 *h, int f, int64_t k, const stn_view *v, const void *data,
         if (c[ax] == 0)
             return 0;
     }
-    /* in pieces of at most STN_H5_PIECE_BYTES: one kept plane at a time, runs of its kept rows, of a row */
-    int64_t es = h->d->elem_size, cx = STN_H5_PIECE_BYTES / es < c[0] ? STN_H5_PIECE_BYTES / es : c[0];
-    int64_t cy = STN_H5_PIECE_BYTES / (cx * es) < c[1] ? STN_H5_PIECE_BYTES / (cx * es) : c[1];
+    /* in pieces of at most h->piece bytes: one kept plane at a time, runs of its kept rows, of a row */
+    int64_t es = h->d->elem_size, P = h->piece, cx = P / es < c[0] ? P / es : c[0];
+    cx = cx < 1 ? 1 : cx;
+    int64_t cy = P / (cx * es) < c[1] ? P / (cx * es) : c[1];
     cy = cy < 1 ? 1 : cy;
     int rc = 0;
     for (int64_t z = 0; rc == 0 && z < c[2]; z++)
@@ -529,8 +531,8 @@ struct stn_h5 {
 
 static int no_hdf5(void) { return stn_error(-ENOTSUP, "this program was built without HDF5 (--save-to)"); }
 
-int stn_h5_open(const stn_program_desc *d, const stn_opts *o, stn_h5 **h) {
-    (void)d, (void)o;
+int stn_h5_open(const stn_program_desc *d, const stn_opts *o, uint64_t piece, stn_h5 **h) {
+    (void)d, (void)o, (void)piece;
     *h = NULL;
     return no_hdf5();
 }

@@ -19,9 +19,10 @@
 typedef struct stn_h5 stn_h5;
 
 /* The temporary of o->save_to, with a dataset of the snapshots of each saved field for runs of up to
- * o->steps steps (the time axis shrinks at commit to the snapshots taken).  0 or -errno, the message
+ * o->steps steps (the time axis shrinks at commit to the snapshots taken); `piece`: the most bytes a put
+ * gathers at a time (stn_mem_snap_piece of the budget).  0 or -errno, the message
  * naming the file and the cause. */
-int stn_h5_open(const stn_program_desc *d, const stn_opts *o, stn_h5 **h);
+int stn_h5_open(const stn_program_desc *d, const stn_opts *o, uint64_t piece, stn_h5 **h);
 /* With --resume (o->resume), the open adopts the temporary a killed run of the same options left beside the
  * file (its attribute "run" says which run it is of) and goes on writing it; stn_h5_resumed says whether
  * it did (else the file is new). */
@@ -41,14 +42,12 @@ typedef struct stn_h5_map {
     int64_t lo[3], hi[3];
 } stn_h5_map;
 
-/* A put's gathered cells are written in pieces of at most this many bytes (or one cell). */
-#define STN_H5_PIECE_BYTES ((int64_t)4 << 20)
-
 /* The cells of box b (global indices, inside the grid) of field f's current level after step k, into the
  * snapshot of step k: those whose indices are multiples of the stride, the value of each read from `data`
  * (laid out as v: element (x, y, z) at data[(z - z0) sz + (y - y0) sy + x]) at the cell map m gives (NULL:
  * the cell itself); nothing when step k is not saved.  Each cell of each snapshot is put once.  Gathered
- * and written in pieces of at most STN_H5_PIECE_BYTES; their bytes are counted in st (bytes_written). */
+ * and written in pieces of at most the open's `piece` bytes (or one cell); their bytes are counted in st
+ * (bytes_written). */
 int stn_h5_put(stn_h5 *h, int f, int64_t k, const stn_view *v, const void *data, const stn_box *b,
                const stn_h5_map *m, stn_stats *st);
 /* A record's samples, `steps` rows of n values, into dataset NAME; counted in st. */

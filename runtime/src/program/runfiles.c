@@ -84,7 +84,7 @@ int stn_outputs_open(stn_run *r, stn_afile *report) {
     }
     if (rc == 0 &&
         r->o->save_to) /* the snapshot file's temporary, its datasets made (one rank: base/save.c) */
-        rc = stn_h5_open(r->d, r->o, &r->snap);
+        rc = stn_h5_open(r->d, r->o, stn_mem_snap_piece(r->mem_budget), &r->snap);
     /* the report's temporary, empty until the run is over (rank 0 writes it) */
     if (rc == 0 && r->o->report && stn_par_rank() == 0 && stn_afile_open(report, r->o->report, 0) != 0)
         rc = stn_error(-EINVAL, "--report %s: %s", r->o->report, stn_errmsg());
