@@ -6,7 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 DEB_PKGS=(gcc make cmake ninja-build default-jre-headless llvm-15-tools libhwloc-dev hwloc libaio-dev
-          clang-format-15 clang-15 python3-venv pkg-config gfortran openmpi-bin libopenmpi-dev)
+          clang-format-15 clang-15 python3-venv pkg-config gfortran openmpi-bin libopenmpi-dev
+          libhdf5-dev hdf5-tools)  # libhdf5: --save-to's snapshot files; hdf5-tools: h5dump
 missing=()
 for p in "${DEB_PKGS[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

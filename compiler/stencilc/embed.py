@@ -158,9 +158,13 @@ class Program:
              dir: str | os.PathLike | None = None, params: dict[str, float] | None = None,  # noqa: A002
              init: dict[str, str | os.PathLike] | None = None, out: dict[str, str | os.PathLike] | None = None,
              threads: int = 0, quiet: bool = True, options: list[str] = (),
-             restart: str | os.PathLike | None = None) -> Simulation:
+             restart: str | os.PathLike | None = None, save: dict[str, Any] | None = None,
+             save_to: str | os.PathLike | None = None) -> Simulation:
         """Open a simulation: each argument is the command-line option of its name (docs/cli.md);
         ``init``/``out`` map a field (or series, points, record) to an .npy file; ``options`` adds any other.
+        ``save`` maps a state field to its snapshots, a dict of ``every``, ``from``, ``to``, ``stride`` (ints;
+        ``every`` required) or the text after ``FIELD:`` of ``--save``; ``save_to`` is the HDF5 file they go to,
+        written when the simulation closes (docs/snapshots.md; ``steps`` is then required).
         ``restart``: the folder of a checkpoint (``Simulation.checkpoint``) to start from, its levels and
         its size (``size`` may then be left out; given, it must be the checkpoint's); ``steps`` are then
         those to run from it.  Every argument is checked for its type and range first (``stencilc.Error``)."""
@@ -206,6 +210,7 @@ class Program:
                 if not isinstance(v, (str, os.PathLike)):
                     raise Error(f"{name}: {opt} {k}={v!r}: a path (str or os.PathLike) expected")
                 args += [f"--{opt}", f"{_text(f'{name}: {opt}', k)}={_text(f'{name}: {opt} {k}=', v, path=True)}"]
+        args += self._save_args(save, save_to)
         if threads:
             args += ["--threads", str(_int(f"{name}: threads", threads, 0, 2**31 - 1, "a thread count"))]
         if not isinstance(quiet, bool):
@@ -223,6 +228,27 @@ class Program:
             rc = self._lib.stn_sim_restart(self._desc, os.fsencode(restart), len(args), argv, ctypes.byref(handle))
         self._check(rc, "open" if restart is None else "restart")
         return Simulation(self, handle, tuple(size))
+
+
+    def _save_args(self, save: dict[str, Any] | None, save_to) -> list[str]:
+        """``--save`` and ``--save-to`` of ``open``'s ``save`` and ``save_to``, each checked for its type."""
+        name, args = self.name, []
+        if save is not None and not isinstance(save, dict):
+            raise Error(f"{name}: save {save!r}: a dict of field -> {{'every': K, ...}} or 'every=K:...'")
+        for field, spec in (save or {}).items():
+            if isinstance(spec, dict):
+                parts = []
+                for k, v in spec.items():
+                    if k not in ("every", "from", "to", "stride"):
+                        raise Error(f"{name}: save {field}: unknown key {k!r} (every, from, to, stride)")
+                    parts.append(f"{k}={_int(f'{name}: save {field} {k}', v, kind='an integer')}")
+                spec = ":".join(parts)
+            args += ["--save", f"{_text(f'{name}: save', field)}:{_text(f'{name}: save {field}', spec)}"]
+        if save_to is not None:
+            if not isinstance(save_to, (str, os.PathLike)):
+                raise Error(f"{name}: save_to {save_to!r}: a path (str or os.PathLike) expected")
+            args += ["--save-to", _text(f"{name}: save_to", save_to, path=True)]
+        return args
 
 
 class Simulation:

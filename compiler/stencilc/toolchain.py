@@ -24,6 +24,7 @@ from pathlib import Path
 
 from . import __version__, ir
 from .codegen import DEFAULT_CFLAGS, LIBS
+from .codegen.hdf5 import hdf5_flags
 from .diagnostics import Error, InternalError
 from .resources import runtime_dir
 
@@ -41,7 +42,9 @@ def _cc(cc: str | None) -> list[str]:
 
 
 def _cflags(extra: str | None) -> list[str]:
-    flags = shlex.split(DEFAULT_CFLAGS)
+    """The default flags, libhdf5's include directory when found (codegen/hdf5.py: the runtime's io/hdf5.c
+    compiles with HDF5 when it sees hdf5.h), then the user's (--cflags, else $STENCILC_CFLAGS)."""
+    flags = shlex.split(DEFAULT_CFLAGS) + list(hdf5_flags()[0])
     extra = extra if extra is not None else os.environ.get("STENCILC_CFLAGS", "")
     return flags + shlex.split(extra)
 

@@ -85,7 +85,10 @@ def test_heat3d(layouts):
     assert k.rows_per_tile_row == 6
     assert (k.has_dirichlet, k.has_neumann) == (True, False)
     assert k.ir_lines and all(ln.startswith(("let ", "update ")) for ln in k.ir_lines)
-    assert k.libs == ("-laio", "-lhwloc", "-lm") and "-fopenmp" in k.cflags
+    from stencilc.codegen.hdf5 import hdf5_flags
+
+    assert k.libs == ("-laio", "-lhwloc", "-lm", *hdf5_flags()[1]) and "-fopenmp" in k.cflags
+    assert all(f in k.cflags.split() for f in hdf5_flags()[0])  # the Makefile compiles io/hdf5.c with HDF5
     assert k.tuned is None and k.tile_bytes == 256 * 1024
 
 

@@ -22,6 +22,7 @@ from .. import __version__, ir
 from ..resources import runtime_dir
 from .cexpr import CPrinter, c_literal
 from .cnames import Namer
+from .hdf5 import hdf5_flags
 from .layout import KernelLayout
 from .parts import (
     AXES,
@@ -48,7 +49,8 @@ from .parts import (
 
 TILE_BYTES = 256 * 1024  # the default cache tile: about this many bytes of rows per thread
 DEFAULT_CFLAGS = "-O3 -march=native -fopenmp -ffp-contract=off -std=gnu11"
-LIBS = ["-laio", "-lhwloc", "-lm"]  # linked into every program (the runtime adds its own later)
+# linked into every program (the runtime adds its own later); libhdf5 when this machine has it (codegen/hdf5.py)
+LIBS = ["-laio", "-lhwloc", "-lm", *hdf5_flags()[1]]
 
 
 def _field_macros(fields: list[ir.Field]) -> dict[str, str]:
@@ -152,7 +154,8 @@ def build_layout(program: ir.Program, tuned: Tuned | None = None) -> KernelLayou
         src_slots=tuple(src_slots), dst_slots=tuple(dst_slots), rows=tuple(rows.values()), out_rows=tuple(out_rows),
         lets=lets, assigns=tuple(assigns), inits=inits,
         ir_lines=tuple(ln for ln in ir.format_program(program).splitlines() if ln.startswith(("let ", "update "))),
-        tile_bytes=TILE_BYTES, runtime_dir=str(runtime_dir()), cflags=DEFAULT_CFLAGS, libs=tuple(LIBS), tuned=tuned,
+        tile_bytes=TILE_BYTES, runtime_dir=str(runtime_dir()),
+        cflags=" ".join([DEFAULT_CFLAGS, *hdf5_flags()[0]]), libs=tuple(LIBS), tuned=tuned,
         stages=stages, series=tuple(program.series), step_values=tuple(step_values), points=tuple(program.points),
         injects=injects, records=records, alongs=alongs,
     )

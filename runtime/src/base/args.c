@@ -146,13 +146,15 @@ enum {
     OPT_THREADS,
     OPT_HELP,
     OPT_VERSION,
+    OPT_SAVE,
+    OPT_SAVE_TO,
 };
 
 typedef struct opt_spec {
     const char *name;
     int id;
     int takes_value;
-    int repeatable; /* --init/--out/--param: once per name instead of once in all */
+    int repeatable; /* --init/--out/--param/--save: once per name instead of once in all */
 } opt_spec;
 
 static const opt_spec opt_specs[] = {
@@ -180,6 +182,8 @@ static const opt_spec opt_specs[] = {
     {"iblock", OPT_IBLOCK, 1, 0},
     {"time-tiles", OPT_TIME_TILES, 1, 0},
     {"ranks", OPT_RANKS, 1, 0},
+    {"save", OPT_SAVE, 1, 1},
+    {"save-to", OPT_SAVE_TO, 1, 0},
 };
 #define N_OPTS ((int)(sizeof opt_specs / sizeof opt_specs[0]))
 
@@ -551,6 +555,10 @@ static int apply(parser *p) {
     case OPT_QUIET:
         o->quiet = 1;
         return 0;
+    case OPT_SAVE:
+        return stn_save_parse(p->d, p->val, o);
+    case OPT_SAVE_TO:
+        return opt_name(p, &o->save_to, "an HDF5 file name (e.g. run.h5)");
     }
     return 0;
 }
@@ -640,10 +648,11 @@ int stn_opts_parse(const stn_program_desc *d, int argc, char **argv, int nranks,
     o->record_path = calloc((size_t)d->nrecords + 1, sizeof *o->record_path);
     o->along_path = calloc((size_t)d->nalong + 1, sizeof *o->along_path);
     o->params = calloc((size_t)d->nparams + 1, sizeof *o->params);
+    o->save = calloc((size_t)d->nfields + 1, sizeof *o->save);
     parser p = {d, o, NULL, NULL, 0, calloc((size_t)d->nparams + 1, 1), nranks};
     int rc = 0;
     if (!o->init_path || !o->out_path || !o->series_path || !o->points_path || !o->record_path ||
-        !o->along_path || !o->params || !p.param_seen)
+        !o->along_path || !o->params || !o->save || !p.param_seen)
         rc = stn_error(-ENOMEM, "out of memory parsing the command line");
     for (int k = 0; rc == 0 && k < d->nparams; k++)
         o->params[k] = d->params[k].value;
@@ -665,6 +674,8 @@ void stn_opts_free(stn_opts *o) {
     free(o->record_path);
     free(o->along_path);
     free(o->params);
+    free(o->save);
+    o->save = NULL;
     o->init_path = o->out_path = o->series_path = o->points_path = o->record_path = o->along_path = NULL;
     o->params = NULL;
 }

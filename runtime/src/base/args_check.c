@@ -181,6 +181,8 @@ int stn_opts_check(const stn_program_desc *d, stn_opts *o, int nranks) {
         if (out)
             rc = stn_error(-EINVAL, "--plan-only computes nothing, so it writes no --out (%s)", out);
     }
+    if (rc == 0)
+        rc = stn_save_check(d, o, nranks);
     if (rc == 0 && o->plan_only && o->mode != STN_MODE_OOC)
         rc = stn_error(-EINVAL, "--plan-only shows the out-of-core plan: it needs --mode ooc");
     if (rc == 0 && o->machine && !o->plan_only)

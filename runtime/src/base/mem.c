@@ -23,3 +23,8 @@ uint64_t stn_mem_block_rate(uint64_t budget, uint64_t llc) {
     uint64_t cap = 4 * llc > STN_RATE_MAX_BYTES ? 4 * llc : STN_RATE_MAX_BYTES;
     return budget < cap ? budget : cap;
 }
+
+uint64_t stn_mem_snap_piece(uint64_t budget) {
+    uint64_t p = budget / STN_MEM_SNAP_DEN;
+    return p > STN_SNAP_PIECE_MAX ? STN_SNAP_PIECE_MAX : p < STN_SNAP_PIECE_MIN ? STN_SNAP_PIECE_MIN : p;
+}

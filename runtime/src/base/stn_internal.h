@@ -106,6 +106,12 @@ uint64_t stn_mem_copy_buffers(uint64_t budget);
  * sent, its high ghosts received), counted in the plan: at most an eighth of the budget, or the exchange
  * blocks whole */
 uint64_t stn_mem_ghosts(uint64_t budget);
+/* --save-to: the pieces the snapshots are read and gathered in (two of them held at a time): 1/64 of the
+ * budget, at least 64 KiB (or one cell), at most 4 MiB */
+#define STN_MEM_SNAP_DEN 64
+#define STN_SNAP_PIECE_MIN ((uint64_t)64 << 10)
+#define STN_SNAP_PIECE_MAX ((uint64_t)4 << 20)
+uint64_t stn_mem_snap_piece(uint64_t budget);
 /* the arrays of the rate measured on a plan's blocks: the larger of STN_RATE_MAX_BYTES and 4 x the
  * last-level cache `llc`, at most the budget */
 #define STN_RATE_MAX_BYTES ((uint64_t)64 << 20)
@@ -272,6 +278,14 @@ extern const char *const stn_schedule_names[]; /* indexed by STN_SCHED_* >= 0 */
 extern const char *const stn_strip_names[];    /* indexed by STN_STRIP_*: "none", "dram", "file" */
 extern const char *const stn_rank_names[];     /* indexed by STN_RANK_* >= 0: "time", "bytes" */
 
+/* --save FIELD:every=K[:from=A][:to=B][:stride=S] of one state field (save.c, docs/cli.md): its current
+ * level after steps from, from + every, ... while at most `to` (step 0: the initial state), every
+ * stride-th cell along each axis; every = 0: the field is not saved. */
+typedef struct stn_save {
+    int64_t every, from, to, stride;
+    int to_given; /* to= was given (else to is --steps) */
+} stn_save;
+
 /* The parsed and validated command line.  Strings point into argv. */
 typedef struct stn_opts {
     int64_t size[3]; /* nx, ny, nz (nz = 1 in 2d) */
@@ -303,6 +317,9 @@ typedef struct stn_opts {
     int64_t ranks[3];       /* --ranks PX,PY,PZ: the ranks along each axis (0: chosen, docs/design/019) */
     const char *ranks_text; /* --ranks as given */
     const char *report;
+    stn_save *save;      /* [nfields]: --save of each field (every 0: none) */
+    int nsaves;          /* the fields saved */
+    const char *save_to; /* --save-to FILE.h5: the snapshots' HDF5 file (NULL: none) */
 } stn_opts;
 
 /* Parse and validate argv for a run of `nranks` MPI ranks (stn_par_size(): the MPI layer's count, 1
@@ -321,6 +338,32 @@ int64_t stn_grid_cells(const stn_opts *o);
  * plan's DRAM and the kernels' rate measured on its blocks grow with BT. */
 #define STN_OPEN_MAX_BT 64
 void stn_opts_bound_bt(stn_opts *o, int open);
+
+/* ------------------------------------------------------------------ save.c: --save and --save-to */
+
+/* STN_HAVE_HDF5: this runtime was compiled with libhdf5 (the driver passes its include directory when
+ * the machine has it, compiler/stencilc/codegen/hdf5.py); without it --save-to is refused. */
+#if defined(__has_include)
+#if __has_include(<hdf5.h>) && __has_include(<hdf5_hl.h>)
+#define STN_HAVE_HDF5 1
+#endif
+#endif
+
+/* --save TEXT into o->save (the field's entry): 0 or -EINVAL naming the option, the value and what
+ * would be accepted. */
+int stn_save_parse(const stn_program_desc *d, const char *text, stn_opts *o);
+/* The snapshots asked for, as a whole (stn_opts_check): --save and --save-to together, each spec
+ * against --steps (to= defaults to it), the file against the run's other files, none with --plan-only,
+ * --resume or MPI. */
+int stn_save_check(const stn_program_desc *d, stn_opts *o, int nranks);
+/* Whether step k is saved; the snapshots of steps [0, k) (the index of step k when it is saved). */
+int stn_save_wants(const stn_save *s, int64_t k);
+int64_t stn_save_before(const stn_save *s, int64_t k);
+/* The first step at k or after it that is saved (INT64_MAX: none). */
+int64_t stn_save_next(const stn_save *s, int64_t k);
+/* The cells kept of [lo, hi) along an axis (the multiples of `stride`), and the first of them. */
+int64_t stn_save_kept(int64_t lo, int64_t hi, int64_t stride);
+int64_t stn_save_first(int64_t lo, int64_t stride);
 
 /* ------------------------------------------------------------------ mapfile.c: --mode mmap's arrays */
 

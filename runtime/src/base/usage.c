@@ -136,6 +136,11 @@ static void usage_fields(const stn_program_desc *d, FILE *out) {
 }
 
 void stn_usage(const stn_program_desc *d, FILE *out) {
+#ifdef STN_HAVE_HDF5
+    const char *no_hdf5 = "";
+#else
+    const char *no_hdf5 = "\n                          (not in this program: it was built without HDF5)";
+#endif
     int n = stn_dims(d);
     const char *xyz = n == 3 ? "X,Y,Z" : n == 2 ? "X,Y" : "X";
     fprintf(out, "Usage: %s --size %s --steps N [options]\n", d->name, xyz);
@@ -147,6 +152,10 @@ void stn_usage(const stn_program_desc *d, FILE *out) {
             "  --init NAME=FILE        initial values of a field from a .npy file (repeatable);\n"
             "                          NAME.prev=FILE gives the previous level of a two-level field\n"
             "  --out NAME=FILE         write a field's final values to a .npy file (repeatable)\n"
+            "  --save NAME:every=K[:from=A][:to=B][:stride=S]\n"
+            "                          snapshots of a state field every K steps from step A (default\n"
+            "                          0) to B (default --steps), every S-th cell (repeatable)\n"
+            "  --save-to FILE.h5       the HDF5 file the snapshots and the records go to%s\n"
             "  --param NAME=VALUE      override a param (repeatable)\n"
             "  --mode ooc|incore|mmap  the engine: out-of-core (the default) or all in DRAM\n"
             "  --dir DIR               where the out-of-core scratch files go (default: .)\n"
@@ -171,7 +180,7 @@ void stn_usage(const stn_program_desc *d, FILE *out) {
             "  --report FILE           write a JSON report of the run\n"
             "  --quiet                 nothing on stderr but errors (no plan, progress, summary)\n"
             "  --help, --version\n",
-            xyz,
+            xyz, no_hdf5,
             n == 3   ? "BY,BZ,BT"
             : n == 2 ? "BY,BT"
                      : "BT",

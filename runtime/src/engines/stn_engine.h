@@ -47,6 +47,10 @@ typedef struct stn_engine_ops {
     int (*account)(void *state, stn_result *out); /* the result so far, models included, into *out */
     int (*finish)(void *state);                   /* every --out, and the models of the whole run */
     void (*close)(void *state, int keep);         /* keep: leave a failed run's files for --resume */
+    /* saves (NULL: never): whether the engine, as opened, puts the snapshots of --save-to (r->snap) itself
+     * as it computes each saved step; else stn_engine_advance stops at each saved step and puts the levels
+     * it reads through box.  The levels at open are put through box either way. */
+    int (*saves)(const void *state);
 } stn_engine_ops;
 
 /* The engines' tables (base/stn_engines.def names them). */
@@ -60,8 +64,15 @@ typedef struct stn_engine stn_engine; /* an engine held open */
 
 /* The operations of engine `mode` (STN_MODE_*). */
 const stn_engine_ops *stn_engine_of(int mode);
-/* Open the engine r->o->mode names (see stn_engine_ops.open); *e is NULL on failure. */
+/* Open the engine r->o->mode names (see stn_engine_ops.open); *e is NULL on failure.  With snapshots
+ * (r->snap), the levels at open are put when their step is saved (read through box), and, for an engine
+ * that does not put them itself (saves), each advance stops at every saved step to put them
+ * (docs/design/021). */
 int stn_engine_open(const stn_run *r, stn_result *res, stn_ooc_result *plan, int program, stn_engine **e);
+/* The DRAM snapshots hold while they are put (engine.c's piece read through box, and io/hdf5.c's staging of
+ * the cells kept, at most stn_mem_snap_piece of the budget and the grid), which a run counts in
+ * stn_run.held; 0 without --save-to. */
+uint64_t stn_engine_snap_bytes(const stn_run *r);
 int64_t stn_engine_steps_done(const stn_engine *e);
 int stn_engine_advance(stn_engine *e, int64_t t0, int64_t steps);
 int stn_engine_box(stn_engine *e, const stn_box_io *b);

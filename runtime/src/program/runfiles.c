@@ -82,6 +82,9 @@ int stn_outputs_open(stn_run *r, stn_afile *report) {
         if (rc2 && rc == 0)
             rc = stn_error(rc2, "--out %s=%s: %s", r->d->records[k].name, path, stn_errmsg());
     }
+    if (rc == 0 &&
+        r->o->save_to) /* the snapshot file's temporary, its datasets made (one rank: base/save.c) */
+        rc = stn_h5_open(r->d, r->o, stn_mem_snap_piece(r->mem_budget), &r->snap);
     /* the report's temporary, empty until the run is over (rank 0 writes it) */
     if (rc == 0 && r->o->report && stn_par_rank() == 0 && stn_afile_open(report, r->o->report, 0) != 0)
         rc = stn_error(-EINVAL, "--report %s: %s", r->o->report, stn_errmsg());
@@ -134,6 +137,9 @@ static int sync_outputs(stn_run *r, stn_result *res) {
     for (int s = 0; rc == 0 && s < n; s++)
         if (r->writers[s])
             rc = stn_npy_writer_finish(r->writers[s]);
+    for (int k = 0; rc == 0 && r->snap && k < r->d->nrecords; k++) /* the records beside the snapshots */
+        rc = stn_h5_record(r->snap, r->d->records[k].name, r->rec[k], r->o->steps,
+                           r->inputs.npts ? r->inputs.npts[r->d->records[k].points] : 0, &res->st);
     if (stn_par_size() > 1 && stn_par_any(rc) && rc == 0)
         rc = stn_error(-EIO, "another rank failed to write its part of the outputs (its error is above)");
     return rc;
@@ -155,12 +161,18 @@ int stn_outputs_commit(stn_run *r, stn_result *res, const stn_ooc_result *plan, 
             rc = stn_npy_writer_commit(r->writers[s]);
             r->writers[s] = NULL;
         }
+    if (rc == 0 && r->snap) { /* (its temporary removed on failure) */
+        rc = stn_h5_commit(r->snap, r->o->steps);
+        r->snap = NULL;
+    }
     if (rc == 0 && report->tmp && (rc = stn_afile_commit(report)) != 0)
         rc = stn_error(rc, "cannot write the report: %s", stn_errmsg());
     return rc;
 }
 
 void stn_outputs_abort(stn_run *r, stn_afile *report) {
+    stn_h5_abort(r->snap);
+    r->snap = NULL;
     for (int s = 0; r->writers && s < 2 * r->d->nfields + r->d->nrecords; s++) {
         stn_npy_writer_abort(r->writers[s]);
         r->writers[s] = NULL;

@@ -75,7 +75,7 @@ int stn_sim_start(stn_sim *s, double t_start) {
     if (rc == 0)
         rc = stn_engine_open(&s->pr.in, &s->pr.res, &s->pr.plan, s->program, &s->eng);
     if (rc == 0)
-        s->done = stn_engine_steps_done(s->eng); /* --resume: the steps of the sweeps saved */
+        s->pr.first_step = s->done = stn_engine_steps_done(s->eng); /* --resume: the sweeps saved */
     if (rc == 0 && stn_engine_of(s->o.mode)->has.plans && s->program && !s->o.plan_only &&
         stn_par_rank() == 0)
         stn_summary_plan(&s->pr.in, &s->pr.res, &s->pr.plan);
@@ -114,6 +114,12 @@ int stn_sim_open(const stn_program_desc *given, int argc, const char *const *arg
         else if (!(s->argv[i] = strdup(a)))
             rc = stn_error(-ENOMEM, "out of memory");
     }
+    int saves = 0;
+    for (int i = 0; i < argc; i++)
+        saves |= argv[i] && (strcmp(argv[i], "--save") == 0 || strncmp(argv[i], "--save=", 7) == 0);
+    if (rc == 0 && !given_steps && saves)
+        rc = stn_error(-EINVAL, "--steps is required with --save: the snapshots are sized by the steps the "
+                                "simulation runs");
     if (rc == 0 && !given_steps && (d->nseries > 0 || d->nrecords > 0))
         rc = stn_error(-EINVAL, "--steps is required: %s has %s, sized by the steps the simulation runs",
                        d->name, d->nseries > 0 ? "series" : "records");

@@ -8,6 +8,7 @@
 
 #include "engines/stn_engine.h"
 #include "io/stn_gridio.h"
+#include "io/stn_hdf5.h"
 #include "mpi/stn_par.h"
 #include "report/stn_report.h"
 
@@ -18,6 +19,7 @@ typedef struct stn_program_run {
     stn_result res;
     stn_ooc_result plan; /* an engine that plans (out of core) only */
     stn_afile report;    /* --report's temporary, created before the run */
+    int64_t first_step;  /* the step the engine's levels held at open (--resume: after the saved sweeps) */
 } stn_program_run;
 
 /* ------------------------------------------------------------------ setup.c */

@@ -92,7 +92,7 @@ int stn_fold_run(const stn_run *r, size_t align, stn_run_copy *c) {
     c->run.grid_bytes = (uint64_t)f->W * (uint64_t)f->rows * (uint64_t)d->elem_size;
     /* --block BX,BT: BX cells, whole rows (0: one block, --block BT) */
     c->opts.block[0] = o->block[0] > 0 ? (o->block[0] + f->W - 1) / f->W : f->rows;
-    c->run.held =
+    c->run.held +=
         (uint64_t)d->nalong * (uint64_t)n * (uint64_t)d->elem_size; /* the inputs along x, in DRAM */
     return 0;
 }

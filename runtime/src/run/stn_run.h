@@ -9,10 +9,10 @@
  *                progress, hw, device (the flash device's curves), args,
  *                args_check (the line as a whole), usage (--help,
  *                suggestions), modes (the names of its choices), desc
- *                (the descriptor's checks)
+ *                (the descriptor's checks), save (--save, --save-to)
  *   2. io/       npy, gridio (grid files), aio (the libaio queue), probe,   files and the device
  *                checkpoint (a checkpoint's manifest), mapfile (--mode
- *                mmap's files)
+ *                mmap's files), hdf5 (the snapshot file)
  *   3. run/      log (warnings), fields, inputs (series, points, along),    what a run is given
  *                fold (a 1d grid's rows)
  *   4. mpi/      par (the collectives), split (the ranks' parts), part      the ranks
@@ -26,7 +26,7 @@
  *   7. engines/  engine (the engines' table: stn_engine.h), arrays (what    the engines
  *                they share); incore, mmap; ooc/: ooc_api, ooc_sweep,
  *                ooc_reader, ooc_wedge, ooc_ghosts, ooc_setup, ooc_window,
- *                ooc_xfer, ooc_state
+ *                ooc_xfer, ooc_state, ooc_snap
  *   8. report/   report                                                     the JSON report
  *   9. program/  program (stn_program_main), sim (the embedding API, a run  the program
  *                held open), setup (a run around its engine), runfiles
@@ -123,6 +123,7 @@ typedef struct stn_run {
                     * 1d grid's inputs along x, an MPI rank's ghosts in flight (stn_part.defer) */
     const struct stn_part *part; /* MPI: this rank's part of the grid (mpi/stn_part.h); NULL: all of it */
     stn_net net;                 /* MPI: the network, measured at startup (stn_par_network) */
+    struct stn_h5 *snap;         /* --save-to: the snapshot file (io/stn_hdf5.h); NULL: none */
 } stn_run;
 
 /* A run's copy on a rank's part (MPI, mpi/stn_part.h) or a 1d grid's rows: its own options, descriptor

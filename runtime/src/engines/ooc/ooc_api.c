@@ -6,6 +6,8 @@
 #endif
 #include "engines/ooc/stn_ooc_engine.h"
 
+#include "io/stn_hdf5.h"
+
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -217,6 +219,8 @@ static int ooc_advance(void *state, int64_t first, int64_t steps) {
             rc = stn_ooc_records_io(e, 1, s->steps, s->steps + T);
             s->rec_written += (uint64_t)T * row;
         }
+        if (rc == 0 && durable && e->r->snap) /* the sweep's snapshots, before its state commits */
+            rc = stn_h5_flush(e->r->snap);
         if (rc == 0 && durable && !e->alg2) /* alg2 updates its files in place: no state to resume */
             rc = stn_ooc_save_state(e, s->sweeps + 1);
         /* every rank's commit before any rank's next sweep, which overwrites the file set of the state
@@ -365,8 +369,10 @@ static void ooc_close(void *state, int keep) {
  * caller's buffer; finish sets the IO and time model of what ran and exports every --out; close
  * removes the scratch files (unless `keep`: after a failure, for --resume).  (Its name, what it has,
  * then open, steps_done, advance, box, account, finish and close: stn_engine_ops' order.) */
+static int ooc_saves(const void *state) { return stn_ooc_snap_saves(&((const stn_ooc *)state)->e); }
+
 const stn_engine_ops stn_ooc_engine = {"ooc",       {.plans = 1, .device = 1, .resumes = 1, .splits = 1},
                                        ooc_open,    ooc_steps_done,
                                        ooc_advance, ooc_box,
                                        ooc_account, ooc_finish,
-                                       ooc_close};
+                                       ooc_close,   ooc_saves};

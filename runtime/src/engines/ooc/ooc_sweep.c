@@ -310,6 +310,8 @@ static int compute_block(ooc *e, int64_t j, int64_t T) {
                         stn_ooc_wedge_place(e, t, st.r0, st.r1);
                     if (rc == 0)
                         rc = compute_step(e, &st, t);
+                    if (rc == 0 && e->r->snap && stn_ooc_snap_saves(e)) /* (its snapshot cells, now) */
+                        rc = stn_ooc_snap_tile(e, st.r0, st.r1, st.q0, st.q1, t);
                     if (rc == 0 && p->r.wrap && t < T)
                         stn_ooc_wedge_keep(e, t, st.r0, st.r1);
                 }

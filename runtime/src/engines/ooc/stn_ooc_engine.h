@@ -210,6 +210,16 @@ static inline int ooc_nlevels_read(const ooc_field *f) { return f->m->state ? f-
 /* Sweep `sweep` of T steps, every row of blocks, from source set sweep % 2 into the other; with
  * `durable`, its destination synced (the caller commits the state file). */
 int stn_ooc_sweep(ooc *e, int64_t sweep, int64_t T, int durable);
+
+/* ------------------------------------------------------------------ ooc_snap.c: snapshots as tiles compute
+ */
+
+/* Whether this engine, as opened, puts the snapshots itself (the reference schedule, no wrapped sweep, no
+ * fold, no MPI part; else engine.c stops its advances at the saved steps). */
+int stn_ooc_snap_saves(const ooc *e);
+/* After a cache tile computed step t (sweep-local) on [r0, r1) x [q0, q1): the snapshot cells it owns of
+ * every field that saves step steps_before + t, put from the ring. */
+int stn_ooc_snap_tile(ooc *e, int64_t r0, int64_t r1, int64_t q0, int64_t q1, int64_t t);
 /* Start reading the --init rows of slices [r0, r1) of the current row on the reader thread, if the
  * sweep has any (and the reads can run beside the compute); join it (its bytes counted, its failure
  * returned) before the rows are used. */

@@ -1,0 +1,81 @@
+/* ooc_snap.c -- the out-of-core engine's snapshots (--save-to, docs/design/021): a cache tile that has
+ * computed step t puts, for each field that saves the step, the snapshot cells whose values it has just
+ * made, straight from the ring, while the temporal block goes on: no extra sweep, any bt.
+ *
+ * A snapshot cell c (boundary layer included) reads its value at map(c): itself along a dirichlet axis,
+ * its mirror in the interior along a neumann one, its wrap along a periodic one (as the boundary functions
+ * set the in-core levels: x, then y, then z, each over the others' whole extent, so the maps compose).  Its
+ * owner is the tile that computes the interior cell map(c) clamped into the interior: every interior cell
+ * is computed once a step (the reference schedule), so every snapshot cell is put once.  Along an axis the
+ * cells a tile computing [lo, hi) of the interior [L, H) owns are [lo, hi) and two runs of the boundary
+ * layer (below, above).  A dirichlet boundary cell reads itself: every level's array holds it in the
+ * window (placed with its slice, converted for step 2 by the tile that owns it, before_step). */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "engines/ooc/stn_ooc_engine.h"
+
+#include "io/stn_hdf5.h"
+
+/* The cells of [0, n) along one axis of kind `kind` (stn_h5_map) a tile computing [lo, hi) of [L, H)
+ * owns: iv[0] the interior run, iv[1] below L, iv[2] from H (each [iv[i][0], iv[i][1]), maybe empty). */
+static void owned(int kind, int64_t n, int64_t L, int64_t H, int64_t lo, int64_t hi, int64_t iv[3][2]) {
+    int64_t w = H - L;
+    iv[0][0] = lo, iv[0][1] = hi;
+    if (kind == 1) { /* mirror: i < L reads 2L - 1 - i, in [lo, hi) for i in [2L - hi, 2L - lo) */
+        iv[1][0] = 2 * L - hi, iv[1][1] = 2 * L - lo;
+        iv[2][0] = 2 * H - hi, iv[2][1] = 2 * H - lo;
+    } else if (kind == 2) { /* wrap: i < L reads i + w */
+        iv[1][0] = lo - w, iv[1][1] = hi - w;
+        iv[2][0] = lo + w, iv[2][1] = hi + w;
+    } else { /* itself: the layer goes with the edge's tile */
+        iv[1][0] = 0, iv[1][1] = lo == L ? L : 0;
+        iv[2][0] = H, iv[2][1] = hi == H ? n : H;
+    }
+    iv[1][0] = iv[1][0] < 0 ? 0 : iv[1][0], iv[1][1] = iv[1][1] > L ? L : iv[1][1];
+    iv[2][0] = iv[2][0] < H ? H : iv[2][0], iv[2][1] = iv[2][1] > n ? n : iv[2][1];
+}
+
+int stn_ooc_snap_saves(const ooc *e) {
+    /* (the others fall back to engine.c's stops: alg1 computes the cells blocks share twice, alg2 keeps
+     * no ring of levels, a wrapped sweep's last block and a folded 1d grid place cells of their own) */
+    return e->r->snap && e->plan.schedule == STN_SCHED_REF && !e->plan.r.wrap && !e->r->fold.W && !e->r->part;
+}
+
+int stn_ooc_snap_tile(ooc *e, int64_t r0, int64_t r1, int64_t q0, int64_t q1, int64_t t) {
+    const stn_run *r = e->r;
+    const stn_program_desc *d = e->d;
+    int64_t k = e->steps_before + t;
+    if (r1 <= r0 || q1 <= q0 || !stn_h5_wants_any(r->snap, k))
+        return 0;
+    const int64_t n[3] = {r->view.nx, r->view.ny, r->view.nz};
+    int64_t lo[3], hi[3], iv[3][3][2];
+    stn_h5_map m;
+    for (int a = 0; a < 3; a++) {
+        m.lo[a] = lo[a] = d->halo_lo[a], m.hi[a] = hi[a] = n[a] - d->halo_hi[a];
+    }
+    lo[e->plan.r.axis] = r0, hi[e->plan.r.axis] = r1;
+    lo[e->plan.q.axis] = q0, hi[e->plan.q.axis] = q1;
+    stn_view v = stn_ooc_view(e);
+    double t0 = stn_now();
+    int rc = 0;
+    for (int i = 0; rc == 0 && i < d->nfields; i++) {
+        if (!stn_h5_wants(r->snap, i, k))
+            continue;
+        for (int a = 0; a < 3; a++) {
+            m.kind[a] = (d->fields[i].periodic >> a) & 1          ? 2
+                        : d->fields[i].boundary == STN_BC_NEUMANN ? 1
+                                                                  : 0;
+            owned(m.kind[a], n[a], m.lo[a], m.hi[a], lo[a], hi[a], iv[a]);
+        }
+        const char *level = ooc_win(e, &e->f[i], ooc_arr(&e->f[i], e->lvl0 + t));
+        for (int c = 0; rc == 0 && c < 27; c++) {
+            stn_box b = {{iv[0][c % 3][0], iv[1][c / 3 % 3][0], iv[2][c / 9][0]},
+                         {iv[0][c % 3][1], iv[1][c / 3 % 3][1], iv[2][c / 9][1]}};
+            if (b.hi[0] > b.lo[0] && b.hi[1] > b.lo[1] && b.hi[2] > b.lo[2])
+                rc = stn_h5_put(r->snap, i, k, &v, level, &b, &m, &e->res->st);
+        }
+    }
+    stn_stats_add_time(&e->res->st, STN_PHASE_WRITE, t0);
+    return rc;
+}

@@ -1,0 +1,63 @@
+/*
+ * stn_hdf5.h -- the snapshot file of --save-to (io/hdf5.c; docs/design/021-snapshots.md, docs/snapshots.md).
+ *
+ * One HDF5 file written through libhdf5: one dataset per saved field, NAME of shape (snapshots, [nz',]
+ * [ny',] nx') (the saved steps first, then the grid's axes as in a .npy, every stride-th cell), chunked,
+ * its dimension scales NAME_step (the steps saved) and NAME_z, NAME_y, NAME_x (the cells kept); each
+ * record's samples NAME (steps, n) with NAME_step and NAME_point; the run's attributes.  It is written to
+ * a temporary beside the file (.BASENAME.partial-PID) and renamed into place by stn_h5_commit once
+ * complete, with the root attribute complete = 1: a failed run leaves no file that looks complete.
+ *
+ * A runtime built without libhdf5 (STN_HAVE_HDF5 undefined) refuses --save-to (base/save.c), and these
+ * calls then fail with -ENOTSUP.  Nothing here is thread-safe (libhdf5 is not): one thread calls.
+ */
+#ifndef STN_HDF5_H
+#define STN_HDF5_H
+
+#include "base/stn_internal.h"
+
+typedef struct stn_h5 stn_h5;
+
+/* The temporary of o->save_to, with a dataset of the snapshots of each saved field for runs of up to
+ * o->steps steps (the time axis shrinks at commit to the snapshots taken); `piece`: the most bytes a put
+ * gathers at a time (stn_mem_snap_piece of the budget).  0 or -errno, the message
+ * naming the file and the cause. */
+int stn_h5_open(const stn_program_desc *d, const stn_opts *o, uint64_t piece, stn_h5 **h);
+/* With --resume (o->resume), the open adopts the temporary a killed run of the same options left beside the
+ * file (its attribute "run" says which run it is of) and goes on writing it; stn_h5_resumed says whether
+ * it did (else the file is new). */
+int stn_h5_resumed(const stn_h5 *h);
+/* Everything put so far on stable storage (libhdf5's caches flushed, the file fsynced): before an
+ * out-of-core sweep's state commits, so that a resumed run finds the snapshots of the steps it skips. */
+int stn_h5_flush(stn_h5 *h);
+/* Whether step k of field f is saved (h may be NULL: no). */
+int stn_h5_wants(const stn_h5 *h, int f, int64_t k);
+/* Whether any field saves step k (h may be NULL). */
+int stn_h5_wants_any(const stn_h5 *h, int64_t k);
+/* Where a put reads the value of a cell along each axis: kind 0 the cell itself, 1 mirrored into the
+ * interior [lo, hi) (neumann: i < lo reads 2 lo - 1 - i, i >= hi reads 2 hi - 1 - i), 2 wrapped into it
+ * (periodic: i +- (hi - lo)).  Interior cells read themselves. */
+typedef struct stn_h5_map {
+    int kind[3];
+    int64_t lo[3], hi[3];
+} stn_h5_map;
+
+/* The cells of box b (global indices, inside the grid) of field f's current level after step k, into the
+ * snapshot of step k: those whose indices are multiples of the stride, the value of each read from `data`
+ * (laid out as v: element (x, y, z) at data[(z - z0) sz + (y - y0) sy + x]) at the cell map m gives (NULL:
+ * the cell itself); nothing when step k is not saved.  Each cell of each snapshot is put once.  Gathered
+ * and written in pieces of at most the open's `piece` bytes (or one cell); their bytes are counted in st
+ * (bytes_written). */
+int stn_h5_put(stn_h5 *h, int f, int64_t k, const stn_view *v, const void *data, const stn_box *b,
+               const stn_h5_map *m, stn_stats *st);
+/* A record's samples, `steps` rows of n values, into dataset NAME; counted in st. */
+int stn_h5_record(stn_h5 *h, const char *name, const void *data, int64_t steps, int64_t n, stn_stats *st);
+/* The data bytes of the snapshots of steps [0, done] of every saved field: what stn_h5_put counts. */
+uint64_t stn_h5_bytes(const stn_program_desc *d, const stn_opts *o, int64_t done);
+/* After `done` steps: each time axis cut to the snapshots of steps [0, done], the attributes, complete = 1,
+ * the file closed, synced and renamed into place; the writer freed (also on failure). */
+int stn_h5_commit(stn_h5 *h, int64_t done);
+/* The temporary removed, the writer freed (NULL is fine). */
+void stn_h5_abort(stn_h5 *h);
+
+#endif /* STN_HDF5_H */
