@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-DEB_PKGS=(gcc make cmake ninja-build default-jre-headless llvm-15-tools libhwloc-dev hwloc libaio-dev
+DEB_PKGS=(gcc make cmake ninja-build default-jre-headless llvm-15-tools libhwloc-dev hwloc libaio-dev libpmem-dev
           clang-format-15 clang-15 python3-venv pkg-config gfortran openmpi-bin libopenmpi-dev)
 missing=()
 for p in "${DEB_PKGS[@]}"; do

@@ -85,7 +85,7 @@ def test_heat3d(layouts):
     assert k.rows_per_tile_row == 6
     assert (k.has_dirichlet, k.has_neumann) == (True, False)
     assert k.ir_lines and all(ln.startswith(("let ", "update ")) for ln in k.ir_lines)
-    assert k.libs == ("-laio", "-lhwloc", "-lm") and "-fopenmp" in k.cflags
+    assert k.libs == ("-laio", "-lhwloc", "-lpmem", "-lm") and "-fopenmp" in k.cflags
     assert k.tuned is None and k.tile_bytes == 256 * 1024
 
 

@@ -48,7 +48,7 @@ from .parts import (
 
 TILE_BYTES = 256 * 1024  # the default cache tile: about this many bytes of rows per thread
 DEFAULT_CFLAGS = "-O3 -march=native -fopenmp -ffp-contract=off -std=gnu11"
-LIBS = ["-laio", "-lhwloc", "-lm"]  # linked into every program (the runtime adds its own later)
+LIBS = ["-laio", "-lhwloc", "-lpmem", "-lm"]  # linked into every program (the runtime adds its own later)
 
 
 def _field_macros(fields: list[ir.Field]) -> dict[str, str]:
