@@ -140,6 +140,7 @@ enum {
     OPT_IBLOCK,
     OPT_TIME_TILES,
     OPT_RANKS,
+    OPT_TIER,
     OPT_RESUME,
     OPT_REPORT,
     OPT_QUIET,
@@ -180,6 +181,7 @@ static const opt_spec opt_specs[] = {
     {"iblock", OPT_IBLOCK, 1, 0},
     {"time-tiles", OPT_TIME_TILES, 1, 0},
     {"ranks", OPT_RANKS, 1, 0},
+    {"tier", OPT_TIER, 1, 0},
 };
 #define N_OPTS ((int)(sizeof opt_specs / sizeof opt_specs[0]))
 
@@ -520,6 +522,8 @@ static int apply(parser *p) {
         return opt_choice(p, stn_tuner_names, &o->tuner);
     case OPT_RANK:
         return opt_choice(p, stn_rank_names, &o->rank);
+    case OPT_TIER:
+        return opt_choice(p, stn_tier_names, &o->tier);
     case OPT_BLOCK:
         return opt_block(p);
     case OPT_SCHEDULE:

@@ -265,12 +265,14 @@ enum { STN_TUNER_NONE = -1, STN_TUNER_BLK = 0, STN_TUNER_NAIVE, STN_TUNER_BRUTE 
 enum { STN_SCHED_NONE = -1, STN_SCHED_REF = 0, STN_SCHED_ALG1, STN_SCHED_ALG2 };
 enum { STN_STRIP_NONE = 0, STN_STRIP_DRAM, STN_STRIP_FILE };
 enum { STN_RANK_NONE = -1, STN_RANK_TIME = 0, STN_RANK_BYTES };
+enum { STN_TIER_AIO = 0, STN_TIER_PMEM }; /* --tier: the out-of-core scratch files' tier (docs/design/021) */
 
 extern const char *const stn_mode_names[];     /* indexed by STN_MODE_* (modes.c) */
 extern const char *const stn_tuner_names[];    /* indexed by STN_TUNER_* >= 0 */
 extern const char *const stn_schedule_names[]; /* indexed by STN_SCHED_* >= 0 */
 extern const char *const stn_strip_names[];    /* indexed by STN_STRIP_*: "none", "dram", "file" */
 extern const char *const stn_rank_names[];     /* indexed by STN_RANK_* >= 0: "time", "bytes" */
+extern const char *const stn_tier_names[];     /* indexed by STN_TIER_*: "aio", "pmem" */
 
 /* The parsed and validated command line.  Strings point into argv. */
 typedef struct stn_opts {
@@ -288,6 +290,7 @@ typedef struct stn_opts {
     const char **along_path;  /* [nalong]: --init NAME=FILE of each input along an axis */
     double *params;           /* [nparams]: defaults, overridden by --param */
     int mode;                 /* STN_MODE_* */
+    int tier;                 /* STN_TIER_*: --tier (aio by default) */
     int tuner;                /* STN_TUNER_* */
     int rank;                 /* STN_RANK_*: what the tuner minimises (NONE: time) */
     int have_block;

@@ -250,6 +250,17 @@ static void r_plan(json *j, const stn_run *r, const stn_ooc_result *plan) {
     }
 }
 
+/* The out-of-core scratch files' tier (docs/design/021): --tier pmem's mappings once the files are open. */
+static void r_tier(json *j, const stn_run *r, const stn_result *res) {
+    j_open(j, "tier", '{');
+    j_kstr(j, "name", stn_tier_names[r->o->tier]);
+    if (r->o->tier == STN_TIER_PMEM && res->mapped_bytes > 0) {
+        j_bool(j, "is_pmem", res->is_pmem);
+        j_u64(j, "mapped_bytes", res->mapped_bytes);
+    }
+    j_close(j, '}');
+}
+
 /* MPI: each rank's figures; the report's are their sums. */
 static void r_mpi(json *j, const stn_run *r, const stn_result *res) {
     j_open(j, "mpi", '{');
@@ -357,6 +368,8 @@ static void r_run(json *j, const stn_run *r, const stn_result *res, const stn_oo
     }
     if (plan)
         r_plan(j, r, plan);
+    if (plan)
+        r_tier(j, r, res);
     if (res->nranks > 1)
         r_mpi(j, r, res);
     if (plan && res->have_time)
