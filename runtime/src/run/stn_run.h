@@ -11,6 +11,7 @@
  *                suggestions), modes (the names of its choices), desc
  *                (the descriptor's checks)
  *   2. io/       npy, gridio (grid files), aio (the libaio queue), probe,   files and the device
+ *                probe_pmem (--tier pmem's curves),
  *                checkpoint (a checkpoint's manifest), mapfile (--mode
  *                mmap's files), pmem (--tier pmem's mapped files)
  *   3. run/      log (warnings), fields, inputs (series, points, along),    what a run is given
