@@ -198,6 +198,28 @@ int stn_npy_writer_finish(stn_npy_writer *w);
  * finish can tell a complete file). */
 int stn_npy_writer_pwrite(stn_npy_writer *w, const void *data, size_t nbytes, uint64_t off, stn_stats *st);
 
+/* ------------------------------------------------------------------ numa.c: threads and memory per node */
+
+#define STN_NUMA_MAX_NODES 64
+typedef struct stn_numa_node {
+    int os_index, pus;         /* the node's number and its processing units */
+    uint64_t memory;           /* its local memory, bytes (hwloc) */
+    int first_thread, threads; /* OpenMP threads [first_thread, first_thread + threads) run on it */
+} stn_numa_node;
+typedef struct stn_numa {
+    int nodes;         /* NUMA nodes with processing units; 1: nothing placed, nothing reported */
+    int nthreads;      /* the threads placed */
+    int threads_bound; /* of which bound to their node (hwloc_set_cpubind, read back); 0 when not applied */
+    char source[256];  /* the topology: this machine, HWLOC_XMLFILE or HWLOC_SYNTHETIC */
+    char memory[160];  /* the memory policy set, or why none */
+    stn_numa_node node[STN_NUMA_MAX_NODES];
+} stn_numa;
+/* Place a run's nthreads OpenMP threads on the NUMA nodes hwloc finds (each node a contiguous group,
+ * its share by processing units), bind them there and interleave the process's later allocations over
+ * the nodes; a topology not this system's (HWLOC_XMLFILE without HWLOC_THISSYSTEM=1) is planned, not
+ * applied.  One node (or no topology): *n says 1 node and nothing is done.  Never fails the run: 0. */
+int stn_numa_place(stn_numa *n, int nthreads);
+
 /* ------------------------------------------------------------------ hw.c: the machine */
 
 /* One figure of the machine and where it came from (value 0: unknown or none). */

@@ -9,7 +9,7 @@
  *                progress, hw, device (the flash device's curves), args,
  *                args_check (the line as a whole), usage (--help,
  *                suggestions), modes (the names of its choices), desc
- *                (the descriptor's checks)
+ *                (the descriptor's checks), numa (threads and memory per node)
  *   2. io/       npy, gridio (grid files), aio (the libaio queue), probe,   files and the device
  *                probe_pmem (--tier pmem's curves),
  *                checkpoint (a checkpoint's manifest), mapfile (--mode
@@ -203,6 +203,7 @@ typedef struct stn_result {
     uint64_t msg_predicted;       /* and what the model says they are */
     int dims[3];                  /* MPI: the ranks along x, y and z (docs/design/019) */
     int overlapped;               /* MPI, ooc: the exchanges' way down ran beside the next sweep */
+    stn_numa numa;                /* where the threads and buffers were placed (engines/engine.c) */
     uint64_t mapped_bytes;        /* ooc --tier pmem: the bytes of the scratch files mapped by libpmem */
     int is_pmem;                  /* and whether libpmem found every mapping persistent memory */
     int nranks;                   /* MPI, rank 0 after the run: the ranks' figures (the fields above are */
