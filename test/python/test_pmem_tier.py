@@ -114,6 +114,14 @@ def test_the_tier_is_checked_up_front(compile_example, run_program, tmp_path, ar
     assert not list(tmp_path.iterdir()), "a refused line created files"
 
 
+def test_the_summary_says_the_tier(compile_example, run_program, tmp_path):
+    rc, _, err = run_program(compile_example("heat3d"), ["--size", "20,20,20", "--steps", "2", "--tier", "pmem",
+                                                         "--dir", tmp_path])
+    assert rc == 0, err
+    assert "(as predicted) through --tier pmem (is_pmem false); peak memory" in err, err
+    assert "refuses O_DIRECT" not in err, err  # a mapped file is not a buffered fallback
+
+
 def test_help_names_the_tier(compile_example, run_program):
     rc, out, err = run_program(compile_example("heat3d"), ["--help"])
     assert rc == 0 and "--tier aio|pmem" in out + err
