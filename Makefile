@@ -6,7 +6,7 @@ BUILD := build
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
 .DEFAULT_GOAL := help
-.PHONY: help setup demo test test-lit test-py test-c test-asan reliability lint format size grammar bench bench-full clean
+.PHONY: help setup demo test test-lit test-py test-c test-asan reliability lint format size grammar bench bench-full bench-ab clean
 
 help: ## this list
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN{FS=":.*## "}{printf "  make %-14s %s\n", $$1, $$2}'
@@ -85,6 +85,9 @@ bench: setup ## the quick benchmark profile (~22 min, root): report and plots in
 bench-full: setup ## the full profile (about two hours, root): writes docs/benchmarks.md and docs/bench/*.png
 	$(BIN)/python -m pip install -q -e ".[bench]"
 	$(BIN)/python -m bench --profile full --out docs/bench --report docs/benchmarks.md
+
+bench-ab: setup ## this tree against another, side by side (root; BEFORE=path/to/tree, PAIRS=3): python -m bench.ab
+	$(BIN)/python -m bench.ab --before $(BEFORE) --after . --pairs $(or $(PAIRS),3)
 
 clean: ## remove build outputs (keeps .venv)
 	rm -rf $(BUILD)
