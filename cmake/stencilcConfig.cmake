@@ -7,7 +7,7 @@
 # stencilc_add_stencil(TARGET FILE) runs `stencilc FILE --emit=lib` at build time, again whenever
 # FILE changes, into ${CMAKE_CURRENT_BINARY_DIR}/stencilc/TARGET, and defines stencilc::TARGET:
 # the static library of the stencil (kernels, simulation API, runtime) with its include folder
-# (NAME.h, NAME_api.h, stn_rt.h) and what it links against (OpenMP, libaio, hwloc, libm, and libhdf5
+# (NAME.h, NAME_api.h, stn_rt.h) and what it links against (OpenMP, libaio, hwloc, libpmem, libm, and libhdf5
 # when found).
 #
 # The stencilc command: STENCILC_EXECUTABLE if set, else `stencilc` in the Python environment
@@ -62,7 +62,7 @@ function(stencilc_add_stencil target stn)
   add_library(stencilc_${target} INTERFACE)
   add_dependencies(stencilc_${target} stencilc_${target}_lib)
   target_include_directories(stencilc_${target} INTERFACE "${dir}/include")
-  target_link_libraries(stencilc_${target} INTERFACE "${dir}/lib/lib${name}.a" OpenMP::OpenMP_C aio hwloc m)
+  target_link_libraries(stencilc_${target} INTERFACE "${dir}/lib/lib${name}.a" OpenMP::OpenMP_C aio hwloc pmem m)
   # libhdf5 when this machine has it: stencilc built the runtime with it (--save-to; docs/snapshots.md)
   find_package(HDF5 COMPONENTS C HL QUIET)
   if(HDF5_FOUND)

@@ -37,7 +37,7 @@ def _fuzzers() -> dict[str, Path]:
                         str(gen / name)], check=True, env=env)
     runtime = sorted(str(p) for p in (REPO / "runtime" / "src").rglob("*.c"))
     inc = ["-I", str(REPO / "runtime" / "include"), "-I", str(REPO / "runtime" / "src")]
-    libs = ["-laio", "-lhwloc", "-lm", "-lpthread"]
+    libs = ["-laio", "-lhwloc", "-lpmem", "-lm", "-lpthread"]
     progs = [a for n in FUZZ_PROGRAMS for a in ("-I", str(gen / n), str(gen / n / f"{n}.c"), str(gen / n / f"{n}_api.c"))]
     exes = {}
     for harness, extra in (("npy", []), ("args", progs)):

@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-DEB_PKGS=(gcc make cmake ninja-build default-jre-headless llvm-15-tools libhwloc-dev hwloc libaio-dev
+DEB_PKGS=(gcc make cmake ninja-build default-jre-headless llvm-15-tools libhwloc-dev hwloc libaio-dev libpmem-dev
           clang-format-15 clang-15 python3-venv pkg-config gfortran openmpi-bin libopenmpi-dev
           libhdf5-dev hdf5-tools)  # libhdf5: --save-to's snapshot files; hdf5-tools: h5dump
 missing=()

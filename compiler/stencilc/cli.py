@@ -69,6 +69,9 @@ def _probe_parser() -> argparse.ArgumentParser:
                     "is busy; write a machine file for this machine with the figures (docs/machines.md).",
     )
     p.add_argument("--dir", required=True, help="a directory on the device (a test file is created there and removed)")
+    p.add_argument("--tier", choices=["aio", "pmem"], help="aio (the default): the device through libaio and "
+                   "O_DIRECT; pmem: the copies of --tier pmem to and from a file mapped with libpmem "
+                   "(devices/MAJOR-MINOR.pmem.json)")
     p.add_argument("--size", help="the test file's size, at least 16M (default 1G)")
     p.add_argument("--seconds", help="seconds per measured point; 36 points (default 0.3)")
     p.add_argument("-o", "--output", help="the machine file to write (default: the cache, devices/MAJOR-MINOR.json, "
@@ -160,7 +163,7 @@ def _main(argv: list[str] | None = None) -> int:
         if argv[:1] == ["probe"]:
             a = _probe_parser().parse_args(argv[1:])
             return probe.run(a.dir, size=a.size, seconds=a.seconds, output=a.output, quiet=a.quiet, cc=a.cc,
-                             cflags=a.cflags)
+                             cflags=a.cflags, tier=a.tier)
         args = _compile_parser().parse_args(argv)
         return driver.run(args.file, emit=args.emit, output=args.output, cc=args.cc, cflags=args.cflags,
                           mpi=args.mpi)

@@ -9,7 +9,9 @@ libaio queue and O_DIRECT, so the time model is fed by the IO path it models.  T
 ``write``, ``mixed`` and ``mixed_new`` curves and ``compute_under_io``) appears whole or not at all, at ``-o FILE`` or at the cache path a run looks
 in (``devices/MAJOR-MINOR.json`` under ``$STENCILC_CACHE_DIR``, ``$XDG_CACHE_HOME/stencilc`` or
 ``~/.cache/stencilc``); the test file is removed, also on failure.  The exit status is the tool's:
-0, 1 (the directory, the device or the output failed), 2 (a command-line mistake).
+0, 1 (the directory, the device or the output failed), 2 (a command-line mistake).  ``--tier pmem``
+measures the copies of ``--tier pmem`` (docs/design/022) in a file mapped with libpmem instead, on any
+file system, into ``devices/MAJOR-MINOR.pmem.json``, where runs with ``--tier pmem`` look.
 """
 
 from __future__ import annotations
@@ -20,10 +22,10 @@ from .toolchain import runtime_tool
 
 
 def command(exe: str, directory: str, size: str | None = None, seconds: str | None = None, output: str | None = None,
-            quiet: bool = False) -> list[str]:
+            quiet: bool = False, tier: str | None = None) -> list[str]:
     """The tool's command line for these options (None: the tool's default)."""
     cmd = [exe, "--dir", directory]
-    for flag, value in (("--size", size), ("--seconds", seconds), ("-o", output)):
+    for flag, value in (("--tier", tier), ("--size", size), ("--seconds", seconds), ("-o", output)):
         if value is not None:
             cmd += [flag, value]
     if quiet:
@@ -32,8 +34,8 @@ def command(exe: str, directory: str, size: str | None = None, seconds: str | No
 
 
 def run(directory: str, size: str | None = None, seconds: str | None = None, output: str | None = None,
-        quiet: bool = False, cc: str | None = None, cflags: str | None = None) -> int:
+        quiet: bool = False, cc: str | None = None, cflags: str | None = None, tier: str | None = None) -> int:
     """Build the probe (cached) and run it; its output goes straight to ours, its status is returned."""
     exe = runtime_tool("probe", cc=cc, cflags=cflags)
-    r = subprocess.run(command(str(exe), directory, size, seconds, output, quiet))
+    r = subprocess.run(command(str(exe), directory, size, seconds, output, quiet, tier))
     return r.returncode if r.returncode >= 0 else 128 - r.returncode  # killed by a signal: as a shell says

@@ -189,7 +189,7 @@ def build_library(program: ir.Program, files: dict[str, str], outdir: Path, cc: 
     * ``include/``: ``NAME.h``, ``NAME_api.h``, the runtime's ``stn_rt.h``, and ``NAME_api.f90`` (the
       Fortran module, compiled with the host program: a ``.mod`` is particular to one compiler);
     * ``lib/libNAME.a`` (the kernels, the API and the whole runtime) and ``lib/libNAME.so`` (the same,
-      position-independent, linked against OpenMP, libaio, hwloc and libm);
+      position-independent, linked against OpenMP, libaio, hwloc, libpmem and libm);
     * ``lib/pkgconfig/NAME.pc``; ``src/``: the generated C, for reading.
 
     Everything is built in a temporary directory first and each file is renamed into place whole, so

@@ -35,7 +35,7 @@
 #define PREFIX "stencilc probe: error: "
 
 static const char usage_text[] =
-    "usage: stencilc probe --dir DIR [--size BYTES] [--seconds S] [-o FILE] [--quiet]\n"
+    "usage: stencilc probe --dir DIR [--tier aio|pmem] [--size BYTES] [--seconds S] [-o FILE] [--quiet]\n"
     "\n"
     "Measure the read and write bandwidth of the flash device holding DIR for requests of 64K,\n"
     "256K, 1M and 4M at queue depths 1, 8 and 32 (O_DIRECT, libaio); then reads and writes at\n"
@@ -46,6 +46,8 @@ static const char usage_text[] =
     "\n"
     "  --dir DIR     a directory on the device (test files are created there and removed;\n"
     "                it needs room for two)\n"
+    "  --tier T      aio (the default) or pmem: the copies of --tier pmem to and from a file\n"
+    "                mapped with libpmem (any file system; devices/MAJOR-MINOR.pmem.json)\n"
     "  --size BYTES  the test file's size, at least 16M (default 1G)\n"
     "  --seconds S   seconds per measured point, 36 points (default 0.3)\n"
     "  -o FILE       where the machine file goes (default: the cache, devices/MAJOR-MINOR.json)\n"
@@ -271,12 +273,13 @@ typedef struct probe_args {
     uint64_t size;
     double seconds;
     int quiet;
+    int pmem; /* --tier pmem */
 } probe_args;
 
 /* Parse and check the command line into *pa: -1 to go on, else the exit status (0 after --help, 2 for
  * a mistake, its message printed). */
 static int parse_args(int argc, char **argv, probe_args *pa) {
-    const char *dir = NULL, *output = NULL, *size_text = NULL, *seconds_text = NULL;
+    const char *dir = NULL, *output = NULL, *size_text = NULL, *seconds_text = NULL, *tier = NULL;
     int quiet = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *eq = strchr(a, '=');
@@ -288,11 +291,11 @@ static int parse_args(int argc, char **argv, probe_args *pa) {
             quiet = 1;
             continue;
         }
-        static const char *const names[] = {"--dir", "--size", "--seconds", "-o", "--output"};
-        const char **slot[] = {&dir, &size_text, &seconds_text, &output, &output};
+        static const char *const names[] = {"--dir", "--size", "--seconds", "-o", "--output", "--tier"};
+        const char **slot[] = {&dir, &size_text, &seconds_text, &output, &output, &tier};
         int k = -1;
         size_t len = eq && strncmp(a, "--", 2) == 0 ? (size_t)(eq - a) : strlen(a);
-        for (int j = 0; j < 5 && k < 0; j++)
+        for (int j = 0; j < 6 && k < 0; j++)
             if (strlen(names[j]) == len && strncmp(a, names[j], len) == 0)
                 k = j;
         if (k < 0)
@@ -330,7 +333,9 @@ static int parse_args(int argc, char **argv, probe_args *pa) {
     }
     if (output && !*output)
         return usage_error("-o: expected a file, got an empty string");
-    *pa = (probe_args){dir, output, size, seconds, quiet};
+    if (tier && strcmp(tier, "aio") != 0 && strcmp(tier, "pmem") != 0)
+        return usage_error("--tier %s: expected one of aio, pmem", tier);
+    *pa = (probe_args){dir, output, size, seconds, quiet, tier && strcmp(tier, "pmem") == 0};
     return -1;
 }
 
@@ -354,7 +359,7 @@ int main(int argc, char **argv) {
     }
     char path[PATH_MAX];
     if (!output) {
-        int rc = stn_dev_cache_path(dir, path, sizeof path);
+        int rc = stn_dev_cache_path(dir, pa.pmem, path, sizeof path);
         if (rc) {
             fprintf(stderr,
                     PREFIX
@@ -367,7 +372,8 @@ int main(int argc, char **argv) {
 
     double t0 = stn_now();
     stn_device dev;
-    int rc = stn_probe(dir, size, seconds, &dev, !quiet);
+    int rc = pa.pmem ? stn_probe_pmem(dir, size, seconds, &dev, !quiet)
+                     : stn_probe(dir, size, seconds, &dev, !quiet);
     if (rc)
         return fail(stn_errmsg());
     double took = stn_now() - t0;

@@ -87,7 +87,7 @@ def test_heat3d(layouts):
     assert k.ir_lines and all(ln.startswith(("let ", "update ")) for ln in k.ir_lines)
     from stencilc.codegen.hdf5 import hdf5_flags
 
-    assert k.libs == ("-laio", "-lhwloc", "-lm", *hdf5_flags()[1]) and "-fopenmp" in k.cflags
+    assert k.libs == ("-laio", "-lhwloc", "-lpmem", "-lm", *hdf5_flags()[1]) and "-fopenmp" in k.cflags
     assert all(f in k.cflags.split() for f in hdf5_flags()[0])  # the Makefile compiles io/hdf5.c with HDF5
     assert k.tuned is None and k.tile_bytes == 256 * 1024
 

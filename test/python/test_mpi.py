@@ -411,3 +411,26 @@ def test_every_example_resumes_after_a_rank_is_killed(name, compile_example, com
     assert (r["bytes_read"], r["bytes_written"]) == (r["predicted_bytes_read"], r["predicted_bytes_written"])
     assert r["mpi"]["message_bytes"] == r["mpi"]["predicted_message_bytes"]
 
+
+
+@pytest.mark.parametrize("name", ["heat3d", "wave3d", "jacobi2d"])
+def test_the_pmem_tier_under_ranks_gives_the_bits_of_one_process(name, compile_example, compile_mpi, run_program,
+                                                                 tmp_path):
+    """--tier pmem (docs/design/022) under 2 ranks split along the streaming axis and under a cartesian
+    split: the ranks' ghosts go through the mapped files as through libaio; the same bits, every rank's
+    bytes as the model says, the files mapped (not persistent memory here)."""
+    steps = 7
+    ex, size, files, want = one_process(name, compile_example, run_program, tmp_path, 13, steps)
+    exe = compile_mpi(name)
+    for P, ranks in ((2, None), (4, "2,2,1" if ex.ndim == 3 else "2,2")):
+        d = tmp_path / f"pmem{P}"
+        d.mkdir()
+        extra = ("--mode", "ooc", "--tier", "pmem", "--dir", str(d / "s%r"), "--block", blocks(ex, size, 2))
+        got, r = run_stencil(mpirun(P), exe, ex, size, steps, {}, files, d,
+                             extra=extra + (("--ranks", ranks) if ranks else ()))
+        for f in (*ex.fields, *ex.records):
+            assert got[f].tobytes() == want[f].tobytes(), f"{name}, {P} ranks --tier pmem: {f} differs"
+        assert r["tier"]["name"] == "pmem" and r["tier"]["is_pmem"] is False, r["tier"]
+        for k in r["mpi"]["per_rank"]:
+            assert (k["bytes_read"], k["bytes_written"]) == (k["predicted_bytes_read"], k["predicted_bytes_written"])
+        assert not list(d.glob("s*/*.grid")), "scratch files left behind"

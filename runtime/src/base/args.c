@@ -140,6 +140,7 @@ enum {
     OPT_IBLOCK,
     OPT_TIME_TILES,
     OPT_RANKS,
+    OPT_TIER,
     OPT_RESUME,
     OPT_REPORT,
     OPT_QUIET,
@@ -184,6 +185,7 @@ static const opt_spec opt_specs[] = {
     {"ranks", OPT_RANKS, 1, 0},
     {"save", OPT_SAVE, 1, 1},
     {"save-to", OPT_SAVE_TO, 1, 0},
+    {"tier", OPT_TIER, 1, 0},
 };
 #define N_OPTS ((int)(sizeof opt_specs / sizeof opt_specs[0]))
 
@@ -524,6 +526,8 @@ static int apply(parser *p) {
         return opt_choice(p, stn_tuner_names, &o->tuner);
     case OPT_RANK:
         return opt_choice(p, stn_rank_names, &o->rank);
+    case OPT_TIER:
+        return opt_choice(p, stn_tier_names, &o->tier);
     case OPT_BLOCK:
         return opt_block(p);
     case OPT_SCHEDULE:

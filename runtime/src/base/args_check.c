@@ -183,6 +183,12 @@ int stn_opts_check(const stn_program_desc *d, stn_opts *o, int nranks) {
     }
     if (rc == 0)
         rc = stn_save_check(d, o, nranks);
+    if (rc == 0 && o->tier == STN_TIER_PMEM && o->mode != STN_MODE_OOC)
+        rc = stn_error(-EINVAL,
+                       "--tier pmem maps the out-of-core scratch files with libpmem: it needs --mode ooc "
+                       "(--mode %s keeps its levels %s)",
+                       stn_mode_names[o->mode],
+                       o->mode == STN_MODE_MMAP ? "in mapped files of its own" : "in DRAM");
     if (rc == 0 && o->plan_only && o->mode != STN_MODE_OOC)
         rc = stn_error(-EINVAL, "--plan-only shows the out-of-core plan: it needs --mode ooc");
     if (rc == 0 && o->machine && !o->plan_only)

@@ -150,7 +150,7 @@ void stn_dev_default(stn_device *dev) {
     snprintf(dev->source, sizeof dev->source, "default (nothing measured: run 'stencilc probe --dir DIR')");
 }
 
-int stn_dev_cache_path(const char *dir, char *path, size_t n) {
+int stn_dev_cache_path(const char *dir, int pmem, char *path, size_t n) {
     struct stat sb;
     if (stat(dir, &sb) != 0)
         return -errno;
@@ -164,6 +164,7 @@ int stn_dev_cache_path(const char *dir, char *path, size_t n) {
         snprintf(base, sizeof base, "%s/.cache/stencilc", home);
     else
         return -ENOENT;
-    int w = snprintf(path, n, "%s/devices/%u-%u.json", base, major(sb.st_dev), minor(sb.st_dev));
+    int w = snprintf(path, n, "%s/devices/%u-%u%s.json", base, major(sb.st_dev), minor(sb.st_dev),
+                     pmem ? ".pmem" : "");
     return w < 0 || (size_t)w >= n ? -ENAMETOOLONG : 0;
 }

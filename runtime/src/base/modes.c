@@ -13,3 +13,4 @@ const char *const stn_tuner_names[] = {"blk", "naive", "brute", NULL};
 const char *const stn_schedule_names[] = {"ref", "alg1", "alg2", NULL};
 const char *const stn_strip_names[] = {"none", "dram", "file", NULL};
 const char *const stn_rank_names[] = {"time", "bytes", NULL};
+const char *const stn_tier_names[] = {"aio", "pmem", NULL};

@@ -59,8 +59,9 @@ void stn_dev_default(stn_device *dev);
 
 /* Where `stencilc probe --dir DIR` keeps the machine file it measured for the device holding
  * dir, and where a run looks for it: $STENCILC_CACHE_DIR, else $XDG_CACHE_HOME/stencilc, else
- * ~/.cache/stencilc, then devices/MAJOR-MINOR.json (dir's st_dev).  0, or -errno (dir cannot be
- * examined, no HOME). */
-int stn_dev_cache_path(const char *dir, char *path, size_t n);
+ * ~/.cache/stencilc, then devices/MAJOR-MINOR.json (dir's st_dev), or devices/MAJOR-MINOR.pmem.json
+ * for the pmem tier's copies (pmem nonzero: `stencilc probe --tier pmem`, a run with --tier pmem).
+ * 0, or -errno (dir cannot be examined, no HOME). */
+int stn_dev_cache_path(const char *dir, int pmem, char *path, size_t n);
 
 #endif /* STN_DEVICE_H */

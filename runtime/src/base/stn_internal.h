@@ -204,6 +204,28 @@ int stn_npy_writer_finish(stn_npy_writer *w);
  * finish can tell a complete file). */
 int stn_npy_writer_pwrite(stn_npy_writer *w, const void *data, size_t nbytes, uint64_t off, stn_stats *st);
 
+/* ------------------------------------------------------------------ numa.c: threads and memory per node */
+
+#define STN_NUMA_MAX_NODES 64
+typedef struct stn_numa_node {
+    int os_index, pus;         /* the node's number and its processing units */
+    uint64_t memory;           /* its local memory, bytes (hwloc) */
+    int first_thread, threads; /* OpenMP threads [first_thread, first_thread + threads) run on it */
+} stn_numa_node;
+typedef struct stn_numa {
+    int nodes;         /* NUMA nodes with processing units; 1: nothing placed, nothing reported */
+    int nthreads;      /* the threads placed */
+    int threads_bound; /* of which bound to their node (hwloc_set_cpubind, read back); 0 when not applied */
+    char source[256];  /* the topology: this machine, HWLOC_XMLFILE or HWLOC_SYNTHETIC */
+    char memory[160];  /* the memory policy set, or why none */
+    stn_numa_node node[STN_NUMA_MAX_NODES];
+} stn_numa;
+/* Place a run's nthreads OpenMP threads on the NUMA nodes hwloc finds (each node a contiguous group,
+ * its share by processing units), bind them there and interleave the process's later allocations over
+ * the nodes; a topology not this system's (HWLOC_XMLFILE without HWLOC_THISSYSTEM=1) is planned, not
+ * applied.  One node (or no topology): *n says 1 node and nothing is done.  Never fails the run: 0. */
+int stn_numa_place(stn_numa *n, int nthreads);
+
 /* ------------------------------------------------------------------ hw.c: the machine */
 
 /* One figure of the machine and where it came from (value 0: unknown or none). */
@@ -271,12 +293,14 @@ enum { STN_TUNER_NONE = -1, STN_TUNER_BLK = 0, STN_TUNER_NAIVE, STN_TUNER_BRUTE 
 enum { STN_SCHED_NONE = -1, STN_SCHED_REF = 0, STN_SCHED_ALG1, STN_SCHED_ALG2 };
 enum { STN_STRIP_NONE = 0, STN_STRIP_DRAM, STN_STRIP_FILE };
 enum { STN_RANK_NONE = -1, STN_RANK_TIME = 0, STN_RANK_BYTES };
+enum { STN_TIER_AIO = 0, STN_TIER_PMEM }; /* --tier: the out-of-core scratch files' tier (docs/design/022) */
 
 extern const char *const stn_mode_names[];     /* indexed by STN_MODE_* (modes.c) */
 extern const char *const stn_tuner_names[];    /* indexed by STN_TUNER_* >= 0 */
 extern const char *const stn_schedule_names[]; /* indexed by STN_SCHED_* >= 0 */
 extern const char *const stn_strip_names[];    /* indexed by STN_STRIP_*: "none", "dram", "file" */
 extern const char *const stn_rank_names[];     /* indexed by STN_RANK_* >= 0: "time", "bytes" */
+extern const char *const stn_tier_names[];     /* indexed by STN_TIER_*: "aio", "pmem" */
 
 /* --save FIELD:every=K[:from=A][:to=B][:stride=S] of one state field (save.c, docs/cli.md): its current
  * level after steps from, from + every, ... while at most `to` (step 0: the initial state), every
@@ -302,6 +326,7 @@ typedef struct stn_opts {
     const char **along_path;  /* [nalong]: --init NAME=FILE of each input along an axis */
     double *params;           /* [nparams]: defaults, overridden by --param */
     int mode;                 /* STN_MODE_* */
+    int tier;                 /* STN_TIER_*: --tier (aio by default) */
     int tuner;                /* STN_TUNER_* */
     int rank;                 /* STN_RANK_*: what the tuner minimises (NONE: time) */
     int have_block;

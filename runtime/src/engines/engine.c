@@ -110,6 +110,8 @@ int stn_engine_open(const stn_run *r, stn_result *res, stn_ooc_result *plan, int
     if (!h)
         return stn_error(-ENOMEM, "out of memory");
     h->ops = ops, h->r = r, h->res = res;
+    if (res && !r->part) /* (MPI ranks share a machine's nodes: not placed) */
+        stn_numa_place(&res->numa, stn_omp_max_threads());
     int rc = ops->open(r, res, plan, program, &h->state);
     if (rc) {
         free(h);

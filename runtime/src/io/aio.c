@@ -400,6 +400,8 @@ static int transfer(stn_aio *q, int write, stn_gridfile *f, const stn_span *sp, 
             "%zu bytes apart is not aligned to %zu bytes or too small for %llu rows of %llu bytes",
             what, (long long)y0, (long long)y1, (long long)z0, (long long)z1, f->path, (void *)buf, plane,
             f->align, (unsigned long long)rows, (unsigned long long)rb);
+    if (f->map) /* --tier pmem: a copy, done now (nothing pending) */
+        return stn_pmem_transfer(f, write, sp, buf, plane, g, st);
     while (q->njobs == STN_AIO_JOBS) { /* every call slot held: make room (blocking) */
         int rc = advance(q, st);
         if (rc && q->nqueued > 0)

@@ -331,7 +331,7 @@ int stn_gridfile_open(stn_gridfile *f, const char *path, int64_t nx, int64_t ny,
         return fail_open(f, 0, stn_error(-EINVAL, "grid file '%s' is not a regular file", path));
 
     /* O_DIRECT through F_SETFL: the same check open() makes, without opening (creating) twice. */
-    if (!(flags & STN_GRIDFILE_BUFFERED)) {
+    if (!(flags & (STN_GRIDFILE_BUFFERED | STN_GRIDFILE_PMEM))) {
         uint32_t off_al = 0, mem_al = 0;
         int r = statx_dioalign(f->fd, &off_al, &mem_al);
         if (r > 0 && (align % off_al != 0 || align % mem_al != 0))
@@ -370,10 +370,17 @@ int stn_gridfile_open(stn_gridfile *f, const char *path, int64_t nx, int64_t ny,
                       (long long)f->file_bytes, stn_fmt_bytes(hb, sizeof hb, (uint64_t)f->file_bytes),
                       (long long)nz, (long long)ny, (long long)rb));
     }
+    if (flags & STN_GRIDFILE_PMEM) {
+        int rc = stn_pmem_map(f);
+        if (rc)
+            return fail_open(f, create, rc);
+    }
     return 0;
 }
 
 int stn_gridfile_sync(stn_gridfile *f) {
+    if (f->map)
+        return stn_pmem_sync(f);
     if (fdatasync(f->fd) != 0) {
         int e = errno;
         return stn_error(stn_neg_errno(e), "cannot sync grid file '%s': %s", f->path, strerror(e));
@@ -384,6 +391,7 @@ int stn_gridfile_sync(stn_gridfile *f) {
 void stn_gridfile_close(stn_gridfile *f) {
     if (!f->path)
         return;
+    stn_pmem_unmap(f);
     if (f->fd >= 0)
         close(f->fd);
     f->fd = -1;

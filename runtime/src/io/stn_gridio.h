@@ -61,11 +61,15 @@ typedef struct stn_gridfile {
     int64_t row_bytes;  /* stn_grid_row_bytes(nx, esz, align) */
     int64_t file_bytes; /* nz * ny * row_bytes: the size of the file */
     size_t align;       /* the alignment rows were padded to */
+    char *map;          /* --tier pmem: the whole file mapped by libpmem (NULL: the aio tier) */
+    size_t map_len;     /* the mapping's length */
+    int is_pmem;        /* libpmem's is_pmem of the mapping: 0 on a file system without DAX */
 } stn_gridfile;
 
 enum {
     STN_GRIDFILE_CREATE = 1,   /* create or truncate (mode 0600) and size the file */
     STN_GRIDFILE_BUFFERED = 2, /* do not use O_DIRECT (tests; file systems that misbehave with it) */
+    STN_GRIDFILE_PMEM = 4,     /* --tier pmem: map the file with libpmem (pmem.c), no O_DIRECT */
 };
 
 /* Open `path` read-write for a grid of nx * ny * nz elements of esz bytes, rows padded to
@@ -83,7 +87,8 @@ enum {
  * On failure *f is left closed (f->path == NULL, f->fd == -1). */
 int stn_gridfile_open(stn_gridfile *f, const char *path, int64_t nx, int64_t ny, int64_t nz, int64_t esz,
                       size_t align, int flags);
-/* fdatasync: what was written (and completed) is on stable storage. */
+/* What was written (and completed) is on stable storage: fdatasync, or for a mapped file (--tier pmem)
+ * pmem_persist of the mapping when it is persistent memory, else pmem_msync. */
 int stn_gridfile_sync(stn_gridfile *f);
 /* Close and free the path; does not unlink.  Safe on a failed open, a closed or a zeroed struct.
  * Wait for the file's requests first. */
@@ -172,6 +177,21 @@ int stn_aio_wait(stn_aio *q, stn_aio_group *g, stn_stats *st);
  * the previous stn_aio_wait_all (also those already reported through their group), and forgets
  * it. */
 int stn_aio_wait_all(stn_aio *q, stn_stats *st);
+
+/* ------------------------------------------------------------------ pmem.c: the pmem tier's copies */
+
+/* Map the open file f->path whole with pmem_map_file (f->map, f->map_len, f->is_pmem); a failure names
+ * the file, its size and libpmem's cause.  stn_gridfile_open calls it for STN_GRIDFILE_PMEM. */
+int stn_pmem_map(stn_gridfile *f);
+void stn_pmem_unmap(stn_gridfile *f); /* safe when not mapped */
+/* pmem_persist (is_pmem) or pmem_msync of the whole mapping. */
+int stn_pmem_sync(stn_gridfile *f);
+/* stn_aio_read/write's transfer for a mapped file, done before it returns: each plane's rows copied
+ * (memcpy from the mapping; pmem_memcpy_nodrain into it, then one pmem_drain), the bytes counted in g
+ * and st as the queue counts its completions, the time in st's READ or WRITE phase.  The span and the
+ * buffer are the caller's checked ones. */
+int stn_pmem_transfer(stn_gridfile *f, int write, const stn_span *sp, char *buf, size_t plane,
+                      stn_aio_group *g, stn_stats *st);
 
 /* Requests submitted and not yet completed; requests queued but not yet submitted plus calls
  * held and not yet cut into requests. */

@@ -72,5 +72,9 @@ extern const int stn_probe_depths[STN_PROBE_NDEPTHS];
  * -EINVAL bad arguments, -ENOENT / -ENOTDIR / -EACCES for dir, -EOPNOTSUPP no O_DIRECT or a file
  * system in memory, -ENOSPC, -EIO, ... */
 int stn_probe(const char *dir, uint64_t file_bytes, double seconds_per_point, stn_device *out, int verbose);
+/* The same figures for --tier pmem (probe_pmem.c): copies to and from a test file mapped with libpmem
+ * in dir (any file system: tmpfs and ext4 map without DAX), each request size's figure at every depth. */
+int stn_probe_pmem(const char *dir, uint64_t file_bytes, double seconds_per_point, stn_device *out,
+                   int verbose);
 
 #endif /* STN_PROBE_H */

@@ -75,7 +75,9 @@ static void find_curves(stn_run *r) {
         return;
     }
     stn_dev_default(&r->dev);
-    if (r->hw.described || stn_dev_cache_path(r->o->dir, path, sizeof path) != 0 || access(path, F_OK) != 0)
+    if (r->hw.described ||
+        stn_dev_cache_path(r->o->dir, r->o->tier == STN_TIER_PMEM, path, sizeof path) != 0 ||
+        access(path, F_OK) != 0)
         return;
     stn_hw probed;
     if (stn_hw_load_machine(path, &probed) != 0 || probed.dev_keys != 3) {

@@ -69,7 +69,7 @@ void stn_summary_end(const stn_run *r, const stn_result *res) {
     if (r->o->quiet)
         return;
     const stn_opts *o = r->o;
-    char size[96], rd[32], wr[32], prd[32], pwr[32], peak[32], pred[80] = "", loop[128] = "";
+    char size[96], rd[32], wr[32], prd[32], pwr[32], peak[32], pred[128] = "", loop[128] = "";
     int dims = stn_dims(r->d);
     if (dims == 3)
         snprintf(size, sizeof size, "%" PRId64 "x%" PRId64 "x%" PRId64, o->size[0], o->size[1], o->size[2]);
@@ -91,6 +91,11 @@ void stn_summary_end(const stn_run *r, const stn_result *res) {
         snprintf(pred, sizeof pred, " (predicted %s and %s)",
                  stn_fmt_bytes(prd, sizeof prd, res->predicted_read),
                  stn_fmt_bytes(pwr, sizeof pwr, res->predicted_written));
+    if (res->mapped_bytes > 0) { /* --tier pmem: where the bytes went (docs/design/022) */
+        size_t k = strlen(pred);
+        snprintf(pred + k, sizeof pred - k, " through --tier pmem (is_pmem %s)",
+                 res->is_pmem ? "true" : "false");
+    }
     fprintf(stderr, "%s: done: %" PRId64 " steps of %s in %.2f s%s; read %s, written %s%s; peak memory %s\n",
             r->d->name, o->steps, size, stn_now() - r->t_start, loop,
             stn_fmt_bytes(rd, sizeof rd, res->st.bytes_read),

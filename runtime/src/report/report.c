@@ -250,6 +250,41 @@ static void r_plan(json *j, const stn_run *r, const stn_ooc_result *plan) {
     }
 }
 
+/* The out-of-core scratch files' tier (docs/design/022): --tier pmem's mappings once the files are open. */
+static void r_tier(json *j, const stn_run *r, const stn_result *res) {
+    j_open(j, "tier", '{');
+    j_kstr(j, "name", stn_tier_names[r->o->tier]);
+    if (r->o->tier == STN_TIER_PMEM && res->mapped_bytes > 0) {
+        j_bool(j, "is_pmem", res->is_pmem);
+        j_u64(j, "mapped_bytes", res->mapped_bytes);
+    }
+    j_close(j, '}');
+}
+
+/* Where the threads and the memory were placed, on a machine of several NUMA nodes (none on one). */
+static void r_numa(json *j, const stn_result *res) {
+    const stn_numa *n = &res->numa;
+    j_open(j, "numa", '{');
+    j_kstr(j, "source", n->source);
+    j_i64(j, "threads", n->nthreads);
+    j_i64(j, "threads_bound", n->threads_bound);
+    j_kstr(j, "memory", n->memory);
+    j_open(j, "nodes", '[');
+    for (int k = 0; k < n->nodes; k++) {
+        j_open(j, NULL, '{');
+        j_i64(j, "os_index", n->node[k].os_index);
+        j_i64(j, "pus", n->node[k].pus);
+        j_u64(j, "memory_bytes", n->node[k].memory);
+        j_open(j, "threads", '[');
+        for (int i = 0; i < n->node[k].threads; i++)
+            j_i64(j, NULL, n->node[k].first_thread + i);
+        j_close(j, ']');
+        j_close(j, '}');
+    }
+    j_close(j, ']');
+    j_close(j, '}');
+}
+
 /* MPI: each rank's figures; the report's are their sums. */
 static void r_mpi(json *j, const stn_run *r, const stn_result *res) {
     j_open(j, "mpi", '{');
@@ -357,6 +392,10 @@ static void r_run(json *j, const stn_run *r, const stn_result *res, const stn_oo
     }
     if (plan)
         r_plan(j, r, plan);
+    if (plan)
+        r_tier(j, r, res);
+    if (res->numa.nodes > 1)
+        r_numa(j, res);
     if (res->nranks > 1)
         r_mpi(j, r, res);
     if (plan && res->have_time)

@@ -9,10 +9,13 @@
  *                progress, hw, device (the flash device's curves), args,
  *                args_check (the line as a whole), usage (--help,
  *                suggestions), modes (the names of its choices), desc
- *                (the descriptor's checks), save (--save, --save-to)
+ *                (the descriptor's checks), save (--save, --save-to), numa
+ *                (threads and memory per node)
  *   2. io/       npy, gridio (grid files), aio (the libaio queue), probe,   files and the device
+ *                probe_pmem (--tier pmem's curves),
  *                checkpoint (a checkpoint's manifest), mapfile (--mode
- *                mmap's files), hdf5 (the snapshot file)
+ *                mmap's files), hdf5 (the snapshot file), pmem (--tier
+ *                pmem's mapped files)
  *   3. run/      log (warnings), fields, inputs (series, points, along),    what a run is given
  *                fold (a 1d grid's rows)
  *   4. mpi/      par (the collectives), split (the ranks' parts), part      the ranks
@@ -203,6 +206,9 @@ typedef struct stn_result {
     uint64_t msg_predicted;       /* and what the model says they are */
     int dims[3];                  /* MPI: the ranks along x, y and z (docs/design/019) */
     int overlapped;               /* MPI, ooc: the exchanges' way down ran beside the next sweep */
+    stn_numa numa;                /* where the threads and buffers were placed (engines/engine.c) */
+    uint64_t mapped_bytes;        /* ooc --tier pmem: the bytes of the scratch files mapped by libpmem */
+    int is_pmem;                  /* and whether libpmem found every mapping persistent memory */
     int nranks;                   /* MPI, rank 0 after the run: the ranks' figures (the fields above are */
     uint64_t *ranks;              /* their sums): STN_RANK_FIGURES each, read, written, predicted read and
                                    * written, message bytes sent and predicted */

@@ -276,7 +276,9 @@ static int ooc_box(void *state, const stn_box_io *bx) {
         char path[4096];
         stn_ooc_scratch_name(path, sizeof path, e, f, 0, 0);
         rc = stn_gridfile_open(&e->f[f].scratch[0][0], path, e->r->view.nx, e->r->view.ny, e->r->view.nz,
-                               e->d->elem_size, e->plan.align, STN_GRIDFILE_CREATE);
+                               e->d->elem_size, e->plan.align, STN_GRIDFILE_CREATE | ooc_tier(e));
+        if (rc == 0)
+            stn_ooc_tier_note(e, &e->f[f].scratch[0][0]);
         if (rc == 0)
             rc = stn_ooc_make_input(e, f, &s->extra_written);
     }

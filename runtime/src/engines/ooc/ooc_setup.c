@@ -91,6 +91,13 @@ static int check_space(ooc *e, int resuming) {
     return 0;
 }
 
+void stn_ooc_tier_note(ooc *e, const stn_gridfile *gf) {
+    if (!gf->map)
+        return;
+    e->res->is_pmem = e->res->mapped_bytes == 0 ? gf->is_pmem : e->res->is_pmem && gf->is_pmem;
+    e->res->mapped_bytes += gf->map_len;
+}
+
 static int open_scratch(ooc *e, int resuming) {
     const stn_view *g = &e->r->view;
     char path[4096];
@@ -105,10 +112,11 @@ static int open_scratch(ooc *e, int resuming) {
             int set = ref ? a / f->m->levels : a / 2, l = ref ? a % f->m->levels : a % 2;
             stn_ooc_scratch_name(path, sizeof path, e, i, set, l);
             int rc = stn_gridfile_open(&f->scratch[set][l], path, g->nx, g->ny, g->nz, e->d->elem_size,
-                                       e->plan.align, resuming ? 0 : STN_GRIDFILE_CREATE);
+                                       e->plan.align, (resuming ? 0 : STN_GRIDFILE_CREATE) | ooc_tier(e));
             if (rc)
                 return rc;
-            if (!f->scratch[set][l].direct && !e->fs.direct_warned) {
+            stn_ooc_tier_note(e, &f->scratch[set][l]);
+            if (!f->scratch[set][l].direct && !f->scratch[set][l].map && !e->fs.direct_warned) {
                 e->fs.direct_warned = 1;
                 stn_warn(e->r->log,
                          "the file system under --dir %s refuses O_DIRECT; scratch IO goes through "
@@ -130,9 +138,10 @@ static int open_spill(ooc *e) {
             snprintf(path, sizeof path, "%s/%s.%s.strip%d.grid", e->r->o->dir, e->d->name,
                      e->d->fields[i].name, a);
             int rc = stn_gridfile_open(&e->f[i].spill[a], path, g->nx, g->ny, e->plan.strip_planes,
-                                       e->d->elem_size, e->plan.align, STN_GRIDFILE_CREATE);
+                                       e->d->elem_size, e->plan.align, STN_GRIDFILE_CREATE | ooc_tier(e));
             if (rc)
                 return rc;
+            stn_ooc_tier_note(e, &e->f[i].spill[a]);
             unlink(path);
         }
     return 0;

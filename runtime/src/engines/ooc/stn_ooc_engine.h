@@ -255,6 +255,10 @@ int stn_ooc_ghosts_land(ooc *e, int write);
 
 /* The scratch file of (field f, set, level) under --dir. */
 void stn_ooc_scratch_name(char *buf, size_t n, const ooc *e, int f, int set, int level);
+/* The grid files' flag of the run's tier (--tier pmem: STN_GRIDFILE_PMEM, docs/design/022), and what a
+ * file opened with it adds to the result (its mapping's bytes; is_pmem only while every file's is). */
+static inline int ooc_tier(const ooc *e) { return e->r->o->tier == STN_TIER_PMEM ? STN_GRIDFILE_PMEM : 0; }
+void stn_ooc_tier_note(ooc *e, const stn_gridfile *gf);
 /* Everything before the first sweep: the lock on --dir, the fields' sources, the plan (resumed: the
  * saved one), the cache tiles, the IO and time models of the whole run (*first_sweep: the sweeps a
  * --resume finds done), then (unless --plan-only) the queue, the scratch, spill and records files and

@@ -1,0 +1,118 @@
+/* numa.c -- the NUMA placement of a run's threads and buffers (issue 33): with hwloc, the OpenMP threads
+ * bound to the nodes in contiguous groups (as many per node as its share of the processing units), and the
+ * memory the engine allocates afterwards interleaved over those nodes.  One node: nothing is done and
+ * nothing is reported.  The topology is hwloc's (HWLOC_XMLFILE and HWLOC_SYNTHETIC apply); one that is
+ * not this system's is planned and reported, not applied. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "base/stn_internal.h"
+
+#include <errno.h>
+#include <hwloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The nodes with processing units, in hwloc's order (at most STN_NUMA_MAX_NODES). */
+static int nodes_of(hwloc_topology_t t, hwloc_obj_t *objs, stn_numa *n) {
+    int k = 0, all = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_NUMANODE);
+    for (int i = 0; i < all && k < STN_NUMA_MAX_NODES; i++) {
+        hwloc_obj_t o = hwloc_get_obj_by_type(t, HWLOC_OBJ_NUMANODE, (unsigned)i);
+        int pus = o && o->cpuset ? hwloc_bitmap_weight(o->cpuset) : 0;
+        if (pus <= 0)
+            continue;
+        objs[k] = o;
+        n->node[k] = (stn_numa_node){(int)o->os_index, pus, (uint64_t)o->attr->numanode.local_memory, 0, 0};
+        k++;
+    }
+    return k;
+}
+
+/* Threads [first, first + count) of each node: its share of nthreads by its processing units. */
+static void share_threads(stn_numa *n, int nthreads) {
+    int total = 0, before = 0;
+    for (int k = 0; k < n->nodes; k++)
+        total += n->node[k].pus;
+    for (int k = 0; k < n->nodes; k++) {
+        int first = (int)((int64_t)nthreads * before / total);
+        before += n->node[k].pus;
+        int end = (int)((int64_t)nthreads * before / total);
+        n->node[k].first_thread = first;
+        n->node[k].threads = end - first;
+    }
+}
+
+/* Each thread bound to its node's processing units and read back; the threads whose binding holds. */
+static int bind_threads(hwloc_topology_t t, hwloc_obj_t *objs, const stn_numa *n) {
+    int bound = 0;
+#ifdef _OPENMP
+#pragma omp parallel num_threads(n->nthreads) reduction(+ : bound)
+#endif
+    {
+        int me = stn_omp_thread_num(), k = 0;
+        while (k + 1 < n->nodes && me >= n->node[k + 1].first_thread)
+            k++;
+        hwloc_bitmap_t got = hwloc_bitmap_alloc();
+        if (got && hwloc_set_cpubind(t, objs[k]->cpuset, HWLOC_CPUBIND_THREAD) == 0 &&
+            hwloc_get_cpubind(t, got, HWLOC_CPUBIND_THREAD) == 0 &&
+            hwloc_bitmap_isequal(got, objs[k]->cpuset))
+            bound += 1;
+        hwloc_bitmap_free(got);
+    }
+    return bound;
+}
+
+/* The process's memory policy: interleaved over the nodes' memory (what the engine allocates from now). */
+static void bind_memory(hwloc_topology_t t, hwloc_obj_t *objs, stn_numa *n) {
+    hwloc_bitmap_t set = hwloc_bitmap_alloc();
+    if (!set) {
+        snprintf(n->memory, sizeof n->memory, "not bound: out of memory");
+        return;
+    }
+    for (int k = 0; k < n->nodes; k++)
+        hwloc_bitmap_or(set, set, objs[k]->nodeset);
+    if (hwloc_set_membind(t, set, HWLOC_MEMBIND_INTERLEAVE,
+                          HWLOC_MEMBIND_PROCESS | HWLOC_MEMBIND_BYNODESET) == 0)
+        snprintf(n->memory, sizeof n->memory, "interleaved over the %d nodes (hwloc_set_membind)", n->nodes);
+    else
+        snprintf(n->memory, sizeof n->memory, "not bound: hwloc_set_membind: %s", strerror(errno));
+    hwloc_bitmap_free(set);
+}
+
+int stn_numa_place(stn_numa *n, int nthreads) {
+    memset(n, 0, sizeof *n);
+    n->nodes = 1;
+    hwloc_topology_t t;
+    if (hwloc_topology_init(&t) != 0)
+        return 0; /* no topology: one node, as hw.c assumes */
+    if (hwloc_topology_load(t) != 0) {
+        hwloc_topology_destroy(t);
+        return 0;
+    }
+    hwloc_obj_t objs[STN_NUMA_MAX_NODES];
+    int k = nodes_of(t, objs, n);
+    if (k <= 1 || nthreads < 1) {
+        hwloc_topology_destroy(t);
+        return 0;
+    }
+    n->nodes = k;
+    n->nthreads = nthreads;
+    share_threads(n, nthreads);
+    const char *xml = getenv("HWLOC_XMLFILE"), *syn = getenv("HWLOC_SYNTHETIC");
+    if (xml && *xml)
+        snprintf(n->source, sizeof n->source, "hwloc: HWLOC_XMLFILE=%.200s", xml);
+    else if (syn && *syn)
+        snprintf(n->source, sizeof n->source, "hwloc: HWLOC_SYNTHETIC=%.200s", syn);
+    else
+        snprintf(n->source, sizeof n->source, "hwloc: this machine");
+    if (!hwloc_topology_is_thissystem(t)) {
+        snprintf(n->memory, sizeof n->memory,
+                 "not bound: the topology is not this system's (HWLOC_THISSYSTEM=1 applies it)");
+    } else {
+        n->threads_bound = bind_threads(t, objs, n);
+        bind_memory(t, objs, n);
+    }
+    hwloc_topology_destroy(t);
+    return 0;
+}
