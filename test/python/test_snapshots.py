@@ -385,3 +385,17 @@ def test_the_docs_h5dump_is_what_h5dump_shows(compile_example, tmp_path, repo_ro
             i += 1
         assert i < len(got), f"docs/snapshots.md's h5dump line {ln!r} is not in h5dump's output (in order)"
         i += 1
+
+
+def test_the_plan_line_predicts_the_snapshot_bytes(compile_example, run_program, tmp_path):
+    """The plan line printed at the start gave the engine's bytes only (4.00 MiB written for a run that
+    wrote 12.00 MiB 'as predicted' with its snapshots): it now gives the run's, as the summary does."""
+    exe = compile_example("heat3d")
+    rc, _, err = run_program(exe, ["--size", "64,64,64", "--steps", "10", "--mem", "2M", "--dir", str(tmp_path),
+                                   "--save", "u:every=3", "--save-to", str(tmp_path / "s.h5")])
+    assert rc == 0, err
+    plan = next(ln for ln in err.splitlines() if ": plan: " in ln)
+    done = next(ln for ln in err.splitlines() if ": done: " in ln)
+    predicted = plan.split("predicted: ")[1].split(",")[:2]  # ['2.00 MiB read', ' 12.00 MiB written']
+    assert f"read {predicted[0].split(' read')[0]}" in done and f"written {predicted[1].split(' written')[0].strip()} " \
+        f"(as predicted)" in done, (plan, done)

@@ -127,16 +127,24 @@ int stn_program_prepare(stn_program_run *pr) {
     return rc;
 }
 
+void stn_program_extra_io(const stn_program_run *pr, uint64_t *rd, uint64_t *wr) {
+    const stn_run *r = &pr->in;
+    /* each series and points file is read once, before the engine; each record written once */
+    *rd = r->inputs.series_bytes + r->inputs.points_bytes + r->inputs.along_bytes;
+    *wr = 0;
+    for (int k = 0; k < r->d->nrecords && stn_par_rank() == 0; k++) /* (rank 0 writes them) */
+        *wr += ((r->o->record_path[k] ? 1 : 0) + (r->o->save_to ? 1 : 0)) * (uint64_t)r->o->steps *
+               stn_record_bytes(r, k);
+    if (r->o->save_to && stn_par_rank() == 0) /* the snapshots' data bytes (docs/design/021) */
+        *wr += stn_h5_bytes(r->d, r->o, r->o->steps) -
+               (pr->first_step > 0 ? stn_h5_bytes(r->d, r->o, pr->first_step - 1) : 0);
+}
+
 int stn_program_finish(stn_program_run *pr, int rc, int program) {
     stn_run *r = &pr->in;
-    /* each series and points file is read once, before the engine; each record written once */
-    pr->res.predicted_read += r->inputs.series_bytes + r->inputs.points_bytes + r->inputs.along_bytes;
-    for (int k = 0; k < r->d->nrecords && stn_par_rank() == 0; k++) /* (rank 0 writes them) */
-        pr->res.predicted_written += ((r->o->record_path[k] ? 1 : 0) + (r->o->save_to ? 1 : 0)) *
-                                     (uint64_t)r->o->steps * stn_record_bytes(r, k);
-    if (r->o->save_to && stn_par_rank() == 0) /* the snapshots' data bytes (docs/design/021) */
-        pr->res.predicted_written += stn_h5_bytes(r->d, r->o, r->o->steps) -
-                                     (pr->first_step > 0 ? stn_h5_bytes(r->d, r->o, pr->first_step - 1) : 0);
+    uint64_t xr, xw;
+    stn_program_extra_io(pr, &xr, &xw);
+    pr->res.predicted_read += xr, pr->res.predicted_written += xw;
     if (stn_par_size() > 1 && stn_par_any(rc) && rc == 0)
         rc = stn_error(-EIO, "another rank failed (its error is above)");
     if (rc == 0)

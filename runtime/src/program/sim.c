@@ -63,6 +63,15 @@ static void threads_out(const stn_sim *s) {
         stn_omp_set_threads(s->saved_threads);
 }
 
+/* The program's plan line, with the run's bytes beside the engine's, as its summary line gives them. */
+static void print_plan(const stn_sim *s) {
+    stn_result whole = s->pr.res;
+    uint64_t xr, xw;
+    stn_program_extra_io(&s->pr, &xr, &xw);
+    whole.predicted_read += xr, whole.predicted_written += xw;
+    stn_summary_plan(&s->pr.in, &whole, &s->pr.plan);
+}
+
 /* The run of the parsed options: inputs checked, series, points and `along` arrays read, outputs'
  * temporaries created, the engine opened (out of core: planned, or only the plan printed). */
 int stn_sim_start(stn_sim *s, double t_start) {
@@ -78,7 +87,7 @@ int stn_sim_start(stn_sim *s, double t_start) {
         s->pr.first_step = s->done = stn_engine_steps_done(s->eng); /* --resume: the sweeps saved */
     if (rc == 0 && stn_engine_of(s->o.mode)->has.plans && s->program && !s->o.plan_only &&
         stn_par_rank() == 0)
-        stn_summary_plan(&s->pr.in, &s->pr.res, &s->pr.plan);
+        print_plan(s);
     threads_out(s);
     return rc;
 }

@@ -34,6 +34,9 @@ int stn_program_prepare(stn_program_run *pr);
  * place, or all of them removed after a failure; the program's summary line (`program`: the program's
  * run, not a simulation's). */
 int stn_program_finish(stn_program_run *pr, int rc, int program);
+/* The run's bytes beside its engine's, which stn_program_finish adds to the prediction: the series,
+ * points and `along` files read once, the records and the snapshots written (rank 0). */
+void stn_program_extra_io(const stn_program_run *pr, uint64_t *rd, uint64_t *wr);
 void stn_program_free(stn_program_run *pr);
 
 /* ------------------------------------------------------------------ runfiles.c: the run's files */
