@@ -439,12 +439,65 @@ class Program:
         return Facts(tuple(hlo), tuple(hhi), len(loads), flops, nbytes, kr, kw, io, tuple(lo), tuple(hi))
 
     # -- validation
+    def _bad(self, msg: str) -> None:
+        raise InternalError(f"invalid IR for stencil {self.name!r}: {msg}")
+
+    def _check_expr(self, e: Expr, where: str, ctx: str, temps: set[str]) -> None:
+        """One expression's invariants (``validate``).  ctx: "init" (coordinates, no fields), "kernel" (a let
+        or an update: coordinates and fields) or "point" (an inject or a record: fields at the point, no
+        coordinates); ``temps``: the lets defined before it."""
+        bad = self._bad
+        fields = {f.name: f for f in self.fields}
+        params = {p.name for p in self.params}
+        allow_coords = ctx == "init"
+        if is_condition(e):
+            bad(f"{where}: a condition where a number is needed")
+        for n in walk(e):
+            kids = children(n)
+            conds = (True,) if isinstance(n, Not) else (True, True) if isinstance(n, BinOp) and n.op in LOGIC \
+                else (True, False, False) if isinstance(n, Select) else (False,) * len(kids)
+            for k, c in zip(kids, conds):
+                if is_condition(k) != c:
+                    bad(f"{where}: {'a condition' if is_condition(k) else 'a number'} as an operand of {n}")
+        for n in walk(e):
+            if isinstance(n, Load):
+                f = fields.get(n.field)
+                if f is None or n.level >= f.levels or n.level < NEW:
+                    bad(f"{where}: load of {n.field} level {n.level}")
+                if len(n.offset) != 3 or any(n.offset[d] for d in range(self.ndim, 3)):
+                    bad(f"{where}: offset {n.offset}")
+                if allow_coords:
+                    bad(f"{where}: init expressions cannot read fields")
+                if n.level == NEW:  # the order of updates is checked below, lets included
+                    if f.kind != "state":
+                        bad(f"{where}: {n.field}' of an input")
+                    continue
+                if f.along is not None:
+                    if f.along_slot < 0 or n.level != 0 or any(n.offset[d] for d in range(3) if d != f.along):
+                        bad(f"{where}: {n} of an input along axis {f.along}")
+                    continue
+                slot = f.src_slot if n.level == 0 else f.prev_slot
+                if slot < 0:
+                    bad(f"{where}: {n.field} level {n.level} has no source slot")
+            elif isinstance(n, ParamRef) and n.name not in params:
+                bad(f"{where}: unknown param {n.name}")
+            elif isinstance(n, (TimeIndex, SeriesRef)) and allow_coords:
+                bad(f"{where}: the step index in an init")
+            elif isinstance(n, SeriesRef) and n.name not in self.series:
+                bad(f"{where}: unknown series {n.name}")
+            elif isinstance(n, (Coord, Extent)) and (ctx == "point" or n.axis >= self.ndim
+                                                     or (ctx == "init" and isinstance(n, Coord) and n.offset)):
+                bad(f"{where}: coordinate {n}")
+            elif isinstance(n, TempRef) and n.name not in temps:
+                bad(f"{where}: let {n.name} used before its definition")
+            elif isinstance(n, BinOp) and n.op not in BINOPS:
+                bad(f"{where}: operator {n.op}")
+            elif isinstance(n, Call) and FUNCTIONS.get(n.func) != len(n.args):
+                bad(f"{where}: call {n.func}/{len(n.args)}")
+
     def validate(self) -> None:
         """Check the invariants in the module docstring; raise InternalError if broken."""
-
-        def bad(msg: str) -> None:
-            raise InternalError(f"invalid IR for stencil {self.name!r}: {msg}")
-
+        bad = self._bad
         if self.ndim not in (1, 2, 3):
             bad(f"ndim {self.ndim}")
         if self.dtype not in ("f32", "f64"):
@@ -453,8 +506,6 @@ class Program:
             + list(self.series) + list(self.points) + [r.name for r in self.records]
         if len(names) != len(set(names)):
             bad(f"duplicate names in {names}")
-        fields = {f.name: f for f in self.fields}
-        params = {p.name for p in self.params}
         for f in self.fields:
             if f.kind not in ("state", "input"):
                 bad(f"field {f.name} kind {f.kind}")
@@ -469,59 +520,7 @@ class Program:
             bad(f"updates {updated} do not match the state fields")
 
         defined: set[str] = set()
-
-        def check_kinds(e: Expr, where: str) -> None:
-            """A number at the top; each operand a condition or a number as its operator needs."""
-            if is_condition(e):
-                bad(f"{where}: a condition where a number is needed")
-            for n in walk(e):
-                kids = children(n)
-                conds = (True,) if isinstance(n, Not) else (True, True) if isinstance(n, BinOp) and n.op in LOGIC \
-                    else (True, False, False) if isinstance(n, Select) else (False,) * len(kids)
-                for k, c in zip(kids, conds):
-                    if is_condition(k) != c:
-                        bad(f"{where}: {'a condition' if is_condition(k) else 'a number'} as an operand of {n}")
-
-        def check_expr(e: Expr, where: str, ctx: str, temps: set[str]) -> None:
-            """ctx: "init" (coordinates, no fields), "kernel" (a let or an update: coordinates and
-            fields) or "point" (an inject or a record: fields at the point, no coordinates)."""
-            allow_coords = ctx == "init"
-            check_kinds(e, where)
-            for n in walk(e):
-                if isinstance(n, Load):
-                    f = fields.get(n.field)
-                    if f is None or n.level >= f.levels or n.level < NEW:
-                        bad(f"{where}: load of {n.field} level {n.level}")
-                    if len(n.offset) != 3 or any(n.offset[d] for d in range(self.ndim, 3)):
-                        bad(f"{where}: offset {n.offset}")
-                    if allow_coords:
-                        bad(f"{where}: init expressions cannot read fields")
-                    if n.level == NEW:  # the order of updates is checked below, lets included
-                        if f.kind != "state":
-                            bad(f"{where}: {n.field}' of an input")
-                        continue
-                    if f.along is not None:
-                        if f.along_slot < 0 or n.level != 0 or any(n.offset[d] for d in range(3) if d != f.along):
-                            bad(f"{where}: {n} of an input along axis {f.along}")
-                        continue
-                    slot = f.src_slot if n.level == 0 else f.prev_slot
-                    if slot < 0:
-                        bad(f"{where}: {n.field} level {n.level} has no source slot")
-                elif isinstance(n, ParamRef) and n.name not in params:
-                    bad(f"{where}: unknown param {n.name}")
-                elif isinstance(n, (TimeIndex, SeriesRef)) and allow_coords:
-                    bad(f"{where}: the step index in an init")
-                elif isinstance(n, SeriesRef) and n.name not in self.series:
-                    bad(f"{where}: unknown series {n.name}")
-                elif isinstance(n, (Coord, Extent)) and (ctx == "point" or n.axis >= self.ndim
-                                                         or (ctx == "init" and isinstance(n, Coord) and n.offset)):
-                    bad(f"{where}: coordinate {n}")
-                elif isinstance(n, TempRef) and n.name not in temps:
-                    bad(f"{where}: let {n.name} used before its definition")
-                elif isinstance(n, BinOp) and n.op not in BINOPS:
-                    bad(f"{where}: operator {n.op}")
-                elif isinstance(n, Call) and FUNCTIONS.get(n.func) != len(n.args):
-                    bad(f"{where}: call {n.func}/{len(n.args)}")
+        check_expr = self._check_expr
 
         for x in self.lets:
             check_expr(x.value, f"let {x.name}", "kernel", defined)
