@@ -384,3 +384,32 @@ def test_the_ir_refuses_a_condition_where_a_number_is_needed():
         bad(p)
         with pytest.raises(InternalError, match=what):
             p.validate()
+
+
+def test_names_of_the_float_functions_are_renamed_in_the_c(run_program, tmp_path):
+    """A param named after a float function the kernel calls (floorf, atan2f, cbrtf in an f32 stencil) is
+    renamed in the C alone (it shadowed the function: the C did not compile), and gives the bits of plain
+    names."""
+    cmd, env = stencilc_command()
+    text = """
+stencil fnames {
+  grid 2d f32;
+  param floorf = 0.5;
+  param atan2f = 2;
+  param cbrtf = 1;
+  state u;
+  u' = floor(u * 3) * floorf + atan2(u, atan2f) + cbrt(u) * cbrtf;
+}
+"""
+    np.save(tmp_path / "u0.npy", np.random.default_rng(2).uniform(-1, 1, (7, 9)).astype(np.float32))
+    outs = []
+    for k, src in enumerate((text, text.replace("floorf", "a").replace("atan2f", "b").replace("cbrtf", "c"))):
+        (tmp_path / f"f{k}.stn").write_text(src)
+        p = subprocess.run([*cmd, str(tmp_path / f"f{k}.stn"), "-o", str(tmp_path / f"f{k}")], capture_output=True,
+                           text=True, env=env)
+        assert p.returncode == 0, p.stderr
+        rc, _, err = run_program(tmp_path / f"f{k}", ["--size", "9,7", "--steps", "3", "--quiet", "--init",
+                                                      f"u={tmp_path / 'u0.npy'}", "--out", f"u={tmp_path / f'out{k}.npy'}"])
+        assert rc == 0, err
+        outs.append(np.load(tmp_path / f"out{k}.npy"))
+    assert outs[0].tobytes() == outs[1].tobytes()
