@@ -316,7 +316,11 @@ def test_periodic_stencils_run_out_of_core(compile_example, run_program, tmp_pat
     rc, _, err = run_program(exe, [*args, "--block", "5,2", "--schedule", "alg1"])  # only ref wraps bt > 1
     assert rc == 1 and ("--block 5,2: this stencil is periodic along y, the axis the blocks stream along, and only "
                         "the ref schedule carries the wrap-around slices with a sweep") in err, err
-    rc, _, err = run_program(exe, [*args, "--block", "5,10"])  # y's interior of 10 spans 9 skews and the halo
+    rc, _, err = run_program(exe, [*args, "--block", "5,10", "--out", f"f2={tmp_path / 'f2b.npy'}"])
+    assert rc == 0, err  # bt is bounded by the 9 steps: 9 skews and the halo fill y's interior of 10 exactly
+    np.testing.assert_allclose(np.load(tmp_path / "f2b.npy"), want, rtol=0, atol=1e-14)
+    ten = [*args[:2], "--steps", "10", *args[4:]]
+    rc, _, err = run_program(exe, [*ten, "--block", "5,10"])  # 10 steps: sweeps of 10 need 11 slices of y
     assert rc == 1 and "periodic along y, whose interior of 10 is too short for sweeps of 10 steps" in err, err
     rc, _, err = run_program(exe, [*args, "--schedule", "alg2"])
     assert rc == 2 and "--schedule alg2: this stencil is periodic along y, and alg2 updates its files in place" in err
