@@ -32,12 +32,15 @@ stencil cond3d {
   param n = 2;
   state u;
   input v;
+  points p;
   let f = v > 0 ? v * u : v * u[1,0,0];                      // the upwind flux through the east face
   let g = 0.01 * sin(0.3 * x) * cos(0.2 * y + 0.1 * z) + 0.001 * (x / nx - y / ny + z / nz);
   u' = u - c * (f - f[-1,0,0])
        + (x < nx / 2 && !(y >= 3) || u[0,0,-1] == 0 ? g[1,-1,1] : 0.1 * (1 + 0.5 * tanh(u[0,-2,0]))^n)
        + 0.01 * (floor(3 * u) + ceil(2 * v) + fmod(u, 0.3) + atan2(u, v + 2) + hypot(u, v) + trunc(4 * u)
                  + copysign(0.5, u) + cbrt(u) + exp2(u) + log1p(abs(u)) + sum(i in 0..3) u^i);
+  inject u at p += v > 0 && u < 0.5 ? 0.01 : -0.01;
+  record r = u' > 0 ? u' : -2 * u' at p;
 }
 """
 
@@ -138,7 +141,10 @@ def _line1d(f, p):
 STENCILS = {
     "cond3d": (COND3D, ref.Example(
         name="cond3d", ndim=3, dtype=np.float64, halo_lo=(1, 2, 1), halo_hi=(1, 0, 0), state={"u": (1, "dirichlet")},
-        inputs=("v",), params={"c": 0.3, "n": 2.0}, inits={}, update=_cond3d)),
+        inputs=("v",), params={"c": 0.3, "n": 2.0}, inits={}, update=_cond3d,
+        points={"p": lambda size: np.array([[1, 2, 1], [size[0] - 2, 2, size[2] // 2], [5, 4, size[2] - 1]])},
+        injects=(("u", "p", lambda at, p: np.where((at["v"]() > 0) & (at["u"]() < 0.5), 0.01, -0.01)),),
+        records={"r": ("p", lambda at, p: np.where(at["u'"]() > 0, at["u'"](), -2 * at["u'"]()))})),
     "ring3d": (RING3D, ref.Example(
         name="ring3d", ndim=3, dtype=np.float64, halo_lo=(1, 1, 1), halo_hi=(1, 1, 1), state={"u": (1, "dirichlet")},
         inputs=(), params={"a": 0.1}, inits={}, update=_ring3d, periodic={"u": "xyz"})),
@@ -241,7 +247,7 @@ def test_out_of_core_and_mmap_give_the_incore_bits(name, build, run_program, tmp
         d.mkdir()
         got, report = run_stencil(run_program, build(name), ex, size, STEPS, {}, files, d,
                                   extra=(*extra, "--dir", str(d)))
-        for f in ex.fields:
+        for f in (*ex.fields, *ex.records):
             assert got[f].tobytes() == want[f].tobytes(), f"{name} {' '.join(extra)}: {f} differs from in-core"
         check_report(ex, report, size, STEPS, f"{name} {' '.join(extra)}")
         if extra[1] == "ooc":
@@ -332,7 +338,7 @@ def test_mpi_ranks_give_the_bits_of_one_process(name, build, run_program, tmp_pa
         d.mkdir()
         got, r = run_stencil(mpirun(P), build(name, mpi=True), ex, size, STEPS, {}, files, d,
                              extra=(*extra, "--dir", str(d / "s%r")))
-        for f in ex.fields:
+        for f in (*ex.fields, *ex.records):
             assert got[f].tobytes() == want[f].tobytes(), f"{name}, {P} ranks {' '.join(extra)}: {f} differs"
         assert (r["bytes_read"], r["bytes_written"]) == (r["predicted_bytes_read"], r["predicted_bytes_written"])
         m = r["mpi"]
@@ -352,12 +358,17 @@ def test_the_embedding_api_gives_the_bits_of_the_program(name, build, run_progra
     import stencilc
 
     ex, size, files = setup_case(name, tmp_path, seed=9)
+    files.update({s_: default(size) for s_, default in ex.points.items()})  # (the points the API is given)
     want, _ = incore(name, build, run_program, tmp_path, ex, size, files)
     src = tmp_path / f"{name}.stn"
     src.write_text(STENCILS[name][0])
     prog = stencilc.compile(src)
+    pts = {}
+    for s_, default in ex.points.items():  # (the sets of points are files, as --init gives them)
+        np.save(tmp_path / f"{s_}.npy", default(size))
+        pts[s_] = tmp_path / f"{s_}.npy"
     for how in ({"mode": "incore"}, {"mem": "64M", "dir": tmp_path, "options": ["--block", f"{size[1]},3,2"]}):
-        with prog.open(size=size, steps=STEPS, **how) as sim:
+        with prog.open(size=size, steps=STEPS, init=pts, **how) as sim:
             for f in ex.fields:
                 sim.write(f, files[f])
             sim.advance(3)
