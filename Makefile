@@ -6,7 +6,7 @@ BUILD := build
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
 .DEFAULT_GOAL := help
-.PHONY: help setup demo test test-lit test-py test-c test-asan reliability lint format size grammar bench bench-full clean
+.PHONY: help setup demo test test-lit test-py test-c test-asan reliability lint format size grammar bench bench-full bench-ab clean
 
 help: ## this list
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN{FS=":.*## "}{printf "  make %-14s %s\n", $$1, $$2}'
@@ -61,13 +61,16 @@ test-asan: setup ## the C runtime's tests and the engines' tests under ASan + UB
 reliability: setup ## the fault campaign (root, about 45 minutes): writes docs/reliability.md
 	$(BIN)/python tools/reliability.py --profile full --report docs/reliability.md
 
+# every C file of the runtime: its headers, its sources in src/'s folders, its tests, tools and fuzzers
+RUNTIME_C = $(shell find runtime/include runtime/src runtime/tests runtime/tools runtime/fuzz -name '*.[ch]' | sort)
+
 lint: ## ruff on the Python, clang-format check on the runtime
 	$(BIN)/ruff check compiler test bench tools examples
-	clang-format-15 --dry-run --Werror runtime/include/*.h runtime/src/*.[ch] runtime/tests/*.c runtime/tools/*.c runtime/fuzz/*.c
+	clang-format-15 --dry-run --Werror $(RUNTIME_C)
 
 format: ## apply ruff's and clang-format's fixes
 	$(BIN)/ruff check --fix compiler test bench tools examples
-	clang-format-15 -i runtime/include/*.h runtime/src/*.[ch] runtime/tests/*.c runtime/tools/*.c runtime/fuzz/*.c
+	clang-format-15 -i $(RUNTIME_C)
 
 size: ## the size gate's offenders: files over 800 lines, functions over 100 (test_size_gate.py holds the ratchet)
 	$(BIN)/python tools/size_gate.py
@@ -82,6 +85,9 @@ bench: setup ## the quick benchmark profile (~22 min, root): report and plots in
 bench-full: setup ## the full profile (about two hours, root): writes docs/benchmarks.md and docs/bench/*.png
 	$(BIN)/python -m pip install -q -e ".[bench]"
 	$(BIN)/python -m bench --profile full --out docs/bench --report docs/benchmarks.md
+
+bench-ab: setup ## this tree against another, side by side (root; BEFORE=path/to/tree, PAIRS=3): python -m bench.ab
+	$(BIN)/python -m bench.ab --before $(BEFORE) --after . --pairs $(or $(PAIRS),3)
 
 clean: ## remove build outputs (keeps .venv)
 	rm -rf $(BUILD)

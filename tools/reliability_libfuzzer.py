@@ -35,7 +35,7 @@ def _fuzzers() -> dict[str, Path]:
     for name in FUZZ_PROGRAMS:
         subprocess.run([sys.executable, "-m", "stencilc", str(REPO / "examples" / f"{name}.stn"), "--emit=c", "-o",
                         str(gen / name)], check=True, env=env)
-    runtime = sorted(str(p) for p in (REPO / "runtime" / "src").glob("*.c"))
+    runtime = sorted(str(p) for p in (REPO / "runtime" / "src").rglob("*.c"))
     inc = ["-I", str(REPO / "runtime" / "include"), "-I", str(REPO / "runtime" / "src")]
     libs = ["-laio", "-lhwloc", "-lm", "-lpthread"]
     progs = [a for n in FUZZ_PROGRAMS for a in ("-I", str(gen / n), str(gen / n / f"{n}.c"), str(gen / n / f"{n}_api.c"))]

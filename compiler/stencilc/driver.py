@@ -55,7 +55,7 @@ def write_sources(files: dict[str, str], output: str | None) -> None:
 
 def run(path: str, emit: str = "exe", output: str | None = None, cc: str | None = None,
         cflags: str | None = None, mpi: bool = False) -> int:
-    if mpi:  # the runtime's MPI build (runtime/src/par.c), cached apart by its flags
+    if mpi:  # the runtime's MPI build (runtime/src/mpi/par.c), cached apart by its flags
         cc = cc or "mpicc"
         cflags = " ".join(filter(None, [cflags if cflags is not None else os.environ.get("STENCILC_CFLAGS", ""),
                                         "-DSTN_MPI"]))

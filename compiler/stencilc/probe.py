@@ -2,7 +2,7 @@
 
 Expects: DIR on the device to measure, in a file system that accepts O_DIRECT, with room for a
 test file of ``--size`` bytes; a C compiler, as for any build.  Guarantees: the curves are
-measured by the runtime's own code (``runtime/src/probe.c`` through ``runtime/tools/probe_main.c``,
+measured by the runtime's own code (``runtime/src/io/probe.c`` through ``runtime/tools/probe_main.c``,
 built once against the cached runtime library by ``toolchain.runtime_tool``), with the runtime's
 libaio queue and O_DIRECT, so the time model is fed by the IO path it models.  The machine file
 (docs/machines.md: this machine's cores, caches, DRAM and device block, the device's ``read``,

@@ -2,8 +2,8 @@
 
 Expects: the files from ``codegen.generate``.  Guarantees: the executable appears under
 its final name only once it is completely linked (built under a temporary name, then
-renamed).  The runtime (``runtime/src/*.c``) is compiled once per compiler, flags and
-source version into a static library cached under ``$STENCILC_CACHE_DIR`` (default
+renamed).  The runtime (every ``.c`` under ``runtime/src``, in folders by layer) is compiled once per
+compiler, flags and source version into a static library cached under ``$STENCILC_CACHE_DIR`` (default
 ``$XDG_CACHE_HOME/stencilc`` or ``~/.cache/stencilc``); the cache entry is also created
 atomically, so concurrent builds are safe.  The runtime's own programs (``runtime/tools/NAME_main.c``,
 e.g. the device probe) are linked against that library and cached the same way (``runtime_tool``).
@@ -64,19 +64,35 @@ def cache_dir() -> Path:
 
 
 def runtime_sources() -> list[Path]:
-    return sorted((runtime_dir() / "src").glob("*.c"))
+    """Every C source of the runtime: the ``.c`` files in ``runtime/src``'s folders (their names are
+    unique: each becomes ``NAME.o`` in one library)."""
+    return sorted((runtime_dir() / "src").rglob("*.c"))
+
+
+def runtime_key_files() -> list[Path]:
+    """The files whose content names a runtime library in the cache: every file under ``runtime/src`` and
+    ``runtime/include``, at any depth."""
+    rt = runtime_dir()
+    return sorted(p for d in ("src", "include") for p in (rt / d).rglob("*") if p.is_file())
+
+
+def runtime_key(cc: list[str], cflags: list[str]) -> str:
+    """The name of the runtime library built by this compiler with these flags from these sources: it
+    changes with stencilc's version, the command, and the path and content of every key file."""
+    rt = runtime_dir()
+    h = hashlib.sha256()
+    h.update(__version__.encode())
+    h.update(shlex.join(cc + cflags).encode())
+    for p in runtime_key_files():
+        h.update(p.relative_to(rt).as_posix().encode())
+        h.update(p.read_bytes())
+    return h.hexdigest()[:16]
 
 
 def runtime_library(cc: list[str], cflags: list[str]) -> Path:
     """The runtime as a static library for this compiler and these flags (built once)."""
     rt = runtime_dir()
-    h = hashlib.sha256()
-    h.update(__version__.encode())
-    h.update(shlex.join(cc + cflags).encode())
-    for p in sorted((rt / "src").glob("*")) + sorted((rt / "include").glob("*")):
-        h.update(p.name.encode())
-        h.update(p.read_bytes())
-    lib = cache_dir() / f"runtime-{h.hexdigest()[:16]}" / "libstnrt.a"
+    lib = cache_dir() / f"runtime-{runtime_key(cc, cflags)}" / "libstnrt.a"
     if lib.exists():
         return lib
     lib.parent.parent.mkdir(parents=True, exist_ok=True)
@@ -84,7 +100,8 @@ def runtime_library(cc: list[str], cflags: list[str]) -> Path:
         objs = []
         for src in runtime_sources():
             obj = Path(tmp) / (src.stem + ".o")
-            _run(cc + cflags + ["-I", str(rt / "include"), "-c", str(src), "-o", str(obj)], f"runtime {src.name}")
+            _run(cc + cflags + ["-I", str(rt / "include"), "-I", str(rt / "src"), "-c", str(src), "-o", str(obj)],
+                 f"runtime {src.relative_to(rt / 'src').as_posix()}")
             objs.append(str(obj))
         tmp_lib = Path(tmp) / "libstnrt.a"
         _run(["ar", "rcs", str(tmp_lib)] + objs, "runtime library")

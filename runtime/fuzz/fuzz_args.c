@@ -6,7 +6,7 @@
  * by the steps (issue 28: a huge BT ran for ever) and holds no --ranks of more than one rank (this
  * harness is built without MPI); --help's text is written too.  Built by `make fuzz` against
  * the generated descriptors (stencilc --emit=c). */
-#include "stn_internal.h"
+#include "base/stn_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,7 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     argv[argc] = NULL;
     stn_opts o;
     memset(&o, 0, sizeof o);
-    int rc = stn_opts_parse(d, argc, argv, &o);
+    int rc = stn_opts_parse(d, argc, argv, 1, &o); /* (no MPI: one rank) */
     if (rc && stn_errmsg()[0] == '\0') {
         fprintf(stderr, "fuzz_args: stn_opts_parse returned %d with no message\n", rc);
         abort();

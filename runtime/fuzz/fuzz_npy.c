@@ -8,7 +8,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "stn_internal.h"
+#include "base/stn_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>

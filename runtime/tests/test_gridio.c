@@ -1,9 +1,9 @@
-/* Grid files and the asynchronous IO queue (gridio.c): O_DIRECT on a real file system, awkward
+/* Grid files and the asynchronous IO queue (io/gridio.c, io/aio.c): O_DIRECT on a real file system, awkward
  * shapes, padded rows, exact byte counts, a queue deeper than its ring, two groups in flight,
  * the buffered fallback, and clear errors for short files and missing directories. */
 #include "test_util.h"
 
-#include "stn_gridio.h"
+#include "io/stn_gridio.h"
 
 #include <signal.h>
 #include <stdint.h>
@@ -69,9 +69,9 @@ static void fill(const stn_gridfile *f, char *buf, size_t plane, int64_t y0, int
 
 /* Checks what a read of that range left in buf: every element, and the gaps between planes still
  * SENTINEL.  Returns the number of bad elements (reports the first few). */
-static int64_t verify(const stn_gridfile *f, const char *buf, size_t plane, int64_t y0, int64_t y1,
-                      int64_t z0, int64_t z1, int tag, const char *what) {
-    int64_t bad = 0;
+static int64_t verify(const stn_gridfile *f, const char *buf, size_t plane, const stn_span *sp, int tag,
+                      const char *what) {
+    int64_t y0 = sp->y0, y1 = sp->y1, z0 = sp->z0, z1 = sp->z1, bad = 0;
     size_t used = (size_t)(y1 - y0) * (size_t)f->row_bytes;
     for (int64_t z = z0; z < z1; z++) {
         const char *pl = buf + (size_t)(z - z0) * plane;
@@ -123,7 +123,7 @@ static int64_t verify_layout(const stn_gridfile *f, int tag) {
     return bad;
 }
 
-/* Whether the file system of `dir` accepts O_DIRECT at all (independently of gridio.c). */
+/* Whether the file system of `dir` accepts O_DIRECT at all (independently of io/gridio.c). */
 static int dir_accepts_odirect(const char *dir) {
     char path[600];
     snprintf(path, sizeof path, "%s/odirect-probe", dir);
@@ -139,11 +139,12 @@ static int expect_direct; /* the scratch directory accepts O_DIRECT: grid files 
 
 /* ------------------------------------------------------------------ round trips */
 
-/* Write grid `tag` of this shape in pieces (partial rows of a few planes at a time, and whole
- * planes merged), read it back in other pieces into buffers with a larger plane stride, and
- * check every element, the layout, the untouched gaps and the exact byte counts. */
-static void roundtrip(const char *dir, const char *name, int64_t nx, int64_t ny, int64_t nz, int64_t esz,
-                      size_t align, int flags, stn_aio *q, int tag) {
+/* Write grid `tag` of this shape {nx, ny, nz, esz} in pieces (partial rows of a few planes at a time, and
+ * whole planes merged), read it back in other pieces into buffers with a larger plane stride, and check every
+ * element, the layout, the untouched gaps and the exact byte counts. */
+static void roundtrip(const char *dir, const char *name, const int64_t shape[4], size_t align, int flags,
+                      stn_aio *q, int tag) {
+    int64_t nx = shape[0], ny = shape[1], nz = shape[2], esz = shape[3];
     char path[600];
     snprintf(path, sizeof path, "%s/%s", dir, name);
     stn_gridfile f;
@@ -179,7 +180,7 @@ static void roundtrip(const char *dir, const char *name, int64_t nx, int64_t ny,
             size_t plane = (size_t)(y1 - y0) * (size_t)rb + 2 * align;
             char *b = new_buf(plane, z1 - z0);
             fill(&f, b, plane, y0, y1, z0, z1, tag);
-            CHECK_EQ_INT(stn_aio_write(q, &f, y0, y1, z0, z1, b, plane, &gw, &st), 0);
+            CHECK_EQ_INT(stn_aio_write(q, &f, &(stn_span){y0, y1, z0, z1}, b, plane, &gw, &st), 0);
             expect_w += (uint64_t)((y1 - y0) * (z1 - z0) * rb);
             if (npieces < 256)
                 pieces[npieces++] = b;
@@ -187,7 +188,7 @@ static void roundtrip(const char *dir, const char *name, int64_t nx, int64_t ny,
     size_t whole = (size_t)(ny * rb);
     char *rest = new_buf(whole, nz - zsplit);
     fill(&f, rest, whole, 0, ny, zsplit, nz, tag);
-    CHECK_EQ_INT(stn_aio_write(q, &f, 0, ny, zsplit, nz, rest, whole, &gw, &st), 0);
+    CHECK_EQ_INT(stn_aio_write(q, &f, &(stn_span){0, ny, zsplit, nz}, rest, whole, &gw, &st), 0);
     expect_w += (uint64_t)((nz - zsplit) * ny * rb);
     CHECK(stn_aio_in_flight(q) <= 64);
     CHECK_EQ_INT(stn_aio_wait(q, &gw, &st), 0);
@@ -218,7 +219,7 @@ static void roundtrip(const char *dir, const char *name, int64_t nx, int64_t ny,
         char *b = new_buf(plane, z1 - z0);
         stn_stats sr = {0};
         stn_aio_group g = STN_AIO_GROUP_INIT;
-        CHECK_EQ_INT(stn_aio_read(q, &f, y0, y1, z0, z1, b, plane, &g, &sr), 0);
+        CHECK_EQ_INT(stn_aio_read(q, &f, &(stn_span){y0, y1, z0, z1}, b, plane, &g, &sr), 0);
         CHECK_EQ_INT(stn_aio_wait(q, &g, &sr), 0);
         uint64_t expect = (uint64_t)((y1 - y0) * (z1 - z0) * rb);
         CHECK_EQ_INT(sr.bytes_read, expect);
@@ -226,7 +227,7 @@ static void roundtrip(const char *dir, const char *name, int64_t nx, int64_t ny,
         CHECK_EQ_INT(sr.bytes_written, 0);
         char what[128];
         snprintf(what, sizeof what, "read %zu of %s", k, name);
-        CHECK_EQ_INT(verify(&f, b, plane, y0, y1, z0, z1, tag, what), 0);
+        CHECK_EQ_INT(verify(&f, b, plane, &(stn_span){y0, y1, z0, z1}, tag, what), 0);
         /* what the writer left in the padding comes back in the padding, and nowhere else */
         if (rb > nx * esz)
             CHECK((unsigned char)b[nx * esz] == PADDING && (unsigned char)b[rb - 1] == PADDING);
@@ -263,7 +264,7 @@ static void test_deep_queue(const char *dir, size_t align) {
     stn_stats st = {0};
     stn_aio_group g = STN_AIO_GROUP_INIT;
     /* far more requests than the depth: (8 * 64 * row_bytes) / 4096 */
-    CHECK_EQ_INT(stn_aio_write(q, &f, 0, f.ny, 0, f.nz, w, whole, &g, &st), 0);
+    CHECK_EQ_INT(stn_aio_write(q, &f, &(stn_span){0, f.ny, 0, f.nz}, w, whole, &g, &st), 0);
     /* the call returns at once: 4 requests in flight, the rest held (one call, counted once) */
     CHECK(stn_aio_in_flight(q) <= 4);
     CHECK(stn_aio_queued(q) >= 1);
@@ -279,7 +280,7 @@ static void test_deep_queue(const char *dir, size_t align) {
     CHECK_EQ_INT(st.bytes_written, (uint64_t)f.file_bytes);
     memset(&st, 0, sizeof st);
     stn_aio_group_reset(&g);
-    CHECK_EQ_INT(stn_aio_write(q, &f, 0, f.ny, 0, f.nz, w, whole, &g, &st), 0);
+    CHECK_EQ_INT(stn_aio_write(q, &f, &(stn_span){0, f.ny, 0, f.nz}, w, whole, &g, &st), 0);
     CHECK_EQ_INT(stn_aio_wait(q, &g, &st), 0);
     CHECK_EQ_INT(st.bytes_written, (uint64_t)f.file_bytes);
     CHECK_EQ_INT(g.bytes, (uint64_t)f.file_bytes);
@@ -290,16 +291,16 @@ static void test_deep_queue(const char *dir, size_t align) {
     char *a = new_buf(whole, 4), *b = new_buf(plane, 4); /* a is reused for whole planes */
     stn_aio_group ga = STN_AIO_GROUP_INIT, gb = STN_AIO_GROUP_INIT;
     stn_stats sa = {0}, sb = {0};
-    CHECK_EQ_INT(stn_aio_read(q, &f, 2, 62, 0, 4, a, plane, &ga, &sa), 0);
-    CHECK_EQ_INT(stn_aio_read(q, &f, 2, 62, 4, 8, b, plane, &gb, &sb), 0);
+    CHECK_EQ_INT(stn_aio_read(q, &f, &(stn_span){2, 62, 0, 4}, a, plane, &ga, &sa), 0);
+    CHECK_EQ_INT(stn_aio_read(q, &f, &(stn_span){2, 62, 4, 8}, b, plane, &gb, &sb), 0);
     CHECK(stn_aio_in_flight(q) <= 4);
     CHECK_EQ_INT(stn_aio_wait(q, &gb, &sb), 0);
     CHECK_EQ_INT(gb.pending, 0);
     CHECK_EQ_INT(gb.bytes, (uint64_t)(4 * 60 * f.row_bytes));
-    CHECK_EQ_INT(verify(&f, b, plane, 2, 62, 4, 8, 7, "group b"), 0);
+    CHECK_EQ_INT(verify(&f, b, plane, &(stn_span){2, 62, 4, 8}, 7, "group b"), 0);
     CHECK_EQ_INT(stn_aio_wait(q, &ga, &sa), 0);
     CHECK_EQ_INT(ga.pending, 0);
-    CHECK_EQ_INT(verify(&f, a, plane, 2, 62, 0, 4, 7, "group a"), 0);
+    CHECK_EQ_INT(verify(&f, a, plane, &(stn_span){2, 62, 0, 4}, 7, "group a"), 0);
     /* each request's bytes go to the stats it was submitted with, whoever reaped it */
     CHECK_EQ_INT(sa.bytes_read, (uint64_t)(4 * 60 * f.row_bytes));
     CHECK_EQ_INT(sb.bytes_read, (uint64_t)(4 * 60 * f.row_bytes));
@@ -308,18 +309,18 @@ static void test_deep_queue(const char *dir, size_t align) {
     /* wait_all; and destroy with requests still in flight completes them */
     memset(a, SENTINEL, whole * 4);
     stn_aio_group gc = STN_AIO_GROUP_INIT;
-    CHECK_EQ_INT(stn_aio_read(q, &f, 0, 64, 0, 4, a, whole, &gc, NULL), 0);
+    CHECK_EQ_INT(stn_aio_read(q, &f, &(stn_span){0, 64, 0, 4}, a, whole, &gc, NULL), 0);
     CHECK_EQ_INT(stn_aio_wait_all(q, NULL), 0);
     CHECK_EQ_INT(gc.pending, 0);
     CHECK_EQ_INT(stn_aio_in_flight(q), 0);
-    CHECK_EQ_INT(verify(&f, a, whole, 0, 64, 0, 4, 7, "wait_all"), 0);
+    CHECK_EQ_INT(verify(&f, a, whole, &(stn_span){0, 64, 0, 4}, 7, "wait_all"), 0);
     memset(a, SENTINEL, whole * 4);
     stn_aio_group_reset(&gc);
-    CHECK_EQ_INT(stn_aio_read(q, &f, 0, 64, 0, 4, a, whole, &gc, NULL), 0);
+    CHECK_EQ_INT(stn_aio_read(q, &f, &(stn_span){0, 64, 0, 4}, a, whole, &gc, NULL), 0);
     stn_aio_destroy(q);
     CHECK_EQ_INT(gc.pending, 0);
     CHECK_EQ_INT(gc.error, 0);
-    CHECK_EQ_INT(verify(&f, a, whole, 0, 64, 0, 4, 7, "destroy"), 0);
+    CHECK_EQ_INT(verify(&f, a, whole, &(stn_span){0, 64, 0, 4}, 7, "destroy"), 0);
     stn_free(a);
     stn_free(b);
     stn_free(w);
@@ -340,8 +341,8 @@ static void test_many_calls(const char *dir, size_t align) {
     stn_aio_group g[3] = {STN_AIO_GROUP_INIT, STN_AIO_GROUP_INIT, STN_AIO_GROUP_INIT};
     for (int64_t z = 0; z < f.nz; z++)
         for (int64_t y = 0; y < f.ny; y++)
-            CHECK_EQ_INT(stn_aio_write(q, &f, y, y + 1, z, z + 1, w + z * whole + y * f.row_bytes, 0,
-                                       &g[(z * f.ny + y) % 3], &st),
+            CHECK_EQ_INT(stn_aio_write(q, &f, &(stn_span){y, y + 1, z, z + 1},
+                                       w + z * whole + y * f.row_bytes, 0, &g[(z * f.ny + y) % 3], &st),
                          0);
     CHECK(stn_aio_in_flight(q) <= 2);
     CHECK_EQ_INT(stn_aio_wait_all(q, &st), 0);
@@ -351,10 +352,11 @@ static void test_many_calls(const char *dir, size_t align) {
     memset(r, SENTINEL, whole * (size_t)f.nz);
     for (int64_t z = f.nz - 1; z >= 0; z--)
         for (int64_t y = f.ny - 1; y >= 0; y--)
-            CHECK_EQ_INT(
-                stn_aio_read(q, &f, y, y + 1, z, z + 1, r + z * whole + y * f.row_bytes, 0, &g[0], &st), 0);
+            CHECK_EQ_INT(stn_aio_read(q, &f, &(stn_span){y, y + 1, z, z + 1}, r + z * whole + y * f.row_bytes,
+                                      0, &g[0], &st),
+                         0);
     CHECK_EQ_INT(stn_aio_wait(q, &g[0], &st), 0);
-    CHECK_EQ_INT(verify(&f, r, whole, 0, f.ny, 0, f.nz, 5, "many calls"), 0);
+    CHECK_EQ_INT(verify(&f, r, whole, &(stn_span){0, f.ny, 0, f.nz}, 5, "many calls"), 0);
     stn_aio_destroy(q);
     stn_free(w);
     stn_free(r);
@@ -372,16 +374,18 @@ static void test_bad_requests(const char *dir, size_t align, stn_aio *q) {
     char *b = new_buf(whole, f.nz);
     stn_aio_group g = STN_AIO_GROUP_INIT;
     stn_stats st = {0};
-    CHECK_EQ_INT(stn_aio_read(q, &f, 0, 6, 0, 1, b, whole, &g, &st), -EINVAL); /* y1 > ny */
+    CHECK_EQ_INT(stn_aio_read(q, &f, &(stn_span){0, 6, 0, 1}, b, whole, &g, &st), -EINVAL); /* y1 > ny */
     CHECK_HAS(stn_errmsg(), path);
-    CHECK_EQ_INT(stn_aio_read(q, &f, 0, 5, 3, 5, b, whole, &g, &st), -EINVAL);     /* z1 > nz */
-    CHECK_EQ_INT(stn_aio_read(q, &f, 3, 2, 0, 1, b, whole, &g, &st), -EINVAL);     /* y0 > y1 */
-    CHECK_EQ_INT(stn_aio_read(q, &f, 0, 5, 0, 1, b + 8, whole, &g, &st), -EINVAL); /* misaligned */
+    CHECK_EQ_INT(stn_aio_read(q, &f, &(stn_span){0, 5, 3, 5}, b, whole, &g, &st), -EINVAL); /* z1 > nz */
+    CHECK_EQ_INT(stn_aio_read(q, &f, &(stn_span){3, 2, 0, 1}, b, whole, &g, &st), -EINVAL); /* y0 > y1 */
+    CHECK_EQ_INT(stn_aio_read(q, &f, &(stn_span){0, 5, 0, 1}, b + 8, whole, &g, &st),
+                 -EINVAL); /* misaligned */
     CHECK_HAS(stn_errmsg(), "aligned");
-    CHECK_EQ_INT(stn_aio_read(q, &f, 0, 5, 0, 2, b, whole + 8, &g, &st), -EINVAL);           /* stride */
-    CHECK_EQ_INT(stn_aio_read(q, &f, 0, 5, 0, 2, b, (size_t)f.row_bytes, &g, &st), -EINVAL); /* too small */
-    CHECK_EQ_INT(stn_aio_read(q, &f, 2, 2, 0, 4, b, whole, &g, &st), 0);                     /* empty */
-    CHECK_EQ_INT(stn_aio_write(q, &f, 0, 5, 1, 1, b, whole, &g, &st), 0);                    /* empty */
+    CHECK_EQ_INT(stn_aio_read(q, &f, &(stn_span){0, 5, 0, 2}, b, whole + 8, &g, &st), -EINVAL); /* stride */
+    CHECK_EQ_INT(stn_aio_read(q, &f, &(stn_span){0, 5, 0, 2}, b, (size_t)f.row_bytes, &g, &st),
+                 -EINVAL);                                                             /* too small */
+    CHECK_EQ_INT(stn_aio_read(q, &f, &(stn_span){2, 2, 0, 4}, b, whole, &g, &st), 0);  /* empty */
+    CHECK_EQ_INT(stn_aio_write(q, &f, &(stn_span){0, 5, 1, 1}, b, whole, &g, &st), 0); /* empty */
     CHECK_EQ_INT(g.pending, 0);
     CHECK_EQ_INT(stn_aio_queued(q) + stn_aio_in_flight(q), 0);
     CHECK_EQ_INT(st.bytes_read + st.bytes_written, 0);
@@ -399,7 +403,7 @@ static void test_short_file(const char *dir, size_t align, stn_aio *q) {
     char *b = new_buf(whole, f.nz);
     fill(&f, b, whole, 0, f.ny, 0, f.nz, 3);
     stn_aio_group g = STN_AIO_GROUP_INIT;
-    CHECK_EQ_INT(stn_aio_write(q, &f, 0, f.ny, 0, f.nz, b, whole, &g, NULL), 0);
+    CHECK_EQ_INT(stn_aio_write(q, &f, &(stn_span){0, f.ny, 0, f.nz}, b, whole, &g, NULL), 0);
     CHECK_EQ_INT(stn_aio_wait(q, &g, NULL), 0);
     stn_gridfile_close(&f);
 
@@ -424,7 +428,7 @@ static void test_short_file(const char *dir, size_t align, stn_aio *q) {
     stn_stats st = {0};
     stn_aio_group_reset(&g);
     memset(b, SENTINEL, whole * 4);
-    CHECK_EQ_INT(stn_aio_read(q, &f, 0, f.ny, 0, f.nz, b, whole, &g, &st), 0);
+    CHECK_EQ_INT(stn_aio_read(q, &f, &(stn_span){0, f.ny, 0, f.nz}, b, whole, &g, &st), 0);
     CHECK_EQ_INT(stn_aio_wait(q, &g, &st), -EIO);
     CHECK_HAS(stn_errmsg(), path);
     CHECK_HAS(stn_errmsg(), "short read");
@@ -446,7 +450,7 @@ static void test_short_file(const char *dir, size_t align, stn_aio *q) {
     CHECK(ftruncate(f.fd, cut2) == 0);
     memset(&st, 0, sizeof st);
     stn_aio_group_reset(&g);
-    CHECK_EQ_INT(stn_aio_read(q, &f, 0, f.ny, 3, 4, b, whole, &g, &st), 0);
+    CHECK_EQ_INT(stn_aio_read(q, &f, &(stn_span){0, f.ny, 3, 4}, b, whole, &g, &st), 0);
     CHECK_EQ_INT(stn_aio_wait(q, &g, &st), -EIO);
     CHECK_HAS(stn_errmsg(), path);
     CHECK_HAS(stn_errmsg(), "plane 3, row ");
@@ -537,7 +541,8 @@ static void smoke_throughput(const char *dir, size_t align) {
     stn_stats st = {0};
     stn_aio_group g = STN_AIO_GROUP_INIT;
     double t0 = stn_now();
-    CHECK_EQ_INT(stn_aio_write(q, &f, 0, f.ny, 0, f.nz, b, (size_t)(f.ny * f.row_bytes), &g, &st), 0);
+    CHECK_EQ_INT(
+        stn_aio_write(q, &f, &(stn_span){0, f.ny, 0, f.nz}, b, (size_t)(f.ny * f.row_bytes), &g, &st), 0);
     CHECK_EQ_INT(stn_aio_wait(q, &g, &st), 0);
     CHECK_EQ_INT(stn_gridfile_sync(&f), 0);
     double tw = stn_now() - t0;
@@ -545,7 +550,8 @@ static void smoke_throughput(const char *dir, size_t align) {
     stn_aio_group_reset(&g);
     t0 = stn_now();
     /* all planes merged: max_request pieces, up to the queue depth in flight */
-    CHECK_EQ_INT(stn_aio_read(q, &f, 0, f.ny, 0, f.nz, b, (size_t)(f.ny * f.row_bytes), &g, &st), 0);
+    CHECK_EQ_INT(stn_aio_read(q, &f, &(stn_span){0, f.ny, 0, f.nz}, b, (size_t)(f.ny * f.row_bytes), &g, &st),
+                 0);
     CHECK_EQ_INT(stn_aio_wait(q, &g, &st), 0);
     double tr = stn_now() - t0;
     int ok = 1;
@@ -580,7 +586,7 @@ static void shapes(const char *dir, size_t align, int flags, stn_aio *q, const c
     };
     for (size_t k = 0; k < sizeof shp / sizeof shp[0]; k++) {
         snprintf(name, sizeof name, "%s-%zu.grid", label, k);
-        roundtrip(dir, name, shp[k][0], shp[k][1], shp[k][2], shp[k][3], align, flags, q, (int)k + 1);
+        roundtrip(dir, name, shp[k], align, flags, q, (int)k + 1);
     }
 }
 
@@ -625,7 +631,7 @@ int main(void) {
     }
     shapes(dir, align, 0, q, "direct");
     /* rows padded to more than the minimum (e.g. the physical block size) work the same */
-    roundtrip(dir, "wide.grid", 37, 5, 4, 8, align * 8, 0, q, 11);
+    roundtrip(dir, "wide.grid", (const int64_t[4]){37, 5, 4, 8}, align * 8, 0, q, 11);
     /* the buffered path (what a file system that refuses O_DIRECT gets) */
     shapes(dir, align, STN_GRIDFILE_BUFFERED, q, "buffered");
     test_bad_requests(dir, align, q);

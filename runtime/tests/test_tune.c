@@ -15,7 +15,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "stn_ooc.h"
+#include "plan/stn_ooc.h"
 #include "test_util.h"
 
 #include <inttypes.h>
@@ -117,13 +117,27 @@ static void make_problem(problem *P) {
              pb->align, pb->iy, pb->depth, stn_ooc_periodic_axes(d), stn_ooc_wedge_ok(d));
 }
 
+/* The plan of problem pb's grid for `steps` steps of `schedule`, blocks blk = by, bz, bt, the strip. */
+static void plan_of(const stn_tune_problem *pb, int64_t steps, int schedule, const int64_t blk[3], int strip,
+                    stn_ooc_plan *p) {
+    stn_plan_request q = {.d = pb->d,
+                          .size = {pb->size[0], pb->size[1], pb->size[2]},
+                          .steps = steps,
+                          .schedule = schedule,
+                          .by = blk[0],
+                          .bz = blk[1],
+                          .bt = blk[2],
+                          .strip = strip,
+                          .align = pb->align};
+    stn_ooc_make_plan(&q, p);
+}
+
 /* The DRAM of the plan with every block as large as the grid: no budget above it changes a
  * tuner's answer. */
 static uint64_t largest_plan(const stn_tune_problem *pb) {
     stn_ooc_plan p;
     int64_t steps = pb->steps < 1 ? 1 : pb->steps;
-    stn_ooc_make_plan(pb->d, NULL, pb->size, pb->steps, pb->schedule, pb->size[1], pb->size[2], steps, -1,
-                      pb->align, &p);
+    plan_of(pb, pb->steps, pb->schedule, (int64_t[3]){pb->size[1], pb->size[2], steps}, -1, &p);
     return p.mem_bytes;
 }
 
@@ -302,8 +316,8 @@ static void check_exchange(problem *P, const stn_ooc_plan *p, const stn_time_mod
         /* an exchange dearer than any sweep (a second a message): one sweep, where the budget allows */
         stn_ooc_plan one;
         char why[256];
-        stn_ooc_make_plan(pb.d, NULL, pb.size, pb.steps, pb.schedule, pb.size[1], pb.size[2], pb.steps,
-                          STN_STRIP_NONE, pb.align, &one);
+        plan_of(&pb, pb.steps, pb.schedule, (int64_t[3]){pb.size[1], pb.size[2], pb.steps}, STN_STRIP_NONE,
+                &one);
         if (one.mem_bytes <= pb.budget && !stn_ooc_periodic_refusal(pb.d, &one, why, sizeof why)) {
             x.net_latency = 1;
             one_sweep_checks++;
@@ -354,9 +368,8 @@ static void check_time(problem *P, const stn_ooc_plan *p) {
         double added[2];
         int64_t by = p->r.axis == 1 ? p->r.b : P->pb.size[1], bz = p->r.axis == 2 ? p->r.b : p->q.b;
         for (int k = 0; k < 2; k++) {
-            stn_ooc_make_plan(P->pb.d, NULL, P->pb.size, 3 * (k + 1) * p->bt, p->schedule, by, bz, p->bt,
-                              p->strip == STN_STRIP_FILE ? STN_STRIP_FILE : STN_STRIP_DRAM, P->pb.align,
-                              &runs[k]);
+            plan_of(&P->pb, 3 * (k + 1) * p->bt, p->schedule, (int64_t[3]){by, bz, p->bt},
+                    p->strip == STN_STRIP_FILE ? STN_STRIP_FILE : STN_STRIP_DRAM, &runs[k]);
             CHECK_EQ_INT((int)runs[k].nsweeps, 3 * (k + 1));
             stn_ooc_predict_time(P->pb.m, &runs[k], 0, &tm, &same);
             CHECK_EQ_INT(stn_dev_parse_curve("4K@1:20M 1M@1:200M", &fast.mixed_new, err, sizeof err), 0);
@@ -387,8 +400,8 @@ static void check_long_horizons(int problems) {
         for (int k = 0; k < 3; k++) {
             pb->steps = horizons[k];
             stn_ooc_plan one;
-            stn_ooc_make_plan(pb->d, NULL, pb->size, pb->steps, pb->schedule, pb->size[1], pb->size[2],
-                              pb->steps, STN_STRIP_DRAM, pb->align, &one);
+            plan_of(pb, pb->steps, pb->schedule, (int64_t[3]){pb->size[1], pb->size[2], pb->steps},
+                    STN_STRIP_DRAM, &one);
             char why[256];
             int one_ok = !stn_ooc_periodic_refusal(pb->d, &one, why, sizeof why);
             pb->budget = one.mem_bytes + largest_plan(pb);

@@ -1,6 +1,6 @@
 /*
  * probe_main.c -- stencilc-probe, the program behind `stencilc probe`: measure the flash device
- * holding a directory (stn_probe, runtime/src/probe.c) and write a complete machine file
+ * holding a directory (stn_probe, runtime/src/io/probe.c) and write a complete machine file
  * (docs/machines.md) for this machine with the device's read, write, mixed and mixed_new curves
  * and the kernels' share of speed left under IO (compute_under_io).
  *
@@ -16,10 +16,10 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "stn_device.h"
-#include "stn_gridio.h"
-#include "stn_internal.h"
-#include "stn_probe.h"
+#include "base/stn_device.h"
+#include "base/stn_internal.h"
+#include "io/stn_gridio.h"
+#include "io/stn_probe.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -146,9 +146,21 @@ static void device_name(const char *dir, char *out, size_t n) {
     free(real);
 }
 
+/* How the device was probed: the directory (absolute), the device's name, the test file's size, the
+ * seconds per point and the device's block. */
+typedef struct probed {
+    const char *dir, *devname;
+    uint64_t file_bytes;
+    double seconds;
+    size_t block;
+} probed;
+
 /* The machine file's text: this machine as discovered, the device's curves as measured. */
-static int machine_json(const stn_hw *hw, const stn_device *dev, const char *dir, const char *devname,
-                        uint64_t file_bytes, double seconds, size_t block, char *out, size_t n) {
+static int machine_json(const stn_hw *hw, const stn_device *dev, const probed *how, char *out, size_t n) {
+    const char *dir = how->dir, *devname = how->devname;
+    uint64_t file_bytes = how->file_bytes;
+    double seconds = how->seconds;
+    size_t block = how->block;
     char name[128], desc[256], jname[300], jdesc[600], date[64] = "", hb[32];
     static char rd[STN_CURVE_MAX * 48], wr[STN_CURVE_MAX * 48], mx[STN_CURVE_MAX * 48],
         mn[STN_CURVE_MAX * 48];
@@ -253,7 +265,17 @@ static void print_table(const stn_device *dev) {
     printf("  IO under compute: %.3f of the mixed bandwidth alone (64K @ 32)\n", dev->io_under_compute);
 }
 
-int main(int argc, char **argv) {
+/* The command line. */
+typedef struct probe_args {
+    const char *dir, *output;
+    uint64_t size;
+    double seconds;
+    int quiet;
+} probe_args;
+
+/* Parse and check the command line into *pa: -1 to go on, else the exit status (0 after --help, 2 for
+ * a mistake, its message printed). */
+static int parse_args(int argc, char **argv, probe_args *pa) {
     const char *dir = NULL, *output = NULL, *size_text = NULL, *seconds_text = NULL;
     int quiet = 0;
     for (int i = 1; i < argc; i++) {
@@ -308,7 +330,19 @@ int main(int argc, char **argv) {
     }
     if (output && !*output)
         return usage_error("-o: expected a file, got an empty string");
+    *pa = (probe_args){dir, output, size, seconds, quiet};
+    return -1;
+}
 
+int main(int argc, char **argv) {
+    probe_args pa = {0};
+    int status = parse_args(argc, argv, &pa);
+    if (status >= 0)
+        return status;
+    const char *dir = pa.dir, *output = pa.output;
+    uint64_t size = pa.size;
+    double seconds = pa.seconds;
+    int quiet = pa.quiet;
     struct stat sb;
     if (stat(dir, &sb) != 0) {
         fprintf(stderr, PREFIX "--dir '%s': %s\n", dir, strerror(errno));
@@ -349,8 +383,8 @@ int main(int argc, char **argv) {
     if (!realpath(dir, where)) /* the machine file names the directory absolutely */
         snprintf(where, sizeof where, "%s", dir);
     static char text[16384];
-    if (machine_json(&hw, &dev, where, devname, size - size % STN_PROBE_MAX_REQUEST, seconds, block, text,
-                     sizeof text) != 0)
+    probed how = {where, devname, size - size % STN_PROBE_MAX_REQUEST, seconds, block};
+    if (machine_json(&hw, &dev, &how, text, sizeof text) != 0)
         return fail(stn_errmsg());
     if (write_machine(output, text, &dev) != 0)
         return fail(stn_errmsg());

@@ -145,6 +145,23 @@ def test_plan_only_with_a_huge_bt_answers_at_once(heat3d, tmp_path):
     assert r.stdout.startswith("by 64 bz 8 bt 3 "), r.stdout
 
 
+def test_a_run_whose_bytes_overflow_the_counters_is_refused(heat3d, tmp_path):
+    """--steps 10^15 on 256^3 planned 5.99e15 bytes read: the model's sum had wrapped around 2^64 (the
+    run moves about 8e21).  Now refused with the estimate; a run of 10^9 steps still plans exactly."""
+    args = ["--size", "256,256,256", "--plan-only", "--mem", "64M", "--dir", tmp_path]
+    r = run(heat3d, *args, "--steps", "1000000000000000", timeout=120)
+    assert r.returncode == 1 and r.stdout == "", r.stdout
+    assert re.search(r"--steps 1000000000000000: the run would read and write about \d\.\d+e\+2[1-3] bytes",
+                     r.stderr), r.stderr  # (the tuner's plan varies with the machine: 8e21 was bt 35)
+    assert "more than the 2^62 its byte counters and IO model count exactly" in r.stderr, r.stderr
+    r = run(heat3d, *args, "--steps", "1000000000", timeout=120)
+    assert r.returncode == 0, r.stderr
+    fields = r.stdout.split()
+    bt, rd = int(fields[fields.index("bt") + 1]), int(fields[fields.index("predicted_bytes_read") + 1])
+    sweeps = -(-1000000000 // bt)
+    assert rd >= (sweeps - 1) * 128 * 2**20, r.stdout  # a sweep reads the grid once: no wrap-around
+
+
 # ------------------------------------------------------------------ 8: --report checked before the run
 
 

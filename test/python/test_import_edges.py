@@ -359,6 +359,24 @@ def test_a_crash_of_the_parse_is_a_located_error(tmp_path, monkeypatch):
     assert str(src) in msg and "SIGSEGV" in msg and f"exit {128 + signal.SIGSEGV}" in msg, msg
 
 
+def test_a_parse_that_never_ends_is_stopped_with_the_reason(tmp_path):
+    """`#pragma clang __debug overflow_stack` made libclang hang and the import with it (no timeout).
+    Now the parse is stopped after STENCILC_IMPORT_TIMEOUT seconds (300 by default) with an error naming
+    the file and the knob."""
+    src = tmp_path / "hang.c"
+    src.write_text("#pragma clang __debug overflow_stack\n" + _huge_sum(3))
+    cmd, env = stencilc_command()
+    env = dict(env, STENCILC_IMPORT_TIMEOUT="5")
+    p = subprocess.run([*cmd, "import", str(src), "-o", str(tmp_path / "h.stn")], capture_output=True, text=True,
+                       env=env, timeout=120)
+    assert p.returncode == 1, (p.returncode, p.stderr[-2000:])
+    assert f"libclang did not finish parsing '{src}' in 5 s" in p.stderr, p.stderr
+    assert "STENCILC_IMPORT_TIMEOUT=SECONDS" in p.stderr and not (tmp_path / "h.stn").exists()
+    bad = subprocess.run([*cmd, "import", str(src), "-o", str(tmp_path / "h.stn")], capture_output=True, text=True,
+                         env=dict(env, STENCILC_IMPORT_TIMEOUT="soon"), timeout=60)
+    assert bad.returncode == 1 and "STENCILC_IMPORT_TIMEOUT='soon': expected a positive number" in bad.stderr
+
+
 # ---------------------------------------------------------------------------------------------- point 14
 
 def test_bytes_that_are_not_utf8_are_kept(tmp_path):

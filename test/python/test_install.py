@@ -36,7 +36,10 @@ def test_wheel_carries_runtime_and_templates(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
     assert "stencilc/_data/runtime/include/stn_rt.h" in names
     assert "stencilc/_data/templates/kernel.c.j2" in names
-    assert any(n.startswith("stencilc/_data/runtime/src/") and n.endswith(".c") for n in names)
+    runtime = {f"stencilc/_data/runtime/{p.relative_to(REPO / 'runtime').as_posix()}"
+               for d in ("src", "include", "tools") for p in (REPO / "runtime" / d).rglob("*") if p.is_file()}
+    assert any("/src/base/" in n for n in runtime), "the runtime's sources lie in folders by layer"
+    assert sorted(runtime - names) == [], "runtime files missing from the wheel"
     assert "stencilc/frontend/generated/StencilParser.py" in names
 
 

@@ -1,4 +1,4 @@
-"""docs/report.schema.json: the schema of the run report (--report FILE, runtime/src/report.c).
+"""docs/report.schema.json: the schema of the run report (--report FILE, runtime/src/report/report.c).
 
 * The schema is a valid draft 2020-12 schema, and every property in it says what it is.
 * A report of every kind validates: in-core, mmap, out-of-core with whole planes, y-blocked with

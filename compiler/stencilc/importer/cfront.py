@@ -247,6 +247,20 @@ class _Eval:
 
 # The child that parses: this interpreter, on this package (the tests replace it to check a crash's report).
 CHILD = [sys.executable, "-m", "stencilc.importer._child"]
+# The longest a parse may take (seconds; STENCILC_IMPORT_TIMEOUT overrides it): a 180 KB file of one
+# 15,000-term sum parses in seconds, and `#pragma clang __debug overflow_stack` made libclang hang.
+PARSE_TIMEOUT = 300.0
+
+
+def _parse_timeout() -> float:
+    text = os.environ.get("STENCILC_IMPORT_TIMEOUT", "")
+    try:
+        value = float(text) if text else PARSE_TIMEOUT
+    except ValueError:
+        value = -1.0
+    if not value > 0:
+        raise FrontError(f"STENCILC_IMPORT_TIMEOUT={text!r}: expected a positive number of seconds")
+    return value
 
 
 def parse(path: str, data: bytes, cflags: list[str]) -> Unit:
@@ -255,10 +269,15 @@ def parse(path: str, data: bytes, cflags: list[str]) -> Unit:
     env = dict(os.environ)
     pkg_parent = str(Path(__file__).resolve().parents[2])  # the directory holding the stencilc package
     env["PYTHONPATH"] = pkg_parent + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    limit = _parse_timeout()
     try:
-        p = subprocess.run(CHILD, input=pickle.dumps((path, data, cflags)), capture_output=True, env=env)
+        p = subprocess.run(CHILD, input=pickle.dumps((path, data, cflags)), capture_output=True, env=env,
+                           timeout=limit)
     except OSError as e:
         raise FrontError(f"cannot start the process that parses '{path}': {e}") from None
+    except subprocess.TimeoutExpired:
+        raise FrontError(f"libclang did not finish parsing '{path}' in {limit:g} s (it was stopped; a file that "
+                         "parses slowly can be given more with STENCILC_IMPORT_TIMEOUT=SECONDS)") from None
     if p.returncode < 0 or p.returncode >= 128:
         sig = -p.returncode if p.returncode < 0 else p.returncode - 128
         try:

@@ -1,0 +1,169 @@
+/* device.c -- the flash device's bandwidth curves for the time model (stn_device.h). */
+#include "base/stn_device.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+/* A number with an optional binary unit (K, M, G, T): its value, or -1 if it is not one.  *end
+ * receives where it stopped. */
+static double number_with_unit(const char *s, const char **end) {
+    char *e;
+    if (!isdigit((unsigned char)*s) && *s != '.')
+        return -1;
+    double v = strtod(s, &e);
+    const char *units = "KMGT", *u = *e ? strchr(units, toupper((unsigned char)*e)) : NULL;
+    if (u && *e) {
+        v *= pow(1024.0, (double)(u - units + 1));
+        e++;
+        if (*e == 'i' || *e == 'I') /* "KiB"-style spellings are the same unit */
+            e++;
+        if (*e == 'B' || *e == 'b')
+            e++;
+    }
+    *end = e;
+    return v;
+}
+
+static int by_depth_request(const void *a, const void *b) {
+    const stn_dev_point *x = a, *y = b;
+    if (x->depth != y->depth)
+        return x->depth < y->depth ? -1 : 1;
+    return x->request < y->request ? -1 : x->request > y->request;
+}
+
+int stn_dev_parse_curve(const char *text, stn_dev_curve *c, char *err, size_t n) {
+    c->n = 0;
+    const char *s = text;
+    for (int k = 1;; k++) {
+        while (*s == ' ' || *s == ',' || *s == '\t' || *s == '\n')
+            s++;
+        if (!*s)
+            break;
+        const char *start = s, *e;
+        int len = 0;
+        while (start[len] && start[len] != ' ' && start[len] != ',' && start[len] != '\t')
+            len++;
+        double req = number_with_unit(s, &e), depth = -1, bps = -1;
+        if (req > 0 && *e == '@') {
+            depth = strtod(e + 1, (char **)&e);
+            if (*e == ':')
+                bps = number_with_unit(e + 1, &e);
+        }
+        if (req < 1 || depth < 1 || depth != floor(depth) || depth > 65536 || bps <= 0 || !isfinite(bps) ||
+            (*e && *e != ' ' && *e != ',' && *e != '\t' && *e != '\n')) {
+            snprintf(err, n,
+                     "point %d '%.*s': expected REQUEST@DEPTH:BANDWIDTH, e.g. 64K@8:610M (bytes per request, "
+                     "requests in flight, bytes per second; binary units)",
+                     k, len, start);
+            return -EINVAL;
+        }
+        if (c->n == STN_CURVE_MAX) {
+            snprintf(err, n, "more than %d points", STN_CURVE_MAX);
+            return -EINVAL;
+        }
+        c->p[c->n++] = (stn_dev_point){(uint64_t)req, (int)depth, bps};
+        s = e;
+    }
+    if (c->n == 0) {
+        snprintf(err, n, "no points: expected REQUEST@DEPTH:BANDWIDTH, e.g. 64K@8:610M");
+        return -EINVAL;
+    }
+    qsort(c->p, (size_t)c->n, sizeof c->p[0], by_depth_request);
+    for (int i = 1; i < c->n; i++)
+        if (c->p[i].depth == c->p[i - 1].depth && c->p[i].request == c->p[i - 1].request) {
+            snprintf(err, n, "two points for requests of %llu bytes at depth %d",
+                     (unsigned long long)c->p[i].request, c->p[i].depth);
+            return -EINVAL;
+        }
+    return 0;
+}
+
+static const char *unit(double v, char *buf, size_t n) {
+    static const char *u[] = {"", "K", "M", "G", "T"};
+    int k = 0;
+    while (k < 4 && v >= 1000.0) /* 1000 to 1023 in the next unit: "0.98G", not "1e+03M" */
+        v /= 1024.0, k++;
+    if (v == floor(v))
+        snprintf(buf, n, "%.0f%s", v, u[k]);
+    else
+        snprintf(buf, n, "%.3g%s", v, u[k]);
+    return buf;
+}
+
+void stn_dev_format_curve(const stn_dev_curve *c, char *buf, size_t n) {
+    size_t at = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < c->n && at < n; i++) {
+        char a[32], b[32];
+        int w =
+            snprintf(buf + at, n - at, "%s%s@%d:%s", i ? " " : "", unit((double)c->p[i].request, a, sizeof a),
+                     c->p[i].depth, unit(c->p[i].bps, b, sizeof b));
+        if (w < 0)
+            break;
+        at += (size_t)w;
+    }
+}
+
+double stn_dev_bandwidth(const stn_dev_curve *c, uint64_t request, int depth) {
+    if (c->n == 0 || request == 0)
+        return 0;
+    /* the depth to use: the largest measured <= depth, else the least measured */
+    int d = c->p[0].depth;
+    for (int i = 0; i < c->n; i++)
+        if (c->p[i].depth <= depth)
+            d = c->p[i].depth;
+    int lo = -1, hi = -1; /* the points of depth d around `request` */
+    for (int i = 0; i < c->n; i++) {
+        if (c->p[i].depth != d)
+            continue;
+        if (c->p[i].request <= request)
+            lo = i;
+        if (c->p[i].request >= request && hi < 0)
+            hi = i;
+    }
+    if (lo < 0) /* below the smallest request measured: as many requests a second (the latency
+                 * bounds small requests, not the bandwidth) */
+        return c->p[hi].bps * (double)request / (double)c->p[hi].request;
+    if (hi < 0 || hi == lo)
+        return c->p[lo].bps;
+    /* seconds per byte, linear in log(request) */
+    double x = (log((double)request) - log((double)c->p[lo].request)) /
+               (log((double)c->p[hi].request) - log((double)c->p[lo].request));
+    double spb = (1 - x) / c->p[lo].bps + x / c->p[hi].bps;
+    return 1.0 / spb;
+}
+
+void stn_dev_default(stn_device *dev) {
+    char err[256];
+    memset(dev, 0, sizeof *dev); /* no mixed curves, no slowdown under IO: not measured */
+    /* a SATA-class SSD: about 500 MB/s either way at depth, much less for small requests alone */
+    (void)stn_dev_parse_curve("4K@1:40M 64K@1:200M 1M@1:400M 4K@8:150M 64K@8:450M 1M@8:500M", &dev->read, err,
+                              sizeof err);
+    (void)stn_dev_parse_curve("4K@1:60M 64K@1:250M 1M@1:400M 4K@8:150M 64K@8:400M 1M@8:450M", &dev->write,
+                              err, sizeof err);
+    snprintf(dev->source, sizeof dev->source, "default (nothing measured: run 'stencilc probe --dir DIR')");
+}
+
+int stn_dev_cache_path(const char *dir, char *path, size_t n) {
+    struct stat sb;
+    if (stat(dir, &sb) != 0)
+        return -errno;
+    const char *env = getenv("STENCILC_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    char base[3072];
+    if (env && *env)
+        snprintf(base, sizeof base, "%s", env);
+    else if (xdg && *xdg)
+        snprintf(base, sizeof base, "%s/stencilc", xdg);
+    else if (home && *home)
+        snprintf(base, sizeof base, "%s/.cache/stencilc", home);
+    else
+        return -ENOENT;
+    int w = snprintf(path, n, "%s/devices/%u-%u.json", base, major(sb.st_dev), minor(sb.st_dev));
+    return w < 0 || (size_t)w >= n ? -ENAMETOOLONG : 0;
+}

@@ -1,0 +1,86 @@
+/* stats.c -- timers per phase, and the process' resident memory (peak RSS, PSS).  The engine's
+ * own allocations are counted in alloc.c. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "base/stn_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+double stn_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static const char *const phase_names[STN_PHASE_N] = {"read", "write", "copy", "compute", "wait", "init"};
+
+const char *stn_phase_name(int phase) {
+    return phase >= 0 && phase < STN_PHASE_N ? phase_names[phase] : "unknown";
+}
+
+void stn_stats_add_time(stn_stats *st, int phase, double t0) {
+    if (st && phase >= 0 && phase < STN_PHASE_N)
+        st->seconds[phase] += stn_now() - t0;
+}
+
+/* ------------------------------------------------------------------ peak RSS */
+
+/* VmHWM of /proc/self/status, in bytes (0 if unreadable).  Unlike getrusage's ru_maxrss it
+ * can be reset (clear_refs), so a process that runs several stencils reports each one. */
+static uint64_t read_vmhwm(void) {
+    FILE *f = fopen("/proc/self/status", "re");
+    if (!f)
+        return 0;
+    char line[256];
+    unsigned long long kib = 0;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "VmHWM: %llu kB", &kib) == 1)
+            break;
+    fclose(f);
+    return (uint64_t)kib * 1024u;
+}
+
+/* The proportional set size now (/proc/self/smaps_rollup "Pss"): resident memory with a page
+ * mapped twice counted once, as the memory cgroup counts it (RSS counts each mapping; the
+ * out-of-core window maps its rings twice).  0 where the kernel does not say. */
+uint64_t stn_pss_bytes(void) {
+    FILE *f = fopen("/proc/self/smaps_rollup", "re");
+    char line[256];
+    unsigned long long kib = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "Pss: %llu kB", &kib) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return (uint64_t)kib * 1024u;
+}
+
+uint64_t stn_peak_rss_bytes(void) {
+    uint64_t hwm = read_vmhwm();
+    if (hwm)
+        return hwm;
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) != 0)
+        return 0;
+    return (uint64_t)ru.ru_maxrss * 1024u; /* KiB on Linux */
+}
+
+void stn_stats_reset_peaks(void) {
+    stn_alloc_reset_peak();
+    /* "5" resets the peak RSS to the current RSS (Linux >= 4.0); failure only means the
+     * report shows the process' peak instead of this run's. */
+    int fd = open("/proc/self/clear_refs", O_WRONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        ssize_t w = write(fd, "5", 1);
+        (void)w;
+        close(fd);
+    }
+}

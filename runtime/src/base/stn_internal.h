@@ -1,0 +1,344 @@
+/*
+ * stn_internal.h -- what the runtime's source files share and generated code never sees.
+ *
+ * Every .c file defines _GNU_SOURCE before its first include (the Python driver compiles
+ * every runtime/src .c file without extra definitions, so nothing here may depend on a generated
+ * config header or on command-line macros).
+ */
+#ifndef STN_INTERNAL_H
+#define STN_INTERNAL_H
+
+#include "base/stn_device.h"
+#include "stn_rt.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+/* ------------------------------------------------------------------ OpenMP, optional */
+
+/* The runtime also builds without -fopenmp (then everything runs on one thread); the pragma
+ * goes through a macro so that such a build has no unknown-pragma warnings either. */
+#ifdef _OPENMP
+#define STN_OMP_PARALLEL _Pragma("omp parallel")
+#else
+#define STN_OMP_PARALLEL
+#endif
+
+static inline int stn_omp_max_threads(void) {
+#ifdef _OPENMP
+    return omp_get_max_threads();
+#else
+    return 1;
+#endif
+}
+static inline void stn_omp_set_threads(int n) {
+#ifdef _OPENMP
+    omp_set_num_threads(n);
+#else
+    (void)n;
+#endif
+}
+static inline int stn_omp_thread_num(void) {
+#ifdef _OPENMP
+    return omp_get_thread_num();
+#else
+    return 0;
+#endif
+}
+static inline int stn_omp_num_threads(void) {
+#ifdef _OPENMP
+    return omp_get_num_threads();
+#else
+    return 1;
+#endif
+}
+
+/* ------------------------------------------------------------------ desc.c */
+
+/* A broken descriptor is a compiler bug: 0, or -EINVAL saying so (instead of crashing later). */
+int stn_desc_check(const stn_program_desc *d);
+
+/* ------------------------------------------------------------------ checkpoint.c */
+
+/* A checkpoint's manifest, DIR/NAME.checkpoint.json: its steps, size and levels ("u", "u.prev"). */
+typedef struct stn_ckpt {
+    int64_t steps_done, size[3];
+    int nlevels;
+    char **levels;
+} stn_ckpt;
+/* Written atomically, after the levels' DIR/LEVEL.npy; 0 or -errno with the message. */
+int stn_ckpt_write(const char *dir, const char *name, int64_t steps_done, const int64_t size[3], int nlevels,
+                   const char *const *levels);
+/* Read and checked (a checkpoint of stencil `name`); 0 or -errno naming the file and the cause. */
+int stn_ckpt_read(const char *dir, const char *name, stn_ckpt *ck);
+void stn_ckpt_free(stn_ckpt *ck);
+
+/* ------------------------------------------------------------------ error.c */
+
+void stn_error_clear(void);
+
+/* ------------------------------------------------------------------ error.c: messages */
+
+/* -e for an errno value e > 0; -EIO when errno was (unexpectedly) 0. */
+int stn_neg_errno(int e);
+/* "1.50 GiB" style, for messages; returns buf. */
+const char *stn_fmt_bytes(char *buf, size_t n, uint64_t bytes);
+
+/* ------------------------------------------------------------------ mem.c: the memory policy */
+
+/* Every share of the DRAM figure and of a run's budget (bytes), named once: */
+/* the default reserve, left to the page cache, the program and the rest of the system: 1/DEN of the DRAM
+ * figure (the default budget is the rest; a machine file may give its own reserve) */
+#define STN_MEM_RESERVE_DEN 4
+uint64_t stn_mem_reserve(uint64_t dram);
+/* the budget of each of `ranks` MPI ranks sharing one machine's (an equal share) */
+uint64_t stn_mem_per_rank(uint64_t budget, int ranks);
+/* the grid on which the kernels' rate is measured at startup: a quarter of the budget, at most 16 MiB */
+uint64_t stn_mem_rate_grid(uint64_t budget);
+/* the two buffers of the DRAM copy rate's measurement: at most an eighth of the budget */
+uint64_t stn_mem_copy_buffers(uint64_t budget);
+/* MPI, out of core: the buffers of the ghosts' exchange deferred beside the next sweep (its low edges
+ * sent, its high ghosts received), counted in the plan: at most an eighth of the budget, or the exchange
+ * blocks whole */
+uint64_t stn_mem_ghosts(uint64_t budget);
+/* the arrays of the rate measured on a plan's blocks: the larger of STN_RATE_MAX_BYTES and 4 x the
+ * last-level cache `llc`, at most the budget */
+#define STN_RATE_MAX_BYTES ((uint64_t)64 << 20)
+uint64_t stn_mem_block_rate(uint64_t budget, uint64_t llc);
+
+/* ------------------------------------------------------------------ stats.c */
+
+/* Forget the allocation peak (alloc.c) and, where the kernel allows, the process' peak RSS, so
+ * that each stn_program_main reports its own run. */
+void stn_stats_reset_peaks(void);
+/* st->seconds[phase] += stn_now() - t0; st may be NULL. */
+void stn_stats_add_time(stn_stats *st, int phase, double t0);
+
+/* Resident memory now, a page mapped twice counted once (0 if unknown); see stats.c. */
+uint64_t stn_pss_bytes(void);
+
+/* ------------------------------------------------------------------ alloc.c */
+
+/* stn_alloc, stn_free and the live and peak engine memory are declared in stn_rt.h. */
+/* Count memory the engine obtained other than through stn_alloc (+ when taken, - when freed). */
+void stn_mem_account(int64_t delta);
+/* The allocation peak restarts at the live amount. */
+void stn_alloc_reset_peak(void);
+
+/* ------------------------------------------------------------------ ring.c */
+
+/* `nplanes` ring buffers of `bytes` each (a multiple of the page size), plane p at
+ * p * 2 * bytes, each mapped twice back to back, so that any run of up to `bytes` starting
+ * inside a plane's first copy is contiguous in virtual memory, wrap or not.  Counted as engine
+ * memory (nplanes * bytes).  NULL (with a message) on failure. */
+void *stn_ring_alloc(size_t bytes, int64_t nplanes);
+void stn_ring_free(void *p, size_t bytes, int64_t nplanes);
+
+/* ------------------------------------------------------------------ file.c */
+
+/* pread exactly n bytes at off; the message names the file, the sizes and the cause. */
+int stn_pread_full(int fd, void *buf, size_t n, uint64_t off, const char *path);
+/* write exactly n bytes at the current offset. */
+int stn_write_full(int fd, const void *buf, size_t n, const char *path);
+int stn_pwrite_full(int fd, const void *buf, size_t n, uint64_t off, const char *path);
+
+/* A file written atomically: everything goes to `.<basename>.partial-<pid>` in the same
+ * directory; commit fsyncs it and renames it over `path`; abort unlinks it. */
+typedef struct stn_afile {
+    int fd;
+    int created; /* the temporary exists and is ours to unlink */
+    int synced;
+    char *path; /* the final name */
+    char *tmp;  /* the temporary beside it */
+    char *dir;  /* their directory, fsynced after the rename */
+} stn_afile;
+
+/* size_hint > 0: reserve that many bytes now (fallocate) so that a full disk fails early. */
+int stn_afile_open(stn_afile *af, const char *path, uint64_t size_hint);
+/* An input file (--init, a series, points), opened read-only: its fd, or a negative errno with the
+ * message ("cannot open 'P': ..."; a FIFO, device or directory is refused without blocking). */
+int stn_open_input(const char *path);
+int stn_afile_write(stn_afile *af, const void *buf, size_t n);
+int stn_afile_sync(stn_afile *af);   /* fsync the temporary (commit does it if needed) */
+int stn_afile_commit(stn_afile *af); /* close, rename, fsync the directory; unlinks on failure */
+void stn_afile_abort(stn_afile *af); /* close and unlink; safe on a zeroed or closed stn_afile */
+
+/* Whether two paths name the same file: same string, same inode, or same canonical path
+ * (realpath of the directory + basename, which also works for files that do not exist). */
+int stn_same_file(const char *a, const char *b);
+
+/* ------------------------------------------------------------------ npy.c */
+
+/* Several processes writing one .npy (MPI ranks): one opens it (stn_npy_writer_open), the others join
+ * its temporary, each writes its part (`expect` bytes: finish checks them), all finish, then the opener
+ * commits and the others abort (which unlinks only what it created: nothing). */
+int stn_npy_writer_join(const char *path, const char *tmp, const char *descr, int ndim, const int64_t *shape,
+                        stn_npy_writer **w);
+const char *stn_npy_writer_tmp(const stn_npy_writer *w);
+/* Read slices [first, first + count) along the slowest axis (shape[0]) of the C-order array of `shape`. */
+int stn_npy_load_part(const char *path, const char *descr, int ndim, const int64_t *shape, int64_t first,
+                      int64_t count, void *dst, stn_stats *st);
+void stn_npy_writer_expect(stn_npy_writer *w, uint64_t bytes);
+/* Read the box [lo, lo + n) (box = lo, n; x, y, z; global indices) of the C-order array of `shape`
+ * (slowest first: ndim 1, 2 or 3) into dst, x fastest, rows dst_strides[0] and planes dst_strides[1]
+ * elements apart: a row of n[0] elements a pread. */
+int stn_npy_load_box(const char *path, const char *descr, int ndim, const int64_t *shape,
+                     const int64_t box[2][3], void *dst, const int64_t dst_strides[2], stn_stats *st);
+
+/* Bytes per element of a plain numeric descr such as "<f8" (0 if not one). */
+int stn_npy_elem_size(const char *descr);
+/* Check that all data was written and fsync it, so that commit is only a rename. */
+int stn_npy_writer_finish(stn_npy_writer *w);
+/* Write data bytes [off, off + nbytes) of the array (any order; each byte exactly once, so that
+ * finish can tell a complete file). */
+int stn_npy_writer_pwrite(stn_npy_writer *w, const void *data, size_t nbytes, uint64_t off, stn_stats *st);
+
+/* ------------------------------------------------------------------ hw.c: the machine */
+
+/* One figure of the machine and where it came from (value 0: unknown or none). */
+typedef struct stn_hw_fig {
+    uint64_t value;
+    char source[200];
+} stn_hw_fig;
+
+/* The machine a plan is made for. */
+typedef struct stn_hw {
+    char machine[96];      /* "this machine", or the name in the --machine file */
+    char description[256]; /* a --machine file's description */
+    int described;         /* from --machine, not discovered */
+    char dram_from[48];    /* which source gave the DRAM figure (discovered) */
+    stn_hw_fig cores, pus, sockets, numa_nodes;
+    stn_hw_fig l2, l3;                            /* bytes: per core, per socket */
+    stn_hw_fig dram_hwloc, mem_available, cgroup; /* discovered sources of the DRAM figure */
+    stn_hw_fig dram;                              /* the figure planned from: the smallest of them */
+    stn_hw_fig reserve;                           /* left to the system; budget = dram - reserve */
+    stn_hw_fig block;                             /* the device's block size (O_DIRECT alignment) */
+    stn_device dev;                               /* its bandwidth curves (when dev_keys == 3) */
+    int dev_keys;                                 /* 1: "read" given, 2: "write", 3: both */
+    double cells_per_second;                      /* "cells_per_second" of a machine file (0: none) */
+    double copy_bytes_per_second;                 /* "copy_bytes_per_second" of a machine file (0: none) */
+} stn_hw;
+
+int stn_hw_discover(stn_hw *hw);
+/* Read a machine description (docs/machines.md); the message names the file, line and key. */
+int stn_hw_load_machine(const char *path, stn_hw *hw);
+/* The default DRAM budget: dram - reserve; `source` says where it came from. */
+uint64_t stn_hw_budget(const stn_hw *hw, char *source, size_t n);
+
+/* ------------------------------------------------------------------ progress.c: the progress line */
+
+typedef struct stn_progress {
+    const char *name;
+    int64_t total;         /* steps */
+    double cells_per_step; /* for the rate */
+    double t0, last;       /* loop start, last line printed */
+    int enabled, tty, shown;
+    int width; /* of the last line written on a tty */
+} stn_progress;
+
+void stn_progress_start(stn_progress *p, const char *name, int64_t total, double cells_per_step, int quiet);
+void stn_progress_step(stn_progress *p, int64_t done); /* call after each step */
+void stn_progress_end(stn_progress *p);
+/* On a terminal the line is rewritten in place: a message printed meanwhile (a warning, an error)
+ * first ends it (stn_progress_break); stn_progress_line_open says whether one is open (a signal
+ * handler writes its own newline). */
+void stn_progress_break(void);
+int stn_progress_line_open(void);
+
+/* ------------------------------------------------------------------ args.c: the command line */
+
+/* STN_MODE_INCORE, _OOC, _MMAP, ...: the engines of base/stn_engines.def, in its order */
+/* clang-format off */
+enum {
+#define STN_ENGINE(NAME, name, ops) STN_MODE_##NAME,
+#include "base/stn_engines.def"
+#undef STN_ENGINE
+    STN_NMODES
+};
+/* clang-format on */
+enum { STN_TUNER_NONE = -1, STN_TUNER_BLK = 0, STN_TUNER_NAIVE, STN_TUNER_BRUTE };
+enum { STN_SCHED_NONE = -1, STN_SCHED_REF = 0, STN_SCHED_ALG1, STN_SCHED_ALG2 };
+enum { STN_STRIP_NONE = 0, STN_STRIP_DRAM, STN_STRIP_FILE };
+enum { STN_RANK_NONE = -1, STN_RANK_TIME = 0, STN_RANK_BYTES };
+
+extern const char *const stn_mode_names[];     /* indexed by STN_MODE_* (modes.c) */
+extern const char *const stn_tuner_names[];    /* indexed by STN_TUNER_* >= 0 */
+extern const char *const stn_schedule_names[]; /* indexed by STN_SCHED_* >= 0 */
+extern const char *const stn_strip_names[];    /* indexed by STN_STRIP_*: "none", "dram", "file" */
+extern const char *const stn_rank_names[];     /* indexed by STN_RANK_* >= 0: "time", "bytes" */
+
+/* The parsed and validated command line.  Strings point into argv. */
+typedef struct stn_opts {
+    int64_t size[3]; /* nx, ny, nz (nz = 1 in 2d) */
+    const char *size_text;
+    int64_t steps;
+    const char *dir;
+    uint64_t mem;
+    int mem_given;
+    const char **init_path;   /* [2 * nfields]: [2f] current level, [2f + 1] previous; NULL: none */
+    const char **out_path;    /* [2 * nfields], the same indexing */
+    const char **series_path; /* [nseries]: --init NAME=FILE of each series; NULL: not given */
+    const char **points_path; /* [npointsets]: --init NAME=FILE of each set of points */
+    const char **record_path; /* [nrecords]: --out NAME=FILE of each record; NULL: not written */
+    const char **along_path;  /* [nalong]: --init NAME=FILE of each input along an axis */
+    double *params;           /* [nparams]: defaults, overridden by --param */
+    int mode;                 /* STN_MODE_* */
+    int tuner;                /* STN_TUNER_* */
+    int rank;                 /* STN_RANK_*: what the tuner minimises (NONE: time) */
+    int have_block;
+    int64_t block[3]; /* by, bz, bt (bz = 0 in 2d) */
+    int strip;        /* STN_STRIP_*; -1: chosen by the plan (DRAM when the budget allows) */
+    int schedule;     /* STN_SCHED_* */
+    int resume, quiet, help, version;
+    int plan_only;          /* --plan-only: choose and print the out-of-core plan, run nothing */
+    const char *machine;    /* --machine FILE: plan for a described machine (with --plan-only) */
+    int64_t iblock[2];      /* --iblock iy,iz (0: chosen by the tuner's step 1) */
+    int64_t time_tiles[3];  /* --time-tiles by,bz,bt; all 0: auto; bt = -1: off (in-core) */
+    int threads;            /* 0: not given */
+    int64_t ranks[3];       /* --ranks PX,PY,PZ: the ranks along each axis (0: chosen, docs/design/019) */
+    const char *ranks_text; /* --ranks as given */
+    const char *report;
+} stn_opts;
+
+/* Parse and validate argv for a run of `nranks` MPI ranks (stn_par_size(): the MPI layer's count, 1
+ * without MPI).  On failure the message is in stn_errmsg() and the caller exits with status 2.
+ * stn_opts_free is safe after a failure. */
+int stn_opts_parse(const stn_program_desc *d, int argc, char **argv, int nranks, stn_opts *o);
+void stn_opts_free(stn_opts *o);
+/* args_check.c: the line as a whole, once every option is read (stn_opts_parse's last step): the size
+ * against the halo and 64-bit sizes, options that exclude each other, --ranks against nranks, outputs
+ * against inputs and each other; sets --dir's default. */
+int stn_opts_check(const stn_program_desc *d, stn_opts *o, int nranks);
+/* Cells of the grid and bytes of one field, overflow already excluded by stn_opts_parse. */
+int64_t stn_grid_cells(const stn_opts *o);
+/* BT (o->block[2], with --block) at most the run's horizon: the steps, or STN_OPEN_MAX_BT for a
+ * simulation opened without them (`open`); a sweep never runs more steps than there are, and the
+ * plan's DRAM and the kernels' rate measured on its blocks grow with BT. */
+#define STN_OPEN_MAX_BT 64
+void stn_opts_bound_bt(stn_opts *o, int open);
+
+/* ------------------------------------------------------------------ mapfile.c: --mode mmap's arrays */
+
+/* 0 when `count` arrays of `bytes` fit in the free space of dir, else -ENOSPC with the sizes. */
+int stn_map_space(const char *dir, size_t bytes, uint64_t count);
+/* A shared mapping of `bytes` of a new file DIR/STENCIL.FIELD.LEVEL.mmap-XXXXXX, unlinked at once, its
+ * blocks reserved first (a failure names the file, the size and the cause; no SIGBUS later). */
+int stn_map_file(const char *dir, const char *stencil, const char *field, int level, size_t bytes,
+                 void **out);
+
+/* ------------------------------------------------------------------ usage.c: telling the user */
+
+/* --help: the options, then the stencil's fields, params, series, points and records. */
+void stn_usage(const stn_program_desc *d, FILE *out);
+/* v with the fewest significant digits (1 to 17) that read back as v: 0.1, not 0.10000000000000001. */
+const char *stn_fmt_shortest(char *buf, size_t n, double v);
+/* The name among names[0..count) closest to typed[0..len) (edit distance at most 1 for names of up
+ * to 4 letters, else 2; or the one name it begins, of 3 letters or more), or NULL: "did you mean". */
+const char *stn_suggest(const char *typed, size_t len, const char *const *names, int count);
+
+#endif /* STN_INTERNAL_H */

@@ -1,0 +1,550 @@
+/* ooc_setup.c -- the out-of-core engine set up and torn down: the fields' sources and --init files, the
+ * plan (stn_ooc_choose), the cache tiles of a block, the IO and time models of the run, the scratch,
+ * spill, lock and records files under --dir, the buffers; and all of it freed. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "engines/ooc/stn_ooc_engine.h"
+
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+void stn_ooc_scratch_name(char *buf, size_t n, const ooc *e, int f, int set, int level) {
+    const stn_field_desc *fd = &e->d->fields[f];
+    if (fd->kind == STN_FIELD_INPUT)
+        snprintf(buf, n, "%s/%s.%s.input.grid", e->r->o->dir, e->d->name, fd->name);
+    else if (e->alg2) /* array a = 2 * set + level: the in-place arrays of the paper's algorithm 2 */
+        snprintf(buf, n, "%s/%s.%s.array%d.grid", e->r->o->dir, e->d->name, fd->name, 2 * set + level);
+    else
+        snprintf(buf, n, "%s/%s.%s%s.%c.grid", e->r->o->dir, e->d->name, fd->name, level ? ".prev" : "",
+                 set ? 'B' : 'A');
+}
+
+static int open_npy(ooc *e, int f, int level, const char *path) {
+    ooc_field *of = &e->f[f];
+    int fd = stn_open_input(path);
+    if (fd < 0)
+        return fd;
+    stn_npy_header h;
+    int rc = stn_npy_read_header(path, fd, &h);
+    if (rc) {
+        close(fd);
+        return rc;
+    }
+    of->npy[level] = path;
+    of->npy_fd[level] = fd;
+    of->npy_offset[level] = h.data_offset;
+    return 0;
+}
+
+/* The model's sources of every field, and the --init files opened read-only. */
+static int classify_sources(ooc *e) {
+    const stn_program_desc *d = e->d;
+    const stn_opts *o = e->r->o;
+    e->fsrc = calloc((size_t)d->nfields, sizeof *e->fsrc);
+    if (!e->fsrc)
+        return stn_error(-ENOMEM, "out of memory setting up the out-of-core engine");
+    e->model = (stn_ooc_model){d->nfields, e->fsrc, 0};
+    for (int i = 0; i < d->nfields; i++) {
+        const stn_field_desc *fd = &d->fields[i];
+        ooc_field *f = &e->f[i];
+        stn_ooc_fsrc_init(d, i, o->init_path, o->out_path, &e->fsrc[i]);
+        f->m = &e->fsrc[i];
+        f->boundary = fd->boundary;
+        for (int l = 0; l < f->m->levels; l++) {
+            const char *path = o->init_path[2 * i + l];
+            int rc = path ? open_npy(e, i, l, path) : 0;
+            if (rc)
+                return stn_error(rc, "--init %s%s=%s: %s", fd->name, l ? ".prev" : "", path, stn_errmsg());
+        }
+    }
+    return 0;
+}
+
+static int check_space(ooc *e, int resuming) {
+    uint64_t need = 0, avail = 0, file = e->plan.grid_bytes;
+    uint64_t spill =
+        e->plan.strip == STN_STRIP_FILE
+            ? (uint64_t)e->plan.strip_planes * (uint64_t)e->r->view.ny * (uint64_t)e->plan.row_bytes
+            : 0;
+    for (int i = 0; i < e->d->nfields; i++) {
+        ooc_field *f = &e->f[i];
+        uint64_t arrays = e->alg2 ? (uint64_t)f->m->narr : 2 * (uint64_t)f->m->levels;
+        need += f->m->state ? arrays * file : f->m->input == STN_SRC_SCRATCH ? file : 0;
+        need += (uint64_t)f->m->narr * spill;
+    }
+    if (resuming || need == 0)
+        return 0; /* the files exist already */
+    int rc = stn_statvfs_free(e->r->o->dir, &avail);
+    if (rc)
+        return rc;
+    if (need > avail) {
+        char a[32], b[32];
+        return stn_error(-ENOSPC, "--dir %s: the scratch files need %s, but only %s is free there",
+                         e->r->o->dir, stn_fmt_bytes(a, sizeof a, need), stn_fmt_bytes(b, sizeof b, avail));
+    }
+    return 0;
+}
+
+static int open_scratch(ooc *e, int resuming) {
+    const stn_view *g = &e->r->view;
+    char path[4096];
+    for (int i = 0; i < e->d->nfields; i++) {
+        ooc_field *f = &e->f[i];
+        int narrays = !f->m->state ? (f->m->input == STN_SRC_SCRATCH)
+                      : e->alg2    ? f->m->narr
+                                   : 2 * f->m->levels;
+        for (int a = 0; a < narrays; a++) {
+            /* ref: set a / levels, level a % levels; alg2 and inputs: array a = 2 * set + level */
+            int ref = f->m->state && !e->alg2;
+            int set = ref ? a / f->m->levels : a / 2, l = ref ? a % f->m->levels : a % 2;
+            stn_ooc_scratch_name(path, sizeof path, e, i, set, l);
+            int rc = stn_gridfile_open(&f->scratch[set][l], path, g->nx, g->ny, g->nz, e->d->elem_size,
+                                       e->plan.align, resuming ? 0 : STN_GRIDFILE_CREATE);
+            if (rc)
+                return rc;
+            if (!f->scratch[set][l].direct && !e->fs.direct_warned) {
+                e->fs.direct_warned = 1;
+                stn_warn(e->r->log,
+                         "the file system under --dir %s refuses O_DIRECT; scratch IO goes through "
+                         "the page cache (buffered), which competes with the DRAM budget",
+                         e->r->o->dir);
+            }
+        }
+    }
+    return 0;
+}
+
+/* y-blocked with the z-strip spilled: one scratch file per array, strip_planes planes of ny
+ * rows, unlinked at once (its content lives only within a sweep). */
+static int open_spill(ooc *e) {
+    const stn_view *g = &e->r->view;
+    char path[4096];
+    for (int i = 0; e->plan.strip == STN_STRIP_FILE && e->plan.strip_planes > 0 && i < e->d->nfields; i++)
+        for (int a = 0; a < e->f[i].m->narr; a++) {
+            snprintf(path, sizeof path, "%s/%s.%s.strip%d.grid", e->r->o->dir, e->d->name,
+                     e->d->fields[i].name, a);
+            int rc = stn_gridfile_open(&e->f[i].spill[a], path, g->nx, g->ny, e->plan.strip_planes,
+                                       e->d->elem_size, e->plan.align, STN_GRIDFILE_CREATE);
+            if (rc)
+                return rc;
+            unlink(path);
+        }
+    return 0;
+}
+
+static int alloc_buffers(ooc *e) {
+    const stn_ooc_plan *p = &e->plan;
+    size_t bytes = (size_t)p->ring_bytes;
+    size_t strip = (size_t)p->strip_planes * (size_t)e->r->view.ny * (size_t)p->row_bytes;
+    e->qstride = p->strip != STN_STRIP_NONE ? 2 * (int64_t)bytes : e->d->ndim == 3 ? p->row_bytes : 0;
+    for (int i = 0; p->r.wrap && i < e->d->nfields; i++) { /* the wedge: for the longest sweep */
+        ooc_field *f = &e->f[i];
+        int64_t n = 0, lo, hi;
+        for (int64_t l = 0; f->m->state && l < p->bt; l++) {
+            stn_ooc_wedge_range(&p->r, f->m->levels, p->bt, l, &lo, &hi);
+            n += hi - lo;
+        }
+        if (!f->m->state) {
+            stn_ooc_wedge_input_range(&p->r, p->bt, &lo, &hi);
+            n = hi - lo;
+        }
+        if (n == 0)
+            continue;
+        if (!(f->wedge = stn_alloc((size_t)n * p->slice_bytes, 4096)) ||
+            !(f->wedge_off = calloc((size_t)p->bt + 1, sizeof *f->wedge_off)))
+            return -ENOMEM;
+    }
+    const stn_part *part = e->r->part;
+    if (part && part->defer && p->r.axis == part->split &&
+        !(e->gh.buf = stn_alloc((size_t)part->defer, 4096)))
+        return -ENOMEM;
+    for (int i = 0; i < e->d->nfields; i++)
+        for (int a = 0; a < e->f[i].m->narr; a++) {
+            if (!(e->f[i].ring[a] = stn_ring_alloc(bytes, p->qplanes)))
+                return -ENOMEM;
+            if (p->strip == STN_STRIP_DRAM && strip > 0 && !(e->f[i].strip[a] = stn_alloc(strip, 4096)))
+                return -ENOMEM;
+        }
+    return 0;
+}
+
+void stn_ooc_remove_scratch(ooc *e) {
+    for (int i = 0; i < e->d->nfields; i++)
+        for (int set = 0; set < 2; set++)
+            for (int l = 0; l < 2; l++)
+                if (e->f[i].scratch[set][l].path)
+                    unlink(e->f[i].scratch[set][l].path);
+    unlink(e->fs.state);
+    if (e->fs.records_fd >= 0)
+        unlink(e->fs.records);
+}
+
+void stn_ooc_free(ooc *e) {
+    if (e->q)
+        stn_aio_destroy(e->q);
+    if (e->fs.lock_fd >=
+        0) { /* removed while still held: a run that opens it next locks the file it creates */
+        unlink(e->fs.lock);
+        close(e->fs.lock_fd);
+    }
+    e->fs.lock_fd = -1;
+    if (e->fs.records_fd >= 0)
+        close(e->fs.records_fd);
+    e->fs.records_fd = -1;
+    for (int i = 0; e->f && i < e->d->nfields; i++) {
+        ooc_field *f = &e->f[i];
+        stn_free(f->wedge);
+        free(f->wedge_off);
+        for (int a = 0; a < 3; a++) {
+            stn_ring_free(f->ring[a], (size_t)e->plan.ring_bytes, e->plan.qplanes);
+            stn_free(f->strip[a]);
+            stn_gridfile_close(&f->spill[a]);
+        }
+        for (int l = 0; l < 2; l++) {
+            if (f->npy_fd[l] >= 0)
+                close(f->npy_fd[l]);
+            for (int set = 0; set < 2; set++)
+                stn_gridfile_close(&f->scratch[set][l]);
+        }
+    }
+    stn_free(e->gh.buf);
+    free(e->f);
+    free(e->fsrc);
+    free(e->src);
+    free(e->dst);
+}
+
+/* The cache tiles of a block (compute_block): --time-tiles by,bz,bt, else stn_time_window's,
+ * as in-core: a thin block (y-blocked) is one tile across and cut along q only. */
+static void pick_sub_tiles(ooc *e) {
+    const stn_run *r = e->r;
+    const stn_ooc_plan *p = &e->plan;
+    const int64_t *f = r->o->time_tiles;
+    int64_t big = INT64_MAX / 4;
+    e->sub.w[0] = e->sub.w[1] = big, e->sub.t = 0;
+    if (f[2] < 0) {
+        snprintf(e->res->tiles_source, sizeof e->res->tiles_source, "off (--time-tiles off)");
+        return;
+    }
+    if (f[2] > 0) { /* by,bz,bt: by is y's, bz z's */
+        e->sub.w[0] = p->r.axis == 1 ? f[0] : f[1];
+        e->sub.w[1] = p->q.axis == 1 ? f[0] : f[1];
+        e->sub.t = f[2];
+        snprintf(e->res->tiles_source, sizeof e->res->tiles_source, "--time-tiles");
+    } else {
+        uint64_t arrays = 0;
+        for (int i = 0; i < e->d->nfields; i++)
+            arrays += (uint64_t)e->fsrc[i].narr;
+        int two = p->q.n > 1 && p->q.H > p->q.L; /* tiles in q too (3d) */
+        stn_time_window_t w;
+        stn_time_window(&r->hw, (uint64_t)p->row_bytes, arrays, p->r.skew > p->q.skew ? p->r.skew : p->q.skew,
+                        two, &w);
+        int64_t s = w.skew, ts = w.bt < 1 ? 1 : w.bt, width = (int64_t)w.side - 2 * s * ts;
+        if (width < 1) {
+            snprintf(e->res->tiles_source, sizeof e->res->tiles_source,
+                     "off: no tile fits the cache (%llu bytes)", (unsigned long long)w.cache);
+            return;
+        }
+        e->sub.t = ts;
+        e->sub.w[0] = e->sub.w[1] = width;
+        if (two && p->r.b + 2 * s * ts < (int64_t)w.side) { /* a thin block: whole across r */
+            e->sub.w[0] = p->r.b;
+            int64_t wq = (int64_t)(w.rows / (double)(p->r.b + 2 * s * ts)) - 2 * s * ts;
+            e->sub.w[1] = wq < 1 ? 1 : wq;
+        }
+        snprintf(e->res->tiles_source, sizeof e->res->tiles_source,
+                 "auto: one tile's window for bt steps in the last-level cache (%llu bytes)",
+                 (unsigned long long)w.cache);
+    }
+    if (e->sub.t > e->plan.bt)
+        e->sub.t = e->plan.bt;
+    if (p->r.wrap) /* a wrapped sweep's tiles span q (compute_block) */
+        e->sub.w[1] = big;
+    int64_t y = p->r.axis == 1 ? e->sub.w[0] : e->sub.w[1], z = p->r.axis == 2 ? e->sub.w[0] : e->sub.w[1];
+    e->res->time_tiles[0] = y >= big ? r->view.ny : y;
+    e->res->time_tiles[1] = e->d->ndim == 2 ? -1 : z >= big ? r->view.nz : z;
+    e->res->time_tiles[2] = e->sub.t;
+}
+
+/* The time model: the kernels' rate on the plan's blocks (the tuner may have measured it
+ * already; a --machine file's cells_per_second wins) and the device's curves. */
+int stn_ooc_model_time(ooc *e, int64_t first_sweep) {
+    const stn_run *r = e->r;
+    stn_result *res = e->res;
+    int rc = res->cells_per_second > 0 || r->hw.cells_per_second > 0
+                 ? stn_kernel_rate(r, res)
+                 : stn_ooc_block_rate(r, &e->plan, res->ib.tile, &res->cells_per_second, res->rate_source,
+                                      sizeof res->rate_source);
+    if (rc)
+        return rc;
+    rc = stn_copy_rate(r, res);
+    if (rc)
+        return rc;
+    stn_xchg_model xm;
+    stn_xchg_of(r, &xm);
+    stn_time_model tm = {.dev = &r->dev,
+                         .cells_per_second = res->cells_per_second,
+                         .cells = (double)stn_grid_cells(r->o),
+                         .copy_bytes_per_second = res->copy_bytes_per_second,
+                         .depth = STN_AIO_DEFAULT_DEPTH,
+                         .max_request = STN_AIO_DEFAULT_MAX_REQUEST,
+                         .xm = xm.levels ? &xm : NULL,
+                         .ghost_bt = r->part ? r->part->bt : 0};
+    stn_ooc_predict_time(&e->model, &e->plan, first_sweep, &tm, &res->time);
+    res->have_time = 1;
+    return 0;
+}
+
+static int has_exports(const ooc *e) {
+    for (int s = 0; s < 2 * e->d->nfields; s++)
+        if (e->r->writers[s])
+            return 1;
+    return 0;
+}
+
+/* Whether a sweep's result is made durable and committed for --resume: every one, except the
+ * program's last when nothing reads it afterwards (no --out): its files are removed as soon as it
+ * ends, and a run killed before that resumes from the sweep before (one fdatasync less a run).  A
+ * simulation may advance again, which would overwrite the committed set: its sweeps all commit. */
+int stn_ooc_commits(const ooc *e, int program, int last) { return !program || !last || has_exports(e); }
+
+/* Where record k's samples start in the records file: the records one after the other, each
+ * steps x n samples. */
+static uint64_t records_base(const ooc *e, int k) {
+    uint64_t b = 0;
+    for (int j = 0; j < k; j++)
+        b += (uint64_t)e->r->o->steps * (uint64_t)e->r->inputs.npts[e->d->records[j].points] *
+             (uint64_t)e->d->elem_size;
+    return b;
+}
+
+/* The samples of steps [t0, t1) of every record, to (write) or from the records file. */
+int stn_ooc_records_io(ooc *e, int write, int64_t t0, int64_t t1) {
+    double start = stn_now();
+    int rc = 0;
+    for (int k = 0; rc == 0 && k < e->d->nrecords; k++) {
+        uint64_t row = (uint64_t)e->r->inputs.npts[e->d->records[k].points] * (uint64_t)e->d->elem_size;
+        size_t n = (size_t)((uint64_t)(t1 - t0) * row);
+        char *buf = (char *)e->r->rec[k] + (uint64_t)t0 * row;
+        uint64_t off = records_base(e, k) + (uint64_t)t0 * row;
+        rc = write ? stn_pwrite_full(e->fs.records_fd, buf, n, off, e->fs.records)
+                   : stn_pread_full(e->fs.records_fd, buf, n, off, e->fs.records);
+        if (rc == 0 && write)
+            e->res->st.bytes_written += n;
+        else if (rc == 0)
+            e->res->st.bytes_read += n;
+    }
+    if (rc == 0 && write && fdatasync(e->fs.records_fd) != 0) {
+        int err = errno;
+        rc = stn_error(stn_neg_errno(err), "cannot sync '%s': %s", e->fs.records, strerror(err));
+    }
+    stn_stats_add_time(&e->res->st, write ? STN_PHASE_WRITE : STN_PHASE_READ, start);
+    return rc;
+}
+
+/* The records file: created empty, or, resuming, the samples of the `steps` steps the saved sweeps
+ * made read back. */
+static int open_records(ooc *e, int64_t steps) {
+    if (e->d->nrecords == 0 || stn_record_row_bytes(e->r) == 0)
+        return 0;
+    snprintf(e->fs.records, sizeof e->fs.records, "%s/%s.records", e->r->o->dir, e->d->name);
+    e->fs.records_fd =
+        open(e->fs.records,
+             O_NOFOLLOW | (steps > 0 ? O_RDWR | O_CLOEXEC : O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC), 0666);
+    if (e->fs.records_fd < 0) {
+        int err = errno;
+        return stn_error(stn_neg_errno(err), "cannot %s the records' samples '%s': %s",
+                         steps > 0 ? "open (--resume) " : "create", e->fs.records, strerror(err));
+    }
+    int rc = steps > 0 ? stn_ooc_records_io(e, 0, 0, steps) : 0;
+    return rc ? stn_error(rc, "--resume: the records' samples of the sweeps done: %s", stn_errmsg()) : 0;
+}
+
+/* --plan-only: the records file's bytes in the IO model of the whole run (read back on resume,
+ * written for every sweep that commits). */
+static void predict_records(ooc *e, int64_t first) {
+    uint64_t row = e->d->nrecords ? stn_record_row_bytes(e->r) : 0;
+    int64_t n = e->plan.nsweeps;
+    if (row == 0 || first >= n)
+        return;
+    e->res->predicted_read += (uint64_t)(first > 0 ? e->steps_resumed : 0) * row;
+    /* the sweeps from `first` on, full ones but maybe the last; every one commits but maybe the last */
+    int64_t steps = (n - 1 - first) * e->plan.bt + stn_ooc_sweep_steps(&e->plan, n - 1);
+    if (!stn_ooc_commits(e, 1, 1))
+        steps -= stn_ooc_sweep_steps(&e->plan, n - 1);
+    e->res->predicted_written += (uint64_t)steps * row;
+}
+
+/* The run's bytes must fit the counters (uint64_t) that count them and the model that predicts them:
+ * an estimate from one sweep's bytes, its ghosts' and its records' (long double: cannot overflow),
+ * against 2^62, so that the closed forms below stay exact. */
+static int check_countable(ooc *e, int64_t first) {
+    int64_t n = e->plan.nsweeps;
+    if (first >= n)
+        return 0;
+    uint64_t rd = 0, wr = 0, m = 0;
+    stn_ooc_predict_sweep(&e->model, &e->plan, first, e->plan.bt, &rd, &wr);
+    const stn_cut *sl = e->r->part ? stn_part_slab(e->r->part) : NULL;
+    uint64_t ghosts = sl ? stn_ooc_ghosts_bytes(e, &m) : 0;
+    uint64_t row = e->d->nrecords ? stn_record_row_bytes(e->r) : 0;
+    long double per = (long double)rd + wr + 2.0L * ghosts + (long double)row * e->plan.bt;
+    long double all = per * (long double)(n - first);
+    if (all <= 0x1p62L)
+        return 0;
+    return stn_error(
+        -EOVERFLOW,
+        "--steps %lld: the run would read and write about %.3Lg bytes (%.3Lg per sweep of %lld "
+        "steps), more than the 2^62 its byte counters and IO model count exactly; run fewer steps "
+        "(a run can be continued: --steps and a later --resume)",
+        (long long)e->r->o->steps, all, per, (long long)e->plan.bt);
+}
+
+/* One run at a time on a --dir (for a stencil): DIR/NAME.lock, flock'ed for the run, holds the pid
+ * of the run that has it.  A second run is refused with that pid; the lock dies with its process, so
+ * a killed run's --resume is never refused.  (A lock taken on a file another run has just removed is
+ * taken again on the new one.) */
+static int lock_dir(ooc *e) {
+    const char *dir = e->r->o->dir, *name = e->d->name;
+    snprintf(e->fs.lock, sizeof e->fs.lock, "%s/%s.lock", dir, name);
+    for (int attempt = 0; attempt < 8; attempt++) {
+        int fd = open(e->fs.lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
+        if (fd < 0) {
+            int err = errno;
+            return stn_error(stn_neg_errno(err), "cannot create the lock file '%s': %s", e->fs.lock,
+                             err == ELOOP ? "it is a symbolic link" : strerror(err));
+        }
+        if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+            int err = errno;
+            char pid[32] = "";
+            ssize_t n = err == EWOULDBLOCK ? pread(fd, pid, sizeof pid - 1, 0) : -1;
+            pid[n > 0 ? (size_t)n : 0] = '\0';
+            pid[strcspn(pid, "\n")] = '\0';
+            close(fd);
+            if (err == EWOULDBLOCK)
+                return stn_error(
+                    -EBUSY,
+                    "--dir %s is in use: another run of %s (pid %s) keeps its scratch files there; "
+                    "wait for it to end, or give this run another --dir",
+                    dir, name, *pid ? pid : "unknown");
+            return stn_error(stn_neg_errno(err), "cannot lock '%s': %s", e->fs.lock, strerror(err));
+        }
+        struct stat held, now;
+        if (fstat(fd, &held) == 0 && stat(e->fs.lock, &now) == 0 && held.st_ino == now.st_ino &&
+            held.st_dev == now.st_dev) {
+            char pid[32];
+            int n = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
+            if (ftruncate(fd, 0) != 0 || pwrite(fd, pid, (size_t)n, 0) != n) {
+                /* the pid is only for the other run's message: the lock holds without it */
+            }
+            e->fs.lock_fd = fd;
+            return 0;
+        }
+        close(fd); /* removed under us by the run that just ended: lock the new file */
+    }
+    return stn_error(-EBUSY, "cannot lock '%s': it keeps being replaced", e->fs.lock);
+}
+
+int stn_ooc_setup(ooc *e, int64_t *first_sweep) {
+    const stn_run *r = e->r;
+    size_t align = (size_t)r->hw.block.value; /* program.c found it for --dir (or --machine gave it) */
+    e->alg2 = r->o->schedule == STN_SCHED_ALG2;
+    if (e->alg2 && r->o->resume)
+        return stn_error(-EINVAL,
+                         "--resume: --schedule alg2 updates its files in place (the paper's algorithm 2), "
+                         "so an interrupted run cannot be resumed; use the default schedule (ref) for that");
+    snprintf(e->fs.state, sizeof e->fs.state, "%s/%s.ooc-state", r->o->dir, e->d->name);
+    if (!r->o->plan_only) { /* (--plan-only touches no file of --dir; --machine implies it) */
+        int rc = lock_dir(e);
+        if (rc)
+            return rc;
+    }
+    stn_saved_plan saved;
+    int have_saved = r->o->resume ? stn_ooc_saved_plan(e->fs.state, &saved) : 0;
+    if (have_saved < 0)
+        return have_saved;
+    int rc = classify_sources(e);
+    if (rc == 0) /* a resumed run goes on with the blocks its files were written with */
+        rc = stn_ooc_choose(r, &e->model, align, have_saved ? &saved : NULL, &e->plan, e->out, e->res);
+    if (rc)
+        return rc;
+    e->out->blk[0] = e->plan.r.axis == 1 ? e->plan.r.b : r->o->size[1];
+    e->out->blk[1] = r->d->ndim == 2 ? -1 : e->plan.r.axis == 2 ? e->plan.r.b : e->plan.q.b;
+    e->out->blk[2] = e->plan.bt;
+    e->out->strip = stn_strip_names[e->plan.strip];
+    e->out->mem_plan_bytes = e->plan.mem_bytes;
+    if (r->fold.W) /* a folded 1d grid's blocks in its cells */
+        e->out->blk[0] = e->plan.r.b * r->fold.W, e->out->fold_row = r->fold.W,
+        e->out->fold_rows = r->fold.rows;
+    if ((stn_ooc_periodic_axes(e->d) >> e->plan.r.axis) & 1) /* (bt = 1: stn_ooc_periodic_refusal) */
+        e->own_axes = (int64_t)1 << e->plan.r.axis;
+    pick_sub_tiles(e);
+    *first_sweep = 0;
+    if (r->o->resume) {
+        int64_t done;
+        rc = stn_ooc_agree(e, stn_ooc_load_state(e, &done, &e->steps_resumed), "reading its state file");
+        if (rc)
+            return rc;
+        if (r->part) { /* a sweep counts once every rank committed it (a rank ahead has both sets) */
+            done = stn_par_min(done);
+            e->steps_resumed = stn_par_min(done < 0 ? -1 : e->steps_resumed);
+        }
+        if (done < 0)
+            stn_warn(r->log, "--resume: no completed sweep saved in %s; starting from the beginning",
+                     r->o->dir);
+        *first_sweep = done < 0 ? 0 : done;
+    } else if (!r->o->plan_only) {
+        unlink(e->fs.state); /* a stale state must never be trusted by a later --resume */
+    }
+    int resuming = *first_sweep > 0;
+    const stn_cut *sl = r->part ? stn_part_slab(r->part) : NULL;
+    if (sl && r->fold.W) /* a rank's slab of a folded grid reads the cells of its rows */
+        e->plan.npy_bytes =
+            (uint64_t)stn_fold_cells(&r->fold, sl->base, sl->base + e->plan.r.n) * (uint64_t)e->d->elem_size;
+    /* a rank writes its own part of an --out (along a ring, some indices twice: the wraps; a folded
+     * grid's: its own rows' cells) */
+    if (sl && r->fold.W)
+        e->plan.out_bytes = (uint64_t)stn_fold_cells(&r->fold, sl->base + sl->lo, sl->base + sl->hi) *
+                            (uint64_t)e->d->elem_size;
+    else if (sl)
+        e->plan.out_bytes = stn_part_out_cells(r->part) * (uint64_t)e->d->elem_size;
+    rc = check_countable(e, *first_sweep);
+    if (rc)
+        return rc;
+    stn_ooc_predict(&e->model, &e->plan, *first_sweep, &e->res->predicted_read, &e->res->predicted_written);
+    /* and the ghosts' exchanges; resumed with the way down deferred, one first: the state committed
+     * before the kill may lack the high ghosts that were still in flight (stn_ooc_advance) */
+    int redo = resuming && sl && r->part->defer && e->plan.r.axis == r->part->split &&
+               e->plan.nsweeps > *first_sweep;
+    if (sl && e->plan.nsweeps > *first_sweep + 1 - redo) {
+        uint64_t m, x = (uint64_t)(e->plan.nsweeps - *first_sweep - 1 + redo) * stn_ooc_ghosts_bytes(e, &m);
+        e->res->predicted_read += x, e->res->predicted_written += x;
+    }
+    predict_records(e, *first_sweep);
+    rc = stn_ooc_model_time(e, *first_sweep);
+    if (rc)
+        return rc;
+    if (r->o->plan_only)
+        return 0; /* no queue, no file: stn_ooc_open prints the plan */
+    rc = stn_aio_create(&e->q, STN_AIO_DEFAULT_DEPTH, STN_AIO_DEFAULT_MAX_REQUEST);
+    if (rc == 0 && e->plan.nsweeps > 0)
+        rc = check_space(e, resuming);
+    if (rc == 0 && e->plan.nsweeps > 0)
+        rc = open_scratch(e, resuming);
+    if (rc == 0 && e->plan.nsweeps > 0)
+        rc = open_spill(e);
+    if (rc == 0 && e->plan.nsweeps > 0)
+        rc = open_records(e, *first_sweep > 0 ? e->steps_resumed : 0);
+    if (rc == 0 && (rc = alloc_buffers(e)) != 0) {
+        char a[32], why[512];
+        snprintf(why, sizeof why, "%s", stn_errmsg()); /* (the cause, which stn_error overwrites) */
+        rc = stn_error(rc, "cannot allocate the out-of-core buffers (%s): %s",
+                       stn_fmt_bytes(a, sizeof a, e->plan.mem_bytes), why[0] ? why : strerror(-rc));
+    }
+    return rc;
+}

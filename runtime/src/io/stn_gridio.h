@@ -1,0 +1,181 @@
+/*
+ * stn_gridio.h -- grid files on flash and the asynchronous IO queue that moves their rows.
+ *
+ * Private to the runtime (the out-of-core engine, runtime/src/ooc*.c, is its user); generated
+ * code never sees it.  Conventions as in stn_rt.h: 0 or a negative errno value, a message in
+ * stn_errmsg() naming the file, the sizes and the cause, nothing calls exit().
+ *
+ * Layout of a grid file.  x is contiguous; every x-row holds nx elements followed by padding up
+ * to row_bytes, a multiple of the O_DIRECT alignment.  Plane z, row y starts at byte offset
+ * (z * ny + y) * row_bytes.  So any run of whole rows is one aligned transfer whatever nx is, and
+ * the bytes moved for rows [y0, y1) of planes [z0, z1) are exactly
+ * (y1 - y0) * (z1 - z0) * row_bytes -- the figure the IO model must predict (stn_grid_row_bytes
+ * gives row_bytes before any file exists).  The padding's content is unspecified: whatever the
+ * writer's buffer held there.
+ *
+ * Threading.  Nothing here locks.  A stn_aio queue belongs to one thread (the engine's main
+ * thread), which submits and waits while OpenMP threads compute; never call any of this from
+ * inside an OpenMP parallel region.  The kernel moves the data in the background; a buffer
+ * handed to stn_aio_read/stn_aio_write must stay allocated and untouched (write: unmodified,
+ * read: unread) until its group has been waited for.
+ */
+#ifndef STN_GRIDIO_H
+#define STN_GRIDIO_H
+
+#include "base/stn_internal.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* ------------------------------------------------------------------ alignment, free space */
+
+/* The O_DIRECT alignment (of file offsets, transfer sizes and memory) for files in `dir`, a
+ * power of two:
+ *   1. statx(STATX_DIOALIGN) of a temporary file created in dir (O_TMPFILE, else a named file
+ *      that is unlinked at once): max(stx_dio_offset_align, stx_dio_mem_align), when the kernel
+ *      (>= 6.1) and the file system report it (ext4, xfs, btrfs, f2fs, ... ; not tmpfs);
+ *   2. else queue/logical_block_size of the block device holding dir, from /sys/dev/block/MAJ:MIN
+ *      (a partition's figure is its parent disk's);
+ *   3. else 4096 (no block device behind dir -- overlayfs, tmpfs, btrfs anonymous devices, NFS --
+ *      or no sysfs).
+ * `source` (n bytes, may be NULL) receives where the figure came from, for the report.
+ * Fails (-ENOENT, -ENOTDIR, ...) only when dir cannot be examined at all. */
+int stn_dio_alignment(const char *dir, size_t *align, char *source, size_t n);
+
+/* Bytes of free space in the file system of `dir` available to unprivileged users
+ * (statvfs f_bavail * f_frsize). */
+int stn_statvfs_free(const char *dir, uint64_t *free_bytes);
+
+/* row_bytes of a grid file: nx * esz rounded up to a multiple of align (a power of two);
+ * -1 if that overflows or an argument is not positive. */
+int64_t stn_grid_row_bytes(int64_t nx, int64_t esz, size_t align);
+
+/* ------------------------------------------------------------------ grid files */
+
+typedef struct stn_gridfile {
+    int fd;
+    char *path;         /* owned copy; NULL when not open */
+    int direct;         /* 1: opened O_DIRECT; 0: buffered (fallback or requested) */
+    int64_t nx, ny, nz; /* grid shape (nz = 1 in 2d) */
+    int64_t esz;        /* bytes per element */
+    int64_t row_bytes;  /* stn_grid_row_bytes(nx, esz, align) */
+    int64_t file_bytes; /* nz * ny * row_bytes: the size of the file */
+    size_t align;       /* the alignment rows were padded to */
+} stn_gridfile;
+
+enum {
+    STN_GRIDFILE_CREATE = 1,   /* create or truncate (mode 0600) and size the file */
+    STN_GRIDFILE_BUFFERED = 2, /* do not use O_DIRECT (tests; file systems that misbehave with it) */
+};
+
+/* Open `path` read-write for a grid of nx * ny * nz elements of esz bytes, rows padded to
+ * `align` (stn_dio_alignment's figure, or any power-of-two multiple of it).
+ *   flags & STN_GRIDFILE_CREATE: create or truncate the file (0600) and size it to file_bytes
+ *     with fallocate, so that a full disk fails now and not hours later (ftruncate, i.e. a sparse
+ *     file, where the file system cannot reserve).  On failure the file is unlinked; ENOSPC and
+ *     EFBIG messages give the size needed and the space free.
+ *   otherwise: the file must exist and be at least file_bytes long (else -EINVAL naming the
+ *     sizes); it is never truncated.
+ * O_DIRECT is used unless the file system refuses it (EINVAL: tmpfs before Linux 6.6, some FUSE),
+ * reports no direct-IO support for the file (statx), or flags has STN_GRIDFILE_BUFFERED; then the
+ * file is used buffered and f->direct = 0 (the caller should warn once: page cache, memory
+ * budget).  align is checked against the file's statx O_DIRECT alignment where reported.
+ * On failure *f is left closed (f->path == NULL, f->fd == -1). */
+int stn_gridfile_open(stn_gridfile *f, const char *path, int64_t nx, int64_t ny, int64_t nz, int64_t esz,
+                      size_t align, int flags);
+/* fdatasync: what was written (and completed) is on stable storage. */
+int stn_gridfile_sync(stn_gridfile *f);
+/* Close and free the path; does not unlink.  Safe on a failed open, a closed or a zeroed struct.
+ * Wait for the file's requests first. */
+void stn_gridfile_close(stn_gridfile *f);
+
+/* ------------------------------------------------------------------ the asynchronous queue */
+
+typedef struct stn_aio stn_aio;
+
+/* Completion group: a set of requests waited for together.  Zero it (STN_AIO_GROUP_INIT or
+ * stn_aio_group_reset) before first use; it must stay valid (not go out of scope) until its
+ * pending count is 0.  Completions accumulate: reset it to reuse it with a fresh error. */
+typedef struct stn_aio_group {
+    int pending;    /* requests queued and not yet completed */
+    int error;      /* the first failure, -errno; 0 if none */
+    uint64_t bytes; /* bytes actually moved by its requests so far */
+    char msg[1024]; /* the message of the first failure */
+} stn_aio_group;
+#define STN_AIO_GROUP_INIT ((stn_aio_group){0})
+void stn_aio_group_reset(stn_aio_group *g); /* pending must be 0 */
+
+#define STN_AIO_DEFAULT_DEPTH 64
+#define STN_AIO_DEFAULT_MAX_REQUEST ((size_t)8 << 20)
+
+/* io_setup(depth): at most `depth` requests are in flight (submitted, not yet reaped) at any
+ * time.  stn_aio_read/write never wait for the device: a call is held, and cut into requests
+ * only as slots free up (oldest call first), whenever the queue is advanced -- by any later call,
+ * stn_aio_poll, or a wait.  So a caller that queues more than `depth` requests' worth and then
+ * computes should call stn_aio_poll between pieces of its work to keep the device busy.  At most
+ * STN_AIO_JOBS calls are held; one more first reaps (blocking) until the oldest is cut up.
+ * With depth D and max_request M at most D * M bytes move at once.
+ * max_request: the largest single transfer, rounded down to a multiple of 4096 (at least 4096;
+ * 0: STN_AIO_DEFAULT_MAX_REQUEST; at most 1 GiB).  A long span is cut into max_request pieces
+ * (further rounded down to a multiple of the file's alignment), which may cut a row in two: both
+ * pieces stay aligned, and the bytes counted are the same.
+ * -EAGAIN when the system-wide limit fs.aio-max-nr is exhausted (the message gives the figures
+ * and the sysctl); -ENOSYS without kernel AIO. */
+int stn_aio_create(stn_aio **q, int depth, size_t max_request);
+/* The DRAM stn_aio_create(depth) takes through stn_alloc, for budgets that count every buffer. */
+uint64_t stn_aio_footprint(int depth);
+/* Waits for everything in flight (updating its groups), then frees the queue.  NULL is fine. */
+void stn_aio_destroy(stn_aio *q);
+
+/* Rows [y0, y1) of planes [z0, z1) of a grid file. */
+typedef struct stn_span {
+    int64_t y0, y1, z0, z1;
+} stn_span;
+
+/* Queue the transfer of the span sp = rows [y0, y1) of planes [z0, z1) between file f and memory: plane z,
+ * row y lives at buf + (z - z0) * buf_plane_bytes + (y - y0) * f->row_bytes.
+ * Requirements (else -EINVAL, nothing queued): 0 <= y0 <= y1 <= ny, 0 <= z0 <= z1 <= nz; buf and
+ * buf_plane_bytes multiples of f->align (4096-aligned buffers suffice for align <= 4096);
+ * buf_plane_bytes >= (y1 - y0) * row_bytes when z1 - z0 > 1.  An empty range queues nothing.
+ * One request per plane, merged into one span across planes when both sides are contiguous
+ * (y0 == 0, y1 == ny, buf_plane_bytes == ny * row_bytes, or a single plane), each request at
+ * most max_request bytes.  Rows outside the range and the buffer's gaps between planes are
+ * never touched.
+ * Every request is counted in g->pending (g may be NULL: then only stn_aio_wait_all reports its
+ * errors).  On completion its bytes go to g->bytes and to st->bytes_read / st->bytes_written
+ * (st may be NULL) -- exactly the bytes the kernel moved.  A short transfer resubmits the
+ * remainder when it is aligned, counting only what moved; one that makes no progress, or ends at
+ * an unaligned offset, is an error (-EIO) naming the file, the offset, the bytes expected and
+ * moved, and the file's size.  Failures are recorded in g (and the queue); the return value is
+ * 0 or the error of a request that could not even be submitted -- in which case the call's other
+ * requests may still be in flight: wait for g before reusing buf.
+ * Time spent blocked (a full queue, io_submit itself) goes to st->seconds[STN_PHASE_WAIT]. */
+int stn_aio_read(stn_aio *q, stn_gridfile *f, const stn_span *sp, void *buf, size_t buf_plane_bytes,
+                 stn_aio_group *g, stn_stats *st);
+int stn_aio_write(stn_aio *q, stn_gridfile *f, const stn_span *sp, const void *buf, size_t buf_plane_bytes,
+                  stn_aio_group *g, stn_stats *st);
+
+/* Reap what has completed (without waiting), cut held calls into the slots that frees, and
+ * submit them: keeps the device busy while the caller computes.  Returns a failure to poll or
+ * submit; request failures go to their groups, as with wait. */
+int stn_aio_poll(stn_aio *q, stn_stats *st);
+
+/* Hand queued requests to the kernel now without waiting.  read, write and wait already do, so
+ * this is rarely needed.  Returns a submission failure, as above. */
+int stn_aio_submit(stn_aio *q, stn_stats *st);
+
+/* Wait until every request of g has completed (completing other groups' requests on the way).
+ * Time blocked goes to st->seconds[STN_PHASE_WAIT].  Returns g->error and records g->msg as
+ * stn_errmsg() when it is not 0. */
+int stn_aio_wait(stn_aio *q, stn_aio_group *g, stn_stats *st);
+/* Wait until nothing is queued or in flight.  Returns the first failure of any request since
+ * the previous stn_aio_wait_all (also those already reported through their group), and forgets
+ * it. */
+int stn_aio_wait_all(stn_aio *q, stn_stats *st);
+
+/* Requests submitted and not yet completed; requests queued but not yet submitted plus calls
+ * held and not yet cut into requests. */
+int stn_aio_in_flight(const stn_aio *q);
+int stn_aio_queued(const stn_aio *q);
+
+#endif /* STN_GRIDIO_H */

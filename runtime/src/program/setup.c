@@ -1,0 +1,152 @@
+/* setup.c -- a run of the program from its options to its report, around the engine: the machine and
+ * the budget, the inputs read and the outputs' temporaries made, the device found; after the engine,
+ * the outputs committed, the ranks' figures gathered, the report written. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "program/stn_program.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int stn_program_setup(stn_program_run *pr, const stn_program_desc *d, const stn_opts *o, double t_start) {
+    memset(pr, 0, sizeof *pr);
+    stn_run *r = &pr->in;
+    pr->log = (stn_log){d->name, o->quiet, 0, {0}};
+    r->d = d;
+    r->o = o;
+    r->log = &pr->log;
+    r->t_start = t_start;
+    r->view = (stn_view){o->size[0], o->size[1], o->size[2], o->size[0], o->size[0] * o->size[1], 0, 0, 0};
+    r->grid_bytes = (uint64_t)stn_grid_cells(o) * (uint64_t)d->elem_size;
+    int rc = o->machine ? stn_hw_load_machine(o->machine, &r->hw) : stn_hw_discover(&r->hw);
+    if (rc)
+        return rc;
+    if (o->mem_given) {
+        char a[32], b[32];
+        if (r->hw.dram.value && o->mem > r->hw.dram.value) /* (a typo's 1000T, or a budget that would swap) */
+            return stn_error(-EINVAL, "--mem %s: more than %s's memory, %s (%s): a budget must fit in DRAM",
+                             stn_fmt_bytes(a, sizeof a, o->mem), r->hw.machine,
+                             stn_fmt_bytes(b, sizeof b, r->hw.dram.value),
+                             r->hw.described ? "its \"dram\"" : r->hw.dram.source);
+        r->mem_budget = o->mem;
+        snprintf(r->mem_source, sizeof r->mem_source, "--mem");
+    } else {
+        r->mem_budget = stn_hw_budget(&r->hw, r->mem_source, sizeof r->mem_source);
+        int node = stn_par_node_size(); /* MPI ranks on this machine share its DRAM */
+        if (node > 1) {
+            r->mem_budget = stn_mem_per_rank(r->mem_budget, node);
+            size_t k = strlen(r->mem_source);
+            snprintf(r->mem_source + k, sizeof r->mem_source - k, ", shared by %d ranks on this machine",
+                     node);
+        }
+    }
+    return 0;
+}
+
+/* The out-of-core engine's device: --dir must be a directory, and its O_DIRECT alignment is the
+ * machine's block figure (a --machine file gives its own, and no directory is touched). */
+static int find_device(stn_run *r) {
+    if (r->hw.described)
+        return 0;
+    struct stat sb;
+    if (stat(r->o->dir, &sb) != 0)
+        return stn_error(stn_neg_errno(errno), "--dir %s: %s (the scratch files of --mode ooc go there)",
+                         r->o->dir, errno == ENOENT ? "no such directory" : strerror(errno));
+    if (!S_ISDIR(sb.st_mode))
+        return stn_error(-ENOTDIR, "--dir %s: not a directory", r->o->dir);
+    size_t align = 0;
+    stn_hw_fig *block = &r->hw.block;
+    int rc = stn_dio_alignment(r->o->dir, &align, block->source, sizeof block->source);
+    block->value = rc == 0 ? align : 0;
+    return rc;
+}
+
+/* The device's bandwidth curves for the time model: a --machine file's, else those `stencilc
+ * probe` measured for --dir's device, else the built-in default (and a note in the report). */
+static void find_curves(stn_run *r) {
+    char path[4096];
+    if (r->hw.dev_keys == 3) {
+        r->dev = r->hw.dev;
+        return;
+    }
+    stn_dev_default(&r->dev);
+    if (r->hw.described || stn_dev_cache_path(r->o->dir, path, sizeof path) != 0 || access(path, F_OK) != 0)
+        return;
+    stn_hw probed;
+    if (stn_hw_load_machine(path, &probed) != 0 || probed.dev_keys != 3) {
+        stn_warn(r->log,
+                 "the device file %s is not usable (%s); the time model uses default curves; "
+                 "run 'stencilc probe --dir %s' again",
+                 path, probed.dev_keys != 3 ? "no curves" : stn_errmsg(), r->o->dir);
+        stn_error_clear();
+        return;
+    }
+    r->dev = probed.dev;
+    snprintf(r->dev.source, sizeof r->dev.source, "stencilc probe: %.490s", path);
+}
+
+/* Everything before the engine: the inputs looked at, the series, points and `along` arrays read, the
+ * outputs' temporaries created, the device found. */
+int stn_program_prepare(stn_program_run *pr) {
+    stn_run *r = &pr->in;
+    const stn_engine_ops *eng = stn_engine_of(r->o->mode);
+    if (!eng->has.plans)
+        stn_note_ignored(r);
+    int rc = 0;
+    if (eng->has.device &&
+        stn_par_size() > 1) /* (first: every rank takes part, before anything can fail on one) */
+        rc = stn_par_network(&r->net.bytes_per_second, &r->net.latency, r->net.source, sizeof r->net.source);
+    if (rc == 0)
+        rc = stn_check_inputs(r);
+    if (rc == 0 && !r->o->plan_only)
+        rc = stn_series_load(r, &pr->res.st);
+    if (rc == 0 && !r->o->plan_only)
+        rc = stn_points_load(r, &pr->res.st);
+    if (rc == 0)
+        rc = stn_along_load(r, &pr->res.st); /* the rate measurements read them too */
+    if (rc == 0) {
+        r->writers = calloc(2 * (size_t)r->d->nfields + (size_t)r->d->nrecords, sizeof *r->writers);
+        if (!r->writers)
+            rc = stn_error(-ENOMEM, "out of memory");
+    }
+    if (rc == 0)
+        rc = stn_outputs_open(r, &pr->report);
+    if (rc == 0 && eng->has.device)
+        rc = find_device(r);
+    if (rc == 0 && eng->has.device)
+        find_curves(r);
+    return rc;
+}
+
+int stn_program_finish(stn_program_run *pr, int rc, int program) {
+    stn_run *r = &pr->in;
+    /* each series and points file is read once, before the engine; each record written once */
+    pr->res.predicted_read += r->inputs.series_bytes + r->inputs.points_bytes + r->inputs.along_bytes;
+    for (int k = 0; k < r->d->nrecords && stn_par_rank() == 0; k++) /* (rank 0 writes them) */
+        pr->res.predicted_written +=
+            r->o->record_path[k] ? (uint64_t)r->o->steps * stn_record_bytes(r, k) : 0;
+    if (stn_par_size() > 1 && stn_par_any(rc) && rc == 0)
+        rc = stn_error(-EIO, "another rank failed (its error is above)");
+    if (rc == 0)
+        rc = stn_outputs_commit(r, &pr->res, stn_engine_of(r->o->mode)->has.plans ? &pr->plan : NULL,
+                                &pr->report);
+    stn_outputs_abort(r, &pr->report); /* whatever is left after a failure */
+    if (rc == 0 && program && !r->o->plan_only && stn_par_rank() == 0)
+        stn_summary_end(r, &pr->res);
+    return rc;
+}
+
+void stn_program_free(stn_program_run *pr) {
+    free(pr->res.ranks);
+    pr->res.ranks = NULL;
+    stn_series_free(&pr->in);
+    stn_points_free(&pr->in);
+    stn_along_free(&pr->in);
+    free(pr->in.writers);
+    stn_log_free(&pr->log);
+}
