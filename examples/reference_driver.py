@@ -2,7 +2,8 @@
 
 Expects: an ``Example`` (``reference.py`` registers one per ``examples/*.stn``) whose update
 functions read fields through ``Access`` (``f["u"](dx, dy)``, ``f["u"].prev()``), series
-through ``SeriesAt``, inputs along an axis through ``AlongAccess`` and, in injects and records,
+through ``SeriesAt``, inputs along an axis through ``AlongAccess``, coordinates through
+``CoordAt`` (``f["x"]()``, ``f["x"](1)``) and sizes as ``f["nx"]`` and, in injects and records,
 fields at points through ``AtPoints``.
 Guarantees: ``Example.initial`` and ``Example.run`` follow the conventions of ``reference.py``'s
 docstring (the generated programs' own): the update on the interior, dirichlet copies and
@@ -84,6 +85,20 @@ class AlongAccess:
         if not -self.lo[d] <= k <= self.hi[d]:
             raise IndexError(f"offset {k} along axis {d} is outside the declared halo {self.lo}/{self.hi}")
         v = self.arr[self.lo[d] + k: len(self.arr) - self.hi[d] + k]
+        return v.reshape([-1 if a == self.ndim - 1 - d else 1 for a in range(self.ndim)])
+
+
+class CoordAt:
+    """A coordinate over the interior, as updates and lets read it: ``x()`` is the cell's global
+    index along its axis, ``x(k)`` the index k cells along (a let read at an offset), converted to
+    the element type; shaped to broadcast against the fields.  (Not a read: no halo.)"""
+
+    def __init__(self, axis: int, n: int, ndim: int, lo: tuple[int, ...], hi: tuple[int, ...], dtype: type):
+        self.axis, self.n, self.ndim, self.lo, self.hi, self.dtype = axis, n, ndim, lo, hi, dtype
+
+    def __call__(self, k: int = 0) -> np.ndarray:
+        d = self.axis
+        v = np.arange(self.lo[d] + k, self.n - self.hi[d] + k).astype(self.dtype)
         return v.reshape([-1 if a == self.ndim - 1 - d else 1 for a in range(self.ndim)])
 
 
@@ -279,6 +294,9 @@ class Example:
             acc.update({w: SeriesAt(v, t) for w, v in series.items()})
             acc.update({a: AlongAccess(v, "xyz".index(self.along[a]), self.ndim, lo, hi, seen)
                         for a, v in along.items()})
+            for d in range(self.ndim):  # the coordinates and sizes: f["x"](k), f["nx"]
+                acc["xyz"[d]] = CoordAt(d, shape[self.ndim - 1 - d], self.ndim, lo, hi, self.dtype)
+                acc["n" + "xyz"[d]] = self.dtype(shape[self.ndim - 1 - d])
             new = {}
             for stage in stages:  # sub-steps: a stage reads the new values of those before it
                 new_inner = stage(acc, p)

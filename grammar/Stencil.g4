@@ -14,12 +14,17 @@
  *   - `boundary` takes any names as the field, kind and axes; the builder sorts `boundary periodic
  *     x` (which parses as field `periodic`, kind `x`) and sema checks dirichlet/neumann/periodic;
  *   - a reference may be primed (`ex'`, `ex'[1,0]`: the new value of a field updated earlier in
- *     the step); sema checks that the field is one, and the builder refuses `ex'.prev`.
+ *     the step); sema checks that the field is one, and the builder refuses `ex'.prev`;
+ *   - comparisons, `&&`, `||`, `!` and `c ? a : b` take any expressions; sema checks that the
+ *     operands of `&&`, `||`, `!` and the condition of `?:` are conditions (comparisons or those
+ *     operators), and that every other operand is a number.
  *
  * Expression precedence, highest first (the order of the alternatives of `expr` below):
- *   primary;  ^ (right associative);  unary - +;  * /;  sum(...) BODY;  + -
+ *   primary;  ^ (right associative);  unary - + !;  * /;  sum(...) BODY;  + -;
+ *   < <= > >=;  == !=;  &&;  ||;  ?: (right associative)
  * `sum` is a prefix operator whose BODY is parsed at its own level, so it takes the product
  * term that follows: `sum(i in -1..1) a*u[i,0] + b` is `(sum a*u[i,0]) + b`, and `-x^2` is `-(x^2)`.
+ * Below the sum the levels are C's: `a + b < c && d == e ? f : g` is `(((a + b) < c) && (d == e)) ? f : g`.
  */
 grammar Stencil;
 
@@ -60,10 +65,15 @@ tableItem
 expr
     : primary                                                          # primaryExpr
     | <assoc=right> lhs=expr op=CARET rhs=expr                         # powExpr
-    | op=(MINUS | PLUS) operand=expr                                   # unaryExpr
+    | op=(MINUS | PLUS | NOT) operand=expr                             # unaryExpr
     | lhs=expr op=(STAR | SLASH) rhs=expr                              # mulExpr
     | SUM LPAREN sumRange (COMMA sumRange)* RPAREN body=expr            # sumExpr
     | lhs=expr op=(PLUS | MINUS) rhs=expr                              # addExpr
+    | lhs=expr op=(LT | LE | GT | GE) rhs=expr                         # relExpr
+    | lhs=expr op=(EQ | NE) rhs=expr                                   # eqExpr
+    | lhs=expr op=AND rhs=expr                                         # andExpr
+    | lhs=expr op=OR rhs=expr                                          # orExpr
+    | <assoc=right> cond=expr op=QUESTION then=expr COLON other=expr   # condExpr
     ;
 
 // `i in -2..2` (inclusive)
@@ -128,6 +138,17 @@ INT      : DIGITS;
 ID       : [a-zA-Z_] [a-zA-Z_0-9]*;
 
 DOTDOT   : '..';
+LE       : '<=';
+GE       : '>=';
+EQ       : '==';
+NE       : '!=';
+AND      : '&&';
+OR       : '||';
+LT       : '<';
+GT       : '>';
+NOT      : '!';
+QUESTION : '?';
+COLON    : ':';
 DOT      : '.';
 PRIME    : '\'';
 PLUSEQ   : '+=';

@@ -58,17 +58,27 @@ class Ref:
 
 @dataclass(frozen=True)
 class Unary:
-    op: str  # "-" or "+"
+    op: str  # "-", "+" or "!"
     operand: Expr
     loc: Loc
 
 
 @dataclass(frozen=True)
 class Binary:
-    op: str  # "+", "-", "*", "/", "^"
+    op: str  # "+", "-", "*", "/", "^"; "<", "<=", ">", ">=", "==", "!="; "&&", "||"
     lhs: Expr
     rhs: Expr
     loc: Loc  # the operator
+
+
+@dataclass(frozen=True)
+class Cond:
+    """``cond ? then : other``."""
+
+    cond: Expr
+    then: Expr
+    other: Expr
+    loc: Loc  # the '?'
 
 
 @dataclass(frozen=True)
@@ -97,7 +107,15 @@ class Sum:
     loc: Loc  # the keyword
 
 
-Expr = Union[Num, Name, Ref, Unary, Binary, Call, Sum]
+Expr = Union[Num, Name, Ref, Unary, Binary, Cond, Call, Sum]
+
+COMPARISONS = ("<", "<=", ">", ">=", "==", "!=")
+LOGIC = ("&&", "||")
+
+
+def is_condition(e: object) -> bool:
+    """``e`` is a condition (true or false), not a number: a comparison, ``&&``, ``||`` or ``!``."""
+    return (isinstance(e, Binary) and e.op in COMPARISONS + LOGIC) or (isinstance(e, Unary) and e.op == "!")
 
 # ---------------------------------------------------------------- declarations
 
@@ -243,7 +261,9 @@ class Stencil:
 
 def children(e: object) -> tuple:
     """The sub-expressions of an expression: a sum's body, an operator's operands, a call's
-    arguments, every subscript of a reference."""
+    arguments, every subscript of a reference, a conditional's condition and branches."""
+    if isinstance(e, Cond):
+        return (e.cond, e.then, e.other)
     if isinstance(e, Sum):
         return (e.body,)
     if isinstance(e, Unary):
@@ -275,13 +295,16 @@ def format_ast(node: object, indent: int = 0) -> str:
 
 
 # binding strength of each expression form, as in the grammar: higher binds tighter
-_PREC = {"+": 1, "-": 1, "*": 3, "/": 3, "^": 5}
-_PREC_SUM, _PREC_UNARY, _PREC_PRIMARY = 2, 4, 6
+_PREC = {"?": 1, "||": 2, "&&": 3, "==": 4, "!=": 4, "<": 5, "<=": 5, ">": 5, ">=": 5, "+": 6, "-": 6, "*": 8,
+         "/": 8, "^": 10}
+_PREC_SUM, _PREC_UNARY, _PREC_PRIMARY = 7, 9, 11
 
 
 def _prec(e: object) -> int:
     if isinstance(e, Binary):
         return _PREC[e.op]
+    if isinstance(e, Cond):
+        return _PREC["?"]
     if isinstance(e, Unary):
         return _PREC_UNARY
     if isinstance(e, Sum):
@@ -307,7 +330,10 @@ def unparse(e: object) -> str:
         right_assoc = e.op == "^"
         lhs = _paren(e.lhs, _prec(e.lhs) < p or (right_assoc and _prec(e.lhs) == p))
         rhs = _paren(e.rhs, _prec(e.rhs) < p or (not right_assoc and _prec(e.rhs) == p))
-        return f"{lhs} {e.op} {rhs}" if p == 1 else f"{lhs}{e.op}{rhs}"
+        return f"{lhs} {e.op} {rhs}" if p <= _PREC["+"] else f"{lhs}{e.op}{rhs}"
+    if isinstance(e, Cond):  # right associative: a conditional in the condition is parenthesised
+        p = _PREC["?"]
+        return f"{_paren(e.cond, _prec(e.cond) <= p)} ? {unparse(e.then)} : {_paren(e.other, _prec(e.other) < p)}"
     if isinstance(e, Sum):
         ranges = ", ".join(f"{r.var} in {r.lo}..{r.hi}" for r in e.ranges)
         return f"sum({ranges}) " + _paren(e.body, _prec(e.body) < _PREC_SUM)
@@ -344,6 +370,8 @@ def _fmt(node: object, depth: int, out: list[str]) -> None:
     elif isinstance(node, (Unary, Binary)):
         head = f"{kind} {node.op}"
         kids = [node.operand] if isinstance(node, Unary) else [node.lhs, node.rhs]
+    elif isinstance(node, Cond):
+        head, kids = "Cond ?:", [node.cond, node.then, node.other]
     elif isinstance(node, Call):
         head, kids = f"Call {node.func}", list(node.args)
     elif isinstance(node, SumRange):

@@ -2,12 +2,16 @@
 
 Expects: built by ``lower.lower`` from a checked AST.  Guarantees (``Program.validate``
 checks them, and lowering calls it): sums are unrolled and tables replaced by their
-values; ``^`` is gone (integer powers are multiplications); every field access is a
+values; ``^`` with an exponent known at compile time is gone (multiplications), and a
+``BinOp`` ``^`` is a power whose exponent is known at run time; every field access is a
 ``Load`` of a declared field at a level it has, with a 3-component integer offset (dz = 0
 in 2d) inside the derived halo; updates target each state field exactly once, in source
 order, and read old levels and the new values (``NEW``) of fields updated before them
-(directly or through lets); coordinates and extents appear only in init expressions; lets are
-defined before use and free of coordinates.  The derived facts (halo, points, flops,
+(directly or through lets); coordinates and extents appear in init expressions (a ``Coord``
+of offset 0), lets and updates, never in injects and records; lets are defined before use;
+every expression is a number, and conditions (comparisons, ``&&``, ``||``, ``Not``) appear
+only as the operands of ``&&``, ``||``, ``Not`` and the condition of a ``Select``.  Both
+branches of a ``Select`` count in every fact (a conditional reads the points of both).  The derived facts (halo, points, flops,
 bytes per point, kr/kw) are computed here from the IR itself, so they cannot disagree
 with the code that is generated from it.
 
@@ -23,11 +27,18 @@ from .diagnostics import InternalError
 
 # ---------------------------------------------------------------- expressions
 
-BINOPS = ("+", "-", "*", "/")
-# name -> arity; every function computes in the grid's element type
+ARITH = ("+", "-", "*", "/")
+COMPARISONS = ("<", "<=", ">", ">=", "==", "!=")
+LOGIC = ("&&", "||")
+POWER = "^"  # a ^ e with e known at run time (docs/language.md, "Integer powers")
+BINOPS = ARITH + COMPARISONS + LOGIC + (POWER,)
+# name -> arity; every function computes in the grid's element type (the C function of that type:
+# sqrt or sqrtf, ...; abs and fabs are fabs; min and max are plain comparisons)
 FUNCTIONS = {
-    "sqrt": 1, "exp": 1, "log": 1, "sin": 1, "cos": 1, "tanh": 1, "abs": 1,
-    "min": 2, "max": 2, "pow": 2,
+    **dict.fromkeys(("sqrt", "cbrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan",
+                     "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "abs", "fabs",
+                     "floor", "ceil", "trunc"), 1),
+    **dict.fromkeys(("min", "max", "pow", "fmod", "atan2", "hypot", "copysign"), 2),
 }
 
 
@@ -56,7 +67,11 @@ class Load:
 
 @dataclass(frozen=True)
 class Coord:
-    axis: int  # 0 x, 1 y, 2 z
+    """The global index of the cell along ``axis`` (0 x, 1 y, 2 z), plus ``offset`` (a let read at an
+    offset moves it), as a value of the element type."""
+
+    axis: int
+    offset: int = 0
 
 
 @dataclass(frozen=True)
@@ -100,17 +115,56 @@ class Call:
     args: tuple[Expr, ...]
 
 
-Expr = Union[Const, ParamRef, Load, Coord, Extent, TimeIndex, SeriesRef, TempRef, Neg, BinOp, Call]
+@dataclass(frozen=True)
+class Not:
+    """``!c``: a condition."""
+
+    operand: Expr
+
+
+@dataclass(frozen=True)
+class Select:
+    """``cond ? then : other``: one of two numbers, by a condition."""
+
+    cond: Expr
+    then: Expr
+    other: Expr
+
+
+Expr = Union[Const, ParamRef, Load, Coord, Extent, TimeIndex, SeriesRef, TempRef, Neg, BinOp, Call, Not, Select]
 
 
 def children(e: Expr) -> tuple[Expr, ...]:
-    if isinstance(e, Neg):
+    if isinstance(e, (Neg, Not)):
         return (e.operand,)
     if isinstance(e, BinOp):
         return (e.lhs, e.rhs)
     if isinstance(e, Call):
         return e.args
+    if isinstance(e, Select):
+        return (e.cond, e.then, e.other)
     return ()
+
+
+def rebuild(e: Expr, kids) -> Expr:
+    """``e`` with its children (``children(e)``, in that order) replaced by ``kids``."""
+    kids = tuple(kids)
+    if isinstance(e, Neg):
+        return Neg(kids[0])
+    if isinstance(e, Not):
+        return Not(kids[0])
+    if isinstance(e, BinOp):
+        return BinOp(e.op, kids[0], kids[1])
+    if isinstance(e, Call):
+        return Call(e.func, kids)
+    if isinstance(e, Select):
+        return Select(*kids)
+    return e
+
+
+def is_condition(e: Expr) -> bool:
+    """A condition (true or false: a comparison, ``&&``, ``||``, ``!``), not a number."""
+    return isinstance(e, Not) or (isinstance(e, BinOp) and e.op in COMPARISONS + LOGIC)
 
 
 def walk(e: Expr):
@@ -123,8 +177,9 @@ def walk(e: Expr):
 
 
 def count_flops(e: Expr) -> int:
-    """Arithmetic operations in ``e``: each + - * /, negation and function call counts one."""
-    return sum(1 for n in walk(e) if isinstance(n, (BinOp, Neg, Call)))
+    """Operations on numbers in ``e``: each + - * /, comparison, run-time ``^``, negation and function
+    call counts one; ``&&``, ``||``, ``!`` and ``?:`` only choose, and count none."""
+    return sum(1 for n in walk(e) if isinstance(n, (Neg, Call)) or (isinstance(n, BinOp) and n.op not in LOGIC))
 
 
 # ---------------------------------------------------------------- program
@@ -384,12 +439,65 @@ class Program:
         return Facts(tuple(hlo), tuple(hhi), len(loads), flops, nbytes, kr, kw, io, tuple(lo), tuple(hi))
 
     # -- validation
+    def _bad(self, msg: str) -> None:
+        raise InternalError(f"invalid IR for stencil {self.name!r}: {msg}")
+
+    def _check_expr(self, e: Expr, where: str, ctx: str, temps: set[str]) -> None:
+        """One expression's invariants (``validate``).  ctx: "init" (coordinates, no fields), "kernel" (a let
+        or an update: coordinates and fields) or "point" (an inject or a record: fields at the point, no
+        coordinates); ``temps``: the lets defined before it."""
+        bad = self._bad
+        fields = {f.name: f for f in self.fields}
+        params = {p.name for p in self.params}
+        allow_coords = ctx == "init"
+        if is_condition(e):
+            bad(f"{where}: a condition where a number is needed")
+        for n in walk(e):
+            kids = children(n)
+            conds = (True,) if isinstance(n, Not) else (True, True) if isinstance(n, BinOp) and n.op in LOGIC \
+                else (True, False, False) if isinstance(n, Select) else (False,) * len(kids)
+            for k, c in zip(kids, conds):
+                if is_condition(k) != c:
+                    bad(f"{where}: {'a condition' if is_condition(k) else 'a number'} as an operand of {n}")
+        for n in walk(e):
+            if isinstance(n, Load):
+                f = fields.get(n.field)
+                if f is None or n.level >= f.levels or n.level < NEW:
+                    bad(f"{where}: load of {n.field} level {n.level}")
+                if len(n.offset) != 3 or any(n.offset[d] for d in range(self.ndim, 3)):
+                    bad(f"{where}: offset {n.offset}")
+                if allow_coords:
+                    bad(f"{where}: init expressions cannot read fields")
+                if n.level == NEW:  # the order of updates is checked below, lets included
+                    if f.kind != "state":
+                        bad(f"{where}: {n.field}' of an input")
+                    continue
+                if f.along is not None:
+                    if f.along_slot < 0 or n.level != 0 or any(n.offset[d] for d in range(3) if d != f.along):
+                        bad(f"{where}: {n} of an input along axis {f.along}")
+                    continue
+                slot = f.src_slot if n.level == 0 else f.prev_slot
+                if slot < 0:
+                    bad(f"{where}: {n.field} level {n.level} has no source slot")
+            elif isinstance(n, ParamRef) and n.name not in params:
+                bad(f"{where}: unknown param {n.name}")
+            elif isinstance(n, (TimeIndex, SeriesRef)) and allow_coords:
+                bad(f"{where}: the step index in an init")
+            elif isinstance(n, SeriesRef) and n.name not in self.series:
+                bad(f"{where}: unknown series {n.name}")
+            elif isinstance(n, (Coord, Extent)) and (ctx == "point" or n.axis >= self.ndim
+                                                     or (ctx == "init" and isinstance(n, Coord) and n.offset)):
+                bad(f"{where}: coordinate {n}")
+            elif isinstance(n, TempRef) and n.name not in temps:
+                bad(f"{where}: let {n.name} used before its definition")
+            elif isinstance(n, BinOp) and n.op not in BINOPS:
+                bad(f"{where}: operator {n.op}")
+            elif isinstance(n, Call) and FUNCTIONS.get(n.func) != len(n.args):
+                bad(f"{where}: call {n.func}/{len(n.args)}")
+
     def validate(self) -> None:
         """Check the invariants in the module docstring; raise InternalError if broken."""
-
-        def bad(msg: str) -> None:
-            raise InternalError(f"invalid IR for stencil {self.name!r}: {msg}")
-
+        bad = self._bad
         if self.ndim not in (1, 2, 3):
             bad(f"ndim {self.ndim}")
         if self.dtype not in ("f32", "f64"):
@@ -398,8 +506,6 @@ class Program:
             + list(self.series) + list(self.points) + [r.name for r in self.records]
         if len(names) != len(set(names)):
             bad(f"duplicate names in {names}")
-        fields = {f.name: f for f in self.fields}
-        params = {p.name for p in self.params}
         for f in self.fields:
             if f.kind not in ("state", "input"):
                 bad(f"field {f.name} kind {f.kind}")
@@ -414,49 +520,14 @@ class Program:
             bad(f"updates {updated} do not match the state fields")
 
         defined: set[str] = set()
-
-        def check_expr(e: Expr, where: str, allow_coords: bool, temps: set[str]) -> None:
-            for n in walk(e):
-                if isinstance(n, Load):
-                    f = fields.get(n.field)
-                    if f is None or n.level >= f.levels or n.level < NEW:
-                        bad(f"{where}: load of {n.field} level {n.level}")
-                    if len(n.offset) != 3 or any(n.offset[d] for d in range(self.ndim, 3)):
-                        bad(f"{where}: offset {n.offset}")
-                    if allow_coords:
-                        bad(f"{where}: init expressions cannot read fields")
-                    if n.level == NEW:  # the order of updates is checked below, lets included
-                        if f.kind != "state":
-                            bad(f"{where}: {n.field}' of an input")
-                        continue
-                    if f.along is not None:
-                        if f.along_slot < 0 or n.level != 0 or any(n.offset[d] for d in range(3) if d != f.along):
-                            bad(f"{where}: {n} of an input along axis {f.along}")
-                        continue
-                    slot = f.src_slot if n.level == 0 else f.prev_slot
-                    if slot < 0:
-                        bad(f"{where}: {n.field} level {n.level} has no source slot")
-                elif isinstance(n, ParamRef) and n.name not in params:
-                    bad(f"{where}: unknown param {n.name}")
-                elif isinstance(n, (TimeIndex, SeriesRef)) and allow_coords:
-                    bad(f"{where}: the step index in an init")
-                elif isinstance(n, SeriesRef) and n.name not in self.series:
-                    bad(f"{where}: unknown series {n.name}")
-                elif isinstance(n, (Coord, Extent)) and (not allow_coords or n.axis >= self.ndim):
-                    bad(f"{where}: coordinate {n}")
-                elif isinstance(n, TempRef) and n.name not in temps:
-                    bad(f"{where}: let {n.name} used before its definition")
-                elif isinstance(n, BinOp) and n.op not in BINOPS:
-                    bad(f"{where}: operator {n.op}")
-                elif isinstance(n, Call) and FUNCTIONS.get(n.func) != len(n.args):
-                    bad(f"{where}: call {n.func}/{len(n.args)}")
+        check_expr = self._check_expr
 
         for x in self.lets:
-            check_expr(x.value, f"let {x.name}", False, defined)
+            check_expr(x.value, f"let {x.name}", "kernel", defined)
             defined.add(x.name)
         before: set[str] = set()
         for u in self.updates:
-            check_expr(u.value, f"update {u.field}", False, defined)
+            check_expr(u.value, f"update {u.field}", "kernel", defined)
             for ld in self.update_loads(u):
                 if ld.level == NEW and ld.field not in before:
                     bad(f"update {u.field}: reads {ld.field}' before its update")
@@ -464,10 +535,10 @@ class Program:
         for f in self.fields:
             for e in (f.init, f.init_prev):
                 if e is not None:
-                    check_expr(e, f"init {f.name}", True, set())
+                    check_expr(e, f"init {f.name}", "init", set())
         for where, pts, e, new_ok in ([(f"inject {x.field}", x.points, x.value, False) for x in self.injects]
                                       + [(f"record {x.name}", x.points, x.value, True) for x in self.records]):
-            check_expr(e, where, False, set())
+            check_expr(e, where, "point", set())
             if pts not in self.points:
                 bad(f"{where}: unknown points {pts}")
             for n in walk(e):
@@ -483,12 +554,15 @@ class Program:
 
 # ---------------------------------------------------------------- printing
 
-_PREC = {"+": 1, "-": 1, "*": 2, "/": 2}
+# binding strength, as in the .stn grammar: higher binds tighter
+_PREC = {"||": 2, "&&": 3, "==": 4, "!=": 4, "<": 5, "<=": 5, ">": 5, ">=": 5, "+": 6, "-": 6, "*": 7, "/": 7, "^": 9}
+_SELECT, _UNARY = 1, 8
 _AXES = "xyz"
 
 
 def format_expr(e: Expr, ndim: int = 3, parent: int = 0, right: bool = False) -> str:
-    """A compact, precedence-aware rendering in .stn-like syntax."""
+    """A compact, precedence-aware rendering in .stn-like syntax (a coordinate moved by a let's
+    offset is ``(x + 1)``)."""
     if isinstance(e, Const):
         return repr(float(e.value))
     if isinstance(e, ParamRef):
@@ -496,7 +570,8 @@ def format_expr(e: Expr, ndim: int = 3, parent: int = 0, right: bool = False) ->
     if isinstance(e, TempRef):
         return e.name
     if isinstance(e, Coord):
-        return _AXES[e.axis]
+        k = e.offset
+        return f"({_AXES[e.axis]} {'+' if k > 0 else '-'} {abs(k)})" if k else _AXES[e.axis]
     if isinstance(e, TimeIndex):
         return "t"
     if isinstance(e, SeriesRef):
@@ -506,14 +581,21 @@ def format_expr(e: Expr, ndim: int = 3, parent: int = 0, right: bool = False) ->
     if isinstance(e, Load):
         name = e.field + ("'" if e.level == NEW else ".prev" if e.level else "")
         return f"{name}[{','.join(str(o) for o in e.offset[:ndim])}]"
-    if isinstance(e, Neg):
-        return "-" + format_expr(e.operand, ndim, 3)
+    if isinstance(e, (Neg, Not)):
+        return ("-" if isinstance(e, Neg) else "!") + format_expr(e.operand, ndim, _UNARY)
     if isinstance(e, Call):
         return f"{e.func}({', '.join(format_expr(a, ndim) for a in e.args)})"
     if isinstance(e, BinOp):
         p = _PREC[e.op]
-        s = f"{format_expr(e.lhs, ndim, p)} {e.op} {format_expr(e.rhs, ndim, p, right=True)}"
+        if e.op == POWER:  # right associative
+            s = f"{format_expr(e.lhs, ndim, p + 1)} ^ {format_expr(e.rhs, ndim, p)}"
+        else:
+            s = f"{format_expr(e.lhs, ndim, p)} {e.op} {format_expr(e.rhs, ndim, p, right=True)}"
         return f"({s})" if p < parent or (right and p == parent) else s
+    if isinstance(e, Select):  # right associative; a conditional as the first branch is parenthesised
+        s = (f"{format_expr(e.cond, ndim, _SELECT + 1)} ? {format_expr(e.then, ndim, _SELECT + 1)} : "
+             f"{format_expr(e.other, ndim, _SELECT)}")
+        return f"({s})" if _SELECT < parent or (right and _SELECT == parent) else s
     raise InternalError(f"unknown IR node {e!r}")
 
 

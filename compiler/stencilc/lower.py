@@ -7,14 +7,15 @@ and for a stencil name the C and Fortran it becomes cannot carry (``codegen.cnam
 files, functions and module are named after it; ``_stencil_name``).
 Guarantees: a validated ``ir.Program`` with its derived facts: sums unrolled into
 left-to-right additions of their terms (outer index slowest), table entries replaced by
-their values, ``a^n`` expanded into multiplications (``a^0`` is 1, negative n is
-``1/a^|n|``), sum indices used as values replaced by their numbers, bare field names
-turned into loads at offset zero, a primed read (``ex'``) into a load of level ``ir.NEW``, a let read at an offset (``f[1,0]``) replaced by its
-value with every load in it (and every let it reads, likewise) moved by that offset, and
-kernel argument slots assigned: in declaration
-order each field takes a source slot for its current level, then one for its previous
-level if it has two; each state field takes a destination slot.  Lets that no update
-needs are dropped.
+their values, ``a^n`` with n known at compile time (integer literals, sum indices) expanded
+into multiplications (``a^0`` is 1, negative n is ``1/a^|n|``), ``a^e`` with e known at run
+time kept as a ``BinOp`` ``^``, ``c ? a : b`` a ``Select`` and ``!c`` a ``Not``, sum indices
+used as values replaced by their numbers, bare field names turned into loads at offset zero,
+a primed read (``ex'``) into a load of level ``ir.NEW``, a let read at an offset (``f[1,0]``)
+replaced by its value with every load and coordinate in it (and every let it reads, likewise)
+moved by that offset, and kernel argument slots assigned: in declaration order each field
+takes a source slot for its current level, then one for its previous level if it has two;
+each state field takes a destination slot.  Lets that no update needs are dropped.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from __future__ import annotations
 from . import ast, ir
 from .codegen.cnames import stencil_name_problem
 from .diagnostics import InternalError, Reporter
-from .sema import COORDS, EXTENTS, TIME, Checked, eval_int, exponent_of, series_offset, sum_envs
+from .sema import COORDS, EXTENTS, TIME, Checked, eval_int, exponent_at_run_time, exponent_of, series_offset, sum_envs
 
 
 def _offset3(subscripts, env: dict[str, int]) -> tuple[int, int, int]:
@@ -51,13 +52,11 @@ class _Lowerer:
             return self.load(e.field, e.level, tuple(a + b for a, b in zip(e.offset, by)))
         if isinstance(e, ir.TempRef):
             return self.shifted(self.lets[e.name], by)
-        if isinstance(e, ir.Neg):
-            return ir.Neg(self.shifted(e.operand, by))
-        if isinstance(e, ir.BinOp):
-            return ir.BinOp(e.op, self.shifted(e.lhs, by), self.shifted(e.rhs, by))
-        if isinstance(e, ir.Call):
-            return ir.Call(e.func, tuple(self.shifted(a, by) for a in e.args))
-        if isinstance(e, (ir.Const, ir.ParamRef, ir.TimeIndex, ir.SeriesRef)):  # the same at every cell
+        if isinstance(e, ir.Coord):  # the coordinate of the cell it is computed at
+            return ir.Coord(e.axis, e.offset + by[e.axis])
+        if isinstance(e, (ir.Neg, ir.Not, ir.BinOp, ir.Call, ir.Select)):
+            return ir.rebuild(e, (self.shifted(k, by) for k in ir.children(e)))
+        if isinstance(e, (ir.Const, ir.ParamRef, ir.TimeIndex, ir.SeriesRef, ir.Extent)):  # the same at every cell
             return e
         raise InternalError(f"{e!r} in a let read at an offset")
 
@@ -106,11 +105,15 @@ class _Lowerer:
             x = self.expr(e.operand, env)
             if e.op == "+":
                 return x
+            if e.op == "!":
+                return ir.Not(x)
             return ir.Const(-x.value) if isinstance(x, ir.Const) else ir.Neg(x)
         if isinstance(e, ast.Binary):
-            if e.op == "^":
-                return self.power(self.expr(e.lhs, env), exponent_of(e.rhs))
+            if e.op == "^" and not exponent_at_run_time(e.rhs, set(env)):
+                return self.power(self.expr(e.lhs, env), exponent_of(e.rhs, env))
             return ir.BinOp(e.op, self.expr(e.lhs, env), self.expr(e.rhs, env))
+        if isinstance(e, ast.Cond):
+            return ir.Select(self.expr(e.cond, env), self.expr(e.then, env), self.expr(e.other, env))
         if isinstance(e, ast.Call):
             return ir.Call(e.func, tuple(self.expr(a, env) for a in e.args))
         if isinstance(e, ast.Sum):

@@ -58,7 +58,7 @@ def test_expected_halos():
         "grayscott2d": ((1, 1), (1, 1)), "filter2d": ((2, 2), (2, 2)), "advect2d": ((2, 1), (0, 0)),
         "flux2d": ((1, 1), (1, 1)), "fdtd2d": ((1, 1), (1, 1)), "polyjacobi2d": ((1, 1), (1, 1)), "jacobi1d": ((1,), (1,)),
         "staggered3d": ((1, 1, 1), (1, 1, 1)), "acoustic2d": ((1, 1), (1, 1)),
-        "sponge2d": ((1, 1), (1, 1)), "d2q9": ((1, 1), (1, 1)),
+        "sponge2d": ((1, 1), (1, 1)), "d2q9": ((1, 1), (1, 1)), "upwind_limiter": ((2, 2), (2, 2)),
     }
     assert {n: (e.halo_lo, e.halo_hi) for n, e in ref.EXAMPLES.items()} == expect
 

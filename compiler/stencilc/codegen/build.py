@@ -89,13 +89,7 @@ class _Renamer:
             return ir.ParamRef(self.step_cname[e])
         if isinstance(e, ir.TempRef):
             return ir.TempRef(self.cname[e.name])
-        if isinstance(e, ir.Neg):
-            return ir.Neg(self(e.operand))
-        if isinstance(e, ir.BinOp):
-            return ir.BinOp(e.op, self(e.lhs), self(e.rhs))
-        if isinstance(e, ir.Call):
-            return ir.Call(e.func, tuple(self(a) for a in e.args))
-        return e
+        return ir.rebuild(e, (self(k) for k in ir.children(e)))
 
 
 def _along_index(array: str, coord: str, k: int) -> str:
@@ -133,11 +127,12 @@ def build_layout(program: ir.Program, tuned: Tuned | None = None) -> KernelLayou
     scratch, regions, new_rows = _scratch(program, cname, array_of, dst_slots, namer)
     step_values = _step_values(program, namer)
     step_cname = {(ir.TimeIndex() if v.series is None else ir.SeriesRef(v.series, v.k)): v.cname for v in step_values}
-    printer = CPrinter(dtype, _cell_load(cname, along, rows, new_rows), prefix=f"{name}_")
+    printer = CPrinter(dtype, _cell_load(cname, along, rows, new_rows), _cell_coord(real_of(dtype)), f"{name}_",
+                       lambda axis: f"(({real_of(dtype)})v->n{AXES[axis]})")
     rename = _Renamer(cname, step_cname)
     out_rows, assigns = _outputs(program, dst_slots, printer, rename, namer)
     lets = tuple(Let(x.name, cname[x.name], printer.print(rename(x.value))) for x in program.lets)
-    inits, alongs = _inits(program, cname, macro, printer, rename)
+    inits, alongs = _inits(program, cname, macro, CPrinter(dtype, printer.load_name, prefix=f"{name}_"), rename)
     point_printer = CPrinter(dtype, _point_load(cname, along, src_slots, dst_slots), prefix=f"{name}_")
     injects, records = _point_ops(program, dst_slots, point_printer, rename)
     stages = _stages(program, scratch, regions, new_rows, rows, {a.field: a for a in assigns}, out_rows, lets)
@@ -158,6 +153,8 @@ def build_layout(program: ir.Program, tuned: Tuned | None = None) -> KernelLayou
         cflags=" ".join([DEFAULT_CFLAGS, *hdf5_flags()[0]]), libs=tuple(LIBS), tuned=tuned,
         stages=stages, series=tuple(program.series), step_values=tuple(step_values), points=tuple(program.points),
         injects=injects, records=records, alongs=alongs,
+        coord_axes=tuple(sorted({n.axis for e in program.kernel_exprs() for n in ir.walk(e)
+                                 if isinstance(n, ir.Coord) and n.axis > 0})),
     )
 
 
@@ -218,6 +215,23 @@ def _cell_load(cname, along, rows, new_rows):
         return f"{r}[x {'+' if dx > 0 else '-'} {abs(dx)}]" if dx else f"{r}[x]"
 
     return load_name
+
+
+def real_of(dtype: str) -> str:
+    return DTYPES[dtype][0]
+
+
+def _cell_coord(real: str):
+    """How the kernels print a coordinate: the cell's global index (x, and the row's and plane's
+    ``yc_``, ``zc_``, which the templates bring into the interior when a periodic image is
+    computed), moved by a let's offset, converted to the element type."""
+
+    def coord_name(c: ir.Coord) -> str:
+        var = ("x", "yc_", "zc_")[c.axis]
+        k = c.offset
+        return f"(({real})({var} {'+' if k > 0 else '-'} {abs(k)}))" if k else f"(({real}){var})"
+
+    return coord_name
 
 
 def _step_values(program: ir.Program, namer: Namer) -> list[StepValue]:

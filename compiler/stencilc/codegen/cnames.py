@@ -26,6 +26,7 @@ from __future__ import annotations
 import functools
 import re
 
+from ..ir import FUNCTIONS
 from ..resources import templates_dir
 from .cmacros import C_MACROS
 
@@ -46,6 +47,8 @@ C_KEYWORDS = frozenset(
     "main errno fabs fabsf fmin fmax pow powf sqrt sqrtf exp expf log logf sin sinf cos cosf tanh tanhf "
     "int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t intptr_t uintptr_t size_t ssize_t "
     "ptrdiff_t FILE stdin stdout stderr assert offsetof linux unix i386".split()
+    # and every libm function the kernels may call for a .stn function, in double and in float
+    + [f + sfx for f in FUNCTIONS if f not in ("abs", "min", "max") for sfx in ("", "f")]
 )
 
 # the stencil's name becomes NAME.h and NAME_api.h: '#include <NAME.h>' must still find the system's header

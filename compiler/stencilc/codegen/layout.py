@@ -102,6 +102,7 @@ class KernelLayout:
     records: tuple[PointOp, ...] = ()  # in source order
     alongs: tuple[AlongDesc, ...] = ()  # inputs along one axis, after the grid slots
     dims: int = 0  # the grid as written: 1 for a 1d grid, run as a 2d grid of one row (ndim 2); 0: ndim
+    coord_axes: tuple[int, ...] = ()  # y (1), z (2): the coordinates of its row the kernels read (yc_, zc_)
 
     # -- sub-steps
     @property
@@ -171,6 +172,8 @@ class KernelLayout:
             _fail(self, "tuned must be Tuned or None")
         if tuple(a.name for a in self.axes) != tuple(AXES) or (self.ndim == 2 and (self.axes[2].lo or self.axes[2].hi)):
             _fail(self, f"axes {self.axes} are not x, y, z (with no z halo in 2d)")
+        if not isinstance(self.coord_axes, tuple) or any(a not in range(1, self.dims) for a in self.coord_axes):
+            _fail(self, f"coord_axes {self.coord_axes!r}: the kernels read y and z of their row, on a grid that has them")
         _nonneg(self, "tile_bytes", self.tile_bytes)
         if self.tile_bytes == 0:
             _fail(self, "tile_bytes is 0")

@@ -149,6 +149,21 @@ class _Builder(StencilVisitor):
     def visitAddExpr(self, ctx: StencilParser.AddExprContext) -> ast.Binary:
         return ast.Binary(ctx.op.text, self.visit(ctx.lhs), self.visit(ctx.rhs), token_loc(ctx.op))
 
+    def visitRelExpr(self, ctx: StencilParser.RelExprContext) -> ast.Binary:
+        return ast.Binary(ctx.op.text, self.visit(ctx.lhs), self.visit(ctx.rhs), token_loc(ctx.op))
+
+    def visitEqExpr(self, ctx: StencilParser.EqExprContext) -> ast.Binary:
+        return ast.Binary(ctx.op.text, self.visit(ctx.lhs), self.visit(ctx.rhs), token_loc(ctx.op))
+
+    def visitAndExpr(self, ctx: StencilParser.AndExprContext) -> ast.Binary:
+        return ast.Binary(ctx.op.text, self.visit(ctx.lhs), self.visit(ctx.rhs), token_loc(ctx.op))
+
+    def visitOrExpr(self, ctx: StencilParser.OrExprContext) -> ast.Binary:
+        return ast.Binary(ctx.op.text, self.visit(ctx.lhs), self.visit(ctx.rhs), token_loc(ctx.op))
+
+    def visitCondExpr(self, ctx: StencilParser.CondExprContext) -> ast.Cond:
+        return ast.Cond(self.visit(ctx.cond), self.visit(ctx.then), self.visit(ctx.other), token_loc(ctx.op))
+
     def visitUnaryExpr(self, ctx: StencilParser.UnaryExprContext) -> ast.Unary:
         return ast.Unary(ctx.op.text, self.visit(ctx.operand), token_loc(ctx.op))
 

@@ -31,7 +31,8 @@ just past the previous token, clang style, so a missing ';' is shown on its own 
   and ``the file is empty; ...``;
 * ``expected "'" after 'u': write u' = ... to update the field, or let u = ... for a temporary``;
 * ``unexpected character '@'`` -- from the lexer; invisible and non-ASCII characters are named
-  (``unexpected character U+00A0 (no-break space)``).
+  (``unexpected character U+00A0 (no-break space)``); a lone ``&`` or ``|`` is
+  ``unexpected character '&' (the logical operators are '&&' and '||')``.
 """
 
 from __future__ import annotations
@@ -56,9 +57,10 @@ KEYWORDS = frozenset({P.STENCIL, P.GRID, P.PARAM, P.STATE, P.INPUT, P.SERIES, P.
                       P.ALONG, P.LEVELS, P.TABLE, P.LET, P.BOUNDARY, P.INIT, P.SUM, P.IN})
 DECL_START = frozenset({P.GRID, P.PARAM, P.STATE, P.INPUT, P.SERIES, P.POINTS, P.INJECT, P.RECORD, P.TABLE, P.LET,
                         P.BOUNDARY, P.INIT, P.ID})
-EXPR_START = frozenset({P.INT, P.FLOAT, P.ID, P.LPAREN, P.MINUS, P.PLUS, P.SUM})
+EXPR_START = frozenset({P.INT, P.FLOAT, P.ID, P.LPAREN, P.MINUS, P.PLUS, P.SUM, P.NOT})
 NUMBERS = frozenset({P.INT, P.FLOAT})
-BINOPS = frozenset({P.PLUS, P.MINUS, P.STAR, P.SLASH, P.CARET})
+BINOPS = frozenset({P.PLUS, P.MINUS, P.STAR, P.SLASH, P.CARET, P.LT, P.LE, P.GT, P.GE, P.EQ, P.NE, P.AND, P.OR,
+                    P.QUESTION})
 OPENER_OF = {P.RPAREN: P.LPAREN, P.RBRACK: P.LBRACK, P.RBRACE: P.LBRACE}  # closer -> its opener
 _LIST_PUNCT = frozenset({P.COMMA, *OPENER_OF})
 
@@ -407,7 +409,10 @@ class LexerErrorListener(ErrorListener):
             return
         start = recognizer._tokenStartCharIndex
         text = recognizer._input.getText(start, recognizer._input.index) or "?"
-        if len(text) == 1:
+        if text[0] in "&|":  # half of '&&' or '||'
+            text = text[0]
+            message = f"unexpected character '{text}' (the logical operators are '&&' and '||')"
+        elif len(text) == 1:
             message = f"unexpected character {_show_char(text)}"
         else:
             message = f"unexpected {_show_char(text)}"

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..diagnostics import CompileError, Diagnostic, Loc, SourceFile
+from ..ir import FUNCTIONS
 from . import cfront as C
 
 MATH = {"sqrt": "sqrt", "exp": "exp", "log": "log", "sin": "sin", "cos": "cos", "tanh": "tanh", "fabs": "abs",
@@ -25,7 +26,7 @@ MATH = {"sqrt": "sqrt", "exp": "exp", "log": "log", "sin": "sin", "cos": "cos", 
 RESERVED = {"x", "y", "z", "t", "nx", "ny", "nz", "sqrt", "exp", "log", "sin", "cos", "tanh", "abs", "min", "max",
             "pow", "stencil", "grid", "state", "input", "param", "let", "init", "boundary", "levels", "series",
             "points", "inject", "record", "at", "along", "table", "sum", "in", "prev", "dirichlet", "neumann",
-            "periodic", "f32", "f64"}
+            "periodic", "f32", "f64"} | set(FUNCTIONS)  # (every function name of the language)
 AXES = "xyz"
 
 

@@ -16,9 +16,14 @@ source with a caret), or a ``Checked`` stencil in which
   same axes (and inputs along another axis), and is not injected into;
 * every offset and table index is a compile-time integer for every value of the sum
   indices in scope, offsets have one component per grid dimension, table indices are in
-  range, tables have the declared shape, ``^`` has an integer-literal exponent;
-* lets are defined before use; coordinates ``x y z nx ny nz`` appear only in inits,
-  which read no field and no let;
+  range, tables have the declared shape, ``^`` has an exponent that is an integer known at
+  compile time (integer literals and sum indices) or a number known at run time;
+* every expression is a number where a number is needed (a statement's value, the operands
+  of arithmetic and comparisons, arguments, sum bodies, the branches of ``?:``) and a
+  condition where a condition is needed (the operands of ``&&``, ``||``, ``!``, the condition
+  of ``?:``); a condition is a comparison or one of those operators;
+* lets are defined before use; coordinates ``x y z nx ny nz`` appear in inits, lets and
+  updates, not in injects and records; inits read no field and no let;
 * the step index ``t`` and series, read as ``w[t+k]`` (k a compile-time integer), appear
   only in updates and lets.
 
@@ -41,7 +46,16 @@ The package, by concern (each module states what it expects and guarantees):
 from __future__ import annotations
 
 from .checker import check
-from .consteval import NOT_FINITE, NotConstant, eval_const, eval_int, exponent_of, series_offset, sum_envs
+from .consteval import (
+    NOT_FINITE,
+    NotConstant,
+    eval_const,
+    eval_int,
+    exponent_at_run_time,
+    exponent_of,
+    series_offset,
+    sum_envs,
+)
 from .model import (
     BOUNDARY_KINDS,
     COORDS,
@@ -57,6 +71,7 @@ from .model import (
 
 __all__ = [
     "BOUNDARY_KINDS", "COORDS", "EXTENTS", "MAX_POWER", "MAX_SUM_TERMS", "NOT_FINITE", "RESERVED", "TIME", "Checked",
-    "FieldInfo", "NotConstant", "TableInfo", "check", "eval_const", "eval_int", "exponent_of", "series_offset",
+    "FieldInfo", "NotConstant", "TableInfo", "check", "eval_const", "eval_int", "exponent_at_run_time",
+    "exponent_of", "series_offset",
     "sum_envs",
 ]

@@ -73,6 +73,6 @@ def _names(e: ast.Expr):
 
 def _loc(e) -> Loc:
     """The best caret position for an expression: its leftmost token."""
-    while isinstance(e, ast.Binary):
-        e = e.lhs
+    while isinstance(e, (ast.Binary, ast.Cond)):
+        e = e.lhs if isinstance(e, ast.Binary) else e.cond
     return e.loc

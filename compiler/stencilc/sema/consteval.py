@@ -4,7 +4,8 @@ Expects: AST expressions (``ast.Expr``); an environment mapping sum indices to i
 Guarantees: ``eval_int`` and ``eval_const`` return a value or raise ``NotConstant`` with a
 message and the ``Loc`` of the offending part (never another exception for an AST
 expression); ``eval_const``'s value, and every value on the way to it, is finite.
-``exponent_of`` and ``series_offset`` return None for what they do not accept;
+``exponent_of`` and ``series_offset`` return None for what they do not accept
+(``exponent_at_run_time`` tells a run-time exponent of ``^`` from a compile-time one);
 ``sum_envs`` lists the assignments of sum indices, the outermost index slowest.
 """
 
@@ -35,10 +36,10 @@ def eval_int(e: ast.Expr, env: dict[str, int]) -> int:
         if e.id in env:
             return env[e.id]
         raise NotConstant(f"'{e.id}' is not known at compile time", e.loc)
-    if isinstance(e, ast.Unary):
+    if isinstance(e, ast.Unary) and e.op in ("-", "+"):
         v = eval_int(e.operand, env)
         return -v if e.op == "-" else v
-    if isinstance(e, ast.Binary) and e.op in "+-*":
+    if isinstance(e, ast.Binary) and e.op in ("+", "-", "*"):
         a, b = eval_int(e.lhs, env), eval_int(e.rhs, env)
         return a + b if e.op == "+" else a - b if e.op == "-" else a * b
     loc = e.loc
@@ -59,10 +60,10 @@ def eval_const(e: ast.Expr) -> float:
         if not math.isfinite(v):
             raise NotConstant(NOT_FINITE, e.loc)
         return v
-    if isinstance(e, ast.Unary):
+    if isinstance(e, ast.Unary) and e.op in ("-", "+"):
         v = eval_const(e.operand)
         return -v if e.op == "-" else v
-    if isinstance(e, ast.Binary) and e.op in "+-*/":
+    if isinstance(e, ast.Binary) and e.op in ("+", "-", "*", "/"):
         a, b = eval_const(e.lhs), eval_const(e.rhs)
         if e.op == "/":
             if b == 0:
@@ -76,13 +77,24 @@ def eval_const(e: ast.Expr) -> float:
     raise NotConstant("must be a constant number (numbers with + - * /)", e.loc)
 
 
-def exponent_of(e: ast.Expr) -> int | None:
-    """The integer exponent of ``^``: an integer literal, optionally negated."""
-    if isinstance(e, ast.Num) and e.is_int:
-        return int(e.text)
-    if isinstance(e, ast.Unary) and isinstance(e.operand, ast.Num) and e.operand.is_int:
-        return -int(e.operand.text) if e.op == "-" else int(e.operand.text)
-    return None
+def exponent_of(e: ast.Expr, env: dict[str, int] | None = None) -> int | None:
+    """The exponent of ``^`` when it is known at compile time: integer literals and the sum indices
+    of ``env`` combined with + - * (``u^2``, ``u^-1``, ``x^i`` in a sum); None otherwise."""
+    try:
+        return eval_int(e, env or {})
+    except NotConstant:
+        return None
+
+
+def exponent_at_run_time(e: ast.Expr, sum_vars: set[str]) -> bool:
+    """Whether the exponent of ``^`` is a value known only at run time: it names something other
+    than a sum index (a param, ``t``, a field, a coordinate ...).  One made of numbers and sum
+    indices alone is known at compile time, and must then be an integer (``exponent_of``)."""
+    if isinstance(e, ast.Name):
+        return e.id not in sum_vars
+    if isinstance(e, ast.Ref):
+        return True
+    return any(exponent_at_run_time(c, sum_vars) for c in ast.children(e))
 
 
 def sum_envs(ranges: list[ast.SumRange]) -> list[dict[str, int]]:

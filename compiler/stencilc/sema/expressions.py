@@ -6,9 +6,13 @@ Expects: pass 1 done (``decl_of``, ``fields``, ``params``, ``tables``, ``lets``,
 before it; for an init, ``init_along`` its field.  Contexts are "update", "let", "init",
 "inject" and "record".
 Guarantees: ``_expr`` reports every misuse in the expression, in source order: unknown names
-(with a suggestion), names of the wrong kind or context (coordinates outside inits, fields
-and lets in inits, ``t`` in inits, lets and offsets in injects and records), arities of
-calls, ``^`` exponents, sums (hidden or repeated indices, empty ranges, more than
+(with a suggestion), names of the wrong kind or context (coordinates in injects and records,
+fields and lets in inits, ``t`` in inits, lets and offsets in injects and records), arities of
+calls, ``^`` exponents (an integer known at compile time, at most ``MAX_POWER``, or a number
+known at run time), a condition where a number is needed and the reverse (``_want``: a
+statement's value, an operand of arithmetic or of a comparison, an argument, a sum's body and
+the branches of ``?:`` are numbers; the operands of ``&&``, ``||``, ``!`` and the condition of
+``?:`` are conditions), sums (hidden or repeated indices, empty ranges, more than
 ``MAX_SUM_TERMS`` terms), offsets and table indices (a compile-time integer for every value
 of the sum indices in scope, one offset per dimension, indices in range), series reads
 (``w[t+k]``), and literals that are not finite.  It marks every name it reads as ``used``
@@ -22,14 +26,14 @@ import math
 from .. import ast
 from ..ir import FUNCTIONS
 from .base import CheckerBase, _loc, _names, _shape
-from .consteval import NotConstant, eval_int, exponent_of, series_offset, sum_envs
+from .consteval import NotConstant, eval_int, exponent_at_run_time, exponent_of, series_offset, sum_envs
 from .model import COORDS, EXTENTS, MAX_POWER, MAX_SUM_TERMS, RESERVED, TIME, FieldInfo, TableInfo
 
 
 class ExpressionChecks(CheckerBase):
     def _expr(self, e: ast.Expr, ctx: str, scope: list[ast.SumRange]) -> None:
         """Check ``e`` in context ``ctx`` ("update" | "let" | "init" | "inject" | "record") with sum
-        indices ``scope``."""
+        indices ``scope``; every operand is a number or a condition as its operator needs."""
         if isinstance(e, ast.Num):
             self._finite(e)
             return
@@ -39,18 +43,14 @@ class ExpressionChecks(CheckerBase):
             self._ref(e, ctx, scope)
         elif isinstance(e, ast.Unary):
             self._expr(e.operand, ctx, scope)
+            self._want(e.operand, e.op == "!", f"the operand of '{e.op}'")
         elif isinstance(e, ast.Binary):
-            self._expr(e.lhs, ctx, scope)
-            if e.op == "^":
-                n = exponent_of(e.rhs)
-                if n is None:
-                    self.rep.error("the exponent of '^' must be an integer literal (use pow(a, b) otherwise)",
-                                   _loc(e.rhs))
-                elif abs(n) > MAX_POWER:
-                    self.rep.error(f"the exponent of '^' is {n}: '^' multiplies its operand out, and does so up to "
-                                   f"{MAX_POWER} times (use pow(a, b) otherwise)", _loc(e.rhs))
-            else:
-                self._expr(e.rhs, ctx, scope)
+            self._binary(e, ctx, scope)
+        elif isinstance(e, ast.Cond):
+            for part, cond, where in ((e.cond, True, "the condition of '?:'"), (e.then, False, "a branch of '?:'"),
+                                      (e.other, False, "a branch of '?:'")):
+                self._expr(part, ctx, scope)
+                self._want(part, cond, where)
         elif isinstance(e, ast.Call):
             arity = FUNCTIONS.get(e.func)
             if arity is None:
@@ -60,8 +60,53 @@ class ExpressionChecks(CheckerBase):
                 self.rep.error(f"'{e.func}' takes {arity} argument{'s' if arity > 1 else ''}, not {len(e.args)}", e.loc)
             for a in e.args:
                 self._expr(a, ctx, scope)
+                self._want(a, False, f"an argument of '{e.func}'")
         elif isinstance(e, ast.Sum):
             self._sum(e, ctx, scope)
+
+    def _value(self, e: ast.Expr, ctx: str, what: str) -> None:
+        """A statement's expression (``what``: "an update's value", ...): checked, and a number."""
+        self._expr(e, ctx, [])
+        self._want(e, False, what)
+
+    def _binary(self, e: ast.Binary, ctx: str, scope: list[ast.SumRange]) -> None:
+        """Arithmetic and comparisons take numbers, ``&&`` and ``||`` conditions; the exponent of
+        ``^`` is an integer known at compile time or a number known at run time."""
+        logic = e.op in ast.LOGIC
+        self._expr(e.lhs, ctx, scope)
+        self._want(e.lhs, logic, f"the operand of '{e.op}'", e)
+        if e.op != "^" or exponent_at_run_time(e.rhs, {r.var for r in scope}):
+            self._expr(e.rhs, ctx, scope)
+            self._want(e.rhs, logic, f"{'the exponent' if e.op == '^' else 'the operand'} of '{e.op}'", e)
+            return
+        for env in sum_envs(scope):
+            n = exponent_of(e.rhs, env)
+            if n is None:
+                self.rep.error("the exponent of '^' must be an integer: integer literals and sum indices with + - * "
+                               "(use pow(a, b) for a real exponent), or a value known at run time (a param, a field)",
+                               _loc(e.rhs))
+                return
+            if abs(n) > MAX_POWER:
+                self.rep.error(f"the exponent of '^' is {n}: '^' multiplies its operand out, and does so up to "
+                               f"{MAX_POWER} times (use pow(a, b) otherwise)", _loc(e.rhs))
+                return
+
+    def _want(self, e: ast.Expr, condition: bool, where: str, parent: ast.Binary | None = None) -> None:
+        """``e`` is a condition (a comparison, ``&&``, ``||``, ``!``) where ``condition`` is true, else a
+        number; ``where`` says which operand it is (located errors at ``e``)."""
+        if ast.is_condition(e) == condition:
+            return
+        text = ast.unparse(e)
+        text = text if len(text) <= 40 else text[:36] + " ..."
+        if condition:
+            self.rep.error(f"{where} must be a condition (a comparison such as 'u > 0', or &&, ||, ! of conditions); "
+                           f"'{text}' is a number", _loc(e))
+        elif parent is not None and parent.op in ast.COMPARISONS and e.op in ast.COMPARISONS:
+            self.rep.error(f"comparisons do not chain: '{e.op}' gives a condition, and '{parent.op}' compares "
+                           f"numbers (write 'a < b && b < c')", e.loc)
+        else:
+            self.rep.error(f"{where} must be a number; '{text}' is a condition (true or false): choose numbers "
+                           f"with 'COND ? a : b'", e.loc)
 
     def _finite(self, e: ast.Num) -> None:
         """A literal must be a number of the element type's range (a 400-digit integer, or 1e400, is not)."""
@@ -95,6 +140,7 @@ class ExpressionChecks(CheckerBase):
             self.rep.error(f"this sum unrolls to {terms} terms; the limit is {MAX_SUM_TERMS}", e.loc)
             return
         self._expr(e.body, ctx, scope + list(e.ranges))
+        self._want(e.body, False, "the body of 'sum'")
 
     def _name(self, e: ast.Name, ctx: str, scope: list[ast.SumRange]) -> None:
         n = e.id
@@ -110,9 +156,9 @@ class ExpressionChecks(CheckerBase):
             self.rep.error(f"series '{n}' is read at a step: {n}[t] (this step), {n}[t-1], {n}[t+1]", e.loc)
             return
         if n in COORDS or n in EXTENTS:
-            if ctx != "init":
-                self.rep.error(f"'{n}' (a grid coordinate or size) may be used only in init expressions; "
-                               "give position-dependent coefficients as an input field", e.loc)
+            if ctx in ("inject", "record"):
+                self.rep.error(f"'{n}' (a grid coordinate or size) may be used in updates, lets and init "
+                               f"expressions, not in {'an inject' if ctx == 'inject' else 'a record'} (yet)", e.loc)
             elif (COORDS.get(n, EXTENTS.get(n))) >= self.ndim:
                 self.rep.error(f"'{n}' does not exist in a {self.ndim}d grid", e.loc)
             elif n in COORDS and self.init_along is not None and self.init_along.along is not None \

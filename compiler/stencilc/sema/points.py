@@ -38,13 +38,13 @@ class PointChecks(CheckerBase):
             self.rep.error(f"inject adds to the new value of a state field; '{d.field}' is {kind}", d.loc)
             return
         ok = self._points_of(d.points, d.points_loc, f"inject {d.field}")
-        self._expr(d.value, ctx="inject", scope=[])
+        self._value(d.value, "inject", "an inject's value")
         if ok:
             self.injects.append(d)
 
     def _record(self, d: ast.RecordDecl) -> None:
         ok = self._points_of(d.points, d.points_loc, f"record {d.name}")
-        self._expr(d.value, ctx="record", scope=[])
+        self._value(d.value, "record", "a record's value")
         if ok and self.decl_of.get(d.name, (None, None))[1] == d.loc:
             self.records.append(d)
 

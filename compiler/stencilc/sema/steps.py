@@ -28,7 +28,7 @@ class StepChecks(CheckerBase):
         if self.lets.get(d.name) is d:
             self.defining_let = d.name
             self.let_new_reads[d.name] = {}
-            self._expr(d.value, ctx="let", scope=[])
+            self._value(d.value, "let", "a let's value")
             self.defining_let = None
             self.defined_lets.add(d.name)
 
@@ -50,7 +50,7 @@ class StepChecks(CheckerBase):
             return
         f.update = d
         self.updating = d.name
-        self._expr(d.value, ctx="update", scope=[])
+        self._value(d.value, "update", "an update's value")
         self.updating = None
         self.updated.append(d.name)
 
@@ -78,7 +78,7 @@ class StepChecks(CheckerBase):
                 return
             f.init = d
         self.init_along = f
-        self._expr(d.value, ctx="init", scope=[])
+        self._value(d.value, "init", "an init's value")
         self.init_along = None
 
     def _new_read(self, e: ast.Ref, f: FieldInfo, ctx: str) -> bool:

@@ -10,7 +10,7 @@ else:
 
 def serializedATN():
     return [
-        4,1,42,240,2,0,7,0,2,1,7,1,2,2,7,2,2,3,7,3,2,4,7,4,2,5,7,5,2,6,7,
+        4,1,53,258,2,0,7,0,2,1,7,1,2,2,7,2,2,3,7,3,2,4,7,4,2,5,7,5,2,6,7,
         6,2,7,7,7,2,8,7,8,2,9,7,9,1,0,1,0,1,0,1,0,5,0,25,8,0,10,0,12,0,28,
         9,0,1,0,1,0,1,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
         1,1,1,1,3,1,47,8,1,1,1,1,1,1,1,1,1,1,1,3,1,54,8,1,1,1,1,1,1,1,1,
@@ -22,79 +22,87 @@ def serializedATN():
         1,2,5,2,133,8,2,10,2,12,2,136,9,2,1,2,3,2,139,8,2,3,2,141,8,2,1,
         2,1,2,1,3,1,3,3,3,147,8,3,1,4,1,4,1,4,1,4,1,4,1,4,1,4,1,4,1,4,5,
         4,158,8,4,10,4,12,4,161,9,4,1,4,1,4,1,4,3,4,166,8,4,1,4,1,4,1,4,
-        1,4,1,4,1,4,1,4,1,4,1,4,5,4,177,8,4,10,4,12,4,180,9,4,1,5,1,5,1,
-        5,1,5,1,5,1,5,1,6,3,6,189,8,6,1,6,1,6,1,7,1,7,1,8,1,8,1,8,1,8,1,
-        8,1,8,5,8,201,8,8,10,8,12,8,204,9,8,3,8,206,8,8,1,8,1,8,1,8,3,8,
-        211,8,8,1,8,1,8,3,8,215,8,8,1,8,5,8,218,8,8,10,8,12,8,221,9,8,1,
-        8,1,8,1,8,1,8,3,8,227,8,8,1,9,1,9,1,9,1,9,5,9,233,8,9,10,9,12,9,
-        236,9,9,1,9,1,9,1,9,0,1,8,10,0,2,4,6,8,10,12,14,16,18,0,3,1,0,36,
-        37,1,0,38,39,1,0,20,21,268,0,20,1,0,0,0,2,126,1,0,0,0,4,128,1,0,
-        0,0,6,146,1,0,0,0,8,165,1,0,0,0,10,181,1,0,0,0,12,188,1,0,0,0,14,
-        192,1,0,0,0,16,226,1,0,0,0,18,228,1,0,0,0,20,21,5,1,0,0,21,22,5,
-        22,0,0,22,26,5,34,0,0,23,25,3,2,1,0,24,23,1,0,0,0,25,28,1,0,0,0,
-        26,24,1,0,0,0,26,27,1,0,0,0,27,29,1,0,0,0,28,26,1,0,0,0,29,30,5,
-        35,0,0,30,31,5,0,0,1,31,1,1,0,0,0,32,33,5,2,0,0,33,34,5,19,0,0,34,
-        35,5,22,0,0,35,127,5,28,0,0,36,37,5,3,0,0,37,38,5,22,0,0,38,39,5,
-        27,0,0,39,40,3,8,4,0,40,41,5,28,0,0,41,127,1,0,0,0,42,43,5,4,0,0,
-        43,46,5,22,0,0,44,45,5,12,0,0,45,47,3,14,7,0,46,44,1,0,0,0,46,47,
-        1,0,0,0,47,48,1,0,0,0,48,127,5,28,0,0,49,50,5,5,0,0,50,53,5,22,0,
-        0,51,52,5,11,0,0,52,54,5,22,0,0,53,51,1,0,0,0,53,54,1,0,0,0,54,55,
-        1,0,0,0,55,127,5,28,0,0,56,57,5,6,0,0,57,58,5,22,0,0,58,127,5,28,
-        0,0,59,60,5,7,0,0,60,61,5,22,0,0,61,127,5,28,0,0,62,63,5,8,0,0,63,
-        64,5,22,0,0,64,65,5,10,0,0,65,66,5,22,0,0,66,67,5,26,0,0,67,68,3,
-        8,4,0,68,69,5,28,0,0,69,127,1,0,0,0,70,71,5,9,0,0,71,72,5,22,0,0,
-        72,73,5,27,0,0,73,74,3,8,4,0,74,75,5,10,0,0,75,76,5,22,0,0,76,77,
-        5,28,0,0,77,127,1,0,0,0,78,79,5,13,0,0,79,84,5,22,0,0,80,81,5,32,
-        0,0,81,82,3,14,7,0,82,83,5,33,0,0,83,85,1,0,0,0,84,80,1,0,0,0,85,
-        86,1,0,0,0,86,84,1,0,0,0,86,87,1,0,0,0,87,88,1,0,0,0,88,89,5,27,
-        0,0,89,90,3,4,2,0,90,91,5,28,0,0,91,127,1,0,0,0,92,93,5,14,0,0,93,
-        94,5,22,0,0,94,95,5,27,0,0,95,96,3,8,4,0,96,97,5,28,0,0,97,127,1,
-        0,0,0,98,99,5,22,0,0,99,100,5,25,0,0,100,101,5,27,0,0,101,102,3,
-        8,4,0,102,103,5,28,0,0,103,127,1,0,0,0,104,106,5,15,0,0,105,107,
-        5,22,0,0,106,105,1,0,0,0,106,107,1,0,0,0,107,108,1,0,0,0,108,112,
-        5,22,0,0,109,111,5,22,0,0,110,109,1,0,0,0,111,114,1,0,0,0,112,110,
-        1,0,0,0,112,113,1,0,0,0,113,115,1,0,0,0,114,112,1,0,0,0,115,127,
-        5,28,0,0,116,117,5,16,0,0,117,120,5,22,0,0,118,119,5,24,0,0,119,
-        121,5,22,0,0,120,118,1,0,0,0,120,121,1,0,0,0,121,122,1,0,0,0,122,
-        123,5,27,0,0,123,124,3,8,4,0,124,125,5,28,0,0,125,127,1,0,0,0,126,
-        32,1,0,0,0,126,36,1,0,0,0,126,42,1,0,0,0,126,49,1,0,0,0,126,56,1,
-        0,0,0,126,59,1,0,0,0,126,62,1,0,0,0,126,70,1,0,0,0,126,78,1,0,0,
-        0,126,92,1,0,0,0,126,98,1,0,0,0,126,104,1,0,0,0,126,116,1,0,0,0,
-        127,3,1,0,0,0,128,140,5,34,0,0,129,134,3,6,3,0,130,131,5,29,0,0,
-        131,133,3,6,3,0,132,130,1,0,0,0,133,136,1,0,0,0,134,132,1,0,0,0,
-        134,135,1,0,0,0,135,138,1,0,0,0,136,134,1,0,0,0,137,139,5,29,0,0,
-        138,137,1,0,0,0,138,139,1,0,0,0,139,141,1,0,0,0,140,129,1,0,0,0,
-        140,141,1,0,0,0,141,142,1,0,0,0,142,143,5,35,0,0,143,5,1,0,0,0,144,
-        147,3,4,2,0,145,147,3,8,4,0,146,144,1,0,0,0,146,145,1,0,0,0,147,
-        7,1,0,0,0,148,149,6,4,-1,0,149,166,3,16,8,0,150,151,7,0,0,0,151,
-        166,3,8,4,4,152,153,5,17,0,0,153,154,5,30,0,0,154,159,3,10,5,0,155,
-        156,5,29,0,0,156,158,3,10,5,0,157,155,1,0,0,0,158,161,1,0,0,0,159,
-        157,1,0,0,0,159,160,1,0,0,0,160,162,1,0,0,0,161,159,1,0,0,0,162,
-        163,5,31,0,0,163,164,3,8,4,2,164,166,1,0,0,0,165,148,1,0,0,0,165,
-        150,1,0,0,0,165,152,1,0,0,0,166,178,1,0,0,0,167,168,10,5,0,0,168,
-        169,5,40,0,0,169,177,3,8,4,5,170,171,10,3,0,0,171,172,7,1,0,0,172,
-        177,3,8,4,4,173,174,10,1,0,0,174,175,7,0,0,0,175,177,3,8,4,2,176,
-        167,1,0,0,0,176,170,1,0,0,0,176,173,1,0,0,0,177,180,1,0,0,0,178,
-        176,1,0,0,0,178,179,1,0,0,0,179,9,1,0,0,0,180,178,1,0,0,0,181,182,
-        5,22,0,0,182,183,5,18,0,0,183,184,3,12,6,0,184,185,5,23,0,0,185,
-        186,3,12,6,0,186,11,1,0,0,0,187,189,7,0,0,0,188,187,1,0,0,0,188,
-        189,1,0,0,0,189,190,1,0,0,0,190,191,3,14,7,0,191,13,1,0,0,0,192,
-        193,7,2,0,0,193,15,1,0,0,0,194,227,3,14,7,0,195,196,5,22,0,0,196,
-        205,5,30,0,0,197,202,3,8,4,0,198,199,5,29,0,0,199,201,3,8,4,0,200,
-        198,1,0,0,0,201,204,1,0,0,0,202,200,1,0,0,0,202,203,1,0,0,0,203,
-        206,1,0,0,0,204,202,1,0,0,0,205,197,1,0,0,0,205,206,1,0,0,0,206,
-        207,1,0,0,0,207,227,5,31,0,0,208,210,5,22,0,0,209,211,5,25,0,0,210,
-        209,1,0,0,0,210,211,1,0,0,0,211,214,1,0,0,0,212,213,5,24,0,0,213,
-        215,5,22,0,0,214,212,1,0,0,0,214,215,1,0,0,0,215,219,1,0,0,0,216,
-        218,3,18,9,0,217,216,1,0,0,0,218,221,1,0,0,0,219,217,1,0,0,0,219,
-        220,1,0,0,0,220,227,1,0,0,0,221,219,1,0,0,0,222,223,5,30,0,0,223,
-        224,3,8,4,0,224,225,5,31,0,0,225,227,1,0,0,0,226,194,1,0,0,0,226,
-        195,1,0,0,0,226,208,1,0,0,0,226,222,1,0,0,0,227,17,1,0,0,0,228,229,
-        5,32,0,0,229,234,3,8,4,0,230,231,5,29,0,0,231,233,3,8,4,0,232,230,
-        1,0,0,0,233,236,1,0,0,0,234,232,1,0,0,0,234,235,1,0,0,0,235,237,
-        1,0,0,0,236,234,1,0,0,0,237,238,5,33,0,0,238,19,1,0,0,0,24,26,46,
-        53,86,106,112,120,126,134,138,140,146,159,165,176,178,188,202,205,
-        210,214,219,226,234
+        1,4,1,4,1,4,1,4,1,4,1,4,1,4,1,4,1,4,1,4,1,4,1,4,1,4,1,4,1,4,1,4,
+        1,4,1,4,1,4,1,4,1,4,1,4,1,4,1,4,5,4,195,8,4,10,4,12,4,198,9,4,1,
+        5,1,5,1,5,1,5,1,5,1,5,1,6,3,6,207,8,6,1,6,1,6,1,7,1,7,1,8,1,8,1,
+        8,1,8,1,8,1,8,5,8,219,8,8,10,8,12,8,222,9,8,3,8,224,8,8,1,8,1,8,
+        1,8,3,8,229,8,8,1,8,1,8,3,8,233,8,8,1,8,5,8,236,8,8,10,8,12,8,239,
+        9,8,1,8,1,8,1,8,1,8,3,8,245,8,8,1,9,1,9,1,9,1,9,5,9,251,8,9,10,9,
+        12,9,254,9,9,1,9,1,9,1,9,0,1,8,10,0,2,4,6,8,10,12,14,16,18,0,6,2,
+        0,32,32,47,48,1,0,49,50,1,0,47,48,2,0,24,25,30,31,1,0,26,27,1,0,
+        20,21,291,0,20,1,0,0,0,2,126,1,0,0,0,4,128,1,0,0,0,6,146,1,0,0,0,
+        8,165,1,0,0,0,10,199,1,0,0,0,12,206,1,0,0,0,14,210,1,0,0,0,16,244,
+        1,0,0,0,18,246,1,0,0,0,20,21,5,1,0,0,21,22,5,22,0,0,22,26,5,45,0,
+        0,23,25,3,2,1,0,24,23,1,0,0,0,25,28,1,0,0,0,26,24,1,0,0,0,26,27,
+        1,0,0,0,27,29,1,0,0,0,28,26,1,0,0,0,29,30,5,46,0,0,30,31,5,0,0,1,
+        31,1,1,0,0,0,32,33,5,2,0,0,33,34,5,19,0,0,34,35,5,22,0,0,35,127,
+        5,39,0,0,36,37,5,3,0,0,37,38,5,22,0,0,38,39,5,38,0,0,39,40,3,8,4,
+        0,40,41,5,39,0,0,41,127,1,0,0,0,42,43,5,4,0,0,43,46,5,22,0,0,44,
+        45,5,12,0,0,45,47,3,14,7,0,46,44,1,0,0,0,46,47,1,0,0,0,47,48,1,0,
+        0,0,48,127,5,39,0,0,49,50,5,5,0,0,50,53,5,22,0,0,51,52,5,11,0,0,
+        52,54,5,22,0,0,53,51,1,0,0,0,53,54,1,0,0,0,54,55,1,0,0,0,55,127,
+        5,39,0,0,56,57,5,6,0,0,57,58,5,22,0,0,58,127,5,39,0,0,59,60,5,7,
+        0,0,60,61,5,22,0,0,61,127,5,39,0,0,62,63,5,8,0,0,63,64,5,22,0,0,
+        64,65,5,10,0,0,65,66,5,22,0,0,66,67,5,37,0,0,67,68,3,8,4,0,68,69,
+        5,39,0,0,69,127,1,0,0,0,70,71,5,9,0,0,71,72,5,22,0,0,72,73,5,38,
+        0,0,73,74,3,8,4,0,74,75,5,10,0,0,75,76,5,22,0,0,76,77,5,39,0,0,77,
+        127,1,0,0,0,78,79,5,13,0,0,79,84,5,22,0,0,80,81,5,43,0,0,81,82,3,
+        14,7,0,82,83,5,44,0,0,83,85,1,0,0,0,84,80,1,0,0,0,85,86,1,0,0,0,
+        86,84,1,0,0,0,86,87,1,0,0,0,87,88,1,0,0,0,88,89,5,38,0,0,89,90,3,
+        4,2,0,90,91,5,39,0,0,91,127,1,0,0,0,92,93,5,14,0,0,93,94,5,22,0,
+        0,94,95,5,38,0,0,95,96,3,8,4,0,96,97,5,39,0,0,97,127,1,0,0,0,98,
+        99,5,22,0,0,99,100,5,36,0,0,100,101,5,38,0,0,101,102,3,8,4,0,102,
+        103,5,39,0,0,103,127,1,0,0,0,104,106,5,15,0,0,105,107,5,22,0,0,106,
+        105,1,0,0,0,106,107,1,0,0,0,107,108,1,0,0,0,108,112,5,22,0,0,109,
+        111,5,22,0,0,110,109,1,0,0,0,111,114,1,0,0,0,112,110,1,0,0,0,112,
+        113,1,0,0,0,113,115,1,0,0,0,114,112,1,0,0,0,115,127,5,39,0,0,116,
+        117,5,16,0,0,117,120,5,22,0,0,118,119,5,35,0,0,119,121,5,22,0,0,
+        120,118,1,0,0,0,120,121,1,0,0,0,121,122,1,0,0,0,122,123,5,38,0,0,
+        123,124,3,8,4,0,124,125,5,39,0,0,125,127,1,0,0,0,126,32,1,0,0,0,
+        126,36,1,0,0,0,126,42,1,0,0,0,126,49,1,0,0,0,126,56,1,0,0,0,126,
+        59,1,0,0,0,126,62,1,0,0,0,126,70,1,0,0,0,126,78,1,0,0,0,126,92,1,
+        0,0,0,126,98,1,0,0,0,126,104,1,0,0,0,126,116,1,0,0,0,127,3,1,0,0,
+        0,128,140,5,45,0,0,129,134,3,6,3,0,130,131,5,40,0,0,131,133,3,6,
+        3,0,132,130,1,0,0,0,133,136,1,0,0,0,134,132,1,0,0,0,134,135,1,0,
+        0,0,135,138,1,0,0,0,136,134,1,0,0,0,137,139,5,40,0,0,138,137,1,0,
+        0,0,138,139,1,0,0,0,139,141,1,0,0,0,140,129,1,0,0,0,140,141,1,0,
+        0,0,141,142,1,0,0,0,142,143,5,46,0,0,143,5,1,0,0,0,144,147,3,4,2,
+        0,145,147,3,8,4,0,146,144,1,0,0,0,146,145,1,0,0,0,147,7,1,0,0,0,
+        148,149,6,4,-1,0,149,166,3,16,8,0,150,151,7,0,0,0,151,166,3,8,4,
+        9,152,153,5,17,0,0,153,154,5,41,0,0,154,159,3,10,5,0,155,156,5,40,
+        0,0,156,158,3,10,5,0,157,155,1,0,0,0,158,161,1,0,0,0,159,157,1,0,
+        0,0,159,160,1,0,0,0,160,162,1,0,0,0,161,159,1,0,0,0,162,163,5,42,
+        0,0,163,164,3,8,4,7,164,166,1,0,0,0,165,148,1,0,0,0,165,150,1,0,
+        0,0,165,152,1,0,0,0,166,196,1,0,0,0,167,168,10,10,0,0,168,169,5,
+        51,0,0,169,195,3,8,4,10,170,171,10,8,0,0,171,172,7,1,0,0,172,195,
+        3,8,4,9,173,174,10,6,0,0,174,175,7,2,0,0,175,195,3,8,4,7,176,177,
+        10,5,0,0,177,178,7,3,0,0,178,195,3,8,4,6,179,180,10,4,0,0,180,181,
+        7,4,0,0,181,195,3,8,4,5,182,183,10,3,0,0,183,184,5,28,0,0,184,195,
+        3,8,4,4,185,186,10,2,0,0,186,187,5,29,0,0,187,195,3,8,4,3,188,189,
+        10,1,0,0,189,190,5,33,0,0,190,191,3,8,4,0,191,192,5,34,0,0,192,193,
+        3,8,4,1,193,195,1,0,0,0,194,167,1,0,0,0,194,170,1,0,0,0,194,173,
+        1,0,0,0,194,176,1,0,0,0,194,179,1,0,0,0,194,182,1,0,0,0,194,185,
+        1,0,0,0,194,188,1,0,0,0,195,198,1,0,0,0,196,194,1,0,0,0,196,197,
+        1,0,0,0,197,9,1,0,0,0,198,196,1,0,0,0,199,200,5,22,0,0,200,201,5,
+        18,0,0,201,202,3,12,6,0,202,203,5,23,0,0,203,204,3,12,6,0,204,11,
+        1,0,0,0,205,207,7,2,0,0,206,205,1,0,0,0,206,207,1,0,0,0,207,208,
+        1,0,0,0,208,209,3,14,7,0,209,13,1,0,0,0,210,211,7,5,0,0,211,15,1,
+        0,0,0,212,245,3,14,7,0,213,214,5,22,0,0,214,223,5,41,0,0,215,220,
+        3,8,4,0,216,217,5,40,0,0,217,219,3,8,4,0,218,216,1,0,0,0,219,222,
+        1,0,0,0,220,218,1,0,0,0,220,221,1,0,0,0,221,224,1,0,0,0,222,220,
+        1,0,0,0,223,215,1,0,0,0,223,224,1,0,0,0,224,225,1,0,0,0,225,245,
+        5,42,0,0,226,228,5,22,0,0,227,229,5,36,0,0,228,227,1,0,0,0,228,229,
+        1,0,0,0,229,232,1,0,0,0,230,231,5,35,0,0,231,233,5,22,0,0,232,230,
+        1,0,0,0,232,233,1,0,0,0,233,237,1,0,0,0,234,236,3,18,9,0,235,234,
+        1,0,0,0,236,239,1,0,0,0,237,235,1,0,0,0,237,238,1,0,0,0,238,245,
+        1,0,0,0,239,237,1,0,0,0,240,241,5,41,0,0,241,242,3,8,4,0,242,243,
+        5,42,0,0,243,245,1,0,0,0,244,212,1,0,0,0,244,213,1,0,0,0,244,226,
+        1,0,0,0,244,240,1,0,0,0,245,17,1,0,0,0,246,247,5,43,0,0,247,252,
+        3,8,4,0,248,249,5,40,0,0,249,251,3,8,4,0,250,248,1,0,0,0,251,254,
+        1,0,0,0,252,250,1,0,0,0,252,253,1,0,0,0,253,255,1,0,0,0,254,252,
+        1,0,0,0,255,256,5,44,0,0,256,19,1,0,0,0,24,26,46,53,86,106,112,120,
+        126,134,138,140,146,159,165,194,196,206,220,223,228,232,237,244,
+        252
     ]
 
 class StencilParser ( Parser ):
@@ -111,18 +119,21 @@ class StencilParser ( Parser ):
                      "'input'", "'series'", "'points'", "'inject'", "'record'", 
                      "'at'", "'along'", "'levels'", "'table'", "'let'", 
                      "'boundary'", "'init'", "'sum'", "'in'", "<INVALID>", 
-                     "<INVALID>", "<INVALID>", "<INVALID>", "'..'", "'.'", 
-                     "'''", "'+='", "'='", "';'", "','", "'('", "')'", "'['", 
-                     "']'", "'{'", "'}'", "'+'", "'-'", "'*'", "'/'", "'^'" ]
+                     "<INVALID>", "<INVALID>", "<INVALID>", "'..'", "'<='", 
+                     "'>='", "'=='", "'!='", "'&&'", "'||'", "'<'", "'>'", 
+                     "'!'", "'?'", "':'", "'.'", "'''", "'+='", "'='", "';'", 
+                     "','", "'('", "')'", "'['", "']'", "'{'", "'}'", "'+'", 
+                     "'-'", "'*'", "'/'", "'^'" ]
 
     symbolicNames = [ "<INVALID>", "STENCIL", "GRID", "PARAM", "STATE", 
                       "INPUT", "SERIES", "POINTS", "INJECT", "RECORD", "AT", 
                       "ALONG", "LEVELS", "TABLE", "LET", "BOUNDARY", "INIT", 
                       "SUM", "IN", "DIMS", "FLOAT", "INT", "ID", "DOTDOT", 
-                      "DOT", "PRIME", "PLUSEQ", "ASSIGN", "SEMI", "COMMA", 
-                      "LPAREN", "RPAREN", "LBRACK", "RBRACK", "LBRACE", 
-                      "RBRACE", "PLUS", "MINUS", "STAR", "SLASH", "CARET", 
-                      "LINE_COMMENT", "WS" ]
+                      "LE", "GE", "EQ", "NE", "AND", "OR", "LT", "GT", "NOT", 
+                      "QUESTION", "COLON", "DOT", "PRIME", "PLUSEQ", "ASSIGN", 
+                      "SEMI", "COMMA", "LPAREN", "RPAREN", "LBRACK", "RBRACK", 
+                      "LBRACE", "RBRACE", "PLUS", "MINUS", "STAR", "SLASH", 
+                      "CARET", "LINE_COMMENT", "WS" ]
 
     RULE_program = 0
     RULE_decl = 1
@@ -162,25 +173,36 @@ class StencilParser ( Parser ):
     INT=21
     ID=22
     DOTDOT=23
-    DOT=24
-    PRIME=25
-    PLUSEQ=26
-    ASSIGN=27
-    SEMI=28
-    COMMA=29
-    LPAREN=30
-    RPAREN=31
-    LBRACK=32
-    RBRACK=33
-    LBRACE=34
-    RBRACE=35
-    PLUS=36
-    MINUS=37
-    STAR=38
-    SLASH=39
-    CARET=40
-    LINE_COMMENT=41
-    WS=42
+    LE=24
+    GE=25
+    EQ=26
+    NE=27
+    AND=28
+    OR=29
+    LT=30
+    GT=31
+    NOT=32
+    QUESTION=33
+    COLON=34
+    DOT=35
+    PRIME=36
+    PLUSEQ=37
+    ASSIGN=38
+    SEMI=39
+    COMMA=40
+    LPAREN=41
+    RPAREN=42
+    LBRACK=43
+    RBRACK=44
+    LBRACE=45
+    RBRACE=46
+    PLUS=47
+    MINUS=48
+    STAR=49
+    SLASH=50
+    CARET=51
+    LINE_COMMENT=52
+    WS=53
 
     def __init__(self, input:TokenStream, output:TextIO = sys.stdout):
         super().__init__(input, output)
@@ -801,7 +823,7 @@ class StencilParser ( Parser ):
                     self.state = 86 
                     self._errHandler.sync(self)
                     _la = self._input.LA(1)
-                    if not (_la==32):
+                    if not (_la==43):
                         break
 
                 self.state = 88
@@ -878,7 +900,7 @@ class StencilParser ( Parser ):
                 self.state = 120
                 self._errHandler.sync(self)
                 _la = self._input.LA(1)
-                if _la==24:
+                if _la==35:
                     self.state = 118
                     self.match(StencilParser.DOT)
                     self.state = 119
@@ -954,7 +976,7 @@ class StencilParser ( Parser ):
             self.state = 140
             self._errHandler.sync(self)
             _la = self._input.LA(1)
-            if (((_la) & ~0x3f) == 0 and ((1 << _la) & 224419512320) != 0):
+            if (((_la) & ~0x3f) == 0 and ((1 << _la) & 459600162848768) != 0):
                 self.state = 129
                 self.tableItem()
                 self.state = 134
@@ -973,7 +995,7 @@ class StencilParser ( Parser ):
                 self.state = 138
                 self._errHandler.sync(self)
                 _la = self._input.LA(1)
-                if _la==29:
+                if _la==40:
                     self.state = 137
                     self.match(StencilParser.COMMA)
 
@@ -1026,12 +1048,12 @@ class StencilParser ( Parser ):
             self.state = 146
             self._errHandler.sync(self)
             token = self._input.LA(1)
-            if token in [34]:
+            if token in [45]:
                 self.enterOuterAlt(localctx, 1)
                 self.state = 144
                 self.tableInit()
                 pass
-            elif token in [17, 20, 21, 22, 30, 36, 37]:
+            elif token in [17, 20, 21, 22, 32, 41, 47, 48]:
                 self.enterOuterAlt(localctx, 2)
                 self.state = 145
                 self.expr(0)
@@ -1064,6 +1086,33 @@ class StencilParser ( Parser ):
             super().copyFrom(ctx)
 
 
+    class EqExprContext(ExprContext):
+
+        def __init__(self, parser, ctx:ParserRuleContext): # actually a StencilParser.ExprContext
+            super().__init__(parser)
+            self.lhs = None # ExprContext
+            self.op = None # Token
+            self.rhs = None # ExprContext
+            self.copyFrom(ctx)
+
+        def expr(self, i:int=None):
+            if i is None:
+                return self.getTypedRuleContexts(StencilParser.ExprContext)
+            else:
+                return self.getTypedRuleContext(StencilParser.ExprContext,i)
+
+        def EQ(self):
+            return self.getToken(StencilParser.EQ, 0)
+        def NE(self):
+            return self.getToken(StencilParser.NE, 0)
+
+        def accept(self, visitor:ParseTreeVisitor):
+            if hasattr( visitor, "visitEqExpr" ):
+                return visitor.visitEqExpr(self)
+            else:
+                return visitor.visitChildren(self)
+
+
     class UnaryExprContext(ExprContext):
 
         def __init__(self, parser, ctx:ParserRuleContext): # actually a StencilParser.ExprContext
@@ -1079,6 +1128,8 @@ class StencilParser ( Parser ):
             return self.getToken(StencilParser.MINUS, 0)
         def PLUS(self):
             return self.getToken(StencilParser.PLUS, 0)
+        def NOT(self):
+            return self.getToken(StencilParser.NOT, 0)
 
         def accept(self, visitor:ParseTreeVisitor):
             if hasattr( visitor, "visitUnaryExpr" ):
@@ -1193,6 +1244,59 @@ class StencilParser ( Parser ):
                 return visitor.visitChildren(self)
 
 
+    class CondExprContext(ExprContext):
+
+        def __init__(self, parser, ctx:ParserRuleContext): # actually a StencilParser.ExprContext
+            super().__init__(parser)
+            self.cond = None # ExprContext
+            self.op = None # Token
+            self.then = None # ExprContext
+            self.other = None # ExprContext
+            self.copyFrom(ctx)
+
+        def COLON(self):
+            return self.getToken(StencilParser.COLON, 0)
+        def expr(self, i:int=None):
+            if i is None:
+                return self.getTypedRuleContexts(StencilParser.ExprContext)
+            else:
+                return self.getTypedRuleContext(StencilParser.ExprContext,i)
+
+        def QUESTION(self):
+            return self.getToken(StencilParser.QUESTION, 0)
+
+        def accept(self, visitor:ParseTreeVisitor):
+            if hasattr( visitor, "visitCondExpr" ):
+                return visitor.visitCondExpr(self)
+            else:
+                return visitor.visitChildren(self)
+
+
+    class OrExprContext(ExprContext):
+
+        def __init__(self, parser, ctx:ParserRuleContext): # actually a StencilParser.ExprContext
+            super().__init__(parser)
+            self.lhs = None # ExprContext
+            self.op = None # Token
+            self.rhs = None # ExprContext
+            self.copyFrom(ctx)
+
+        def expr(self, i:int=None):
+            if i is None:
+                return self.getTypedRuleContexts(StencilParser.ExprContext)
+            else:
+                return self.getTypedRuleContext(StencilParser.ExprContext,i)
+
+        def OR(self):
+            return self.getToken(StencilParser.OR, 0)
+
+        def accept(self, visitor:ParseTreeVisitor):
+            if hasattr( visitor, "visitOrExpr" ):
+                return visitor.visitOrExpr(self)
+            else:
+                return visitor.visitChildren(self)
+
+
     class PowExprContext(ExprContext):
 
         def __init__(self, parser, ctx:ParserRuleContext): # actually a StencilParser.ExprContext
@@ -1218,6 +1322,62 @@ class StencilParser ( Parser ):
                 return visitor.visitChildren(self)
 
 
+    class RelExprContext(ExprContext):
+
+        def __init__(self, parser, ctx:ParserRuleContext): # actually a StencilParser.ExprContext
+            super().__init__(parser)
+            self.lhs = None # ExprContext
+            self.op = None # Token
+            self.rhs = None # ExprContext
+            self.copyFrom(ctx)
+
+        def expr(self, i:int=None):
+            if i is None:
+                return self.getTypedRuleContexts(StencilParser.ExprContext)
+            else:
+                return self.getTypedRuleContext(StencilParser.ExprContext,i)
+
+        def LT(self):
+            return self.getToken(StencilParser.LT, 0)
+        def LE(self):
+            return self.getToken(StencilParser.LE, 0)
+        def GT(self):
+            return self.getToken(StencilParser.GT, 0)
+        def GE(self):
+            return self.getToken(StencilParser.GE, 0)
+
+        def accept(self, visitor:ParseTreeVisitor):
+            if hasattr( visitor, "visitRelExpr" ):
+                return visitor.visitRelExpr(self)
+            else:
+                return visitor.visitChildren(self)
+
+
+    class AndExprContext(ExprContext):
+
+        def __init__(self, parser, ctx:ParserRuleContext): # actually a StencilParser.ExprContext
+            super().__init__(parser)
+            self.lhs = None # ExprContext
+            self.op = None # Token
+            self.rhs = None # ExprContext
+            self.copyFrom(ctx)
+
+        def expr(self, i:int=None):
+            if i is None:
+                return self.getTypedRuleContexts(StencilParser.ExprContext)
+            else:
+                return self.getTypedRuleContext(StencilParser.ExprContext,i)
+
+        def AND(self):
+            return self.getToken(StencilParser.AND, 0)
+
+        def accept(self, visitor:ParseTreeVisitor):
+            if hasattr( visitor, "visitAndExpr" ):
+                return visitor.visitAndExpr(self)
+            else:
+                return visitor.visitChildren(self)
+
+
 
     def expr(self, _p:int=0):
         _parentctx = self._ctx
@@ -1232,7 +1392,7 @@ class StencilParser ( Parser ):
             self.state = 165
             self._errHandler.sync(self)
             token = self._input.LA(1)
-            if token in [20, 21, 22, 30]:
+            if token in [20, 21, 22, 41]:
                 localctx = StencilParser.PrimaryExprContext(self, localctx)
                 self._ctx = localctx
                 _prevctx = localctx
@@ -1240,20 +1400,20 @@ class StencilParser ( Parser ):
                 self.state = 149
                 self.primary()
                 pass
-            elif token in [36, 37]:
+            elif token in [32, 47, 48]:
                 localctx = StencilParser.UnaryExprContext(self, localctx)
                 self._ctx = localctx
                 _prevctx = localctx
                 self.state = 150
                 localctx.op = self._input.LT(1)
                 _la = self._input.LA(1)
-                if not(_la==36 or _la==37):
+                if not((((_la) & ~0x3f) == 0 and ((1 << _la) & 422216760033280) != 0)):
                     localctx.op = self._errHandler.recoverInline(self)
                 else:
                     self._errHandler.reportMatch(self)
                     self.consume()
                 self.state = 151
-                localctx.operand = self.expr(4)
+                localctx.operand = self.expr(9)
                 pass
             elif token in [17]:
                 localctx = StencilParser.SumExprContext(self, localctx)
@@ -1268,7 +1428,7 @@ class StencilParser ( Parser ):
                 self.state = 159
                 self._errHandler.sync(self)
                 _la = self._input.LA(1)
-                while _la==29:
+                while _la==40:
                     self.state = 155
                     self.match(StencilParser.COMMA)
                     self.state = 156
@@ -1280,13 +1440,13 @@ class StencilParser ( Parser ):
                 self.state = 162
                 self.match(StencilParser.RPAREN)
                 self.state = 163
-                localctx.body = self.expr(2)
+                localctx.body = self.expr(7)
                 pass
             else:
                 raise NoViableAltException(self)
 
             self._ctx.stop = self._input.LT(-1)
-            self.state = 178
+            self.state = 196
             self._errHandler.sync(self)
             _alt = self._interp.adaptivePredict(self._input,15,self._ctx)
             while _alt!=2 and _alt!=ATN.INVALID_ALT_NUMBER:
@@ -1294,7 +1454,7 @@ class StencilParser ( Parser ):
                     if self._parseListeners is not None:
                         self.triggerExitRuleEvent()
                     _prevctx = localctx
-                    self.state = 176
+                    self.state = 194
                     self._errHandler.sync(self)
                     la_ = self._interp.adaptivePredict(self._input,14,self._ctx)
                     if la_ == 1:
@@ -1302,13 +1462,13 @@ class StencilParser ( Parser ):
                         localctx.lhs = _prevctx
                         self.pushNewRecursionContext(localctx, _startState, self.RULE_expr)
                         self.state = 167
-                        if not self.precpred(self._ctx, 5):
+                        if not self.precpred(self._ctx, 10):
                             from antlr4.error.Errors import FailedPredicateException
-                            raise FailedPredicateException(self, "self.precpred(self._ctx, 5)")
+                            raise FailedPredicateException(self, "self.precpred(self._ctx, 10)")
                         self.state = 168
                         localctx.op = self.match(StencilParser.CARET)
                         self.state = 169
-                        localctx.rhs = self.expr(5)
+                        localctx.rhs = self.expr(10)
                         pass
 
                     elif la_ == 2:
@@ -1316,19 +1476,19 @@ class StencilParser ( Parser ):
                         localctx.lhs = _prevctx
                         self.pushNewRecursionContext(localctx, _startState, self.RULE_expr)
                         self.state = 170
-                        if not self.precpred(self._ctx, 3):
+                        if not self.precpred(self._ctx, 8):
                             from antlr4.error.Errors import FailedPredicateException
-                            raise FailedPredicateException(self, "self.precpred(self._ctx, 3)")
+                            raise FailedPredicateException(self, "self.precpred(self._ctx, 8)")
                         self.state = 171
                         localctx.op = self._input.LT(1)
                         _la = self._input.LA(1)
-                        if not(_la==38 or _la==39):
+                        if not(_la==49 or _la==50):
                             localctx.op = self._errHandler.recoverInline(self)
                         else:
                             self._errHandler.reportMatch(self)
                             self.consume()
                         self.state = 172
-                        localctx.rhs = self.expr(4)
+                        localctx.rhs = self.expr(9)
                         pass
 
                     elif la_ == 3:
@@ -1336,23 +1496,109 @@ class StencilParser ( Parser ):
                         localctx.lhs = _prevctx
                         self.pushNewRecursionContext(localctx, _startState, self.RULE_expr)
                         self.state = 173
-                        if not self.precpred(self._ctx, 1):
+                        if not self.precpred(self._ctx, 6):
                             from antlr4.error.Errors import FailedPredicateException
-                            raise FailedPredicateException(self, "self.precpred(self._ctx, 1)")
+                            raise FailedPredicateException(self, "self.precpred(self._ctx, 6)")
                         self.state = 174
                         localctx.op = self._input.LT(1)
                         _la = self._input.LA(1)
-                        if not(_la==36 or _la==37):
+                        if not(_la==47 or _la==48):
                             localctx.op = self._errHandler.recoverInline(self)
                         else:
                             self._errHandler.reportMatch(self)
                             self.consume()
                         self.state = 175
-                        localctx.rhs = self.expr(2)
+                        localctx.rhs = self.expr(7)
+                        pass
+
+                    elif la_ == 4:
+                        localctx = StencilParser.RelExprContext(self, StencilParser.ExprContext(self, _parentctx, _parentState))
+                        localctx.lhs = _prevctx
+                        self.pushNewRecursionContext(localctx, _startState, self.RULE_expr)
+                        self.state = 176
+                        if not self.precpred(self._ctx, 5):
+                            from antlr4.error.Errors import FailedPredicateException
+                            raise FailedPredicateException(self, "self.precpred(self._ctx, 5)")
+                        self.state = 177
+                        localctx.op = self._input.LT(1)
+                        _la = self._input.LA(1)
+                        if not((((_la) & ~0x3f) == 0 and ((1 << _la) & 3271557120) != 0)):
+                            localctx.op = self._errHandler.recoverInline(self)
+                        else:
+                            self._errHandler.reportMatch(self)
+                            self.consume()
+                        self.state = 178
+                        localctx.rhs = self.expr(6)
+                        pass
+
+                    elif la_ == 5:
+                        localctx = StencilParser.EqExprContext(self, StencilParser.ExprContext(self, _parentctx, _parentState))
+                        localctx.lhs = _prevctx
+                        self.pushNewRecursionContext(localctx, _startState, self.RULE_expr)
+                        self.state = 179
+                        if not self.precpred(self._ctx, 4):
+                            from antlr4.error.Errors import FailedPredicateException
+                            raise FailedPredicateException(self, "self.precpred(self._ctx, 4)")
+                        self.state = 180
+                        localctx.op = self._input.LT(1)
+                        _la = self._input.LA(1)
+                        if not(_la==26 or _la==27):
+                            localctx.op = self._errHandler.recoverInline(self)
+                        else:
+                            self._errHandler.reportMatch(self)
+                            self.consume()
+                        self.state = 181
+                        localctx.rhs = self.expr(5)
+                        pass
+
+                    elif la_ == 6:
+                        localctx = StencilParser.AndExprContext(self, StencilParser.ExprContext(self, _parentctx, _parentState))
+                        localctx.lhs = _prevctx
+                        self.pushNewRecursionContext(localctx, _startState, self.RULE_expr)
+                        self.state = 182
+                        if not self.precpred(self._ctx, 3):
+                            from antlr4.error.Errors import FailedPredicateException
+                            raise FailedPredicateException(self, "self.precpred(self._ctx, 3)")
+                        self.state = 183
+                        localctx.op = self.match(StencilParser.AND)
+                        self.state = 184
+                        localctx.rhs = self.expr(4)
+                        pass
+
+                    elif la_ == 7:
+                        localctx = StencilParser.OrExprContext(self, StencilParser.ExprContext(self, _parentctx, _parentState))
+                        localctx.lhs = _prevctx
+                        self.pushNewRecursionContext(localctx, _startState, self.RULE_expr)
+                        self.state = 185
+                        if not self.precpred(self._ctx, 2):
+                            from antlr4.error.Errors import FailedPredicateException
+                            raise FailedPredicateException(self, "self.precpred(self._ctx, 2)")
+                        self.state = 186
+                        localctx.op = self.match(StencilParser.OR)
+                        self.state = 187
+                        localctx.rhs = self.expr(3)
+                        pass
+
+                    elif la_ == 8:
+                        localctx = StencilParser.CondExprContext(self, StencilParser.ExprContext(self, _parentctx, _parentState))
+                        localctx.cond = _prevctx
+                        self.pushNewRecursionContext(localctx, _startState, self.RULE_expr)
+                        self.state = 188
+                        if not self.precpred(self._ctx, 1):
+                            from antlr4.error.Errors import FailedPredicateException
+                            raise FailedPredicateException(self, "self.precpred(self._ctx, 1)")
+                        self.state = 189
+                        localctx.op = self.match(StencilParser.QUESTION)
+                        self.state = 190
+                        localctx.then = self.expr(0)
+                        self.state = 191
+                        self.match(StencilParser.COLON)
+                        self.state = 192
+                        localctx.other = self.expr(1)
                         pass
 
              
-                self.state = 180
+                self.state = 198
                 self._errHandler.sync(self)
                 _alt = self._interp.adaptivePredict(self._input,15,self._ctx)
 
@@ -1409,15 +1655,15 @@ class StencilParser ( Parser ):
         self.enterRule(localctx, 10, self.RULE_sumRange)
         try:
             self.enterOuterAlt(localctx, 1)
-            self.state = 181
+            self.state = 199
             localctx.var = self.match(StencilParser.ID)
-            self.state = 182
+            self.state = 200
             self.match(StencilParser.IN)
-            self.state = 183
+            self.state = 201
             localctx.lo = self.signedNumber()
-            self.state = 184
+            self.state = 202
             self.match(StencilParser.DOTDOT)
-            self.state = 185
+            self.state = 203
             localctx.hi = self.signedNumber()
         except RecognitionException as re:
             localctx.exception = re
@@ -1465,21 +1711,21 @@ class StencilParser ( Parser ):
         self._la = 0 # Token type
         try:
             self.enterOuterAlt(localctx, 1)
-            self.state = 188
+            self.state = 206
             self._errHandler.sync(self)
             _la = self._input.LA(1)
-            if _la==36 or _la==37:
-                self.state = 187
+            if _la==47 or _la==48:
+                self.state = 205
                 localctx.sign = self._input.LT(1)
                 _la = self._input.LA(1)
-                if not(_la==36 or _la==37):
+                if not(_la==47 or _la==48):
                     localctx.sign = self._errHandler.recoverInline(self)
                 else:
                     self._errHandler.reportMatch(self)
                     self.consume()
 
 
-            self.state = 190
+            self.state = 208
             self.number()
         except RecognitionException as re:
             localctx.exception = re
@@ -1522,7 +1768,7 @@ class StencilParser ( Parser ):
         self._la = 0 # Token type
         try:
             self.enterOuterAlt(localctx, 1)
-            self.state = 192
+            self.state = 210
             _la = self._input.LA(1)
             if not(_la==20 or _la==21):
                 self._errHandler.recoverInline(self)
@@ -1664,78 +1910,78 @@ class StencilParser ( Parser ):
         self.enterRule(localctx, 16, self.RULE_primary)
         self._la = 0 # Token type
         try:
-            self.state = 226
+            self.state = 244
             self._errHandler.sync(self)
             la_ = self._interp.adaptivePredict(self._input,22,self._ctx)
             if la_ == 1:
                 localctx = StencilParser.NumberPrimaryContext(self, localctx)
                 self.enterOuterAlt(localctx, 1)
-                self.state = 194
+                self.state = 212
                 self.number()
                 pass
 
             elif la_ == 2:
                 localctx = StencilParser.CallPrimaryContext(self, localctx)
                 self.enterOuterAlt(localctx, 2)
-                self.state = 195
+                self.state = 213
                 localctx.func = self.match(StencilParser.ID)
-                self.state = 196
+                self.state = 214
                 self.match(StencilParser.LPAREN)
-                self.state = 205
+                self.state = 223
                 self._errHandler.sync(self)
                 _la = self._input.LA(1)
-                if (((_la) & ~0x3f) == 0 and ((1 << _la) & 207239643136) != 0):
-                    self.state = 197
+                if (((_la) & ~0x3f) == 0 and ((1 << _la) & 424415790759936) != 0):
+                    self.state = 215
                     self.expr(0)
-                    self.state = 202
+                    self.state = 220
                     self._errHandler.sync(self)
                     _la = self._input.LA(1)
-                    while _la==29:
-                        self.state = 198
+                    while _la==40:
+                        self.state = 216
                         self.match(StencilParser.COMMA)
-                        self.state = 199
+                        self.state = 217
                         self.expr(0)
-                        self.state = 204
+                        self.state = 222
                         self._errHandler.sync(self)
                         _la = self._input.LA(1)
 
 
 
-                self.state = 207
+                self.state = 225
                 self.match(StencilParser.RPAREN)
                 pass
 
             elif la_ == 3:
                 localctx = StencilParser.RefPrimaryContext(self, localctx)
                 self.enterOuterAlt(localctx, 3)
-                self.state = 208
+                self.state = 226
                 localctx.name = self.match(StencilParser.ID)
-                self.state = 210
+                self.state = 228
                 self._errHandler.sync(self)
                 la_ = self._interp.adaptivePredict(self._input,19,self._ctx)
                 if la_ == 1:
-                    self.state = 209
+                    self.state = 227
                     localctx.new = self.match(StencilParser.PRIME)
 
 
-                self.state = 214
+                self.state = 232
                 self._errHandler.sync(self)
                 la_ = self._interp.adaptivePredict(self._input,20,self._ctx)
                 if la_ == 1:
-                    self.state = 212
+                    self.state = 230
                     self.match(StencilParser.DOT)
-                    self.state = 213
+                    self.state = 231
                     localctx.suffix = self.match(StencilParser.ID)
 
 
-                self.state = 219
+                self.state = 237
                 self._errHandler.sync(self)
                 _alt = self._interp.adaptivePredict(self._input,21,self._ctx)
                 while _alt!=2 and _alt!=ATN.INVALID_ALT_NUMBER:
                     if _alt==1:
-                        self.state = 216
+                        self.state = 234
                         self.subscript() 
-                    self.state = 221
+                    self.state = 239
                     self._errHandler.sync(self)
                     _alt = self._interp.adaptivePredict(self._input,21,self._ctx)
 
@@ -1744,11 +1990,11 @@ class StencilParser ( Parser ):
             elif la_ == 4:
                 localctx = StencilParser.ParenPrimaryContext(self, localctx)
                 self.enterOuterAlt(localctx, 4)
-                self.state = 222
+                self.state = 240
                 self.match(StencilParser.LPAREN)
-                self.state = 223
+                self.state = 241
                 self.expr(0)
-                self.state = 224
+                self.state = 242
                 self.match(StencilParser.RPAREN)
                 pass
 
@@ -1807,23 +2053,23 @@ class StencilParser ( Parser ):
         self._la = 0 # Token type
         try:
             self.enterOuterAlt(localctx, 1)
-            self.state = 228
+            self.state = 246
             self.match(StencilParser.LBRACK)
-            self.state = 229
+            self.state = 247
             self.expr(0)
-            self.state = 234
+            self.state = 252
             self._errHandler.sync(self)
             _la = self._input.LA(1)
-            while _la==29:
-                self.state = 230
+            while _la==40:
+                self.state = 248
                 self.match(StencilParser.COMMA)
-                self.state = 231
+                self.state = 249
                 self.expr(0)
-                self.state = 236
+                self.state = 254
                 self._errHandler.sync(self)
                 _la = self._input.LA(1)
 
-            self.state = 237
+            self.state = 255
             self.match(StencilParser.RBRACK)
         except RecognitionException as re:
             localctx.exception = re
@@ -1847,14 +2093,34 @@ class StencilParser ( Parser ):
 
     def expr_sempred(self, localctx:ExprContext, predIndex:int):
             if predIndex == 0:
-                return self.precpred(self._ctx, 5)
+                return self.precpred(self._ctx, 10)
          
 
             if predIndex == 1:
-                return self.precpred(self._ctx, 3)
+                return self.precpred(self._ctx, 8)
          
 
             if predIndex == 2:
+                return self.precpred(self._ctx, 6)
+         
+
+            if predIndex == 3:
+                return self.precpred(self._ctx, 5)
+         
+
+            if predIndex == 4:
+                return self.precpred(self._ctx, 4)
+         
+
+            if predIndex == 5:
+                return self.precpred(self._ctx, 3)
+         
+
+            if predIndex == 6:
+                return self.precpred(self._ctx, 2)
+         
+
+            if predIndex == 7:
                 return self.precpred(self._ctx, 1)
          
 

@@ -89,6 +89,11 @@ class StencilVisitor(ParseTreeVisitor):
         return self.visitChildren(ctx)
 
 
+    # Visit a parse tree produced by StencilParser#eqExpr.
+    def visitEqExpr(self, ctx:StencilParser.EqExprContext):
+        return self.visitChildren(ctx)
+
+
     # Visit a parse tree produced by StencilParser#unaryExpr.
     def visitUnaryExpr(self, ctx:StencilParser.UnaryExprContext):
         return self.visitChildren(ctx)
@@ -114,8 +119,28 @@ class StencilVisitor(ParseTreeVisitor):
         return self.visitChildren(ctx)
 
 
+    # Visit a parse tree produced by StencilParser#condExpr.
+    def visitCondExpr(self, ctx:StencilParser.CondExprContext):
+        return self.visitChildren(ctx)
+
+
+    # Visit a parse tree produced by StencilParser#orExpr.
+    def visitOrExpr(self, ctx:StencilParser.OrExprContext):
+        return self.visitChildren(ctx)
+
+
     # Visit a parse tree produced by StencilParser#powExpr.
     def visitPowExpr(self, ctx:StencilParser.PowExprContext):
+        return self.visitChildren(ctx)
+
+
+    # Visit a parse tree produced by StencilParser#relExpr.
+    def visitRelExpr(self, ctx:StencilParser.RelExprContext):
+        return self.visitChildren(ctx)
+
+
+    # Visit a parse tree produced by StencilParser#andExpr.
+    def visitAndExpr(self, ctx:StencilParser.AndExprContext):
         return self.visitChildren(ctx)
 
 
