@@ -103,12 +103,15 @@ int stn_program_prepare(stn_program_run *pr) {
         rc = stn_par_network(&r->net.bytes_per_second, &r->net.latency, r->net.source, sizeof r->net.source);
     if (rc == 0)
         rc = stn_check_inputs(r);
+    double t0 = stn_now();
     if (rc == 0 && !r->o->plan_only)
         rc = stn_series_load(r, &pr->res.st);
     if (rc == 0 && !r->o->plan_only)
         rc = stn_points_load(r, &pr->res.st);
     if (rc == 0)
         rc = stn_along_load(r, &pr->res.st); /* the rate measurements read them too */
+    if (r->inputs.series_bytes + r->inputs.points_bytes + r->inputs.along_bytes > 0)
+        pr->res.import_seconds += stn_now() - t0; /* (the .npy inputs read) */
     if (rc == 0) {
         r->writers = calloc(2 * (size_t)r->d->nfields + (size_t)r->d->nrecords, sizeof *r->writers);
         if (!r->writers)

@@ -387,6 +387,10 @@ static void r_figures(json *j, const stn_run *r, const stn_result *res, double t
     }
     j_open(j, "seconds", '{');
     j_num(j, "total", total);
+    j_num(j, "job", stn_now() - (r->t_job > 0 ? r->t_job : r->t_start)); /* (a run set up by hand: t_start) */
+    j_num(j, "import", res->import_seconds);
+    j_num(j, "loop", res->loop_seconds);
+    j_num(j, "export", res->export_seconds);
     for (int ph = 0; ph < STN_PHASE_N; ph++)
         j_num(j, stn_phase_name(ph), res->st.seconds[ph]);
     j_close(j, '}');

@@ -113,7 +113,8 @@ typedef struct stn_run {
     uint64_t mem_budget;
     char mem_source[256];
     stn_npy_writer **writers; /* [2 * nfields], indexed like o->out_path */
-    double t_start;           /* stn_program_main entered */
+    double t_start;           /* stn_program_main entered (stn_sim_open for a simulation) */
+    double t_job; /* the job's start: the process's (the program), else t_start (stn_now's clock) */
     stn_log *log;
     stn_device dev;    /* --mode ooc: the device's bandwidth curves, for the time model */
     stn_inputs inputs; /* the series, points and `along` arrays, read before the engine (run/inputs.c) */
@@ -184,8 +185,10 @@ typedef struct stn_result {
     stn_stats st;
     uint64_t predicted_read, predicted_written; /* the engine's IO model */
     double loop_seconds;                        /* the time loop alone */
-    uint64_t engine_bytes;                      /* peak of stn_alloc during the run */
-    uint64_t peak_pss; /* highest stn_pss_bytes() sampled during the run (ooc: after each sweep) */
+    double import_seconds; /* reading the .npy inputs (--init, series, points, along); ooc: overlapped */
+    double export_seconds; /* writing and syncing the --out files after the loop */
+    uint64_t engine_bytes; /* peak of stn_alloc during the run */
+    uint64_t peak_pss;     /* highest stn_pss_bytes() sampled during the run (ooc: after each sweep) */
     stn_iblock_pick ib;
     int have_paging;                      /* --mode mmap: the kernel's paging traffic was measured */
     uint64_t paging_read, paging_written; /* storage bytes read / written back during the time loop */
