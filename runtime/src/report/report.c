@@ -312,6 +312,9 @@ static void r_time(json *j, const stn_run *r, const stn_result *res) {
     j_num(j, "compute_under_io", r->dev.compute_under_io > 0 ? r->dev.compute_under_io : 1);
     j_num(j, "io_under_compute", r->dev.io_under_compute > 0 ? r->dev.io_under_compute : 1);
     j_kstr(j, "device_source", r->dev.source);
+    j_kstr(j, "device_curves", stn_curves_origin_name(r->dev.origin));
+    if (r->dev.origin == STN_CURVES_CALIBRATED)
+        j_num(j, "calibration_seconds", r->dev.calibrate_seconds);
     j_close(j, '}');
 }
 

@@ -11,8 +11,8 @@
  *                suggestions), modes (the names of its choices), desc
  *                (the descriptor's checks)
  *   2. io/       npy, gridio (grid files), aio (the libaio queue), probe,   files and the device
- *                checkpoint (a checkpoint's manifest), mapfile (--mode
- *                mmap's files)
+ *                devfile (a machine file with the curves), checkpoint (a
+ *                checkpoint's manifest), mapfile (--mode mmap's files)
  *   3. run/      log (warnings), fields, inputs (series, points, along),    what a run is given
  *                fold (a 1d grid's rows)
  *   4. mpi/      par (the collectives), split (the ranks' parts), part      the ranks
