@@ -20,6 +20,16 @@ double stn_now(void) {
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+uint64_t stn_req_floor(int k) { return k <= 0 ? 0 : (uint64_t)4096 << k; }
+
+void stn_req_count(stn_req_sizes *h, int write, uint64_t bytes) {
+    int k = 0;
+    while (k + 1 < STN_REQ_BUCKETS && bytes >= ((uint64_t)4096 << (k + 1)))
+        k++;
+    h->count[write != 0][k]++;
+    h->bytes[write != 0][k] += bytes;
+}
+
 double stn_process_age(void) {
     FILE *f = fopen("/proc/self/stat", "re");
     char buf[1024];

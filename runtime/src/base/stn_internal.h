@@ -116,6 +116,16 @@ uint64_t stn_mem_block_rate(uint64_t budget, uint64_t llc);
 /* Forget the allocation peak (alloc.c) and, where the kernel allows, the process' peak RSS, so
  * that each stn_program_main reports its own run. */
 void stn_stats_reset_peaks(void);
+/* A histogram of IO request sizes (the io layer counts every aio request it makes, by size): bucket k
+ * holds requests of [stn_req_floor(k), stn_req_floor(k + 1)) bytes, the first from 0, the last without
+ * an end: floors 0, 8K, 16K, ... 8M.  [0]: reads, [1]: writes. */
+#define STN_REQ_BUCKETS 12
+typedef struct stn_req_sizes {
+    uint64_t count[2][STN_REQ_BUCKETS];
+    uint64_t bytes[2][STN_REQ_BUCKETS];
+} stn_req_sizes;
+uint64_t stn_req_floor(int k);
+void stn_req_count(stn_req_sizes *h, int write, uint64_t bytes);
 /* Seconds since this process started (exec), on stn_now's scale: 0 if /proc does not say. */
 double stn_process_age(void);
 /* st->seconds[phase] += stn_now() - t0; st may be NULL. */

@@ -276,6 +276,29 @@ static void r_mpi(json *j, const stn_run *r, const stn_result *res) {
     j_close(j, '}');
 }
 
+/* The sizes of the requests the out-of-core engine's queue made: bucket k holds requests of
+ * [bucket_bytes[k], bucket_bytes[k + 1]) bytes (the last without an end), their number and their bytes. */
+static void r_req_sizes(json *j, const stn_req_sizes *h) {
+    j_open(j, "request_sizes", '{');
+    j_open(j, "bucket_bytes", '[');
+    for (int k = 0; k < STN_REQ_BUCKETS; k++)
+        j_u64(j, NULL, stn_req_floor(k));
+    j_close(j, ']');
+    for (int w = 0; w < 2; w++) {
+        j_open(j, w ? "write" : "read", '{');
+        j_open(j, "requests", '[');
+        for (int k = 0; k < STN_REQ_BUCKETS; k++)
+            j_u64(j, NULL, h->count[w][k]);
+        j_close(j, ']');
+        j_open(j, "bytes", '[');
+        for (int k = 0; k < STN_REQ_BUCKETS; k++)
+            j_u64(j, NULL, h->bytes[w][k]);
+        j_close(j, ']');
+        j_close(j, '}');
+    }
+    j_close(j, '}');
+}
+
 /* The time model's prediction and its parts, the rates and the device's curves it used. */
 static void r_time(json *j, const stn_run *r, const stn_result *res) {
     char curve[2048];
@@ -366,6 +389,8 @@ static void r_run(json *j, const stn_run *r, const stn_result *res, const stn_oo
         r_time(j, r, res);
     if (plan) /* counted: what the z-strip in DRAM copied (time_model.copy_bytes predicts it) */
         j_u64(j, "strip_bytes_copied", res->strip_copied);
+    if (plan)
+        r_req_sizes(j, &res->req_sizes);
 }
 
 static void r_files(json *j, const char *key, const stn_run *r, const char *const *paths) {

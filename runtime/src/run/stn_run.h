@@ -185,10 +185,11 @@ typedef struct stn_result {
     stn_stats st;
     uint64_t predicted_read, predicted_written; /* the engine's IO model */
     double loop_seconds;                        /* the time loop alone */
-    double import_seconds; /* reading the .npy inputs (--init, series, points, along); ooc: overlapped */
-    double export_seconds; /* writing and syncing the --out files after the loop */
-    uint64_t engine_bytes; /* peak of stn_alloc during the run */
-    uint64_t peak_pss;     /* highest stn_pss_bytes() sampled during the run (ooc: after each sweep) */
+    double import_seconds;   /* reading the .npy inputs (--init, series, points, along); ooc: overlapped */
+    double export_seconds;   /* writing and syncing the --out files after the loop */
+    stn_req_sizes req_sizes; /* ooc: the sizes of the aio requests its queue made (reads and writes) */
+    uint64_t engine_bytes;   /* peak of stn_alloc during the run */
+    uint64_t peak_pss;       /* highest stn_pss_bytes() sampled during the run (ooc: after each sweep) */
     stn_iblock_pick ib;
     int have_paging;                      /* --mode mmap: the kernel's paging traffic was measured */
     uint64_t paging_read, paging_written; /* storage bytes read / written back during the time loop */

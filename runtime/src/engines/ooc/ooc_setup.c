@@ -532,6 +532,8 @@ int stn_ooc_setup(ooc *e, int64_t *first_sweep) {
     if (r->o->plan_only)
         return 0; /* no queue, no file: stn_ooc_open prints the plan */
     rc = stn_aio_create(&e->q, STN_AIO_DEFAULT_DEPTH, STN_AIO_DEFAULT_MAX_REQUEST);
+    if (rc == 0)
+        stn_aio_count_sizes(e->q, &e->res->req_sizes);
     if (rc == 0 && e->plan.nsweeps > 0)
         rc = check_space(e, resuming);
     if (rc == 0 && e->plan.nsweeps > 0)
