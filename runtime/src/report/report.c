@@ -299,6 +299,37 @@ static void r_req_sizes(json *j, const stn_req_sizes *h) {
     j_close(j, '}');
 }
 
+static void r_blocks(json *j, const char *key, const int64_t blk[3], int strip) {
+    j_open(j, key, '{');
+    j_i64(j, "by", blk[0]);
+    if (blk[1] >= 0)
+        j_i64(j, "bz", blk[1]);
+    else
+        j_null(j, "bz");
+    j_i64(j, "bt", blk[2]);
+    j_kstr(j, "strip", stn_strip_names[strip]);
+    j_close(j, '}');
+}
+
+/* The re-plans between sweeps, in order (ooc_refine.c). */
+static void r_replans(json *j, const stn_result *res) {
+    j_open(j, "replans", '[');
+    for (int k = 0; k < res->nreplans; k++) {
+        const stn_replan *p = &res->replans[k];
+        j_open(j, NULL, '{');
+        j_i64(j, "step", p->step);
+        j_i64(j, "sweep", p->sweep);
+        r_blocks(j, "from", p->from, p->from_strip);
+        r_blocks(j, "to", p->to, p->to_strip);
+        j_num(j, "cells_per_second", p->cells_per_second);
+        j_num(j, "device_scale", p->device_scale);
+        j_num(j, "predicted_seconds_before", p->keep_seconds);
+        j_num(j, "predicted_seconds_after", p->new_seconds);
+        j_close(j, '}');
+    }
+    j_close(j, ']');
+}
+
 /* The time model's prediction and its parts, the rates and the device's curves it used. */
 static void r_time(json *j, const stn_run *r, const stn_result *res) {
     char curve[2048];
@@ -391,6 +422,8 @@ static void r_run(json *j, const stn_run *r, const stn_result *res, const stn_oo
         j_u64(j, "strip_bytes_copied", res->strip_copied);
     if (plan)
         r_req_sizes(j, &res->req_sizes);
+    if (plan)
+        r_replans(j, res);
 }
 
 static void r_files(json *j, const char *key, const stn_run *r, const char *const *paths) {
