@@ -48,6 +48,9 @@ def loop_stats(row: dict) -> None:
     and of each run's measured / predicted."""
     row["seconds"], row["spread"] = median_spread([r["loop_seconds"] for r in row["runs"]])
     row["cells_per_second"] = row["cells"] / row["seconds"]
+    jobs = [r.get("job_seconds") for r in row["runs"]]
+    if jobs and all(jobs):  # the whole job: import, loop and export (the report's seconds.job)
+        row["job_seconds"] = statistics.median(jobs)
     preds = [r.get("predicted_seconds") for r in row["runs"]]
     if preds and all(preds):
         row["predicted_seconds"] = statistics.median(preds)
@@ -128,6 +131,7 @@ def point(ctx, stencil: str, size: tuple[int, int, int], steps: int, extra: list
             break
         loop = row["cells"] / rep["cells_per_second"] if rep["cells_per_second"] else rep["seconds"]["total"]
         row["runs"].append({"loop_seconds": loop, "total_seconds": rep["seconds"]["total"], "wall": wall,
+                            "job_seconds": rep["seconds"].get("job", rep["seconds"]["total"]),
                             "phases": {k: rep["seconds"].get(k, 0.0) for k in PHASES}, "peak_cgroup": peak,
                             "oom_kills": ooms, "predicted_seconds": rep.get("predicted_seconds")})
         row["report"] = rep
@@ -342,6 +346,11 @@ def longrun(ctx) -> list[dict]:
             o["incore_cells_per_second"] = inc["cells_per_second"]
             # ooc / in-core in cells/s = in-core time / ooc time, pair by pair
             o["pair_ratios"] = [b["loop_seconds"] / a["loop_seconds"] for a, b in zip(o["runs"], inc["runs"])]
+            # and by the whole job (import, loop, export): in-core job / ooc job, pair by pair
+            o["pair_job_ratios"] = [b["job_seconds"] / a["job_seconds"] for a, b in zip(o["runs"], inc["runs"])
+                                    if a.get("job_seconds") and b.get("job_seconds")]
+            ctx.log(f"    ooc / in-core by the loop {', '.join(f'{x:.2f}' for x in o['pair_ratios'])}; by the whole "
+                    f"job {', '.join(f'{x:.2f}' for x in o['pair_job_ratios'])}")
             if out.exists() and ref_out.exists():
                 o["bit_identical_to_incore"] = same_grid(out, ref_out)
         for f in (out, ref_out):

@@ -313,7 +313,8 @@ int stn_npy_read_header(const char *path, int fd, stn_npy_header *h);
 int stn_npy_check(const char *path, const stn_npy_header *h, const char *descr, int ndim,
                   const int64_t *shape);
 
-/* Read a whole C-order array of `nbytes` bytes into `dst` (opened read-only). */
+/* Read a whole C-order array of `nbytes` bytes into `dst` (opened read-only), by several threads at
+ * once in chunks of 4 MiB (stn_pread_parallel). */
 int stn_npy_load(const char *path, const char *descr, int ndim, const int64_t *shape, void *dst,
                  stn_stats *st);
 

@@ -2,6 +2,8 @@
  * and a clear error for each way an input file can be wrong. */
 #include "test_util.h"
 
+#include "base/stn_internal.h"
+
 #include <stdint.h>
 
 static double pattern(int64_t i) { return (double)i * 1.5 - 7.0; }
@@ -273,6 +275,44 @@ static void test_format_errors(void) {
     load_fails(t_dir, -EISDIR, "it is a directory, not a regular file");
 }
 
+/* A load of several chunks is read by several threads at once (the in-core --init import was one
+ * serial read), and lands whole: an array of 5 chunks and a bit, at an offset that is no multiple of
+ * anything, with every value where it belongs. */
+static void test_parallel_load(void) {
+    const char *path = t_path("big.npy");
+    int64_t n = (int64_t)(5 * STN_PREAD_CHUNK / sizeof(double)) + 777, shape[1] = {n};
+    double *a = malloc((size_t)n * sizeof *a), *b = malloc((size_t)n * sizeof *b);
+    CHECK(a && b);
+    fill(a, n);
+    stn_npy_writer *w = NULL;
+    stn_stats st = {0};
+    CHECK(stn_npy_writer_open(path, "<f8", 1, shape, &w) == 0);
+    CHECK(stn_npy_writer_write(w, a, (size_t)n * sizeof *a, &st) == 0);
+    CHECK(stn_npy_writer_commit(w) == 0);
+    memset(b, 0, (size_t)n * sizeof *b);
+    CHECK(stn_npy_load(path, "<f8", 1, shape, b, &st) == 0);
+    CHECK(matches(b, n));
+    CHECK_EQ_INT(st.bytes_read, (uint64_t)n * sizeof(double));
+
+    int fd = open(path, O_RDONLY), readers = 0;
+    CHECK(fd >= 0);
+    memset(b, 0, (size_t)n * sizeof *b);
+    size_t bytes = (size_t)(n - 3) * sizeof *b;
+    CHECK(stn_pread_parallel(fd, b, bytes, STN_NPY_DATA_OFFSET + 3 * sizeof *b, path, &readers) == 0);
+    CHECK(readers >= 2 && readers <= STN_PREAD_READERS); /* 6 chunks: several threads took some */
+    for (int64_t i = 0; i < n - 3; i++)
+        if (b[i] != pattern(i + 3)) {
+            CHECK(b[i] == pattern(i + 3));
+            break;
+        }
+    readers = 0; /* past the end: the file's name and the offset in the message */
+    CHECK(stn_pread_parallel(fd, b, bytes, STN_NPY_DATA_OFFSET + 8 * sizeof *b, path, &readers) == -EIO);
+    CHECK(strstr(stn_errmsg(), path) != NULL && strstr(stn_errmsg(), "ended early") != NULL);
+    close(fd);
+    free(a);
+    free(b);
+}
+
 int main(void) {
     t_mkdir();
     test_roundtrip_f64_3d();
@@ -281,6 +321,7 @@ int main(void) {
     test_read_variants();
     test_content_errors();
     test_format_errors();
+    test_parallel_load();
     CHECK_EQ_INT(t_count_entries(".partial-"), 0);
     return t_result();
 }

@@ -69,49 +69,6 @@ static int fail(const char *msg) {
     return 1;
 }
 
-/* mkdir -p of the directory part of path. */
-static int make_parents(const char *path) {
-    char buf[PATH_MAX];
-    if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
-        return stn_error(-ENAMETOOLONG, "'%s': the name is too long", path);
-    char *slash = strrchr(buf, '/');
-    if (!slash || slash == buf)
-        return 0;
-    *slash = '\0';
-    for (char *p = buf + 1;; p++) {
-        if (*p != '/' && *p != '\0')
-            continue;
-        char c = *p;
-        *p = '\0';
-        if (mkdir(buf, 0777) != 0 && errno != EEXIST) {
-            int e = errno;
-            return stn_error(stn_neg_errno(e), "cannot create the directory '%s': %s", buf, strerror(e));
-        }
-        *p = c;
-        if (!c)
-            break;
-    }
-    return 0;
-}
-
-/* A JSON string of s into out: quotes and backslashes escaped (the only escapes a machine file
- * takes), control characters replaced by '?'. */
-static void json_string(const char *s, char *out, size_t n) {
-    size_t k = 0;
-    if (n < 3)
-        return;
-    out[k++] = '"';
-    for (; *s && k + 3 < n; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\')
-            out[k++] = '\\', out[k++] = (char)ch;
-        else
-            out[k++] = ch < 0x20 ? '?' : (char)ch;
-    }
-    out[k++] = '"';
-    out[k] = '\0';
-}
-
 /* "254:0 (vda)" or "259:1 (nvme0n1p1, Samsung SSD 980)": the block device holding dir, from sysfs. */
 static void device_name(const char *dir, char *out, size_t n) {
     struct stat sb;
@@ -159,84 +116,17 @@ typedef struct probed {
 
 /* The machine file's text: this machine as discovered, the device's curves as measured. */
 static int machine_json(const stn_hw *hw, const stn_device *dev, const probed *how, char *out, size_t n) {
-    const char *dir = how->dir, *devname = how->devname;
-    uint64_t file_bytes = how->file_bytes;
-    double seconds = how->seconds;
-    size_t block = how->block;
-    char name[128], desc[256], jname[300], jdesc[600], date[64] = "", hb[32];
-    static char rd[STN_CURVE_MAX * 48], wr[STN_CURVE_MAX * 48], mx[STN_CURVE_MAX * 48],
-        mn[STN_CURVE_MAX * 48];
+    char name[128], desc[256], date[64] = "", hb[32];
     time_t now = time(NULL);
     struct tm tm;
     if (gmtime_r(&now, &tm))
         strftime(date, sizeof date, "%Y-%m-%d", &tm);
-    snprintf(name, sizeof name, "this machine (probed %.60s)", dir);
+    snprintf(name, sizeof name, "this machine (probed %.60s)", how->dir);
     snprintf(desc, sizeof desc,
              "stencilc probe on %s: %.80s under %.60s, a %s test file, %.2f s per point; cores, caches "
              "and DRAM as discovered",
-             date, devname, dir, stn_fmt_bytes(hb, sizeof hb, file_bytes), seconds);
-    json_string(name, jname, sizeof jname);
-    json_string(desc, jdesc, sizeof jdesc);
-    stn_dev_format_curve(&dev->read, rd, sizeof rd);
-    stn_dev_format_curve(&dev->write, wr, sizeof wr);
-    stn_dev_format_curve(&dev->mixed, mx, sizeof mx);
-    stn_dev_format_curve(&dev->mixed_new, mn, sizeof mn);
-    int w = snprintf(out, n,
-                     "{\n"
-                     "  \"name\": %s,\n"
-                     "  \"description\": %s,\n"
-                     "  \"cores\": %llu,\n"
-                     "  \"sockets\": %llu,\n"
-                     "  \"numa_nodes\": %llu,\n"
-                     "  \"l2\": %llu,\n",
-                     jname, jdesc, (unsigned long long)hw->cores.value, (unsigned long long)hw->sockets.value,
-                     (unsigned long long)hw->numa_nodes.value, (unsigned long long)hw->l2.value);
-    if (hw->l3.value && w > 0 && (size_t)w < n)
-        w += snprintf(out + w, n - (size_t)w, "  \"l3\": %llu,\n", (unsigned long long)hw->l3.value);
-    if (w > 0 && (size_t)w < n)
-        w += snprintf(out + w, n - (size_t)w,
-                      "  \"dram\": %llu,\n"
-                      "  \"device_block\": %zu,\n"
-                      "  \"read\": \"%s\",\n"
-                      "  \"write\": \"%s\",\n"
-                      "  \"mixed\": \"%s\",\n"
-                      "  \"mixed_new\": \"%s\",\n"
-                      "  \"compute_under_io\": %.3f,\n"
-                      "  \"io_under_compute\": %.3f\n"
-                      "}\n",
-                      (unsigned long long)hw->dram.value, block, rd, wr, mx, mn, dev->compute_under_io,
-                      dev->io_under_compute);
-    if (w < 0 || (size_t)w >= n)
-        return stn_error(-ENAMETOOLONG, "the machine file's text does not fit in %zu bytes", n);
-    return 0;
-}
-
-/* Write text to path atomically, after checking that the runtime reads it back with the same curves. */
-static int write_machine(const char *path, const char *text, const stn_device *dev) {
-    int rc = make_parents(path);
-    if (rc)
-        return stn_error(rc, "cannot write '%s': %s", path, stn_errmsg());
-    stn_afile af;
-    rc = stn_afile_open(&af, path, 0);
-    if (!rc)
-        rc = stn_afile_write(&af, text, strlen(text));
-    if (!rc)
-        rc = stn_afile_sync(&af);
-    if (!rc) {
-        stn_hw back;
-        rc = stn_hw_load_machine(af.tmp, &back);
-        if (rc)
-            rc = stn_error(rc, "the machine file does not read back (a bug): %s", stn_errmsg());
-        else if (back.dev_keys != 3 || back.dev.read.n != dev->read.n || back.dev.write.n != dev->write.n ||
-                 back.dev.mixed.n != dev->mixed.n || back.dev.mixed_new.n != dev->mixed_new.n ||
-                 !(back.dev.compute_under_io > 0) || !(back.dev.io_under_compute > 0))
-            rc = stn_error(-EIO, "the machine file does not read back (a bug): its curves differ");
-    }
-    if (rc) {
-        stn_afile_abort(&af);
-        return rc;
-    }
-    return stn_afile_commit(&af);
+             date, how->devname, how->dir, stn_fmt_bytes(hb, sizeof hb, how->file_bytes), how->seconds);
+    return stn_devfile_json(hw, dev, name, desc, how->block, out, n);
 }
 
 /* "  1234.5" for the curve's point at exactly (request, depth), "       -" where it has none (mixed
@@ -392,7 +282,7 @@ int main(int argc, char **argv) {
     probed how = {where, devname, size - size % STN_PROBE_MAX_REQUEST, seconds, block};
     if (machine_json(&hw, &dev, &how, text, sizeof text) != 0)
         return fail(stn_errmsg());
-    if (write_machine(output, text, &dev) != 0)
+    if (stn_devfile_write(output, text, &dev) != 0)
         return fail(stn_errmsg());
 
     if (!quiet) {

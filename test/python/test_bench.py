@@ -168,3 +168,26 @@ def test_runner_redraws_from_saved_results(tmp_path):
     assert r.returncode == 0, r.stderr
     text = (tmp_path / "o" / "benchmarks.md").read_text()
     assert "![cells/s against problem size / budget](size.png)" in text and (tmp_path / "o" / "size.png").exists()
+
+
+def test_the_long_runs_give_loop_and_whole_job_ratios_side_by_side(tmp_path):
+    """Issue 30: the long runs' table sets each pair's ooc / in-core ratio by the loop beside the one by the
+    whole job (seconds.job), and loop_stats keeps the runs' median job seconds."""
+    from bench import experiments
+
+    res = _results()
+    ooc, inc = (dict(r, experiment="longrun", planes=[1024, 512]) for r in (res["rows"][1], res["rows"][0]))
+    ooc.update(pair_ratios=[0.71, 0.94], pair_job_ratios=[0.93, 1.12])
+    for r in (ooc, inc):
+        r.update(size=[1024, 512, 512], budget=128 << 20)
+    res["rows"] = [inc, ooc]
+    res["profile"].update(long_level=2 << 30, long_steps=128)
+    path = tmp_path / "benchmarks.md"
+    report.write(res, {}, path)
+    text = path.read_text()
+    assert "| each pair | each pair, whole job |" in text, text
+    assert "| 0.71, 0.94 | 0.93, 1.12 |" in text, text
+    row = {"cells": 100, "runs": [{"loop_seconds": 2.0, "job_seconds": 5.0}, {"loop_seconds": 3.0, "job_seconds": 4.0},
+                                  {"loop_seconds": 4.0, "job_seconds": 9.0}]}
+    experiments.loop_stats(row)
+    assert row["seconds"] == 3.0 and row["job_seconds"] == 5.0

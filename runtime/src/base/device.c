@@ -150,6 +150,11 @@ void stn_dev_default(stn_device *dev) {
     snprintf(dev->source, sizeof dev->source, "default (nothing measured: run 'stencilc probe --dir DIR')");
 }
 
+const char *stn_curves_origin_name(int origin) {
+    static const char *const names[] = {"default", "machine", "probe", "cached", "calibrated"};
+    return origin >= 0 && origin < (int)(sizeof names / sizeof names[0]) ? names[origin] : "?";
+}
+
 int stn_dev_cache_path(const char *dir, int pmem, char *path, size_t n) {
     struct stat sb;
     if (stat(dir, &sb) != 0)

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +37,56 @@ int stn_pread_full(int fd, void *buf, size_t n, uint64_t off, const char *path) 
         done += (size_t)got;
     }
     return 0;
+}
+
+/* ------------------------------------------------------------------ reads by several threads */
+
+typedef struct pread_job {
+    int fd;
+    char *buf;
+    size_t n;
+    uint64_t off;
+    const char *path;
+    size_t next; /* the next chunk's index (atomic) */
+    int rc;      /* the first failure (atomic, 0 until then) */
+    int readers; /* threads that read a chunk (atomic) */
+    char msg[1024];
+} pread_job;
+
+static void *pread_worker(void *arg) {
+    pread_job *j = arg;
+    int counted = 0;
+    for (;;) {
+        size_t k = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED), at = k * STN_PREAD_CHUNK;
+        if (at >= j->n || __atomic_load_n(&j->rc, __ATOMIC_ACQUIRE) != 0)
+            break;
+        size_t len = j->n - at < STN_PREAD_CHUNK ? j->n - at : STN_PREAD_CHUNK;
+        if (!counted++)
+            __atomic_fetch_add(&j->readers, 1, __ATOMIC_RELAXED);
+        int rc = stn_pread_full(j->fd, j->buf + at, len, j->off + at, j->path);
+        int zero = 0;
+        if (rc && __atomic_compare_exchange_n(&j->rc, &zero, rc, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+            snprintf(j->msg, sizeof j->msg, "%s", stn_errmsg()); /* (the message is per thread) */
+        if (rc)
+            break;
+    }
+    return NULL;
+}
+
+int stn_pread_parallel(int fd, void *buf, size_t n, uint64_t off, const char *path, int *readers) {
+    pread_job j = {.fd = fd, .buf = buf, .n = n, .off = off, .path = path};
+    size_t chunks = (n + STN_PREAD_CHUNK - 1) / STN_PREAD_CHUNK;
+    int want = chunks < STN_PREAD_READERS ? (int)chunks : STN_PREAD_READERS, started = 0;
+    pthread_t th[STN_PREAD_READERS];
+    for (int t = 1; t < want; t++) /* (the caller is reader 0) */
+        if (pthread_create(&th[started], NULL, pread_worker, &j) == 0)
+            started++;
+    pread_worker(&j);
+    for (int t = 0; t < started; t++)
+        pthread_join(th[t], NULL);
+    if (readers)
+        *readers = j.readers;
+    return j.rc ? stn_error(j.rc, "%s", j.msg) : 0;
 }
 
 int stn_write_full(int fd, const void *buf, size_t n, const char *path) {

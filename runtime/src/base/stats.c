@@ -20,6 +20,38 @@ double stn_now(void) {
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+uint64_t stn_req_floor(int k) { return k <= 0 ? 0 : (uint64_t)4096 << k; }
+
+void stn_req_count(stn_req_sizes *h, int write, uint64_t bytes) {
+    int k = 0;
+    while (k + 1 < STN_REQ_BUCKETS && bytes >= ((uint64_t)4096 << (k + 1)))
+        k++;
+    h->count[write != 0][k]++;
+    h->bytes[write != 0][k] += bytes;
+}
+
+double stn_process_age(void) {
+    FILE *f = fopen("/proc/self/stat", "re");
+    char buf[1024];
+    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    if (f)
+        fclose(f);
+    buf[n] = '\0';
+    const char *p = strrchr(buf, ')'); /* (the command's name may hold spaces and parentheses) */
+    unsigned long long start = 0;
+    /* after ") ": state, then fields 4..21; starttime is field 22, in clock ticks since boot */
+    if (!p ||
+        sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
+               &start) != 1)
+        return 0;
+    long hz = sysconf(_SC_CLK_TCK);
+    struct timespec ts;
+    if (hz <= 0 || clock_gettime(CLOCK_BOOTTIME, &ts) != 0)
+        return 0;
+    double age = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec - (double)start / (double)hz;
+    return age > 0 && age < 1e9 ? age : 0;
+}
+
 static const char *const phase_names[STN_PHASE_N] = {"read", "write", "copy", "compute", "wait", "init"};
 
 const char *stn_phase_name(int phase) {

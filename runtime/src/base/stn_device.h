@@ -43,8 +43,17 @@ typedef struct stn_device {
     stn_dev_curve read, write, mixed, mixed_new;
     double compute_under_io;
     double io_under_compute;
-    char source[512]; /* where the curves came from: a probe file, a machine file, the default */
+    char source[512];         /* where the curves came from: a probe file, a machine file, the default */
+    int origin;               /* which of them (stn_curves_origin); what the report's device_curves names */
+    double calibrate_seconds; /* STN_CURVES_CALIBRATED: the calibration's seconds */
 } stn_device;
+
+/* Which curves a run's time model uses (program/setup.c finds them): the built-in default (nothing
+ * measured and no calibration possible), a --machine file's, the file `stencilc probe` wrote for the
+ * device, the file an earlier run's calibration wrote for it (cached), or a calibration made now. */
+enum { STN_CURVES_DEFAULT, STN_CURVES_MACHINE, STN_CURVES_PROBE, STN_CURVES_CACHED, STN_CURVES_CALIBRATED };
+/* "default", "machine", "probe", "cached", "calibrated" ("?" for another number). */
+const char *stn_curves_origin_name(int origin);
 
 /* Parse "REQUEST@DEPTH:BANDWIDTH ..." (whitespace or commas between points) into c.  0, or
  * -EINVAL with a message (in err, n bytes) naming the point and what is wrong. */

@@ -122,6 +122,18 @@ uint64_t stn_mem_block_rate(uint64_t budget, uint64_t llc);
 /* Forget the allocation peak (alloc.c) and, where the kernel allows, the process' peak RSS, so
  * that each stn_program_main reports its own run. */
 void stn_stats_reset_peaks(void);
+/* A histogram of IO request sizes (the io layer counts every aio request it makes, by size): bucket k
+ * holds requests of [stn_req_floor(k), stn_req_floor(k + 1)) bytes, the first from 0, the last without
+ * an end: floors 0, 8K, 16K, ... 8M.  [0]: reads, [1]: writes. */
+#define STN_REQ_BUCKETS 12
+typedef struct stn_req_sizes {
+    uint64_t count[2][STN_REQ_BUCKETS];
+    uint64_t bytes[2][STN_REQ_BUCKETS];
+} stn_req_sizes;
+uint64_t stn_req_floor(int k);
+void stn_req_count(stn_req_sizes *h, int write, uint64_t bytes);
+/* Seconds since this process started (exec), on stn_now's scale: 0 if /proc does not say. */
+double stn_process_age(void);
 /* st->seconds[phase] += stn_now() - t0; st may be NULL. */
 void stn_stats_add_time(stn_stats *st, int phase, double t0);
 
@@ -149,6 +161,13 @@ void stn_ring_free(void *p, size_t bytes, int64_t nplanes);
 
 /* pread exactly n bytes at off; the message names the file, the sizes and the cause. */
 int stn_pread_full(int fd, void *buf, size_t n, uint64_t off, const char *path);
+/* The same, by up to STN_PREAD_READERS threads at once, each taking the next STN_PREAD_CHUNK bytes
+ * not yet taken (so the reads stay near each other and the device sees several at a time); one
+ * thread below two chunks, or when no thread starts.  *readers (if not NULL): the threads that read
+ * at least one chunk.  The first failure's message; the other threads stop at their next chunk. */
+#define STN_PREAD_READERS 8
+#define STN_PREAD_CHUNK ((size_t)4 << 20)
+int stn_pread_parallel(int fd, void *buf, size_t n, uint64_t off, const char *path, int *readers);
 /* write exactly n bytes at the current offset. */
 int stn_write_full(int fd, const void *buf, size_t n, const char *path);
 int stn_pwrite_full(int fd, const void *buf, size_t n, uint64_t off, const char *path);
@@ -186,7 +205,8 @@ int stn_same_file(const char *a, const char *b);
 int stn_npy_writer_join(const char *path, const char *tmp, const char *descr, int ndim, const int64_t *shape,
                         stn_npy_writer **w);
 const char *stn_npy_writer_tmp(const stn_npy_writer *w);
-/* Read slices [first, first + count) along the slowest axis (shape[0]) of the C-order array of `shape`. */
+/* Read slices [first, first + count) along the slowest axis (shape[0]) of the C-order array of `shape`
+ * (stn_pread_parallel: several reads in flight). */
 int stn_npy_load_part(const char *path, const char *descr, int ndim, const int64_t *shape, int64_t first,
                       int64_t count, void *dst, stn_stats *st);
 void stn_npy_writer_expect(stn_npy_writer *w, uint64_t bytes);

@@ -140,10 +140,12 @@ static int fill_level(engine *e, int f, int level, void *data, int *given) {
     int has_init = level == 0 ? fd->has_init : fd->has_prev_init;
     *given = path != NULL || has_init;
     if (path) {
+        double t0 = stn_now();
         int64_t shape[3] = {r->o->size[2], r->o->size[1], r->o->size[0]};
         int64_t *sh = shape + 3 - stn_dims(e->d);                    /* a 1d grid is one row */
         int rc = r->part ? stn_part_load(r, path, data, &e->res->st) /* (a rank's part of the file) */
                          : stn_npy_load(path, e->d->npy_descr, stn_dims(e->d), sh, data, &e->res->st);
+        e->res->import_seconds += stn_now() - t0;
         if (rc)
             return stn_error(rc, "--init %s%s=%s: %s", fd->name, level ? ".prev" : "", path, stn_errmsg());
     } else if (has_init) {

@@ -63,7 +63,10 @@ struct stn_aio {
     struct io_event *events;
     int error; /* first failure since the last wait_all */
     char msg[1024];
+    stn_req_sizes *sizes; /* where every request made is counted by size (NULL: nowhere) */
 };
+
+void stn_aio_count_sizes(stn_aio *q, stn_req_sizes *h) { q->sizes = h; }
 
 void stn_aio_group_reset(stn_aio_group *g) { memset(g, 0, sizeof *g); }
 
@@ -354,6 +357,8 @@ static void pump(stn_aio *q) {
         r->len = len;
         r->done = 0;
         r->write = j->write;
+        if (q->sizes) /* (once per request: the rest of a short transfer is the same request) */
+            stn_req_count(q->sizes, r->write, len);
         prep(r);
         if (r->g)
             r->g->pending++;

@@ -439,8 +439,9 @@ int stn_npy_load_part(const char *path, const char *descr, int ndim, const int64
                        (long long)(first + count), (long long)(ndim > 0 ? shape[0] : 1));
     if (rc == 0) {
         (void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-        rc =
-            stn_pread_full(fd, dst, (size_t)(count * slice), (uint64_t)(h.data_offset + first * slice), path);
+        rc = stn_pread_parallel(fd, dst, (size_t)(count * slice), (uint64_t)(h.data_offset + first * slice),
+                                path,
+                                NULL); /* (several reads at once: the device's queue, not one readahead) */
     }
     close(fd);
     if (rc == 0 && st)

@@ -33,10 +33,18 @@ const int stn_probe_depths[STN_PROBE_NDEPTHS] = {1, 8, 32};
 typedef struct probe_ctx {
     const char *dir;
     stn_gridfile f;
-    char *buf;    /* STN_PROBE_MAX_DEPTH slots of STN_PROBE_MAX_REQUEST bytes */
-    uint64_t rng; /* xorshift64 state */
-    uint64_t seq; /* the stamp of the next write */
+    char *buf;     /* STN_PROBE_MAX_DEPTH slots of `slot` bytes */
+    uint64_t slot; /* the largest request measured: STN_PROBE_MAX_REQUEST (a calibration: 1M) */
+    uint64_t rng;  /* xorshift64 state */
+    uint64_t seq;  /* the stamp of the next write */
+    int quick;     /* stn_probe_calibrate: the points of quick_point only, one request per slot at least */
 } probe_ctx;
+
+/* The points a calibration measures: 64K and 1M at depths 8 and 32 (those a run's plans use most). */
+static int quick_point(int k, int d) {
+    return (stn_probe_requests[k] == (uint64_t)64 << 10 || stn_probe_requests[k] == (uint64_t)1 << 20) &&
+           stn_probe_depths[d] >= 8;
+}
 
 static uint64_t next_random(probe_ctx *c) {
     uint64_t x = c->rng;
@@ -124,7 +132,8 @@ static int load_start(io_load *l, probe_ctx *c, const point_spec *ps) {
     l->request = request;
     l->rows = request / PROBE_ROW;
     l->positions = (uint64_t)c->f.file_bytes / request;
-    l->min_requests = fill ? l->positions : (uint64_t)STN_PROBE_MIN_PER_SLOT * (uint64_t)depth;
+    l->min_requests =
+        fill ? l->positions : (uint64_t)(c->quick ? 1 : STN_PROBE_MIN_PER_SLOT) * (uint64_t)depth;
     l->seconds = seconds;
     if (fresh) {
         /* a multiplier coprime with the count makes k -> k * stride a permutation of the positions
@@ -180,7 +189,7 @@ static int load_refill(io_load *l, int *freed) {
                        : l->fresh && w ? (l->next++ * l->stride + l->offset) % wpositions
                                        : next_random(c) % l->positions;
         int64_t y0 = (int64_t)(pos * l->rows), y1 = y0 + (int64_t)l->rows;
-        char *p = c->buf + (size_t)s * STN_PROBE_MAX_REQUEST;
+        char *p = c->buf + (size_t)s * c->slot;
         stn_aio_group_reset(g);
         if (w) {
             stamp(c, p, l->request);
@@ -325,8 +334,10 @@ static int measure_compute_under_io(probe_ctx *c, double *share, double *io_rate
     }
     uint64_t io_bytes = 0;
     double io_seconds = 0;
-    for (int round = 0; round < COMPUTE_ROUNDS && !rc; round++) {
-        rc = compute_piece(&cr, COMPUTE_SECONDS / COMPUTE_ROUNDS, NULL);
+    int rounds = c->quick ? 2 : COMPUTE_ROUNDS; /* (a calibration: 0.2 s in 2 pieces) */
+    double piece = (c->quick ? 0.2 : COMPUTE_SECONDS) / rounds;
+    for (int round = 0; round < rounds && !rc; round++) {
+        rc = compute_piece(&cr, piece, NULL);
         if (!rc)
             rc = load_start(l, c, &(point_spec){PROBE_MIXED, NULL, 0, (uint64_t)64 << 10, 32, HUGE_VAL, 0});
         if (rc)
@@ -334,7 +345,7 @@ static int measure_compute_under_io(probe_ctx *c, double *share, double *io_rate
         int freed;
         rc = load_refill(l, &freed); /* the device is busy before the first step */
         if (!rc)
-            rc = compute_piece(&cr, COMPUTE_SECONDS / COMPUTE_ROUNDS, l);
+            rc = compute_piece(&cr, piece, l);
         point_run r;
         rc = load_finish(l, rc, &r);
         io_bytes += r.bytes;
@@ -452,6 +463,8 @@ static int probe_curves(probe_ctx *c, double seconds_per_point, stn_device *out,
         stn_dev_curve *curve = w ? &out->write : &out->read;
         for (int d = 0; d < STN_PROBE_NDEPTHS && !rc; d++)
             for (int k = 0; k < STN_PROBE_NREQUESTS && !rc; k++) {
+                if (c->quick && !quick_point(k, d))
+                    continue;
                 rc = run_point(c,
                                &(point_spec){w ? PROBE_WRITE : PROBE_READ, NULL, 0, stn_probe_requests[k],
                                              stn_probe_depths[d], seconds_per_point, 0},
@@ -482,6 +495,8 @@ static int probe_mixed(probe_ctx *c, uint64_t file_bytes, size_t align, double s
         for (int d = m ? STN_PROBE_NDEPTHS - 1 : STN_PROBE_MIXED_FIRST_DEPTH; d < STN_PROBE_NDEPTHS && !rc;
              d++) {
             for (int k = 0; k < STN_PROBE_NREQUESTS && !rc; k++) {
+                if (c->quick && !quick_point(k, d))
+                    continue;
                 stn_gridfile fresh = {.fd = -1};
                 if (m && (rc = open_test_file(c, &fresh, file_bytes, align)) != 0)
                     break;
@@ -508,7 +523,8 @@ static int probe_mixed(probe_ctx *c, uint64_t file_bytes, size_t align, double s
     return rc;
 }
 
-int stn_probe(const char *dir, uint64_t file_bytes, double seconds_per_point, stn_device *out, int verbose) {
+static int probe_run(const char *dir, uint64_t file_bytes, double seconds_per_point, int quick,
+                     stn_device *out, int verbose) {
     char hb[32];
     if (!dir || !*dir)
         return stn_error(-EINVAL, "cannot probe: no directory given");
@@ -526,9 +542,11 @@ int stn_probe(const char *dir, uint64_t file_bytes, double seconds_per_point, st
     c.dir = dir;
     c.f.fd = -1;
     c.rng = 0x9E3779B97F4A7C15ULL;
+    c.quick = quick;
     file_bytes -= file_bytes % STN_PROBE_MAX_REQUEST;
 
-    size_t buf_bytes = (size_t)STN_PROBE_MAX_DEPTH * STN_PROBE_MAX_REQUEST;
+    c.slot = quick ? (uint64_t)1 << 20 : STN_PROBE_MAX_REQUEST; /* (a calibration's buffers: 32 MiB) */
+    size_t buf_bytes = (size_t)STN_PROBE_MAX_DEPTH * c.slot;
     c.buf = stn_alloc(buf_bytes, align > 4096 ? align : 4096);
     if (!c.buf)
         return stn_error(-ENOMEM, "cannot probe '%s': %s", dir, stn_errmsg());
@@ -548,7 +566,7 @@ int stn_probe(const char *dir, uint64_t file_bytes, double seconds_per_point, st
 
     /* 1. write the whole file once, so that reads find real data on the device */
     point_run r = {0};
-    rc = run_point(&c, &(point_spec){PROBE_WRITE, NULL, 0, STN_PROBE_MAX_REQUEST, 8, 0, 1}, &r);
+    rc = run_point(&c, &(point_spec){PROBE_WRITE, NULL, 0, c.slot, 8, 0, 1}, &r);
     if (!rc && verbose)
         fprintf(stderr, "stencilc probe: wrote the %s test file in '%s' in %.2f s (%.0f MiB/s)\n",
                 stn_fmt_bytes(hb, sizeof hb, file_bytes), dir, r.seconds,
@@ -579,10 +597,19 @@ int stn_probe(const char *dir, uint64_t file_bytes, double seconds_per_point, st
     if (gmtime_r(&now, &tm))
         strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", &tm);
     snprintf(out->source, sizeof out->source,
-             "probed in '%s' on %s: a %s file, %.2f s per point, %.1f s in all (read, write, mixed, "
-             "mixed_new, compute_under_io, io_under_compute)",
-             dir, date, stn_fmt_bytes(hb, sizeof hb, file_bytes), seconds_per_point, stn_now() - t_start);
+             "%s in '%s' on %s: a %s file, %.2f s per point, %.1f s in all (read, write, mixed, "
+             "mixed_new, compute_under_io, io_under_compute%s)",
+             quick ? "calibrated" : "probed", dir, date, stn_fmt_bytes(hb, sizeof hb, file_bytes),
+             seconds_per_point, stn_now() - t_start, quick ? "; 64K and 1M at depths 8 and 32" : "");
     stn_gridfile_close(&c.f);
     stn_free(c.buf);
     return rc;
+}
+
+int stn_probe(const char *dir, uint64_t file_bytes, double seconds_per_point, stn_device *out, int verbose) {
+    return probe_run(dir, file_bytes, seconds_per_point, 0, out, verbose);
+}
+
+int stn_probe_calibrate(const char *dir, stn_device *out) {
+    return probe_run(dir, STN_CALIBRATE_BYTES, STN_CALIBRATE_SECONDS, 1, out, 0);
 }

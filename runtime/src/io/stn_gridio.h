@@ -131,6 +131,9 @@ int stn_aio_create(stn_aio **q, int depth, size_t max_request);
 uint64_t stn_aio_footprint(int depth);
 /* Waits for everything in flight (updating its groups), then frees the queue.  NULL is fine. */
 void stn_aio_destroy(stn_aio *q);
+/* Count every request the queue makes from now on in h, by size (h outlives the queue's use; NULL
+ * stops counting).  A short transfer's rest is not counted again. */
+void stn_aio_count_sizes(stn_aio *q, stn_req_sizes *h);
 
 /* Rows [y0, y1) of planes [z0, z1) of a grid file. */
 typedef struct stn_span {

@@ -77,4 +77,28 @@ int stn_probe(const char *dir, uint64_t file_bytes, double seconds_per_point, st
 int stn_probe_pmem(const char *dir, uint64_t file_bytes, double seconds_per_point, stn_device *out,
                    int verbose);
 
+/* A bounded calibration, what a run measures on the first use of a device without cached curves (issue
+ * 30): the same as stn_probe on a test file of STN_CALIBRATE_BYTES, STN_CALIBRATE_SECONDS per point,
+ * but only requests of 64K and 1M at depths 8 and 32 (read and write 4 points each, mixed 4, mixed_new
+ * 2), at least one request per slot instead of STN_PROBE_MIN_PER_SLOT, and compute_under_io measured
+ * for 0.2 s in 2 pieces instead of 0.5 s in 4: about 1-2 s on a device of 0.4-2 GB/s (the IO is
+ * bounded by the file: a point moves at most 32 x 1M and about STN_CALIBRATE_SECONDS).  The curves
+ * interpolate between the points as a probe's do; out->source says "calibrated".  Errors as stn_probe. */
+#define STN_CALIBRATE_BYTES ((uint64_t)32 << 20)
+#define STN_CALIBRATE_SECONDS 0.02
+int stn_probe_calibrate(const char *dir, stn_device *out);
+/* How a machine file written by a run's calibration begins its description (a run tells it from a probe's).
+ */
+#define STN_CALIBRATION_MARK "stencilc calibration:"
+
+/* devfile.c: the machine file (docs/machines.md) of this machine (hw: cores, caches, DRAM) with dev's
+ * curves, named `name` and described by `desc`, device_block `block`, into out (n bytes): 0, or
+ * -ENAMETOOLONG when it does not fit. */
+struct stn_hw;
+int stn_devfile_json(const struct stn_hw *hw, const stn_device *dev, const char *name, const char *desc,
+                     size_t block, char *out, size_t n);
+/* Write text to path atomically (its directories made), after checking that the runtime reads it back
+ * with dev's curves: 0, or a negative errno with the message. */
+int stn_devfile_write(const char *path, const char *text, const stn_device *dev);
+
 #endif /* STN_PROBE_H */

@@ -145,11 +145,20 @@ static int sync_outputs(stn_run *r, stn_result *res) {
     return rc;
 }
 
+int stn_outputs_any(const stn_run *r) {
+    for (int s = 0; r->writers && s < 2 * r->d->nfields + r->d->nrecords; s++)
+        if (r->writers[s])
+            return 1;
+    return 0;
+}
+
 int stn_outputs_commit(stn_run *r, stn_result *res, const stn_ooc_result *plan, stn_afile *report) {
     double t0 = stn_now();
     int n = 2 * r->d->nfields + r->d->nrecords;
     int rc = sync_outputs(r, res);
     stn_stats_add_time(&res->st, STN_PHASE_WRITE, t0);
+    if (stn_outputs_any(r))
+        res->export_seconds += stn_now() - t0;
     if (rc == 0 && stn_par_size() > 1)
         gather_ranks(res);
     if (rc == 0 && stn_par_rank() > 0)

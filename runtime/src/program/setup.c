@@ -6,6 +6,8 @@
 #endif
 #include "program/stn_program.h"
 
+#include "io/stn_probe.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -66,30 +68,89 @@ static int find_device(stn_run *r) {
     return rc;
 }
 
-/* The device's bandwidth curves for the time model: a --machine file's, else those `stencilc
- * probe` measured for --dir's device, else the built-in default (and a note in the report). */
+/* A calibration of --dir's device now (stn_probe_calibrate: a few seconds at most), kept in the cache
+ * (path; "" when there is none) for the next runs on the device as a machine file whose description
+ * says it is a calibration.  0, or the calibration's failure (the caller keeps the default). */
+static int calibrate(stn_run *r, const char *path) {
+    stn_device dev;
+    double t0 = stn_now();
+    int rc = stn_probe_calibrate(r->o->dir, &dev);
+    stn_stats_reset_peaks(); /* (its 32 MiB of buffers, freed, are not the run's peaks) */
+    if (rc)
+        return rc;
+    dev.origin = STN_CURVES_CALIBRATED;
+    dev.calibrate_seconds = stn_now() - t0;
+    r->dev = dev;
+    if (!path[0])
+        return 0;
+    static char text[16384]; /* (the program's one thread plans) */
+    char desc[700];
+    snprintf(desc, sizeof desc, "%s %.500s", STN_CALIBRATION_MARK, dev.source);
+    size_t block = r->hw.block.value;
+    if (stn_devfile_json(&r->hw, &dev, "this machine (a run's calibration)", desc, block, text,
+                         sizeof text) != 0 ||
+        stn_devfile_write(path, text, &dev) != 0) { /* (the run goes on with the curves it measured) */
+        stn_warn(r->log, "the device's calibration could not be cached: %s", stn_errmsg());
+        stn_error_clear();
+        return 0;
+    }
+    snprintf(r->dev.source, sizeof r->dev.source, "calibrated now, %.1f s, cached in %.400s",
+             dev.calibrate_seconds, path);
+    return 0;
+}
+
+/* The device's bandwidth curves for the time model: a --machine file's, else the file `stencilc probe`
+ * or an earlier run's calibration left in the cache for --dir's device, else a calibration now (cached
+ * for the next runs; not under MPI, nor with STENCILC_CALIBRATE=0), else the built-in default, which
+ * the plan line and the report name (r->dev.origin). */
 static void find_curves(stn_run *r) {
-    char path[4096];
+    char path[4096] = "";
     if (r->hw.dev_keys == 3) {
         r->dev = r->hw.dev;
+        r->dev.origin = STN_CURVES_MACHINE;
         return;
     }
     stn_dev_default(&r->dev);
-    if (r->hw.described ||
-        stn_dev_cache_path(r->o->dir, r->o->tier == STN_TIER_PMEM, path, sizeof path) != 0 ||
-        access(path, F_OK) != 0)
-        return;
-    stn_hw probed;
-    if (stn_hw_load_machine(path, &probed) != 0 || probed.dev_keys != 3) {
-        stn_warn(r->log,
-                 "the device file %s is not usable (%s); the time model uses default curves; "
-                 "run 'stencilc probe --dir %s' again",
-                 path, probed.dev_keys != 3 ? "no curves" : stn_errmsg(), r->o->dir);
-        stn_error_clear();
+    if (r->hw.described) { /* (another machine's: nothing here to calibrate) */
+        snprintf(r->dev.source, sizeof r->dev.source,
+                 "default: the --machine file gives no read and write curves");
         return;
     }
-    r->dev = probed.dev;
-    snprintf(r->dev.source, sizeof r->dev.source, "stencilc probe: %.490s", path);
+    int pmem = r->o->tier == STN_TIER_PMEM; /* (its own curves: stencilc probe --tier pmem) */
+    if (stn_dev_cache_path(r->o->dir, pmem, path, sizeof path) != 0)
+        path[0] = '\0';
+    if (path[0] && access(path, F_OK) == 0) {
+        stn_hw probed;
+        if (stn_hw_load_machine(path, &probed) == 0 && probed.dev_keys == 3) {
+            int cached = strncmp(probed.description, STN_CALIBRATION_MARK, strlen(STN_CALIBRATION_MARK)) == 0;
+            r->dev = probed.dev;
+            r->dev.origin = cached ? STN_CURVES_CACHED : STN_CURVES_PROBE;
+            snprintf(r->dev.source, sizeof r->dev.source, "%s: %.480s",
+                     cached ? "a cached calibration" : "stencilc probe", path);
+            return;
+        }
+        stn_warn(r->log,
+                 "the device file %s is not usable (%s); the time model calibrates the device again; "
+                 "run 'stencilc probe --dir %s' for full curves",
+                 path, probed.dev_keys != 3 ? "no curves" : stn_errmsg(), r->o->dir);
+        stn_error_clear();
+    }
+    const char *env = getenv("STENCILC_CALIBRATE");
+    if (stn_par_size() > 1 || (env && strcmp(env, "0") == 0) || pmem) {
+        snprintf(r->dev.source, sizeof r->dev.source,
+                 "default: nothing measured for this device (%s); run "
+                 "'stencilc probe %s--dir DIR'",
+                 pmem                 ? "the calibration measures the aio tier, not --tier pmem"
+                 : stn_par_size() > 1 ? "MPI ranks do not calibrate"
+                                      : "STENCILC_CALIBRATE=0",
+                 pmem ? "--tier pmem " : "");
+        return;
+    }
+    if (calibrate(r, path) != 0) { /* (tmpfs, no O_DIRECT, no space: the default, said in its source) */
+        snprintf(r->dev.source, sizeof r->dev.source, "default: the device could not be calibrated (%.400s)",
+                 stn_errmsg());
+        stn_error_clear();
+    }
 }
 
 /* Everything before the engine: the inputs looked at, the series, points and `along` arrays read, the
@@ -105,12 +166,15 @@ int stn_program_prepare(stn_program_run *pr) {
         rc = stn_par_network(&r->net.bytes_per_second, &r->net.latency, r->net.source, sizeof r->net.source);
     if (rc == 0)
         rc = stn_check_inputs(r);
+    double t0 = stn_now();
     if (rc == 0 && !r->o->plan_only)
         rc = stn_series_load(r, &pr->res.st);
     if (rc == 0 && !r->o->plan_only)
         rc = stn_points_load(r, &pr->res.st);
     if (rc == 0)
         rc = stn_along_load(r, &pr->res.st); /* the rate measurements read them too */
+    if (r->inputs.series_bytes + r->inputs.points_bytes + r->inputs.along_bytes > 0)
+        pr->res.import_seconds += stn_now() - t0; /* (the .npy inputs read) */
     if (rc == 0) {
         r->writers = calloc(2 * (size_t)r->d->nfields + (size_t)r->d->nrecords, sizeof *r->writers);
         if (!r->writers)

@@ -78,6 +78,7 @@ int stn_sim_start(stn_sim *s, double t_start) {
     stn_stats_reset_peaks();
     stn_opts_bound_bt(&s->o, s->o.steps == STN_SIM_OPEN_STEPS); /* (before anything is sized by it) */
     int rc = stn_program_setup(&s->pr, &s->desc, &s->o, t_start);
+    s->pr.in.t_job = s->t_job > 0 && s->t_job <= t_start ? s->t_job : t_start;
     threads_in(s);
     if (rc == 0)
         rc = stn_program_prepare(&s->pr);
@@ -397,8 +398,11 @@ int stn_sim_close(stn_sim *s) {
     if (!plan_only)
         s->o.steps = s->done; /* the report's, and the records' */
     threads_in(s);
+    double t0 = stn_now();
     if (rc == 0)
         rc = stn_engine_finish(s->eng);
+    if (stn_outputs_any(&s->pr.in))
+        s->pr.res.export_seconds += stn_now() - t0;
     threads_out(s);
     s->pr.res.predicted_written += s->ckpt_written;
     stn_engine_close(s->eng, rc != 0); /* a failed export: the committed sweeps stay, for --resume */

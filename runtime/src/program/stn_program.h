@@ -55,6 +55,8 @@ uint64_t stn_record_bytes(const stn_run *r, int k);
  * gathered on rank 0, the report written and synced, and only then the outputs and the report
  * renamed into place; a failure leaves none of them (only a failing rename, after the others). */
 int stn_outputs_commit(stn_run *r, stn_result *res, const stn_ooc_result *plan, stn_afile *report);
+/* Whether the run writes any --out file (a field's level or a record). */
+int stn_outputs_any(const stn_run *r);
 /* Whatever is left open, removed (temporaries unlinked; joined files closed). */
 void stn_outputs_abort(stn_run *r, stn_afile *report);
 
@@ -84,6 +86,7 @@ struct stn_sim {
     int argc;
     char **argv;           /* copies: the options point into them (NULL: the program's own argv) */
     int program;           /* the program's main: the one advance is the whole run */
+    double t_job;          /* the program's main: the process's start (stn_now's clock); 0: at open */
     stn_engine *eng;       /* the engine --mode names */
     int64_t done;          /* steps advanced */
     int failed;            /* an advance failed: the levels are partly stepped */

@@ -46,12 +46,16 @@ static const char *blocks(const stn_ooc_result *plan, char *buf, size_t n) {
 void stn_summary_plan(const stn_run *r, const stn_result *res, const stn_ooc_result *plan) {
     if (r->o->quiet)
         return;
-    char blk[96], how[96] = "", mem[32], budget[32], rd[32], wr[32], when[48] = "";
+    char blk[96], how[96] = "", mem[32], budget[32], rd[32], wr[32], when[96] = "";
     if (plan->tune_weighed > 0)
         snprintf(how, sizeof how, ": %" PRId64 " plans weighed in %.2f s", plan->tune_weighed,
                  plan->tune_seconds);
-    if (res->have_time)
-        snprintf(when, sizeof when, ", %.2f s", res->time.total);
+    if (res->have_time && r->dev.origin == STN_CURVES_CALIBRATED)
+        snprintf(when, sizeof when, ", %.2f s (device curves: calibrated now, %.1f s)", res->time.total,
+                 r->dev.calibrate_seconds);
+    else if (res->have_time)
+        snprintf(when, sizeof when, ", %.2f s (device curves: %s)", res->time.total,
+                 stn_curves_origin_name(r->dev.origin));
     /* the budget's source up to its first comma: "--mem", "default: 3/4 of hwloc's memory" */
     int src = (int)strcspn(r->mem_source, ",");
     fprintf(stderr,
@@ -69,7 +73,7 @@ void stn_summary_end(const stn_run *r, const stn_result *res) {
     if (r->o->quiet)
         return;
     const stn_opts *o = r->o;
-    char size[96], rd[32], wr[32], prd[32], pwr[32], peak[32], pred[128] = "", loop[128] = "";
+    char size[96], rd[32], wr[32], prd[32], pwr[32], peak[32], pred[128] = "", loop[288] = "";
     int dims = stn_dims(r->d);
     if (dims == 3)
         snprintf(size, sizeof size, "%" PRId64 "x%" PRId64 "x%" PRId64, o->size[0], o->size[1], o->size[2]);
@@ -78,13 +82,26 @@ void stn_summary_end(const stn_run *r, const stn_result *res) {
     else
         snprintf(size, sizeof size, "%" PRId64, o->size[0]);
     double cells = (double)stn_grid_cells(o) * (double)o->steps;
+    /* the job's parts: " (import A s, time loop B s, predicted C s, R cells/s, export D s)" */
+    char parts[4][64] = {"", "", "", ""};
+    if (res->import_seconds > 0)
+        snprintf(parts[0], sizeof parts[0], "import %.2f s", res->import_seconds);
     if (o->steps > 0 && res->loop_seconds > 0) {
         char model[48] = ""; /* (out of core: the time model's) */
         if (res->have_time)
             snprintf(model, sizeof model, ", predicted %.2f s", res->time.total);
-        snprintf(loop, sizeof loop, " (time loop %.2f s%s, %.3g cells/s)", res->loop_seconds, model,
-                 cells / res->loop_seconds);
+        snprintf(parts[1], sizeof parts[1], "time loop %.2f s%s", res->loop_seconds, model);
+        snprintf(parts[2], sizeof parts[2], "%.3g cells/s", cells / res->loop_seconds);
     }
+    if (res->export_seconds > 0)
+        snprintf(parts[3], sizeof parts[3], "export %.2f s", res->export_seconds);
+    for (int k = 0, n = 0; k < 4; k++)
+        if (parts[k][0]) {
+            size_t at = strlen(loop);
+            snprintf(loop + at, sizeof loop - at, "%s%s", n++ ? ", " : " (", parts[k]);
+        }
+    if (loop[0])
+        snprintf(loop + strlen(loop), sizeof loop - strlen(loop), ")");
     if (res->st.bytes_read == res->predicted_read && res->st.bytes_written == res->predicted_written)
         snprintf(pred, sizeof pred, " (as predicted)");
     else
@@ -97,7 +114,7 @@ void stn_summary_end(const stn_run *r, const stn_result *res) {
                  res->is_pmem ? "true" : "false");
     }
     fprintf(stderr, "%s: done: %" PRId64 " steps of %s in %.2f s%s; read %s, written %s%s; peak memory %s\n",
-            r->d->name, o->steps, size, stn_now() - r->t_start, loop,
+            r->d->name, o->steps, size, stn_now() - (r->t_job > 0 ? r->t_job : r->t_start), loop,
             stn_fmt_bytes(rd, sizeof rd, res->st.bytes_read),
             stn_fmt_bytes(wr, sizeof wr, res->st.bytes_written), pred,
             stn_fmt_bytes(peak, sizeof peak, stn_peak_rss_bytes()));

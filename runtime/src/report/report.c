@@ -311,6 +311,60 @@ static void r_mpi(json *j, const stn_run *r, const stn_result *res) {
     j_close(j, '}');
 }
 
+/* The sizes of the requests the out-of-core engine's queue made: bucket k holds requests of
+ * [bucket_bytes[k], bucket_bytes[k + 1]) bytes (the last without an end), their number and their bytes. */
+static void r_req_sizes(json *j, const stn_req_sizes *h) {
+    j_open(j, "request_sizes", '{');
+    j_open(j, "bucket_bytes", '[');
+    for (int k = 0; k < STN_REQ_BUCKETS; k++)
+        j_u64(j, NULL, stn_req_floor(k));
+    j_close(j, ']');
+    for (int w = 0; w < 2; w++) {
+        j_open(j, w ? "write" : "read", '{');
+        j_open(j, "requests", '[');
+        for (int k = 0; k < STN_REQ_BUCKETS; k++)
+            j_u64(j, NULL, h->count[w][k]);
+        j_close(j, ']');
+        j_open(j, "bytes", '[');
+        for (int k = 0; k < STN_REQ_BUCKETS; k++)
+            j_u64(j, NULL, h->bytes[w][k]);
+        j_close(j, ']');
+        j_close(j, '}');
+    }
+    j_close(j, '}');
+}
+
+static void r_blocks(json *j, const char *key, const int64_t blk[3], int strip) {
+    j_open(j, key, '{');
+    j_i64(j, "by", blk[0]);
+    if (blk[1] >= 0)
+        j_i64(j, "bz", blk[1]);
+    else
+        j_null(j, "bz");
+    j_i64(j, "bt", blk[2]);
+    j_kstr(j, "strip", stn_strip_names[strip]);
+    j_close(j, '}');
+}
+
+/* The re-plans between sweeps, in order (ooc_refine.c). */
+static void r_replans(json *j, const stn_result *res) {
+    j_open(j, "replans", '[');
+    for (int k = 0; k < res->nreplans; k++) {
+        const stn_replan *p = &res->replans[k];
+        j_open(j, NULL, '{');
+        j_i64(j, "step", p->step);
+        j_i64(j, "sweep", p->sweep);
+        r_blocks(j, "from", p->from, p->from_strip);
+        r_blocks(j, "to", p->to, p->to_strip);
+        j_num(j, "cells_per_second", p->cells_per_second);
+        j_num(j, "device_scale", p->device_scale);
+        j_num(j, "predicted_seconds_before", p->keep_seconds);
+        j_num(j, "predicted_seconds_after", p->new_seconds);
+        j_close(j, '}');
+    }
+    j_close(j, ']');
+}
+
 /* The time model's prediction and its parts, the rates and the device's curves it used. */
 static void r_time(json *j, const stn_run *r, const stn_result *res) {
     char curve[2048];
@@ -347,6 +401,9 @@ static void r_time(json *j, const stn_run *r, const stn_result *res) {
     j_num(j, "compute_under_io", r->dev.compute_under_io > 0 ? r->dev.compute_under_io : 1);
     j_num(j, "io_under_compute", r->dev.io_under_compute > 0 ? r->dev.io_under_compute : 1);
     j_kstr(j, "device_source", r->dev.source);
+    j_kstr(j, "device_curves", stn_curves_origin_name(r->dev.origin));
+    if (r->dev.origin == STN_CURVES_CALIBRATED)
+        j_num(j, "calibration_seconds", r->dev.calibrate_seconds);
     j_close(j, '}');
 }
 
@@ -402,6 +459,10 @@ static void r_run(json *j, const stn_run *r, const stn_result *res, const stn_oo
         r_time(j, r, res);
     if (plan) /* counted: what the z-strip in DRAM copied (time_model.copy_bytes predicts it) */
         j_u64(j, "strip_bytes_copied", res->strip_copied);
+    if (plan)
+        r_req_sizes(j, &res->req_sizes);
+    if (plan)
+        r_replans(j, res);
 }
 
 static void r_files(json *j, const char *key, const stn_run *r, const char *const *paths) {
@@ -426,6 +487,10 @@ static void r_figures(json *j, const stn_run *r, const stn_result *res, double t
     }
     j_open(j, "seconds", '{');
     j_num(j, "total", total);
+    j_num(j, "job", stn_now() - (r->t_job > 0 ? r->t_job : r->t_start)); /* (a run set up by hand: t_start) */
+    j_num(j, "import", res->import_seconds);
+    j_num(j, "loop", res->loop_seconds);
+    j_num(j, "export", res->export_seconds);
     for (int ph = 0; ph < STN_PHASE_N; ph++)
         j_num(j, stn_phase_name(ph), res->st.seconds[ph]);
     j_close(j, '}');

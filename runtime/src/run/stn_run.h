@@ -12,10 +12,10 @@
  *                (the descriptor's checks), save (--save, --save-to), numa
  *                (threads and memory per node)
  *   2. io/       npy, gridio (grid files), aio (the libaio queue), probe,   files and the device
- *                probe_pmem (--tier pmem's curves),
- *                checkpoint (a checkpoint's manifest), mapfile (--mode
- *                mmap's files), hdf5 (the snapshot file), pmem (--tier
- *                pmem's mapped files)
+ *                probe_pmem (--tier pmem's curves), devfile (a machine file
+ *                with the curves), checkpoint (a checkpoint's manifest),
+ *                mapfile (--mode mmap's files), hdf5 (the snapshot file),
+ *                pmem (--tier pmem's mapped files)
  *   3. run/      log (warnings), fields, inputs (series, points, along),    what a run is given
  *                fold (a 1d grid's rows)
  *   4. mpi/      par (the collectives), split (the ranks' parts), part      the ranks
@@ -29,7 +29,7 @@
  *   7. engines/  engine (the engines' table: stn_engine.h), arrays (what    the engines
  *                they share); incore, mmap; ooc/: ooc_api, ooc_sweep,
  *                ooc_reader, ooc_wedge, ooc_ghosts, ooc_setup, ooc_window,
- *                ooc_xfer, ooc_state, ooc_snap
+ *                ooc_xfer, ooc_state, ooc_snap, ooc_refine
  *   8. report/   report                                                     the JSON report
  *   9. program/  program (stn_program_main), sim (the embedding API, a run  the program
  *                held open), setup (a run around its engine), runfiles
@@ -116,7 +116,8 @@ typedef struct stn_run {
     uint64_t mem_budget;
     char mem_source[256];
     stn_npy_writer **writers; /* [2 * nfields], indexed like o->out_path */
-    double t_start;           /* stn_program_main entered */
+    double t_start;           /* stn_program_main entered (stn_sim_open for a simulation) */
+    double t_job; /* the job's start: the process's (the program), else t_start (stn_now's clock) */
     stn_log *log;
     stn_device dev;    /* --mode ooc: the device's bandwidth curves, for the time model */
     stn_inputs inputs; /* the series, points and `along` arrays, read before the engine (run/inputs.c) */
@@ -183,13 +184,29 @@ typedef struct stn_time_pred {
     double messages;     /* of which the messages (bytes over the bandwidth, a latency each) */
 } stn_time_pred;
 
+/* A re-plan between two sweeps (out of core, ooc_refine.c). */
+#define STN_MAX_REPLANS 16
+typedef struct stn_replan {
+    int64_t step, sweep;              /* before this step and sweep (the steps and sweeps done) */
+    int64_t from[3], to[3];           /* the blocks: by, bz (-1 in 2d), bt */
+    int from_strip, to_strip;         /* STN_STRIP_* */
+    double cells_per_second;          /* the kernels' rate measured on the sweep before (alone) */
+    double device_scale;              /* the device's curves times this fit that sweep's time */
+    double keep_seconds, new_seconds; /* the steps left, predicted with the plan before and after */
+} stn_replan;
+
 /* What every engine gives back. */
 typedef struct stn_result {
     stn_stats st;
     uint64_t predicted_read, predicted_written; /* the engine's IO model */
     double loop_seconds;                        /* the time loop alone */
-    uint64_t engine_bytes;                      /* peak of stn_alloc during the run */
-    uint64_t peak_pss; /* highest stn_pss_bytes() sampled during the run (ooc: after each sweep) */
+    double import_seconds;   /* reading the .npy inputs (--init, series, points, along); ooc: overlapped */
+    double export_seconds;   /* writing and syncing the --out files after the loop */
+    stn_req_sizes req_sizes; /* ooc: the sizes of the aio requests its queue made (reads and writes) */
+    int nreplans;            /* ooc: the re-plans between sweeps, in order */
+    stn_replan replans[STN_MAX_REPLANS];
+    uint64_t engine_bytes; /* peak of stn_alloc during the run */
+    uint64_t peak_pss;     /* highest stn_pss_bytes() sampled during the run (ooc: after each sweep) */
     stn_iblock_pick ib;
     int have_paging;                      /* --mode mmap: the kernel's paging traffic was measured */
     uint64_t paging_read, paging_written; /* storage bytes read / written back during the time loop */

@@ -203,6 +203,7 @@ static int ooc_advance(void *state, int64_t first, int64_t steps) {
         e->steps_before = s->steps;
         int durable = stn_ooc_commits(e, s->program, s->steps + T >= e->r->o->steps);
         stn_ooc_predict_sweep(&e->model, &e->plan, s->sweeps, T, &s->swept_read, &s->swept_written);
+        double ts = stn_now(), cs = e->res->st.seconds[STN_PHASE_COMPUTE];
         rc = stn_ooc_sweep(e, s->sweeps, T, durable);
         int rcl = stn_ooc_ghosts_land(e, rc == 0); /* (landed by now unless the sweep failed first) */
         rc = stn_ooc_agree(e, rc ? rc : rcl, "in its sweep");
@@ -236,6 +237,12 @@ static int ooc_advance(void *state, int64_t first, int64_t steps) {
         }
         s->sweeps++, s->steps += T, done += T;
         e->plan.nsweeps = s->sweeps;
+        if (done < steps) /* the measured rates, and a re-plan of the rest (ooc_refine.c) */
+            rc = stn_ooc_refine(e,
+                                &(ooc_measured){s->sweeps - 1, T, s->steps, steps - done, stn_now() - ts,
+                                                e->res->st.seconds[STN_PHASE_COMPUTE] - cs,
+                                                (double)stn_grid_cells(e->r->o) * (double)T},
+                                s->program);
         uint64_t pss = stn_pss_bytes(); /* the rings are fully touched by now */
         if (pss > e->res->peak_pss)
             e->res->peak_pss = pss;
@@ -320,6 +327,8 @@ static int account(stn_ooc *s, int exports) {
     e->res->predicted_read += s->swept_read + s->extra_read + s->rec_read + s->xchg_read;
     e->res->predicted_written += s->swept_written + s->extra_written + s->rec_written + s->xchg_written;
     int rc = stn_ooc_model_time(e, s->first);
+    if (e->res->nreplans > 0) /* (re-planned: the prediction the run started with, as the plan line said) */
+        e->res->time = e->time0;
     for (int i = 0; !exports && i < e->d->nfields && i < 1024; i++)
         for (int l = 0; l < 2; l++)
             e->fsrc[i].out[l] = out[i][l];

@@ -72,6 +72,7 @@ int stn_ooc_reader_join(ooc *e) {
     pthread_join(rd->th, NULL);
     stn_stats_add_time(&e->res->st, STN_PHASE_WAIT, t0);
     e->res->st.bytes_read += rd->st.bytes_read;
+    e->res->import_seconds += rd->st.seconds[STN_PHASE_READ]; /* (overlapped with the kernels) */
     int rc = rd->rc ? stn_error(rd->rc, "%s", rd->msg) : 0;
     free(rd);
     e->reader = NULL;

@@ -459,6 +459,29 @@ static int lock_dir(ooc *e) {
     return stn_error(-EBUSY, "cannot lock '%s': it keeps being replaced", e->fs.lock);
 }
 
+/* The plan as the report gives it (e->out): blocks in cells, the strip, the DRAM. */
+static void report_plan(ooc *e) {
+    const stn_run *r = e->r;
+    e->out->blk[0] = e->plan.r.axis == 1 ? e->plan.r.b : r->o->size[1];
+    e->out->blk[1] = r->d->ndim == 2 ? -1 : e->plan.r.axis == 2 ? e->plan.r.b : e->plan.q.b;
+    e->out->blk[2] = e->plan.bt;
+    e->out->strip = stn_strip_names[e->plan.strip];
+    e->out->mem_plan_bytes = e->plan.mem_bytes;
+    if (r->fold.W) /* a folded 1d grid's blocks in its cells */
+        e->out->blk[0] = e->plan.r.b * r->fold.W, e->out->fold_row = r->fold.W,
+        e->out->fold_rows = r->fold.rows;
+}
+
+/* Resumed after `done` sweeps of another bt (a re-plan, ooc_refine.c): the plan's sweeps are those done
+ * and the steps left in sweeps of the saved bt, the last shorter, as the models count them. */
+static void resumed_sweeps(ooc *e, int64_t done) {
+    if (done <= 0 || e->steps_resumed == done * e->plan.bt)
+        return;
+    int64_t left = e->r->o->steps - e->steps_resumed;
+    e->plan.steps = done * e->plan.bt + left;
+    e->plan.nsweeps = done + (left + e->plan.bt - 1) / e->plan.bt;
+}
+
 int stn_ooc_setup(ooc *e, int64_t *first_sweep) {
     const stn_run *r = e->r;
     size_t align = (size_t)r->hw.block.value; /* program.c found it for --dir (or --machine gave it) */
@@ -482,14 +505,7 @@ int stn_ooc_setup(ooc *e, int64_t *first_sweep) {
         rc = stn_ooc_choose(r, &e->model, align, have_saved ? &saved : NULL, &e->plan, e->out, e->res);
     if (rc)
         return rc;
-    e->out->blk[0] = e->plan.r.axis == 1 ? e->plan.r.b : r->o->size[1];
-    e->out->blk[1] = r->d->ndim == 2 ? -1 : e->plan.r.axis == 2 ? e->plan.r.b : e->plan.q.b;
-    e->out->blk[2] = e->plan.bt;
-    e->out->strip = stn_strip_names[e->plan.strip];
-    e->out->mem_plan_bytes = e->plan.mem_bytes;
-    if (r->fold.W) /* a folded 1d grid's blocks in its cells */
-        e->out->blk[0] = e->plan.r.b * r->fold.W, e->out->fold_row = r->fold.W,
-        e->out->fold_rows = r->fold.rows;
+    report_plan(e);
     if ((stn_ooc_periodic_axes(e->d) >> e->plan.r.axis) & 1) /* (bt = 1: stn_ooc_periodic_refusal) */
         e->own_axes = (int64_t)1 << e->plan.r.axis;
     pick_sub_tiles(e);
@@ -507,6 +523,7 @@ int stn_ooc_setup(ooc *e, int64_t *first_sweep) {
             stn_warn(r->log, "--resume: no completed sweep saved in %s; starting from the beginning",
                      r->o->dir);
         *first_sweep = done < 0 ? 0 : done;
+        resumed_sweeps(e, done);
     } else if (!r->o->plan_only) {
         unlink(e->fs.state); /* a stale state must never be trusted by a later --resume */
     }
@@ -541,6 +558,8 @@ int stn_ooc_setup(ooc *e, int64_t *first_sweep) {
     if (r->o->plan_only)
         return 0; /* no queue, no file: stn_ooc_open prints the plan */
     rc = stn_aio_create(&e->q, STN_AIO_DEFAULT_DEPTH, STN_AIO_DEFAULT_MAX_REQUEST);
+    if (rc == 0)
+        stn_aio_count_sizes(e->q, &e->res->req_sizes);
     if (rc == 0 && e->plan.nsweeps > 0)
         rc = check_space(e, resuming);
     if (rc == 0 && e->plan.nsweeps > 0)
@@ -555,5 +574,26 @@ int stn_ooc_setup(ooc *e, int64_t *first_sweep) {
         rc = stn_error(rc, "cannot allocate the out-of-core buffers (%s): %s",
                        stn_fmt_bytes(a, sizeof a, e->plan.mem_bytes), why[0] ? why : strerror(-rc));
     }
+    return rc;
+}
+
+int stn_ooc_rebuffer(ooc *e, const stn_ooc_plan *np) {
+    for (int i = 0; i < e->d->nfields; i++) {
+        ooc_field *f = &e->f[i];
+        stn_free(f->wedge);
+        free(f->wedge_off);
+        f->wedge = NULL, f->wedge_off = NULL;
+        for (int a = 0; a < 3; a++) {
+            stn_ring_free(f->ring[a], (size_t)e->plan.ring_bytes, e->plan.qplanes);
+            stn_free(f->strip[a]);
+            stn_gridfile_close(&f->spill[a]);
+            f->ring[a] = f->strip[a] = NULL;
+        }
+    }
+    e->plan = *np;
+    pick_sub_tiles(e);
+    int rc = open_spill(e);
+    if (rc == 0 && (rc = alloc_buffers(e)) != 0)
+        rc = stn_error(rc, "re-planning: cannot allocate the out-of-core buffers: %s", stn_errmsg());
     return rc;
 }

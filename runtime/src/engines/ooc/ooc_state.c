@@ -53,6 +53,13 @@ static uint64_t fingerprint(const ooc *e) {
 int stn_ooc_save_state(ooc *e, int64_t sweeps_done) {
     char text[256];
     const int64_t *b = e->out->blk; /* the plan's by, bz, bt (bz -1 in 2d, where bz = by) */
+    int64_t now[3];                 /* re-planned (ooc_refine.c; never a folded grid): the blocks now */
+    if (e->res->nreplans > 0) {
+        now[0] = e->plan.r.axis == 1 ? e->plan.r.b : e->r->o->size[1];
+        now[1] = e->d->ndim == 2 ? -1 : e->plan.r.axis == 2 ? e->plan.r.b : e->plan.q.b;
+        now[2] = e->plan.bt;
+        b = now;
+    }
     /* version 3: and the steps done, which a simulation's sweeps of uneven length need (the sweep just
      * done ends at steps_before + T) */
     int n = snprintf(text, sizeof text,

@@ -60,7 +60,10 @@ int stn_ooc_io_box(ooc *e, int write, stn_gridfile *gf, char *ring, const ooc_ro
  * to last (row i moves down from D + i*rowb to i*row_bytes, D = rows * padding, never over a
  * row not yet moved), so no buffer outside the plan is needed. */
 int stn_ooc_npy_box(ooc *e, int f, int level, char *ring, const ooc_rows *rows) {
-    return stn_ooc_npy_box_st(e, f, level, ring, rows, &e->res->st);
+    double t0 = stn_now();
+    int rc = stn_ooc_npy_box_st(e, f, level, ring, rows, &e->res->st);
+    e->res->import_seconds += stn_now() - t0;
+    return rc;
 }
 
 int stn_ooc_npy_box_st(const ooc *e, int f, int level, char *ring, const ooc_rows *rows, stn_stats *st) {

@@ -4,7 +4,8 @@
  * --init reader thread), ooc_wedge.c (a wrapped sweep's wedge), ooc_ghosts.c (the ranks' ghosts),
  * ooc_setup.c (sources, plan, files, lock, records, buffers), ooc_window.c (the window: views, and
  * boxes of rows moved in and out), ooc_xfer.c (the import of inputs and the export of --out),
- * ooc_state.c (the state file --resume reads).  Private to those files.
+ * ooc_state.c (the state file --resume reads), ooc_refine.c (re-planning between sweeps).  Private to
+ * those files.
  */
 #ifndef STN_OOC_ENGINE_H
 #define STN_OOC_ENGINE_H
@@ -93,6 +94,8 @@ typedef struct ooc {
     int exporting;         /* the export: every field's slices are their own (stn_ooc_wrap_parts) */
     int64_t steps_resumed; /* --resume: the steps the sweeps before this run made */
     ooc_ghosts gh;
+    stn_time_pred time0;   /* re-planned: the time model's prediction at the start (the report's) */
+    double refine_seconds; /* the last re-planning's search (ooc_refine.c) */
 } ooc;
 
 /* ------------------------------------------------------------------ ring addressing (inline) */
@@ -264,6 +267,27 @@ void stn_ooc_tier_note(ooc *e, const stn_gridfile *gf);
  * --resume finds done), then (unless --plan-only) the queue, the scratch, spill and records files and
  * the buffers. */
 int stn_ooc_setup(ooc *e, int64_t *first_sweep);
+/* Plan np in place of e->plan between sweeps: the old plan's rings, z-strips, spill files and wedges
+ * freed, the new one's made, its cache tiles chosen (ooc_setup.c).  The scratch files stay. */
+int stn_ooc_rebuffer(ooc *e, const stn_ooc_plan *np);
+
+/* ooc_refine.c: what a sweep measured, and the re-plan it may lead to. */
+#define STN_REPLAN_GAIN 0.10 /* another plan re-plans the rest when predicted at least 10% faster */
+typedef struct ooc_measured {
+    int64_t sweep;  /* the sweep's index */
+    int64_t steps;  /* its steps */
+    int64_t done;   /* the run's steps after it */
+    int64_t left;   /* and the steps left */
+    double wall;    /* its seconds */
+    double compute; /* of which the kernels' (the compute phase) */
+    double cells;   /* the cells it updated: the grid's x its steps */
+} ooc_measured;
+/* After sweep m->sweep of the program's run: its measured kernels' rate (over compute_under_io: the
+ * kernels alone) and the device's curves scaled to fit its time replace the assumed figures; Blk-Tune
+ * plans the steps left with them, and when that plan differs and is predicted at least STN_REPLAN_GAIN
+ * faster than the current one for the same steps, it replaces it (stn_ooc_rebuffer) and the re-plan is
+ * recorded in e->res->replans.  0 when nothing changed or the re-plan is done; an allocation's failure. */
+int stn_ooc_refine(ooc *e, const ooc_measured *m, int program);
 /* The time model of the sweeps from first_sweep on: the kernels' rate on the plan's blocks (measured
  * unless known), the copy rate, the device's curves, the ranks' exchanges. */
 int stn_ooc_model_time(ooc *e, int64_t first_sweep);

@@ -1,0 +1,116 @@
+"""A time model right without a manual probe (issue 30): on the first use of a device with no curves
+cached for it, a run calibrates the device itself (stn_probe_calibrate: a reduced probe, a few seconds)
+and caches the curves where ``stencilc probe`` puts its file ($STENCILC_CACHE_DIR/devices/MAJ-MIN.json);
+the report and the plan line say which curves the model used.
+
+Guarantees checked (each run's cache a fresh temporary directory through STENCILC_CACHE_DIR):
+* the first run calibrates (``device_curves`` calibrated, its seconds bounded, the plan line says so)
+  and leaves a machine file marked as a calibration, with read, write, mixed and mixed_new curves;
+* the second run reuses it (cached, no calibration, the file untouched), and plans and predicts the
+  same as from the same curves;
+* a file written by ``stencilc probe`` (a description of its own) is taken as a probe's;
+* STENCILC_CALIBRATE=0 keeps the built-in default, and the report and the plan line say so; nothing is
+  written to the cache;
+* --machine's curves are the machine's, and nothing is calibrated.
+Skipped where --dir's file system refuses O_DIRECT (the calibration fails there and the default is
+used, which the report says).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import load_report
+
+REPO = Path(__file__).resolve().parents[2]
+CREST4 = REPO / "examples" / "machines" / "crest4.json"
+
+
+@pytest.fixture(scope="module")
+def heat3d(compile_example):
+    return compile_example("heat3d")
+
+
+def _run(exe, tmp: Path, cache: Path, *extra, env_extra=None, name="r.json"):
+    env = dict(os.environ, OMP_NUM_THREADS="2", STENCILC_CACHE_DIR=str(cache), **(env_extra or {}))
+    d = tmp / "scratch"
+    d.mkdir(exist_ok=True)
+    args = ["--size", "64,48,40", "--steps", "6", "--mem", "4M", "--dir", str(d), "--report", str(tmp / name),
+            *extra]
+    r = subprocess.run([str(exe), *args], capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode == 0, r.stderr
+    return load_report(tmp / name), r.stderr
+
+
+def _device_file(cache: Path, d: Path) -> Path:
+    st = os.stat(d)
+    return cache / "devices" / f"{os.major(st.st_dev)}-{os.minor(st.st_dev)}.json"
+
+
+def test_the_first_run_calibrates_and_the_second_reuses_it(heat3d, tmp_path):
+    cache = tmp_path / "cache"
+    rep, err = _run(heat3d, tmp_path, cache)
+    tm = rep["time_model"]
+    if tm["device_curves"] == "default" and "could not be calibrated" in tm["device_source"]:
+        pytest.skip(f"no calibration on this file system: {tm['device_source']}")
+    assert tm["device_curves"] == "calibrated", tm["device_source"]
+    assert 0 < tm["calibration_seconds"] < 20, tm  # bounded: a few seconds (a loaded machine: more)
+    assert "(device curves: calibrated now, " in err, err
+    f = _device_file(cache, tmp_path / "scratch")
+    machine = json.loads(f.read_text())
+    assert machine["description"].startswith("stencilc calibration:"), machine["description"]
+    for key in ("read", "write", "mixed", "mixed_new"):
+        assert machine[key] and tm[key], key
+        assert len(machine[key].split()) == (2 if key == "mixed_new" else 4), machine[key]
+    assert str(f) in tm["device_source"]
+    before = f.stat().st_mtime_ns
+
+    rep2, err2 = _run(heat3d, tmp_path, cache, name="r2.json")
+    tm2 = rep2["time_model"]
+    assert tm2["device_curves"] == "cached" and "calibration_seconds" not in tm2, tm2
+    assert "(device curves: cached)" in err2, err2
+    assert f.stat().st_mtime_ns == before and str(f) in tm2["device_source"]
+    for key in ("read", "write", "mixed", "mixed_new"):  # the same curves, read back from the cache
+        assert tm2[key] == tm[key], key
+    assert tm2["compute_under_io"] == pytest.approx(tm["compute_under_io"], abs=1e-3)
+
+
+def test_a_probe_file_is_taken_as_a_probes(heat3d, tmp_path):
+    cache = tmp_path / "cache"
+    rep, _ = _run(heat3d, tmp_path, cache)
+    if rep["time_model"]["device_curves"] != "calibrated":
+        pytest.skip(f"no calibration on this file system: {rep['time_model']['device_source']}")
+    f = _device_file(cache, tmp_path / "scratch")
+    machine = json.loads(f.read_text())
+    machine["description"] = "stencilc probe on 2026-11-27: written by hand for this test"
+    f.write_text(json.dumps(machine))
+    rep2, err2 = _run(heat3d, tmp_path, cache, name="r2.json")
+    assert rep2["time_model"]["device_curves"] == "probe", rep2["time_model"]["device_source"]
+    assert "(device curves: probe)" in err2
+
+
+def test_calibration_off_keeps_the_default_and_says_so(heat3d, tmp_path):
+    cache = tmp_path / "cache"
+    rep, err = _run(heat3d, tmp_path, cache, env_extra={"STENCILC_CALIBRATE": "0"})
+    tm = rep["time_model"]
+    assert tm["device_curves"] == "default" and "STENCILC_CALIBRATE=0" in tm["device_source"], tm
+    assert "(device curves: default)" in err, err
+    assert not (cache / "devices").exists()
+
+
+def test_a_machine_file_is_not_calibrated(heat3d, tmp_path):
+    cache = tmp_path / "cache"
+    rep, _ = _run(heat3d, tmp_path, cache, "--plan-only", "--machine", CREST4)
+    tm = rep["time_model"]
+    assert tm["device_curves"] == "default" and "--machine file gives no" in tm["device_source"], tm
+    machine = json.loads(CREST4.read_text())
+    machine.update(read="64K@8:500M 1M@8:900M", write="64K@8:300M 1M@8:700M")
+    (tmp_path / "m.json").write_text(json.dumps(machine))
+    rep, _ = _run(heat3d, tmp_path, cache, "--plan-only", "--machine", tmp_path / "m.json", name="r2.json")
+    tm = rep["time_model"]
+    assert tm["device_curves"] == "machine" and tm["read"] == "64K@8:500M 1M@8:900M", tm
+    assert not (cache / "devices").exists()
