@@ -44,6 +44,7 @@ def masked(line: str) -> str:
     line = re.sub(r"\(device curves: [^)]*\)", "(device curves: C)", line)  # (calibrated now on a first run, or cached)
     # (a size's unit follows the plan, which follows the device's curves: measured, they vary by machine)
     line = re.sub(r"\d+(?:\.\d+)? (?:bytes|KiB|MiB|GiB|TiB)", "# B", line)
+    line = re.sub(r"z-strip \w+", "z-strip S", line)  # (and so does where the plan puts its z-strip)
     return NUMBER.sub("#", line.rstrip())
 
 
