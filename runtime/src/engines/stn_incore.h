@@ -35,7 +35,7 @@ void stn_incore_close(void *state, int keep);
 #define STN_INCORE_OPS(mode, split, open_fn)                                                                 \
     {                                                                                                        \
         mode, {.splits = split}, open_fn, stn_incore_steps_done, stn_incore_advance, stn_incore_box,         \
-            stn_incore_account, stn_incore_finish, stn_incore_close                                          \
+            stn_incore_account, stn_incore_finish, stn_incore_close, NULL                                    \
     }
 
 #endif /* STN_INCORE_H */

@@ -414,9 +414,7 @@ static int open_test_file(probe_ctx *c, stn_gridfile *f, uint64_t bytes, size_t 
     return 0;
 }
 
-/* The arguments checked: a test file of at least STN_PROBE_MIN_BYTES, a time per point in (0, max], a
- * directory on a device (not in memory) whose O_DIRECT alignment (*align) allows the smallest request. */
-static int probe_checks(const char *dir, uint64_t file_bytes, double seconds_per_point, size_t *align) {
+int stn_probe_check_args(const char *dir, uint64_t file_bytes, double seconds_per_point) {
     char hb[32], hb2[32];
     if (file_bytes < STN_PROBE_MIN_BYTES)
         return stn_error(-EINVAL, "cannot probe '%s' with a test file of %s: it needs at least %s", dir,
@@ -433,6 +431,15 @@ static int probe_checks(const char *dir, uint64_t file_bytes, double seconds_per
     }
     if (!S_ISDIR(sb.st_mode))
         return stn_error(-ENOTDIR, "cannot probe '%s': not a directory", dir);
+    return 0;
+}
+
+/* The arguments checked (stn_probe_check_args), and a directory on a device (not in memory) whose
+ * O_DIRECT alignment (*align) allows the smallest request. */
+static int probe_checks(const char *dir, uint64_t file_bytes, double seconds_per_point, size_t *align) {
+    int rc = stn_probe_check_args(dir, file_bytes, seconds_per_point);
+    if (rc)
+        return rc;
     /* tmpfs takes O_DIRECT since Linux 6.6, and would give the speed of memory */
     struct statfs sfs;
     if (statfs(dir, &sfs) == 0 &&
@@ -442,7 +449,7 @@ static int probe_checks(const char *dir, uint64_t file_bytes, double seconds_per
                          "directory on the flash device itself",
                          dir);
     char align_src[512];
-    int rc = stn_dio_alignment(dir, align, align_src, sizeof align_src);
+    rc = stn_dio_alignment(dir, align, align_src, sizeof align_src);
     if (rc)
         return rc;
     if (*align > PROBE_ROW)

@@ -123,25 +123,9 @@ static int pp_curve(pp_ctx *c, int kind, int fresh_files, int d0, stn_dev_curve 
 }
 
 static int pp_checks(const char *dir, uint64_t file_bytes, double seconds_per_point) {
-    char hb[32], hb2[32];
     if (!dir || !*dir)
         return stn_error(-EINVAL, "cannot probe: no directory given");
-    if (file_bytes < STN_PROBE_MIN_BYTES)
-        return stn_error(-EINVAL, "cannot probe '%s' with a test file of %s: it needs at least %s", dir,
-                         stn_fmt_bytes(hb, sizeof hb, file_bytes),
-                         stn_fmt_bytes(hb2, sizeof hb2, STN_PROBE_MIN_BYTES));
-    if (!(seconds_per_point > 0) || seconds_per_point > STN_PROBE_MAX_SECONDS)
-        return stn_error(-EINVAL,
-                         "cannot probe '%s' for %g seconds per point: expected more than 0 and at most %g",
-                         dir, seconds_per_point, STN_PROBE_MAX_SECONDS);
-    struct stat sb;
-    if (stat(dir, &sb) != 0) {
-        int e = errno;
-        return stn_error(stn_neg_errno(e), "cannot probe '%s': %s", dir, strerror(e));
-    }
-    if (!S_ISDIR(sb.st_mode))
-        return stn_error(-ENOTDIR, "cannot probe '%s': not a directory", dir);
-    return 0;
+    return stn_probe_check_args(dir, file_bytes, seconds_per_point);
 }
 
 int stn_probe_pmem(const char *dir, uint64_t file_bytes, double seconds_per_point, stn_device *out,

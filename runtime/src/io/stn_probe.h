@@ -101,4 +101,8 @@ int stn_devfile_json(const struct stn_hw *hw, const stn_device *dev, const char 
  * with dev's curves: 0, or a negative errno with the message. */
 int stn_devfile_write(const char *path, const char *text, const stn_device *dev);
 
+/* The arguments every probe checks first: a test file of at least STN_PROBE_MIN_BYTES, a time per point
+ * in (0, STN_PROBE_MAX_SECONDS], `dir` an existing directory.  0, or the error (stn_error). */
+int stn_probe_check_args(const char *dir, uint64_t file_bytes, double seconds_per_point);
+
 #endif /* STN_PROBE_H */
