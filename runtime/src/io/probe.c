@@ -46,13 +46,15 @@ static int quick_point(int k, int d) {
            stn_probe_depths[d] >= 8;
 }
 
-static uint64_t next_random(probe_ctx *c) {
-    uint64_t x = c->rng;
+uint64_t stn_probe_xorshift(uint64_t *state) {
+    uint64_t x = *state;
     x ^= x << 13;
     x ^= x >> 7;
     x ^= x << 17;
-    return c->rng = x;
+    return *state = x;
 }
+
+static uint64_t next_random(probe_ctx *c) { return stn_probe_xorshift(&c->rng); }
 
 /* One slot's buffer region of `request` bytes, stamped so that no two writes carry the same data. */
 static void stamp(probe_ctx *c, char *p, uint64_t request) {

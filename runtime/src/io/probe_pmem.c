@@ -42,13 +42,7 @@ typedef struct pp_ctx {
     double seconds; /* per point */
 } pp_ctx;
 
-static uint64_t pp_random(pp_ctx *c) {
-    uint64_t x = c->rng;
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    return c->rng = x;
-}
+static uint64_t pp_random(pp_ctx *c) { return stn_probe_xorshift(&c->rng); }
 
 /* A mapped test file of `bytes` in dir (a fresh name, O_EXCL), unlinked at once. */
 static int pp_open(pp_ctx *c, stn_gridfile *f, uint64_t bytes) {

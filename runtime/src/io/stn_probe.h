@@ -105,4 +105,7 @@ int stn_devfile_write(const char *path, const char *text, const stn_device *dev)
  * in (0, STN_PROBE_MAX_SECONDS], `dir` an existing directory.  0, or the error (stn_error). */
 int stn_probe_check_args(const char *dir, uint64_t file_bytes, double seconds_per_point);
 
+/* The probes' pseudo-random offsets: xorshift64 on *state (never 0), which it advances. */
+uint64_t stn_probe_xorshift(uint64_t *state);
+
 #endif /* STN_PROBE_H */
