@@ -6,7 +6,7 @@ BUILD := build
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
 .DEFAULT_GOAL := help
-.PHONY: help setup demo test test-lit test-py test-c test-asan reliability lint format size grammar bench bench-full bench-ab clean
+.PHONY: help setup demo test test-lit test-py test-c test-asan reliability lint format size grammar bench bench-full bench-ab bench-target clean
 
 help: ## this list
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN{FS=":.*## "}{printf "  make %-14s %s\n", $$1, $$2}'
@@ -88,6 +88,9 @@ bench-full: setup ## the full profile (about two hours, root): writes docs/bench
 
 bench-ab: setup ## this tree against another, side by side (root; BEFORE=path/to/tree, PAIRS=3): python -m bench.ab
 	$(BIN)/python -m bench.ab --before $(BEFORE) --after . --pairs $(or $(PAIRS),3)
+
+bench-target: setup ## issue 30's targets (root, ~25 min): long run and box27, out of core (new machine / probed) vs in-core
+	$(BIN)/python -m bench.target --pairs $(or $(PAIRS),3)
 
 clean: ## remove build outputs (keeps .venv)
 	rm -rf $(BUILD)

@@ -1,0 +1,183 @@
+"""Issue 30's targets, measured side by side in one run: out of core against in-core on the long run, with
+and without a probe file, box27 likewise, and wall time against the time model's prediction.
+
+    sudo python -m bench.target [--pairs 3] [--only long,box27] [--dir /var/tmp] [--out build/bench/target]
+
+Each case is run in alternated triples: out of core on a machine with no device curves (an empty
+``STENCILC_CACHE_DIR``: the run calibrates the device itself, as a new user's first run does, and that
+time counts in its job), out of core with a probe file made once by ``stencilc probe`` before the
+triples, and in-core; the order rotates from triple to triple so that drift hits each alike.  Before
+every run the page cache is dropped; every out-of-core run is in a fresh memory cgroup of the
+``--mem`` budget plus the runtime's reserve (4/3 of it at least, as bench/experiments.py), page cache
+included; in-core has no cap.  Every run starts from the same ``--init`` .npy on the device under test
+(read back from flash) and the first triple's results are compared bit for bit.
+
+Printed per case: for each triple the ratios out-of-core / in-core by ``cells_per_second`` (the loop)
+and by whole-job wall time (in-core job / out-of-core job, ``seconds.job``), and wall / predicted
+seconds of each out-of-core run; then the medians.  Expects root (cgroup, drop_caches); without it the
+runs are made and the output says what was not enforced.  Writes only under ``--out`` and ``--dir``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from bench.common import REPO, Cgroup, MiB, build, drop_caches, run
+
+# name, example, size, steps, --mem, cgroup cap
+CASES = {
+    "long": ("heat3d", (1024, 512, 512), 128, 128 << 20, 224 << 20),
+    "box27": ("box27", (1024, 512, 256), 64, 64 << 20, 112 << 20),
+}
+
+
+def omp_env(cache: Path | None) -> dict:
+    env = dict(os.environ, OMP_NUM_THREADS=str(os.cpu_count()), OMP_PROC_BIND="close", OMP_PLACES="cores")
+    if cache is not None:
+        env["STENCILC_CACHE_DIR"] = str(cache)
+    return env
+
+
+def init_npy(scratch: Path, size: tuple[int, int, int]) -> Path:
+    """A random f64 grid in NumPy's (nz, ny, nx) order, written once per size, in slabs (no 2 GiB in RAM)."""
+    import numpy as np
+
+    nx, ny, nz = size
+    path = scratch / f"init-{nx}x{ny}x{nz}.npy"
+    if not path.exists():
+        arr = np.lib.format.open_memmap(path, mode="w+", dtype=np.float64, shape=(nz, ny, nx))
+        rng = np.random.default_rng(30)
+        for z in range(0, nz, 16):
+            arr[z:z + 16] = rng.random(arr[z:z + 16].shape)
+        arr.flush()
+        del arr
+    return path
+
+
+def probe_cache(out: Path, scratch: Path) -> Path:
+    """A cache directory holding `stencilc probe`'s curves for the device of `scratch`."""
+    cache = out / "probed-cache"
+    cache.mkdir(parents=True, exist_ok=True)
+    if not any((cache / "devices").glob("*.json")):
+        subprocess.run([sys.executable, "-m", "stencilc", "probe", "--dir", str(scratch), "--quiet"], check=True,
+                       env=dict(omp_env(cache), PYTHONPATH=str(REPO / "compiler")))
+    return cache
+
+
+def one(exe: Path, case: tuple, mode: str, scratch: Path, init: Path, out: Path, tag: str,
+        cache: Path | None, keep: Path | None) -> dict | None:
+    """One run; its report plus the wall time, or None (printed)."""
+    _, size, steps, mem, cap = case
+    rep = out / f"{tag}.json"
+    args = ["--size", ",".join(map(str, size)), "--steps", str(steps), "--dir", str(scratch), "--quiet", "--report",
+            str(rep), "--init", f"u={init}", "--mode", mode]
+    if mode == "ooc":
+        args += ["--mem", str(mem)]
+    if keep:
+        args += ["--out", f"u={keep}"]
+    drop_caches()
+    cg = Cgroup(f"stencilc-target-{os.getpid()}", cap) if mode == "ooc" and Cgroup.available() is None else None
+    try:
+        r, wall, why = run(exe, args, cg=cg, timeout=3600, env=omp_env(cache))
+        peak = cg.peak() if cg else None
+    finally:
+        if cg:
+            cg.remove()
+    if r is None:
+        print(f"    {tag}: failed: {why}", flush=True)
+        return None
+    r["wall"], r["peak_cgroup"] = wall, peak
+    return r
+
+
+def loop_seconds(r: dict) -> float:
+    return r["cells"] / r["cells_per_second"] if r.get("cells") else r["seconds"]["loop"]
+
+
+def line(tag: str, r: dict) -> str:
+    s = r["seconds"]
+    p = r.get("params", {})
+    pred = r.get("predicted_seconds")
+    extra = (f" blocks {p.get('by')},{p.get('bz')},{p.get('bt')} wait {s.get('wait', 0):.1f} s"
+             f" predicted {pred:.1f} s (wall/pred {r['wall'] / pred:.2f}) curves {r.get('time_model', {}).get('device_curves', '?')}"
+             f" peak {(r['peak_cgroup'] or 0) / MiB:.0f} MiB" if r["mode"] == "ooc" and pred else "")
+    return (f"    {tag:10s} {r['cells_per_second'] / 1e6:7.0f} Mcell/s  job {s.get('job', s['total']):6.1f} s"
+            f"  wall {r['wall']:6.1f} s{extra}")
+
+
+def run_case(name: str, case: tuple, pairs: int, scratch: Path, out: Path) -> dict:
+    import numpy as np
+
+    example, size, steps, mem, cap = case
+    exe = build(f"examples/{example}.stn", out / "bin" / example)
+    init = init_npy(scratch, size)
+    probed = probe_cache(out, scratch)
+    print(f"\n## {name}: {example} {'x'.join(map(str, size))} f64, {steps} steps, --mem {mem >> 20}M in a "
+          f"{cap >> 20} MiB cgroup, --init {init.name}", flush=True)
+    kinds = ("ooc-new", "ooc-probed", "incore")
+    got: dict[str, list[dict]] = {k: [] for k in kinds}
+    for i in range(pairs):
+        order = kinds[i % 3:] + kinds[:i % 3]
+        for k in order:
+            fresh = Path(tempfile.mkdtemp(prefix="cache-", dir=out)) if k == "ooc-new" else None
+            keep = out / f"{name}-{k}.npy" if i == 0 else None
+            r = one(exe, case, "incore" if k == "incore" else "ooc", scratch, init, out, f"{name}-{k}-{i}",
+                    fresh if k == "ooc-new" else (probed if k == "ooc-probed" else None), keep)
+            if fresh:
+                shutil.rmtree(fresh, ignore_errors=True)
+            if r is not None:
+                r["cells"] = size[0] * size[1] * size[2] * steps
+                got[k].append(r)
+                print(line(f"{k}-{i}", r), flush=True)
+    ref = out / f"{name}-incore.npy"
+    res = {"case": name}
+    for k in kinds[:2]:
+        f = out / f"{name}-{k}.npy"
+        if f.exists() and ref.exists():
+            res[f"{k} bit-identical"] = bool(np.array_equal(np.load(f, mmap_mode="r"), np.load(ref, mmap_mode="r")))
+            f.unlink()
+        n = min(len(got[k]), len(got["incore"]))
+        loops = [loop_seconds(got["incore"][j]) / loop_seconds(got[k][j]) for j in range(n)]
+        jobs = [got["incore"][j]["seconds"]["job"] / got[k][j]["seconds"]["job"] for j in range(n)]
+        preds = [r["wall"] / r["predicted_seconds"] for r in got[k] if r.get("predicted_seconds")]
+        res[k] = {"loop_ratios": loops, "job_ratios": jobs, "wall_over_predicted": preds}
+        if n:
+            print(f"  {k}: ooc / in-core by the loop {', '.join(f'{x:.2f}' for x in loops)} (median "
+                  f"{statistics.median(loops):.2f}); by the whole job {', '.join(f'{x:.2f}' for x in jobs)} (median "
+                  f"{statistics.median(jobs):.2f}); wall / predicted {', '.join(f'{x:.2f}' for x in preds)}", flush=True)
+    ref.unlink(missing_ok=True)
+    same = ", ".join(f"{k}: {res.get(k + ' bit-identical')}" for k in kinds[:2])
+    print(f"  results bit-identical to in-core: {same}", flush=True)
+    return res
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--pairs", type=int, default=3, help="alternated triples per case (default 3)")
+    ap.add_argument("--only", default=",".join(CASES), help=f"cases, comma-separated: {', '.join(CASES)}")
+    ap.add_argument("--dir", type=Path, default=Path("/var/tmp"), help="the device under test (scratch, --init)")
+    ap.add_argument("--out", type=Path, default=REPO / "build" / "bench" / "target")
+    a = ap.parse_args(argv)
+    out = a.out.resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix="stencilc-target-", dir=a.dir))
+    print(f"cgroup: {Cgroup.available() or 'yes'}; page cache: {drop_caches()}; scratch {scratch}; "
+          f"load {os.getloadavg()[0]:.2f}", flush=True)
+    try:
+        for name in a.only.split(","):
+            run_case(name, CASES[name], a.pairs, scratch, out)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    print(f"load at the end {os.getloadavg()[0]:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
