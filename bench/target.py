@@ -1,5 +1,6 @@
 """Issue 30's targets, measured side by side in one run: out of core against in-core on the long run, with
-and without a probe file, box27 likewise, and wall time against the time model's prediction.
+and without a probe file, box27 likewise, wall time against the time model's prediction, and in-core
+heat3d 512^3 x 100 against Devito with its aggressive autotuner (`--only devito`).
 
     sudo python -m bench.target [--pairs 3] [--only long,box27] [--dir /var/tmp] [--out build/bench/target]
 
@@ -158,10 +159,49 @@ def run_case(name: str, case: tuple, pairs: int, scratch: Path, out: Path) -> di
     return res
 
 
+def vs_devito(pairs: int, scratch: Path, out: Path, n: int = 512, steps: int = 100) -> dict:
+    """In-core heat3d n^3 against Devito with its aggressive autotuner (bench/peer_runs.py: both checked
+    against the NumPy reference first, then timed alternately, the time loop only); the ratio of each
+    pair and of the medians."""
+    import types
+
+    import numpy as np
+
+    from bench import peer_runs
+
+    ctx = types.SimpleNamespace(work=out / "peer", root=REPO / "build" / "bench", log=print,
+                                omp_env=lambda: dict(omp_env(None), PYTHONPATH=str(REPO / "compiler")),
+                                profile=types.SimpleNamespace(numpy_divisor=5))
+    print(f"\n## devito: in-core heat3d {n}^3 f64, {steps} steps, stencilc against Devito (autotune aggressive)",
+          flush=True)
+    u0 = scratch / f"peer-u0-{n}.npy"
+    np.save(u0, np.random.default_rng(n).random((n, n, n)))
+    ref = peer_runs.reference(u0, peer_runs.CHECK_STEPS)
+    tools = {k: v for k, v in peer_runs.tool_runs(ctx, n, steps, u0).items() if k in ("stencilc", "Devito")}
+    for name, (check, _) in tools.items():
+        check(scratch / "peer-check.npy")
+        ok, err = peer_runs.agrees(scratch / "peer-check.npy", ref)
+        print(f"    {name}: {'agrees with' if ok else 'DIFFERS from'} the NumPy reference (max error {err:.1e})")
+        if not ok:
+            return {"case": "devito", "status": f"{name} differs"}
+    times: dict[str, list[float]] = {k: [] for k in tools}
+    for i in range(pairs):
+        for name in (("stencilc", "Devito") if i % 2 == 0 else ("Devito", "stencilc")):
+            secs, info = tools[name][1]()
+            times[name].append(secs)
+            print(f"    {name:9s} {n**3 * steps / secs / 1e6:7.0f} Mcell/s  {secs:6.2f} s  {info.get('notes', '')}",
+                  flush=True)
+    ratios = [d / s for s, d in zip(times["stencilc"], times["Devito"])]
+    print(f"  stencilc / Devito by cells/s: {', '.join(f'{x:.2f}' for x in ratios)} (median "
+          f"{statistics.median(ratios):.2f})", flush=True)
+    u0.unlink(missing_ok=True)
+    return {"case": "devito", "ratios": ratios}
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--pairs", type=int, default=3, help="alternated triples per case (default 3)")
-    ap.add_argument("--only", default=",".join(CASES), help=f"cases, comma-separated: {', '.join(CASES)}")
+    ap.add_argument("--only", default=",".join([*CASES, "devito"]), help=f"cases, comma-separated: {', '.join(CASES)}, devito")
     ap.add_argument("--dir", type=Path, default=Path("/var/tmp"), help="the device under test (scratch, --init)")
     ap.add_argument("--out", type=Path, default=REPO / "build" / "bench" / "target")
     a = ap.parse_args(argv)
@@ -172,7 +212,10 @@ def main(argv: list[str] | None = None) -> int:
           f"load {os.getloadavg()[0]:.2f}", flush=True)
     try:
         for name in a.only.split(","):
-            run_case(name, CASES[name], a.pairs, scratch, out)
+            if name == "devito":
+                vs_devito(a.pairs, scratch, out)
+            else:
+                run_case(name, CASES[name], a.pairs, scratch, out)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     print(f"load at the end {os.getloadavg()[0]:.2f}")
