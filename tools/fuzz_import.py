@@ -38,6 +38,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "compiler"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from fuzz_tokens import shared_mutation  # noqa: E402
 
 INPUTS = REPO / "test" / "lit" / "import" / "Inputs"
 TOKEN = re.compile(rb"//[^\n]*|/\*.*?\*/|\s+|[A-Za-z_][A-Za-z_0-9]*|[0-9]+(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?[fFuUlL]*|.",
@@ -153,22 +155,8 @@ def mutate(rng: random.Random, text: bytes, seeds: list[bytes], huge: bool = Fal
             toks = [b"int x;"]
         i = rng.randrange(len(toks))
         op = rng.randrange(12)
-        if op == 0:
-            del toks[i]
-        elif op == 1:
-            toks.insert(i, toks[i])
-        elif op == 2 and i + 1 < len(toks):
-            toks[i], toks[i + 1] = toks[i + 1], toks[i]
-        elif op == 3:
-            nums = [k for k, t in enumerate(toks) if t[:1].isdigit()]
-            if nums:
-                toks[rng.choice(nums)] = rng.choice(NUMBERS)
-        elif op == 4:
-            names = [k for k, t in enumerate(toks) if t[:1].isalpha() or t[:1] == b"_"]
-            if names:
-                toks[rng.choice(names)] = rng.choice(NAMES)
-        elif op == 5:
-            toks.insert(i, rng.choice(INSERTS))
+        if shared_mutation(rng, toks, i, op, NUMBERS, NAMES, INSERTS):
+            pass
         elif op == 6:
             toks = huge_sum(rng, toks)
         elif op == 7:  # deep parentheses

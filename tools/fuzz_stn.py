@@ -43,6 +43,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "compiler"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from fuzz_tokens import shared_mutation  # noqa: E402
 
 TOKEN = re.compile(r"//[^\n]*|\s+|[A-Za-z_][A-Za-z_0-9]*|[0-9]+(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?|\.\.|.", re.S)
 NUMBERS = ["0", "-1", "1e400", "1e-400", "9" * 400, "2147483648", "0.5", "1e308", "65", "100000", "3", "-0",
@@ -86,22 +88,8 @@ def mutate(rng: random.Random, text: str, seeds: list[str]) -> str:
         op = rng.randrange(14)
         if op == 13:
             toks = rename_declared(rng, toks)
-        elif op == 0:
-            del toks[i]
-        elif op == 1:
-            toks.insert(i, toks[i])
-        elif op == 2 and i + 1 < len(toks):
-            toks[i], toks[i + 1] = toks[i + 1], toks[i]
-        elif op == 3:
-            nums = [k for k, t in enumerate(toks) if t[:1].isdigit()]
-            if nums:
-                toks[rng.choice(nums)] = rng.choice(NUMBERS)
-        elif op == 4:
-            names = [k for k, t in enumerate(toks) if t[:1].isalpha() or t[:1] == "_"]
-            if names:
-                toks[rng.choice(names)] = rng.choice(NAMES)
-        elif op == 5:
-            toks.insert(i, rng.choice(INSERTS))
+        elif shared_mutation(rng, toks, i, op, NUMBERS, NAMES, INSERTS):
+            pass
         elif op == 6:
             names = [k for k, t in enumerate(toks) if t in ("u", "v", "a", "b", "ex", "hz", "A", "B", "p")]
             if names:
