@@ -35,7 +35,7 @@ test-lit: ## lit + FileCheck: every --emit stage and every diagnostic
 	$(BIN)/lit -sv test/lit
 
 test-py: ## pytest: numerics against NumPy references, the runtime end to end
-	$(BIN)/python -m pytest -q test/python
+	$(BIN)/python -m pytest -q test/python --durations=25
 
 test-c: ## the C runtime's own tests, through CTest
 	cmake -S . -B $(BUILD)/cmake -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
