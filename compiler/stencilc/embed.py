@@ -159,8 +159,9 @@ class Program:
              init: dict[str, str | os.PathLike] | None = None, out: dict[str, str | os.PathLike] | None = None,
              threads: int = 0, quiet: bool = True, options: list[str] = (),
              restart: str | os.PathLike | None = None, save: dict[str, Any] | None = None,
-             save_to: str | os.PathLike | None = None) -> Simulation:
+             save_to: str | os.PathLike | None = None, tier: str | None = None) -> Simulation:
         """Open a simulation: each argument is the command-line option of its name (docs/cli.md);
+        ``tier`` is ``--tier`` (``"aio"`` or ``"pmem"``: how the out-of-core engine reaches its scratch files);
         ``init``/``out`` map a field (or series, points, record) to an .npy file; ``options`` adds any other.
         ``save`` maps a state field to its snapshots, a dict of ``every``, ``from``, ``to``, ``stride`` (ints;
         ``every`` required) or the text after ``FIELD:`` of ``--save``; ``save_to`` is the HDF5 file they go to,
@@ -193,7 +194,7 @@ class Program:
             raise Error(f"{name}: open: a size is needed (x first), or a checkpoint to restart from")
         if steps is not None:
             args += ["--steps", str(_int(f"{name}: steps", steps))]
-        for opt, val in (("mode", mode), ("mem", mem), ("dir", dir)):
+        for opt, val in (("mode", mode), ("mem", mem), ("dir", dir), ("tier", tier)):
             if val is None:
                 continue
             if opt == "mem" and isinstance(val, numbers.Integral) and not isinstance(val, bool):

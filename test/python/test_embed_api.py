@@ -313,3 +313,33 @@ def test_open_without_steps_out_of_core_is_prompt(heat, tmp_path):
         sim.write("u", u0)
         sim.advance(7)
         assert sim.read("u").tobytes() == got.tobytes()
+
+
+# ------------------------------------------------------------------ issue 33: the tier from the API
+
+
+def test_python_opens_the_pmem_tier_and_gets_the_incore_bits(heat):
+    """``open(tier="pmem")`` runs out of core through libpmem (the report says so) and its state after
+    the steps is the in-core run's, bit for bit; a tier that does not exist is refused by name."""
+    import tempfile
+
+    import stencilc
+
+    u0 = np.random.default_rng(33).random(SIZE[::-1])
+    got = {}
+    d = tempfile.mkdtemp(dir="/dev/shm" if Path("/dev/shm").is_dir() else None)
+    for what, kw in (("incore", {"mode": "incore"}),
+                     ("pmem", {"mode": "ooc", "tier": "pmem", "mem": "64M", "dir": d, "options": ["--block", "16,4,3"]})):
+        with heat.open(size=SIZE, steps=7, **kw) as sim:
+            sim.write("u", u0)
+            sim.advance(7)
+            got[what] = sim.read("u")
+            if what == "pmem":
+                rep = sim.report()
+                assert rep["tier"]["name"] == "pmem", rep["tier"]
+                assert rep["bytes_read"] > 0
+    assert np.array_equal(got["incore"], got["pmem"])
+    with pytest.raises(stencilc.Error, match="--tier dax: expected one of aio, pmem"):
+        heat.open(size=SIZE, steps=1, tier="dax")
+    with pytest.raises(stencilc.Error, match="tier"):
+        heat.open(size=SIZE, steps=1, tier=3)
