@@ -1,0 +1,98 @@
+"""The CUDA target (``--target cuda``, docs/design/024-gpu-tier.md) on a machine without a GPU.
+
+Pins: every example is either rendered as CUDA or refused at a located construct (sub-steps,
+inject, record); a rendered one prints each let and update with the same text as the C target
+(one printer), and no ``fma``; the .stn names never meet the CUDA template's own identifiers; and,
+where nvcc is found (tools/setup.sh installs PyPI's), every rendered example compiles with
+``nvcc --fmad=false`` into ``libNAME_cuda.a`` (skipped with the reason where it is not).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+from conftest import EXAMPLES_DIR
+from stencilc import driver, frontend, sema
+from stencilc.codegen import build_layout, generate
+from stencilc.codegen.cuda import refuse_unsupported, render_cuda
+from stencilc.diagnostics import CompileError, SourceFile
+from stencilc.toolchain import ToolchainError, build_cuda, find_nvcc
+
+EXAMPLES = sorted(p.stem for p in EXAMPLES_DIR.glob("*.stn"))
+# the examples the CUDA kernels do not carry yet, and the construct each is refused at
+REFUSED = {"acoustic2d": "'inject'", "fdtd2d": "sub-steps", "jacobi1d": "sub-steps", "polyjacobi2d": "sub-steps",
+           "staggered3d": "sub-steps"}
+
+
+def _cuda(name: str) -> dict[str, str]:
+    return render_cuda(build_layout(driver.front(str(EXAMPLES_DIR / f"{name}.stn"), target="cuda")))
+
+
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_every_example_renders_or_is_refused_at_the_construct(name):
+    if name in REFUSED:
+        with pytest.raises(CompileError) as e:
+            _cuda(name)
+        text = e.value.render()
+        assert re.match(rf".*{name}\.stn:\d+:\d+: error: the CUDA target does not support {REFUSED[name]}", text)
+        return
+    files = _cuda(name)
+    assert set(files) == {f"{name}.h", f"{name}_cuda.h", f"{name}_cuda.cu"}
+    cu = files[f"{name}_cuda.cu"]
+    c = generate(driver.front(str(EXAMPLES_DIR / f"{name}.stn")))[f"{name}.c"]
+    assert files[f"{name}.h"] == generate(driver.front(str(EXAMPLES_DIR / f"{name}.stn")))[f"{name}.h"]
+    # the same printer: each let and update of the C kernel is in the CUDA kernel, character for character
+    step_c = c[c.index(f"int {name}_step_box("):]
+    step_c = step_c[step_c.index("#pragma omp simd"):step_c.index("return 0;")]
+    lines = [ln.strip() for ln in step_c.splitlines() if re.match(r"\s*(const \w+ \w+ = |\w+\[x\] = )", ln)]
+    assert lines, "no update found in the C kernel"
+    for ln in lines:
+        assert ln in cu, f"{name}: the CUDA kernel lacks the C kernel's line {ln!r}"
+    assert not re.search(r"\b(fma|fmaf|__fma_\w+)\s*\(", cu), "a contracted multiply-add in the CUDA kernels"
+    assert f"from {EXAMPLES_DIR / name}.stn" in cu or f"{name}.stn" in cu.splitlines()[2]
+
+
+def test_no_refusal_for_a_plain_stencil():
+    src = SourceFile("plain.stn", "stencil plain {\n  grid 2d f64;\n  state u;\n  u' = 0.5 * (u[-1,0] + u[1,0]);\n"
+                     "  boundary dirichlet;\n}\n")
+    checked = sema.check(frontend.parse(src), src)
+    refuse_unsupported(checked.tree, src)  # raises nothing
+
+
+def test_dsl_names_never_meet_the_cuda_templates_identifiers(tmp_path):
+    """The name scan reads kernel.cu.j2 too: a param named as a CUDA built-in is renamed."""
+    stn = tmp_path / "names.stn"
+    stn.write_text("stencil names {\n  grid 3d f64;\n  param threadIdx = 0.5;\n  param launch_shape_ = 0.25;\n"
+                   "  state u;\n  u' = threadIdx * u + launch_shape_ * u[1,0,0];\n  boundary dirichlet;\n}\n")
+    layout = build_layout(driver.front(str(stn), target="cuda"))
+    cnames = {p.cname for p in layout.params}
+    assert "threadIdx" not in cnames and "launch_shape_" not in cnames, cnames
+    assert "threadIdx_" in render_cuda(layout)["names_cuda.cu"] or "vthreadIdx" in render_cuda(layout)["names_cuda.cu"]
+
+
+def test_without_nvcc_a_cuda_build_says_where_it_looked(tmp_path, monkeypatch):
+    monkeypatch.setenv("CUDACXX", str(tmp_path / "no-such-nvcc"))
+    assert find_nvcc() is None
+    with pytest.raises(ToolchainError, match=r"needs nvcc to build.*\$CUDACXX"):
+        build_cuda("heat3d", _cuda("heat3d"), tmp_path / "lib")
+
+
+NVCC = find_nvcc()
+
+
+@pytest.mark.skipif(NVCC is None, reason="no nvcc ($CUDACXX, PATH, /usr/local/cuda, or PyPI's nvidia-cuda-nvcc "
+                    "in this Python: tools/setup.sh installs it where it can)")
+def test_every_rendered_example_compiles_with_nvcc(tmp_path):
+    names = [n for n in EXAMPLES if n not in REFUSED]
+
+    def one(name: str) -> Path:
+        return build_cuda(name, _cuda(name), tmp_path / name)
+
+    with ThreadPoolExecutor(max_workers=min(4, os.cpu_count() or 1)) as pool:
+        libs = list(pool.map(one, names))
+    for lib in libs:
+        assert lib.is_file() and lib.stat().st_size > 0
