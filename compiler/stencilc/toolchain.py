@@ -253,7 +253,8 @@ def find_nvcc() -> list[str] | None:
     """nvcc and the flags that find cuda_runtime.h, or None: ``$CUDACXX``, ``nvcc`` on PATH,
     ``/usr/local/cuda/bin/nvcc``, then the nvcc of PyPI's CUDA 13 wheels in this Python (``nvidia-cuda-nvcc``,
     ``-crt``, ``-runtime``, ``nvidia-nvvm``: tools/setup.sh installs them where it can), with ``-I`` on their
-    headers.  (``nvidia-cuda-nvcc-cu12`` has no nvcc: ptxas and libnvvm only.)"""
+    headers and ``-L`` on their libraries (cudart_static).  (``nvidia-cuda-nvcc-cu12`` has no nvcc: ptxas and
+    libnvvm only.)"""
     env = os.environ.get("CUDACXX")
     if env:
         cmd = shlex.split(env)
@@ -269,7 +270,7 @@ def find_nvcc() -> list[str] | None:
         # CUDA 13's wheels (nvidia-cuda-nvcc, -crt, -runtime, nvidia-nvvm) lay out a toolkit under cu13/
         nvcc = root / "cu13" / "bin" / "nvcc"
         if nvcc.is_file() and os.access(nvcc, os.X_OK):
-            return [str(nvcc), f"-I{root / 'cu13' / 'include'}"]
+            return [str(nvcc), f"-I{root / 'cu13' / 'include'}", f"-L{root / 'cu13' / 'lib'}"]
     return None
 
 

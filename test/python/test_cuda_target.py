@@ -96,3 +96,28 @@ def test_every_rendered_example_compiles_with_nvcc(tmp_path):
         libs = list(pool.map(one, names))
     for lib in libs:
         assert lib.is_file() and lib.stat().st_size > 0
+
+
+@pytest.mark.skipif(NVCC is None, reason="no nvcc (see above)")
+@pytest.mark.parametrize("name", ["heat3d", "d2q9", "sponge2d", "upwind_limiter", "wave3d", "heat3d_f32"])
+def test_the_kernel_check_builds(tmp_path, name):
+    """tools/gpu_kernel_check.py: the CUDA-against-C check of tools/gpu-check.sh compiles and links here (two
+    levels, periodic, inputs along an axis, coordinates, f32); it runs only on a GPU."""
+    import subprocess
+    import sys
+
+    tool = Path(__file__).resolve().parents[2] / "tools" / "gpu_kernel_check.py"
+    r = subprocess.run([sys.executable, str(tool), str(EXAMPLES_DIR / f"{name}.stn"), str(tmp_path)],
+                       capture_output=True, text=True, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert r.returncode == 0, r.stderr
+    assert Path(r.stdout.strip()) == tmp_path / f"{name}_cuda_check" and (tmp_path / f"{name}_cuda_check").is_file()
+
+
+def test_the_kernel_check_refuses_what_the_target_refuses(tmp_path):
+    import subprocess
+    import sys
+
+    tool = Path(__file__).resolve().parents[2] / "tools" / "gpu_kernel_check.py"
+    r = subprocess.run([sys.executable, str(tool), str(EXAMPLES_DIR / "fdtd2d.stn"), str(tmp_path)],
+                       capture_output=True, text=True)
+    assert r.returncode == 1 and "the CUDA target does not support sub-steps" in r.stderr

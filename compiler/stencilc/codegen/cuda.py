@@ -27,7 +27,7 @@ from .. import ast
 from ..diagnostics import InternalError, Reporter, SourceFile
 from .layout import KernelLayout
 
-__all__ = ["NVCC_FLAGS", "refuse_unsupported", "render_cuda"]
+__all__ = ["NVCC_FLAGS", "refuse_unsupported", "render_check", "render_cuda"]
 
 NVCC_FLAGS = ("-O3", "--fmad=false", "-std=c++14")
 
@@ -68,8 +68,7 @@ def refuse_unsupported(tree: ast.Stencil, source: SourceFile) -> None:
     rep.check()
 
 
-def render_cuda(layout: KernelLayout) -> dict[str, str]:
-    """The CUDA files of ``layout``: file name -> text."""
+def _render(layout: KernelLayout, files: tuple[tuple[str, str], ...]) -> dict[str, str]:
     from . import _env, _names  # (the C target's environment and names: one set of rules for both)
 
     if layout.stages or layout.injects or layout.records:
@@ -77,6 +76,17 @@ def render_cuda(layout: KernelLayout) -> dict[str, str]:
     env = _env()
     names = _names(layout)
     try:
-        return {file.format(layout.name): env.get_template(template).render(names) for file, template in _FILES}
+        return {file.format(layout.name): env.get_template(template).render(names) for file, template in files}
     except jinja2.UndefinedError as e:
         raise InternalError(f"template variable missing: {e}") from e
+
+
+def render_cuda(layout: KernelLayout) -> dict[str, str]:
+    """The CUDA files of ``layout``: file name -> text."""
+    return _render(layout, _FILES)
+
+
+def render_check(layout: KernelLayout) -> dict[str, str]:
+    """``NAME_cuda_check.cu``: a program that runs the CUDA kernels against the C kernels (``NAME.c``) on one
+    grid, bit for bit, or times the CUDA step (tools/gpu_kernel_check.py builds it for tools/gpu-check.sh)."""
+    return _render(layout, (("{}_cuda_check.cu", "cuda_check.cu.j2"),))
