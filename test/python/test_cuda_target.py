@@ -121,3 +121,15 @@ def test_the_kernel_check_refuses_what_the_target_refuses(tmp_path):
     r = subprocess.run([sys.executable, str(tool), str(EXAMPLES_DIR / "fdtd2d.stn"), str(tmp_path)],
                        capture_output=True, text=True)
     assert r.returncode == 1 and "the CUDA target does not support sub-steps" in r.stderr
+
+
+def test_the_device_check_fails_clearly_without_nvcc(tmp_path):
+    """tools/gpu-check.sh: a missing tool is a FAIL line and exit 1, never a pass."""
+    import subprocess
+
+    script = Path(__file__).resolve().parents[2] / "tools" / "gpu-check.sh"
+    env = {**os.environ, "CUDACXX": str(tmp_path / "no-nvcc"), "GPU_CHECK_DIR": str(tmp_path / "out")}
+    r = subprocess.run(["bash", str(script)], capture_output=True, text=True, env=env, timeout=120)
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert r.stdout.splitlines()[0].startswith("FAIL  nvcc  (none found")
+    assert r.stdout.splitlines()[-1] == "gpu-check: 0 passed, 1 failed, 0 skipped"
