@@ -133,3 +133,39 @@ def test_the_device_check_fails_clearly_without_nvcc(tmp_path):
     assert r.returncode == 1, r.stdout + r.stderr
     assert r.stdout.splitlines()[0].startswith("FAIL  nvcc  (none found")
     assert r.stdout.splitlines()[-1] == "gpu-check: 0 passed, 1 failed, 0 skipped"
+
+
+EMU = Path(__file__).resolve().parent / "cuda_emu"
+
+
+@pytest.mark.parametrize("name", [n for n in EXAMPLES if n not in REFUSED])
+def test_the_cuda_kernels_give_the_c_kernels_bits_on_the_host(tmp_path, name):
+    """The CUDA kernels, compiled as C++ by the host compiler against cuda_emu/cuda_runtime.h (every thread of
+    every block run in turn), against the C kernels by the kernel check of tools/gpu-check.sh: the indexing, the
+    boundary phases, the levels' rotation and the init, bit for bit, on a grid of several blocks per axis."""
+    import shutil
+    import subprocess
+
+    cc, cxx = shutil.which("gcc") or shutil.which("cc"), shutil.which("g++") or shutil.which("c++")
+    if not cc or not cxx:
+        pytest.skip("no C or C++ compiler")
+    stn = str(EXAMPLES_DIR / f"{name}.stn")
+    layout = build_layout(driver.front(stn, target="cuda"))
+    from stencilc.codegen.cuda import render_check
+
+    files = {**render_cuda(layout), **render_check(layout), f"{name}.c": generate(driver.front(stn))[f"{name}.c"]}
+    for fname, text in files.items():
+        if fname.endswith(".cu"):
+            text, n = re.subn(r"(\w+)<<<([^,]+), ([^,]+), 0, ([^>]+)>>>\(", r"EMU_LAUNCH_(\2, \3, \1, ", text)
+            assert n > 0 or fname.endswith("_check.cu")
+        (tmp_path / fname).write_text(text)
+    steps = [[cc, "-O1", "-ffp-contract=off", "-std=gnu11", "-c", f"{name}.c", "-o", "c.o"],
+             [cxx, "-O1", "-ffp-contract=off", "-std=c++14", "-w", f"-I{EMU}", "-x", "c++", f"{name}_cuda.cu",
+              f"{name}_cuda_check.cu", "-x", "none", "c.o", "-o", "emu", "-lm"]]
+    for cmd in steps:
+        r = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+    size = ["37", "19", "11"] if layout.ndim == 3 else ["70", "21", "1"]
+    r = subprocess.run([str(tmp_path / "emu"), *size, "5"], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "the CUDA kernels give the C kernels' bits" in r.stdout
