@@ -61,6 +61,10 @@ static int geometry(const stn_gpu_request *q, stn_gpu_plan *p) {
     return 0;
 }
 
+/* The thinnest block past one: twice the boundary layer, so that a face block holds the planes a
+ * neumann boundary mirrors its layer from (L .. 2L - 1), computed in the same step. */
+static int64_t min_block(const stn_gpu_plan *p) { return max64(1, 2 * max64(p->L, p->n - p->H)); }
+
 /* The bytes and cells of one sweep of T steps over every block, added to p `times` times.  Step s of a
  * block computes its window less s rlo below and s rhi above (not at the grid's faces): a sum over s
  * in closed form, as the region never empties (it keeps the block's own planes, stn_gpu_window). */
@@ -96,11 +100,11 @@ int stn_gpu_make_plan(const stn_gpu_request *q, int64_t bz, int64_t bt, stn_gpu_
         p->bz = p->n;
         bt = max64(q->steps, 1);
     } else {
-        const int64_t need = max64(1, max64(p->L, p->n - p->H));
+        const int64_t need = min_block(p);
         if (p->bz < need)
             return stn_error(-EINVAL,
-                             "gpu plan: blocks of %" PRId64 " planes are thinner than the boundary layer "
-                             "(%" PRId64 ")",
+                             "gpu plan: blocks of %" PRId64 " planes are thinner than twice the boundary "
+                             "layer (%" PRId64 ")",
                              p->bz, need);
         for (int f = 0; f < q->d->nfields; f++)
             if (q->d->fields[f].kind == STN_FIELD_STATE && (q->d->fields[f].periodic & (1 << p->axis)))
@@ -171,7 +175,7 @@ int stn_gpu_plan_for(const stn_gpu_request *q, stn_gpu_plan *p) {
                              "(docs/design/024-gpu-tier.md)",
                              q->d->fields[f].name, "xyz"[g.axis], p -> dev_bytes);
     const uint64_t slot_plane = (uint64_t)g.streams * (uint64_t)g.dev_arrays * (uint64_t)g.plane_bytes;
-    const int64_t need = max64(1, max64(g.L, g.n - g.H));
+    const int64_t need = min_block(&g);
     stn_gpu_plan best, cand;
     int found = 0;
     for (int64_t bt = 1; bt <= min64(max64(q->steps, 1), BT_MAX); bt++) {
