@@ -3,7 +3,7 @@
  * Over many random small problems (2d and 3d, one- and two-level state fields, inputs, inputs along
  * an axis, asymmetric halos and reaches, f32 and f64) and random --gpu-mem budgets:
  *   - a plan that is found fits the budget (device memory), its blocks cover the grid, and past one
- *     block each is at least twice the boundary layer thick;
+ *     block each, the last one included, is at least twice the boundary layer thick;
  *   - its host-to-device and device-to-host bytes are exactly those a brute-force walk of the
  *     schedule counts: for every sweep, block, array and plane, a plane is uploaded when some
  *     plane of the block depends on it within the sweep's steps (the cone, plane by plane) and
@@ -209,7 +209,8 @@ static void check_problem(problem *P, int i) {
     CHECK(p.dev_bytes <= q->gpu_mem);
     CHECK(p.nblocks * p.bz >= p.n && (p.nblocks - 1) * p.bz < p.n);
     /* past one block, each at least twice the boundary layer: a neumann face mirrors from its own block */
-    CHECK(p.nblocks == 1 || (p.bz >= 2 * p.L && p.bz >= 2 * (p.n - p.H)));
+    const int64_t last = p.n - (p.nblocks - 1) * p.bz;
+    CHECK(p.nblocks == 1 || (last >= 2 * p.L && last >= 2 * (p.n - p.H) && p.bz >= last));
     CHECK((p.nblocks == 1) == in_core);
     if (!in_core && p.predicted_s > best.predicted_s * (1 + 1e-12)) {
         fprintf(stderr,

@@ -61,8 +61,8 @@ static int geometry(const stn_gpu_request *q, stn_gpu_plan *p) {
     return 0;
 }
 
-/* The thinnest block past one: twice the boundary layer, so that a face block holds the planes a
- * neumann boundary mirrors its layer from (L .. 2L - 1), computed in the same step. */
+/* The thinnest block past one, the last one included: twice the boundary layer, so that a face block
+ * holds the planes a neumann boundary mirrors its layer from (L .. 2L - 1), computed in the same step. */
 static int64_t min_block(const stn_gpu_plan *p) { return max64(1, 2 * max64(p->L, p->n - p->H)); }
 
 /* The bytes and cells of one sweep of T steps over every block, added to p `times` times.  Step s of a
@@ -100,7 +100,13 @@ int stn_gpu_make_plan(const stn_gpu_request *q, int64_t bz, int64_t bt, stn_gpu_
         p->bz = p->n;
         bt = max64(q->steps, 1);
     } else {
-        const int64_t need = min_block(p);
+        const int64_t need = min_block(p), last = p->n - (p->nblocks - 1) * p->bz;
+        if (last < need)
+            return stn_error(-EINVAL,
+                             "gpu plan: the last block of %" PRId64 " planes (of %" PRId64
+                             ") is thinner than twice "
+                             "the boundary layer (%" PRId64 ")",
+                             last, p->bz, need);
         if (p->bz < need)
             return stn_error(-EINVAL,
                              "gpu plan: blocks of %" PRId64 " planes are thinner than twice the boundary "

@@ -28,7 +28,8 @@
  *                (an MPI rank's plan), gpu_plan (the GPU tier's blocks, bt
  *                and bytes)
  *   7. engines/  engine (the engines' table: stn_engine.h), arrays (what    the engines
- *                they share); incore, mmap; ooc/: ooc_api, ooc_sweep,
+ *                they share); incore, mmap; gpu_sched (the GPU tier's
+ *                schedule); ooc/: ooc_api, ooc_sweep,
  *                ooc_reader, ooc_wedge, ooc_ghosts, ooc_setup, ooc_window,
  *                ooc_xfer, ooc_state, ooc_snap, ooc_refine
  *   8. report/   report                                                     the JSON report
