@@ -5,8 +5,9 @@
 
 Writes ``NAME.h``, ``NAME.c`` (the C target's kernels), ``NAME_cuda.h``, ``NAME_cuda.cu`` and
 ``NAME_cuda_check.cu`` into OUTDIR, compiles ``NAME.c`` with the C compiler (``$CC``, else cc;
-``-O2 -ffp-contract=off``, as the runtime builds it) and the rest with nvcc (``--fmad=false``), and
-links ``OUTDIR/NAME_cuda_check``; prints its path.  Exit 0 built; 1 the .stn file is refused by the
+``-O2 -ffp-contract=off``, as the runtime builds it) and the runtime's GPU planner and schedule
+(``plan/gpu_plan.c``, ``engines/gpu_sched.c``, ``base/error.c``), the rest with nvcc
+(``--fmad=false``), and links ``OUTDIR/NAME_cuda_check``; prints its path.  Exit 0 built; 1 the .stn file is refused by the
 CUDA target (the diagnostic on stderr) or there is no nvcc; 2 usage.  Needs no GPU to build; the
 program needs one to run (tools/gpu-check.sh runs it).
 """
@@ -25,7 +26,18 @@ from stencilc import driver  # noqa: E402
 from stencilc.codegen import build_layout, generate  # noqa: E402
 from stencilc.codegen.cuda import NVCC_FLAGS, render_check, render_cuda  # noqa: E402
 from stencilc.diagnostics import CompileError  # noqa: E402
+from stencilc.resources import runtime_dir  # noqa: E402
 from stencilc.toolchain import CUDA_SEARCH, find_nvcc  # noqa: E402
+
+
+def runtime_sources() -> list[Path]:
+    """The runtime's files the check links: the GPU tier's planner and schedule, and the error message."""
+    src = runtime_dir() / "src"
+    return [src / "base" / "error.c", src / "plan" / "gpu_plan.c", src / "engines" / "gpu_sched.c"]
+
+
+def runtime_includes() -> list[str]:
+    return [f"-I{runtime_dir() / 'src'}", f"-I{runtime_dir() / 'include'}"]
 
 
 def main(argv: list[str]) -> int:
@@ -49,11 +61,11 @@ def main(argv: list[str]) -> int:
     for fname, text in files.items():
         (out / fname).write_text(text)
     cc = shlex.split(os.environ.get("CC") or "cc")
-    steps = [
-        [*cc, "-O2", "-ffp-contract=off", "-std=gnu11", "-c", f"{name}.c", "-o", f"{name}_c.o"],
-        [*nvcc, *NVCC_FLAGS, f"{name}_cuda_check.cu", f"{name}_cuda.cu", f"{name}_c.o", "-o", f"{name}_cuda_check",
-         "-lm"],
-    ]
+    steps = [[*cc, "-O2", "-ffp-contract=off", "-std=gnu11", "-c", f"{name}.c", "-o", f"{name}_c.o"],
+             *[[*cc, "-O2", "-std=gnu11", *runtime_includes(), "-c", str(src), "-o", f"rt_{src.stem}.o"]
+               for src in runtime_sources()],
+             [*nvcc, *NVCC_FLAGS, *runtime_includes(), f"{name}_cuda_check.cu", f"{name}_cuda.cu", f"{name}_c.o",
+              *[f"rt_{src.stem}.o" for src in runtime_sources()], "-o", f"{name}_cuda_check", "-lm"]]
     for cmd in steps:
         r = subprocess.run(cmd, cwd=out, capture_output=True, text=True)
         if r.returncode != 0:

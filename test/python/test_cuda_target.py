@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -136,6 +137,7 @@ def test_the_device_check_fails_clearly_without_nvcc(tmp_path):
 
 
 EMU = Path(__file__).resolve().parent / "cuda_emu"
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
 
 
 @pytest.mark.parametrize("name", [n for n in EXAMPLES if n not in REFUSED])
@@ -159,9 +161,15 @@ def test_the_cuda_kernels_give_the_c_kernels_bits_on_the_host(tmp_path, name):
             text, n = re.subn(r"(\w+)<<<([^,]+), ([^,]+), 0, ([^>]+)>>>\(", r"EMU_LAUNCH_(\2, \3, \1, ", text)
             assert n > 0 or fname.endswith("_check.cu")
         (tmp_path / fname).write_text(text)
+    import gpu_kernel_check  # tools/: the runtime's files the check links
+
+    rt = [str(p) for p in gpu_kernel_check.runtime_sources()]
+    inc = gpu_kernel_check.runtime_includes()
     steps = [[cc, "-O1", "-ffp-contract=off", "-std=gnu11", "-c", f"{name}.c", "-o", "c.o"],
-             [cxx, "-O1", "-ffp-contract=off", "-std=c++14", "-w", f"-I{EMU}", "-x", "c++", f"{name}_cuda.cu",
-              f"{name}_cuda_check.cu", "-x", "none", "c.o", "-o", "emu", "-lm"]]
+             *[[cc, "-O1", "-std=gnu11", *inc, "-c", src, "-o", f"rt{i}.o"] for i, src in enumerate(rt)],
+             [cxx, "-O1", "-ffp-contract=off", "-std=c++14", "-w", f"-I{EMU}", *inc, "-x", "c++", f"{name}_cuda.cu",
+              f"{name}_cuda_check.cu", "-x", "none", "c.o", *[f"rt{i}.o" for i in range(len(rt))], "-o", "emu",
+              "-lm"]]
     for cmd in steps:
         r = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True)
         assert r.returncode == 0, r.stderr
@@ -169,3 +177,14 @@ def test_the_cuda_kernels_give_the_c_kernels_bits_on_the_host(tmp_path, name):
     r = subprocess.run([str(tmp_path / "emu"), *size, "5"], capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "the CUDA kernels give the C kernels' bits" in r.stdout
+    # the gpu-ooc schedule (the runtime's planner and gpu_sched.c) with these kernels, on a grid of several blocks
+    size = ["13", "11", "256"] if layout.ndim == 3 else ["29", "256", "1"]
+    r = subprocess.run([str(tmp_path / "emu"), *size, "9", "ooc", "8"], capture_output=True, text=True, timeout=300)
+    if layout.step_values or layout.alongs:
+        assert r.returncode == 3 and "does not carry" in r.stdout
+        return
+    if any(layout.ndim - 1 in f.periodic for f in layout.fields if f.kind == "state"):  # the streamed axis
+        assert r.returncode == 3 and "not carried yet" in r.stdout and "periodic along" in r.stdout
+        return
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "the C kernels' in-core bits" in r.stdout and "blocks" in r.stdout and " 1 blocks" not in r.stdout

@@ -73,8 +73,8 @@ static int run_block(const run_ctx *r, int64_t k, int64_t T, int st) {
     const int64_t pb = p->plane_bytes;
     int64_t w0, w1;
     stn_gpu_window(p, k, T, &w0, &w1);
-    const int64_t z0 = p->nblocks <= 1 ? 0 : k * p->bz;
-    const int64_t z1 = p->nblocks <= 1 ? p->n : (z0 + p->bz < p->n ? z0 + p->bz : p->n);
+    int64_t z0, z1;
+    stn_gpu_block(p, k, &z0, &z1);
     void **buf = r->bufs + (size_t)st * (size_t)(d->nsrc + d->ndst);
     const void *src[MAX_ARRAYS];
     void *dst[MAX_ARRAYS];

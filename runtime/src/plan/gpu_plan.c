@@ -11,12 +11,18 @@
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 
+void stn_gpu_block(const stn_gpu_plan *p, int64_t k, int64_t *z0, int64_t *z1) {
+    *z0 = p->nblocks <= 1 ? 0 : k * p->bz;
+    *z1 = p->nblocks <= 1 || k == p->nblocks - 1 ? p->n : *z0 + p->bz;
+}
+
 void stn_gpu_window(const stn_gpu_plan *p, int64_t k, int64_t T, int64_t *w0, int64_t *w1) {
     if (p->nblocks <= 1) {
         *w0 = 0, *w1 = p->n;
         return;
     }
-    const int64_t z0 = k * p->bz, z1 = min64(p->n, z0 + p->bz);
+    int64_t z0, z1;
+    stn_gpu_block(p, k, &z0, &z1);
     *w0 = max64(0, z0 - T * p->rlo);
     *w1 = min64(p->n, z1 + T * p->rhi);
 }
@@ -61,8 +67,9 @@ static int geometry(const stn_gpu_request *q, stn_gpu_plan *p) {
     return 0;
 }
 
-/* The thinnest block past one, the last one included: twice the boundary layer, so that a face block
- * holds the planes a neumann boundary mirrors its layer from (L .. 2L - 1), computed in the same step. */
+/* The thinnest block past one: twice the boundary layer, so that a face block holds the planes a neumann
+ * boundary mirrors its layer from (L .. 2L - 1), computed in the same step.  A remainder thinner than
+ * that joins the last block (which is then up to bz + min_block - 1 planes). */
 static int64_t min_block(const stn_gpu_plan *p) { return max64(1, 2 * max64(p->L, p->n - p->H)); }
 
 /* The bytes and cells of one sweep of T steps over every block, added to p `times` times.  Step s of a
@@ -75,8 +82,8 @@ static void add_sweeps(stn_gpu_plan *p, int64_t T, int64_t times) {
     for (int64_t k = 0; k < p->nblocks; k++) {
         int64_t w0, w1;
         stn_gpu_window(p, k, T, &w0, &w1);
-        const int64_t z0 = p->nblocks <= 1 ? 0 : k * p->bz,
-                      z1 = p->nblocks <= 1 ? p->n : min64(p->n, z0 + p->bz);
+        int64_t z0, z1;
+        stn_gpu_block(p, k, &z0, &z1);
         up += (uint64_t)p->in_arrays * (uint64_t)(w1 - w0) * (uint64_t)p->plane_bytes;
         down += (uint64_t)p->out_arrays * (uint64_t)(z1 - z0) * (uint64_t)p->plane_bytes;
         const int64_t shrink = (w0 == 0 ? 0 : p->rlo) + (w1 == p->n ? 0 : p->rhi);
@@ -96,17 +103,13 @@ int stn_gpu_make_plan(const stn_gpu_request *q, int64_t bz, int64_t bt, stn_gpu_
                          bz, bt);
     p->bz = min64(bz, p->n);
     p->nblocks = (p->n + p->bz - 1) / p->bz;
+    if (p->nblocks > 1 && p->n - (p->nblocks - 1) * p->bz < min_block(p))
+        p->nblocks--;      /* a remainder thinner than min_block joins the last block */
     if (p->nblocks == 1) { /* in core: the whole run is one sweep */
         p->bz = p->n;
         bt = max64(q->steps, 1);
     } else {
-        const int64_t need = min_block(p), last = p->n - (p->nblocks - 1) * p->bz;
-        if (last < need)
-            return stn_error(-EINVAL,
-                             "gpu plan: the last block of %" PRId64 " planes (of %" PRId64
-                             ") is thinner than twice "
-                             "the boundary layer (%" PRId64 ")",
-                             last, p->bz, need);
+        const int64_t need = min_block(p);
         if (p->bz < need)
             return stn_error(-EINVAL,
                              "gpu plan: blocks of %" PRId64 " planes are thinner than twice the boundary "
@@ -122,14 +125,15 @@ int stn_gpu_make_plan(const stn_gpu_request *q, int64_t bz, int64_t bt, stn_gpu_
     }
     p->bt = bt;
     p->nsweeps = q->steps == 0 ? 0 : (q->steps + bt - 1) / bt;
-    p->window_max = p->nblocks <= 1 ? p->n : min64(p->n, p->bz + bt * (p->rlo + p->rhi));
+    const int64_t widest = max64(p->bz, p->n - (p->nblocks - 1) * p->bz); /* (the last block may be wider) */
+    p->window_max = p->nblocks <= 1 ? p->n : min64(p->n, widest + bt * (p->rlo + p->rhi));
     const int slots = p->nblocks <= 1 ? 1 : p->streams;
     p->dev_bytes =
         (uint64_t)slots * (uint64_t)p->dev_arrays * (uint64_t)p->window_max * (uint64_t)p->plane_bytes +
         p->along_bytes;
     p->pinned_bytes =
         (uint64_t)slots *
-        ((uint64_t)p->in_arrays * (uint64_t)p->window_max + (uint64_t)p->out_arrays * (uint64_t)p->bz) *
+        ((uint64_t)p->in_arrays * (uint64_t)p->window_max + (uint64_t)p->out_arrays * (uint64_t)widest) *
         (uint64_t)p->plane_bytes;
     if (p->nsweeps > 0) { /* nsweeps - 1 sweeps of bt steps, and the last of what is left */
         add_sweeps(p, bt, p->nsweeps - 1);

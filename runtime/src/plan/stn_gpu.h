@@ -6,7 +6,8 @@
  * long form.
  *
  * The schedule.  The grid is cut along its slowest axis (z in 3d, y in 2d: the "planes", each
- * plane_bytes of one array) into nblocks blocks of bz planes (the last maybe fewer); the boundary
+ * plane_bytes of one array) into nblocks blocks of bz planes (the last the rest: fewer, or up to
+ * 2 max(halo) - 1 more, so that no block is thinner than twice the boundary layer); the boundary
  * planes belong to the first and the last block.  A sweep advances every block T = bt steps (the
  * last sweep the steps left): for block [z0, z1) it uploads, of every array the step reads (the
  * kernel's src[]: each state field's level(s) and every input), the planes
@@ -58,13 +59,17 @@ typedef struct stn_gpu_plan {
     int64_t window_max;    /* the most planes a block's window has (bz + bt (rlo + rhi), clipped) */
     uint64_t along_bytes;  /* the inputs along an axis, uploaded once */
     uint64_t dev_bytes;    /* device memory: streams x dev_arrays x window_max planes, + along_bytes */
-    uint64_t pinned_bytes; /* pinned staging: streams x (in_arrays x window_max + out_arrays x bz) planes */
+    uint64_t pinned_bytes; /* pinned staging: streams x (in_arrays x window_max + out_arrays x widest block)
+                              planes */
     uint64_t host_bytes;   /* the host's two copies of the grid's arrays */
     uint64_t h2d_bytes;    /* host to device, the whole run: exact */
     uint64_t d2h_bytes;    /* device to host, the whole run: exact */
     uint64_t planes_computed; /* plane updates the device computes (all steps), redundant ones included */
     double predicted_s;       /* the model's time: max(up, down, kernels), all overlapped */
 } stn_gpu_plan;
+
+/* Block k's own planes [*z0, *z1): bz each, the last one the rest (up to bz + 2 max(halo) - 1). */
+void stn_gpu_block(const stn_gpu_plan *p, int64_t k, int64_t *z0, int64_t *z1);
 
 /* The window block `k` of a sweep of `T` steps uploads: planes [*w0, *w1). */
 void stn_gpu_window(const stn_gpu_plan *p, int64_t k, int64_t T, int64_t *w0, int64_t *w1);

@@ -40,7 +40,13 @@ static inline const char *cudaGetErrorString(cudaError_t e) { return e ? "error"
 static inline cudaError_t cudaMalloc(void **p, size_t n) { return (*p = malloc(n ? n : 1)) ? cudaSuccess : 2; }
 static inline cudaError_t cudaMemset(void *p, int c, size_t n) { return memset(p, c, n), cudaSuccess; }
 static inline cudaError_t cudaMemcpy(void *d, const void *s, size_t n, int) { return memcpy(d, s, n), cudaSuccess; }
-static inline cudaError_t cudaMemcpyAsync(void *d, const void *s, size_t n, int) { return memcpy(d, s, n), cudaSuccess; }
+static inline cudaError_t cudaMemcpyAsync(void *d, const void *s, size_t n, int, cudaStream_t = 0) {
+    return memcpy(d, s, n), cudaSuccess;
+}
+static inline cudaError_t cudaMallocHost(void **p, size_t n) { return cudaMalloc(p, n); }
+static inline cudaError_t cudaFree(void *p) { return free(p), cudaSuccess; }
+static inline cudaError_t cudaStreamCreate(cudaStream_t *s) { return *s = 0, cudaSuccess; }
+static inline cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
 static inline cudaError_t cudaDeviceSynchronize(void) { return cudaSuccess; }
 static inline cudaError_t cudaEventCreate(cudaEvent_t *) { return cudaSuccess; }
 static inline cudaError_t cudaEventRecord(cudaEvent_t) { return cudaSuccess; }
