@@ -36,3 +36,17 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
     .venv/bin/python -m pip install -q -e ".[test]"
     touch "$stamp"
 fi
+
+# nvcc for `stencilc --target cuda --emit=lib` and the CUDA compile checks, from PyPI's CUDA 13 wheels (about
+# 250 MB; they compile without a GPU).  Optional: where they cannot be installed, the CUDA builds are skipped
+# with the reason (docs/design/024-gpu-tier.md) and everything else works.
+cuda_stamp=.venv/.stencilc-cuda
+CUDA_WHEELS=(nvidia-cuda-nvcc==13.0.88 nvidia-cuda-crt==13.0.88 nvidia-nvvm==13.0.88 nvidia-cuda-runtime==13.0.96)
+if [ ! -f "$cuda_stamp" ] && [ -z "${STENCILC_NO_CUDA:-}" ]; then
+    echo "setup: installing nvcc (PyPI's CUDA 13 wheels) into .venv"
+    if .venv/bin/python -m pip install -q "${CUDA_WHEELS[@]}"; then
+        touch "$cuda_stamp"
+    else
+        echo "setup: warning: nvcc could not be installed; --target cuda builds will be skipped" >&2
+    fi
+fi

@@ -15,6 +15,7 @@ from . import __version__, driver, probe, tune
 from .diagnostics import CompileError, InternalError
 
 EMITS = ("ast", "ir", "c", "lib", "exe")
+TARGETS = ("c", "cuda")
 
 
 def _compile_parser() -> argparse.ArgumentParser:
@@ -28,7 +29,10 @@ def _compile_parser() -> argparse.ArgumentParser:
     p.add_argument("file", help="the .stn source file")
     p.add_argument("-o", "--output", help="program (exe), directory (c, lib), or file (ast, ir); default: stdout "
                    "for ast/ir/c, NAME-lib for lib, the file's stem for exe")
-    p.add_argument("--emit", choices=EMITS, default="exe", help="the stage to produce (default: exe)")
+    p.add_argument("--emit", choices=EMITS, default=None, help="the stage to produce (default: exe; c with "
+                   "--target cuda)")
+    p.add_argument("--target", choices=TARGETS, default="c", help="the kernels' language: c (the default), or "
+                   "cuda: CUDA C kernels, printed (--emit=c) or compiled by nvcc into libNAME_cuda.a (--emit=lib)")
     p.add_argument("--cc", default=None, help="C compiler (default: $CC or cc)")
     p.add_argument("--cflags", default=None, help="extra C compiler flags (default: $STENCILC_CFLAGS)")
     p.add_argument("--mpi", action="store_true", help="build with MPI (the mpicc wrapper, or --cc): run it with "
@@ -165,8 +169,9 @@ def _main(argv: list[str] | None = None) -> int:
             return probe.run(a.dir, size=a.size, seconds=a.seconds, output=a.output, quiet=a.quiet, cc=a.cc,
                              cflags=a.cflags, tier=a.tier)
         args = _compile_parser().parse_args(argv)
-        return driver.run(args.file, emit=args.emit, output=args.output, cc=args.cc, cflags=args.cflags,
-                          mpi=args.mpi)
+        emit = args.emit or ("c" if args.target == "cuda" else "exe")
+        return driver.run(args.file, emit=emit, output=args.output, cc=args.cc, cflags=args.cflags,
+                          mpi=args.mpi, target=args.target)
     except CompileError as e:
         sys.stderr.write(e.render() + "\n")
         return 1

@@ -3,6 +3,7 @@
     source --frontend.parse--> AST --sema.check--> checked AST --lower.lower--> IR
            --codegen.generate--> C files --toolchain.build--> program
                                          --toolchain.build_library--> libNAME.a, libNAME.so (--emit=lib)
+           --codegen.cuda.render_cuda--> CUDA files --toolchain.build_cuda--> libNAME_cuda.a (--target cuda)
 
 Each stage lives in its own module, with a docstring that states what it expects and
 what it guarantees; ``--emit`` stops after a stage and shows it.
@@ -15,9 +16,10 @@ import sys
 from pathlib import Path
 
 from . import ast, frontend, ir, lower, sema
-from .codegen import generate
+from .codegen import build_layout, generate
+from .codegen.cuda import refuse_unsupported, render_cuda
 from .diagnostics import SourceFile
-from .toolchain import ToolchainError, build, build_library
+from .toolchain import ToolchainError, build, build_cuda, build_library
 
 __all__ = ["run", "ToolchainError"]
 
@@ -29,13 +31,16 @@ def _write_text(text: str, output: str | None) -> None:
         Path(output).write_text(text)
 
 
-def front(path: str) -> ir.Program:
-    """parse -> check -> lower: the IR of a .stn file (warnings printed on stderr)."""
+def front(path: str, target: str = "c") -> ir.Program:
+    """parse -> check -> lower: the IR of a .stn file (warnings printed on stderr).  For ``target``
+    "cuda", the constructs the CUDA kernels do not carry yet are refused (located errors) first."""
     source = SourceFile.read(path)
     try:
         checked = sema.check(frontend.parse(source), source)
         for w in checked.warnings:
             sys.stderr.write(w.render() + "\n")
+        if target == "cuda":
+            refuse_unsupported(checked.tree, source)
         return lower.lower(checked)
     except RecursionError:
         raise frontend.too_deep(source) from None
@@ -53,8 +58,34 @@ def write_sources(files: dict[str, str], output: str | None) -> None:
         (out / name).write_text(text)
 
 
+def run_cuda(path: str, emit: str, output: str | None) -> int:
+    """``--target cuda``: the CUDA sources (``--emit=c``), or those and ``libNAME_cuda.a`` built by
+    nvcc (``--emit=lib``) in ``output``.  No program yet: the GPU engine is not built (docs/design/024)."""
+    if emit == "exe":
+        raise ToolchainError("--target cuda builds no program yet (the engine of --mode gpu is not built, "
+                             "docs/design/024-gpu-tier.md): use --emit=c for the CUDA sources, or --emit=lib to "
+                             "compile them with nvcc")
+    program = front(path, target="cuda")
+    if emit == "ir":
+        _write_text(ir.format_program(program), output)
+        return 0
+    try:
+        files = render_cuda(build_layout(program))
+    except RecursionError:
+        raise frontend.too_deep(SourceFile.read(path)) from None
+    if emit == "c":
+        write_sources(files, output)
+        return 0
+    build_cuda(program.name, files, Path(output) if output else Path(f"{program.name}-cuda-lib"))
+    return 0
+
+
 def run(path: str, emit: str = "exe", output: str | None = None, cc: str | None = None,
-        cflags: str | None = None, mpi: bool = False) -> int:
+        cflags: str | None = None, mpi: bool = False, target: str = "c") -> int:
+    if target == "cuda" and emit != "ast":
+        if mpi:
+            raise ToolchainError("--target cuda takes no --mpi yet (docs/design/024-gpu-tier.md)")
+        return run_cuda(path, emit, output)
     if mpi:  # the runtime's MPI build (runtime/src/mpi/par.c), cached apart by its flags
         cc = cc or "mpicc"
         cflags = " ".join(filter(None, [cflags if cflags is not None else os.environ.get("STENCILC_CFLAGS", ""),

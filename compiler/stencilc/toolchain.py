@@ -242,3 +242,57 @@ def build_library(program: ir.Program, files: dict[str, str], outdir: Path, cc: 
                 if f.is_file():
                     os.replace(f, outdir / sub / f.name)
     return outdir
+
+
+# ---------------------------------------------------------------- the CUDA target (--target cuda)
+
+CUDA_SEARCH = "$CUDACXX, nvcc on PATH, /usr/local/cuda/bin/nvcc, the nvidia-cuda-nvcc wheel in this Python"
+
+
+def find_nvcc() -> list[str] | None:
+    """nvcc and the flags that find cuda_runtime.h, or None: ``$CUDACXX``, ``nvcc`` on PATH,
+    ``/usr/local/cuda/bin/nvcc``, then the nvcc of PyPI's CUDA 13 wheels in this Python (``nvidia-cuda-nvcc``,
+    ``-crt``, ``-runtime``, ``nvidia-nvvm``: tools/setup.sh installs them where it can), with ``-I`` on their
+    headers and ``-L`` on their libraries (cudart_static).  (``nvidia-cuda-nvcc-cu12`` has no nvcc: ptxas and
+    libnvvm only.)"""
+    env = os.environ.get("CUDACXX")
+    if env:
+        cmd = shlex.split(env)
+        return cmd if cmd and shutil.which(cmd[0]) else None
+    for cand in (shutil.which("nvcc"), "/usr/local/cuda/bin/nvcc"):
+        if cand and os.access(cand, os.X_OK):
+            return [cand]
+    try:
+        import nvidia  # the namespace package of NVIDIA's wheels
+    except ImportError:
+        return None
+    for root in map(Path, nvidia.__path__):
+        # CUDA 13's wheels (nvidia-cuda-nvcc, -crt, -runtime, nvidia-nvvm) lay out a toolkit under cu13/
+        nvcc = root / "cu13" / "bin" / "nvcc"
+        if nvcc.is_file() and os.access(nvcc, os.X_OK):
+            return [str(nvcc), f"-I{root / 'cu13' / 'include'}", f"-L{root / 'cu13' / 'lib'}"]
+    return None
+
+
+def build_cuda(name: str, files: dict[str, str], out: Path) -> Path:
+    """Writes the CUDA sources into ``out`` and compiles ``NAME_cuda.cu`` with nvcc (``--fmad=false``) into
+    ``out/libNAME_cuda.a``.  Raises ``ToolchainError`` when there is no nvcc (saying where it looked); a
+    generated file nvcc refuses is a bug (``InternalError``)."""
+    from .codegen.cuda import NVCC_FLAGS
+
+    nvcc = find_nvcc()
+    if nvcc is None:
+        raise ToolchainError(f"--target cuda needs nvcc to build, and none was found ({CUDA_SEARCH}); "
+                             "--emit=c writes the CUDA sources without it")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        for fname, text in files.items():
+            (out / fname).write_text(text)
+    except OSError as e:
+        raise ToolchainError(f"cannot write {out}: {e}") from e
+    obj = out / f"{name}_cuda.o"
+    _run([*nvcc, *NVCC_FLAGS, "-c", f"{name}_cuda.cu", "-o", obj.name], f"{name}_cuda.cu (nvcc)", cwd=out)
+    lib = out / f"lib{name}_cuda.a"
+    _run(["ar", "rcs", lib.name, obj.name], f"lib{name}_cuda.a (ar)", cwd=out)
+    obj.unlink()
+    return lib

@@ -25,9 +25,11 @@
  *   6. plan/     iblock (Blk-Tune's step 1), ooc_plan (block geometry),    planning, no engine
  *                ooc_model (the exact IO model, the time model), tune
  *                (the tuners), tune_rate (a plan's measured rate), ranks
- *                (an MPI rank's plan)
+ *                (an MPI rank's plan), gpu_plan (the GPU tier's blocks, bt
+ *                and bytes)
  *   7. engines/  engine (the engines' table: stn_engine.h), arrays (what    the engines
- *                they share); incore, mmap; ooc/: ooc_api, ooc_sweep,
+ *                they share); incore, mmap; gpu_sched (the GPU tier's
+ *                schedule); ooc/: ooc_api, ooc_sweep,
  *                ooc_reader, ooc_wedge, ooc_ghosts, ooc_setup, ooc_window,
  *                ooc_xfer, ooc_state, ooc_snap, ooc_refine
  *   8. report/   report                                                     the JSON report

@@ -1,0 +1,139 @@
+/* gpu_sched.c -- the GPU tier's schedule over a table of device operations (stn_gpu_sched.h). */
+#include "engines/stn_gpu_sched.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_ARRAYS 64 /* src[] + dst[] slots a program may have here */
+
+typedef struct run_ctx {
+    const stn_gpu_plan *p;
+    const stn_program_desc *d;
+    const int64_t *size;
+    const double *params;
+    void **host, **other;
+    const stn_gpu_dev_ops *ops;
+    void **bufs; /* slot st's arrays: bufs[st * (nsrc + ndst) + i] */
+    stn_gpu_counts *c;
+} run_ctx;
+
+static char *at(void *base, int64_t plane, int64_t plane_bytes) { return (char *)base + plane * plane_bytes; }
+
+/* The view of a window of planes [w0, ...) of the whole grid. */
+static stn_view window_view(const run_ctx *r, int64_t w0, int64_t w1) {
+    const int64_t *n = r->size;
+    stn_view v = {n[0], n[1], n[2], n[0], n[0] * n[1], 0, 0, 0};
+    if (r->p->axis == 2)
+        v.z0 = w0;
+    else
+        v.y0 = w0, v.sz = n[0] * (w1 - w0);
+    return v;
+}
+
+/* Step t of a window [w0, w1) of a sweep: the kernels on what is still exact, the levels rotated. */
+static int window_step(const run_ctx *r, const stn_view *v, int64_t w0, int64_t w1, int64_t t,
+                       const void **src, void **dst, int st) {
+    const stn_gpu_plan *p = r->p;
+    const stn_program_desc *d = r->d;
+    const int a = p->axis;
+    const int64_t v0 = w0 == 0 ? 0 : w0 + t * p->rlo, v1 = w1 == p->n ? p->n : w1 - t * p->rhi;
+    stn_box box, whole;
+    for (int e = 0; e < 3; e++) {
+        box.lo[e] = d->halo_lo[e], box.hi[e] = r->size[e] - d->halo_hi[e];
+        whole.lo[e] = 0, whole.hi[e] = r->size[e];
+    }
+    box.lo[a] = v0 > p->L ? v0 : p->L, box.hi[a] = v1 < p->H ? v1 : p->H;
+    whole.lo[a] = v0, whole.hi[a] = v1;
+    int rc = 0;
+    if (box.hi[a] > box.lo[a])
+        rc = r->ops->step(r->ops->ctx, r->params, v, src, dst, &box, st);
+    for (int f = 0; f < d->nfields && !rc; f++)
+        if (d->fields[f].kind == STN_FIELD_STATE)
+            rc = r->ops->boundary(r->ops->ctx, f, v, src[d->fields[f].src_slot], dst[d->fields[f].dst_slot],
+                                  &whole, st);
+    for (int f = 0; f < d->nfields; f++) {
+        const stn_field_desc *fd = &d->fields[f];
+        if (fd->kind != STN_FIELD_STATE)
+            continue;
+        void *old = (void *)src[fd->prev_slot >= 0 ? fd->prev_slot : fd->src_slot];
+        if (fd->prev_slot >= 0)
+            src[fd->prev_slot] = src[fd->src_slot];
+        src[fd->src_slot] = dst[fd->dst_slot];
+        dst[fd->dst_slot] = old;
+    }
+    r->c->planes_computed += (uint64_t)(v1 - v0);
+    return rc;
+}
+
+/* Block k of a sweep of T steps on stream (and slot) st: up, T steps, down into the other copy. */
+static int run_block(const run_ctx *r, int64_t k, int64_t T, int st) {
+    const stn_gpu_plan *p = r->p;
+    const stn_program_desc *d = r->d;
+    const int64_t pb = p->plane_bytes;
+    int64_t w0, w1;
+    stn_gpu_window(p, k, T, &w0, &w1);
+    int64_t z0, z1;
+    stn_gpu_block(p, k, &z0, &z1);
+    void **buf = r->bufs + (size_t)st * (size_t)(d->nsrc + d->ndst);
+    const void *src[MAX_ARRAYS];
+    void *dst[MAX_ARRAYS];
+    int rc = 0;
+    for (int s = 0; s < d->nsrc && !rc; s++) {
+        src[s] = buf[s];
+        rc = r->ops->up(r->ops->ctx, buf[s], at(r->host[s], w0, pb), (uint64_t)((w1 - w0) * pb), st);
+        r->c->h2d_bytes += (uint64_t)((w1 - w0) * pb);
+    }
+    for (int s = 0; s < d->ndst; s++)
+        dst[s] = buf[d->nsrc + s];
+    const stn_view v = window_view(r, w0, w1);
+    for (int64_t t = 1; t <= T && !rc; t++)
+        rc = window_step(r, &v, w0, w1, t, src, dst, st);
+    for (int f = 0; f < d->nfields && !rc; f++) {
+        const stn_field_desc *fd = &d->fields[f];
+        for (int l = 0; l < (fd->kind == STN_FIELD_STATE ? fd->levels : 0) && !rc; l++) {
+            const int s = l ? fd->prev_slot : fd->src_slot;
+            rc = r->ops->down(r->ops->ctx, at(r->other[s], z0, pb), at((void *)src[s], z0 - w0, pb),
+                              (uint64_t)((z1 - z0) * pb), st);
+            r->c->d2h_bytes += (uint64_t)((z1 - z0) * pb);
+        }
+    }
+    return rc;
+}
+
+int stn_gpu_run(const stn_gpu_plan *p, const stn_program_desc *d, const int64_t size[3], const double *params,
+                void **host, void **other, const stn_gpu_dev_ops *ops, stn_gpu_counts *c) {
+    memset(c, 0, sizeof *c);
+    if (d->nalong > 0 || d->nsrc + d->ndst > MAX_ARRAYS)
+        return stn_error(-ENOTSUP,
+                         "--mode gpu: inputs along an axis, or more than %d arrays, are not carried yet",
+                         MAX_ARRAYS);
+    const int slots = p->nblocks <= 1 ? 1 : p->streams, narr = d->nsrc + d->ndst;
+    void **bufs = calloc((size_t)(slots * narr), sizeof *bufs);
+    if (!bufs)
+        return stn_error(-ENOMEM, "--mode gpu: no memory for %d device buffers", slots * narr);
+    run_ctx r = {p, d, size, params, host, other, ops, bufs, c};
+    int rc = 0;
+    for (int i = 0; i < slots * narr && !rc; i++)
+        rc = ops->alloc(ops->ctx, &bufs[i], (uint64_t)(p->window_max * p->plane_bytes));
+    for (int64_t s = 0; s < p->nsweeps && !rc; s++) {
+        const int64_t T = s + 1 < p->nsweeps ? p->bt : p->steps - s * p->bt;
+        for (int64_t k = 0; k < p->nblocks && !rc; k++)
+            rc = run_block(&r, k, T, (int)(k % slots));
+        for (int st = 0; st < slots && !rc; st++)
+            rc = ops->sync(ops->ctx, st);
+        for (int f = 0; f < d->nfields; f++) { /* the other copy is the grid now */
+            const stn_field_desc *fd = &d->fields[f];
+            for (int l = 0; l < (fd->kind == STN_FIELD_STATE ? fd->levels : 0); l++) {
+                const int slot = l ? fd->prev_slot : fd->src_slot;
+                void *t = host[slot];
+                host[slot] = other[slot], other[slot] = t;
+            }
+        }
+    }
+    for (int i = 0; i < slots * narr; i++)
+        if (bufs[i])
+            ops->release(ops->ctx, bufs[i]);
+    free(bufs);
+    return rc;
+}

@@ -1,0 +1,41 @@
+/*
+ * stn_gpu_sched.h -- the schedule of --mode gpu / gpu-ooc (gpu_sched.c, docs/design/024-gpu-tier.md §2):
+ * a plan's sweeps run block by block through a device's memory, over a table of device operations.
+ * The CUDA table (cudaMemcpyAsync on `streams` streams, the generated NAME_cuda_* kernels) is not
+ * built yet; runtime/tests/test_gpu_sched.c runs the schedule over a table on the host (memcpy, the
+ * C kernels), which checks the windows, the steps, the boundaries and the rotations against an
+ * in-core run, bit for bit, and the bytes moved against the plan's.
+ */
+#ifndef STN_GPU_SCHED_H
+#define STN_GPU_SCHED_H
+
+#include "plan/stn_gpu.h"
+
+/* The device: memory, copies and kernels, each ordered on `stream` (0 .. plan streams - 1). */
+typedef struct stn_gpu_dev_ops {
+    void *ctx;
+    int (*alloc)(void *ctx, void **ptr, uint64_t bytes);
+    void (*release)(void *ctx, void *ptr);
+    int (*up)(void *ctx, void *dev, const void *host, uint64_t bytes, int stream);
+    int (*down)(void *ctx, void *host, const void *dev, uint64_t bytes, int stream);
+    int (*step)(void *ctx, const double *params, const stn_view *v, const void *const *src, void *const *dst,
+                const stn_box *box, int stream);
+    int (*boundary)(void *ctx, int field, const stn_view *v, const void *cur, void *next, const stn_box *box,
+                    int stream);
+    int (*sync)(void *ctx, int stream); /* wait for everything queued on `stream` */
+} stn_gpu_dev_ops;
+
+/* What the schedule moved and computed: compare with the plan's predictions. */
+typedef struct stn_gpu_counts {
+    uint64_t h2d_bytes, d2h_bytes, planes_computed;
+} stn_gpu_counts;
+
+/* Runs plan `p` of program `d` on the grid `size`: host[s] (s < d->nsrc, dense arrays, the kernel's
+ * src[] slots) holds the grid; other[s] is the second copy of each state level's slot (NULL for
+ * inputs).  On return host[] holds the final levels (the pointers of host[] and other[] swapped
+ * as the sweeps alternate).  The inputs along an axis are not carried yet (d->nalong must be 0).
+ * Returns 0 or a negative errno (stn_errmsg says why); `c` counts what moved. */
+int stn_gpu_run(const stn_gpu_plan *p, const stn_program_desc *d, const int64_t size[3], const double *params,
+                void **host, void **other, const stn_gpu_dev_ops *ops, stn_gpu_counts *c);
+
+#endif /* STN_GPU_SCHED_H */

@@ -1,0 +1,87 @@
+/*
+ * stn_gpu.h -- the GPU tier's plan (gpu_plan.c): how a grid in host memory streams through a
+ * GPU's memory in blocks advanced bt steps each (temporal blocking across PCIe, HHRT), and the
+ * exact bytes the schedule moves.  Pure functions of the program, the grid and the budget: no
+ * device, no engine, no allocation.  Private to the runtime; docs/design/024-gpu-tier.md is the
+ * long form.
+ *
+ * The schedule.  The grid is cut along its slowest axis (z in 3d, y in 2d: the "planes", each
+ * plane_bytes of one array) into nblocks blocks of bz planes (the last the rest: fewer, or up to
+ * 2 max(halo) - 1 more, so that no block is thinner than twice the boundary layer); the boundary
+ * planes belong to the first and the last block.  A sweep advances every block T = bt steps (the
+ * last sweep the steps left): for block [z0, z1) it uploads, of every array the step reads (the
+ * kernel's src[]: each state field's level(s) and every input), the planes
+ * [max(0, z0 - T rlo), min(n, z1 + T rhi)) -- the block and the cone its T steps read --, runs
+ * step s = 1..T on what is still exact after s steps (the window less s rlo below and s rhi
+ * above, except at the grid's faces), then downloads the block's own planes of every level of
+ * every state field into the host's other copy of the grid (the host keeps two: the sweep reads
+ * one and writes the other).  With one block no halo is needed: the whole grid goes up once, all
+ * the steps run in one sweep (--mode gpu, in core), and it comes down once.  Inputs along an axis
+ * go up once per run.
+ *
+ * Device memory: `streams` slots, each the window of every src[] and dst[] array (the steps
+ * rotate them on the device), and the inputs along an axis once.  Pinned host memory: `streams`
+ * staging slots, each a window of every src[] array (up) and a block of every state level (down).
+ */
+#ifndef STN_GPU_H
+#define STN_GPU_H
+
+#include "stn_rt.h"
+
+#include <stdint.h>
+
+/* What a GPU plan is asked for.  bz, bt: 0 chooses them (the fastest plan the model predicts
+ * within gpu_mem); given, they are taken as they are (checked against the budget). */
+typedef struct stn_gpu_request {
+    const stn_program_desc *d;
+    int64_t size[3]; /* nx, ny, nz (nz = 1 in 2d) */
+    int64_t steps;
+    uint64_t gpu_mem; /* the device memory the plan may use (--gpu-mem) */
+    int streams;      /* CUDA streams (and staging slots) in flight; <= 0: 3 */
+    int64_t bz, bt;   /* planes per block, steps per sweep; 0: choose */
+    double h2d_bps;   /* host-to-device bytes/s the model assumes (<= 0: 25e9) */
+    double d2h_bps;   /* device-to-host bytes/s (<= 0: 25e9) */
+    double dev_bps;   /* the device's memory bytes/s for the kernels (<= 0: 2e12) */
+} stn_gpu_request;
+
+typedef struct stn_gpu_plan {
+    int axis;            /* the streamed axis: 2 (z) in 3d, 1 (y) in 2d */
+    int64_t n;           /* its extent, boundary planes included */
+    int64_t rlo, rhi;    /* how far one step reads along it (the reach) */
+    int64_t L, H;        /* its interior [L, H) */
+    int64_t plane_bytes; /* one plane of one array: nx (x ny in 3d) elements */
+    int64_t bz, nblocks; /* planes per block, blocks */
+    int64_t bt, steps, nsweeps;
+    int streams;
+    int in_arrays;         /* arrays uploaded per block: the kernel's src[] (nsrc) */
+    int out_arrays;        /* arrays downloaded per block: every level of every state field */
+    int dev_arrays;        /* arrays a device slot holds: nsrc + ndst */
+    int64_t window_max;    /* the most planes a block's window has (bz + bt (rlo + rhi), clipped) */
+    uint64_t along_bytes;  /* the inputs along an axis, uploaded once */
+    uint64_t dev_bytes;    /* device memory: streams x dev_arrays x window_max planes, + along_bytes */
+    uint64_t pinned_bytes; /* pinned staging: streams x (in_arrays x window_max + out_arrays x widest block)
+                              planes */
+    uint64_t host_bytes;   /* the host's two copies of the grid's arrays */
+    uint64_t h2d_bytes;    /* host to device, the whole run: exact */
+    uint64_t d2h_bytes;    /* device to host, the whole run: exact */
+    uint64_t planes_computed; /* plane updates the device computes (all steps), redundant ones included */
+    double predicted_s;       /* the model's time: max(up, down, kernels), all overlapped */
+} stn_gpu_plan;
+
+/* Block k's own planes [*z0, *z1): bz each, the last one the rest (up to bz + 2 max(halo) - 1). */
+void stn_gpu_block(const stn_gpu_plan *p, int64_t k, int64_t *z0, int64_t *z1);
+
+/* The window block `k` of a sweep of `T` steps uploads: planes [*w0, *w1). */
+void stn_gpu_window(const stn_gpu_plan *p, int64_t k, int64_t T, int64_t *w0, int64_t *w1);
+
+/* Fill `p` for request q with its bz and bt (q->bz, q->bt > 0) and the predicted bytes; no budget
+ * check.  Returns 0, or -EINVAL (a request no plan answers: says why via stn_error). */
+int stn_gpu_make_plan(const stn_gpu_request *q, int64_t bz, int64_t bt, stn_gpu_plan *p);
+
+/* The plan for request q: bz and bt as given, or chosen (the least predicted time within
+ * gpu_mem; ties: fewer bytes moved, then larger blocks).  Returns 0; -ENOMEM when no plan fits
+ * gpu_mem (the message names the budget and the smallest plan's need); -ENOTSUP for a field
+ * periodic along the streamed axis when the grid does not fit in one block; -EINVAL otherwise. */
+int stn_gpu_plan_for(const stn_gpu_request *q, stn_gpu_plan *p);
+
+#endif /* STN_GPU_H */
