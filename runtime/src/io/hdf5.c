@@ -36,6 +36,10 @@ uint64_t stn_h5_bytes(const stn_program_desc *d, const stn_opts *o, int64_t done
     return total;
 }
 
+double stn_h5_bytes_per_step(const stn_program_desc *d, const stn_opts *o) {
+    return o->save_to && o->steps > 0 ? (double)stn_h5_bytes(d, o, o->steps) / (double)o->steps : 0;
+}
+
 #ifdef STN_HAVE_HDF5
 #include <hdf5.h>
 #include <hdf5_hl.h>

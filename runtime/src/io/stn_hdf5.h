@@ -54,6 +54,9 @@ int stn_h5_put(stn_h5 *h, int f, int64_t k, const stn_view *v, const void *data,
 int stn_h5_record(stn_h5 *h, const char *name, const void *data, int64_t steps, int64_t n, stn_stats *st);
 /* The data bytes of the snapshots of steps [0, done] of every saved field: what stn_h5_put counts. */
 uint64_t stn_h5_bytes(const stn_program_desc *d, const stn_opts *o, int64_t done);
+/* The snapshots' data bytes of a run of o->steps steps over its steps (0 without --save-to): the rate the
+ * time model writes them at (plan/ooc_model.c). */
+double stn_h5_bytes_per_step(const stn_program_desc *d, const stn_opts *o);
 /* After `done` steps: each time axis cut to the snapshots of steps [0, done], the attributes, complete = 1,
  * the file closed, synced and renamed into place; the writer freed (also on failure). */
 int stn_h5_commit(stn_h5 *h, int64_t done);

@@ -182,6 +182,7 @@ typedef struct stn_time_pred {
     uint64_t request;    /* the size of a block's requests */
     double exchange;     /* MPI: the ghosts' exchanges between sweeps, their file IO and messages */
     double messages;     /* of which the messages (bytes over the bandwidth, a latency each) */
+    double snap;         /* the snapshots' writes (--save-to), the device busy: part of the sweeps' time */
 } stn_time_pred;
 
 /* A re-plan between two sweeps (out of core, ooc_refine.c). */
