@@ -156,6 +156,8 @@ int stn_outputs_commit(stn_run *r, stn_result *res, const stn_ooc_result *plan, 
     double t0 = stn_now();
     int n = 2 * r->d->nfields + r->d->nrecords;
     int rc = sync_outputs(r, res);
+    if (rc == 0) /* (one process: program/h5files.c) */
+        rc = stn_h5files_write(r, &res->st);
     stn_stats_add_time(&res->st, STN_PHASE_WRITE, t0);
     if (stn_outputs_any(r))
         res->export_seconds += stn_now() - t0;
@@ -166,7 +168,7 @@ int stn_outputs_commit(stn_run *r, stn_result *res, const stn_ooc_result *plan, 
     if (rc == 0 && report->tmp) /* the report, complete and synced before any output is renamed */
         rc = stn_report_fill(r, res, plan, report);
     for (int s = 0; rc == 0 && s < n; s++) /* (only a failing rename, after the others, can leave some) */
-        if (r->writers[s]) {
+        if (r->writers[s] && !stn_h5files_owns(r, s)) { /* (an HDF5 dataset's .npy: removed by the abort) */
             rc = stn_npy_writer_commit(r->writers[s]);
             r->writers[s] = NULL;
         }
@@ -174,6 +176,8 @@ int stn_outputs_commit(stn_run *r, stn_result *res, const stn_ooc_result *plan, 
         rc = stn_h5_commit(r->snap, r->o->steps);
         r->snap = NULL;
     }
+    if (rc == 0)
+        rc = stn_h5files_commit(r);
     if (rc == 0 && report->tmp && (rc = stn_afile_commit(report)) != 0)
         rc = stn_error(rc, "cannot write the report: %s", stn_errmsg());
     return rc;
