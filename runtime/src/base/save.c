@@ -151,6 +151,12 @@ static int save_to_files(const stn_program_desc *d, const stn_opts *o) {
 }
 
 int stn_save_check(const stn_program_desc *d, stn_opts *o, int nranks) {
+    int defaults = o->save_to && !o->nsaves; /* the .stn's saves, unless the command line has its own */
+    for (int k = 0; defaults && k < d->ndefault_saves; k++) {
+        int rc = stn_save_parse(d, d->default_saves[k], o);
+        if (rc)
+            return stn_error(rc, "the .stn's save statement: %s", stn_errmsg());
+    }
     int f = 0;
     while (f < d->nfields && !o->save[f].every)
         f++;
