@@ -23,6 +23,9 @@ typedef struct stn_h5 stn_h5;
  * gathers at a time (stn_mem_snap_piece of the budget).  0 or -errno, the message
  * naming the file and the cause. */
 int stn_h5_open(const stn_program_desc *d, const stn_opts *o, uint64_t piece, stn_h5 **h);
+/* MPI, every rank but 0: a handle without a file, for stn_h5_wants (the engine sends its cells of each
+ * saved step to rank 0, which puts them: engines/engine.c); flush does nothing, put is not called. */
+int stn_h5_open_remote(const stn_program_desc *d, const stn_opts *o, stn_h5 **h);
 /* With --resume (o->resume), the open adopts the temporary a killed run of the same options left beside the
  * file (its attribute "run" says which run it is of) and goes on writing it; stn_h5_resumed says whether
  * it did (else the file is new). */

@@ -84,7 +84,8 @@ int stn_outputs_open(stn_run *r, stn_afile *report) {
     }
     if (rc == 0 &&
         r->o->save_to) /* the snapshot file's temporary, its datasets made (one rank: base/save.c) */
-        rc = stn_h5_open(r->d, r->o, stn_mem_snap_piece(r->mem_budget), &r->snap);
+        rc = stn_par_rank() > 0 ? stn_h5_open_remote(r->d, r->o, &r->snap) /* (rank 0 writes it) */
+                                : stn_h5_open(r->d, r->o, stn_mem_snap_piece(r->mem_budget), &r->snap);
     /* the report's temporary, empty until the run is over (rank 0 writes it) */
     if (rc == 0 && r->o->report && stn_par_rank() == 0 && stn_afile_open(report, r->o->report, 0) != 0)
         rc = stn_error(-EINVAL, "--report %s: %s", r->o->report, stn_errmsg());
@@ -137,7 +138,7 @@ static int sync_outputs(stn_run *r, stn_result *res) {
     for (int s = 0; rc == 0 && s < n; s++)
         if (r->writers[s])
             rc = stn_npy_writer_finish(r->writers[s]);
-    for (int k = 0; rc == 0 && r->snap && k < r->d->nrecords; k++) /* the records beside the snapshots */
+    for (int k = 0; rc == 0 && r->snap && stn_par_rank() == 0 && k < r->d->nrecords; k++) /* (rank 0's) */
         rc = stn_h5_record(r->snap, r->d->records[k].name, r->rec[k], r->o->steps,
                            r->inputs.npts ? r->inputs.npts[r->d->records[k].points] : 0, &res->st);
     if (stn_par_size() > 1 && stn_par_any(rc) && rc == 0)
