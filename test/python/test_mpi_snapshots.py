@@ -61,7 +61,7 @@ def _datasets(path) -> dict[str, np.ndarray]:
 def test_the_ranks_file_is_one_process_file(mpi_exe, tmp_path, name, size, mode):
     exe = mpi_exe(name)
     state = "u"
-    for every, start, stride in ((1, 0, 1), (3, 1, 2), (7, 0, 3)):
+    for every, start, stride in ((1, 0, 1), (1, 0, 2), (3, 0, 1), (3, 1, 2), (7, 1, 1), (7, 0, 3)):
         save = ["--save", f"{state}:every={every}:from={start}:stride={stride}"]
         files = {}
         for P in (1, 2, 3):
