@@ -48,6 +48,7 @@ decl
     | name=ID PRIME ASSIGN expr SEMI                                   # updateDecl
     | BOUNDARY (field=ID)? kind=ID (axes+=ID)* SEMI                    # boundaryDecl
     | INIT name=ID (DOT suffix=ID)? ASSIGN expr SEMI                   # initDecl
+    | SAVE field=ID (keys+=ID number)* SEMI                            # saveDecl
     ;
 
 // `{1, 2, 3}` or nested `{{1, 2}, {3, 4}}`; a trailing comma is allowed.
@@ -121,6 +122,7 @@ TABLE    : 'table';
 LET      : 'let';
 BOUNDARY : 'boundary';
 INIT     : 'init';
+SAVE     : 'save';
 SUM      : 'sum';
 IN       : 'in';
 

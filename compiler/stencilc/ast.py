@@ -248,8 +248,20 @@ class InitDecl:
     loc: Loc  # the name
 
 
+@dataclass(frozen=True)
+class SaveDecl:
+    """``save u every 10 [from A] [to B] [stride S];``: the snapshots a run with --save-to takes by default.
+    Each key once, in any order; ``every`` required (the builder and sema check)."""
+
+    field: str
+    keys: tuple[tuple[str, int], ...]  # (key, value) in source order
+    loc: Loc  # the field's name
+    key_locs: tuple[Loc, ...]  # each key's word
+    value_locs: tuple[Loc, ...]  # each value
+
+
 Decl = Union[GridDecl, ParamDecl, StateDecl, InputDecl, SeriesDecl, PointsDecl, InjectDecl, RecordDecl, TableDecl,
-             LetDecl, UpdateDecl, BoundaryDecl, InitDecl]
+             LetDecl, UpdateDecl, BoundaryDecl, InitDecl, SaveDecl]
 
 
 @dataclass(frozen=True)
@@ -404,6 +416,8 @@ def _fmt(node: object, depth: int, out: list[str]) -> None:
         head = "BoundaryDecl " + (f"field={node.field} " if node.field is not None else "") + f"kind={node.kind}"
     elif isinstance(node, InitDecl):
         head, kids = f"InitDecl {node.name}" + (".prev" if node.prev else ""), [node.value]
+    elif isinstance(node, SaveDecl):
+        head = f"SaveDecl {node.field}" + "".join(f" {k}={v}" for k, v in node.keys)
     elif isinstance(node, Stencil):
         head, kids = f"Stencil {node.name}", list(node.decls)
     if head is None:

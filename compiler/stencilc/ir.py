@@ -252,6 +252,22 @@ class Record:
 
 
 @dataclass
+class Save:
+    """``save field every K [from A] [to B] [stride S]``: a run's default snapshots (``to`` None: the last step)."""
+
+    field: str
+    every: int
+    start: int = 0
+    to: int | None = None
+    stride: int = 1
+
+    def spec(self) -> str:
+        """As the runtime's ``--save`` takes it: ``u:every=10:from=0[:to=B]:stride=1``."""
+        to = f":to={self.to}" if self.to is not None else ""
+        return f"{self.field}:every={self.every}:from={self.start}{to}:stride={self.stride}"
+
+
+@dataclass
 class Facts:
     """Derived, never declared.  See docs/out-of-core.md for kr/kw."""
 
@@ -283,6 +299,7 @@ class Program:
     points: list[str] = field(default_factory=list)  # declaration order
     injects: list[Inject] = field(default_factory=list)  # source order
     records: list[Record] = field(default_factory=list)  # source order
+    saves: list[Save] = field(default_factory=list)  # source order: the default snapshots
 
     # -- lookups
     def field(self, name: str) -> Field:
@@ -634,6 +651,9 @@ def format_program(p: Program) -> str:
         out.append(f"inject {x.field} at {x.points} += {format_expr(x.value, p.ndim)}")
     for x in p.records:
         out.append(f"record {x.name} = {format_expr(x.value, p.ndim)} at {x.points}")
+    for s in p.saves:
+        out.append(f"save {s.field} every {s.every} from {s.start}" + (f" to {s.to}" if s.to is not None else "")
+                   + f" stride {s.stride}")
     out.append("facts:")
     for d in range(p.ndim):
         out.append(f"  halo {_AXES[d]}: -{f.halo_lo[d]} +{f.halo_hi[d]}")

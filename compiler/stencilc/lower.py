@@ -186,6 +186,7 @@ def lower(c: Checked) -> ir.Program:
         series=list(c.series), points=list(c.points),
         injects=[ir.Inject(d.field, d.points, low.expr(d.value, {})) for d in c.injects],
         records=[ir.Record(d.name, d.points, low.expr(d.value, {})) for d in c.records],
+        saves=[_save(d) for d in c.saves],
     )
     program.facts = program.derive_facts()
     program.validate()
@@ -213,3 +214,9 @@ def _wrapped_reach(c: Checked, program: ir.Program) -> None:
                           (info.periodic_decl or info.update).loc)
                 rep.check()
     rep.check()
+
+
+def _save(d: ast.SaveDecl) -> ir.Save:
+    """A checked ``save`` statement as the IR's (sema: each key once, every given)."""
+    keys = dict(d.keys)
+    return ir.Save(d.field, keys["every"], keys.get("from", 0), keys.get("to"), keys.get("stride", 1))

@@ -206,6 +206,10 @@ typedef struct stn_program_desc {
     /* The step with the injects into fields read primed (see stn_step_pts_fn): the runtime calls
      * it instead of `step`; NULL when there are none. */
     stn_step_pts_fn step_pts;
+    /* The .stn's `save` statements as --save specs ("u:every=10:from=0:stride=1"): the snapshots a run
+     * with --save-to takes when its command line has no --save (base/save.c); 0: none. */
+    int ndefault_saves;
+    const char *const *default_saves;
 } stn_program_desc;
 
 /* The dimensions of the grid the user gives: --size values, .npy axes, point coordinates. */

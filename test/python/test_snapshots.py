@@ -399,3 +399,34 @@ def test_the_plan_line_predicts_the_snapshot_bytes(compile_example, run_program,
     predicted = plan.split("predicted: ")[1].split(",")[:2]  # ['2.00 MiB read', ' 12.00 MiB written']
     assert f"read {predicted[0].split(' read')[0]}" in done and f"written {predicted[1].split(' written')[0].strip()} " \
         f"(as predicted)" in done, (plan, done)
+
+
+def test_the_time_model_weighs_the_snapshot_writes(compile_example, run_program, tmp_path):
+    """Out of core, the predicted seconds include the snapshots' writes (time_model.snapshots: their bytes on
+    the device's write curve, beside the sweeps' IO): on a run whose snapshots are most of its writes (every
+    step of a 64^3 grid: 17 x 2 MiB against 2 MiB of scratch files), they grow the prediction."""
+    exe, reps = compile_example("heat3d"), []
+    for save in ([], ["--save", "u:every=1", "--save-to", tmp_path / "s.h5"]):
+        rep = tmp_path / f"t{len(save)}.json"
+        rc, _, err = run_program(exe, ["--size", "64,64,64", "--steps", "16", "--quiet", "--mode", "ooc", "--dir",
+                                       tmp_path, "--block", "64,8,8", *save, "--report", rep])
+        assert rc == 0, err
+        reps.append(load_report(rep))
+    none, snap = reps
+    assert none["time_model"]["snapshots"] == 0
+    assert snap["predicted_bytes_written"] - none["predicted_bytes_written"] == 17 * 64 ** 3 * 8
+    tm = snap["time_model"]
+    s, snap_bytes = tm["snapshots"], 17 * 64 ** 3 * 8
+    # their bytes at no more than the write curve's best bandwidth ("REQ@DEPTH:BW ..." points)
+    best = max(_bandwidth(p.split(":")[1]) for p in tm["write"].split())
+    assert s >= snap_bytes / best * 0.99, (s, tm["write"])  # (the report rounds the curves to 3 digits)
+    # the device's time is a floor of a sweep's (the kernels overlap it, never shorten it): the snapshots
+    # are in the prediction, and they are more than twice the device time of the run without them
+    assert snap["predicted_seconds"] >= tm["io"] + s, (snap["predicted_seconds"], tm)
+    assert s > 2 * (none["time_model"]["io"] + none["time_model"]["fill"]), (s, none["time_model"])
+
+
+def _bandwidth(text: str) -> float:
+    """'438M' -> 438 * 2**20 (the curves' units, docs/machines.md)."""
+    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+    return float(text[:-1]) * units[text[-1]] if text[-1] in units else float(text)

@@ -152,7 +152,7 @@ def build_layout(program: ir.Program, tuned: Tuned | None = None) -> KernelLayou
         tile_bytes=TILE_BYTES, runtime_dir=str(runtime_dir()),
         cflags=" ".join([DEFAULT_CFLAGS, *hdf5_flags()[0]]), libs=tuple(LIBS), tuned=tuned,
         stages=stages, series=tuple(program.series), step_values=tuple(step_values), points=tuple(program.points),
-        injects=injects, records=records, alongs=alongs,
+        injects=injects, records=records, alongs=alongs, saves=tuple(s.spec() for s in program.saves),
         coord_axes=tuple(sorted({n.axis for e in program.kernel_exprs() for n in ir.walk(e)
                                  if isinstance(n, ir.Coord) and n.axis > 0})),
     )

@@ -101,6 +101,7 @@ class KernelLayout:
     injects: tuple[PointOp, ...] = ()  # in source order
     records: tuple[PointOp, ...] = ()  # in source order
     alongs: tuple[AlongDesc, ...] = ()  # inputs along one axis, after the grid slots
+    saves: tuple[str, ...] = ()  # the .stn's `save` statements as --save specs (the runtime's defaults)
     dims: int = 0  # the grid as written: 1 for a 1d grid, run as a 2d grid of one row (ndim 2); 0: ndim
     coord_axes: tuple[int, ...] = ()  # y (1), z (2): the coordinates of its row the kernels read (yc_, zc_)
 
@@ -166,7 +167,7 @@ class KernelLayout:
                            ("dst_slots", Slot), ("rows", RowPointer), ("out_rows", OutRow), ("lets", Let),
                            ("assigns", Assign), ("inits", Init), ("ir_lines", str), ("libs", str),
                            ("stages", Stage), ("series", str), ("step_values", StepValue), ("points", str),
-                           ("injects", PointOp), ("records", PointOp), ("alongs", AlongDesc)):
+                           ("injects", PointOp), ("records", PointOp), ("alongs", AlongDesc), ("saves", str)):
             _tuple_of(self, role, getattr(self, role), kind)
         if self.tuned is not None and not isinstance(self.tuned, Tuned):
             _fail(self, "tuned must be Tuned or None")

@@ -135,6 +135,15 @@ class _Builder(StencilVisitor):
         prev = self._prev_suffix(ctx.suffix)
         return ast.InitDecl(ctx.name.text, prev, self.visit(ctx.expr()), token_loc(ctx.name))
 
+    def visitSaveDecl(self, ctx: StencilParser.SaveDeclContext) -> ast.SaveDecl:
+        keys, klocs, vlocs = [], [], []
+        for word, num in zip(ctx.keys, ctx.number()):
+            value, vloc = self._int_literal(num, f"the value of '{word.text}'", f"'save {ctx.field.text} every 10;'")
+            keys.append((word.text, value))
+            klocs.append(token_loc(word))
+            vlocs.append(vloc)
+        return ast.SaveDecl(ctx.field.text, tuple(keys), token_loc(ctx.field), tuple(klocs), tuple(vlocs))
+
     # ------------------------------------------------------------ expressions
 
     def visitPrimaryExpr(self, ctx: StencilParser.PrimaryExprContext) -> ast.Expr:

@@ -54,9 +54,9 @@ from .generated.StencilParser import StencilParser as P
 # ---------------------------------------------------------------- token vocabulary
 
 KEYWORDS = frozenset({P.STENCIL, P.GRID, P.PARAM, P.STATE, P.INPUT, P.SERIES, P.POINTS, P.INJECT, P.RECORD, P.AT,
-                      P.ALONG, P.LEVELS, P.TABLE, P.LET, P.BOUNDARY, P.INIT, P.SUM, P.IN})
+                      P.ALONG, P.LEVELS, P.TABLE, P.LET, P.BOUNDARY, P.INIT, P.SUM, P.IN, P.SAVE})
 DECL_START = frozenset({P.GRID, P.PARAM, P.STATE, P.INPUT, P.SERIES, P.POINTS, P.INJECT, P.RECORD, P.TABLE, P.LET,
-                        P.BOUNDARY, P.INIT, P.ID})
+                        P.BOUNDARY, P.INIT, P.SAVE, P.ID})
 EXPR_START = frozenset({P.INT, P.FLOAT, P.ID, P.LPAREN, P.MINUS, P.PLUS, P.SUM, P.NOT})
 NUMBERS = frozenset({P.INT, P.FLOAT})
 BINOPS = frozenset({P.PLUS, P.MINUS, P.STAR, P.SLASH, P.CARET, P.LT, P.LE, P.GT, P.GE, P.EQ, P.NE, P.AND, P.OR,
@@ -83,6 +83,7 @@ _DECL_WHAT = {
     P.UpdateDeclContext: "update",
     P.BoundaryDeclContext: "boundary declaration",
     P.InitDeclContext: "init declaration",
+    P.SaveDeclContext: "save statement",
 }
 
 _HEADER = "a .stn file starts with 'stencil NAME {'"

@@ -37,6 +37,7 @@ class CheckerBase:
         self.points: dict[str, ast.PointsDecl] = {}
         self.injects: list[ast.InjectDecl] = []
         self.records: list[ast.RecordDecl] = []
+        self.saves: list[ast.SaveDecl] = []
         self.decl_of: dict[str, tuple[str, Loc]] = {}  # name -> (kind, loc)
         self.all_sum_vars: set[str] = set()
         self.used: set[str] = set()

@@ -5,7 +5,7 @@ Guarantees: ``check`` returns a ``Checked`` stencil or raises ``CompileError`` w
 error found (the package's docstring lists the rules).  The passes: every sum index is
 collected, then the grid and the declarations (pass 1; errors stop here, so that names are
 sound before expressions are checked); then every statement in source order -- lets,
-updates, inits, injects, records, boundaries -- and the defaults of the boundaries; then what
+updates, inits, injects, records, boundaries, saves -- and the defaults of the boundaries; then what
 spans the whole step; errors stop here; the warnings come last.
 """
 
@@ -18,10 +18,11 @@ from .declarations import DeclarationChecks
 from .expressions import ExpressionChecks
 from .model import Checked
 from .points import PointChecks
+from .saves import SaveChecks
 from .steps import StepChecks
 
 
-class _Checker(DeclarationChecks, ExpressionChecks, StepChecks, PointChecks, BoundaryChecks):
+class _Checker(DeclarationChecks, ExpressionChecks, StepChecks, PointChecks, BoundaryChecks, SaveChecks):
     def run(self) -> Checked:
         """Every pass, in order; the ``Checked`` stencil, or ``CompileError`` with every error found."""
         decls = self.tree.decls
@@ -37,7 +38,7 @@ class _Checker(DeclarationChecks, ExpressionChecks, StepChecks, PointChecks, Bou
             source=self.source, tree=self.tree, name=self.tree.name, ndim=self.ndim, dtype=self.dtype,
             params=self.params, fields=self.fields, tables=self.tables, lets=self.let_order,
             warnings=self.rep.warnings, series=list(self.series), points=list(self.points), injects=self.injects,
-            records=self.records,
+            records=self.records, saves=self.saves,
         )
 
     def _statements(self, decls) -> None:
@@ -55,6 +56,8 @@ class _Checker(DeclarationChecks, ExpressionChecks, StepChecks, PointChecks, Bou
                 self._record(d)
             elif isinstance(d, ast.BoundaryDecl):
                 self._boundary(d)
+            elif isinstance(d, ast.SaveDecl):
+                self._save(d)
         self._default_boundaries()
 
 

@@ -67,4 +67,5 @@ class Checked:
     points: list[str] = field(default_factory=list)  # declaration order
     injects: list[ast.InjectDecl] = field(default_factory=list)  # source order
     records: list[ast.RecordDecl] = field(default_factory=list)  # source order
+    saves: list[ast.SaveDecl] = field(default_factory=list)  # source order: the default snapshots
 

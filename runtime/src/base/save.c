@@ -151,6 +151,12 @@ static int save_to_files(const stn_program_desc *d, const stn_opts *o) {
 }
 
 int stn_save_check(const stn_program_desc *d, stn_opts *o, int nranks) {
+    int defaults = o->save_to && !o->nsaves; /* the .stn's saves, unless the command line has its own */
+    for (int k = 0; defaults && k < d->ndefault_saves; k++) {
+        int rc = stn_save_parse(d, d->default_saves[k], o);
+        if (rc)
+            return stn_error(rc, "the .stn's save statement: %s", stn_errmsg());
+    }
     int f = 0;
     while (f < d->nfields && !o->save[f].every)
         f++;
@@ -175,8 +181,12 @@ int stn_save_check(const stn_program_desc *d, stn_opts *o, int nranks) {
             "--save-to %s: --schedule alg2 keeps its levels in place, in the paper's layout, where "
             "no snapshot is read; use ref or alg1",
             o->save_to);
-    if (nranks > 1)
-        return stn_error(-ENOTSUP, "--save-to %s: snapshots of a run of %d MPI ranks are not written yet",
+    if (nranks > 1 && o->resume) /* (rank 0 alone writes the file: engines/engine.c) */
+        return stn_error(-ENOTSUP,
+                         "--save-to %s with --resume: a run of %d MPI ranks does not resume its snapshots",
+                         o->save_to, nranks);
+    if (nranks > 1 && stn_dims(d) == 1)
+        return stn_error(-ENOTSUP, "--save-to %s: a 1d grid's snapshots are not written by %d MPI ranks",
                          o->save_to, nranks);
     for (f = 0; f < d->nfields; f++) {
         stn_save *s = &o->save[f];

@@ -6,6 +6,8 @@
 #include "engines/stn_engine.h"
 
 #include "io/stn_hdf5.h"
+#include "mpi/stn_par.h"
+#include "mpi/stn_part.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -52,30 +54,101 @@ uint64_t stn_engine_snap_bytes(const stn_run *r) {
     return r->o->save_to ? snap_piece(r, &ax, &m) + (most < grid ? most : grid) : 0;
 }
 
+/* The part's own cells along axis a, local [lo, hi), the global index of local 0 and the whole grid's
+ * extent (no part: the grid). */
+static void own_cells(const stn_run *r, const stn_part *p, int a, int64_t *lo, int64_t *hi, int64_t *base,
+                      int64_t *n) {
+    const stn_cut *c = p ? &p->ax[a] : NULL;
+    *lo = c ? c->lo : 0, *hi = c ? c->hi : r->o->size[a], *base = c ? c->base : 0,
+    *n = c ? c->n : r->o->size[a];
+}
+
+/* A piece for rank 0 (MPI: rank 0 alone writes the file): its global box and bytes, then its cells. */
+typedef struct snap_msg {
+    int64_t lo[3], hi[3], bytes; /* bytes < 0: the sender's last piece of the field was sent */
+} snap_msg;
+
+/* A piece of field f (global box g, its cells in buf, x fastest) into the file, or sent to rank 0. */
+static int put_piece(stn_engine *e, int f, int64_t k, const int64_t n[3], const stn_box *g, char *buf) {
+    const stn_run *r = e->r;
+    int64_t sy = g->hi[0] - g->lo[0], sz = sy * (g->hi[1] - g->lo[1]), es = r->d->elem_size;
+    if (stn_par_rank() > 0) {
+        snap_msg m = {
+            {g->lo[0], g->lo[1], g->lo[2]}, {g->hi[0], g->hi[1], g->hi[2]}, sz * (g->hi[2] - g->lo[2]) * es};
+        int rc = stn_par_to_root(&m, sizeof m);
+        return rc ? rc : stn_par_to_root(buf, (size_t)m.bytes);
+    }
+    stn_view v = {n[0], n[1], n[2], sy, sz, g->lo[1], g->lo[2], 0};
+    /* (the view's x is global: the piece starts at cell lo[0] of its row) */
+    return stn_h5_put(r->snap, f, k, &v, buf - (size_t)g->lo[0] * (size_t)es, g, NULL, &e->res->st);
+}
+
+/* MPI, rank 0: every other rank's pieces of field f, in rank order, put into the file. */
+static int take_pieces(stn_engine *e, int f, int64_t k, const int64_t n[3]) {
+    int rc = 0;
+    char *buf = NULL;
+    for (int q = 1; q < stn_par_size(); q++)
+        for (;;) {
+            snap_msg m;
+            int rc2 = stn_par_from(q, &m, sizeof m);
+            if (rc2 || m.bytes < 0) {
+                rc = rc ? rc : rc2;
+                break;
+            }
+            char *nb = realloc(buf, (size_t)m.bytes + 1);
+            rc2 = nb ? stn_par_from(q, nb, (size_t)m.bytes) : stn_error(-ENOMEM, "out of memory");
+            buf = nb ? nb : buf;
+            if (rc2 == 0 && rc == 0) {
+                stn_box g = {{m.lo[0], m.lo[1], m.lo[2]}, {m.hi[0], m.hi[1], m.hi[2]}};
+                rc2 = put_piece(e, f, k, n, &g, buf);
+            }
+            rc = rc ? rc : rc2;
+        }
+    free(buf);
+    return rc;
+}
+
 /* Field f's level after step k, read through box piece by piece (snap_piece; along the axes above the
- * piece's, the kept indices alone) and put into the snapshot file. */
+ * piece's, the kept indices alone) and put into the snapshot file.  MPI: each rank reads its own cells
+ * (its part's [lo, hi) along each axis, the boundary layer with the edge parts) and sends them to rank 0,
+ * which puts its own, then every other rank's in turn. */
 static int put_field(stn_engine *e, int f, int64_t k, char *buf) {
     const stn_run *r = e->r;
-    const int64_t *n = r->o->size, S = r->o->save[f].stride;
+    const int64_t S = r->o->save[f].stride;
     int ax, rc = 0;
-    int64_t m, c[3];
+    int64_t m, c[3], lo[3], hi[3], base[3], n[3];
+    const stn_part *p = e->ops->part ? e->ops->part(e->state) : NULL;
     snap_piece(r, &ax, &m);
-    for (c[2] = 0; rc == 0 && c[2] < n[2]; c[2] += ax < 2 ? S : m)
-        for (c[1] = 0; rc == 0 && c[1] < n[1]; c[1] += ax < 1 ? S : ax == 1 ? m : n[1])
-            for (c[0] = 0; rc == 0 && c[0] < n[0]; c[0] += ax == 0 ? m : n[0]) {
+    for (int a = 0; a < 3; a++) {
+        own_cells(r, p, a, &lo[a], &hi[a], &base[a], &n[a]);
+        if (a > ax) /* (the first local index whose global index the stride keeps) */
+            lo[a] = stn_save_first(base[a] + lo[a], S) - base[a];
+    }
+    for (c[2] = lo[2]; rc == 0 && c[2] < hi[2]; c[2] += ax < 2 ? S : m)
+        for (c[1] = lo[1]; rc == 0 && c[1] < hi[1]; c[1] += ax < 1 ? S : ax == 1 ? m : hi[1])
+            for (c[0] = lo[0]; rc == 0 && c[0] < hi[0]; c[0] += ax == 0 ? m : hi[0]) {
                 stn_box_io b = {f, 0, 0, {c[0], c[1], c[2]}, {0, 0, 0}, {1, 0, 0}, buf};
                 for (int a = 0; a < 3; a++)
-                    b.hi[a] = a < ax ? n[a] : a == ax ? (c[a] + m < n[a] ? c[a] + m : n[a]) : c[a] + 1;
+                    b.hi[a] = a < ax ? hi[a] : a == ax ? (c[a] + m < hi[a] ? c[a] + m : hi[a]) : c[a] + 1;
                 for (int a = 0; a < 3; a++)
-                    b.lo[a] = a < ax ? 0 : b.lo[a];
+                    b.lo[a] = a < ax ? lo[a] : b.lo[a];
                 b.st[1] = b.hi[0] - b.lo[0], b.st[2] = b.st[1] * (b.hi[1] - b.lo[1]);
-                stn_view v = {n[0], n[1], n[2], b.st[1], b.st[2], b.lo[1], b.lo[2], 0};
+                stn_box g;
+                for (int a = 0; a < 3; a++)
+                    g.lo[a] = b.lo[a] + base[a], g.hi[a] = b.hi[a] + base[a];
                 rc = e->ops->box(e->state, &b);
-                if (rc == 0) /* (the view's x is global: the piece starts at cell lo[0] of its row) */
-                    rc = stn_h5_put(r->snap, f, k, &v, buf - (size_t)b.lo[0] * (size_t)r->d->elem_size,
-                                    &(stn_box){{b.lo[0], b.lo[1], b.lo[2]}, {b.hi[0], b.hi[1], b.hi[2]}},
-                                    NULL, &e->res->st);
+                if (rc == 0)
+                    rc = put_piece(e, f, k, n, &g, buf);
             }
+    if (p && stn_par_rank() > 0) { /* (the last piece said, also after a failure: rank 0 waits) */
+        snap_msg end = {{0, 0, 0}, {0, 0, 0}, -1};
+        int rc2 = stn_par_to_root(&end, sizeof end);
+        rc = rc ? rc : rc2;
+    }
+    if (p && stn_par_rank() == 0) {
+        int rc2 = take_pieces(e, f, k, n);
+        rc = rc ? rc : rc2;
+    }
     return rc;
 }
 

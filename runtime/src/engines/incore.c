@@ -693,11 +693,18 @@ int64_t stn_incore_steps_done(const void *state) {
 int stn_incore_box(void *state, const stn_box_io *b) {
     engine *e = state;
     double t0 = stn_now();
-    stn_engine_copy_box(&e->given->view, (size_t)e->d->elem_size, level_of(e, b->f, b->level), b);
+    /* (MPI: the part's local indices, as its arrays) */
+    const stn_view *v = e->part && !e->fold ? &e->r->view : &e->given->view;
+    stn_engine_copy_box(v, (size_t)e->d->elem_size, level_of(e, b->f, b->level), b);
     if (b->write)
         written(e, b->f, b->level);
     stn_stats_add_time(&e->res->st, STN_PHASE_COPY, t0);
     return 0;
+}
+
+const struct stn_part *stn_incore_part(const void *state) {
+    const engine *e = state;
+    return e->part && !e->fold ? e->part->part : NULL;
 }
 
 int stn_incore_account(void *state, stn_result *out) {

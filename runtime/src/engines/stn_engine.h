@@ -51,6 +51,9 @@ typedef struct stn_engine_ops {
      * as it computes each saved step; else stn_engine_advance stops at each saved step and puts the levels
      * it reads through box.  The levels at open are put through box either way. */
     int (*saves)(const void *state);
+    /* part (NULL, or NULL back: none): MPI, this rank's part of the grid (mpi/stn_part.h), whose local
+     * indices box then takes; engine.c puts the part's own cells of each snapshot through rank 0. */
+    const struct stn_part *(*part)(const void *state);
 } stn_engine_ops;
 
 /* The engines' tables (base/stn_engines.def names them). */

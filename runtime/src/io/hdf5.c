@@ -36,6 +36,10 @@ uint64_t stn_h5_bytes(const stn_program_desc *d, const stn_opts *o, int64_t done
     return total;
 }
 
+double stn_h5_bytes_per_step(const stn_program_desc *d, const stn_opts *o) {
+    return o->save_to && o->steps > 0 ? (double)stn_h5_bytes(d, o, o->steps) / (double)o->steps : 0;
+}
+
 #ifdef STN_HAVE_HDF5
 #include <hdf5.h>
 #include <hdf5_hl.h>
@@ -52,6 +56,7 @@ struct stn_h5 {
     char *stage; /* the kept cells of a piece of a put, gathered (at most `piece` bytes, or one cell) */
     int64_t piece;
     int resumed; /* the file is a killed run's, adopted by --resume */
+    int remote;  /* MPI, a rank but 0: no file; it says which steps are saved (its cells go to rank 0) */
     size_t stage_bytes;
 };
 
@@ -235,9 +240,24 @@ int stn_h5_open(const stn_program_desc *d, const stn_opts *o, uint64_t piece, st
     return 0;
 }
 
+int stn_h5_open_remote(const stn_program_desc *d, const stn_opts *o, stn_h5 **out) {
+    stn_h5 *h = calloc(1, sizeof *h);
+    if (!h || !(h->dset = calloc((size_t)d->nfields + 1, sizeof *h->dset))) {
+        free(h);
+        return stn_error(-ENOMEM, "out of memory");
+    }
+    h->d = d, h->o = o, h->file = -1, h->af.fd = -1, h->remote = 1;
+    for (int f = 0; f < d->nfields; f++)
+        h->dset[f] = -1;
+    *out = h;
+    return 0;
+}
+
 int stn_h5_resumed(const stn_h5 *h) { return h && h->resumed; }
 
 int stn_h5_flush(stn_h5 *h) {
+    if (h->remote)
+        return 0;
     if (H5Fflush(h->file, H5F_SCOPE_GLOBAL) < 0)
         return h5_fail(h, "flushing the snapshots of a committed sweep");
     if (fsync(h->af.fd) != 0)
@@ -247,7 +267,7 @@ int stn_h5_flush(stn_h5 *h) {
 }
 
 int stn_h5_wants(const stn_h5 *h, int f, int64_t k) {
-    return h && h->dset[f] >= 0 && stn_save_wants(&h->o->save[f], k);
+    return h && (h->remote ? h->o->save[f].every > 0 : h->dset[f] >= 0) && stn_save_wants(&h->o->save[f], k);
 }
 
 int stn_h5_wants_any(const stn_h5 *h, int64_t k) {
@@ -535,6 +555,9 @@ int stn_h5_open(const stn_program_desc *d, const stn_opts *o, uint64_t piece, st
     (void)d, (void)o, (void)piece;
     *h = NULL;
     return no_hdf5();
+}
+int stn_h5_open_remote(const stn_program_desc *d, const stn_opts *o, stn_h5 **h) {
+    return (void)d, (void)o, *h = NULL, no_hdf5();
 }
 int stn_h5_wants(const stn_h5 *h, int f, int64_t k) { return (void)h, (void)f, (void)k, 0; }
 int stn_h5_wants_any(const stn_h5 *h, int64_t k) { return (void)h, (void)k, 0; }

@@ -23,6 +23,9 @@ typedef struct stn_h5 stn_h5;
  * gathers at a time (stn_mem_snap_piece of the budget).  0 or -errno, the message
  * naming the file and the cause. */
 int stn_h5_open(const stn_program_desc *d, const stn_opts *o, uint64_t piece, stn_h5 **h);
+/* MPI, every rank but 0: a handle without a file, for stn_h5_wants (the engine sends its cells of each
+ * saved step to rank 0, which puts them: engines/engine.c); flush does nothing, put is not called. */
+int stn_h5_open_remote(const stn_program_desc *d, const stn_opts *o, stn_h5 **h);
 /* With --resume (o->resume), the open adopts the temporary a killed run of the same options left beside the
  * file (its attribute "run" says which run it is of) and goes on writing it; stn_h5_resumed says whether
  * it did (else the file is new). */
@@ -54,10 +57,46 @@ int stn_h5_put(stn_h5 *h, int f, int64_t k, const stn_view *v, const void *data,
 int stn_h5_record(stn_h5 *h, const char *name, const void *data, int64_t steps, int64_t n, stn_stats *st);
 /* The data bytes of the snapshots of steps [0, done] of every saved field: what stn_h5_put counts. */
 uint64_t stn_h5_bytes(const stn_program_desc *d, const stn_opts *o, int64_t done);
+/* The snapshots' data bytes of a run of o->steps steps over its steps (0 without --save-to): the rate the
+ * time model writes them at (plan/ooc_model.c). */
+double stn_h5_bytes_per_step(const stn_program_desc *d, const stn_opts *o);
 /* After `done` steps: each time axis cut to the snapshots of steps [0, done], the attributes, complete = 1,
  * the file closed, synced and renamed into place; the writer freed (also on failure). */
 int stn_h5_commit(stn_h5 *h, int64_t done);
 /* The temporary removed, the writer freed (NULL is fine). */
 void stn_h5_abort(stn_h5 *h);
+
+/* ------------------------------------------------------------------ h5data.c: datasets as --init and --out
+ */
+
+/* FILE.h5:/DSET or FILE.h5:/DSET[I] (FILE ending in .h5 or .hdf5; I an integer, < 0 from the end). */
+typedef struct stn_h5_ref {
+    char file[4096], dset[1024];
+    int has_index;
+    int64_t index;
+} stn_h5_ref;
+/* 1 and r filled when arg names an HDF5 dataset, 0 when it does not (a .npy), -EINVAL with the message
+ * when it does but is malformed (an index that is not an integer). */
+int stn_h5_ref_parse(const char *arg, stn_h5_ref *r);
+/* elem x the product of shape[0 .. ndim). */
+uint64_t stn_h5_ref_bytes(int ndim, const int64_t *shape, int elem);
+/* The dataset `arg` names (its snapshot I when indexed), of the grid's element type (descr) and shape
+ * (slowest first), read into a new .npy at npy_path (made whole, synced and renamed into place); the file
+ * is opened read-only.  Errors name arg, the file, the dataset and the cause (no such file or dataset, the
+ * type or shape, the index out of range).  The dataset's bytes read and the .npy's written count in st. */
+int stn_h5_extract(const char *arg, const char *descr, int ndim, const int64_t *shape, const char *npy_path,
+                   stn_stats *st);
+/* A new HDF5 file at path: a temporary beside it (stn_afile) until stn_h5_out_commit. */
+typedef struct stn_h5_out stn_h5_out;
+int stn_h5_out_open(const char *path, stn_h5_out **h);
+/* The whole .npy at npy_path (descr, shape) into a new contiguous dataset dset (intermediate groups made),
+ * its attribute "step"; the bytes read and written count in st. */
+int stn_h5_out_put(stn_h5_out *h, const char *dset, const char *npy_path, const char *descr, int ndim,
+                   const int64_t *shape, int64_t step, stn_stats *st);
+/* The root attribute complete = 1, the file closed and its temporary synced (before the report). */
+int stn_h5_out_finish(stn_h5_out *h);
+/* The temporary renamed into place, the directory synced; h freed (also on failure). */
+int stn_h5_out_commit(stn_h5_out *h);
+void stn_h5_out_abort(stn_h5_out *h); /* the temporary removed; h freed (NULL is fine) */
 
 #endif /* STN_HDF5_H */

@@ -213,3 +213,7 @@ int stn_par_wait(stn_par_req *q) {
 }
 
 #endif
+
+int stn_par_to_root(const void *buf, size_t n) { return stn_par_sendrecv(buf, n, 0, NULL, 0, -1); }
+
+int stn_par_from(int src, void *buf, size_t n) { return stn_par_sendrecv(NULL, 0, -1, buf, n, src); }

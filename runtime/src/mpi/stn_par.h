@@ -25,6 +25,10 @@ void stn_par_barrier(void);
 void stn_par_or_to_root(void *buf, size_t n);
 /* Send sn bytes to rank dest and receive rn bytes from rank src (-1: none) at once. */
 int stn_par_sendrecv(const void *sbuf, size_t sn, int dest, void *rbuf, size_t rn, int src);
+/* A message of n bytes sent to rank 0 (blocking), and one received from rank src: the pieces of the snapshots
+ * that rank 0 writes (engines/engine.c). */
+int stn_par_to_root(const void *buf, size_t n);
+int stn_par_from(int src, void *buf, size_t n);
 /* A send and a receive in flight (MPI_Isend, MPI_Irecv); opaque. */
 typedef struct stn_par_req {
     _Alignas(8) unsigned char h[64];

@@ -227,6 +227,12 @@ static void sweep_time(const stn_ooc_model *m, const stn_ooc_plan *p, int64_t s,
         n = seconds(&tm->dev->read, npy, req, 1);
         dev = io + n;
     }
+    /* the snapshots of the sweep's steps go to the device beside the scratch files' IO */
+    double snap =
+        seconds(&tm->dev->write, (uint64_t)(tm->snap_bytes_per_step * (double)stn_ooc_sweep_steps(p, s)),
+                tm->max_request, tm->depth);
+    dev += snap;
+    out->snap += times * snap;
     /* the strip copies are the threads' work between kernel calls, as slow as the memory */
     double copy = tm->copy_bytes_per_second > 0 ? (double)copied / tm->copy_bytes_per_second : 0;
     out->copy_bytes += (uint64_t)times * copied;

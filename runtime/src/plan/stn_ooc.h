@@ -200,6 +200,7 @@ typedef struct stn_time_model {
     uint64_t max_request;         /* its largest request */
     const stn_xchg_model *xm;     /* MPI: the ghosts' exchanges between sweeps (NULL: none) */
     int64_t ghost_bt;             /* their depth in steps (0: the plan's bt, as the tuner weighs plans) */
+    double snap_bytes_per_step;   /* --save-to: the snapshots' bytes written a step, on average (0: none) */
 } stn_time_model;
 
 /* Seconds, beside the exact bytes of stn_ooc_predict.  Per sweep: the device is busy for D
@@ -214,8 +215,10 @@ typedef struct stn_time_model {
  * (mixed_new for the sweeps that write into new scratch files, the first two), the rest on the read or write
  * curve (--init reads: depth 1); without a mixed curve, reads and writes one after the other.  Under MPI
  * (tm->xm) each exchange between sweeps adds its file IO (the device alone, paired reads and writes),
- * its message bytes over the network's bandwidth and a latency per message (stn_ooc_exchange).  Not
- * modelled: fdatasync, page-cache effects. */
+ * its message bytes over the network's bandwidth and a latency per message (stn_ooc_exchange).  The
+ * snapshots (tm->snap_bytes_per_step, --save-to) are written as the sweep computes its steps: a sweep of T
+ * steps writes T times that rate on the write curve at the largest request, which the device's D includes
+ * (out->snap: their seconds).  Not modelled: fdatasync, page-cache effects, libhdf5's gathering. */
 void stn_ooc_predict_time(const stn_ooc_model *m, const stn_ooc_plan *p, int64_t first_sweep,
                           const stn_time_model *tm, stn_time_pred *out);
 

@@ -13,6 +13,7 @@
 #define _GNU_SOURCE
 #endif
 #include "io/stn_gridio.h"
+#include "io/stn_hdf5.h"
 #include "plan/stn_ooc.h"
 #include "run/stn_run.h"
 
@@ -692,7 +693,8 @@ int stn_ooc_choose(const stn_run *r, const stn_ooc_model *m, size_t align, const
                              .depth = STN_AIO_DEFAULT_DEPTH,
                              .max_request = STN_AIO_DEFAULT_MAX_REQUEST,
                              .xm = xm.levels ? &xm : NULL,
-                             .ghost_bt = 0};
+                             .ghost_bt = 0,
+                             .snap_bytes_per_step = stn_h5_bytes_per_step(r->d, o)};
         /* a described machine's kernels are not this one's: without its cells_per_second, bytes */
         int timed = o->rank != STN_RANK_BYTES && (!r->hw.described || r->hw.cells_per_second > 0);
         pb.tm = out->cells_per_second > 0 && timed ? &tm : NULL;

@@ -84,7 +84,8 @@ int stn_outputs_open(stn_run *r, stn_afile *report) {
     }
     if (rc == 0 &&
         r->o->save_to) /* the snapshot file's temporary, its datasets made (one rank: base/save.c) */
-        rc = stn_h5_open(r->d, r->o, stn_mem_snap_piece(r->mem_budget), &r->snap);
+        rc = stn_par_rank() > 0 ? stn_h5_open_remote(r->d, r->o, &r->snap) /* (rank 0 writes it) */
+                                : stn_h5_open(r->d, r->o, stn_mem_snap_piece(r->mem_budget), &r->snap);
     /* the report's temporary, empty until the run is over (rank 0 writes it) */
     if (rc == 0 && r->o->report && stn_par_rank() == 0 && stn_afile_open(report, r->o->report, 0) != 0)
         rc = stn_error(-EINVAL, "--report %s: %s", r->o->report, stn_errmsg());
@@ -137,7 +138,7 @@ static int sync_outputs(stn_run *r, stn_result *res) {
     for (int s = 0; rc == 0 && s < n; s++)
         if (r->writers[s])
             rc = stn_npy_writer_finish(r->writers[s]);
-    for (int k = 0; rc == 0 && r->snap && k < r->d->nrecords; k++) /* the records beside the snapshots */
+    for (int k = 0; rc == 0 && r->snap && stn_par_rank() == 0 && k < r->d->nrecords; k++) /* (rank 0's) */
         rc = stn_h5_record(r->snap, r->d->records[k].name, r->rec[k], r->o->steps,
                            r->inputs.npts ? r->inputs.npts[r->d->records[k].points] : 0, &res->st);
     if (stn_par_size() > 1 && stn_par_any(rc) && rc == 0)
@@ -156,6 +157,8 @@ int stn_outputs_commit(stn_run *r, stn_result *res, const stn_ooc_result *plan, 
     double t0 = stn_now();
     int n = 2 * r->d->nfields + r->d->nrecords;
     int rc = sync_outputs(r, res);
+    if (rc == 0) /* (one process: program/h5files.c) */
+        rc = stn_h5files_write(r, &res->st);
     stn_stats_add_time(&res->st, STN_PHASE_WRITE, t0);
     if (stn_outputs_any(r))
         res->export_seconds += stn_now() - t0;
@@ -166,7 +169,7 @@ int stn_outputs_commit(stn_run *r, stn_result *res, const stn_ooc_result *plan, 
     if (rc == 0 && report->tmp) /* the report, complete and synced before any output is renamed */
         rc = stn_report_fill(r, res, plan, report);
     for (int s = 0; rc == 0 && s < n; s++) /* (only a failing rename, after the others, can leave some) */
-        if (r->writers[s]) {
+        if (r->writers[s] && !stn_h5files_owns(r, s)) { /* (an HDF5 dataset's .npy: removed by the abort) */
             rc = stn_npy_writer_commit(r->writers[s]);
             r->writers[s] = NULL;
         }
@@ -174,6 +177,8 @@ int stn_outputs_commit(stn_run *r, stn_result *res, const stn_ooc_result *plan, 
         rc = stn_h5_commit(r->snap, r->o->steps);
         r->snap = NULL;
     }
+    if (rc == 0)
+        rc = stn_h5files_commit(r);
     if (rc == 0 && report->tmp && (rc = stn_afile_commit(report)) != 0)
         rc = stn_error(rc, "cannot write the report: %s", stn_errmsg());
     return rc;

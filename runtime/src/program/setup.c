@@ -164,9 +164,12 @@ int stn_program_prepare(stn_program_run *pr) {
     if (eng->has.device &&
         stn_par_size() > 1) /* (first: every rank takes part, before anything can fail on one) */
         rc = stn_par_network(&r->net.bytes_per_second, &r->net.latency, r->net.source, sizeof r->net.source);
+    double t0 = stn_now();
+    if (rc == 0 && (rc = stn_h5files_prepare(r, &pr->res.st)) == 0 && r->h5files)
+        pr->res.import_seconds += stn_now() - t0; /* (HDF5 datasets read into .npy) */
     if (rc == 0)
         rc = stn_check_inputs(r);
-    double t0 = stn_now();
+    t0 = stn_now();
     if (rc == 0 && !r->o->plan_only)
         rc = stn_series_load(r, &pr->res.st);
     if (rc == 0 && !r->o->plan_only)
@@ -199,6 +202,9 @@ void stn_program_extra_io(const stn_program_run *pr, uint64_t *rd, uint64_t *wr)
     for (int k = 0; k < r->d->nrecords && stn_par_rank() == 0; k++) /* (rank 0 writes them) */
         *wr += ((r->o->record_path[k] ? 1 : 0) + (r->o->save_to ? 1 : 0)) * (uint64_t)r->o->steps *
                stn_record_bytes(r, k);
+    uint64_t hr, hw;
+    stn_h5files_bytes(r, &hr, &hw); /* HDF5 datasets as --init and --out: copied once more */
+    *rd += hr, *wr += hw;
     if (r->o->save_to && stn_par_rank() == 0) /* the snapshots' data bytes (docs/design/021) */
         *wr += stn_h5_bytes(r->d, r->o, r->o->steps) -
                (pr->first_step > 0 ? stn_h5_bytes(r->d, r->o, pr->first_step - 1) : 0);
@@ -223,6 +229,7 @@ int stn_program_finish(stn_program_run *pr, int rc, int program) {
 void stn_program_free(stn_program_run *pr) {
     free(pr->res.ranks);
     pr->res.ranks = NULL;
+    stn_h5files_free(&pr->in);
     stn_series_free(&pr->in);
     stn_points_free(&pr->in);
     stn_along_free(&pr->in);

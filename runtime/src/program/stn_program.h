@@ -45,6 +45,20 @@ void stn_program_free(stn_program_run *pr);
 int64_t *stn_npy_shape(const stn_run *r, int64_t shape[3]);
 /* Every --init file of a field level looked at (header, type, shape) before anything is allocated. */
 int stn_check_inputs(stn_run *r);
+
+/* h5files.c: HDF5 datasets among --init and --out (FILE.h5:/DSET[I]).  prepare: each --init dataset read
+ * into a temporary .npy that init_path then names (counted in st), each --out dataset's hidden .npy named
+ * in out_path; refused under MPI with several ranks, and an --out into an input file or the --save-to
+ * file.  bytes: the data bytes they read and write more.  owns: whether writer s is an --out dataset's
+ * (never committed as a .npy).  write: after the outputs are synced, the datasets written into their
+ * files' temporaries (counted in st).  commit: renamed into place.  free: the temporaries removed, the
+ * paths as given. */
+int stn_h5files_prepare(stn_run *r, stn_stats *st);
+void stn_h5files_bytes(const stn_run *r, uint64_t *rd, uint64_t *wr);
+int stn_h5files_owns(const stn_run *r, int s);
+int stn_h5files_write(stn_run *r, stn_stats *st);
+int stn_h5files_commit(stn_run *r);
+void stn_h5files_free(stn_run *r);
 /* Before the engine: each --out's temporary created with its size reserved (r->writers, collective
  * under MPI), and the report's temporary (`report`, zeroed first; rank 0, with --report) created
  * empty, so that a target that cannot be written fails before anything is computed. */

@@ -377,6 +377,7 @@ static void r_time(json *j, const stn_run *r, const stn_result *res) {
     j_num(j, "fill", t->fill);
     j_num(j, "transfer", t->xfer);
     j_num(j, "copy", t->copy);
+    j_num(j, "snapshots", t->snap);
     if (res->nranks > 1) { /* MPI: the exchanges between sweeps, and the network they were timed on */
         j_num(j, "exchange", t->exchange);
         j_num(j, "messages", t->messages);

@@ -15,7 +15,8 @@
  *                probe_pmem (--tier pmem's curves), devfile (a machine file
  *                with the curves), checkpoint (a checkpoint's manifest),
  *                mapfile (--mode mmap's files), hdf5 (the snapshot file),
- *                pmem (--tier pmem's mapped files)
+ *                h5data (HDF5 datasets as --init and --out), pmem
+ *                (--tier pmem's mapped files)
  *   3. run/      log (warnings), fields, inputs (series, points, along),    what a run is given
  *                fold (a 1d grid's rows)
  *   4. mpi/      par (the collectives), split (the ranks' parts), part      the ranks
@@ -35,7 +36,8 @@
  *   8. report/   report                                                     the JSON report
  *   9. program/  program (stn_program_main), sim (the embedding API, a run  the program
  *                held open), setup (a run around its engine), runfiles
- *                (the run's files), summary (what a run prints)
+ *                (the run's files), h5files (HDF5 --init and --out),
+ *                summary (what a run prints)
  */
 #ifndef STN_RUN_H
 #define STN_RUN_H
@@ -130,6 +132,7 @@ typedef struct stn_run {
     const struct stn_part *part; /* MPI: this rank's part of the grid (mpi/stn_part.h); NULL: all of it */
     stn_net net;                 /* MPI: the network, measured at startup (stn_par_network) */
     struct stn_h5 *snap;         /* --save-to: the snapshot file (io/stn_hdf5.h); NULL: none */
+    struct stn_h5files *h5files; /* HDF5 datasets among --init and --out (program/h5files.c); NULL: none */
 } stn_run;
 
 /* A run's copy on a rank's part (MPI, mpi/stn_part.h) or a 1d grid's rows: its own options, descriptor
@@ -184,6 +187,7 @@ typedef struct stn_time_pred {
     uint64_t request;    /* the size of a block's requests */
     double exchange;     /* MPI: the ghosts' exchanges between sweeps, their file IO and messages */
     double messages;     /* of which the messages (bytes over the bandwidth, a latency each) */
+    double snap;         /* the snapshots' writes (--save-to), the device busy: part of the sweeps' time */
 } stn_time_pred;
 
 /* A re-plan between two sweeps (out of core, ooc_refine.c). */

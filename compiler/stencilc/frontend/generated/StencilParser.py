@@ -10,7 +10,7 @@ else:
 
 def serializedATN():
     return [
-        4,1,53,258,2,0,7,0,2,1,7,1,2,2,7,2,2,3,7,3,2,4,7,4,2,5,7,5,2,6,7,
+        4,1,54,268,2,0,7,0,2,1,7,1,2,2,7,2,2,3,7,3,2,4,7,4,2,5,7,5,2,6,7,
         6,2,7,7,7,2,8,7,8,2,9,7,9,1,0,1,0,1,0,1,0,5,0,25,8,0,10,0,12,0,28,
         9,0,1,0,1,0,1,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
         1,1,1,1,3,1,47,8,1,1,1,1,1,1,1,1,1,1,1,3,1,54,8,1,1,1,1,1,1,1,1,
@@ -18,91 +18,94 @@ def serializedATN():
         1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,4,1,85,8,1,11,1,12,1,86,1,
         1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
         1,1,1,3,1,107,8,1,1,1,1,1,5,1,111,8,1,10,1,12,1,114,9,1,1,1,1,1,
-        1,1,1,1,1,1,3,1,121,8,1,1,1,1,1,1,1,1,1,3,1,127,8,1,1,2,1,2,1,2,
-        1,2,5,2,133,8,2,10,2,12,2,136,9,2,1,2,3,2,139,8,2,3,2,141,8,2,1,
-        2,1,2,1,3,1,3,3,3,147,8,3,1,4,1,4,1,4,1,4,1,4,1,4,1,4,1,4,1,4,5,
-        4,158,8,4,10,4,12,4,161,9,4,1,4,1,4,1,4,3,4,166,8,4,1,4,1,4,1,4,
+        1,1,1,1,1,1,3,1,121,8,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,5,1,131,
+        8,1,10,1,12,1,134,9,1,1,1,3,1,137,8,1,1,2,1,2,1,2,1,2,5,2,143,8,
+        2,10,2,12,2,146,9,2,1,2,3,2,149,8,2,3,2,151,8,2,1,2,1,2,1,3,1,3,
+        3,3,157,8,3,1,4,1,4,1,4,1,4,1,4,1,4,1,4,1,4,1,4,5,4,168,8,4,10,4,
+        12,4,171,9,4,1,4,1,4,1,4,3,4,176,8,4,1,4,1,4,1,4,1,4,1,4,1,4,1,4,
         1,4,1,4,1,4,1,4,1,4,1,4,1,4,1,4,1,4,1,4,1,4,1,4,1,4,1,4,1,4,1,4,
-        1,4,1,4,1,4,1,4,1,4,1,4,1,4,1,4,5,4,195,8,4,10,4,12,4,198,9,4,1,
-        5,1,5,1,5,1,5,1,5,1,5,1,6,3,6,207,8,6,1,6,1,6,1,7,1,7,1,8,1,8,1,
-        8,1,8,1,8,1,8,5,8,219,8,8,10,8,12,8,222,9,8,3,8,224,8,8,1,8,1,8,
-        1,8,3,8,229,8,8,1,8,1,8,3,8,233,8,8,1,8,5,8,236,8,8,10,8,12,8,239,
-        9,8,1,8,1,8,1,8,1,8,3,8,245,8,8,1,9,1,9,1,9,1,9,5,9,251,8,9,10,9,
-        12,9,254,9,9,1,9,1,9,1,9,0,1,8,10,0,2,4,6,8,10,12,14,16,18,0,6,2,
-        0,32,32,47,48,1,0,49,50,1,0,47,48,2,0,24,25,30,31,1,0,26,27,1,0,
-        20,21,291,0,20,1,0,0,0,2,126,1,0,0,0,4,128,1,0,0,0,6,146,1,0,0,0,
-        8,165,1,0,0,0,10,199,1,0,0,0,12,206,1,0,0,0,14,210,1,0,0,0,16,244,
-        1,0,0,0,18,246,1,0,0,0,20,21,5,1,0,0,21,22,5,22,0,0,22,26,5,45,0,
-        0,23,25,3,2,1,0,24,23,1,0,0,0,25,28,1,0,0,0,26,24,1,0,0,0,26,27,
-        1,0,0,0,27,29,1,0,0,0,28,26,1,0,0,0,29,30,5,46,0,0,30,31,5,0,0,1,
-        31,1,1,0,0,0,32,33,5,2,0,0,33,34,5,19,0,0,34,35,5,22,0,0,35,127,
-        5,39,0,0,36,37,5,3,0,0,37,38,5,22,0,0,38,39,5,38,0,0,39,40,3,8,4,
-        0,40,41,5,39,0,0,41,127,1,0,0,0,42,43,5,4,0,0,43,46,5,22,0,0,44,
-        45,5,12,0,0,45,47,3,14,7,0,46,44,1,0,0,0,46,47,1,0,0,0,47,48,1,0,
-        0,0,48,127,5,39,0,0,49,50,5,5,0,0,50,53,5,22,0,0,51,52,5,11,0,0,
-        52,54,5,22,0,0,53,51,1,0,0,0,53,54,1,0,0,0,54,55,1,0,0,0,55,127,
-        5,39,0,0,56,57,5,6,0,0,57,58,5,22,0,0,58,127,5,39,0,0,59,60,5,7,
-        0,0,60,61,5,22,0,0,61,127,5,39,0,0,62,63,5,8,0,0,63,64,5,22,0,0,
-        64,65,5,10,0,0,65,66,5,22,0,0,66,67,5,37,0,0,67,68,3,8,4,0,68,69,
-        5,39,0,0,69,127,1,0,0,0,70,71,5,9,0,0,71,72,5,22,0,0,72,73,5,38,
-        0,0,73,74,3,8,4,0,74,75,5,10,0,0,75,76,5,22,0,0,76,77,5,39,0,0,77,
-        127,1,0,0,0,78,79,5,13,0,0,79,84,5,22,0,0,80,81,5,43,0,0,81,82,3,
-        14,7,0,82,83,5,44,0,0,83,85,1,0,0,0,84,80,1,0,0,0,85,86,1,0,0,0,
-        86,84,1,0,0,0,86,87,1,0,0,0,87,88,1,0,0,0,88,89,5,38,0,0,89,90,3,
-        4,2,0,90,91,5,39,0,0,91,127,1,0,0,0,92,93,5,14,0,0,93,94,5,22,0,
-        0,94,95,5,38,0,0,95,96,3,8,4,0,96,97,5,39,0,0,97,127,1,0,0,0,98,
-        99,5,22,0,0,99,100,5,36,0,0,100,101,5,38,0,0,101,102,3,8,4,0,102,
-        103,5,39,0,0,103,127,1,0,0,0,104,106,5,15,0,0,105,107,5,22,0,0,106,
-        105,1,0,0,0,106,107,1,0,0,0,107,108,1,0,0,0,108,112,5,22,0,0,109,
-        111,5,22,0,0,110,109,1,0,0,0,111,114,1,0,0,0,112,110,1,0,0,0,112,
-        113,1,0,0,0,113,115,1,0,0,0,114,112,1,0,0,0,115,127,5,39,0,0,116,
-        117,5,16,0,0,117,120,5,22,0,0,118,119,5,35,0,0,119,121,5,22,0,0,
-        120,118,1,0,0,0,120,121,1,0,0,0,121,122,1,0,0,0,122,123,5,38,0,0,
-        123,124,3,8,4,0,124,125,5,39,0,0,125,127,1,0,0,0,126,32,1,0,0,0,
-        126,36,1,0,0,0,126,42,1,0,0,0,126,49,1,0,0,0,126,56,1,0,0,0,126,
-        59,1,0,0,0,126,62,1,0,0,0,126,70,1,0,0,0,126,78,1,0,0,0,126,92,1,
-        0,0,0,126,98,1,0,0,0,126,104,1,0,0,0,126,116,1,0,0,0,127,3,1,0,0,
-        0,128,140,5,45,0,0,129,134,3,6,3,0,130,131,5,40,0,0,131,133,3,6,
-        3,0,132,130,1,0,0,0,133,136,1,0,0,0,134,132,1,0,0,0,134,135,1,0,
-        0,0,135,138,1,0,0,0,136,134,1,0,0,0,137,139,5,40,0,0,138,137,1,0,
-        0,0,138,139,1,0,0,0,139,141,1,0,0,0,140,129,1,0,0,0,140,141,1,0,
-        0,0,141,142,1,0,0,0,142,143,5,46,0,0,143,5,1,0,0,0,144,147,3,4,2,
-        0,145,147,3,8,4,0,146,144,1,0,0,0,146,145,1,0,0,0,147,7,1,0,0,0,
-        148,149,6,4,-1,0,149,166,3,16,8,0,150,151,7,0,0,0,151,166,3,8,4,
-        9,152,153,5,17,0,0,153,154,5,41,0,0,154,159,3,10,5,0,155,156,5,40,
-        0,0,156,158,3,10,5,0,157,155,1,0,0,0,158,161,1,0,0,0,159,157,1,0,
-        0,0,159,160,1,0,0,0,160,162,1,0,0,0,161,159,1,0,0,0,162,163,5,42,
-        0,0,163,164,3,8,4,7,164,166,1,0,0,0,165,148,1,0,0,0,165,150,1,0,
-        0,0,165,152,1,0,0,0,166,196,1,0,0,0,167,168,10,10,0,0,168,169,5,
-        51,0,0,169,195,3,8,4,10,170,171,10,8,0,0,171,172,7,1,0,0,172,195,
-        3,8,4,9,173,174,10,6,0,0,174,175,7,2,0,0,175,195,3,8,4,7,176,177,
-        10,5,0,0,177,178,7,3,0,0,178,195,3,8,4,6,179,180,10,4,0,0,180,181,
-        7,4,0,0,181,195,3,8,4,5,182,183,10,3,0,0,183,184,5,28,0,0,184,195,
-        3,8,4,4,185,186,10,2,0,0,186,187,5,29,0,0,187,195,3,8,4,3,188,189,
-        10,1,0,0,189,190,5,33,0,0,190,191,3,8,4,0,191,192,5,34,0,0,192,193,
-        3,8,4,1,193,195,1,0,0,0,194,167,1,0,0,0,194,170,1,0,0,0,194,173,
-        1,0,0,0,194,176,1,0,0,0,194,179,1,0,0,0,194,182,1,0,0,0,194,185,
-        1,0,0,0,194,188,1,0,0,0,195,198,1,0,0,0,196,194,1,0,0,0,196,197,
-        1,0,0,0,197,9,1,0,0,0,198,196,1,0,0,0,199,200,5,22,0,0,200,201,5,
-        18,0,0,201,202,3,12,6,0,202,203,5,23,0,0,203,204,3,12,6,0,204,11,
-        1,0,0,0,205,207,7,2,0,0,206,205,1,0,0,0,206,207,1,0,0,0,207,208,
-        1,0,0,0,208,209,3,14,7,0,209,13,1,0,0,0,210,211,7,5,0,0,211,15,1,
-        0,0,0,212,245,3,14,7,0,213,214,5,22,0,0,214,223,5,41,0,0,215,220,
-        3,8,4,0,216,217,5,40,0,0,217,219,3,8,4,0,218,216,1,0,0,0,219,222,
-        1,0,0,0,220,218,1,0,0,0,220,221,1,0,0,0,221,224,1,0,0,0,222,220,
-        1,0,0,0,223,215,1,0,0,0,223,224,1,0,0,0,224,225,1,0,0,0,225,245,
-        5,42,0,0,226,228,5,22,0,0,227,229,5,36,0,0,228,227,1,0,0,0,228,229,
-        1,0,0,0,229,232,1,0,0,0,230,231,5,35,0,0,231,233,5,22,0,0,232,230,
-        1,0,0,0,232,233,1,0,0,0,233,237,1,0,0,0,234,236,3,18,9,0,235,234,
-        1,0,0,0,236,239,1,0,0,0,237,235,1,0,0,0,237,238,1,0,0,0,238,245,
-        1,0,0,0,239,237,1,0,0,0,240,241,5,41,0,0,241,242,3,8,4,0,242,243,
-        5,42,0,0,243,245,1,0,0,0,244,212,1,0,0,0,244,213,1,0,0,0,244,226,
-        1,0,0,0,244,240,1,0,0,0,245,17,1,0,0,0,246,247,5,43,0,0,247,252,
-        3,8,4,0,248,249,5,40,0,0,249,251,3,8,4,0,250,248,1,0,0,0,251,254,
-        1,0,0,0,252,250,1,0,0,0,252,253,1,0,0,0,253,255,1,0,0,0,254,252,
-        1,0,0,0,255,256,5,44,0,0,256,19,1,0,0,0,24,26,46,53,86,106,112,120,
-        126,134,138,140,146,159,165,194,196,206,220,223,228,232,237,244,
-        252
+        1,4,1,4,1,4,1,4,5,4,205,8,4,10,4,12,4,208,9,4,1,5,1,5,1,5,1,5,1,
+        5,1,5,1,6,3,6,217,8,6,1,6,1,6,1,7,1,7,1,8,1,8,1,8,1,8,1,8,1,8,5,
+        8,229,8,8,10,8,12,8,232,9,8,3,8,234,8,8,1,8,1,8,1,8,3,8,239,8,8,
+        1,8,1,8,3,8,243,8,8,1,8,5,8,246,8,8,10,8,12,8,249,9,8,1,8,1,8,1,
+        8,1,8,3,8,255,8,8,1,9,1,9,1,9,1,9,5,9,261,8,9,10,9,12,9,264,9,9,
+        1,9,1,9,1,9,0,1,8,10,0,2,4,6,8,10,12,14,16,18,0,6,2,0,33,33,48,49,
+        1,0,50,51,1,0,48,49,2,0,25,26,31,32,1,0,27,28,1,0,21,22,303,0,20,
+        1,0,0,0,2,136,1,0,0,0,4,138,1,0,0,0,6,156,1,0,0,0,8,175,1,0,0,0,
+        10,209,1,0,0,0,12,216,1,0,0,0,14,220,1,0,0,0,16,254,1,0,0,0,18,256,
+        1,0,0,0,20,21,5,1,0,0,21,22,5,23,0,0,22,26,5,46,0,0,23,25,3,2,1,
+        0,24,23,1,0,0,0,25,28,1,0,0,0,26,24,1,0,0,0,26,27,1,0,0,0,27,29,
+        1,0,0,0,28,26,1,0,0,0,29,30,5,47,0,0,30,31,5,0,0,1,31,1,1,0,0,0,
+        32,33,5,2,0,0,33,34,5,20,0,0,34,35,5,23,0,0,35,137,5,40,0,0,36,37,
+        5,3,0,0,37,38,5,23,0,0,38,39,5,39,0,0,39,40,3,8,4,0,40,41,5,40,0,
+        0,41,137,1,0,0,0,42,43,5,4,0,0,43,46,5,23,0,0,44,45,5,12,0,0,45,
+        47,3,14,7,0,46,44,1,0,0,0,46,47,1,0,0,0,47,48,1,0,0,0,48,137,5,40,
+        0,0,49,50,5,5,0,0,50,53,5,23,0,0,51,52,5,11,0,0,52,54,5,23,0,0,53,
+        51,1,0,0,0,53,54,1,0,0,0,54,55,1,0,0,0,55,137,5,40,0,0,56,57,5,6,
+        0,0,57,58,5,23,0,0,58,137,5,40,0,0,59,60,5,7,0,0,60,61,5,23,0,0,
+        61,137,5,40,0,0,62,63,5,8,0,0,63,64,5,23,0,0,64,65,5,10,0,0,65,66,
+        5,23,0,0,66,67,5,38,0,0,67,68,3,8,4,0,68,69,5,40,0,0,69,137,1,0,
+        0,0,70,71,5,9,0,0,71,72,5,23,0,0,72,73,5,39,0,0,73,74,3,8,4,0,74,
+        75,5,10,0,0,75,76,5,23,0,0,76,77,5,40,0,0,77,137,1,0,0,0,78,79,5,
+        13,0,0,79,84,5,23,0,0,80,81,5,44,0,0,81,82,3,14,7,0,82,83,5,45,0,
+        0,83,85,1,0,0,0,84,80,1,0,0,0,85,86,1,0,0,0,86,84,1,0,0,0,86,87,
+        1,0,0,0,87,88,1,0,0,0,88,89,5,39,0,0,89,90,3,4,2,0,90,91,5,40,0,
+        0,91,137,1,0,0,0,92,93,5,14,0,0,93,94,5,23,0,0,94,95,5,39,0,0,95,
+        96,3,8,4,0,96,97,5,40,0,0,97,137,1,0,0,0,98,99,5,23,0,0,99,100,5,
+        37,0,0,100,101,5,39,0,0,101,102,3,8,4,0,102,103,5,40,0,0,103,137,
+        1,0,0,0,104,106,5,15,0,0,105,107,5,23,0,0,106,105,1,0,0,0,106,107,
+        1,0,0,0,107,108,1,0,0,0,108,112,5,23,0,0,109,111,5,23,0,0,110,109,
+        1,0,0,0,111,114,1,0,0,0,112,110,1,0,0,0,112,113,1,0,0,0,113,115,
+        1,0,0,0,114,112,1,0,0,0,115,137,5,40,0,0,116,117,5,16,0,0,117,120,
+        5,23,0,0,118,119,5,36,0,0,119,121,5,23,0,0,120,118,1,0,0,0,120,121,
+        1,0,0,0,121,122,1,0,0,0,122,123,5,39,0,0,123,124,3,8,4,0,124,125,
+        5,40,0,0,125,137,1,0,0,0,126,127,5,17,0,0,127,132,5,23,0,0,128,129,
+        5,23,0,0,129,131,3,14,7,0,130,128,1,0,0,0,131,134,1,0,0,0,132,130,
+        1,0,0,0,132,133,1,0,0,0,133,135,1,0,0,0,134,132,1,0,0,0,135,137,
+        5,40,0,0,136,32,1,0,0,0,136,36,1,0,0,0,136,42,1,0,0,0,136,49,1,0,
+        0,0,136,56,1,0,0,0,136,59,1,0,0,0,136,62,1,0,0,0,136,70,1,0,0,0,
+        136,78,1,0,0,0,136,92,1,0,0,0,136,98,1,0,0,0,136,104,1,0,0,0,136,
+        116,1,0,0,0,136,126,1,0,0,0,137,3,1,0,0,0,138,150,5,46,0,0,139,144,
+        3,6,3,0,140,141,5,41,0,0,141,143,3,6,3,0,142,140,1,0,0,0,143,146,
+        1,0,0,0,144,142,1,0,0,0,144,145,1,0,0,0,145,148,1,0,0,0,146,144,
+        1,0,0,0,147,149,5,41,0,0,148,147,1,0,0,0,148,149,1,0,0,0,149,151,
+        1,0,0,0,150,139,1,0,0,0,150,151,1,0,0,0,151,152,1,0,0,0,152,153,
+        5,47,0,0,153,5,1,0,0,0,154,157,3,4,2,0,155,157,3,8,4,0,156,154,1,
+        0,0,0,156,155,1,0,0,0,157,7,1,0,0,0,158,159,6,4,-1,0,159,176,3,16,
+        8,0,160,161,7,0,0,0,161,176,3,8,4,9,162,163,5,18,0,0,163,164,5,42,
+        0,0,164,169,3,10,5,0,165,166,5,41,0,0,166,168,3,10,5,0,167,165,1,
+        0,0,0,168,171,1,0,0,0,169,167,1,0,0,0,169,170,1,0,0,0,170,172,1,
+        0,0,0,171,169,1,0,0,0,172,173,5,43,0,0,173,174,3,8,4,7,174,176,1,
+        0,0,0,175,158,1,0,0,0,175,160,1,0,0,0,175,162,1,0,0,0,176,206,1,
+        0,0,0,177,178,10,10,0,0,178,179,5,52,0,0,179,205,3,8,4,10,180,181,
+        10,8,0,0,181,182,7,1,0,0,182,205,3,8,4,9,183,184,10,6,0,0,184,185,
+        7,2,0,0,185,205,3,8,4,7,186,187,10,5,0,0,187,188,7,3,0,0,188,205,
+        3,8,4,6,189,190,10,4,0,0,190,191,7,4,0,0,191,205,3,8,4,5,192,193,
+        10,3,0,0,193,194,5,29,0,0,194,205,3,8,4,4,195,196,10,2,0,0,196,197,
+        5,30,0,0,197,205,3,8,4,3,198,199,10,1,0,0,199,200,5,34,0,0,200,201,
+        3,8,4,0,201,202,5,35,0,0,202,203,3,8,4,1,203,205,1,0,0,0,204,177,
+        1,0,0,0,204,180,1,0,0,0,204,183,1,0,0,0,204,186,1,0,0,0,204,189,
+        1,0,0,0,204,192,1,0,0,0,204,195,1,0,0,0,204,198,1,0,0,0,205,208,
+        1,0,0,0,206,204,1,0,0,0,206,207,1,0,0,0,207,9,1,0,0,0,208,206,1,
+        0,0,0,209,210,5,23,0,0,210,211,5,19,0,0,211,212,3,12,6,0,212,213,
+        5,24,0,0,213,214,3,12,6,0,214,11,1,0,0,0,215,217,7,2,0,0,216,215,
+        1,0,0,0,216,217,1,0,0,0,217,218,1,0,0,0,218,219,3,14,7,0,219,13,
+        1,0,0,0,220,221,7,5,0,0,221,15,1,0,0,0,222,255,3,14,7,0,223,224,
+        5,23,0,0,224,233,5,42,0,0,225,230,3,8,4,0,226,227,5,41,0,0,227,229,
+        3,8,4,0,228,226,1,0,0,0,229,232,1,0,0,0,230,228,1,0,0,0,230,231,
+        1,0,0,0,231,234,1,0,0,0,232,230,1,0,0,0,233,225,1,0,0,0,233,234,
+        1,0,0,0,234,235,1,0,0,0,235,255,5,43,0,0,236,238,5,23,0,0,237,239,
+        5,37,0,0,238,237,1,0,0,0,238,239,1,0,0,0,239,242,1,0,0,0,240,241,
+        5,36,0,0,241,243,5,23,0,0,242,240,1,0,0,0,242,243,1,0,0,0,243,247,
+        1,0,0,0,244,246,3,18,9,0,245,244,1,0,0,0,246,249,1,0,0,0,247,245,
+        1,0,0,0,247,248,1,0,0,0,248,255,1,0,0,0,249,247,1,0,0,0,250,251,
+        5,42,0,0,251,252,3,8,4,0,252,253,5,43,0,0,253,255,1,0,0,0,254,222,
+        1,0,0,0,254,223,1,0,0,0,254,236,1,0,0,0,254,250,1,0,0,0,255,17,1,
+        0,0,0,256,257,5,44,0,0,257,262,3,8,4,0,258,259,5,41,0,0,259,261,
+        3,8,4,0,260,258,1,0,0,0,261,264,1,0,0,0,262,260,1,0,0,0,262,263,
+        1,0,0,0,263,265,1,0,0,0,264,262,1,0,0,0,265,266,5,45,0,0,266,19,
+        1,0,0,0,25,26,46,53,86,106,112,120,132,136,144,148,150,156,169,175,
+        204,206,216,230,233,238,242,247,254,262
     ]
 
 class StencilParser ( Parser ):
@@ -118,22 +121,22 @@ class StencilParser ( Parser ):
     literalNames = [ "<INVALID>", "'stencil'", "'grid'", "'param'", "'state'", 
                      "'input'", "'series'", "'points'", "'inject'", "'record'", 
                      "'at'", "'along'", "'levels'", "'table'", "'let'", 
-                     "'boundary'", "'init'", "'sum'", "'in'", "<INVALID>", 
-                     "<INVALID>", "<INVALID>", "<INVALID>", "'..'", "'<='", 
-                     "'>='", "'=='", "'!='", "'&&'", "'||'", "'<'", "'>'", 
-                     "'!'", "'?'", "':'", "'.'", "'''", "'+='", "'='", "';'", 
-                     "','", "'('", "')'", "'['", "']'", "'{'", "'}'", "'+'", 
-                     "'-'", "'*'", "'/'", "'^'" ]
+                     "'boundary'", "'init'", "'save'", "'sum'", "'in'", 
+                     "<INVALID>", "<INVALID>", "<INVALID>", "<INVALID>", 
+                     "'..'", "'<='", "'>='", "'=='", "'!='", "'&&'", "'||'", 
+                     "'<'", "'>'", "'!'", "'?'", "':'", "'.'", "'''", "'+='", 
+                     "'='", "';'", "','", "'('", "')'", "'['", "']'", "'{'", 
+                     "'}'", "'+'", "'-'", "'*'", "'/'", "'^'" ]
 
     symbolicNames = [ "<INVALID>", "STENCIL", "GRID", "PARAM", "STATE", 
                       "INPUT", "SERIES", "POINTS", "INJECT", "RECORD", "AT", 
                       "ALONG", "LEVELS", "TABLE", "LET", "BOUNDARY", "INIT", 
-                      "SUM", "IN", "DIMS", "FLOAT", "INT", "ID", "DOTDOT", 
-                      "LE", "GE", "EQ", "NE", "AND", "OR", "LT", "GT", "NOT", 
-                      "QUESTION", "COLON", "DOT", "PRIME", "PLUSEQ", "ASSIGN", 
-                      "SEMI", "COMMA", "LPAREN", "RPAREN", "LBRACK", "RBRACK", 
-                      "LBRACE", "RBRACE", "PLUS", "MINUS", "STAR", "SLASH", 
-                      "CARET", "LINE_COMMENT", "WS" ]
+                      "SAVE", "SUM", "IN", "DIMS", "FLOAT", "INT", "ID", 
+                      "DOTDOT", "LE", "GE", "EQ", "NE", "AND", "OR", "LT", 
+                      "GT", "NOT", "QUESTION", "COLON", "DOT", "PRIME", 
+                      "PLUSEQ", "ASSIGN", "SEMI", "COMMA", "LPAREN", "RPAREN", 
+                      "LBRACK", "RBRACK", "LBRACE", "RBRACE", "PLUS", "MINUS", 
+                      "STAR", "SLASH", "CARET", "LINE_COMMENT", "WS" ]
 
     RULE_program = 0
     RULE_decl = 1
@@ -166,43 +169,44 @@ class StencilParser ( Parser ):
     LET=14
     BOUNDARY=15
     INIT=16
-    SUM=17
-    IN=18
-    DIMS=19
-    FLOAT=20
-    INT=21
-    ID=22
-    DOTDOT=23
-    LE=24
-    GE=25
-    EQ=26
-    NE=27
-    AND=28
-    OR=29
-    LT=30
-    GT=31
-    NOT=32
-    QUESTION=33
-    COLON=34
-    DOT=35
-    PRIME=36
-    PLUSEQ=37
-    ASSIGN=38
-    SEMI=39
-    COMMA=40
-    LPAREN=41
-    RPAREN=42
-    LBRACK=43
-    RBRACK=44
-    LBRACE=45
-    RBRACE=46
-    PLUS=47
-    MINUS=48
-    STAR=49
-    SLASH=50
-    CARET=51
-    LINE_COMMENT=52
-    WS=53
+    SAVE=17
+    SUM=18
+    IN=19
+    DIMS=20
+    FLOAT=21
+    INT=22
+    ID=23
+    DOTDOT=24
+    LE=25
+    GE=26
+    EQ=27
+    NE=28
+    AND=29
+    OR=30
+    LT=31
+    GT=32
+    NOT=33
+    QUESTION=34
+    COLON=35
+    DOT=36
+    PRIME=37
+    PLUSEQ=38
+    ASSIGN=39
+    SEMI=40
+    COMMA=41
+    LPAREN=42
+    RPAREN=43
+    LBRACK=44
+    RBRACK=45
+    LBRACE=46
+    RBRACE=47
+    PLUS=48
+    MINUS=49
+    STAR=50
+    SLASH=51
+    CARET=52
+    LINE_COMMENT=53
+    WS=54
 
     def __init__(self, input:TokenStream, output:TextIO = sys.stdout):
         super().__init__(input, output)
@@ -271,7 +275,7 @@ class StencilParser ( Parser ):
             self.state = 26
             self._errHandler.sync(self)
             _la = self._input.LA(1)
-            while (((_la) & ~0x3f) == 0 and ((1 << _la) & 4318204) != 0):
+            while (((_la) & ~0x3f) == 0 and ((1 << _la) & 8643580) != 0):
                 self.state = 23
                 self.decl()
                 self.state = 28
@@ -410,6 +414,38 @@ class StencilParser ( Parser ):
         def accept(self, visitor:ParseTreeVisitor):
             if hasattr( visitor, "visitUpdateDecl" ):
                 return visitor.visitUpdateDecl(self)
+            else:
+                return visitor.visitChildren(self)
+
+
+    class SaveDeclContext(DeclContext):
+
+        def __init__(self, parser, ctx:ParserRuleContext): # actually a StencilParser.DeclContext
+            super().__init__(parser)
+            self.field = None # Token
+            self._ID = None # Token
+            self.keys = list() # of Tokens
+            self.copyFrom(ctx)
+
+        def SAVE(self):
+            return self.getToken(StencilParser.SAVE, 0)
+        def SEMI(self):
+            return self.getToken(StencilParser.SEMI, 0)
+        def ID(self, i:int=None):
+            if i is None:
+                return self.getTokens(StencilParser.ID)
+            else:
+                return self.getToken(StencilParser.ID, i)
+        def number(self, i:int=None):
+            if i is None:
+                return self.getTypedRuleContexts(StencilParser.NumberContext)
+            else:
+                return self.getTypedRuleContext(StencilParser.NumberContext,i)
+
+
+        def accept(self, visitor:ParseTreeVisitor):
+            if hasattr( visitor, "visitSaveDecl" ):
+                return visitor.visitSaveDecl(self)
             else:
                 return visitor.visitChildren(self)
 
@@ -678,7 +714,7 @@ class StencilParser ( Parser ):
         self.enterRule(localctx, 2, self.RULE_decl)
         self._la = 0 # Token type
         try:
-            self.state = 126
+            self.state = 136
             self._errHandler.sync(self)
             token = self._input.LA(1)
             if token in [2]:
@@ -823,7 +859,7 @@ class StencilParser ( Parser ):
                     self.state = 86 
                     self._errHandler.sync(self)
                     _la = self._input.LA(1)
-                    if not (_la==43):
+                    if not (_la==44):
                         break
 
                 self.state = 88
@@ -847,7 +883,7 @@ class StencilParser ( Parser ):
                 self.state = 96
                 self.match(StencilParser.SEMI)
                 pass
-            elif token in [22]:
+            elif token in [23]:
                 localctx = StencilParser.UpdateDeclContext(self, localctx)
                 self.enterOuterAlt(localctx, 11)
                 self.state = 98
@@ -879,7 +915,7 @@ class StencilParser ( Parser ):
                 self.state = 112
                 self._errHandler.sync(self)
                 _la = self._input.LA(1)
-                while _la==22:
+                while _la==23:
                     self.state = 109
                     localctx._ID = self.match(StencilParser.ID)
                     localctx.axes.append(localctx._ID)
@@ -900,7 +936,7 @@ class StencilParser ( Parser ):
                 self.state = 120
                 self._errHandler.sync(self)
                 _la = self._input.LA(1)
-                if _la==35:
+                if _la==36:
                     self.state = 118
                     self.match(StencilParser.DOT)
                     self.state = 119
@@ -912,6 +948,29 @@ class StencilParser ( Parser ):
                 self.state = 123
                 self.expr(0)
                 self.state = 124
+                self.match(StencilParser.SEMI)
+                pass
+            elif token in [17]:
+                localctx = StencilParser.SaveDeclContext(self, localctx)
+                self.enterOuterAlt(localctx, 14)
+                self.state = 126
+                self.match(StencilParser.SAVE)
+                self.state = 127
+                localctx.field = self.match(StencilParser.ID)
+                self.state = 132
+                self._errHandler.sync(self)
+                _la = self._input.LA(1)
+                while _la==23:
+                    self.state = 128
+                    localctx._ID = self.match(StencilParser.ID)
+                    localctx.keys.append(localctx._ID)
+                    self.state = 129
+                    self.number()
+                    self.state = 134
+                    self._errHandler.sync(self)
+                    _la = self._input.LA(1)
+
+                self.state = 135
                 self.match(StencilParser.SEMI)
                 pass
             else:
@@ -971,38 +1030,38 @@ class StencilParser ( Parser ):
         self._la = 0 # Token type
         try:
             self.enterOuterAlt(localctx, 1)
-            self.state = 128
+            self.state = 138
             self.match(StencilParser.LBRACE)
-            self.state = 140
+            self.state = 150
             self._errHandler.sync(self)
             _la = self._input.LA(1)
-            if (((_la) & ~0x3f) == 0 and ((1 << _la) & 459600162848768) != 0):
-                self.state = 129
+            if (((_la) & ~0x3f) == 0 and ((1 << _la) & 919200325697536) != 0):
+                self.state = 139
                 self.tableItem()
-                self.state = 134
+                self.state = 144
                 self._errHandler.sync(self)
-                _alt = self._interp.adaptivePredict(self._input,8,self._ctx)
+                _alt = self._interp.adaptivePredict(self._input,9,self._ctx)
                 while _alt!=2 and _alt!=ATN.INVALID_ALT_NUMBER:
                     if _alt==1:
-                        self.state = 130
+                        self.state = 140
                         self.match(StencilParser.COMMA)
-                        self.state = 131
+                        self.state = 141
                         self.tableItem() 
-                    self.state = 136
+                    self.state = 146
                     self._errHandler.sync(self)
-                    _alt = self._interp.adaptivePredict(self._input,8,self._ctx)
+                    _alt = self._interp.adaptivePredict(self._input,9,self._ctx)
 
-                self.state = 138
+                self.state = 148
                 self._errHandler.sync(self)
                 _la = self._input.LA(1)
-                if _la==40:
-                    self.state = 137
+                if _la==41:
+                    self.state = 147
                     self.match(StencilParser.COMMA)
 
 
 
 
-            self.state = 142
+            self.state = 152
             self.match(StencilParser.RBRACE)
         except RecognitionException as re:
             localctx.exception = re
@@ -1045,17 +1104,17 @@ class StencilParser ( Parser ):
         localctx = StencilParser.TableItemContext(self, self._ctx, self.state)
         self.enterRule(localctx, 6, self.RULE_tableItem)
         try:
-            self.state = 146
+            self.state = 156
             self._errHandler.sync(self)
             token = self._input.LA(1)
-            if token in [45]:
+            if token in [46]:
                 self.enterOuterAlt(localctx, 1)
-                self.state = 144
+                self.state = 154
                 self.tableInit()
                 pass
-            elif token in [17, 20, 21, 22, 32, 41, 47, 48]:
+            elif token in [18, 21, 22, 23, 33, 42, 48, 49]:
                 self.enterOuterAlt(localctx, 2)
-                self.state = 145
+                self.state = 155
                 self.expr(0)
                 pass
             else:
@@ -1389,85 +1448,85 @@ class StencilParser ( Parser ):
         self._la = 0 # Token type
         try:
             self.enterOuterAlt(localctx, 1)
-            self.state = 165
+            self.state = 175
             self._errHandler.sync(self)
             token = self._input.LA(1)
-            if token in [20, 21, 22, 41]:
+            if token in [21, 22, 23, 42]:
                 localctx = StencilParser.PrimaryExprContext(self, localctx)
                 self._ctx = localctx
                 _prevctx = localctx
 
-                self.state = 149
+                self.state = 159
                 self.primary()
                 pass
-            elif token in [32, 47, 48]:
+            elif token in [33, 48, 49]:
                 localctx = StencilParser.UnaryExprContext(self, localctx)
                 self._ctx = localctx
                 _prevctx = localctx
-                self.state = 150
+                self.state = 160
                 localctx.op = self._input.LT(1)
                 _la = self._input.LA(1)
-                if not((((_la) & ~0x3f) == 0 and ((1 << _la) & 422216760033280) != 0)):
+                if not((((_la) & ~0x3f) == 0 and ((1 << _la) & 844433520066560) != 0)):
                     localctx.op = self._errHandler.recoverInline(self)
                 else:
                     self._errHandler.reportMatch(self)
                     self.consume()
-                self.state = 151
+                self.state = 161
                 localctx.operand = self.expr(9)
                 pass
-            elif token in [17]:
+            elif token in [18]:
                 localctx = StencilParser.SumExprContext(self, localctx)
                 self._ctx = localctx
                 _prevctx = localctx
-                self.state = 152
+                self.state = 162
                 self.match(StencilParser.SUM)
-                self.state = 153
+                self.state = 163
                 self.match(StencilParser.LPAREN)
-                self.state = 154
+                self.state = 164
                 self.sumRange()
-                self.state = 159
+                self.state = 169
                 self._errHandler.sync(self)
                 _la = self._input.LA(1)
-                while _la==40:
-                    self.state = 155
+                while _la==41:
+                    self.state = 165
                     self.match(StencilParser.COMMA)
-                    self.state = 156
+                    self.state = 166
                     self.sumRange()
-                    self.state = 161
+                    self.state = 171
                     self._errHandler.sync(self)
                     _la = self._input.LA(1)
 
-                self.state = 162
+                self.state = 172
                 self.match(StencilParser.RPAREN)
-                self.state = 163
+                self.state = 173
                 localctx.body = self.expr(7)
                 pass
             else:
                 raise NoViableAltException(self)
 
             self._ctx.stop = self._input.LT(-1)
-            self.state = 196
+            self.state = 206
             self._errHandler.sync(self)
-            _alt = self._interp.adaptivePredict(self._input,15,self._ctx)
+            _alt = self._interp.adaptivePredict(self._input,16,self._ctx)
             while _alt!=2 and _alt!=ATN.INVALID_ALT_NUMBER:
                 if _alt==1:
                     if self._parseListeners is not None:
                         self.triggerExitRuleEvent()
                     _prevctx = localctx
-                    self.state = 194
+                    self.state = 204
                     self._errHandler.sync(self)
-                    la_ = self._interp.adaptivePredict(self._input,14,self._ctx)
+                    la_ = self._interp.adaptivePredict(self._input,15,self._ctx)
                     if la_ == 1:
                         localctx = StencilParser.PowExprContext(self, StencilParser.ExprContext(self, _parentctx, _parentState))
                         localctx.lhs = _prevctx
                         self.pushNewRecursionContext(localctx, _startState, self.RULE_expr)
-                        self.state = 167
+                        self.state = 177
                         if not self.precpred(self._ctx, 10):
                             from antlr4.error.Errors import FailedPredicateException
                             raise FailedPredicateException(self, "self.precpred(self._ctx, 10)")
-                        self.state = 168
+                        self.state = 178
                         localctx.op = self.match(StencilParser.CARET)
-                        self.state = 169
+                        self.state = 179
                         localctx.rhs = self.expr(10)
                         pass
 
@@ -1475,19 +1534,19 @@ class StencilParser ( Parser ):
                         localctx = StencilParser.MulExprContext(self, StencilParser.ExprContext(self, _parentctx, _parentState))
                         localctx.lhs = _prevctx
                         self.pushNewRecursionContext(localctx, _startState, self.RULE_expr)
-                        self.state = 170
+                        self.state = 180
                         if not self.precpred(self._ctx, 8):
                             from antlr4.error.Errors import FailedPredicateException
                             raise FailedPredicateException(self, "self.precpred(self._ctx, 8)")
-                        self.state = 171
+                        self.state = 181
                         localctx.op = self._input.LT(1)
                         _la = self._input.LA(1)
-                        if not(_la==49 or _la==50):
+                        if not(_la==50 or _la==51):
                             localctx.op = self._errHandler.recoverInline(self)
                         else:
                             self._errHandler.reportMatch(self)
                             self.consume()
-                        self.state = 172
+                        self.state = 182
                         localctx.rhs = self.expr(9)
                         pass
 
@@ -1495,19 +1554,19 @@ class StencilParser ( Parser ):
                         localctx = StencilParser.AddExprContext(self, StencilParser.ExprContext(self, _parentctx, _parentState))
                         localctx.lhs = _prevctx
                         self.pushNewRecursionContext(localctx, _startState, self.RULE_expr)
-                        self.state = 173
+                        self.state = 183
                         if not self.precpred(self._ctx, 6):
                             from antlr4.error.Errors import FailedPredicateException
                             raise FailedPredicateException(self, "self.precpred(self._ctx, 6)")
-                        self.state = 174
+                        self.state = 184
                         localctx.op = self._input.LT(1)
                         _la = self._input.LA(1)
-                        if not(_la==47 or _la==48):
+                        if not(_la==48 or _la==49):
                             localctx.op = self._errHandler.recoverInline(self)
                         else:
                             self._errHandler.reportMatch(self)
                             self.consume()
-                        self.state = 175
+                        self.state = 185
                         localctx.rhs = self.expr(7)
                         pass
 
@@ -1515,19 +1574,19 @@ class StencilParser ( Parser ):
                         localctx = StencilParser.RelExprContext(self, StencilParser.ExprContext(self, _parentctx, _parentState))
                         localctx.lhs = _prevctx
                         self.pushNewRecursionContext(localctx, _startState, self.RULE_expr)
-                        self.state = 176
+                        self.state = 186
                         if not self.precpred(self._ctx, 5):
                             from antlr4.error.Errors import FailedPredicateException
                             raise FailedPredicateException(self, "self.precpred(self._ctx, 5)")
-                        self.state = 177
+                        self.state = 187
                         localctx.op = self._input.LT(1)
                         _la = self._input.LA(1)
-                        if not((((_la) & ~0x3f) == 0 and ((1 << _la) & 3271557120) != 0)):
+                        if not((((_la) & ~0x3f) == 0 and ((1 << _la) & 6543114240) != 0)):
                             localctx.op = self._errHandler.recoverInline(self)
                         else:
                             self._errHandler.reportMatch(self)
                             self.consume()
-                        self.state = 178
+                        self.state = 188
                         localctx.rhs = self.expr(6)
                         pass
 
@@ -1535,19 +1594,19 @@ class StencilParser ( Parser ):
                         localctx = StencilParser.EqExprContext(self, StencilParser.ExprContext(self, _parentctx, _parentState))
                         localctx.lhs = _prevctx
                         self.pushNewRecursionContext(localctx, _startState, self.RULE_expr)
-                        self.state = 179
+                        self.state = 189
                         if not self.precpred(self._ctx, 4):
                             from antlr4.error.Errors import FailedPredicateException
                             raise FailedPredicateException(self, "self.precpred(self._ctx, 4)")
-                        self.state = 180
+                        self.state = 190
                         localctx.op = self._input.LT(1)
                         _la = self._input.LA(1)
-                        if not(_la==26 or _la==27):
+                        if not(_la==27 or _la==28):
                             localctx.op = self._errHandler.recoverInline(self)
                         else:
                             self._errHandler.reportMatch(self)
                             self.consume()
-                        self.state = 181
+                        self.state = 191
                         localctx.rhs = self.expr(5)
                         pass
 
@@ -1555,13 +1614,13 @@ class StencilParser ( Parser ):
                         localctx = StencilParser.AndExprContext(self, StencilParser.ExprContext(self, _parentctx, _parentState))
                         localctx.lhs = _prevctx
                         self.pushNewRecursionContext(localctx, _startState, self.RULE_expr)
-                        self.state = 182
+                        self.state = 192
                         if not self.precpred(self._ctx, 3):
                             from antlr4.error.Errors import FailedPredicateException
                             raise FailedPredicateException(self, "self.precpred(self._ctx, 3)")
-                        self.state = 183
+                        self.state = 193
                         localctx.op = self.match(StencilParser.AND)
-                        self.state = 184
+                        self.state = 194
                         localctx.rhs = self.expr(4)
                         pass
 
@@ -1569,13 +1628,13 @@ class StencilParser ( Parser ):
                         localctx = StencilParser.OrExprContext(self, StencilParser.ExprContext(self, _parentctx, _parentState))
                         localctx.lhs = _prevctx
                         self.pushNewRecursionContext(localctx, _startState, self.RULE_expr)
-                        self.state = 185
+                        self.state = 195
                         if not self.precpred(self._ctx, 2):
                             from antlr4.error.Errors import FailedPredicateException
                             raise FailedPredicateException(self, "self.precpred(self._ctx, 2)")
-                        self.state = 186
+                        self.state = 196
                         localctx.op = self.match(StencilParser.OR)
-                        self.state = 187
+                        self.state = 197
                         localctx.rhs = self.expr(3)
                         pass
 
@@ -1583,24 +1642,24 @@ class StencilParser ( Parser ):
                         localctx = StencilParser.CondExprContext(self, StencilParser.ExprContext(self, _parentctx, _parentState))
                         localctx.cond = _prevctx
                         self.pushNewRecursionContext(localctx, _startState, self.RULE_expr)
-                        self.state = 188
+                        self.state = 198
                         if not self.precpred(self._ctx, 1):
                             from antlr4.error.Errors import FailedPredicateException
                             raise FailedPredicateException(self, "self.precpred(self._ctx, 1)")
-                        self.state = 189
+                        self.state = 199
                         localctx.op = self.match(StencilParser.QUESTION)
-                        self.state = 190
+                        self.state = 200
                         localctx.then = self.expr(0)
-                        self.state = 191
+                        self.state = 201
                         self.match(StencilParser.COLON)
-                        self.state = 192
+                        self.state = 202
                         localctx.other = self.expr(1)
                         pass
 
              
-                self.state = 198
+                self.state = 208
                 self._errHandler.sync(self)
-                _alt = self._interp.adaptivePredict(self._input,15,self._ctx)
+                _alt = self._interp.adaptivePredict(self._input,16,self._ctx)
 
         except RecognitionException as re:
             localctx.exception = re
@@ -1655,15 +1714,15 @@ class StencilParser ( Parser ):
         self.enterRule(localctx, 10, self.RULE_sumRange)
         try:
             self.enterOuterAlt(localctx, 1)
-            self.state = 199
+            self.state = 209
             localctx.var = self.match(StencilParser.ID)
-            self.state = 200
+            self.state = 210
             self.match(StencilParser.IN)
-            self.state = 201
+            self.state = 211
             localctx.lo = self.signedNumber()
-            self.state = 202
+            self.state = 212
             self.match(StencilParser.DOTDOT)
-            self.state = 203
+            self.state = 213
             localctx.hi = self.signedNumber()
         except RecognitionException as re:
             localctx.exception = re
@@ -1711,21 +1770,21 @@ class StencilParser ( Parser ):
         self._la = 0 # Token type
         try:
             self.enterOuterAlt(localctx, 1)
-            self.state = 206
+            self.state = 216
             self._errHandler.sync(self)
             _la = self._input.LA(1)
-            if _la==47 or _la==48:
-                self.state = 205
+            if _la==48 or _la==49:
+                self.state = 215
                 localctx.sign = self._input.LT(1)
                 _la = self._input.LA(1)
-                if not(_la==47 or _la==48):
+                if not(_la==48 or _la==49):
                     localctx.sign = self._errHandler.recoverInline(self)
                 else:
                     self._errHandler.reportMatch(self)
                     self.consume()
 
 
-            self.state = 208
+            self.state = 218
             self.number()
         except RecognitionException as re:
             localctx.exception = re
@@ -1768,9 +1827,9 @@ class StencilParser ( Parser ):
         self._la = 0 # Token type
         try:
             self.enterOuterAlt(localctx, 1)
-            self.state = 210
+            self.state = 220
             _la = self._input.LA(1)
-            if not(_la==20 or _la==21):
+            if not(_la==21 or _la==22):
                 self._errHandler.recoverInline(self)
             else:
                 self._errHandler.reportMatch(self)
@@ -1910,91 +1969,91 @@ class StencilParser ( Parser ):
         self.enterRule(localctx, 16, self.RULE_primary)
         self._la = 0 # Token type
         try:
-            self.state = 244
+            self.state = 254
             self._errHandler.sync(self)
-            la_ = self._interp.adaptivePredict(self._input,22,self._ctx)
+            la_ = self._interp.adaptivePredict(self._input,23,self._ctx)
             if la_ == 1:
                 localctx = StencilParser.NumberPrimaryContext(self, localctx)
                 self.enterOuterAlt(localctx, 1)
-                self.state = 212
+                self.state = 222
                 self.number()
                 pass
 
             elif la_ == 2:
                 localctx = StencilParser.CallPrimaryContext(self, localctx)
                 self.enterOuterAlt(localctx, 2)
-                self.state = 213
-                localctx.func = self.match(StencilParser.ID)
-                self.state = 214
-                self.match(StencilParser.LPAREN)
                 self.state = 223
+                localctx.func = self.match(StencilParser.ID)
+                self.state = 224
+                self.match(StencilParser.LPAREN)
+                self.state = 233
                 self._errHandler.sync(self)
                 _la = self._input.LA(1)
-                if (((_la) & ~0x3f) == 0 and ((1 << _la) & 424415790759936) != 0):
-                    self.state = 215
+                if (((_la) & ~0x3f) == 0 and ((1 << _la) & 848831581519872) != 0):
+                    self.state = 225
                     self.expr(0)
-                    self.state = 220
+                    self.state = 230
                     self._errHandler.sync(self)
                     _la = self._input.LA(1)
-                    while _la==40:
-                        self.state = 216
+                    while _la==41:
+                        self.state = 226
                         self.match(StencilParser.COMMA)
-                        self.state = 217
+                        self.state = 227
                         self.expr(0)
-                        self.state = 222
+                        self.state = 232
                         self._errHandler.sync(self)
                         _la = self._input.LA(1)
 
 
 
-                self.state = 225
+                self.state = 235
                 self.match(StencilParser.RPAREN)
                 pass
 
             elif la_ == 3:
                 localctx = StencilParser.RefPrimaryContext(self, localctx)
                 self.enterOuterAlt(localctx, 3)
-                self.state = 226
+                self.state = 236
                 localctx.name = self.match(StencilParser.ID)
-                self.state = 228
-                self._errHandler.sync(self)
-                la_ = self._interp.adaptivePredict(self._input,19,self._ctx)
-                if la_ == 1:
-                    self.state = 227
-                    localctx.new = self.match(StencilParser.PRIME)
-
-
-                self.state = 232
+                self.state = 238
                 self._errHandler.sync(self)
                 la_ = self._interp.adaptivePredict(self._input,20,self._ctx)
                 if la_ == 1:
-                    self.state = 230
+                    self.state = 237
+                    localctx.new = self.match(StencilParser.PRIME)
+
+
+                self.state = 242
+                self._errHandler.sync(self)
+                la_ = self._interp.adaptivePredict(self._input,21,self._ctx)
+                if la_ == 1:
+                    self.state = 240
                     self.match(StencilParser.DOT)
-                    self.state = 231
+                    self.state = 241
                     localctx.suffix = self.match(StencilParser.ID)
 
 
-                self.state = 237
+                self.state = 247
                 self._errHandler.sync(self)
-                _alt = self._interp.adaptivePredict(self._input,21,self._ctx)
+                _alt = self._interp.adaptivePredict(self._input,22,self._ctx)
                 while _alt!=2 and _alt!=ATN.INVALID_ALT_NUMBER:
                     if _alt==1:
-                        self.state = 234
+                        self.state = 244
                         self.subscript() 
-                    self.state = 239
+                    self.state = 249
                     self._errHandler.sync(self)
-                    _alt = self._interp.adaptivePredict(self._input,21,self._ctx)
+                    _alt = self._interp.adaptivePredict(self._input,22,self._ctx)
 
                 pass
 
             elif la_ == 4:
                 localctx = StencilParser.ParenPrimaryContext(self, localctx)
                 self.enterOuterAlt(localctx, 4)
-                self.state = 240
+                self.state = 250
                 self.match(StencilParser.LPAREN)
-                self.state = 241
+                self.state = 251
                 self.expr(0)
-                self.state = 242
+                self.state = 252
                 self.match(StencilParser.RPAREN)
                 pass
 
@@ -2053,23 +2112,23 @@ class StencilParser ( Parser ):
         self._la = 0 # Token type
         try:
             self.enterOuterAlt(localctx, 1)
-            self.state = 246
+            self.state = 256
             self.match(StencilParser.LBRACK)
-            self.state = 247
+            self.state = 257
             self.expr(0)
-            self.state = 252
+            self.state = 262
             self._errHandler.sync(self)
             _la = self._input.LA(1)
-            while _la==40:
-                self.state = 248
+            while _la==41:
+                self.state = 258
                 self.match(StencilParser.COMMA)
-                self.state = 249
+                self.state = 259
                 self.expr(0)
-                self.state = 254
+                self.state = 264
                 self._errHandler.sync(self)
                 _la = self._input.LA(1)
 
-            self.state = 255
+            self.state = 265
             self.match(StencilParser.RBRACK)
         except RecognitionException as re:
             localctx.exception = re

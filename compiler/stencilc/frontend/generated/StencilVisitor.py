@@ -79,6 +79,11 @@ class StencilVisitor(ParseTreeVisitor):
         return self.visitChildren(ctx)
 
 
+    # Visit a parse tree produced by StencilParser#saveDecl.
+    def visitSaveDecl(self, ctx:StencilParser.SaveDeclContext):
+        return self.visitChildren(ctx)
+
+
     # Visit a parse tree produced by StencilParser#tableInit.
     def visitTableInit(self, ctx:StencilParser.TableInitContext):
         return self.visitChildren(ctx)

@@ -381,9 +381,14 @@ static void ooc_close(void *state, int keep) {
  * removes the scratch files (unless `keep`: after a failure, for --resume).  (Its name, what it has,
  * then open, steps_done, advance, box, account, finish and close: stn_engine_ops' order.) */
 static int ooc_saves(const void *state) { return stn_ooc_snap_saves(&((const stn_ooc *)state)->e); }
+static const struct stn_part *ooc_part(const void *state) {
+    const stn_ooc *s = state;
+    return s->fold.part ? NULL : s->c.part;
+}
 
 const stn_engine_ops stn_ooc_engine = {"ooc",       {.plans = 1, .device = 1, .resumes = 1, .splits = 1},
                                        ooc_open,    ooc_steps_done,
                                        ooc_advance, ooc_box,
                                        ooc_account, ooc_finish,
-                                       ooc_close,   ooc_saves};
+                                       ooc_close,   ooc_saves,
+                                       ooc_part};

@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #endif
 #include "engines/ooc/stn_ooc_engine.h"
+#include "io/stn_hdf5.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -29,7 +30,8 @@ static stn_time_model time_model(const ooc *e, const stn_device *dev, double cel
                             .depth = STN_AIO_DEFAULT_DEPTH,
                             .max_request = STN_AIO_DEFAULT_MAX_REQUEST,
                             .xm = NULL,
-                            .ghost_bt = 0};
+                            .ghost_bt = 0,
+                            .snap_bytes_per_step = stn_h5_bytes_per_step(e->d, e->r->o)};
 }
 
 /* The seconds the time model gives plan p's sweeps from sweep s0 on for `steps` steps (the sweeps s0,

@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #endif
 #include "engines/ooc/stn_ooc_engine.h"
+#include "io/stn_hdf5.h"
 
 #include <fcntl.h>
 #include <inttypes.h>
@@ -304,7 +305,8 @@ int stn_ooc_model_time(ooc *e, int64_t first_sweep) {
                          .depth = STN_AIO_DEFAULT_DEPTH,
                          .max_request = STN_AIO_DEFAULT_MAX_REQUEST,
                          .xm = xm.levels ? &xm : NULL,
-                         .ghost_bt = r->part ? r->part->bt : 0};
+                         .ghost_bt = r->part ? r->part->bt : 0,
+                         .snap_bytes_per_step = stn_h5_bytes_per_step(r->d, r->o)};
     stn_ooc_predict_time(&e->model, &e->plan, first_sweep, &tm, &res->time);
     res->have_time = 1;
     return 0;
