@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 typedef struct aio_req {
@@ -25,7 +26,11 @@ typedef struct aio_req {
     uint64_t off; /* its file offset */
     size_t len;   /* its length */
     size_t done;  /* bytes moved so far (short transfers resubmit the rest) */
+    size_t
+        piece; /* gathered (a chunked file's run): memory is pieces of `piece` bytes `plane` apart; 0: not */
+    size_t plane;
     int write;
+    struct iovec iov[STN_AIO_IOV]; /* a gathered request's pieces, read by io_submit */
 } aio_req;
 
 /* What is left of one stn_aio_read/write call not yet cut into requests: its spans (one per
@@ -41,6 +46,7 @@ typedef struct aio_job {
     uint64_t span;    /* bytes per span */
     uint64_t nspans;  /* spans */
     uint64_t s, done; /* the next piece: span s, from byte `done` of it */
+    size_t piece;     /* one span of a chunked file gathered from memory pieces `plane` apart (0: not) */
     int write;
 } aio_job;
 
@@ -199,18 +205,34 @@ static void req_release(stn_aio *q, aio_req *r) {
     q->free_list[q->nfree++] = r;
 }
 
-/* "plane z, row y" of a file offset, for messages. */
+/* "plane z, row y" of a file offset, for messages (through the file's chunks). */
 static void where_of(const aio_req *r, uint64_t off, char *buf, size_t n) {
-    uint64_t row = off / (uint64_t)r->f->row_bytes;
-    snprintf(buf, n, "plane %llu, row %llu", (unsigned long long)(row / (uint64_t)r->f->ny),
-             (unsigned long long)(row % (uint64_t)r->f->ny));
+    const stn_gridfile *f = r->f;
+    uint64_t rb = (uint64_t)f->row_bytes, nz = (uint64_t)f->nz, lo = 0, hi = (uint64_t)f->ny;
+    for (int c = 0; f->chunk_y && c < f->nchunks; c++)
+        if (off >= (uint64_t)f->chunk_y[c] * nz * rb)
+            lo = (uint64_t)f->chunk_y[c], hi = (uint64_t)f->chunk_y[c + 1];
+    uint64_t row = (off - lo * nz * rb) / rb;
+    snprintf(buf, n, "plane %llu, row %llu", (unsigned long long)(row / (hi - lo)),
+             (unsigned long long)(lo + row % (hi - lo)));
 }
 
 static void prep(aio_req *r) {
     char *p = r->buf + r->done;
     size_t left = r->len - r->done;
     long long off = (long long)(r->off + r->done);
-    if (r->write)
+    if (r->piece) { /* the pieces of what is left, the first maybe cut by a short transfer */
+        int n = 0;
+        for (size_t at = r->done; at < r->len && n < STN_AIO_IOV; n++) {
+            size_t k = at / r->piece, in = at % r->piece, len = r->piece - in;
+            r->iov[n] = (struct iovec){r->buf + k * r->plane + in, len < r->len - at ? len : r->len - at};
+            at += r->iov[n].iov_len;
+        }
+        if (r->write)
+            io_prep_pwritev(&r->cb, r->f->fd, r->iov, n, off);
+        else
+            io_prep_preadv(&r->cb, r->f->fd, r->iov, n, off);
+    } else if (r->write)
         io_prep_pwrite(&r->cb, r->f->fd, p, left, off);
     else
         io_prep_pread(&r->cb, r->f->fd, p, left, off);
@@ -346,13 +368,17 @@ static void pump(stn_aio *q) {
         size_t chunk = q->max_request & ~(j->f->align - 1);
         if (chunk == 0)
             chunk = j->f->align;
+        if (j->piece) /* whole pieces, at most STN_AIO_IOV of them (transfer: piece <= max_request) */
+            chunk = (chunk < STN_AIO_IOV * j->piece ? chunk : STN_AIO_IOV * j->piece) / j->piece * j->piece;
         uint64_t left = j->span - j->done;
         size_t len = left < chunk ? (size_t)left : chunk;
         aio_req *r = q->free_list[--q->nfree];
         r->f = j->f;
         r->g = j->g;
         r->st = j->st;
-        r->buf = j->buf + j->s * j->plane + j->done;
+        r->piece = j->piece;
+        r->plane = j->plane;
+        r->buf = j->piece ? j->buf + j->done / j->piece * j->plane : j->buf + j->s * j->plane + j->done;
         r->off = j->off + j->s * j->stride + j->done;
         r->len = len;
         r->done = 0;
@@ -382,6 +408,26 @@ static int advance(stn_aio *q, stn_stats *st) {
     return q->nqueued > 0 ? stn_aio_submit(q, st) : 0;
 }
 
+/* Hold job j (a call's spans in one chunk) until it is cut into requests; queue what slots allow. */
+static int hold(stn_aio *q, const aio_job *j, stn_stats *st) {
+    while (q->njobs == STN_AIO_JOBS) { /* every call slot held: make room (blocking) */
+        int rc = advance(q, st);
+        if (rc && q->nqueued > 0)
+            return rc;
+        if (q->njobs < STN_AIO_JOBS)
+            break;
+        if (q->inflight == 0)
+            return stn_error(-EIO, "asynchronous IO queue: %d calls held and nothing in flight", q->njobs);
+        rc = reap(q, 1, st);
+        if (rc)
+            return rc;
+    }
+    q->jobs[(q->jhead + q->njobs++) % STN_AIO_JOBS] = *j;
+    if (j->g)
+        j->g->pending++;
+    return advance(q, st);
+}
+
 static int transfer(stn_aio *q, int write, stn_gridfile *f, const stn_span *sp, char *buf, size_t plane,
                     stn_aio_group *g, stn_stats *st) {
     const char *what = write ? "write" : "read";
@@ -407,39 +453,35 @@ static int transfer(stn_aio *q, int write, stn_gridfile *f, const stn_span *sp, 
             f->align, (unsigned long long)rows, (unsigned long long)rb);
     if (f->map) /* --tier pmem: a copy, done now (nothing pending) */
         return stn_pmem_transfer(f, write, sp, buf, plane, g, st);
-    while (q->njobs == STN_AIO_JOBS) { /* every call slot held: make room (blocking) */
-        int rc = advance(q, st);
-        if (rc && q->nqueued > 0)
-            return rc;
-        if (q->njobs < STN_AIO_JOBS)
-            break;
-        if (q->inflight == 0)
-            return stn_error(-EIO, "asynchronous IO queue: %d calls held and nothing in flight", q->njobs);
-        rc = reap(q, 1, st);
+    /* one job per chunk the rows cross (the plain layout: one) */
+    for (int64_t a = y0; a < y1;) {
+        int64_t lo, hi;
+        stn_gridfile_chunk(f, a, &lo, &hi);
+        int64_t b = hi < y1 ? hi : y1;
+        uint64_t span = (uint64_t)(b - a) * rb;
+        aio_job j = {f,
+                     g,
+                     st,
+                     buf + (size_t)(a - y0) * rb,
+                     plane,
+                     stn_gridfile_offset(f, z0, a),
+                     (uint64_t)(hi - lo) * rb,
+                     span,
+                     nz,
+                     0,
+                     0,
+                     0,
+                     write};
+        if (nz == 1 || (a == lo && b == hi && plane == span)) /* both sides contiguous */
+            j.span *= nz, j.nspans = 1;
+        else if (f->nchunks > 1 && a == lo && b == hi && span <= q->max_request) /* a run, gathered */
+            j.piece = (size_t)span, j.span *= nz, j.nspans = 1;
+        int rc = hold(q, &j, st);
         if (rc)
             return rc;
+        a = b;
     }
-    /* spans: one per plane, or one for all when both sides are contiguous */
-    aio_job *j = &q->jobs[(q->jhead + q->njobs++) % STN_AIO_JOBS];
-    *j = (aio_job){f,
-                   g,
-                   st,
-                   buf,
-                   plane,
-                   ((uint64_t)z0 * (uint64_t)f->ny + (uint64_t)y0) * rb,
-                   (uint64_t)f->ny * rb,
-                   rows * rb,
-                   nz,
-                   0,
-                   0,
-                   write};
-    if (nz == 1 || (y0 == 0 && y1 == f->ny && plane == rows * rb)) {
-        j->span *= nz;
-        j->nspans = 1;
-    }
-    if (g)
-        g->pending++;
-    return advance(q, st);
+    return 0;
 }
 
 int stn_aio_poll(stn_aio *q, stn_stats *st) {
