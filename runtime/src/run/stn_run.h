@@ -226,6 +226,7 @@ typedef struct stn_result {
     stn_numa numa;                /* where the threads and buffers were placed (engines/engine.c) */
     uint64_t mapped_bytes;        /* ooc --tier pmem: the bytes of the scratch files mapped by libpmem */
     int is_pmem;                  /* and whether libpmem found every mapping persistent memory */
+    int scratch_chunked;          /* out of core: some scratch file chunked along y (docs/design/023) */
     int nranks;                   /* MPI, rank 0 after the run: the ranks' figures (the fields above are */
     uint64_t *ranks;              /* their sums): STN_RANK_FIGURES each, read, written, predicted read and
                                    * written, message bytes sent and predicted */
