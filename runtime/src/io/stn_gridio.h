@@ -7,7 +7,8 @@
  *
  * Layout of a grid file.  x is contiguous; every x-row holds nx elements followed by padding up
  * to row_bytes, a multiple of the O_DIRECT alignment.  Plane z, row y starts at byte offset
- * (z * ny + y) * row_bytes.  So any run of whole rows is one aligned transfer whatever nx is, and
+ * (z * ny + y) * row_bytes (the plain layout; a file chunked along y places its rows through its chunk
+ * table instead, gridchunks.c, below).  So any run of whole rows is one aligned transfer whatever nx is, and
  * the bytes moved for rows [y0, y1) of planes [z0, z1) are exactly
  * (y1 - y0) * (z1 - z0) * row_bytes -- the figure the IO model must predict (stn_grid_row_bytes
  * gives row_bytes before any file exists).  The padding's content is unspecified: whatever the

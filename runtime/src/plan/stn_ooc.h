@@ -107,7 +107,7 @@ int64_t stn_ooc_window0(const stn_ooc_dim *g, int64_t b);
  * rounded like the ring. */
 int64_t stn_ooc_ring_floor(const stn_ooc_plan *p, int64_t b);
 
-/* ------------------------------------------------------------------ chunks.c: the scratch layout */
+/* ------------------------------------------------------------------ layout.c: the scratch layout */
 
 /* STENCILC_SCRATCH_LAYOUT=plain: every scratch file in the plain layout (a measurement knob,
  * docs/out-of-core.md). */

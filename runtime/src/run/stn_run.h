@@ -15,7 +15,8 @@
  *                probe_pmem (--tier pmem's curves), devfile (a machine file
  *                with the curves), checkpoint (a checkpoint's manifest),
  *                mapfile (--mode mmap's files), hdf5 (the snapshot file),
- *                pmem (--tier pmem's mapped files)
+ *                pmem (--tier pmem's mapped files), gridchunks (grid files
+ *                chunked along y)
  *   3. run/      log (warnings), fields, inputs (series, points, along),    what a run is given
  *                fold (a 1d grid's rows)
  *   4. mpi/      par (the collectives), split (the ranks' parts), part      the ranks
@@ -25,11 +26,11 @@
  *   6. plan/     iblock (Blk-Tune's step 1), ooc_plan (block geometry),    planning, no engine
  *                ooc_model (the exact IO model, the time model), tune
  *                (the tuners), tune_rate (a plan's measured rate), ranks
- *                (an MPI rank's plan)
+ *                (an MPI rank's plan), layout (the scratch files' chunks)
  *   7. engines/  engine (the engines' table: stn_engine.h), arrays (what    the engines
  *                they share); incore, mmap; ooc/: ooc_api, ooc_sweep,
  *                ooc_reader, ooc_wedge, ooc_ghosts, ooc_setup, ooc_window,
- *                ooc_xfer, ooc_state, ooc_snap, ooc_refine
+ *                ooc_xfer, ooc_state, ooc_snap, ooc_refine, ooc_chunks
  *   8. report/   report                                                     the JSON report
  *   9. program/  program (stn_program_main), sim (the embedding API, a run  the program
  *                held open), setup (a run around its engine), runfiles

@@ -1,5 +1,5 @@
 /* ooc_chunks.c -- the out-of-core engine's scratch files chunked along y (docs/design/023): each file
- * set's chunk table, chosen by the plan (plan/chunks.c) when the set is about to be written whole, set on
+ * set's chunk table, chosen by the plan (plan/layout.c) when the set is about to be written whole, set on
  * its files (io/gridio.c then places every row through it), and kept for the state file so that
  * --resume reads the files back in the layout they were written in.  A re-plan (ooc_refine.c) needs
  * nothing here: the sweep after it reads with the old table and writes with the new. */

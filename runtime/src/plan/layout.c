@@ -1,4 +1,4 @@
-/* chunks.c -- the scratch files' chunks along y (docs/design/023): which layout a plan's file sets get, and
+/* layout.c -- the scratch files' chunks along y (docs/design/023): which layout a plan's file sets get, and
  * the chunk edges that make a y-blocked plan's reads and writes whole chunks wide (so each is one run of
  * planes x rows in the file).  Pure functions of the plan (and of STENCILC_SCRATCH_LAYOUT). */
 #include "plan/stn_ooc.h"
