@@ -30,7 +30,6 @@ typedef struct aio_req {
         piece; /* gathered (a chunked file's run): memory is pieces of `piece` bytes `plane` apart; 0: not */
     size_t plane;
     int write;
-    struct iovec iov[STN_AIO_IOV]; /* a gathered request's pieces, read by io_submit */
 } aio_req;
 
 /* What is left of one stn_aio_read/write call not yet cut into requests: its spans (one per
@@ -69,7 +68,9 @@ struct stn_aio {
     struct io_event *events;
     int error; /* first failure since the last wait_all */
     char msg[1024];
-    stn_req_sizes *sizes; /* where every request made is counted by size (NULL: nowhere) */
+    stn_req_sizes *sizes;          /* where every request made is counted by size (NULL: nowhere) */
+    struct iovec iov[STN_AIO_IOV]; /* the pieces of the gathered request being submitted (io_submit copies
+                                    * them: one buffer serves every gathered request, submitted alone) */
 };
 
 void stn_aio_count_sizes(stn_aio *q, stn_req_sizes *h) { q->sizes = h; }
@@ -217,25 +218,35 @@ static void where_of(const aio_req *r, uint64_t off, char *buf, size_t n) {
              (unsigned long long)(lo + row % (hi - lo)));
 }
 
+/* A request's iocb: a plain one now; a gathered one (r->piece) only its data, its pieces are put in the
+ * queue's iovecs when it is submitted (stn_aio_submit, gather). */
 static void prep(aio_req *r) {
     char *p = r->buf + r->done;
     size_t left = r->len - r->done;
     long long off = (long long)(r->off + r->done);
-    if (r->piece) { /* the pieces of what is left, the first maybe cut by a short transfer */
-        int n = 0;
-        for (size_t at = r->done; at < r->len && n < STN_AIO_IOV; n++) {
-            size_t k = at / r->piece, in = at % r->piece, len = r->piece - in;
-            r->iov[n] = (struct iovec){r->buf + k * r->plane + in, len < r->len - at ? len : r->len - at};
-            at += r->iov[n].iov_len;
-        }
-        if (r->write)
-            io_prep_pwritev(&r->cb, r->f->fd, r->iov, n, off);
-        else
-            io_prep_preadv(&r->cb, r->f->fd, r->iov, n, off);
-    } else if (r->write)
+    if (r->piece)
+        memset(&r->cb, 0, sizeof r->cb);
+    else if (r->write)
         io_prep_pwrite(&r->cb, r->f->fd, p, left, off);
     else
         io_prep_pread(&r->cb, r->f->fd, p, left, off);
+    r->cb.data = r;
+}
+
+/* The iocb of gathered request r over the queue's iovecs: the pieces of what is left of it, the first
+ * maybe cut by a short transfer. */
+static void gather(stn_aio *q, aio_req *r) {
+    int n = 0;
+    for (size_t at = r->done; at < r->len && n < STN_AIO_IOV; n++) {
+        size_t k = at / r->piece, in = at % r->piece, len = r->piece - in;
+        q->iov[n] = (struct iovec){r->buf + k * r->plane + in, len < r->len - at ? len : r->len - at};
+        at += q->iov[n].iov_len;
+    }
+    long long off = (long long)(r->off + r->done);
+    if (r->write)
+        io_prep_pwritev(&r->cb, r->f->fd, q->iov, n, off);
+    else
+        io_prep_preadv(&r->cb, r->f->fd, q->iov, n, off);
     r->cb.data = r;
 }
 
@@ -322,7 +333,14 @@ int stn_aio_submit(stn_aio *q, stn_stats *st) {
     char first_msg[1024] = "";
     while (q->nqueued > 0) {
         double t0 = stn_now();
-        int n = io_submit(q->ctx, q->nqueued, q->queued);
+        int nr =
+            0; /* a gathered request alone (the iovecs are the queue's), else the plain ones before one */
+        aio_req *r0 = (aio_req *)q->queued[0]->data;
+        if (r0->piece)
+            gather(q, r0), nr = 1;
+        while (!r0->piece && nr < q->nqueued && !((aio_req *)q->queued[nr]->data)->piece)
+            nr++;
+        int n = io_submit(q->ctx, nr, q->queued);
         stn_stats_add_time(st, STN_PHASE_WAIT, t0);
         if (n > 0) {
             q->inflight += n;
