@@ -5,7 +5,7 @@ planes x rows instead of one request per plane.
 Guarantees checked (heat3d, blocks given by hand so that the plans are y-blocked):
 * chunked, plain (STENCILC_SCRATCH_LAYOUT=plain) and in-core give the same bits over several sweeps
   (a shorter last one), the bytes counted are the bytes predicted, and the report names the layout;
-  whole planes (alg2's too: it blocks whole planes only) stay plain;
+  whole planes (alg2's too: it blocks whole planes only) and 2d plans stay plain;
 * a forced re-plan (STENCILC_REPLAN=force) keeps the bits: the sweep after it reads with the old chunks;
 * a run stopped after two sweeps resumes from the chunks its state file recorded, even when resumed
   with the other layout asked for;
@@ -85,13 +85,21 @@ def test_chunked_plain_and_in_core_give_the_same_bits(heat3d, start, in_core, tm
     assert nc < np_, (nc, np_)
 
 
-def test_whole_planes_and_alg2_stay_plain(heat3d, start, in_core, tmp_path):
+def test_whole_planes_alg2_and_2d_stay_plain(heat3d, start, in_core, tmp_path, compile_example):
     _, d, out = _run(heat3d, tmp_path, "w", "--mem", "8M", "--block", "96,4,2", "--init", f"u={start}")
     assert _exact(d)["scratch_layout"] == "plain" and out.read_bytes() == in_core
     # (alg2 blocks whole planes only: y-blocking is the reference schedule's)
     _, d, out = _run(heat3d, tmp_path, "a", "--mem", "8M", "--block", "96,4,2", "--schedule", "alg2", "--init",
                      f"u={start}")
     assert _exact(d)["scratch_layout"] == "plain" and out.read_bytes() == in_core
+    # 2d: one plane, where chunks would only cut the spans (r = y, q = z of one plane)
+    d = tmp_path / "2d"
+    d.mkdir()
+    r = subprocess.run([str(compile_example("jacobi2d")), "--size", "64,56", "--steps", "7", "--block", "10,2",
+                        "--dir", str(d), "--report", str(d / "r.json")], capture_output=True, text=True, env=ENV,
+                       timeout=600)
+    assert r.returncode == 0, r.stderr
+    assert _exact(d)["scratch_layout"] == "plain"
 
 
 def test_a_forced_replan_reads_with_the_old_chunks(heat3d, start, in_core, tmp_path):

@@ -12,7 +12,8 @@ int stn_scratch_layout_plain(void) {
 }
 
 int stn_ooc_chunked(const stn_ooc_plan *p) {
-    return p->r.axis == 1 && p->q.axis == 2 && p->schedule != STN_SCHED_ALG2 && !stn_scratch_layout_plain();
+    return p->r.axis == 1 && p->q.axis == 2 && p->q.n > 1 && p->schedule != STN_SCHED_ALG2 &&
+           !stn_scratch_layout_plain();
 }
 
 static int cmp64(const void *a, const void *b) {

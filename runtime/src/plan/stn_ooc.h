@@ -112,7 +112,8 @@ int64_t stn_ooc_ring_floor(const stn_ooc_plan *p, int64_t b);
 /* STENCILC_SCRATCH_LAYOUT=plain: every scratch file in the plain layout (a measurement knob,
  * docs/out-of-core.md). */
 int stn_scratch_layout_plain(void);
-/* Whether p's scratch files (and its z-strip's spill files) are chunked along y: y-blocked 3d, not alg2
+/* Whether p's scratch files (and its z-strip's spill files) are chunked along y: y-blocked 3d (2d: one
+ * plane, where the chunks would only cut its spans), not alg2
  * (whose in-place files are read and written by the same sweep), and the knob not `plain`. */
 int stn_ooc_chunked(const stn_ooc_plan *p);
 /* The inner chunk edges (sorted, in (0, r.n)) of a file that a sweep of Tw steps writes and a sweep of Tr
