@@ -351,7 +351,7 @@ def test_resume_goes_on_with_the_saved_blocks(heat3d, tmp_path):
     p.wait()
     assert state.exists(), "the run finished before its first sweep was saved"
     lines = dict(line.split(" ", 1) for line in state.read_text().splitlines())
-    assert lines["stencilc-ooc-state"] == "3"
+    assert lines["stencilc-ooc-state"] == "4"
     by, bz, bt, strip = map(int, lines["plan"].split())
     assert int(lines["steps_done"]) == int(lines["sweeps_done"]) * bt  # the program's sweeps are bt long
     # a budget too small for the saved blocks: refused, with the figures, and nothing lost

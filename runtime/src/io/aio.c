@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 typedef struct aio_req {
@@ -25,6 +26,9 @@ typedef struct aio_req {
     uint64_t off; /* its file offset */
     size_t len;   /* its length */
     size_t done;  /* bytes moved so far (short transfers resubmit the rest) */
+    size_t
+        piece; /* gathered (a chunked file's run): memory is pieces of `piece` bytes `plane` apart; 0: not */
+    size_t plane;
     int write;
 } aio_req;
 
@@ -41,6 +45,7 @@ typedef struct aio_job {
     uint64_t span;    /* bytes per span */
     uint64_t nspans;  /* spans */
     uint64_t s, done; /* the next piece: span s, from byte `done` of it */
+    size_t piece;     /* one span of a chunked file gathered from memory pieces `plane` apart (0: not) */
     int write;
 } aio_job;
 
@@ -63,7 +68,9 @@ struct stn_aio {
     struct io_event *events;
     int error; /* first failure since the last wait_all */
     char msg[1024];
-    stn_req_sizes *sizes; /* where every request made is counted by size (NULL: nowhere) */
+    stn_req_sizes *sizes;          /* where every request made is counted by size (NULL: nowhere) */
+    struct iovec iov[STN_AIO_IOV]; /* the pieces of the gathered request being submitted (io_submit copies
+                                    * them: one buffer serves every gathered request, submitted alone) */
 };
 
 void stn_aio_count_sizes(stn_aio *q, stn_req_sizes *h) { q->sizes = h; }
@@ -199,21 +206,47 @@ static void req_release(stn_aio *q, aio_req *r) {
     q->free_list[q->nfree++] = r;
 }
 
-/* "plane z, row y" of a file offset, for messages. */
+/* "plane z, row y" of a file offset, for messages (through the file's chunks). */
 static void where_of(const aio_req *r, uint64_t off, char *buf, size_t n) {
-    uint64_t row = off / (uint64_t)r->f->row_bytes;
-    snprintf(buf, n, "plane %llu, row %llu", (unsigned long long)(row / (uint64_t)r->f->ny),
-             (unsigned long long)(row % (uint64_t)r->f->ny));
+    const stn_gridfile *f = r->f;
+    uint64_t rb = (uint64_t)f->row_bytes, nz = (uint64_t)f->nz, lo = 0, hi = (uint64_t)f->ny;
+    for (int c = 0; f->chunk_y && c < f->nchunks; c++)
+        if (off >= (uint64_t)f->chunk_y[c] * nz * rb)
+            lo = (uint64_t)f->chunk_y[c], hi = (uint64_t)f->chunk_y[c + 1];
+    uint64_t row = (off - lo * nz * rb) / rb;
+    snprintf(buf, n, "plane %llu, row %llu", (unsigned long long)(row / (hi - lo)),
+             (unsigned long long)(lo + row % (hi - lo)));
 }
 
+/* A request's iocb: a plain one now; a gathered one (r->piece) only its data, its pieces are put in the
+ * queue's iovecs when it is submitted (stn_aio_submit, gather). */
 static void prep(aio_req *r) {
     char *p = r->buf + r->done;
     size_t left = r->len - r->done;
     long long off = (long long)(r->off + r->done);
-    if (r->write)
+    if (r->piece)
+        memset(&r->cb, 0, sizeof r->cb);
+    else if (r->write)
         io_prep_pwrite(&r->cb, r->f->fd, p, left, off);
     else
         io_prep_pread(&r->cb, r->f->fd, p, left, off);
+    r->cb.data = r;
+}
+
+/* The iocb of gathered request r over the queue's iovecs: the pieces of what is left of it, the first
+ * maybe cut by a short transfer. */
+static void gather(stn_aio *q, aio_req *r) {
+    int n = 0;
+    for (size_t at = r->done; at < r->len && n < STN_AIO_IOV; n++) {
+        size_t k = at / r->piece, in = at % r->piece, len = r->piece - in;
+        q->iov[n] = (struct iovec){r->buf + k * r->plane + in, len < r->len - at ? len : r->len - at};
+        at += q->iov[n].iov_len;
+    }
+    long long off = (long long)(r->off + r->done);
+    if (r->write)
+        io_prep_pwritev(&r->cb, r->f->fd, q->iov, n, off);
+    else
+        io_prep_preadv(&r->cb, r->f->fd, q->iov, n, off);
     r->cb.data = r;
 }
 
@@ -300,7 +333,14 @@ int stn_aio_submit(stn_aio *q, stn_stats *st) {
     char first_msg[1024] = "";
     while (q->nqueued > 0) {
         double t0 = stn_now();
-        int n = io_submit(q->ctx, q->nqueued, q->queued);
+        int nr =
+            0; /* a gathered request alone (the iovecs are the queue's), else the plain ones before one */
+        aio_req *r0 = (aio_req *)q->queued[0]->data;
+        if (r0->piece)
+            gather(q, r0), nr = 1;
+        while (!r0->piece && nr < q->nqueued && !((aio_req *)q->queued[nr]->data)->piece)
+            nr++;
+        int n = io_submit(q->ctx, nr, q->queued);
         stn_stats_add_time(st, STN_PHASE_WAIT, t0);
         if (n > 0) {
             q->inflight += n;
@@ -346,13 +386,17 @@ static void pump(stn_aio *q) {
         size_t chunk = q->max_request & ~(j->f->align - 1);
         if (chunk == 0)
             chunk = j->f->align;
+        if (j->piece) /* whole pieces, at most STN_AIO_IOV of them (transfer: piece <= max_request) */
+            chunk = (chunk < STN_AIO_IOV * j->piece ? chunk : STN_AIO_IOV * j->piece) / j->piece * j->piece;
         uint64_t left = j->span - j->done;
         size_t len = left < chunk ? (size_t)left : chunk;
         aio_req *r = q->free_list[--q->nfree];
         r->f = j->f;
         r->g = j->g;
         r->st = j->st;
-        r->buf = j->buf + j->s * j->plane + j->done;
+        r->piece = j->piece;
+        r->plane = j->plane;
+        r->buf = j->piece ? j->buf + j->done / j->piece * j->plane : j->buf + j->s * j->plane + j->done;
         r->off = j->off + j->s * j->stride + j->done;
         r->len = len;
         r->done = 0;
@@ -382,6 +426,26 @@ static int advance(stn_aio *q, stn_stats *st) {
     return q->nqueued > 0 ? stn_aio_submit(q, st) : 0;
 }
 
+/* Hold job j (a call's spans in one chunk) until it is cut into requests; queue what slots allow. */
+static int hold(stn_aio *q, const aio_job *j, stn_stats *st) {
+    while (q->njobs == STN_AIO_JOBS) { /* every call slot held: make room (blocking) */
+        int rc = advance(q, st);
+        if (rc && q->nqueued > 0)
+            return rc;
+        if (q->njobs < STN_AIO_JOBS)
+            break;
+        if (q->inflight == 0)
+            return stn_error(-EIO, "asynchronous IO queue: %d calls held and nothing in flight", q->njobs);
+        rc = reap(q, 1, st);
+        if (rc)
+            return rc;
+    }
+    q->jobs[(q->jhead + q->njobs++) % STN_AIO_JOBS] = *j;
+    if (j->g)
+        j->g->pending++;
+    return advance(q, st);
+}
+
 static int transfer(stn_aio *q, int write, stn_gridfile *f, const stn_span *sp, char *buf, size_t plane,
                     stn_aio_group *g, stn_stats *st) {
     const char *what = write ? "write" : "read";
@@ -407,39 +471,35 @@ static int transfer(stn_aio *q, int write, stn_gridfile *f, const stn_span *sp, 
             f->align, (unsigned long long)rows, (unsigned long long)rb);
     if (f->map) /* --tier pmem: a copy, done now (nothing pending) */
         return stn_pmem_transfer(f, write, sp, buf, plane, g, st);
-    while (q->njobs == STN_AIO_JOBS) { /* every call slot held: make room (blocking) */
-        int rc = advance(q, st);
-        if (rc && q->nqueued > 0)
-            return rc;
-        if (q->njobs < STN_AIO_JOBS)
-            break;
-        if (q->inflight == 0)
-            return stn_error(-EIO, "asynchronous IO queue: %d calls held and nothing in flight", q->njobs);
-        rc = reap(q, 1, st);
+    /* one job per chunk the rows cross (the plain layout: one) */
+    for (int64_t a = y0; a < y1;) {
+        int64_t lo, hi;
+        stn_gridfile_chunk(f, a, &lo, &hi);
+        int64_t b = hi < y1 ? hi : y1;
+        uint64_t span = (uint64_t)(b - a) * rb;
+        aio_job j = {f,
+                     g,
+                     st,
+                     buf + (size_t)(a - y0) * rb,
+                     plane,
+                     stn_gridfile_offset(f, z0, a),
+                     (uint64_t)(hi - lo) * rb,
+                     span,
+                     nz,
+                     0,
+                     0,
+                     0,
+                     write};
+        if (nz == 1 || (a == lo && b == hi && plane == span)) /* both sides contiguous */
+            j.span *= nz, j.nspans = 1;
+        else if (f->nchunks > 1 && a == lo && b == hi && span <= q->max_request) /* a run, gathered */
+            j.piece = (size_t)span, j.span *= nz, j.nspans = 1;
+        int rc = hold(q, &j, st);
         if (rc)
             return rc;
+        a = b;
     }
-    /* spans: one per plane, or one for all when both sides are contiguous */
-    aio_job *j = &q->jobs[(q->jhead + q->njobs++) % STN_AIO_JOBS];
-    *j = (aio_job){f,
-                   g,
-                   st,
-                   buf,
-                   plane,
-                   ((uint64_t)z0 * (uint64_t)f->ny + (uint64_t)y0) * rb,
-                   (uint64_t)f->ny * rb,
-                   rows * rb,
-                   nz,
-                   0,
-                   0,
-                   write};
-    if (nz == 1 || (y0 == 0 && y1 == f->ny && plane == rows * rb)) {
-        j->span *= nz;
-        j->nspans = 1;
-    }
-    if (g)
-        g->pending++;
-    return advance(q, st);
+    return 0;
 }
 
 int stn_aio_poll(stn_aio *q, stn_stats *st) {

@@ -288,6 +288,7 @@ int stn_gridfile_open(stn_gridfile *f, const char *path, int64_t nx, int64_t ny,
                       size_t align, int flags) {
     memset(f, 0, sizeof *f);
     f->fd = -1;
+    f->nchunks = 1;
     int create = (flags & STN_GRIDFILE_CREATE) != 0;
     if (!path || !*path)
         return stn_error(-EINVAL, "cannot open a grid file with an empty name");
@@ -389,6 +390,9 @@ int stn_gridfile_sync(stn_gridfile *f) {
 }
 
 void stn_gridfile_close(stn_gridfile *f) {
+    free(f->chunk_y);
+    f->chunk_y = NULL;
+    f->nchunks = 1;
     if (!f->path)
         return;
     stn_pmem_unmap(f);

@@ -58,14 +58,17 @@ int stn_pmem_transfer(stn_gridfile *f, int write, const stn_span *sp, char *buf,
     uint64_t rb = (uint64_t)f->row_bytes, rows = (uint64_t)(sp->y1 - sp->y0);
     size_t span = (size_t)(rows * rb);
     double t0 = stn_now();
-    for (int64_t z = sp->z0; z < sp->z1; z++) {
-        char *mem = buf + (size_t)(z - sp->z0) * plane;
-        char *at = f->map + ((uint64_t)z * (uint64_t)f->ny + (uint64_t)sp->y0) * rb;
-        if (write)
-            pmem_memcpy_nodrain(at, mem, span);
-        else
-            memcpy(mem, at, span);
-    }
+    for (int64_t z = sp->z0; z < sp->z1; z++)
+        for (int64_t a = sp->y0, lo, hi; a < sp->y1; a = hi < sp->y1 ? hi : sp->y1) { /* each chunk's rows */
+            stn_gridfile_chunk(f, a, &lo, &hi);
+            size_t len = (size_t)(((hi < sp->y1 ? hi : sp->y1) - a) * (int64_t)rb);
+            char *mem = buf + (size_t)(z - sp->z0) * plane + (size_t)(a - sp->y0) * rb;
+            char *at = f->map + stn_gridfile_offset(f, z, a);
+            if (write)
+                pmem_memcpy_nodrain(at, mem, len);
+            else
+                memcpy(mem, at, len);
+        }
     if (write)
         pmem_drain();
     stn_stats_add_time(st, write ? STN_PHASE_WRITE : STN_PHASE_READ, t0);

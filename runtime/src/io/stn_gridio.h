@@ -7,7 +7,8 @@
  *
  * Layout of a grid file.  x is contiguous; every x-row holds nx elements followed by padding up
  * to row_bytes, a multiple of the O_DIRECT alignment.  Plane z, row y starts at byte offset
- * (z * ny + y) * row_bytes.  So any run of whole rows is one aligned transfer whatever nx is, and
+ * (z * ny + y) * row_bytes (the plain layout; a file chunked along y places its rows through its chunk
+ * table instead, gridchunks.c, below).  So any run of whole rows is one aligned transfer whatever nx is, and
  * the bytes moved for rows [y0, y1) of planes [z0, z1) are exactly
  * (y1 - y0) * (z1 - z0) * row_bytes -- the figure the IO model must predict (stn_grid_row_bytes
  * gives row_bytes before any file exists).  The padding's content is unspecified: whatever the
@@ -64,6 +65,8 @@ typedef struct stn_gridfile {
     char *map;          /* --tier pmem: the whole file mapped by libpmem (NULL: the aio tier) */
     size_t map_len;     /* the mapping's length */
     int is_pmem;        /* libpmem's is_pmem of the mapping: 0 on a file system without DAX */
+    int nchunks;        /* chunks along y (docs/design/023): 1 is the plain layout */
+    int64_t *chunk_y;   /* nchunks + 1 edges, 0 = Y_0 < Y_1 < ... < Y_n = ny (NULL: plain, one chunk) */
 } stn_gridfile;
 
 enum {
@@ -94,6 +97,24 @@ int stn_gridfile_sync(stn_gridfile *f);
  * Wait for the file's requests first. */
 void stn_gridfile_close(stn_gridfile *f);
 
+/* ------------------------------------------------------------------ chunks along y (docs/design/023) */
+
+/* A grid file may be chunked along y: chunk c holds rows [Y_c, Y_(c+1)) of every plane, planes in z
+ * order inside the chunk, so plane z, row y (Y_c <= y < Y_(c+1)) starts at byte
+ *   Y_c * nz * row_bytes + (z * (Y_(c+1) - Y_c) + (y - Y_c)) * row_bytes.
+ * One chunk (Y_1 = ny) is the plain layout above, (z * ny + y) * row_bytes.  The rows of one chunk, whole
+ * chunk wide, are one contiguous run for any range of planes.  The file's size and the bytes any span
+ * moves do not depend on the chunks.
+ *
+ * Set the chunks of f to the `n` inner edges e[0] < ... < e[n-1], each in (0, ny) (n = 0: plain).  What
+ * the file held is not moved: set them before the file is written whole.  -EINVAL naming the file and
+ * the bad edge; -ENOMEM. */
+int stn_gridfile_set_chunks(stn_gridfile *f, const int64_t *e, int n);
+/* The byte offset of plane z, row y of f (0 <= z < nz, 0 <= y < ny). */
+uint64_t stn_gridfile_offset(const stn_gridfile *f, int64_t z, int64_t y);
+/* The chunk c holding row y (0 <= y < ny), its rows [*lo, *hi). */
+int stn_gridfile_chunk(const stn_gridfile *f, int64_t y, int64_t *lo, int64_t *hi);
+
 /* ------------------------------------------------------------------ the asynchronous queue */
 
 typedef struct stn_aio stn_aio;
@@ -112,6 +133,8 @@ void stn_aio_group_reset(stn_aio_group *g); /* pending must be 0 */
 
 #define STN_AIO_DEFAULT_DEPTH 64
 #define STN_AIO_DEFAULT_MAX_REQUEST ((size_t)8 << 20)
+/* The most memory pieces (planes) one gathered request of a chunked file moves. */
+#define STN_AIO_IOV 128
 
 /* io_setup(depth): at most `depth` requests are in flight (submitted, not yet reaped) at any
  * time.  stn_aio_read/write never wait for the device: a call is held, and cut into requests
@@ -147,16 +170,17 @@ typedef struct stn_span {
  * buf_plane_bytes >= (y1 - y0) * row_bytes when z1 - z0 > 1.  An empty range queues nothing.
  * One request per plane, merged into one span across planes when both sides are contiguous
  * (y0 == 0, y1 == ny, buf_plane_bytes == ny * row_bytes, or a single plane), each request at
- * most max_request bytes.  Rows outside the range and the buffer's gaps between planes are
- * never touched.
- * Every request is counted in g->pending (g may be NULL: then only stn_aio_wait_all reports its
- * errors).  On completion its bytes go to g->bytes and to st->bytes_read / st->bytes_written
- * (st may be NULL) -- exactly the bytes the kernel moved.  A short transfer resubmits the
- * remainder when it is aligned, counting only what moved; one that makes no progress, or ends at
- * an unaligned offset, is an error (-EIO) naming the file, the offset, the bytes expected and
- * moved, and the file's size.  Failures are recorded in g (and the queue); the return value is
- * 0 or the error of a request that could not even be submitted -- in which case the call's other
- * requests may still be in flight: wait for g before reusing buf.
+ * most max_request bytes.  In a chunked file the span is cut at the chunks' edges; a part that is
+ * whole chunk wide is one contiguous run in the file for all its planes, moved in requests of at
+ * most max_request bytes (and STN_AIO_IOV planes) that gather the planes from memory (preadv /
+ * pwritev); a narrower part is one request per plane.  Rows outside the range and the buffer's gaps between
+ * planes are never touched. Every request is counted in g->pending (g may be NULL: then only stn_aio_wait_all
+ * reports its errors).  On completion its bytes go to g->bytes and to st->bytes_read / st->bytes_written (st
+ * may be NULL) -- exactly the bytes the kernel moved.  A short transfer resubmits the remainder when it is
+ * aligned, counting only what moved; one that makes no progress, or ends at an unaligned offset, is an error
+ * (-EIO) naming the file, the offset, the bytes expected and moved, and the file's size.  Failures are
+ * recorded in g (and the queue); the return value is 0 or the error of a request that could not even be
+ * submitted -- in which case the call's other requests may still be in flight: wait for g before reusing buf.
  * Time spent blocked (a full queue, io_submit itself) goes to st->seconds[STN_PHASE_WAIT]. */
 int stn_aio_read(stn_aio *q, stn_gridfile *f, const stn_span *sp, void *buf, size_t buf_plane_bytes,
                  stn_aio_group *g, stn_stats *st);

@@ -173,11 +173,20 @@ void stn_ooc_predict(const stn_ooc_model *m, const stn_ooc_plan *p, int64_t firs
 
 /* ------------------------------------------------------------------ the time model */
 
-/* The bytes of one request of a block: its new slices in one plane (y-blocked, 2d) or all of
- * them (whole planes, where they are contiguous), at most the queue's largest request. */
+/* The bytes of one request of a block: its new slices in one plane (y-blocked plain, 2d) or all of
+ * them (whole planes, where they are contiguous; y-blocked chunked files, docs/design/023: a chunk's rows
+ * of the planes of a row of blocks, one run, the chunks' mean width), at most the queue's largest
+ * request. */
 static uint64_t request_bytes(const stn_ooc_plan *p, uint64_t max_request) {
     uint64_t b = (uint64_t)p->r.b;
     uint64_t req = p->r.axis == 2 ? b * p->slice_bytes : b * (uint64_t)p->row_bytes;
+    int64_t e[STN_OOC_MAX_CHUNKS];
+    int n = stn_ooc_chunk_edges(p, p->bt, p->bt, 0, e, STN_OOC_MAX_CHUNKS - 1);
+    if (n > 0) {
+        uint64_t planes = (uint64_t)(p->q.b < p->q.n ? p->q.b : p->q.n);
+        uint64_t run = (uint64_t)p->r.n * (uint64_t)p->row_bytes / (uint64_t)(n + 1);
+        req = run * (planes < STN_AIO_IOV ? planes : STN_AIO_IOV);
+    }
     return req < max_request ? req : max_request;
 }
 

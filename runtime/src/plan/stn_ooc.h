@@ -107,6 +107,24 @@ int64_t stn_ooc_window0(const stn_ooc_dim *g, int64_t b);
  * rounded like the ring. */
 int64_t stn_ooc_ring_floor(const stn_ooc_plan *p, int64_t b);
 
+/* ------------------------------------------------------------------ layout.c: the scratch layout */
+
+/* STENCILC_SCRATCH_LAYOUT=plain: every scratch file in the plain layout (a measurement knob,
+ * docs/out-of-core.md). */
+int stn_scratch_layout_plain(void);
+/* Whether p's scratch files (and its z-strip's spill files) are chunked along y: y-blocked 3d (2d: one
+ * plane, where the chunks would only cut its spans), not alg2
+ * (whose in-place files are read and written by the same sweep), and the knob not `plain`. */
+int stn_ooc_chunked(const stn_ooc_plan *p);
+/* The inner chunk edges (sorted, in (0, r.n)) of a file that a sweep of Tw steps writes and a sweep of Tr
+ * steps reads, both with plan p (0: that side not counted): every edge of the blocks' writes
+ * (stn_ooc_out_range) and reads (the window's new slices), so that each is whole chunks wide.  `strip`:
+ * the z-strip's spill file instead (saves from each window's start, restores its new slices; Tr steps).
+ * At most max edges in e; returns their number, 0 when p is not chunked, -1 when they are more than max. */
+int stn_ooc_chunk_edges(const stn_ooc_plan *p, int64_t Tw, int64_t Tr, int strip, int64_t *e, int max);
+/* The most chunks a scratch file gets (more: the plain layout; a grid of more than ~1000 y-blocks). */
+#define STN_OOC_MAX_CHUNKS 4096
+
 /* Steps in sweep s: bt, except a shorter last sweep when bt does not divide the steps. */
 int64_t stn_ooc_sweep_steps(const stn_ooc_plan *p, int64_t s);
 

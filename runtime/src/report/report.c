@@ -252,6 +252,7 @@ static void r_plan(json *j, const stn_run *r, const stn_ooc_result *plan) {
 
 /* The out-of-core scratch files' tier (docs/design/022): --tier pmem's mappings once the files are open. */
 static void r_tier(json *j, const stn_run *r, const stn_result *res) {
+    j_kstr(j, "scratch_layout", res->scratch_chunked ? "chunked" : "plain");
     j_open(j, "tier", '{');
     j_kstr(j, "name", stn_tier_names[r->o->tier]);
     if (r->o->tier == STN_TIER_PMEM && res->mapped_bytes > 0) {

@@ -16,7 +16,8 @@
  *                with the curves), checkpoint (a checkpoint's manifest),
  *                mapfile (--mode mmap's files), hdf5 (the snapshot file),
  *                h5data (HDF5 datasets as --init and --out), pmem
- *                (--tier pmem's mapped files)
+ *                (--tier pmem's mapped files), gridchunks (grid files
+ *                chunked along y)
  *   3. run/      log (warnings), fields, inputs (series, points, along),    what a run is given
  *                fold (a 1d grid's rows)
  *   4. mpi/      par (the collectives), split (the ranks' parts), part      the ranks
@@ -27,12 +28,12 @@
  *                ooc_model (the exact IO model, the time model), tune
  *                (the tuners), tune_rate (a plan's measured rate), ranks
  *                (an MPI rank's plan), gpu_plan (the GPU tier's blocks, bt
- *                and bytes)
+ *                and bytes), layout (the scratch files' chunks)
  *   7. engines/  engine (the engines' table: stn_engine.h), arrays (what    the engines
  *                they share); incore, mmap; gpu_sched (the GPU tier's
  *                schedule); ooc/: ooc_api, ooc_sweep,
  *                ooc_reader, ooc_wedge, ooc_ghosts, ooc_setup, ooc_window,
- *                ooc_xfer, ooc_state, ooc_snap, ooc_refine
+ *                ooc_xfer, ooc_state, ooc_snap, ooc_refine, ooc_chunks
  *   8. report/   report                                                     the JSON report
  *   9. program/  program (stn_program_main), sim (the embedding API, a run  the program
  *                held open), setup (a run around its engine), runfiles
@@ -232,6 +233,7 @@ typedef struct stn_result {
     stn_numa numa;                /* where the threads and buffers were placed (engines/engine.c) */
     uint64_t mapped_bytes;        /* ooc --tier pmem: the bytes of the scratch files mapped by libpmem */
     int is_pmem;                  /* and whether libpmem found every mapping persistent memory */
+    int scratch_chunked;          /* out of core: some scratch file chunked along y (docs/design/023) */
     int nranks;                   /* MPI, rank 0 after the run: the ranks' figures (the fields above are */
     uint64_t *ranks;              /* their sums): STN_RANK_FIGURES each, read, written, predicted read and
                                    * written, message bytes sent and predicted */

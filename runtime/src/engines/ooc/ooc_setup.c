@@ -223,6 +223,7 @@ void stn_ooc_free(ooc *e) {
                 stn_gridfile_close(&f->scratch[set][l]);
         }
     }
+    stn_ooc_chunk_free(e);
     stn_free(e->gh.buf);
     free(e->f);
     free(e->fsrc);
@@ -508,6 +509,7 @@ int stn_ooc_setup(ooc *e, int64_t *first_sweep) {
     if (rc)
         return rc;
     report_plan(e);
+    e->res->scratch_chunked = stn_ooc_chunked(&e->plan);     /* (and a re-plan's, ooc_chunks.c) */
     if ((stn_ooc_periodic_axes(e->d) >> e->plan.r.axis) & 1) /* (bt = 1: stn_ooc_periodic_refusal) */
         e->own_axes = (int64_t)1 << e->plan.r.axis;
     pick_sub_tiles(e);
@@ -566,6 +568,8 @@ int stn_ooc_setup(ooc *e, int64_t *first_sweep) {
         rc = check_space(e, resuming);
     if (rc == 0 && e->plan.nsweeps > 0)
         rc = open_scratch(e, resuming);
+    if (rc == 0 && e->plan.nsweeps > 0 && resuming) /* (the layouts the state file recorded) */
+        rc = stn_ooc_chunk_apply(e);
     if (rc == 0 && e->plan.nsweeps > 0)
         rc = open_spill(e);
     if (rc == 0 && e->plan.nsweeps > 0)

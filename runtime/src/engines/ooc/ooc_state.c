@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -61,26 +62,33 @@ int stn_ooc_save_state(ooc *e, int64_t sweeps_done) {
         b = now;
     }
     /* version 3: and the steps done, which a simulation's sweeps of uneven length need (the sweep just
-     * done ends at steps_before + T) */
+     * done ends at steps_before + T); version 4: and each file set's chunks along y (ooc_chunks.c) */
     int n = snprintf(text, sizeof text,
-                     "stencilc-ooc-state 3\nfingerprint %016" PRIx64 "\nsweeps_done %" PRId64
+                     "stencilc-ooc-state 4\nfingerprint %016" PRIx64 "\nsweeps_done %" PRId64
                      "\nplan %" PRId64 " %" PRId64 " %" PRId64 " %d\nsteps_done %" PRId64 "\n",
                      fingerprint(e), sweeps_done, b[0], e->d->ndim == 2 ? b[0] : b[1], b[2], e->plan.strip,
                      e->steps_before + e->T);
+    char *chunks = NULL;
+    int rc = stn_ooc_chunk_text(e, &chunks);
+    if (rc)
+        return rc;
     stn_afile af;
-    int rc = stn_afile_open(&af, e->fs.state, 0);
+    rc = stn_afile_open(&af, e->fs.state, 0);
     if (rc == 0) {
         rc = stn_afile_write(&af, text, (size_t)n);
+        rc = rc ? rc : stn_afile_write(&af, chunks, strlen(chunks));
         rc = rc ? (stn_afile_abort(&af), rc) : stn_afile_commit(&af);
     }
+    free(chunks);
     return rc ? stn_error(rc, "cannot save the run's state '%s': %s", e->fs.state, stn_errmsg()) : 0;
 }
 
-/* Read a state file: version 1 (no plan: the tuner chose it again, by bytes alone), 2 (the plan) or 3
- * (and the steps done; before it, sweeps x bt).  1 when read (sv->bt 0 without a plan; *steps -1
- * without the steps), 0 when there is none, or -EINVAL. */
+/* Read a state file: version 1 (no plan: the tuner chose it again, by bytes alone), 2 (the plan), 3
+ * (and the steps done; before it, sweeps x bt) or 4 (and the chunk tables, into e when e is not NULL;
+ * before it, every file plain).  1 when read (sv->bt 0 without a plan; *steps -1 without the steps), 0
+ * when there is none, or -EINVAL. */
 static int read_state(const char *path, uint64_t *fp_hash, long long *done, stn_saved_plan *sv,
-                      long long *steps) {
+                      long long *steps, ooc *e) {
     FILE *fp = fopen(path, "r");
     if (!fp)
         return 0;
@@ -93,8 +101,10 @@ static int read_state(const char *path, uint64_t *fp_hash, long long *done, stn_
              bt > 0 && strip >= STN_STRIP_NONE && strip <= STN_STRIP_FILE;
     if (ok && version >= 3)
         ok = fscanf(fp, "\nsteps_done %lld", &t) == 1 && t >= 0;
+    if (ok && version >= 4 && e)
+        ok = stn_ooc_chunk_parse(e, fp) == 0;
     fclose(fp);
-    if (!ok || n < 0 || version < 1 || version > 3)
+    if (!ok || n < 0 || version < 1 || version > 4)
         return stn_error(-EINVAL, "--resume: '%s' is not a state file this program wrote", path);
     *done = n;
     *steps = t;
@@ -105,7 +115,7 @@ static int read_state(const char *path, uint64_t *fp_hash, long long *done, stn_
 int stn_ooc_saved_plan(const char *path, stn_saved_plan *sv) {
     uint64_t h;
     long long n, t;
-    int rc = read_state(path, &h, &n, sv, &t);
+    int rc = read_state(path, &h, &n, sv, &t, NULL);
     return rc < 0 ? rc : rc == 1 && sv->bt > 0;
 }
 
@@ -114,7 +124,7 @@ int stn_ooc_load_state(ooc *e, int64_t *done, int64_t *steps) {
     uint64_t fp_hash = 0;
     long long n = -1, t = -1;
     stn_saved_plan sv;
-    int rc = read_state(e->fs.state, &fp_hash, &n, &sv, &t);
+    int rc = read_state(e->fs.state, &fp_hash, &n, &sv, &t, e);
     if (rc <= 0)
         return rc;
     if (fp_hash != fingerprint(e))

@@ -466,7 +466,7 @@ static int run_row(ooc *e, int64_t sweep, int64_t k, int64_t T) {
 int stn_ooc_sweep(ooc *e, int64_t sweep, int64_t T, int durable) {
     e->T = T;
     stn_ooc_wedge_offsets(e, T);
-    int rc = 0;
+    int rc = stn_ooc_chunk_sweep(e, sweep, T); /* the destination's layout, chosen now */
     for (int64_t k = 0; rc == 0 && k < e->plan.q.nblocks; k++)
         rc = run_row(e, sweep, k, T);
     if (rc == 0)

@@ -61,6 +61,9 @@ static int import_chunk(ooc *e, void *arg) {
 }
 
 int stn_ooc_import_inputs(ooc *e) {
+    int rc0 = stn_ooc_chunk_inputs(e); /* the inputs' files: chunked for the sweeps' reads */
+    if (rc0)
+        return rc0;
     for (int i = 0; i < e->d->nfields; i++) {
         ooc_field *f = &e->f[i];
         if (f->m->state || f->m->input != STN_SRC_SCRATCH)

@@ -15,6 +15,7 @@
 #include "plan/stn_ooc.h"
 
 #include <errno.h>
+#include <stdio.h>
 
 /* The engine held open (ooc.c): the executor's state below, and what the program's calls keep. */
 typedef struct stn_ooc stn_ooc;
@@ -93,6 +94,9 @@ typedef struct ooc {
     int64_t rshift;        /* while moving wrap-around slices: the file's r index minus the ring's */
     int exporting;         /* the export: every field's slices are their own (stn_ooc_wrap_parts) */
     int64_t steps_resumed; /* --resume: the steps the sweeps before this run made */
+    int64_t
+        *chunk_e[3]; /* each file set's chunk edges along y (ooc_chunks.c): the state levels' sets 0 and */
+    int chunk_n[3];  /* 1, the inputs' files (2); n edges (0: the plain layout) */
     ooc_ghosts gh;
     stn_time_pred time0;   /* re-planned: the time model's prediction at the start (the report's) */
     double refine_seconds; /* the last re-planning's search (ooc_refine.c) */
@@ -331,6 +335,19 @@ int stn_ooc_box_io(ooc *e, stn_ooc_boxio *b);
 /* Commit the state file: `sweeps_done` sweeps of this run's parameters are in the files, the last one
  * ending at step steps_before + T. */
 int stn_ooc_save_state(ooc *e, int64_t sweeps_done);
+
+/* ooc_chunks.c: the scratch files' chunks along y (docs/design/023).  Every file set gets its table
+ * when it is about to be written whole, so the files' content is always in the table recorded for it:
+ * sweep: before sweep `sweep` of T steps, its destination set (by its writes and the next sweep's
+ * reads) and the z-strip's spill files; inputs: before the import, the inputs' files (by the sweeps'
+ * reads).  apply: the recorded tables onto the open files (--resume).  text / parse: the state
+ * file's lines `chunks SET N E1 ... EN`. */
+int stn_ooc_chunk_sweep(ooc *e, int64_t sweep, int64_t T);
+int stn_ooc_chunk_inputs(ooc *e);
+int stn_ooc_chunk_apply(ooc *e);
+void stn_ooc_chunk_free(ooc *e);
+int stn_ooc_chunk_text(const ooc *e, char **text);
+int stn_ooc_chunk_parse(ooc *e, FILE *fp);
 /* The sweeps a previous run of the same parameters completed and the steps they made, or -1 when there
  * is no state file; an error when it is not this program's or its parameters differ. */
 int stn_ooc_load_state(ooc *e, int64_t *done, int64_t *steps);
