@@ -27,17 +27,6 @@
 
 #include <inttypes.h>
 
-static uint64_t rng_state;
-
-static uint64_t rnd(void) { /* splitmix64 */
-    uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-static int64_t between(int64_t lo, int64_t hi) { return lo + (int64_t)(rnd() % (uint64_t)(hi - lo + 1)); }
-
 typedef struct problem {
     stn_program_desc d;
     stn_field_desc fields[3];
@@ -251,7 +240,7 @@ static void check_problem(problem *P, int i) {
 
 static void check_refusals(void) {
     problem P;
-    rng_state = 7;
+    *stn_test_rng() = 7;
     make_problem(&P);
     P.q.steps = 10;
     P.q.gpu_mem = 1;
@@ -273,7 +262,7 @@ int main(void) {
     const int count = 400;
     int in_core = 0, blocked = 0;
     for (int i = 0; i < count; i++) {
-        rng_state = s0 + (uint64_t)i * 7919;
+        *stn_test_rng() = s0 + (uint64_t)i * 7919;
         problem P;
         make_problem(&P);
         check_problem(&P, i);

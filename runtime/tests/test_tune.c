@@ -21,17 +21,6 @@
 #include <inttypes.h>
 #include <math.h>
 
-static uint64_t rng_state;
-
-static uint64_t rnd(void) { /* splitmix64 */
-    uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-static int64_t between(int64_t lo, int64_t hi) { return lo + (int64_t)(rnd() % (uint64_t)(hi - lo + 1)); }
-
 typedef struct problem {
     stn_program_desc d;
     stn_field_desc fields[3];
@@ -425,7 +414,7 @@ static void check_long_horizons(int problems) {
 
 int main(void) {
     const char *seed = getenv("STN_TEST_SEED");
-    rng_state = seed ? strtoull(seed, NULL, 0) : 20261123;
+    *stn_test_rng() = seed ? strtoull(seed, NULL, 0) : 20261123;
     int problems = 0, budgets = 0, found = 0;
     check_curves();
     for (int n = 0; n < 300; n++) {

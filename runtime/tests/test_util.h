@@ -255,4 +255,23 @@ T_UNUSED static void make_npy(const char *path, int major, const char *dict, con
     free(b);
 }
 
+/* The randomized tests' stream (splitmix64): seeded by the test (STN_TEST_SEED overrides where a test
+ * reads it), so that a failure can be replayed. */
+static inline uint64_t *stn_test_rng(void) {
+    static uint64_t state;
+    return &state;
+}
+
+static inline uint64_t rnd(void) {
+    uint64_t z = (*stn_test_rng() += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* A draw in [lo, hi]. */
+static inline int64_t between(int64_t lo, int64_t hi) {
+    return lo + (int64_t)(rnd() % (uint64_t)(hi - lo + 1));
+}
+
 #endif /* STN_TEST_UTIL_H */
