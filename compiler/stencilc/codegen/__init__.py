@@ -63,14 +63,20 @@ def _names(layout: KernelLayout) -> dict[str, object]:
     return {n: getattr(layout, n) for n in names}
 
 
-def render(layout: KernelLayout) -> dict[str, str]:
-    """The files of ``layout``: file name -> text (the header, the kernels, main, the Makefile)."""
+def _render_files(layout: KernelLayout, files) -> dict[str, str]:
+    """``files`` ((name pattern, template) pairs) rendered with ``layout``'s names: file name -> text.
+    The C and CUDA targets both render through here (one environment, one set of names)."""
     env = _env()
     names = _names(layout)
     try:
-        return {file.format(layout.name): env.get_template(template).render(names) for file, template in _FILES}
+        return {file.format(layout.name): env.get_template(template).render(names) for file, template in files}
     except jinja2.UndefinedError as e:
         raise InternalError(f"template variable missing: {e}") from e
+
+
+def render(layout: KernelLayout) -> dict[str, str]:
+    """The files of ``layout``: file name -> text (the header, the kernels, main, the Makefile)."""
+    return _render_files(layout, _FILES)
 
 
 def generate(program: ir.Program, tuned: Tuned | None = None) -> dict[str, str]:

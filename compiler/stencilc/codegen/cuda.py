@@ -21,8 +21,6 @@ from __future__ import annotations
 
 import dataclasses
 
-import jinja2
-
 from .. import ast
 from ..diagnostics import InternalError, Reporter, SourceFile
 from .layout import KernelLayout
@@ -69,16 +67,11 @@ def refuse_unsupported(tree: ast.Stencil, source: SourceFile) -> None:
 
 
 def _render(layout: KernelLayout, files: tuple[tuple[str, str], ...]) -> dict[str, str]:
-    from . import _env, _names  # (the C target's environment and names: one set of rules for both)
+    from . import _render_files  # (the C target's environment and names: one set of rules for both)
 
     if layout.stages or layout.injects or layout.records:
         raise InternalError("a layout with sub-steps, injects or records reached the CUDA templates")
-    env = _env()
-    names = _names(layout)
-    try:
-        return {file.format(layout.name): env.get_template(template).render(names) for file, template in files}
-    except jinja2.UndefinedError as e:
-        raise InternalError(f"template variable missing: {e}") from e
+    return _render_files(layout, files)
 
 
 def render_cuda(layout: KernelLayout) -> dict[str, str]:
