@@ -140,6 +140,28 @@ def run(exe: Path, args: list[str], cg: Cgroup | None = None, timeout: float | N
     return json.loads(rep.read_text()), wall, "ok"
 
 
+def random_npy(path: Path, size: tuple[int, int, int], seed: int) -> Path:
+    """A .npy of random f64 values of `size` (x first) at `path`, written plane by plane (no whole grid in
+    RAM) into a temporary renamed when complete."""
+    import numpy as np
+
+    tmp = path.with_suffix(".partial.npy")
+    u = np.lib.format.open_memmap(tmp, mode="w+", dtype="<f8", shape=tuple(size[::-1]))
+    rng = np.random.default_rng(seed)
+    for z in range(size[2]):
+        u[z] = rng.random((size[1], size[0]))
+    u.flush()
+    del u
+    tmp.rename(path)
+    return path
+
+
+def parse_bytes(text: str) -> int:
+    """'64M', '2G', '512K' or a plain number of bytes."""
+    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+    return int(float(text[:-1]) * units[text[-1].upper()]) if text[-1].upper() in units else int(text)
+
+
 def median_spread(xs: list[float]) -> tuple[float, float]:
     """The median and the spread (max - min) / median of repeated measurements."""
     m = statistics.median(xs)

@@ -25,7 +25,7 @@ from __future__ import annotations
 import statistics
 from pathlib import Path
 
-from bench.common import Cgroup, GiB, MiB, build, drop_caches, median_spread, run
+from bench.common import Cgroup, GiB, MiB, build, drop_caches, median_spread, random_npy, run
 
 MIN_SWEEPS = 4  # fewer makes a run one that mostly computes from DRAM: the report says so
 TUNERS_STOP_FACTOR = 1.5  # tuners: a hand-picked choice is stopped at this x the best wall time so far
@@ -70,19 +70,8 @@ def plan_only(ctx, stencil: str, size: tuple[int, int, int], steps: int, extra: 
 
 def init_file(ctx, size: tuple[int, int, int]) -> Path:
     """A .npy of random f64 values of `size` (x first) on the device under test, made once per size."""
-    import numpy as np
-
     path = ctx.scratch / f"init-{'x'.join(map(str, size))}.npy"
-    if not path.exists():
-        tmp = path.with_suffix(".partial.npy")
-        u = np.lib.format.open_memmap(tmp, mode="w+", dtype="<f8", shape=tuple(size[::-1]))
-        rng = np.random.default_rng(12)
-        for z in range(size[2]):
-            u[z] = rng.random((size[1], size[0]))
-        u.flush()
-        del u
-        tmp.rename(path)
-    return path
+    return path if path.exists() else random_npy(path, size, 12)
 
 
 def several_sweeps(ctx, stencil: str, size: tuple[int, int, int], steps: int, extra: list[str] | None = None,

@@ -22,25 +22,7 @@ import statistics
 import tempfile
 from pathlib import Path
 
-from bench.common import REPO, build, drop_caches, run
-
-
-def _bytes(text: str) -> int:
-    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
-    return int(float(text[:-1]) * units[text[-1]]) if text[-1] in units else int(text)
-
-
-def _init(path: Path, size: tuple[int, int, int]) -> Path:
-    """A .npy of random f64 values of `size` (x first), plane by plane."""
-    import numpy as np
-
-    u = np.lib.format.open_memmap(path, mode="w+", dtype="<f8", shape=tuple(size[::-1]))
-    rng = np.random.default_rng(12)
-    for z in range(size[2]):
-        u[z] = rng.random((size[1], size[0]))
-    u.flush()
-    del u
-    return path
+from bench.common import REPO, build, drop_caches, parse_bytes, random_npy, run
 
 
 def _summary(label: str, reps: list[dict]) -> dict:
@@ -68,14 +50,14 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     a.out.mkdir(parents=True, exist_ok=True)
     nx, ny = (int(v) for v in a.planes.split(","))
-    nz = max(8, _bytes(a.level) // (nx * ny * 8))
+    nz = max(8, parse_bytes(a.level) // (nx * ny * 8))
     size, budget = (nx, ny, nz), nx * ny * nz * 8 // 16
     exe = build("examples/heat3d.stn", a.out / "bin" / "heat3d")
     env = dict(os.environ, OMP_NUM_THREADS=str(os.cpu_count()))
     cases = {"none": [], f"every {a.every}": []}
     with tempfile.TemporaryDirectory(prefix="stencilc-snap-", dir=a.dir) as tmp:
         t = Path(tmp)
-        init = _init(t / "init.npy", size)
+        init = random_npy(t / "init.npy", size, 12)
         base = ["--size", ",".join(map(str, size)), "--steps", str(a.steps), "--quiet", "--mode", "ooc", "--dir",
                 tmp, "--mem", str(budget), "--init", f"u={init}", "--report", str(t / "r.json")]
         for k in range(a.reps):

@@ -30,7 +30,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from bench.common import REPO, Cgroup, MiB, build, drop_caches, run
+from bench.common import REPO, Cgroup, MiB, build, drop_caches, random_npy, run
 
 # name, example, size, steps, --mem, cgroup cap
 CASES = {
@@ -47,19 +47,9 @@ def omp_env(cache: Path | None) -> dict:
 
 
 def init_npy(scratch: Path, size: tuple[int, int, int]) -> Path:
-    """A random f64 grid in NumPy's (nz, ny, nx) order, written once per size, in slabs (no 2 GiB in RAM)."""
-    import numpy as np
-
-    nx, ny, nz = size
-    path = scratch / f"init-{nx}x{ny}x{nz}.npy"
-    if not path.exists():
-        arr = np.lib.format.open_memmap(path, mode="w+", dtype=np.float64, shape=(nz, ny, nx))
-        rng = np.random.default_rng(30)
-        for z in range(0, nz, 16):
-            arr[z:z + 16] = rng.random(arr[z:z + 16].shape)
-        arr.flush()
-        del arr
-    return path
+    """A random f64 grid in NumPy's (nz, ny, nx) order, written once per size, plane by plane."""
+    path = scratch / f"init-{size[0]}x{size[1]}x{size[2]}.npy"
+    return path if path.exists() else random_npy(path, size, 30)
 
 
 def probe_cache(out: Path, scratch: Path) -> Path:

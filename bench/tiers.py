@@ -38,16 +38,11 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.common import REPO, Cgroup, MiB, build, drop_caches, run
+from bench.common import REPO, Cgroup, MiB, build, drop_caches, parse_bytes, run
 
 SLOW = ("swap, tiles off", "swap, time tiles", "mmap")  # tens of times slower: run in the first round only
 CAP_EXTRA = 64 << 20  # a capped run's cgroup: the budget plus this (the process's libraries, tables, stack)
 METHODS = ("in-core", "swap, tiles off", "swap, time tiles", "mmap", "ooc aio", "ooc pmem (tmpfs)")
-
-
-def parse_bytes(s: str) -> int:
-    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
-    return int(s[:-1]) * units[s[-1].upper()] if s[-1].upper() in units else int(s)
 
 
 class Swap:
