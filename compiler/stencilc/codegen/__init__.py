@@ -29,6 +29,7 @@ The same program and ``Tuned`` always give the same text.  Expressions come from
 from __future__ import annotations
 
 import dataclasses
+import functools
 
 import jinja2
 
@@ -45,7 +46,10 @@ _FILES = (("{}.h", "kernel.h.j2"), ("{}.c", "kernel.c.j2"), ("{}_api.h", "api.h.
           ("{}_api.f90", "api.f90.j2"), ("{}_main.c", "main.c.j2"), ("Makefile", "Makefile.j2"))
 
 
+@functools.lru_cache(maxsize=None)
 def _env() -> jinja2.Environment:
+    """The one template environment of this process: jinja2 compiles each template once and keeps it
+    (a new environment per call recompiled all seven templates for every program)."""
     return jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(templates_dir())),
         undefined=jinja2.StrictUndefined,
