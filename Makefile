@@ -3,6 +3,8 @@ SHELL := /bin/bash
 VENV := .venv
 BIN := $(VENV)/bin
 BUILD := build
+# pytest workers (pytest-xdist, a test file per worker at a time): CI machines have 2 cores; 0 runs one process
+PYTEST_JOBS ?= 2
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
 .DEFAULT_GOAL := help
@@ -34,8 +36,8 @@ test: setup lint test-c test-lit test-py ## run every test (what CI runs)
 test-lit: ## lit + FileCheck: every --emit stage and every diagnostic
 	$(BIN)/lit -sv test/lit
 
-test-py: ## pytest: numerics against NumPy references, the runtime end to end
-	$(BIN)/python -m pytest -q test/python --durations=25
+test-py: ## pytest: numerics against NumPy references, the runtime end to end (PYTEST_JOBS workers, 0: one process)
+	$(BIN)/python -m pytest -q test/python --durations=25 -n $(PYTEST_JOBS) --dist loadfile
 
 test-c: ## the C runtime's own tests, through CTest
 	cmake -S . -B $(BUILD)/cmake -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
