@@ -1,8 +1,9 @@
 """Issue 30's targets, measured side by side in one run: out of core against in-core on the long run, with
 and without a probe file, box27 likewise, wall time against the time model's prediction, and in-core
-heat3d 512^3 x 100 against Devito with its aggressive autotuner (`--only devito`).
+heat3d 512^3 x 100 against Devito with its aggressive autotuner (`--only devito`), and a run bigger than
+the machine (`--only bigger`).
 
-    sudo python -m bench.target [--pairs 3] [--only long,box27] [--dir /var/tmp] [--out build/bench/target]
+    sudo python -m bench.target [--pairs 3] [--only long,box27,bigger,devito] [--dir /var/tmp] [--out build/bench/target]
 
 Each case is run in alternated triples: out of core on a machine with no device curves (an empty
 ``STENCILC_CACHE_DIR``: the run calibrates the device itself, as a new user's first run does, and that
@@ -12,6 +13,12 @@ every run the page cache is dropped; every out-of-core run is in a fresh memory 
 ``--mem`` budget plus the runtime's reserve (4/3 of it at least, as bench/experiments.py), page cache
 included; in-core has no cap.  Every run starts from the same ``--init`` .npy on the device under test
 (read back from flash) and the first triple's results are compared bit for bit.
+
+``bigger`` is one run of heat3d 2048x2048x768 f64 (24 GiB a level, 48 GiB of state between sweeps) from its
+init expressions, 96 steps at ``--mem 3G``, in no cgroup: the state is twice this machine's memory, so
+nothing but the out-of-core engine can run it (no in-core pair).  Its throughput is printed beside the
+capped runs' of the same invocation; it needs about 50 GiB free under ``--dir`` and is refused if the
+machine's memory could hold the state.
 
 Printed per case: for each triple the ratios out-of-core / in-core by ``cells_per_second`` (the loop)
 and by whole-job wall time (in-core job / out-of-core job, ``seconds.job``), and wall / predicted
@@ -138,7 +145,8 @@ def run_case(name: str, case: tuple, pairs: int, scratch: Path, out: Path) -> di
         loops = [loop_seconds(got["incore"][j]) / loop_seconds(got[k][j]) for j in range(n)]
         jobs = [got["incore"][j]["seconds"]["job"] / got[k][j]["seconds"]["job"] for j in range(n)]
         preds = [r["wall"] / r["predicted_seconds"] for r in got[k] if r.get("predicted_seconds")]
-        res[k] = {"loop_ratios": loops, "job_ratios": jobs, "wall_over_predicted": preds}
+        res[k] = {"loop_ratios": loops, "job_ratios": jobs, "wall_over_predicted": preds,
+                  "cells_per_second": statistics.median(r["cells_per_second"] for r in got[k]) if got[k] else None}
         if n:
             print(f"  {k}: ooc / in-core by the loop {', '.join(f'{x:.2f}' for x in loops)} (median "
                   f"{statistics.median(loops):.2f}); by the whole job {', '.join(f'{x:.2f}' for x in jobs)} (median "
@@ -147,6 +155,46 @@ def run_case(name: str, case: tuple, pairs: int, scratch: Path, out: Path) -> di
     same = ", ".join(f"{k}: {res.get(k + ' bit-identical')}" for k in kinds[:2])
     print(f"  results bit-identical to in-core: {same}", flush=True)
     return res
+
+
+BIGGER = ("heat3d", (2048, 2048, 768), 96, "3G")
+
+
+def bigger(scratch: Path, out: Path, capped: list[tuple[str, float]]) -> dict:
+    """The run bigger than the machine (module docstring): one run, its report line, its bytes against the
+    model's, and its throughput beside the capped runs' medians."""
+    example, size, steps, mem = BIGGER
+    state = 2 * size[0] * size[1] * size[2] * 8
+    ram = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    free = shutil.disk_usage(scratch).free
+    print(f"\n## bigger: {example} {'x'.join(map(str, size))} f64, {steps} steps, --mem {mem}, no cgroup, init "
+          f"expressions: state {state / 2**30:.0f} GiB, this machine's memory {ram / 2**30:.1f} GiB, "
+          f"{free / 2**30:.0f} GiB free under {scratch.parent}", flush=True)
+    if ram >= state:
+        print("    skipped: this machine's memory could hold the state (the case is for a smaller machine)")
+        return {"case": "bigger", "status": "skipped: memory holds the state"}
+    if free < state + (4 << 30):
+        print("    skipped: not enough free space under --dir for the scratch files")
+        return {"case": "bigger", "status": "skipped: disk"}
+    exe = build(f"examples/{example}.stn", out / "bin" / example)
+    rep = out / "bigger.json"
+    args = ["--size", ",".join(map(str, size)), "--steps", str(steps), "--dir", str(scratch), "--quiet", "--report",
+            str(rep), "--mode", "ooc", "--mem", mem]
+    drop_caches()
+    r, wall, why = run(exe, args, timeout=3 * 3600, env=omp_env(None))
+    if r is None:
+        print(f"    bigger: failed: {why}", flush=True)
+        return {"case": "bigger", "status": why}
+    r["wall"], r["peak_cgroup"] = wall, None
+    print(line("bigger", r), flush=True)
+    exact = r["bytes_read"] == r["predicted_bytes_read"] and r["bytes_written"] == r["predicted_bytes_written"]
+    print(f"    read {r['bytes_read'] / 2**30:.1f} GiB, written {r['bytes_written'] / 2**30:.1f} GiB (predicted == counted: "
+          f"{exact}), sweeps {-(-steps // r['params']['bt'])}, peak RSS {r.get('peak_rss_bytes', 0) / 2**30:.2f} GiB",
+          flush=True)
+    for name, cps in capped:
+        print(f"    beside {name}: {r['cells_per_second'] / 1e6:.0f} against {cps / 1e6:.0f} Mcell/s "
+              f"({r['cells_per_second'] / cps:.2f})", flush=True)
+    return {"case": "bigger", "cells_per_second": r["cells_per_second"], "exact": exact}
 
 
 def vs_devito(pairs: int, scratch: Path, out: Path, n: int = 512, steps: int = 100) -> dict:
@@ -191,7 +239,7 @@ def vs_devito(pairs: int, scratch: Path, out: Path, n: int = 512, steps: int = 1
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--pairs", type=int, default=3, help="alternated triples per case (default 3)")
-    ap.add_argument("--only", default=",".join([*CASES, "devito"]), help=f"cases, comma-separated: {', '.join(CASES)}, devito")
+    ap.add_argument("--only", default=",".join([*CASES, "devito"]), help=f"cases, comma-separated: {', '.join(CASES)}, devito, bigger")
     ap.add_argument("--dir", type=Path, default=Path("/var/tmp"), help="the device under test (scratch, --init)")
     ap.add_argument("--out", type=Path, default=REPO / "build" / "bench" / "target")
     a = ap.parse_args(argv)
@@ -200,12 +248,17 @@ def main(argv: list[str] | None = None) -> int:
     scratch = Path(tempfile.mkdtemp(prefix="stencilc-target-", dir=a.dir))
     print(f"cgroup: {Cgroup.available() or 'yes'}; page cache: {drop_caches()}; scratch {scratch}; "
           f"load {os.getloadavg()[0]:.2f}", flush=True)
+    capped: list[tuple[str, float]] = []
     try:
         for name in a.only.split(","):
             if name == "devito":
                 vs_devito(a.pairs, scratch, out)
+            elif name == "bigger":
+                bigger(scratch, out, capped)
             else:
-                run_case(name, CASES[name], a.pairs, scratch, out)
+                res = run_case(name, CASES[name], a.pairs, scratch, out)
+                capped += [(f"{name} {k} (median)", res[k]["cells_per_second"]) for k in ("ooc-new", "ooc-probed")
+                           if res.get(k, {}).get("cells_per_second")]
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     print(f"load at the end {os.getloadavg()[0]:.2f}")
