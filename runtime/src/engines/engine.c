@@ -198,7 +198,9 @@ int stn_engine_open(const stn_run *r, stn_result *res, stn_ooc_result *plan, int
             "gone (no temporary .NAME.partial-PID of the interrupted run beside '%s'): run it again "
             "without --resume",
             done, r->o->save_to);
-    if (rc == 0 && r->snap && !r->o->plan_only)
+    if (rc == 0 && r->snap && !r->o->plan_only && stn_h5_wants_any(r->snap, done))
+        rc = ops->put_levels ? ops->put_levels(h->state, done) : 1;
+    if (rc == 1) /* (the engine does not put them itself) */
         rc = put_levels(h, done);
     if (rc) {
         stn_engine_close(h, 0);

@@ -49,11 +49,16 @@ typedef struct stn_engine_ops {
     void (*close)(void *state, int keep);         /* keep: leave a failed run's files for --resume */
     /* saves (NULL: never): whether the engine, as opened, puts the snapshots of --save-to (r->snap) itself
      * as it computes each saved step; else stn_engine_advance stops at each saved step and puts the levels
-     * it reads through box.  The levels at open are put through box either way. */
+     * it reads through box.  The levels at open are put by put_levels, else through box. */
     int (*saves)(const void *state);
     /* part (NULL, or NULL back: none): MPI, this rank's part of the grid (mpi/stn_part.h), whose local
      * indices box then takes; engine.c puts the part's own cells of each snapshot through rank 0. */
     const struct stn_part *(*part)(const void *state);
+    /* put_levels (NULL: never): the levels after step k (the levels at open) of the fields that save step k
+     * put into r->snap by the engine itself, in the order its storage is cheapest to read in (the
+     * out-of-core engine: chunk by chunk of its window, each read once), 0; or 1 when it does not for this
+     * run, and engine.c reads them through box. */
+    int (*put_levels)(void *state, int64_t k);
 } stn_engine_ops;
 
 /* The engines' tables (base/stn_engines.def names them). */
