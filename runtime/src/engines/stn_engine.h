@@ -81,6 +81,10 @@ int stn_engine_open(const stn_run *r, stn_result *res, stn_ooc_result *plan, int
  * the cells kept, at most stn_mem_snap_piece of the budget and the grid), which a run counts in
  * stn_run.held; 0 without --save-to. */
 uint64_t stn_engine_snap_bytes(const stn_run *r);
+/* The snapshots' data bytes this process writes from step `first` (the levels at open) to the end of
+ * --steps: all of them on rank 0 (one process, or rank 0 gathering), under parallel HDF5 the kept cells of
+ * the rank's own part; 0 without --save-to.  What stn_h5_put counts (the IO model's prediction). */
+uint64_t stn_engine_snap_written(const stn_engine *e, int64_t first);
 int64_t stn_engine_steps_done(const stn_engine *e);
 int stn_engine_advance(stn_engine *e, int64_t t0, int64_t steps);
 int stn_engine_box(stn_engine *e, const stn_box_io *b);
