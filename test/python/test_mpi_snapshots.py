@@ -14,7 +14,9 @@ import signal
 import subprocess
 import time
 
+import numpy as np
 import pytest
+import reference as ref
 from conftest import EXAMPLES_DIR, load_report, stencilc_command
 
 h5py = pytest.importorskip("h5py")
@@ -172,3 +174,25 @@ def test_the_ranks_snapshots_survive_a_kill_and_resume(mpi_exe, tmp_path):
     assert all(rk["bytes_written"] == rk["predicted_bytes_written"] for rk in rep["mpi"]["per_rank"])
     assert not list(tmp_path.glob(".b.h5.partial-*"))
     assert _content(tmp_path / "a.h5") == _content(tmp_path / "b.h5")
+
+
+def test_the_records_go_into_the_ranks_file(mpi_exe, tmp_path):
+    """A record sampled by the ranks (gathered on rank 0) goes into the snapshot file as one process's does:
+    under parallel HDF5 every rank makes its dataset and scales, rank 0 writes its samples."""
+    ex, steps = ref.EXAMPLES["acoustic2d"], 12
+    init, args = ex.initial((41, 31)), []
+    for k, a in {"wavelet": ref.ricker(steps + 1), "src": init["src"], "rcv": init["rcv"]}.items():
+        np.save(tmp_path / f"{k}.npy", a)
+        args += ["--init", f"{k}={tmp_path / k}.npy"]
+    files = {}
+    for P in (1, 2):
+        rep = tmp_path / f"r{P}.json"
+        rc, err = _run(P, mpi_exe("acoustic2d"), ["--size", "41,31", "--steps", steps, "--quiet", *args, "--mode",
+                                                   "incore", "--save", "u:every=5", "--save-to", tmp_path / f"{P}.h5",
+                                                   "--out", f"rec={tmp_path / f'rec{P}.npy'}", "--report", rep])
+        assert rc == 0, err
+        r = load_report(rep)
+        assert r["bytes_written"] == r["predicted_bytes_written"], r
+        files[P] = _content(tmp_path / f"{P}.h5")
+    assert files[1] == files[2]
+    assert files[2]["rec"][0] == np.load(tmp_path / "rec1.npy").tobytes()
