@@ -196,3 +196,27 @@ def test_the_records_go_into_the_ranks_file(mpi_exe, tmp_path):
         files[P] = _content(tmp_path / f"{P}.h5")
     assert files[1] == files[2]
     assert files[2]["rec"][0] == np.load(tmp_path / "rec1.npy").tobytes()
+
+
+@needs_parallel
+def test_the_ranks_step_0_snapshot_reads_each_part_once(mpi_exe, tmp_path):
+    """Out of core under parallel HDF5, each rank puts its own cells of the levels at open chunk by chunk of
+    its window, each chunk read once: saving step 0 alone (every=8 over 4 steps: no saved step ends a sweep)
+    reads, over the ranks, the level once and the parts' ghost planes, not a chunk per piece."""
+    start = np.random.default_rng(3).random((40, 96, 128))
+    np.save(tmp_path / "start.npy", start)
+    reps = []
+    for save in (False, True):
+        rep = tmp_path / f"r{save}.json"
+        rc, err = _run(2, mpi_exe("heat3d"), ["--size", "128,96,40", "--steps", 4, "--quiet", "--mode", "ooc",
+                                              "--dir", tmp_path / f"d{save}%r", "--mem", "8M", "--block", "16,4,2",
+                                              "--init", f"u={tmp_path / 'start.npy'}", "--report", rep,
+                                              *(["--save", "u:every=8", "--save-to", tmp_path / "w.h5"] if save
+                                                else [])])
+        assert rc == 0, err
+        reps.append(load_report(rep)["mpi"]["per_rank"])
+    grown = [b["bytes_read"] - a["bytes_read"] for a, b in zip(*reps)]
+    assert all(b["bytes_read"] == b["predicted_bytes_read"] for b in reps[1])
+    assert all(g > 0 for g in grown) and start.nbytes <= sum(grown) <= start.nbytes * 11 // 10, grown
+    with h5py.File(tmp_path / "w.h5", "r") as f:
+        assert f["u"][0].tobytes() == start.tobytes()

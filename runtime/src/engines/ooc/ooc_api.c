@@ -384,9 +384,9 @@ static int ooc_saves(const void *state) { return stn_ooc_snap_saves(&((const stn
 static int ooc_put_levels(void *state, int64_t k) {
     stn_ooc *s = state;
     ooc *e = &s->e;
-    if (e->alg2 || e->r->fold.W || e->r->part)
-        return 1; /* (read through box: alg2 refuses it, a folded grid's and a part's cells are not a chunk's)
-                   */
+    if (e->alg2 || e->r->fold.W || (e->r->part && !stn_h5_parallel(e->r->snap)))
+        return 1; /* (read through box: alg2 refuses it, a folded grid's cells are not a chunk's, and a part
+                   * without parallel HDF5 sends its cells to rank 0) */
     return stn_ooc_snap_levels(e, k, &s->extra_read);
 }
 static const struct stn_part *ooc_part(const void *state) {

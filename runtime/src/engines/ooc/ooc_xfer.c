@@ -414,11 +414,22 @@ typedef struct snap_job {
 
 /* The chunk in the window, of every field that saves step k: its current level loaded once into ring[0]
  * (from its source, boundary cells set as load_chunk sets them) and put whole (the chunks tile the grid,
- * boundary layer included, so every snapshot cell is put once). */
+ * boundary layer included, so every snapshot cell is put once).  An MPI part (parallel HDF5): the part's
+ * own cells of the chunk, at their whole-grid indices. */
 static int snap_chunk(ooc *e, void *arg) {
     snap_job *j = arg;
+    const stn_part *p = e->r->part;
     stn_box c = stn_ooc_box(e, e->wr0, e->wr1, e->qlo, e->qhi);
     stn_view v = stn_ooc_view(e);
+    int64_t base[3] = {0, 0, 0};
+    for (int a = 0; p && a < 3; a++) {
+        base[a] = p->ax[a].base;
+        c.lo[a] = (c.lo[a] > p->ax[a].lo ? c.lo[a] : p->ax[a].lo) + base[a];
+        c.hi[a] = (c.hi[a] < p->ax[a].hi ? c.hi[a] : p->ax[a].hi) + base[a];
+        if (c.hi[a] <= c.lo[a])
+            return 0; /* (none of the part's own cells) */
+    }
+    v.y0 += base[1], v.z0 += base[2];
     int rc = 0;
     for (int f = 0; rc == 0 && f < e->d->nfields; f++) {
         if (!stn_h5_wants(e->r->snap, f, j->k))
@@ -426,7 +437,8 @@ static int snap_chunk(ooc *e, void *arg) {
         rc = load_chunk(e, f, 0, stn_ooc_source_of(&e->model, &e->plan, f, 0, e->plan.nsweeps), &j->model);
         double t0 = stn_now();
         if (rc == 0)
-            rc = stn_h5_put(e->r->snap, f, j->k, &v, ooc_win(e, &e->f[f], 0), &c, NULL, &e->res->st);
+            rc = stn_h5_put(e->r->snap, f, j->k, &v, ooc_win(e, &e->f[f], 0) - base[0] * e->d->elem_size, &c,
+                            NULL, &e->res->st);
         stn_stats_add_time(&e->res->st, STN_PHASE_WRITE, t0);
     }
     return rc;
