@@ -50,7 +50,8 @@ from .parts import (
 TILE_BYTES = 256 * 1024  # the default cache tile: about this many bytes of rows per thread
 DEFAULT_CFLAGS = "-O3 -march=native -fopenmp -ffp-contract=off -std=gnu11"
 # linked into every program (the runtime adds its own later); libhdf5 when this machine has it (codegen/hdf5.py)
-LIBS = ["-laio", "-lhwloc", "-lpmem", "-lm", *hdf5_flags()[1]]
+BASE_LIBS = ["-laio", "-lhwloc", "-lpmem", "-lm"]
+LIBS = [*BASE_LIBS, *hdf5_flags()[1]]
 
 
 def _field_macros(fields: list[ir.Field]) -> dict[str, str]:

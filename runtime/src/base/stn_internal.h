@@ -393,6 +393,15 @@ void stn_opts_bound_bt(stn_opts *o, int open);
 #define STN_HAVE_HDF5 1
 #endif
 #endif
+/* STN_H5_PARALLEL: the MPI build (STN_MPI) compiled against a parallel libhdf5 (Debian's
+ * libhdf5-openmpi-dev, which the driver picks for --mpi when it is there): every rank writes its own cells
+ * of the one file; without it rank 0 gathers them and writes (docs/design/021). */
+#if defined(STN_HAVE_HDF5) && defined(STN_MPI)
+#include <H5pubconf.h>
+#ifdef H5_HAVE_PARALLEL
+#define STN_H5_PARALLEL 1
+#endif
+#endif
 
 /* --save TEXT into o->save (the field's entry): 0 or -EINVAL naming the option, the value and what
  * would be accepted. */
