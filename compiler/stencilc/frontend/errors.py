@@ -268,13 +268,15 @@ class ErrorStrategy(DefaultErrorStrategy):
         decl = ctx
         while decl is not None and not isinstance(decl, P.DeclContext):
             decl = decl.parentCtx
+        # `boundary neumann <newline> u' = ...`: the next line's first name was taken for the kind (or a face)
+        if isinstance(decl, P.BoundaryDeclContext) and decl.start is not None:
+            words = [t for t in stream.tokens[decl.start.tokenIndex:tok.tokenIndex] if t.channel == Token.DEFAULT_CHANNEL]
+            if len(words) >= 3 and words[-1].tokenIndex == tok.tokenIndex - 1 and words[-1].line > words[-2].line \
+                    and words[-1].type == P.ID:
+                return _Issue("expected ';' after the boundary declaration", _after(words[-2]), tok)
         if decl is None or type(decl) not in _DECL_WHAT or P.SEMI not in types:
             return None
         what = _DECL_WHAT[type(decl)]
-        # `boundary neumann <newline> u' = ...`: the next line's first name was taken for the kind
-        if isinstance(decl, P.BoundaryDeclContext) and decl.field is not None and decl.kind is not None \
-                and decl.kind.line > decl.field.line and tok.tokenIndex == decl.kind.tokenIndex + 1:
-            return _Issue(f"expected ';' after the {what}", _after(decl.field), tok)
         # the offending token starts a new line: the ';' belongs at the end of the previous one
         if prev is not None and tok.type != Token.EOF and tok.line > prev.line \
                 and (tok.type in DECL_START or tok.type == P.RBRACE):
