@@ -111,6 +111,11 @@ def _incore(programs, run_program, tmp_path, name, seed=5):
     return ex, files, got
 
 
+def test_help_names_the_boundary(programs):
+    r = subprocess.run([str(programs["faces3"][0]), "--help"], capture_output=True, text=True)
+    assert r.returncode == 0 and "u            state, 2 levels (NAME.prev is the previous one), per-face boundary" in r.stdout
+
+
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_incore_matches_numpy(programs, run_program, tmp_path, name):
     ex, files, got = _incore(programs, run_program, tmp_path, name)
