@@ -328,6 +328,11 @@ class ErrorStrategy(DefaultErrorStrategy):
                 parts.append("'prev'")
             elif isinstance(ctx, P.GridDeclContext):
                 parts.append("an element type ('f32' or 'f64')")
+            elif isinstance(ctx, (P.FaceContext, P.BoundaryDeclContext)) and \
+                    _kind_given(ctx if isinstance(ctx, P.BoundaryDeclContext) else ctx.parentCtx, prev):
+                decl = ctx if isinstance(ctx, P.BoundaryDeclContext) else ctx.parentCtx
+                parts.append("an axis ('x', 'y', 'z')" if _kind_given(decl, prev) == "periodic"
+                             else "a face ('x-', 'x+', 'y-', ...; an axis for both of its faces)")
             elif isinstance(ctx, P.BoundaryDeclContext):
                 parts.append("a boundary kind ('dirichlet' or 'neumann')"
                              if ctx.field is not None or (prev is not None and prev.type != P.BOUNDARY)
@@ -336,6 +341,15 @@ class ErrorStrategy(DefaultErrorStrategy):
                 parts.append("a name")
         parts += [self._name(t) for t in sorted(left, key=_token_order)]
         return _join(parts) if parts else "something else"
+
+
+def _kind_given(decl: ParserRuleContext, prev: Token | None) -> str | None:
+    """The kind (dirichlet, neumann, periodic) a boundary declaration has at or before ``prev``, if any: what
+    may follow is then a face (an axis for periodic)."""
+    if prev is None or decl.start is None or getattr(decl, "parser", None) is None:
+        return None
+    tokens = decl.parser.getTokenStream().tokens[decl.start.tokenIndex:prev.tokenIndex + 1]
+    return next((t.text for t in tokens if t.type == P.ID and t.text in ("dirichlet", "neumann", "periodic")), None)
 
 
 def _token_order(t: int) -> tuple[int, int]:
