@@ -109,6 +109,8 @@ def test_in_core_snapshots_are_the_run_stopped_at_each_step(compile_example, run
     ("grayscott2d", ("--block", "7,3")),
     ("d2q9", ("--block", "7,3")),  # periodic
     ("jacobi1d", ("--block", "3",)),  # folded into rows
+    ("wave3d_surface", ("--block", "5,4,3")),  # a boundary per face: the stops, not the tiles, save
+    ("heat2d_faces", ("--block", "6,4")),
 ])
 def test_out_of_core_snapshots_are_the_run_stopped_at_each_step(compile_example, run_program, tmp_path, stopped,
                                                                  name, extra):

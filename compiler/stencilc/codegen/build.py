@@ -305,7 +305,8 @@ def _field_descs(program: ir.Program, macro: dict[str, str]) -> tuple[FieldDesc,
     return tuple(FieldDesc(f.name, macro[f.name], f.kind, f.levels, f.boundary, f.init is not None,
                            f.init_prev is not None, f.src_slot, f.prev_slot, f.dst_slot, tuple(f.periodic),
                            tuple(sorted({d for ld in program.loads() if ld.field == f.name
-                                         for d in range(3) if ld.offset[d]})))
+                                         for d in range(3) if ld.offset[d]})),
+                           f.face_mask("neumann"), f.face_mask("dirichlet"))
                  for f in program.grid_fields)
 
 

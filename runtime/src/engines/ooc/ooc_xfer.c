@@ -156,7 +156,7 @@ static int load_chunk(ooc *e, int f, int level, int src, uint64_t *model) {
         *model += cells * (uint64_t)e->d->elem_size;
     if (rc)
         return rc;
-    if (of->m->state && (of->boundary == STN_BC_NEUMANN || e->d->fields[f].periodic)) {
+    if (of->m->state && stn_bc_mirrors(&e->d->fields[f])) {
         stn_view v = stn_ooc_view(e);
         stn_box b = stn_ooc_box(e, r0, r1, q0, q1);
         t0 = stn_now();
