@@ -38,7 +38,8 @@ stencil cond3d {
   u' = u - c * (f - f[-1,0,0])
        + (x < nx / 2 && !(y >= 3) || u[0,0,-1] == 0 ? g[1,-1,1] : 0.1 * (1 + 0.5 * tanh(u[0,-2,0]))^n)
        + 0.01 * (floor(3 * u) + ceil(2 * v) + fmod(u, 0.3) + atan2(u, v + 2) + hypot(u, v) + trunc(4 * u)
-                 + copysign(0.5, u) + cbrt(u) + exp2(u) + log1p(abs(u)) + sum(i in 0..3) u^i);
+                 + copysign(0.5, u) + cbrt(u) + exp2(u) + log1p(abs(u)) + fmin(u, v) + fmax(0.2, u)
+                 + sum(i in 0..3) u^i);
   inject u at p += v > 0 && u < 0.5 ? 0.01 : -0.01;
   record r = u' > 0 ? u' : -2 * u' at p;
 }
@@ -72,7 +73,7 @@ def _cond3d(f, p):
     w = u()
     lib = (np.floor(3 * w) + np.ceil(2 * v()) + np.fmod(w, 0.3) + np.arctan2(w, v() + 2) + np.hypot(w, v())
            + np.trunc(4 * w) + np.copysign(0.5, w) + np.cbrt(w) + np.exp2(w) + np.log1p(np.abs(w))
-           + (1 + w + w * w + w * w * w))
+           + np.fmin(w, v()) + np.fmax(0.2, w) + (1 + w + w * w + w * w * w))
     return {"u": w - p.c * (flux(0) - flux(-1)) + pick + 0.01 * lib}
 
 
@@ -395,6 +396,38 @@ def test_the_ir_refuses_a_condition_where_a_number_is_needed():
         bad(p)
         with pytest.raises(InternalError, match=what):
             p.validate()
+
+
+NANS = """
+stencil nans {
+  grid 2d f32;
+  state u;
+  u' = fmin(0.5, u) + fmax(u, -0.5) + 4 * (min(0.5, u) + max(u, -0.5));
+}
+"""
+
+
+@pytest.mark.parametrize("dtype", ["f32", "f64"])
+def test_fmin_and_fmax_ignore_a_nan_as_c_does(dtype, run_program, tmp_path):
+    """fmin and fmax are C's: a NaN argument gives the other one (NumPy's fmin, fmax), where min and max are
+    the plain comparisons (a < b ? a : b: a NaN in either gives b)."""
+    cmd, env = stencilc_command()
+    (tmp_path / "nans.stn").write_text(NANS.replace("f32", dtype))
+    p = subprocess.run([*cmd, str(tmp_path / "nans.stn"), "-o", str(tmp_path / "nans")], capture_output=True,
+                       text=True, env=env)
+    assert p.returncode == 0, p.stderr
+    T = np.float32 if dtype == "f32" else np.float64
+    u0 = np.random.default_rng(5).uniform(-1, 1, (8, 13)).astype(T)
+    u0[::3, ::2] = np.nan
+    np.save(tmp_path / "u0.npy", u0)
+    rc, _, err = run_program(tmp_path / "nans", ["--size", "13,8", "--steps", "1", "--quiet", "--init",
+                                                 f"u={tmp_path / 'u0.npy'}", "--out", f"u={tmp_path / 'u1.npy'}"])
+    assert rc == 0, err
+    half = T(0.5)
+    plain = np.where(half < u0, half, u0) + np.where(u0 > -half, u0, -half)  # (a NaN compares false: b)
+    want = np.fmin(half, u0) + np.fmax(u0, -half) + T(4) * plain
+    got = np.load(tmp_path / "u1.npy")
+    assert got.dtype == T and np.isnan(want).any() and got.tobytes() == want.tobytes()
 
 
 def test_names_of_the_float_functions_are_renamed_in_the_c(run_program, tmp_path):
