@@ -39,7 +39,8 @@ stencil cond3d {
        + (x < nx / 2 && !(y >= 3) || u[0,0,-1] == 0 ? g[1,-1,1] : 0.1 * (1 + 0.5 * tanh(u[0,-2,0]))^n)
        + 0.01 * (floor(3 * u) + ceil(2 * v) + fmod(u, 0.3) + atan2(u, v + 2) + hypot(u, v) + trunc(4 * u)
                  + copysign(0.5, u) + cbrt(u) + exp2(u) + log1p(abs(u)) + fmin(u, v) + fmax(0.2, u)
-                 + sum(i in 0..3) u^i);
+                 + sum(i in 0..3) u^i)
+       + (t < 2 || t == 4 ? 0.001 * z : -0.001 * y);              // the step in a condition (sweeps of steps)
   inject u at p += v > 0 && u < 0.5 ? 0.01 : -0.01;
   record r = u' > 0 ? u' : -2 * u' at p;
 }
@@ -74,7 +75,8 @@ def _cond3d(f, p):
     lib = (np.floor(3 * w) + np.ceil(2 * v()) + np.fmod(w, 0.3) + np.arctan2(w, v() + 2) + np.hypot(w, v())
            + np.trunc(4 * w) + np.copysign(0.5, w) + np.cbrt(w) + np.exp2(w) + np.log1p(np.abs(w))
            + np.fmin(w, v()) + np.fmax(0.2, w) + (1 + w + w * w + w * w * w))
-    return {"u": w - p.c * (flux(0) - flux(-1)) + pick + 0.01 * lib}
+    step = np.where((p.t < 2) | (p.t == 4), 0.001 * Z(), -0.001 * Y())
+    return {"u": w - p.c * (flux(0) - flux(-1)) + pick + 0.01 * lib + step}
 
 
 RING3D = """
