@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import reference as ref
-from conftest import stencilc_command
+from conftest import load_report, stencilc_command
 from test_examples import check_report, compare, random_fields, run_stencil
 
 # ------------------------------------------------------------------ the stencils and their references
@@ -255,6 +255,56 @@ def test_out_of_core_and_mmap_give_the_incore_bits(name, build, run_program, tmp
         check_report(ex, report, size, STEPS, f"{name} {' '.join(extra)}")
         if extra[1] == "ooc":
             assert report["mode"] == "ooc" and report["params"]["bt"] >= 1, report["params"]
+
+
+TSTEP = """
+stencil tstep {
+  grid 3d f64;
+  state u;
+  u' = t < 3 || t == 5 ? u + 0.1 * (u[1,0,0] - u[-1,0,0]) + 0.01 * z : 0.5 * u + 0.01 * (u[0,1,0] + u[0,0,-1]) + y / ny;
+}
+"""
+
+
+def test_time_tiles_give_the_loops_bits_with_the_step_and_coordinates(run_program, tmp_path):
+    """The in-core engine's temporal tiles (--time-tiles: several steps of a tile before the next) with the
+    step index in a condition and coordinates: the plain loop's bits, which are NumPy's."""
+    cmd, env = stencilc_command()
+    (tmp_path / "tstep.stn").write_text(TSTEP)
+    p = subprocess.run([*cmd, str(tmp_path / "tstep.stn"), "-o", str(tmp_path / "tstep")], capture_output=True,
+                       text=True, env=env)
+    assert p.returncode == 0, p.stderr
+    u = np.random.default_rng(8).uniform(-1, 1, (23, 12, 14))
+    np.save(tmp_path / "u0.npy", u)
+
+    def run(tiles: str) -> np.ndarray:
+        rc, _, err = run_program(tmp_path / "tstep", ["--size", "14,12,23", "--steps", "8", "--quiet", "--init",
+                                                      f"u={tmp_path / 'u0.npy'}", "--out", f"u={tmp_path / 'u1.npy'}",
+                                                      "--mode", "incore", "--time-tiles", tiles, "--report",
+                                                      str(tmp_path / "r.json")])
+        assert rc == 0, err
+        tt = load_report(tmp_path / "r.json")["time_tiles"]
+        assert (tt["bt"] or 0) > 1 if tiles != "off" else tt["bt"] is None, (tiles, tt)  # (tiles of several steps)
+        return np.load(tmp_path / "u1.npy")
+
+    nz, ny, nx = u.shape
+    Z, Y, _ = np.meshgrid(np.arange(nz), np.arange(ny), np.arange(nx), indexing="ij")
+    inner = (slice(1, nz), slice(0, ny - 1), slice(1, nx - 1))  # the halo: x -1 +1, y +1, z -1
+
+    def at(a, dx, dy, dz):
+        return a[1 + dz:nz + dz, dy:ny - 1 + dy, 1 + dx:nx - 1 + dx]
+
+    for t in range(8):
+        new = u.copy()
+        if t < 3 or t == 5:
+            new[inner] = at(u, 0, 0, 0) + 0.1 * (at(u, 1, 0, 0) - at(u, -1, 0, 0)) + 0.01 * Z[inner]
+        else:
+            new[inner] = 0.5 * at(u, 0, 0, 0) + 0.01 * (at(u, 0, 1, 0) + at(u, 0, 0, -1)) + Y[inner] / ny
+        u = new
+    loop = run("off")
+    np.testing.assert_allclose(loop, u, rtol=1e-13, atol=1e-15)
+    for tiles in ("3,4,5", "2,2,3", "12,12,7", "auto"):
+        assert run(tiles).tobytes() == loop.tobytes(), tiles
 
 
 POWR = """
