@@ -533,7 +533,7 @@ class Lifter:
                 if self.elem == "f32" and x.ctype == "double":
                     self.fail(x.loc, f"'{x.text}' is a double: C computes this expression in double, and an f32 "
                                      f"stencil computes in float; write {x.text}f to compute in float")
-                return x.text
+                return _literal(x)
             if isinstance(x, C.Un) and x.op == "()":
                 return f"({go(x.operand)})"
             if isinstance(x, C.Un) and x.op in ("-", "+"):
@@ -617,6 +617,20 @@ class Lifter:
         self.fail(x.loc, f"'{C.c_text(x, show=True)}' is a number where C tests a condition (not zero); a stencil "
                          "tests comparisons: write it as a comparison (!= 0)")
         return ""
+
+
+# the literals C and .stn read alike: decimal integers without a leading 0 (C reads 010 as octal), decimal
+# floats with digits after their point (.stn does not read 1. or 1.e5) or an exponent
+_SAME_LITERAL = re.compile(r"(0|[1-9][0-9]*)|[0-9]*\.[0-9]+([eE][-+]?[0-9]+)?|[0-9]+[eE][-+]?[0-9]+")
+
+
+def _literal(n: C.Num) -> str:
+    """The .stn text of a C literal: as written where .stn reads it as C does, else its value (010 is 8, 0x10
+    is 16, 1. is 1.0, 0x1p-2 is 0.25)."""
+    if _SAME_LITERAL.fullmatch(n.text):
+        return n.text
+    v = float(n.value)
+    return str(int(v)) if v.is_integer() and abs(v) < 2**53 and n.ctype == "int" else repr(v)
 
 
 def _is_condition(n: C.Node) -> bool:
