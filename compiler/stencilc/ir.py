@@ -38,7 +38,7 @@ FUNCTIONS = {
     **dict.fromkeys(("sqrt", "cbrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan",
                      "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "abs", "fabs",
                      "floor", "ceil", "trunc"), 1),
-    **dict.fromkeys(("min", "max", "pow", "fmod", "atan2", "hypot", "copysign"), 2),
+    **dict.fromkeys(("min", "max", "fmin", "fmax", "pow", "fmod", "atan2", "hypot", "copysign"), 2),
 }
 
 
