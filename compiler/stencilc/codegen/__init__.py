@@ -46,7 +46,7 @@ _FILES = (("{}.h", "kernel.h.j2"), ("{}.c", "kernel.c.j2"), ("{}_api.h", "api.h.
           ("{}_api.f90", "api.f90.j2"), ("{}_main.c", "main.c.j2"), ("Makefile", "Makefile.j2"))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _env() -> jinja2.Environment:
     """The one template environment of this process: jinja2 compiles each template once and keeps it
     (a new environment per call recompiled all seven templates for every program)."""
