@@ -39,7 +39,7 @@ holds the examples.
 from __future__ import annotations
 
 import numpy as np
-from reference_driver import Example, interior, mirror, wrap  # noqa: F401 - the tests use ref.interior, ref.mirror, ref.wrap
+from reference_driver import Example, interior, mirror, mirror_faces, wrap  # noqa: F401 - the tests use ref.interior, ref.mirror, ...
 
 EXAMPLES: dict[str, Example] = {}
 
@@ -536,3 +536,34 @@ _register(Example(
     state={"q": (1, "dirichlet")}, inputs=(), params={"w": 0.006283185307179586, "dt": 1.0},
     inits={"q": _disc}, update=_upwind_limiter,
     doc="a disc carried round by a solid-body rotation: upwind with a minmod limiter (conditionals, coordinates)"))
+
+
+# ----------------------------------------------------------------------------- a boundary per face
+
+
+def _heat2d_faces_update(f, p):
+    u = f["u"]
+    return {"u": u() + p.alpha * _lap5(u)}
+
+
+_register(Example(
+    name="heat2d_faces", ndim=2, dtype=np.float64, halo_lo=(1, 1), halo_hi=(1, 1),
+    state={"u": (1, "mixed")}, faces={"u": ("neumann", "neumann", "dirichlet", "dirichlet")},
+    inputs=(), params={"alpha": 0.2},
+    inits={"u": lambda c, p: c.y / c.ny + 0.3 * np.cos(0.5 * c.x)},
+    update=_heat2d_faces_update, doc="heat, insulated along x, held along y"))
+
+
+def _wave3d_surface_update(f, p):
+    u, c = f["u"], f["c"]
+    return {"u": 2 * u() - u.prev() + c() ** 2 * p.dt2 * _lap7(u)}
+
+
+_register(Example(
+    name="wave3d_surface", ndim=3, dtype=np.float64, halo_lo=(1, 1, 1), halo_hi=(1, 1, 1),
+    state={"u": (2, "mixed")}, faces={"u": ("neumann", "neumann", "neumann", "neumann", "neumann", "dirichlet")},
+    inputs=("c",), params={"dt2": 0.2},
+    inits={"c": lambda c, p: np.full(c.shape, 1.0),
+           "u": lambda c, p: (c.nz - 1 - c.z) / c.nz * _gauss3(c, c.nx / 2, c.ny / 2, c.nz / 2, 20.0),
+           "u.prev": lambda c, p: (c.nz - 1 - c.z) / c.nz * _gauss3(c, c.nx / 2 - 0.5, c.ny / 2, c.nz / 2, 20.0)},
+    update=_wave3d_surface_update, doc="wave equation under a free surface (dirichlet z+, neumann elsewhere)"))

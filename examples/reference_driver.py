@@ -135,6 +135,31 @@ def mirror(a: np.ndarray, lo: tuple[int, ...], hi: tuple[int, ...]) -> None:
             b[i] = b[2 * (n - hi[d]) - 1 - i]
 
 
+def mirror_faces(a: np.ndarray, lo: tuple[int, ...], hi: tuple[int, ...], faces: tuple[str | None, ...]) -> None:
+    """A boundary per face, in place (faces[k]: face k's kind, 0 x-, 1 x+, 2 y-, ...; "dirichlet",
+    "neumann" or None for a periodic axis): the cells in the layer of a dirichlet face are left as they
+    are; the other cells of a neumann face's layer are mirrored, x first, then y, then z."""
+    nd = a.ndim
+    kept = np.zeros(a.shape, bool)
+    for d in range(nd):
+        ax = nd - 1 - d
+        i = np.arange(a.shape[ax]).reshape([-1 if k == ax else 1 for k in range(nd)])
+        if faces[2 * d] == "dirichlet":
+            kept |= i < lo[d]
+        if faces[2 * d + 1] == "dirichlet":
+            kept |= i >= a.shape[ax] - hi[d]
+    for d in range(nd):
+        ax = nd - 1 - d
+        n = a.shape[ax]
+        b, k = np.moveaxis(a, ax, 0), np.moveaxis(kept, ax, 0)
+        if faces[2 * d] == "neumann":
+            for i in range(lo[d]):
+                b[i] = np.where(k[i], b[i], b[2 * lo[d] - 1 - i])
+        if faces[2 * d + 1] == "neumann":
+            for i in range(n - hi[d], n):
+                b[i] = np.where(k[i], b[i], b[2 * (n - hi[d]) - 1 - i])
+
+
 def wrap(a: np.ndarray, lo: tuple[int, ...], hi: tuple[int, ...], axes: str) -> None:
     """Periodic boundary, in place, along `axes` ("x", "xy", ...): a boundary cell takes the interior
     cell an interior's width away; x first, then y, then z, over whole extents."""
@@ -158,7 +183,7 @@ class Example:
     dtype: type  # np.float32 or np.float64
     halo_lo: tuple[int, ...]  # x first
     halo_hi: tuple[int, ...]
-    state: dict[str, tuple[int, str]]  # name -> (levels, "dirichlet" | "neumann")
+    state: dict[str, tuple[int, str]]  # name -> (levels, "dirichlet" | "neumann" | "mixed")
     inputs: tuple[str, ...]
     params: dict[str, float]  # defaults
     inits: dict[str, Callable]  # "u" or "u.prev" -> f(c, p) with c.x, c.y, c.z, c.nx, ...
@@ -180,6 +205,8 @@ class Example:
     along: dict = field(default_factory=dict)
     # periodic boundaries: state field -> its periodic axes ("xy"); wrapped after its face rule
     periodic: dict = field(default_factory=dict)
+    # a boundary per face: "mixed" state field -> the kind of each face (x-, x+, y-, y+[, z-, z+])
+    faces: dict = field(default_factory=dict)
     injects: tuple = ()
     records: dict = field(default_factory=dict)
     fields: tuple[str, ...] = field(init=False)
@@ -274,6 +301,10 @@ class Example:
                 mirror(cur[f], lo, hi)
                 if levels == 2:
                     mirror(prev[f], lo, hi)
+            if bc == "mixed":
+                mirror_faces(cur[f], lo, hi, self.faces[f])
+                if levels == 2:
+                    mirror_faces(prev[f], lo, hi, self.faces[f])
             if f in self.periodic:  # before the first step too, as the mirror
                 wrap(cur[f], lo, hi, self.periodic[f])
                 if levels == 2 and f + ".prev" in fields:
@@ -308,6 +339,8 @@ class Example:
                     nf[inner] = v
                     if self.state[f][1] == "neumann":
                         mirror(nf, lo, hi)
+                    if self.state[f][1] == "mixed":
+                        mirror_faces(nf, lo, hi, self.faces[f])
                     if f in self.periodic:
                         wrap(nf, lo, hi, self.periodic[f])
                     new[f] = nf
@@ -327,6 +360,8 @@ class Example:
                                                              at_pts[s][0].shape))
                 if self.state[f][1] == "neumann":
                     mirror(new[f], lo, hi)
+                if self.state[f][1] == "mixed":
+                    mirror_faces(new[f], lo, hi, self.faces[f])
             for r, (s, fn) in self.records.items():
                 recs[r].append(np.broadcast_to(np.asarray(fn(at(s), p), dtype=self.dtype), at_pts[s][0].shape))
             for f, (levels, _) in self.state.items():

@@ -11,8 +11,9 @@
  *   - `grid` takes any `<digits>d` and any name as the element type; sema checks 2d/3d and f32/f64;
  *   - `levels`, table dimensions and sum bounds take any number; the builder insists on integers;
  *   - `.SUFFIX` takes any name; the builder insists on `prev` (`prev` is not a keyword);
- *   - `boundary` takes any names as the field, kind and axes; the builder sorts `boundary periodic
- *     x` (which parses as field `periodic`, kind `x`) and sema checks dirichlet/neumann/periodic;
+ *   - `boundary` takes any names as the field, kind and axes or faces (`x`, `x-`, `z+`); the builder
+ *     sorts `boundary periodic x` (which parses as field `periodic`, kind `x`) and sema checks
+ *     dirichlet/neumann/periodic and the faces;
  *   - a reference may be primed (`ex'`, `ex'[1,0]`: the new value of a field updated earlier in
  *     the step); sema checks that the field is one, and the builder refuses `ex'.prev`;
  *   - comparisons, `&&`, `||`, `!` and `c ? a : b` take any expressions; sema checks that the
@@ -46,9 +47,14 @@ decl
     | TABLE name=ID (LBRACK number RBRACK)+ ASSIGN tableInit SEMI      # tableDecl
     | LET name=ID ASSIGN expr SEMI                                     # letDecl
     | name=ID PRIME ASSIGN expr SEMI                                   # updateDecl
-    | BOUNDARY (field=ID)? kind=ID (axes+=ID)* SEMI                    # boundaryDecl
+    | BOUNDARY (field=ID)? kind=ID (faces+=face)* SEMI                 # boundaryDecl
     | INIT name=ID (DOT suffix=ID)? ASSIGN expr SEMI                   # initDecl
     | SAVE field=ID (keys+=ID number)* SEMI                            # saveDecl
+    ;
+
+// `x` (an axis: both of its faces), `x-` or `x+` (one face) in a boundary declaration
+face
+    : axis=ID sign=(PLUS | MINUS)?
     ;
 
 // `{1, 2, 3}` or nested `{{1, 2}, {3, 4}}`; a trailing comma is allowed.

@@ -47,9 +47,11 @@ TOKEN = re.compile(rb"//[^\n]*|/\*.*?\*/|\s+|[A-Za-z_][A-Za-z_0-9]*|[0-9]+(?:\.[
 NUMBERS = [b"0", b"-1", b"1e400", b"9" * 60, b"2147483648", b"0.5", b"1e308", b"3", b"0x1F", b"1.f", b".5", b"00007",
            b"18446744073709551616"]
 NAMES = [b"restrict", b"int", b"float", b"long", b"sizeof", b"t", b"x", b"y", b"n", b"N", b"sum", b"state", b"grid",
-         b"in", b"prev", b"__func__", b"_Bool", b"main", b"exp", b"sqrtf", b"fabs", b"printf", b"a", b"b", b"tmp"]
+         b"in", b"prev", b"__func__", b"_Bool", b"main", b"exp", b"sqrtf", b"fabs", b"printf", b"a", b"b", b"tmp",
+         b"floor", b"fminf", b"fmod", b"atan2", b"copysign"]
 INSERTS = [b"(", b")", b"[", b"]", b"{", b"}", b",", b";", b"+", b"-", b"*", b"/", b"=", b"#", b"\\", b"\n",
-           b"\n#pragma stencilc\n", b"\xe9", b"\xff\xfe", b"\x00", b"\xc3\x28", b"/*", b"*/", b"//", b"\"", b"'"]
+           b"\n#pragma stencilc\n", b"\xe9", b"\xff\xfe", b"\x00", b"\xc3\x28", b"/*", b"*/", b"//", b"\"", b"'",
+           b"?", b":", b"<", b">", b"<=", b"==", b"!=", b"&&", b"||", b"!", b" i > 1 ? "]
 
 
 # ---------------------------------------------------------------- random kernels
@@ -81,6 +83,11 @@ def random_kernel(rng: random.Random) -> tuple[bytes, list[str], str | None]:
     terms = [f"{coef()} * {ref('a', o)}" for o in offs]
     if rng.random() < 0.2:
         terms.append(f"sqrt(fabs({ref('a', offs[0])}))")
+    if rng.random() < 0.2:  # a conditional: comparisons of values and of the loop indices, && || !, libm calls
+        cond = rng.choice([f"{ref('a', offs[0])} > 0.0", f"{iv[-1]} < 3 || !({ref('a', offs[-1])} <= w)",
+                           f"{iv[0]} == 2 && {ref('a', offs[0])} != 0.0", f"{ref('a', offs[0])}"])
+        terms.append(f"({cond} ? {coef()} * {ref('a', offs[-1])} : fmin(floor({ref('a', offs[0])}), "
+                     f"fmod({iv[0]} * 0.5, 2.0)))")
     in_place = rng.random() < 0.25
     rhs = " + ".join(terms)
     body_target = "a" if in_place else "b"

@@ -46,12 +46,15 @@ sys.path.insert(0, str(REPO / "compiler"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from fuzz_tokens import shared_mutation  # noqa: E402
 
-TOKEN = re.compile(r"//[^\n]*|\s+|[A-Za-z_][A-Za-z_0-9]*|[0-9]+(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?|\.\.|.", re.S)
+# (the grammar's operators of two characters are one token each, as its lexer reads them)
+TOKEN = re.compile(r"//[^\n]*|\s+|[A-Za-z_][A-Za-z_0-9]*|[0-9]+(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?"
+                   r"|\.\.|<=|>=|==|!=|&&|\|\||\+=|.", re.S)
 NUMBERS = ["0", "-1", "1e400", "1e-400", "9" * 400, "2147483648", "0.5", "1e308", "65", "100000", "3", "-0",
            "0x10", "1.", ".5", "1e", "00007"]
 NAMES = ["sum", "in", "table", "let", "t", "x", "y", "z", "nx", "prev", "state", "int", "typeof", "asm", "__int128",
          "main", "NAN", "M_PI", "int64_t", "_X", "__x", "errno", "linux", "a" * 300, "\u00fc", "\u53d8\u91cf",
-         "a;rm", "u", "v", "w", "exp", "sin", "min", "boundary", "periodic", "neumann", "along", "points", "inject"]
+         "a;rm", "u", "v", "w", "exp", "sin", "min", "boundary", "periodic", "neumann", "along", "points", "inject",
+         "floor", "fmod", "atan2", "fmax", "hypot", "ny"]
 # names C, its library, C++, the runtime or the generated code reserve (issue 28: 'let __y' was an internal error)
 RESERVED = ("auto break case char const continue default do double else enum extern float for goto if inline int long "
             "register restrict return short signed sizeof static struct switch typedef union unsigned void volatile "
@@ -62,7 +65,8 @@ RESERVED = ("auto break case char const continue default do double else enum ext
             "params_ default_tiles_ omp_get_max_threads").split()
 DECLARES = {"stencil", "param", "state", "input", "series", "points", "record", "table", "let"}
 INSERTS = ["(", ")", "[", "]", "{", "}", ",", ";", "'", "+", "-", "*", "/", "^", "=", ".", "..", "u", "1", "sum",
-           "\u00a0", "\x00", "\t", "@", "$", "`", "\"", "\\", "\u202e", "\n", "//", "1e9999"]
+           "\u00a0", "\x00", "\t", "@", "$", "`", "\"", "\\", "\u202e", "\n", "//", "1e9999", "+=",
+           "<", ">", "<=", ">=", "==", "!=", "&&", "||", "!", "?", ":", "&", "|"]
 
 
 def _seeds() -> list[str]:
@@ -97,7 +101,10 @@ def mutate(rng: random.Random, text: str, seeds: list[str]) -> str:
                 toks[k] = rng.choice(["(" * d + toks[k] + ")" * d, "-" * d + toks[k], "+ ".join([toks[k]] * d)])
         elif op == 7:
             toks.insert(i, rng.choice([" sum(i in -1000..1000) u[i,0] ", " sum(i in 0..200000) 1 ", " u^64 ",
-                                       " u^65 ", " sum(i in 1..3, j in 1..3, k in 1..3) u ", " u[1000000,0] "]))
+                                       " u^65 ", " sum(i in 1..3, j in 1..3, k in 1..3) u ", " u[1000000,0] ",
+                                       " (u > 0 ? u : -u) ", " x < nx / 2 && !(y >= 1) || u == 0 ? 1 : 0 ",
+                                       " u > 0 ? 1 : u < 0 ? -1 : 0 ", " u^x ", " floor(u, 1) ", " a < b < c ",
+                                       " (u != 0) + 1 ", " fmod(x, 2) == 0 ? u[1,0] : u[-1,0] "]))
         elif op == 8:
             n = rng.choice([3, 50, 400])
             rows = ",".join("{" + ",".join("1" for _ in range(n)) + "}" for _ in range(n))
@@ -112,7 +119,8 @@ def mutate(rng: random.Random, text: str, seeds: list[str]) -> str:
         else:
             toks.insert(i, rng.choice(["\n  state w levels 2;\n", "\n  boundary periodic;\n", "\n  series s;\n",
                                        "\n  points p;\n  inject u at p += 1;\n", "\n  input c along y;\n",
-                                       "\n  let g = u[1,0] - u;\n", "\n  grid 1d f32;\n"]))
+                                       "\n  let g = u[1,0] - u;\n", "\n  grid 1d f32;\n",
+                                       "\n  let m = x > 0 && y < ny - 1 ? 1 : 0;\n"]))
     return "".join(toks)
 
 

@@ -7,7 +7,10 @@ cd "$(dirname "$0")/.."
 
 DEB_PKGS=(gcc make cmake ninja-build default-jre-headless llvm-15-tools libhwloc-dev hwloc libaio-dev libpmem-dev
           clang-format-15 clang-15 python3-venv pkg-config gfortran openmpi-bin libopenmpi-dev
-          libhdf5-dev hdf5-tools)  # libhdf5: --save-to's snapshot files; hdf5-tools: h5dump
+          libhdf5-dev hdf5-tools libhdf5-openmpi-dev)
+# libhdf5: --save-to's snapshot files; its OpenMPI build: the same under `stencilc --mpi`, every rank writing its
+# own cells (parallel HDF5; the driver asks pkg-config for hdf5-serial and hdf5-openmpi by name, so which one
+# Debian's hdf5.pc alternative points at does not matter); hdf5-tools: h5dump
 missing=()
 for p in "${DEB_PKGS[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -227,14 +227,15 @@ class UpdateDecl:
 
 @dataclass(frozen=True)
 class BoundaryDecl:
-    """``boundary neumann;`` (field None), ``boundary u neumann;``, ``boundary periodic x y;``."""
+    """``boundary neumann;`` (field None), ``boundary u neumann;``, ``boundary periodic x y;``,
+    ``boundary u dirichlet z+;``, ``boundary u neumann x y-;``."""
 
     field: str | None
     field_loc: Loc | None
     kind: str  # as written; sema checks it is dirichlet, neumann or periodic
     kind_loc: Loc
     loc: Loc  # the keyword
-    axes: tuple[str, ...] = ()  # `periodic x y`: the axes named (none: all)
+    axes: tuple[str, ...] = ()  # the axes or faces named, as written (`x`, `y-`, `z+`); none: all
     axes_locs: tuple[Loc, ...] = ()
 
 

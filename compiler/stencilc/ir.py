@@ -38,7 +38,7 @@ FUNCTIONS = {
     **dict.fromkeys(("sqrt", "cbrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan",
                      "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "abs", "fabs",
                      "floor", "ceil", "trunc"), 1),
-    **dict.fromkeys(("min", "max", "pow", "fmod", "atan2", "hypot", "copysign"), 2),
+    **dict.fromkeys(("min", "max", "fmin", "fmax", "pow", "fmod", "atan2", "hypot", "copysign"), 2),
 }
 
 
@@ -201,7 +201,7 @@ class Field:
     name: str
     kind: str  # "state" | "input"
     levels: int  # 1 or 2 (inputs: 1)
-    boundary: str | None  # "dirichlet" | "neumann" for state fields, None for inputs
+    boundary: str | None  # "dirichlet" | "neumann" | "mixed" for state fields, None for inputs
     init: Expr | None = None
     init_prev: Expr | None = None
     # kernel argument slots (see stn_field_desc in runtime/include/stn_rt.h)
@@ -213,6 +213,13 @@ class Field:
     along: int | None = None
     along_slot: int = -1
     periodic: tuple[int, ...] = ()  # the axes (0 x, 1 y, 2 z) whose boundary cells wrap around
+    # a "mixed" boundary: each face's kind (0 x-, 1 x+, 2 y-, 3 y+, 4 z-, 5 z+), "dirichlet" or
+    # "neumann", None on the faces of periodic axes and of axes the grid lacks; () otherwise
+    faces: tuple[str | None, ...] = ()
+
+    def face_mask(self, kind: str) -> int:
+        """Bit k set: face k (0 x-, 1 x+, ... 5 z+) is of ``kind`` (a mixed boundary only; else 0)."""
+        return sum(1 << k for k, f in enumerate(self.faces) if f == kind)
 
 
 @dataclass
@@ -526,7 +533,8 @@ class Program:
         for f in self.fields:
             if f.kind not in ("state", "input"):
                 bad(f"field {f.name} kind {f.kind}")
-            if f.kind == "state" and (f.levels not in (1, 2) or f.boundary not in ("dirichlet", "neumann")):
+            if f.kind == "state" and (f.levels not in (1, 2) or f.boundary not in ("dirichlet", "neumann", "mixed")
+                                    or (f.boundary == "mixed") != bool(f.faces)):
                 bad(f"state field {f.name}: levels {f.levels} boundary {f.boundary}")
             if f.kind == "input" and (f.levels != 1 or f.boundary is not None or f.dst_slot != -1):
                 bad(f"input field {f.name} has state attributes")
@@ -627,6 +635,8 @@ def format_program(p: Program) -> str:
         desc = f"field {fld.name}: {fld.kind}"
         if fld.kind == "state":
             desc += f", levels {fld.levels}, boundary {fld.boundary}"
+            if fld.faces:
+                desc += " (" + ", ".join(f"{'xyz'[k // 2]}{'-+'[k % 2]} {b}" for k, b in enumerate(fld.faces) if b) + ")"
             if fld.periodic:
                 desc += ", periodic " + " ".join(_AXES[d] for d in fld.periodic)
         if fld.along is not None:

@@ -155,7 +155,7 @@ def lower(c: Checked) -> ir.Program:
         if f.along is not None:  # after the grid slots
             continue
         fld = ir.Field(f.name, f.kind, f.levels, f.boundary if f.kind == "state" else None,
-                       periodic=tuple(sorted(f.periodic)))
+                       periodic=tuple(sorted(f.periodic)), faces=f.face_kinds if f.kind == "state" else ())
         fld.src_slot = src
         src += 1
         if f.levels == 2:

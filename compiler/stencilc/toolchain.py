@@ -23,7 +23,7 @@ import tempfile
 from pathlib import Path
 
 from . import __version__, ir
-from .codegen import DEFAULT_CFLAGS, LIBS
+from .codegen import BASE_LIBS, DEFAULT_CFLAGS
 from .codegen.hdf5 import hdf5_flags
 from .diagnostics import Error, InternalError
 from .resources import runtime_dir
@@ -41,12 +41,23 @@ def _cc(cc: str | None) -> list[str]:
     return cmd
 
 
+def _mpi(flags: list[str]) -> bool:
+    """Whether these flags build the runtime's MPI build (the driver's --mpi adds -DSTN_MPI)."""
+    return "-DSTN_MPI" in flags
+
+
 def _cflags(extra: str | None) -> list[str]:
     """The default flags, libhdf5's include directory when found (codegen/hdf5.py: the runtime's io/hdf5.c
-    compiles with HDF5 when it sees hdf5.h), then the user's (--cflags, else $STENCILC_CFLAGS)."""
-    flags = shlex.split(DEFAULT_CFLAGS) + list(hdf5_flags()[0])
-    extra = extra if extra is not None else os.environ.get("STENCILC_CFLAGS", "")
-    return flags + shlex.split(extra)
+    compiles with HDF5 when it sees hdf5.h; an MPI build, the OpenMPI build's when there), then the user's
+    (--cflags, else $STENCILC_CFLAGS)."""
+    extra = shlex.split(extra if extra is not None else os.environ.get("STENCILC_CFLAGS", ""))
+    return shlex.split(DEFAULT_CFLAGS) + list(hdf5_flags(_mpi(extra))[0]) + extra
+
+
+def _libs(flags: list[str]) -> list[str]:
+    """What every program links beside the runtime: libaio, hwloc, libpmem, libm and the libhdf5 that
+    _cflags compiled the runtime against."""
+    return [*BASE_LIBS, *hdf5_flags(_mpi(flags))[1]]
 
 
 def _run(cmd: list[str], what: str, cwd: Path | None = None) -> None:
@@ -150,7 +161,7 @@ def runtime_tool(name: str, cc: str | None = None, cflags: str | None = None) ->
         staged = Path(tmp) / "stage"
         staged.mkdir()
         _run(ccmd + flags + ["-I", str(rt / "src"), "-I", str(rt / "include"), str(src), str(lib),
-                             "-o", str(staged / exe.name)] + LIBS, f"runtime tool {src.name}")
+                             "-o", str(staged / exe.name)] + _libs(flags), f"runtime tool {src.name}")
         _publish(staged, exe)
     return exe
 
@@ -173,7 +184,7 @@ def build(program: ir.Program, files: dict[str, str], exe: Path, cc: str | None 
         tmp_exe = out_dir / f".{exe.name}.partial-{os.getpid()}"
         try:
             _run(ccmd + flags + ["-I", tmp, "-I", str(runtime_dir() / "include")] + sources
-                 + [str(lib), "-o", str(tmp_exe)] + LIBS, f"generated code for '{program.name}'")
+                 + [str(lib), "-o", str(tmp_exe)] + _libs(flags), f"generated code for '{program.name}'")
             os.replace(tmp_exe, exe)
         finally:
             if tmp_exe.exists():
@@ -223,7 +234,7 @@ def build_library(program: ir.Program, files: dict[str, str], outdir: Path, cc: 
         _run(["ar", "qc", str(t / "lib" / f"lib{name}.a")] + objs + rt_objs, f"lib{name}.a")
         _run(["ranlib", str(t / "lib" / f"lib{name}.a")], f"lib{name}.a")
         _run(ccmd + flags + ["-shared", f"-Wl,-soname,lib{name}.so", "-o", str(t / "lib" / f"lib{name}.so")]
-             + objs + rt_objs + LIBS, f"lib{name}.so")
+             + objs + rt_objs + _libs(flags), f"lib{name}.so")
         private = " ".join(f for f in flags if f == "-fopenmp")
         (t / "lib" / "pkgconfig" / f"{name}.pc").write_text(
             f"# pkg-config file of the stencil '{name}', written by stencilc {__version__}\n"
@@ -235,7 +246,7 @@ def build_library(program: ir.Program, files: dict[str, str], outdir: Path, cc: 
             f"Version: {__version__}\n"
             "Cflags: -I${includedir}\n"
             f"Libs: -L${{libdir}} -l{name}\n"
-            f"Libs.private: {private} {' '.join(LIBS)}\n")
+            f"Libs.private: {private} {' '.join(_libs(flags))}\n")
         for sub in ("include", "lib", "lib/pkgconfig", "src"):
             (outdir / sub).mkdir(parents=True, exist_ok=True)
             for f in sorted((t / sub).iterdir()):

@@ -54,21 +54,25 @@ typedef struct stn_box {
 } stn_box;
 
 enum { STN_FIELD_STATE = 0, STN_FIELD_INPUT = 1 };
-enum { STN_BC_DIRICHLET = 0, STN_BC_NEUMANN = 1 };
+/* A field's boundary: one kind on every face, or a kind per face (STN_BC_MIXED: the faces' masks in
+ * stn_field_desc.neumann_faces and dirichlet_faces, bit k face k: 0 x-, 1 x+, 2 y-, 3 y+, 4 z-, 5 z+). */
+enum { STN_BC_DIRICHLET = 0, STN_BC_NEUMANN = 1, STN_BC_MIXED = 2 };
 
 typedef struct stn_field_desc {
     const char *name;
-    int kind;          /* STN_FIELD_STATE or STN_FIELD_INPUT */
-    int levels;        /* 1 or 2 for state fields, 1 for inputs */
-    int boundary;      /* STN_BC_*, state fields only */
-    int has_init;      /* `init NAME = ...` exists (else zero unless --init NAME=FILE) */
-    int has_prev_init; /* `init NAME.prev = ...` exists (else prev = current) */
-    int src_slot;      /* index of the current level in the kernel's src[] (-1: never read) */
-    int prev_slot;     /* index of the previous level in src[] (-1: none) */
-    int dst_slot;      /* index of the next level in the kernel's dst[] (-1 for inputs) */
-    int periodic;      /* bit d set: the boundary cells wrap around along axis d */
-    int read_across;   /* bit d set: some read of it has a nonzero offset along axis d; bit 3: the bits are
-                        * known (0: a descriptor that does not say, taken as read across every axis) */
+    int kind;            /* STN_FIELD_STATE or STN_FIELD_INPUT */
+    int levels;          /* 1 or 2 for state fields, 1 for inputs */
+    int boundary;        /* STN_BC_*, state fields only */
+    int has_init;        /* `init NAME = ...` exists (else zero unless --init NAME=FILE) */
+    int has_prev_init;   /* `init NAME.prev = ...` exists (else prev = current) */
+    int src_slot;        /* index of the current level in the kernel's src[] (-1: never read) */
+    int prev_slot;       /* index of the previous level in src[] (-1: none) */
+    int dst_slot;        /* index of the next level in the kernel's dst[] (-1 for inputs) */
+    int periodic;        /* bit d set: the boundary cells wrap around along axis d */
+    int read_across;     /* bit d set: some read of it has a nonzero offset along axis d; bit 3: the bits are
+                          * known (0: a descriptor that does not say, taken as read across every axis) */
+    int neumann_faces;   /* STN_BC_MIXED: bit k set, face k is mirrored (0 otherwise) */
+    int dirichlet_faces; /* STN_BC_MIXED: bit k set, the cells of face k's layer keep their values */
 } stn_field_desc;
 
 /* A time series (`series w;`): one value per step, given by --init NAME=FILE (a 1d .npy). */
@@ -141,6 +145,12 @@ typedef int (*stn_step_pts_fn)(const double *params, const stn_view *v, const vo
  * Parallel inside. */
 typedef void (*stn_boundary_fn)(int field, const stn_view *v, const void *cur, void *next,
                                 const stn_box *box);
+/* Part of it: op STN_BOUNDARY_MIRROR mirrors `next`'s neumann faces and wraps its periodic axes in
+ * place; STN_BOUNDARY_COPY copies the cells of the dirichlet faces' layers from `cur`; both: the
+ * whole rule, as stn_boundary_fn.  A field of one kind on every face does its whole rule whatever op. */
+enum { STN_BOUNDARY_MIRROR = 1, STN_BOUNDARY_COPY = 2, STN_BOUNDARY_ALL = 3 };
+typedef void (*stn_boundary_op_fn)(int field, int op, const stn_view *v, const void *cur, void *next,
+                                   const stn_box *box);
 
 /* Blocking parameters built into a program by `stencilc tune --emit-variant`: the defaults of
  * --mode ooc when the command line fixes neither --block, --tuner nor --iblock, used when the run's
@@ -210,7 +220,28 @@ typedef struct stn_program_desc {
      * with --save-to takes when its command line has no --save (base/save.c); 0: none. */
     int ndefault_saves;
     const char *const *default_saves;
+    /* The boundary function by operation (required by a field of boundary STN_BC_MIXED; NULL: `boundary`
+     * does the whole rule, which is what any other field needs). */
+    stn_boundary_op_fn boundary_op;
 } stn_program_desc;
+
+/* Whether field fd's boundary mirrors or wraps (the in-place pass before a step reads a level: a
+ * neumann face or a periodic axis), and whether it copies (a dirichlet face: the copy of the kept
+ * cells into each new level, with its bookkeeping).  A mixed field does both. */
+static inline int stn_bc_mirrors(const stn_field_desc *fd) {
+    return fd->kind == STN_FIELD_STATE && (fd->boundary == STN_BC_NEUMANN || fd->periodic ||
+                                           (fd->boundary == STN_BC_MIXED && fd->neumann_faces));
+}
+static inline int stn_bc_copies(const stn_field_desc *fd) {
+    return fd->kind == STN_FIELD_STATE &&
+           (fd->boundary == STN_BC_DIRICHLET || (fd->boundary == STN_BC_MIXED && fd->dirichlet_faces));
+}
+/* The operation where the loop copies a dirichlet field's kept cells into a new level: a mixed field
+ * copies only (it mirrors lazily, before a step reads, where the cells it reads are held); the other
+ * kinds run their whole rule there, as they always have. */
+static inline int stn_bc_copy_op(const stn_field_desc *fd) {
+    return fd->boundary == STN_BC_MIXED ? STN_BOUNDARY_COPY : STN_BOUNDARY_ALL;
+}
 
 /* The dimensions of the grid the user gives: --size values, .npy axes, point coordinates. */
 static inline int stn_dims(const stn_program_desc *d) { return d->dims > 0 ? d->dims : d->ndim; }

@@ -306,6 +306,19 @@ static void test_bad_descriptor(void) {
     bad.npy_descr = "<f4";
     r = t_run(&bad, "--size", "5,4,3", "--steps", "1", NULL);
     CHECK_EQ_INT(r->status, 1);
+    /* a boundary per face (STN_BC_MIXED) needs the boundary_op function and faces of one kind each */
+    stn_field_desc mixed = heat_fields_d[0];
+    mixed.boundary = STN_BC_MIXED, mixed.neumann_faces = 0x1f, mixed.dirichlet_faces = 0x20;
+    bad = heat_d;
+    bad.fields = &mixed;
+    r = t_run(&bad, "--size", "5,4,3", "--steps", "1", NULL);
+    CHECK_EQ_INT(r->status, 1);
+    CHECK_HAS(r->err, "field 'u' has a boundary per face (neumann faces 0x1f, dirichlet faces 0x20) but the "
+                      "descriptor has no boundary_op function");
+    mixed.dirichlet_faces = 0x21;
+    r = t_run(&bad, "--size", "5,4,3", "--steps", "1", NULL);
+    CHECK_EQ_INT(r->status, 1);
+    CHECK_HAS(r->err, "neumann faces 0x1f, dirichlet faces 0x21");
 }
 
 int main(void) {

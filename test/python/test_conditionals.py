@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import reference as ref
-from conftest import stencilc_command
+from conftest import load_report, stencilc_command
 from test_examples import check_report, compare, random_fields, run_stencil
 
 # ------------------------------------------------------------------ the stencils and their references
@@ -38,7 +38,9 @@ stencil cond3d {
   u' = u - c * (f - f[-1,0,0])
        + (x < nx / 2 && !(y >= 3) || u[0,0,-1] == 0 ? g[1,-1,1] : 0.1 * (1 + 0.5 * tanh(u[0,-2,0]))^n)
        + 0.01 * (floor(3 * u) + ceil(2 * v) + fmod(u, 0.3) + atan2(u, v + 2) + hypot(u, v) + trunc(4 * u)
-                 + copysign(0.5, u) + cbrt(u) + exp2(u) + log1p(abs(u)) + sum(i in 0..3) u^i);
+                 + copysign(0.5, u) + cbrt(u) + exp2(u) + log1p(abs(u)) + fmin(u, v) + fmax(0.2, u)
+                 + sum(i in 0..3) u^i)
+       + (t < 2 || t == 4 ? 0.001 * z : -0.001 * y);              // the step in a condition (sweeps of steps)
   inject u at p += v > 0 && u < 0.5 ? 0.01 : -0.01;
   record r = u' > 0 ? u' : -2 * u' at p;
 }
@@ -72,8 +74,9 @@ def _cond3d(f, p):
     w = u()
     lib = (np.floor(3 * w) + np.ceil(2 * v()) + np.fmod(w, 0.3) + np.arctan2(w, v() + 2) + np.hypot(w, v())
            + np.trunc(4 * w) + np.copysign(0.5, w) + np.cbrt(w) + np.exp2(w) + np.log1p(np.abs(w))
-           + (1 + w + w * w + w * w * w))
-    return {"u": w - p.c * (flux(0) - flux(-1)) + pick + 0.01 * lib}
+           + np.fmin(w, v()) + np.fmax(0.2, w) + (1 + w + w * w + w * w * w))
+    step = np.where((p.t < 2) | (p.t == 4), 0.001 * Z(), -0.001 * Y())
+    return {"u": w - p.c * (flux(0) - flux(-1)) + pick + 0.01 * lib + step}
 
 
 RING3D = """
@@ -254,6 +257,56 @@ def test_out_of_core_and_mmap_give_the_incore_bits(name, build, run_program, tmp
             assert report["mode"] == "ooc" and report["params"]["bt"] >= 1, report["params"]
 
 
+TSTEP = """
+stencil tstep {
+  grid 3d f64;
+  state u;
+  u' = t < 3 || t == 5 ? u + 0.1 * (u[1,0,0] - u[-1,0,0]) + 0.01 * z : 0.5 * u + 0.01 * (u[0,1,0] + u[0,0,-1]) + y / ny;
+}
+"""
+
+
+def test_time_tiles_give_the_loops_bits_with_the_step_and_coordinates(run_program, tmp_path):
+    """The in-core engine's temporal tiles (--time-tiles: several steps of a tile before the next) with the
+    step index in a condition and coordinates: the plain loop's bits, which are NumPy's."""
+    cmd, env = stencilc_command()
+    (tmp_path / "tstep.stn").write_text(TSTEP)
+    p = subprocess.run([*cmd, str(tmp_path / "tstep.stn"), "-o", str(tmp_path / "tstep")], capture_output=True,
+                       text=True, env=env)
+    assert p.returncode == 0, p.stderr
+    u = np.random.default_rng(8).uniform(-1, 1, (23, 12, 14))
+    np.save(tmp_path / "u0.npy", u)
+
+    def run(tiles: str) -> np.ndarray:
+        rc, _, err = run_program(tmp_path / "tstep", ["--size", "14,12,23", "--steps", "8", "--quiet", "--init",
+                                                      f"u={tmp_path / 'u0.npy'}", "--out", f"u={tmp_path / 'u1.npy'}",
+                                                      "--mode", "incore", "--time-tiles", tiles, "--report",
+                                                      str(tmp_path / "r.json")])
+        assert rc == 0, err
+        tt = load_report(tmp_path / "r.json")["time_tiles"]
+        assert (tt["bt"] or 0) > 1 if tiles != "off" else tt["bt"] is None, (tiles, tt)  # (tiles of several steps)
+        return np.load(tmp_path / "u1.npy")
+
+    nz, ny, nx = u.shape
+    Z, Y, _ = np.meshgrid(np.arange(nz), np.arange(ny), np.arange(nx), indexing="ij")
+    inner = (slice(1, nz), slice(0, ny - 1), slice(1, nx - 1))  # the halo: x -1 +1, y +1, z -1
+
+    def at(a, dx, dy, dz):
+        return a[1 + dz:nz + dz, dy:ny - 1 + dy, 1 + dx:nx - 1 + dx]
+
+    for t in range(8):
+        new = u.copy()
+        if t < 3 or t == 5:
+            new[inner] = at(u, 0, 0, 0) + 0.1 * (at(u, 1, 0, 0) - at(u, -1, 0, 0)) + 0.01 * Z[inner]
+        else:
+            new[inner] = 0.5 * at(u, 0, 0, 0) + 0.01 * (at(u, 0, 1, 0) + at(u, 0, 0, -1)) + Y[inner] / ny
+        u = new
+    loop = run("off")
+    np.testing.assert_allclose(loop, u, rtol=1e-13, atol=1e-15)
+    for tiles in ("3,4,5", "2,2,3", "12,12,7", "auto"):
+        assert run(tiles).tobytes() == loop.tobytes(), tiles
+
+
 POWR = """
 stencil powr {
   grid 2d f64;
@@ -395,6 +448,38 @@ def test_the_ir_refuses_a_condition_where_a_number_is_needed():
         bad(p)
         with pytest.raises(InternalError, match=what):
             p.validate()
+
+
+NANS = """
+stencil nans {
+  grid 2d f32;
+  state u;
+  u' = fmin(0.5, u) + fmax(u, -0.5) + 4 * (min(0.5, u) + max(u, -0.5));
+}
+"""
+
+
+@pytest.mark.parametrize("dtype", ["f32", "f64"])
+def test_fmin_and_fmax_ignore_a_nan_as_c_does(dtype, run_program, tmp_path):
+    """fmin and fmax are C's: a NaN argument gives the other one (NumPy's fmin, fmax), where min and max are
+    the plain comparisons (a < b ? a : b: a NaN in either gives b)."""
+    cmd, env = stencilc_command()
+    (tmp_path / "nans.stn").write_text(NANS.replace("f32", dtype))
+    p = subprocess.run([*cmd, str(tmp_path / "nans.stn"), "-o", str(tmp_path / "nans")], capture_output=True,
+                       text=True, env=env)
+    assert p.returncode == 0, p.stderr
+    T = np.float32 if dtype == "f32" else np.float64
+    u0 = np.random.default_rng(5).uniform(-1, 1, (8, 13)).astype(T)
+    u0[::3, ::2] = np.nan
+    np.save(tmp_path / "u0.npy", u0)
+    rc, _, err = run_program(tmp_path / "nans", ["--size", "13,8", "--steps", "1", "--quiet", "--init",
+                                                 f"u={tmp_path / 'u0.npy'}", "--out", f"u={tmp_path / 'u1.npy'}"])
+    assert rc == 0, err
+    half = T(0.5)
+    plain = np.where(half < u0, half, u0) + np.where(u0 > -half, u0, -half)  # (a NaN compares false: b)
+    want = np.fmin(half, u0) + np.fmax(u0, -half) + T(4) * plain
+    got = np.load(tmp_path / "u1.npy")
+    assert got.dtype == T and np.isnan(want).any() and got.tobytes() == want.tobytes()
 
 
 def test_names_of_the_float_functions_are_renamed_in_the_c(run_program, tmp_path):

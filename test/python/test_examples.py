@@ -41,7 +41,7 @@ def min_size(ex: ref.Example, d: int) -> int:
     """The smallest legal size of dimension d: one interior cell for dirichlet; with a
     neumann field the interior must hold every mirror image (at least max(h_lo, h_hi))."""
     lo, hi = ex.halo_lo[d], ex.halo_hi[d]
-    if any(bc == "neumann" for _, bc in ex.state.values()):
+    if any(bc in ("neumann", "mixed") for _, bc in ex.state.values()):
         return lo + hi + max(lo, hi, 1)
     return lo + hi + 1
 

@@ -60,3 +60,17 @@ def test_declared_names_renamed_to_reserved_ones_compile_or_are_refused_at_a_lin
             why = fuzz_stn._cc_ok(res[1], ["cc"], ["-std=gnu11", "-fopenmp", "-O0"])
             assert why is None, f"{text}\n{why}"
     assert counts["ok"] > 50 and compiled == 6, counts
+
+
+def test_every_operator_of_the_grammar_is_one_token_and_an_insertion():
+    """Every punctuation token of grammar/Stencil.g4 (its lexer's literal names: '..', '&&', '?', '+=' ...)
+    is one token of the fuzzer's tokenizer (a swap or a deletion moves the whole operator, as the lexer
+    sees it) and one of its insertions, so that mutations make and break the constructs it belongs to
+    (issue 34: the conditionals' tokens were missing)."""
+    from stencilc.frontend.generated.StencilLexer import StencilLexer
+
+    ops = [lit[1:-1].replace("\\'", "'") for lit in StencilLexer.literalNames[1:] if lit and not lit[1].isalpha()]
+    assert {"&&", "||", "<=", "?", ":", "!", "+="} <= set(ops), ops
+    for op in ops:
+        assert fuzz_stn.TOKEN.findall(f"u{op}v") == ["u", op, "v"], op
+        assert op in fuzz_stn.INSERTS, op

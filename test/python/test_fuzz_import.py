@@ -22,7 +22,7 @@ import fuzz_import  # noqa: E402
 
 
 def test_the_import_fuzzers_ci_profile_finds_nothing(tmp_path):
-    stats = fuzz_import.campaign(inputs=40, seed=20261127, timeout=300.0, save_dir=tmp_path, huge_every=8)
+    stats = fuzz_import.campaign(inputs=40, seed=20261128, timeout=300.0, save_dir=tmp_path, huge_every=8)
     assert stats["inputs"] == 40 and stats["accepted"] >= 5 and stats["refused"] >= 5, stats
     assert stats["huge"] >= 3, stats  # the sums that crashed libclang's parse are in the profile
     assert not stats["failures"], "\n\n".join(f"{f['kind']}: {f.get('file')}\n{f['detail']}"

@@ -1,8 +1,9 @@
 """``stencilc import``: the C programs of examples/import/ (PolyBench's heat-3d with two nests a
 step, a Jacobi sweep with a pointer swap, a wave with three rotating pointers, a heat equation
-with a coefficient array) are built with the C compiler and run; their time loops are lifted
-into .stn files, compiled by stencilc and run from the C program's initial arrays, in-core and
-out of core in several blocks: the results are the C program's, bit for bit (both keep the
+with a coefficient array, an upwind scheme with conditionals and the loop indices in its
+arithmetic) are built with the C compiler and run; their time loops are lifted into .stn files,
+compiled by stencilc and run from the C program's initial arrays, in-core and out of core in
+several blocks: the results are the C program's, bit for bit (both keep the
 operation order; -ffp-contract=off on both sides), and the bytes are the model's.
 """
 
@@ -37,6 +38,7 @@ CASES = {
     "jacobi2d": (["33", "29", "11"], ["u", "out"], (29, 33), "33,29", 11),
     "wave2d": (["31", "17"], ["cur", "cur.prev", "out"], (31, 31), "31,31", 17),
     "varheat2d": (["40", "27", "9"], ["u", "k", "out"], (27, 40), "40,27", 9),
+    "upwind2d": (["41", "26", "13"], ["q", "out"], (26, 41), "41,26", 13),
 }
 
 
@@ -100,6 +102,7 @@ BIG = {
     "jacobi2d": ["1500", "1400", "7"],
     "wave2d": ["1500", "9"],
     "varheat2d": ["1500", "1400", "9"],
+    "upwind2d": ["1500", "1400", "7"],
 }
 
 

@@ -109,6 +109,8 @@ def test_in_core_snapshots_are_the_run_stopped_at_each_step(compile_example, run
     ("grayscott2d", ("--block", "7,3")),
     ("d2q9", ("--block", "7,3")),  # periodic
     ("jacobi1d", ("--block", "3",)),  # folded into rows
+    ("wave3d_surface", ("--block", "5,4,3")),  # a boundary per face: the stops, not the tiles, save
+    ("heat2d_faces", ("--block", "6,4")),
 ])
 def test_out_of_core_snapshots_are_the_run_stopped_at_each_step(compile_example, run_program, tmp_path, stopped,
                                                                  name, extra):
@@ -140,6 +142,37 @@ def test_out_of_core_snapshots_add_no_sweep(compile_example, run_program, tmp_pa
     assert reps[1]["bytes_written"] - reps[0]["bytes_written"] == kept
     assert reps[1]["predicted_bytes_written"] == reps[1]["bytes_written"]
     _check_file(tmp_path / "w.h5", name, want, 3, 1, 2)
+
+
+@pytest.mark.parametrize("init", [True, False])
+def test_the_step_0_snapshot_reads_the_level_once(compile_example, run_program, tmp_path, init):
+    """Out of core, the levels at open are put chunk by chunk of the window, each chunk read once: with a
+    y-blocked plan over chunked scratch (several chunks along z and y), saving step 0 reads at most the
+    level's bytes more than the run without snapshots (an --init .npy: exactly its cells once; init
+    expressions: nothing), the bytes as predicted, and the snapshot is the initial state."""
+    exe, reps = compile_example("heat3d"), []
+    start = np.random.default_rng(3).random((40, 96, 128))
+    np.save(tmp_path / "start.npy", start)
+    for save in (False, True):
+        d = tmp_path / f"s{save}"
+        d.mkdir()
+        args = ["--size", "128,96,40", "--steps", "4", "--quiet", "--mode", "ooc", "--dir", d, "--mem", "8M",
+                "--block", "16,4,2", "--report", d / "r.json", "--out", f"u={d / 'u.npy'}",
+                *(["--init", f"u={tmp_path / 'start.npy'}"] if init else []),
+                *(["--save", "u:every=2", "--save-to", d / "w.h5"] if save else [])]
+        rc, _, err = run_program(exe, args)
+        assert rc == 0, err
+        r = load_report(d / "r.json")
+        assert (r["bytes_read"], r["bytes_written"]) == (r["predicted_bytes_read"], r["predicted_bytes_written"])
+        assert r["params"]["by"] == 16 and r["scratch_layout"] == "chunked"
+        reps.append(r)
+    assert reps[1]["bytes_read"] - reps[0]["bytes_read"] == (start.nbytes if init else 0)
+    assert reps[1]["bytes_written"] - reps[0]["bytes_written"] == 3 * start.nbytes  # steps 0, 2, 4
+    with h5py.File(tmp_path / "sTrue" / "w.h5", "r") as f:
+        assert list(f["u_step"][:]) == [0, 2, 4]
+        if init:
+            assert f["u"][0].tobytes() == start.tobytes()
+        assert f["u"][2].tobytes() == np.load(tmp_path / "sTrue" / "u.npy").tobytes()
 
 
 def test_the_plan_counts_the_snapshot_buffers(compile_example, run_program, tmp_path):

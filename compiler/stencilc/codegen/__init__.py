@@ -36,17 +36,17 @@ import jinja2
 from .. import ir
 from ..diagnostics import InternalError
 from ..resources import templates_dir
-from .build import DEFAULT_CFLAGS, LIBS, build_layout
+from .build import BASE_LIBS, DEFAULT_CFLAGS, LIBS, build_layout
 from .layout import KernelLayout, Tuned
 
-__all__ = ["DEFAULT_CFLAGS", "LIBS", "KernelLayout", "Tuned", "build_layout", "generate", "render"]
+__all__ = ["BASE_LIBS", "DEFAULT_CFLAGS", "LIBS", "KernelLayout", "Tuned", "build_layout", "generate", "render"]
 
 # file name (after the stencil's name) -> template
 _FILES = (("{}.h", "kernel.h.j2"), ("{}.c", "kernel.c.j2"), ("{}_api.h", "api.h.j2"), ("{}_api.c", "api.c.j2"),
           ("{}_api.f90", "api.f90.j2"), ("{}_main.c", "main.c.j2"), ("Makefile", "Makefile.j2"))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _env() -> jinja2.Environment:
     """The one template environment of this process: jinja2 compiles each template once and keeps it
     (a new environment per call recompiled all seven templates for every program)."""

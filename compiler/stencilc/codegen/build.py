@@ -50,7 +50,8 @@ from .parts import (
 TILE_BYTES = 256 * 1024  # the default cache tile: about this many bytes of rows per thread
 DEFAULT_CFLAGS = "-O3 -march=native -fopenmp -ffp-contract=off -std=gnu11"
 # linked into every program (the runtime adds its own later); libhdf5 when this machine has it (codegen/hdf5.py)
-LIBS = ["-laio", "-lhwloc", "-lpmem", "-lm", *hdf5_flags()[1]]
+BASE_LIBS = ["-laio", "-lhwloc", "-lpmem", "-lm"]
+LIBS = [*BASE_LIBS, *hdf5_flags()[1]]
 
 
 def _field_macros(fields: list[ir.Field]) -> dict[str, str]:
@@ -304,7 +305,8 @@ def _field_descs(program: ir.Program, macro: dict[str, str]) -> tuple[FieldDesc,
     return tuple(FieldDesc(f.name, macro[f.name], f.kind, f.levels, f.boundary, f.init is not None,
                            f.init_prev is not None, f.src_slot, f.prev_slot, f.dst_slot, tuple(f.periodic),
                            tuple(sorted({d for ld in program.loads() if ld.field == f.name
-                                         for d in range(3) if ld.offset[d]})))
+                                         for d in range(3) if ld.offset[d]})),
+                           f.face_mask("neumann"), f.face_mask("dirichlet"))
                  for f in program.grid_fields)
 
 

@@ -310,5 +310,9 @@ class KernelLayout:
         return any(f.periodic for f in self.fields)
 
     @property
+    def has_mixed(self) -> bool:
+        return any(f.boundary == "mixed" for f in self.fields)
+
+    @property
     def has_dirichlet(self) -> bool:
         return any(f.boundary == "dirichlet" for f in self.fields)

@@ -389,7 +389,7 @@ class FieldDesc:
     NAME: str
     kind: str  # "state" | "input"
     levels: int
-    boundary: str | None  # "dirichlet" | "neumann"; None for inputs
+    boundary: str | None  # "dirichlet" | "neumann" | "mixed"; None for inputs
     has_init: bool
     has_prev_init: bool
     src_slot: int
@@ -397,6 +397,8 @@ class FieldDesc:
     dst_slot: int  # -1: input
     periodic: tuple[int, ...] = ()  # the axes whose boundary cells wrap around (0 x, 1 y, 2 z)
     read_across: tuple[int, ...] = ()  # the axes along which some read of it has a nonzero offset
+    neumann_faces: int = 0  # a mixed boundary: bit k set, face k (0 x-, 1 x+, ... 5 z+) is mirrored
+    dirichlet_faces: int = 0  # a mixed boundary: bit k set, face k keeps its initial cells
 
     @property
     def periodic_mask(self) -> int:
@@ -417,8 +419,12 @@ class FieldDesc:
         _upper_of(self, self.NAME, self.name)
         if self.kind not in ("state", "input") or self.levels not in (1, 2):
             _fail(self, f"kind {self.kind!r} levels {self.levels!r}")
-        if self.boundary not in ((None,) if self.kind == "input" else ("dirichlet", "neumann")):
+        if self.boundary not in ((None,) if self.kind == "input" else ("dirichlet", "neumann", "mixed")):
             _fail(self, f"boundary {self.boundary!r} for a field of kind {self.kind}")
+        if (self.boundary == "mixed") != bool(self.neumann_faces and self.dirichlet_faces) \
+                or self.neumann_faces & self.dirichlet_faces or (self.neumann_faces | self.dirichlet_faces) >= 64:
+            _fail(self, f"faces {self.neumann_faces:#x} neumann, {self.dirichlet_faces:#x} dirichlet with a "
+                        f"{self.boundary} boundary")
         if not isinstance(self.has_init, bool) or not isinstance(self.has_prev_init, bool):
             _fail(self, "has_init and has_prev_init are booleans")
         _nonneg(self, "src slot", self.src_slot)

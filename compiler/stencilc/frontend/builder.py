@@ -27,6 +27,13 @@ def token_loc(token: Token) -> Loc:
     return Loc(token.line, token.column + 1, max(1, len(token.text or "")))
 
 
+def _face_loc(axis: Token, sign: Token | None) -> Loc:
+    """The ``Loc`` of a face (``x``, ``x-``): its axis, through its sign when the sign follows on the line."""
+    if sign is None or sign.line != axis.line:
+        return token_loc(axis)
+    return Loc(axis.line, axis.column + 1, sign.column + len(sign.text) - axis.column)
+
+
 def build(tree: StencilParser.ProgramContext, reporter: Reporter) -> ast.Stencil:
     """Turn a parse tree into the AST, reporting every builder-level error at once."""
     stencil = _Builder(reporter).visit(tree)
@@ -122,14 +129,18 @@ class _Builder(StencilVisitor):
         return ast.UpdateDecl(ctx.name.text, self.visit(ctx.expr()), token_loc(ctx.name))
 
     def visitBoundaryDecl(self, ctx: StencilParser.BoundaryDeclContext) -> ast.BoundaryDecl:
-        words = ([ctx.field] if ctx.field is not None else []) + [ctx.kind] + list(ctx.axes)
+        words = ([(ctx.field, None)] if ctx.field is not None else []) + [(ctx.kind, None)]
+        words += [(f.axis, f.sign) for f in ctx.faces]
         # `boundary periodic x;` parses as field `periodic`, kind `x`: a kind comes first, or second
-        start = 0 if words[0].text in BOUNDARY_WORDS or len(words) == 1 else 1
-        field = words[0] if start == 1 else None
-        kind, axes = words[start], words[start + 1:]
+        start = 0 if words[0][0].text in BOUNDARY_WORDS or len(words) == 1 else 1
+        field = words[0][0] if start == 1 else None
+        (kind, kind_sign), axes = words[start], words[start + 1:]
+        if kind_sign is not None:  # `boundary x+;`: a face where the kind belongs
+            axes = [(kind, kind_sign)] + axes
         return ast.BoundaryDecl(field.text if field else None, token_loc(field) if field else None, kind.text,
-                                token_loc(kind), token_loc(ctx.BOUNDARY().symbol), tuple(a.text for a in axes),
-                                tuple(token_loc(a) for a in axes))
+                                token_loc(kind), token_loc(ctx.BOUNDARY().symbol),
+                                tuple(a.text + (s.text if s is not None else "") for a, s in axes),
+                                tuple(_face_loc(a, s) for a, s in axes))
 
     def visitInitDecl(self, ctx: StencilParser.InitDeclContext) -> ast.InitDecl:
         prev = self._prev_suffix(ctx.suffix)

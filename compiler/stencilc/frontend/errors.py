@@ -268,13 +268,15 @@ class ErrorStrategy(DefaultErrorStrategy):
         decl = ctx
         while decl is not None and not isinstance(decl, P.DeclContext):
             decl = decl.parentCtx
+        # `boundary neumann <newline> u' = ...`: the next line's first name was taken for the kind (or a face)
+        if isinstance(decl, P.BoundaryDeclContext) and decl.start is not None:
+            words = [t for t in stream.tokens[decl.start.tokenIndex:tok.tokenIndex] if t.channel == Token.DEFAULT_CHANNEL]
+            if len(words) >= 3 and words[-1].tokenIndex == tok.tokenIndex - 1 and words[-1].line > words[-2].line \
+                    and words[-1].type == P.ID:
+                return _Issue("expected ';' after the boundary declaration", _after(words[-2]), tok)
         if decl is None or type(decl) not in _DECL_WHAT or P.SEMI not in types:
             return None
         what = _DECL_WHAT[type(decl)]
-        # `boundary neumann <newline> u' = ...`: the next line's first name was taken for the kind
-        if isinstance(decl, P.BoundaryDeclContext) and decl.field is not None and decl.kind is not None \
-                and decl.kind.line > decl.field.line and tok.tokenIndex == decl.kind.tokenIndex + 1:
-            return _Issue(f"expected ';' after the {what}", _after(decl.field), tok)
         # the offending token starts a new line: the ';' belongs at the end of the previous one
         if prev is not None and tok.type != Token.EOF and tok.line > prev.line \
                 and (tok.type in DECL_START or tok.type == P.RBRACE):
@@ -326,6 +328,11 @@ class ErrorStrategy(DefaultErrorStrategy):
                 parts.append("'prev'")
             elif isinstance(ctx, P.GridDeclContext):
                 parts.append("an element type ('f32' or 'f64')")
+            elif isinstance(ctx, (P.FaceContext, P.BoundaryDeclContext)) and \
+                    _kind_given(ctx if isinstance(ctx, P.BoundaryDeclContext) else ctx.parentCtx, prev):
+                decl = ctx if isinstance(ctx, P.BoundaryDeclContext) else ctx.parentCtx
+                parts.append("an axis ('x', 'y', 'z')" if _kind_given(decl, prev) == "periodic"
+                             else "a face ('x-', 'x+', 'y-', ...; an axis for both of its faces)")
             elif isinstance(ctx, P.BoundaryDeclContext):
                 parts.append("a boundary kind ('dirichlet' or 'neumann')"
                              if ctx.field is not None or (prev is not None and prev.type != P.BOUNDARY)
@@ -334,6 +341,15 @@ class ErrorStrategy(DefaultErrorStrategy):
                 parts.append("a name")
         parts += [self._name(t) for t in sorted(left, key=_token_order)]
         return _join(parts) if parts else "something else"
+
+
+def _kind_given(decl: ParserRuleContext, prev: Token | None) -> str | None:
+    """The kind (dirichlet, neumann, periodic) a boundary declaration has at or before ``prev``, if any: what
+    may follow is then a face (an axis for periodic)."""
+    if prev is None or decl.start is None or getattr(decl, "parser", None) is None:
+        return None
+    tokens = decl.parser.getTokenStream().tokens[decl.start.tokenIndex:prev.tokenIndex + 1]
+    return next((t.text for t in tokens if t.type == P.ID and t.text in ("dirichlet", "neumann", "periodic")), None)
 
 
 def _token_order(t: int) -> tuple[int, int]:

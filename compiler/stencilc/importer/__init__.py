@@ -17,9 +17,35 @@ from ..diagnostics import NO_LOC, CompileError, Diagnostic, InternalError, Sourc
 
 
 def stencil_name(output: str | None, cfile: str) -> str:
+    """The stencil's name, made of the output's stem (else the C file's)."""
     stem = Path(output).stem if output else Path(cfile).stem
     name = re.sub(r"[^A-Za-z0-9_]", "_", stem) or "stencil"
     return name if not name[0].isdigit() else "s_" + name
+
+
+def refuse_bad_name(name: str, output: str | None, cfile: str) -> None:
+    """A ``CompileError`` (a user error, not the lifter's) when no stencil may be named ``name`` (``c``, ``math``,
+    ``stn_x``, ``_x``, a keyword such as ``grid``), which ``stencil_name`` made of ``output`` or ``cfile``."""
+    why = _name_problem(name)
+    if why:
+        what = f"the output file '{output}'" if output else f"the C file '{cfile}' (there is no -o)"
+        raise CompileError([Diagnostic("error", f"the stencil is named after {what}, and its name '{name}' {why}; "
+                                                "name the output otherwise (-o NAME.stn)", None, NO_LOC)])
+
+
+def _name_problem(name: str) -> str | None:
+    """Why the compiler refuses a stencil named ``name`` (as ``codegen.cnames.stencil_name_problem`` says), or
+    None; a keyword of the language is no name."""
+    from ..codegen.cnames import stencil_name_problem
+    from ..frontend import parse
+
+    why = stencil_name_problem(name)
+    if why is None:
+        try:
+            parse(SourceFile("<name>", f"stencil {name} {{ grid 2d f64; }}"))
+        except CompileError:
+            why = "is a keyword of the language"
+    return why
 
 
 def read_c(path: str) -> bytes:
@@ -48,6 +74,7 @@ def run(cfile: str, *, function: str | None, output: str | None, cflags: list[st
         text, lifted = lift.lift(src.name, data, function, name, cflags)
     except cfront.FrontError as e:
         raise CompileError([Diagnostic("error", str(e), src, NO_LOC)]) from None
+    refuse_bad_name(name, output, cfile)  # (after the C file's own errors)
     program = _check(text, name)
     new_c = None
     if rewrite:

@@ -21,8 +21,10 @@ from ..diagnostics import CompileError, Diagnostic, Loc, SourceFile
 from ..ir import FUNCTIONS
 from . import cfront as C
 
-MATH = {"sqrt": "sqrt", "exp": "exp", "log": "log", "sin": "sin", "cos": "cos", "tanh": "tanh", "fabs": "abs",
-        "pow": "pow", "fmin": "min", "fmax": "max"}
+# the C math functions a stencil may call -> the .stn function (each .stn function that is C's, under its own name;
+# fabs is .stn's abs; fmin and fmax are C's, which a NaN argument does not reach, not .stn's min and max)
+MATH = {f: f for f in FUNCTIONS if f not in ("abs", "min", "max")} | {"fabs": "abs"}
+COMPARE = ("<", "<=", ">", ">=", "==", "!=")
 RESERVED = {"x", "y", "z", "t", "nx", "ny", "nz", "sqrt", "exp", "log", "sin", "cos", "tanh", "abs", "min", "max",
             "pow", "stencil", "grid", "state", "input", "param", "let", "init", "boundary", "levels", "series",
             "points", "inject", "record", "at", "along", "table", "sum", "in", "prev", "dirichlet", "neumann",
@@ -531,7 +533,7 @@ class Lifter:
                 if self.elem == "f32" and x.ctype == "double":
                     self.fail(x.loc, f"'{x.text}' is a double: C computes this expression in double, and an f32 "
                                      f"stencil computes in float; write {x.text}f to compute in float")
-                return x.text
+                return _literal(x)
             if isinstance(x, C.Un) and x.op == "()":
                 return f"({go(x.operand)})"
             if isinstance(x, C.Un) and x.op in ("-", "+"):
@@ -540,7 +542,16 @@ class Lifter:
                     and x.operand.id in n.vars:
                 return go(x.operand)
             if isinstance(x, C.Bin) and x.op in ("+", "-", "*", "/"):
+                if x.op == "/" and _is_int(x.lhs) and _is_int(x.rhs):
+                    self.fail(x.loc, f"'{C.c_text(x, show=True)}' divides two integers, which C truncates; a stencil "
+                                     "divides its numbers exactly: write one of them as a floating literal (2.0)")
                 return f"{go(x.lhs)} {x.op} {go(x.rhs)}"
+            if isinstance(x, C.Cond):
+                return f"{self._cond(x.cond, go)} ? {go(x.then)} : {go(x.other)}"
+            if isinstance(x, C.Bin) and x.op in COMPARE + ("&&", "||") or isinstance(x, C.Un) and x.op == "!":
+                self.fail(x.loc, f"'{C.c_text(x, show=True)}' is a condition, which C counts as the number 0 or 1; "
+                                 "a stencil takes conditions only as the condition of 'c ? a : b' (and under "
+                                 "&&, || and !): write COND ? 1.0 : 0.0")
             if isinstance(x, C.Call):
                 base = x.fn[:-1] if x.fn.endswith("f") and x.fn[:-1] in MATH else x.fn
                 if base not in MATH:
@@ -584,15 +595,71 @@ class Lifter:
                                          "language; rename it")
                     inputs.append(name)
                 return name + ref
-            if isinstance(x, C.Cond):
-                self.fail(x.loc, "a conditional expression: stencilc imports arithmetic, calls to the math "
-                                 "functions, array elements, constants and the loop indices")
             self.fail(x.loc, f"a {getattr(x, 'what', type(x).__name__.lower())} in a stencil's expression: stencilc "
-                             "imports arithmetic, calls to the math functions, array elements, constants and the "
-                             "loop indices")
+                             "imports arithmetic, calls to the math functions, conditionals, array elements, "
+                             "constants and the loop indices")
             return ""
 
         return go(e)
+
+    def _cond(self, x: C.Node, go) -> str:
+        """The condition ``x`` (of a ``?:``, or under ``&&``, ``||``, ``!``) as .stn text; ``go`` prints a number."""
+        while isinstance(x, C.Un) and x.op == "()" and isinstance(x.operand, C.Un) and x.operand.op == "()":
+            x = x.operand
+        if isinstance(x, C.Un) and x.op == "()" and _is_condition(x.operand):
+            return f"({self._cond(x.operand, go)})"
+        if isinstance(x, C.Un) and x.op == "!":
+            return f"!{self._cond(x.operand, go)}"
+        if isinstance(x, C.Bin) and x.op in ("&&", "||"):
+            return f"{self._cond(x.lhs, go)} {x.op} {self._cond(x.rhs, go)}"
+        if isinstance(x, C.Bin) and x.op in COMPARE:
+            return f"{go(x.lhs)} {x.op} {go(x.rhs)}"
+        self.fail(x.loc, f"'{C.c_text(x, show=True)}' is a number where C tests a condition (not zero); a stencil "
+                         "tests comparisons: write it as a comparison (!= 0)")
+        return ""
+
+
+# the literals C and .stn read alike: decimal integers without a leading 0 (C reads 010 as octal), decimal
+# floats with digits after their point (.stn does not read 1. or 1.e5) or an exponent
+_SAME_LITERAL = re.compile(r"(0|[1-9][0-9]*)|[0-9]*\.[0-9]+([eE][-+]?[0-9]+)?|[0-9]+[eE][-+]?[0-9]+")
+
+
+def _literal(n: C.Num) -> str:
+    """The .stn text of a C literal: as written where .stn reads it as C does, else its value (010 is 8, 0x10
+    is 16, 1. is 1.0, 0x1p-2 is 0.25)."""
+    if _SAME_LITERAL.fullmatch(n.text):
+        return n.text
+    v = float(n.value)
+    return str(int(v)) if v.is_integer() and abs(v) < 2**53 and n.ctype == "int" else repr(v)
+
+
+def _is_condition(n: C.Node) -> bool:
+    """Whether C's ``n`` is a comparison, ``&&``, ``||`` or ``!`` (parentheses looked through)."""
+    while isinstance(n, C.Un) and n.op == "()":
+        n = n.operand
+    return isinstance(n, C.Bin) and n.op in COMPARE + ("&&", "||") or isinstance(n, C.Un) and n.op == "!"
+
+
+_INT_TYPES = re.compile(r"(unsigned |signed )?(char|short|int|long|long long|long int|long long int|size_t|ptrdiff_t|"
+                        r"u?int(8|16|32|64)_t|unsigned)")
+
+
+def _is_int(n: C.Node) -> bool:
+    """Whether C computes ``n`` as an integer: integer literals, loop indices and integer constants, their
+    sums, differences and products, an integer cast."""
+    if isinstance(n, C.Num):
+        return n.ctype == "int"
+    if isinstance(n, C.Name):
+        return bool(_INT_TYPES.fullmatch(n.ctype or ""))
+    if isinstance(n, C.Un):
+        if n.op.startswith("(") and n.op != "()":
+            return bool(_INT_TYPES.fullmatch(n.op[1:-1].replace("const ", "")))
+        return n.op in ("()", "-", "+") and _is_int(n.operand)
+    if isinstance(n, C.Bin):
+        return n.op in ("+", "-", "*", "/") and _is_int(n.lhs) and _is_int(n.rhs)
+    if isinstance(n, C.Cond):
+        return _is_int(n.then) and _is_int(n.other)
+    return False
 
 
 def _kids(n: C.Node) -> list[C.Node]:

@@ -34,6 +34,8 @@ class CheckerBase:
         self.periodic_all: set[int] = set()  # the whole-grid periodic axes
         self.whole_grid_boundary: ast.BoundaryDecl | None = None  # boundary KIND; (no field), once
         self.whole_grid_periodic: ast.BoundaryDecl | None = None  # boundary periodic [AXES]; (no field), once
+        self.whole_grid_faces: dict[int, str] = {}  # boundary KIND FACES; (no field): each face once
+        self.whole_grid_face_locs: dict[int, object] = {}
         self.points: dict[str, ast.PointsDecl] = {}
         self.injects: list[ast.InjectDecl] = []
         self.records: list[ast.RecordDecl] = []

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from .. import ast
 from .base import CheckerBase
-from .model import BOUNDARY_KINDS, COORDS, FieldInfo
+from .model import BOUNDARY_KINDS, COORDS, FACES, FieldInfo
 
 
 class BoundaryChecks(CheckerBase):
@@ -29,17 +29,22 @@ class BoundaryChecks(CheckerBase):
         axes = self._periodic_axes(d)
         if axes is None:
             return
+        faces = self._faces(d)
+        if faces is None:
+            return
         if d.field is None:
             if d.kind == "periodic":
                 if self.whole_grid_periodic is not None:
                     self.rep.error("the whole-grid periodic axes are given twice", d.loc,
                                    [("first given here", self.whole_grid_periodic.loc)])
                 self.whole_grid_periodic, self.periodic_all = d, axes
-                return
-            if self.whole_grid_boundary is not None:
-                self.rep.error("the whole-grid boundary is given twice", d.loc,
-                               [("first given here", self.whole_grid_boundary.loc)])
-            self.whole_grid_boundary = d
+            elif faces:
+                self._set_faces(self.whole_grid_faces, self.whole_grid_face_locs, d, faces, "the whole grid")
+            else:
+                if self.whole_grid_boundary is not None:
+                    self.rep.error("the whole-grid boundary is given twice", d.loc,
+                                   [("first given here", self.whole_grid_boundary.loc)])
+                self.whole_grid_boundary = d
             return
         f = self.fields.get(d.field)
         if f is None:
@@ -53,6 +58,8 @@ class BoundaryChecks(CheckerBase):
                 self.rep.error(f"the periodic axes of '{d.field}' are given twice", d.loc,
                                [("first given here", f.periodic_decl.loc)])
             f.periodic, f.periodic_decl = axes, d
+        elif faces:
+            self._set_faces(f.faces, f.face_locs, d, faces, f"'{d.field}'")
         elif f.boundary_decl is not None:
             self.rep.error(f"the boundary of '{d.field}' is given twice", d.loc,
                            [("first given here", f.boundary_decl.loc)])
@@ -60,30 +67,98 @@ class BoundaryChecks(CheckerBase):
             f.boundary = d.kind
             f.boundary_decl = d
 
+    def _set_faces(self, faces: dict[int, str], locs: dict, d: ast.BoundaryDecl, named: list[tuple[int, object]],
+                   whose: str) -> None:
+        """Record the kind of the faces one statement names; a face named before is an error."""
+        for face, loc in named:
+            if face in faces:
+                self.rep.error(f"the boundary of face {FACES[face]} of {whose} is given twice", loc,
+                               [("first given here", locs[face])])
+                continue
+            faces[face], locs[face] = d.kind, loc
+
+    def _faces(self, d: ast.BoundaryDecl) -> list[tuple[int, object]] | None:
+        """The faces `boundary [FIELD] dirichlet|neumann FACES;` names, with the place of each (an
+        axis names both of its faces); [] for none or for periodic; None after an error."""
+        if d.kind == "periodic":
+            return []
+        out = []
+        for a, loc in zip(d.axes, d.axes_locs):
+            axis, sign = a[0], a[1:]
+            if axis not in COORDS or sign not in ("", "-", "+"):
+                self.rep.error(f"'{a}' is not a face; faces are {', '.join(FACES[:2 * self.ndim])} "
+                               f"(an axis {', '.join('xyz'[:self.ndim])} names both of its faces)", loc)
+                return None
+            if COORDS[axis] >= self.ndim:
+                self.rep.error(f"the grid is {self.ndim}d: it has no face '{a}' (its faces are "
+                               f"{', '.join(FACES[:2 * self.ndim])})", loc)
+                return None
+            faces = [2 * COORDS[axis]] if sign == "-" else [2 * COORDS[axis] + 1] if sign else \
+                [2 * COORDS[axis], 2 * COORDS[axis] + 1]
+            out += [(face, loc) for face in faces]
+        return out
+
     def _default_boundaries(self) -> None:
-        """The whole grid's boundary (dirichlet if none) and periodic axes, for the fields without their own."""
+        """The whole grid's boundary (dirichlet if none) and periodic axes, for the fields without their own;
+        then each face's kind: the field's own for the face, else its whole-field boundary, else the whole
+        grid's for the face, else the whole grid's boundary.  A field whose faces differ is "mixed"."""
         default = self.whole_grid_boundary.kind if self.whole_grid_boundary else "dirichlet"
         for f in self.fields.values():
-            if f.kind == "state" and f.boundary is None:
-                f.boundary = default
-            if f.kind == "state" and f.periodic_decl is None:
+            if f.kind != "state":
+                continue
+            if f.periodic_decl is None:
                 f.periodic, f.periodic_decl = set(self.periodic_all), self.whole_grid_periodic
+            kinds: list[str | None] = []
+            for face in range(6):
+                axis = face // 2
+                own = f.faces.get(face)
+                if axis >= self.ndim or axis in f.periodic:
+                    if own is not None:
+                        self.rep.error(f"'{f.name}' is periodic along {'xyz'[axis]} (wrapped at both faces): its "
+                                       f"face {FACES[face]} takes no {own} boundary", f.face_locs[face],
+                                       [("periodic here", f.periodic_decl.loc)] if f.periodic_decl else [])
+                    kinds.append(None)
+                else:
+                    kinds.append(own or f.boundary or self.whole_grid_faces.get(face) or default)
+            named = {k for k in kinds if k is not None}
+            if len(named) > 1:
+                f.boundary, f.face_kinds = "mixed", tuple(kinds)
+            else:
+                f.boundary = named.pop() if named else (f.boundary or default)
+        for face, loc in self.whole_grid_face_locs.items():  # (a field's own periodic axes win over these)
+            if face // 2 in self.periodic_all:
+                self.rep.error(f"the grid is periodic along {'xyz'[face // 2]} (wrapped at both faces): its face "
+                               f"{FACES[face]} takes no {self.whole_grid_faces[face]} boundary", loc,
+                               [("periodic here", self.whole_grid_periodic.loc)])
 
     def _periodic_axes(self, d: ast.BoundaryDecl) -> set[int] | None:
         """The axes of `boundary [FIELD] periodic [AXES];` (all when none are named); None after an
-        error.  Only periodic takes axes."""
+        error.  Periodic names axes, never one face."""
         if d.kind != "periodic":
-            if d.axes:
-                self.rep.error(f"only 'periodic' names axes; '{d.kind}' applies to every face", d.axes_locs[0])
-                return None
             return set()
         axes = set()
         for a, loc in zip(d.axes, d.axes_locs):
+            if a[:1] in COORDS and len(a) == 2 and a[1] in "+-" and COORDS[a[0]] < self.ndim:
+                self.rep.error(f"'periodic' wraps both faces of an axis: name the axis '{a[0]}', not the face "
+                               f"'{a}'", loc)
+                return None
             if a not in COORDS or COORDS[a] >= self.ndim:
                 self.rep.error(f"'periodic' names axes of the grid ({', '.join('xyz'[:self.ndim])}), not '{a}'", loc)
                 return None
             axes.add(COORDS[a])
         return axes or set(range(self.ndim))
+
+    def _mixed_read_primed(self, f: FieldInfo) -> None:
+        """A field with a boundary per face may not be read primed (a tile's scratch applies one boundary
+        rule to a whole field's new value)."""
+        if f.boundary != "mixed":
+            return
+        reader = self._primed_reader(f.name)
+        if reader is not None:
+            first = min(f.face_locs.values(), key=lambda loc: (loc.line, loc.col)) if f.face_locs else None
+            self.rep.error(f"'{f.name}' has a boundary per face and is read with a prime (by the update of "
+                           f"'{reader.name}'): a field read primed takes one boundary on every face",
+                           reader.loc, [("its faces are given here", first)] if first else [])
 
     def _wraps_read_primed(self, f: FieldInfo) -> None:
         """A field read primed and periodic along y or z: a tile's scratch computes its new value

@@ -20,6 +20,7 @@ COORDS = {"x": 0, "y": 1, "z": 2}
 EXTENTS = {"nx": 0, "ny": 1, "nz": 2}
 TIME = "t"  # the index of the step being computed
 BOUNDARY_KINDS = ("dirichlet", "neumann", "periodic")
+FACES = ("x-", "x+", "y-", "y+", "z-", "z+")  # face 2 * axis + (0 below, 1 above)
 RESERVED = set(COORDS) | set(EXTENTS) | set(FUNCTIONS) | {TIME}
 MAX_SUM_TERMS = 100_000
 MAX_POWER = 64  # '^' multiplies out at most this many times
@@ -39,6 +40,12 @@ class FieldInfo:
     along: int | None = None  # ``input c along y;``: the axis of a 1d coefficient (0 x, 1 y, 2 z)
     periodic: set[int] = field(default_factory=set)  # the axes its boundary wraps around
     periodic_decl: ast.BoundaryDecl | None = None
+    # per face (0 x-, 1 x+, 2 y-, 3 y+, 4 z-, 5 z+): the kind a ``boundary FIELD KIND FACES;`` gives
+    # it, and where; after the defaults (a "mixed" boundary) the kind of every face, None on the
+    # faces of periodic axes and of axes the grid lacks
+    faces: dict[int, str] = field(default_factory=dict)
+    face_locs: dict[int, object] = field(default_factory=dict)
+    face_kinds: tuple[str | None, ...] = ()
 
 
 @dataclass

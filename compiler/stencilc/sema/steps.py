@@ -152,6 +152,7 @@ class StepChecks(CheckerBase):
         self._injected_and_read_primed()
         for f in self.fields.values():
             self._wraps_read_primed(f)
+            self._mixed_read_primed(f)
         states = [f for f in self.fields.values() if f.kind == "state"]
         if not states:
             self.rep.error(f"stencil '{self.tree.name}' has no state field, so there is nothing to advance "

@@ -20,8 +20,7 @@ static int check_size(const stn_program_desc *d, const stn_opts *o) {
     static const char dim[3] = {'x', 'y', 'z'};
     int neumann = 0;
     for (int f = 0; f < d->nfields; f++)
-        neumann |= d->fields[f].kind == STN_FIELD_STATE &&
-                   (d->fields[f].boundary == STN_BC_NEUMANN || d->fields[f].periodic); /* a wrap, likewise */
+        neumann |= stn_bc_mirrors(&d->fields[f]); /* a wrap, likewise */
     for (int k = 0; k < d->ndim; k++) {
         int lo = d->halo_lo[k], hi = d->halo_hi[k];
         int64_t interior = 1;

@@ -32,8 +32,16 @@ static int check_field(const stn_program_desc *d, int f, unsigned char *src_used
         return stn_error(-EINVAL, "field '%s' has kind %d", fd->name, fd->kind);
     if (state ? fd->levels < 1 || fd->levels > 2 : fd->levels != 1)
         return stn_error(-EINVAL, "field '%s' has %d levels", fd->name, fd->levels);
-    if (state && fd->boundary != STN_BC_DIRICHLET && fd->boundary != STN_BC_NEUMANN)
+    if (state && fd->boundary != STN_BC_DIRICHLET && fd->boundary != STN_BC_NEUMANN &&
+        fd->boundary != STN_BC_MIXED)
         return stn_error(-EINVAL, "field '%s' has boundary kind %d", fd->name, fd->boundary);
+    if (state && fd->boundary == STN_BC_MIXED &&
+        (!d->boundary_op || fd->neumann_faces < 0 || fd->dirichlet_faces < 0 ||
+         (fd->neumann_faces | fd->dirichlet_faces) >= 64 || (fd->neumann_faces & fd->dirichlet_faces)))
+        return stn_error(-EINVAL,
+                         "field '%s' has a boundary per face (neumann faces %#x, dirichlet faces %#x)%s",
+                         fd->name, (unsigned)fd->neumann_faces, (unsigned)fd->dirichlet_faces,
+                         d->boundary_op ? "" : " but the descriptor has no boundary_op function");
     if (fd->has_prev_init && !(state && fd->levels == 2))
         return stn_error(-EINVAL, "field '%s' has a previous-level init but one level", fd->name);
     if ((fd->has_init || fd->has_prev_init) && !d->init)

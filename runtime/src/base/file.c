@@ -49,20 +49,16 @@ typedef struct pread_job {
     const char *path;
     size_t next; /* the next chunk's index (atomic) */
     int rc;      /* the first failure (atomic, 0 until then) */
-    int readers; /* threads that read a chunk (atomic) */
     char msg[1024];
 } pread_job;
 
 static void *pread_worker(void *arg) {
     pread_job *j = arg;
-    int counted = 0;
     for (;;) {
         size_t k = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED), at = k * STN_PREAD_CHUNK;
         if (at >= j->n || __atomic_load_n(&j->rc, __ATOMIC_ACQUIRE) != 0)
             break;
         size_t len = j->n - at < STN_PREAD_CHUNK ? j->n - at : STN_PREAD_CHUNK;
-        if (!counted++)
-            __atomic_fetch_add(&j->readers, 1, __ATOMIC_RELAXED);
         int rc = stn_pread_full(j->fd, j->buf + at, len, j->off + at, j->path);
         int zero = 0;
         if (rc && __atomic_compare_exchange_n(&j->rc, &zero, rc, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
@@ -85,7 +81,7 @@ int stn_pread_parallel(int fd, void *buf, size_t n, uint64_t off, const char *pa
     for (int t = 0; t < started; t++)
         pthread_join(th[t], NULL);
     if (readers)
-        *readers = j.readers;
+        *readers = started + 1;
     return j.rc ? stn_error(j.rc, "%s", j.msg) : 0;
 }
 

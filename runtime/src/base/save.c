@@ -181,10 +181,14 @@ int stn_save_check(const stn_program_desc *d, stn_opts *o, int nranks) {
             "--save-to %s: --schedule alg2 keeps its levels in place, in the paper's layout, where "
             "no snapshot is read; use ref or alg1",
             o->save_to);
-    if (nranks > 1 && o->resume) /* (rank 0 alone writes the file: engines/engine.c) */
+#ifndef STN_H5_PARALLEL
+    if (nranks > 1 && o->resume) /* (rank 0 alone writes the file, gathering: engines/engine.c) */
         return stn_error(-ENOTSUP,
-                         "--save-to %s with --resume: a run of %d MPI ranks does not resume its snapshots",
+                         "--save-to %s with --resume: a run of %d MPI ranks does not resume its snapshots "
+                         "without parallel HDF5 (install libhdf5-openmpi-dev and build it again with "
+                         "stencilc --mpi)",
                          o->save_to, nranks);
+#endif
     if (nranks > 1 && stn_dims(d) == 1)
         return stn_error(-ENOTSUP, "--save-to %s: a 1d grid's snapshots are not written by %d MPI ranks",
                          o->save_to, nranks);

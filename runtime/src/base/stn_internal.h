@@ -163,8 +163,9 @@ void stn_ring_free(void *p, size_t bytes, int64_t nplanes);
 int stn_pread_full(int fd, void *buf, size_t n, uint64_t off, const char *path);
 /* The same, by up to STN_PREAD_READERS threads at once, each taking the next STN_PREAD_CHUNK bytes
  * not yet taken (so the reads stay near each other and the device sees several at a time); one
- * thread below two chunks, or when no thread starts.  *readers (if not NULL): the threads that read
- * at least one chunk.  The first failure's message; the other threads stop at their next chunk. */
+ * thread below two chunks, or when no thread starts.  *readers (if not NULL): the threads that took
+ * part, the caller included (how many chunks each read is up to the scheduler: on a busy machine the
+ * first may take them all).  The first failure's message; the other threads stop at their next chunk. */
 #define STN_PREAD_READERS 8
 #define STN_PREAD_CHUNK ((size_t)4 << 20)
 int stn_pread_parallel(int fd, void *buf, size_t n, uint64_t off, const char *path, int *readers);
@@ -391,6 +392,15 @@ void stn_opts_bound_bt(stn_opts *o, int open);
 #if defined(__has_include)
 #if __has_include(<hdf5.h>) && __has_include(<hdf5_hl.h>)
 #define STN_HAVE_HDF5 1
+#endif
+#endif
+/* STN_H5_PARALLEL: the MPI build (STN_MPI) compiled against a parallel libhdf5 (Debian's
+ * libhdf5-openmpi-dev, which the driver picks for --mpi when it is there): every rank writes its own cells
+ * of the one file; without it rank 0 gathers them and writes (docs/design/021). */
+#if defined(STN_HAVE_HDF5) && defined(STN_MPI)
+#include <H5pubconf.h>
+#ifdef H5_HAVE_PARALLEL
+#define STN_H5_PARALLEL 1
 #endif
 #endif
 

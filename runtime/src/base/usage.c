@@ -73,7 +73,9 @@ static void usage_fields(const stn_program_desc *d, FILE *out) {
         else
             fprintf(out, "  %-12s state, %d level%s, %s boundary%s%s\n", fd->name, fd->levels,
                     fd->levels == 2 ? "s (NAME.prev is the previous one)" : "",
-                    fd->boundary == STN_BC_NEUMANN ? "neumann" : "dirichlet",
+                    fd->boundary == STN_BC_NEUMANN ? "neumann"
+                    : fd->boundary == STN_BC_MIXED ? "per-face"
+                                                   : "dirichlet",
                     fd->has_init ? ", has an init" : "", fd->has_prev_init ? " (also of .prev)" : "");
     }
     if (d->nparams) {

@@ -63,16 +63,18 @@ static void own_cells(const stn_run *r, const stn_part *p, int a, int64_t *lo, i
     *n = c ? c->n : r->o->size[a];
 }
 
-/* A piece for rank 0 (MPI: rank 0 alone writes the file): its global box and bytes, then its cells. */
+/* A piece for rank 0 (MPI without parallel HDF5: rank 0 alone writes the file): its global box and bytes,
+ * then its cells. */
 typedef struct snap_msg {
     int64_t lo[3], hi[3], bytes; /* bytes < 0: the sender's last piece of the field was sent */
 } snap_msg;
 
-/* A piece of field f (global box g, its cells in buf, x fastest) into the file, or sent to rank 0. */
+/* A piece of field f (global box g, its cells in buf, x fastest) into the file (by any rank under parallel
+ * HDF5), or sent to rank 0. */
 static int put_piece(stn_engine *e, int f, int64_t k, const int64_t n[3], const stn_box *g, char *buf) {
     const stn_run *r = e->r;
     int64_t sy = g->hi[0] - g->lo[0], sz = sy * (g->hi[1] - g->lo[1]), es = r->d->elem_size;
-    if (stn_par_rank() > 0) {
+    if (stn_par_rank() > 0 && !stn_h5_parallel(r->snap)) {
         snap_msg m = {
             {g->lo[0], g->lo[1], g->lo[2]}, {g->hi[0], g->hi[1], g->hi[2]}, sz * (g->hi[2] - g->lo[2]) * es};
         int rc = stn_par_to_root(&m, sizeof m);
@@ -110,8 +112,8 @@ static int take_pieces(stn_engine *e, int f, int64_t k, const int64_t n[3]) {
 
 /* Field f's level after step k, read through box piece by piece (snap_piece; along the axes above the
  * piece's, the kept indices alone) and put into the snapshot file.  MPI: each rank reads its own cells
- * (its part's [lo, hi) along each axis, the boundary layer with the edge parts) and sends them to rank 0,
- * which puts its own, then every other rank's in turn. */
+ * (its part's [lo, hi) along each axis, the boundary layer with the edge parts) and puts them itself
+ * (parallel HDF5), or sends them to rank 0, which puts its own, then every other rank's in turn. */
 static int put_field(stn_engine *e, int f, int64_t k, char *buf) {
     const stn_run *r = e->r;
     const int64_t S = r->o->save[f].stride;
@@ -140,6 +142,8 @@ static int put_field(stn_engine *e, int f, int64_t k, char *buf) {
                 if (rc == 0)
                     rc = put_piece(e, f, k, n, &g, buf);
             }
+    if (stn_h5_parallel(r->snap))
+        return rc;                 /* (every rank has put its own cells) */
     if (p && stn_par_rank() > 0) { /* (the last piece said, also after a failure: rank 0 waits) */
         snap_msg end = {{0, 0, 0}, {0, 0, 0}, -1};
         int rc2 = stn_par_to_root(&end, sizeof end);
@@ -150,6 +154,33 @@ static int put_field(stn_engine *e, int f, int64_t k, char *buf) {
         rc = rc ? rc : rc2;
     }
     return rc;
+}
+
+uint64_t stn_engine_snap_written(const stn_engine *e, int64_t first) {
+    const stn_run *r = e->r;
+    const stn_opts *o = r->o;
+    if (!r->snap || first > o->steps)
+        return 0;
+    if (!stn_h5_parallel(r->snap)) /* (rank 0 writes every cell) */
+        return stn_par_rank() > 0
+                   ? 0
+                   : stn_h5_bytes(r->d, o, o->steps) - (first > 0 ? stn_h5_bytes(r->d, o, first - 1) : 0);
+    const stn_part *p = e->ops->part ? e->ops->part(e->state) : NULL;
+    uint64_t total = 0;
+    for (int f = 0; f < r->d->nfields; f++) {
+        const stn_save *s = &o->save[f];
+        if (!s->every)
+            continue;
+        uint64_t cells = 1; /* the kept cells of the part's own */
+        for (int a = 0; a < stn_dims(r->d); a++) {
+            int64_t lo, hi, base, n;
+            own_cells(r, p, a, &lo, &hi, &base, &n);
+            cells *= (uint64_t)stn_save_kept(base + lo, base + hi, s->stride);
+        }
+        total += (uint64_t)(stn_save_before(s, o->steps + 1) - stn_save_before(s, first)) * cells *
+                 (uint64_t)r->d->elem_size;
+    }
+    return total;
 }
 
 /* Step k's levels of the fields that save it, put into the snapshot file. */
@@ -198,7 +229,9 @@ int stn_engine_open(const stn_run *r, stn_result *res, stn_ooc_result *plan, int
             "gone (no temporary .NAME.partial-PID of the interrupted run beside '%s'): run it again "
             "without --resume",
             done, r->o->save_to);
-    if (rc == 0 && r->snap && !r->o->plan_only)
+    if (rc == 0 && r->snap && !r->o->plan_only && stn_h5_wants_any(r->snap, done))
+        rc = ops->put_levels ? ops->put_levels(h->state, done) : 1;
+    if (rc == 1) /* (the engine does not put them itself) */
         rc = put_levels(h, done);
     if (rc) {
         stn_engine_close(h, 0);

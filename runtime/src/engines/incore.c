@@ -167,8 +167,7 @@ static int initial_values(engine *e) {
     size_t bytes = (size_t)e->r->grid_bytes;
     for (int i = 0; i < d->nfields; i++) {
         field_bufs *fb = &e->f[i];
-        int neumann = d->fields[i].kind == STN_FIELD_STATE && (d->fields[i].boundary == STN_BC_NEUMANN ||
-                                                               d->fields[i].periodic); /* set before step 1 */
+        int neumann = stn_bc_mirrors(&d->fields[i]); /* set before step 1 */
         int given, prev_given = 0;
         int rc = fill_level(e, i, 0, fb->buf[fb->cur], &given);
         if (rc == 0 && fb->prev >= 0)
@@ -209,9 +208,11 @@ static void bind_slots(engine *e) {
 
 /* Whether this step must set the boundary cells of state field fd's next level (neumann: always;
  * dirichlet: unless they already hold the initial ones), and what they hold afterwards: a
- * dirichlet copy of cur's boundary, which is the initial one when cur's is. */
+ * dirichlet copy of cur's boundary, which is the initial one when cur's is.  A mixed field: whether
+ * its dirichlet cells must be copied (its copy touches no wrapped cell). */
 static int boundary_due(const stn_field_desc *fd, field_bufs *fb) {
-    int dirichlet = fd->boundary == STN_BC_DIRICHLET && !fd->periodic; /* a wrap changes every step */
+    int dirichlet = (fd->boundary == STN_BC_DIRICHLET && !fd->periodic) || /* a wrap changes every step */
+                    fd->boundary == STN_BC_MIXED;
     if (dirichlet && fb->bc_initial[fb->next])
         return 0;
     fb->bc_initial[fb->next] = dirichlet && fb->bc_initial[fb->cur];
@@ -221,8 +222,13 @@ static int boundary_due(const stn_field_desc *fd, field_bufs *fb) {
 static void boundaries(engine *e) {
     for (int i = 0; i < e->d->nfields; i++) {
         field_bufs *fb = &e->f[i];
-        if (e->d->fields[i].kind == STN_FIELD_STATE && boundary_due(&e->d->fields[i], fb))
-            stn_run_boundary(e->r, i, &e->r->view, fb->buf[fb->cur], fb->buf[fb->next], &e->whole);
+        if (e->d->fields[i].kind != STN_FIELD_STATE)
+            continue;
+        int due = boundary_due(&e->d->fields[i], fb);
+        if (due ||
+            stn_bc_mirrors(&e->d->fields[i])) /* (a mixed field's kept cells: mirrored in place only) */
+            stn_run_boundary(e->r, i, &e->r->view, fb->buf[due ? fb->cur : fb->next], fb->buf[fb->next],
+                             &e->whole);
     }
 }
 
@@ -370,8 +376,7 @@ static int run_tile(engine *e, const tiles *tl, int64_t j, int64_t k, int64_t t0
         }
         for (int i = 0; !empty && i < d->nfields; i++) { /* neumann, periodic x: mirror, wrap what it reads */
             const field_bufs *fb = &e->f[i];
-            if (d->fields[i].kind != STN_FIELD_STATE ||
-                (d->fields[i].boundary != STN_BC_NEUMANN && !d->fields[i].periodic))
+            if (!stn_bc_mirrors(&d->fields[i]))
                 continue;
             for (int l = 1; l <= d->fields[i].levels; l++) {
                 void *arr = level_buf(fb, t - l);
@@ -401,7 +406,8 @@ static int run_tile(engine *e, const tiles *tl, int64_t j, int64_t k, int64_t t0
             continue;
         for (int i = 0; i < d->nfields; i++) /* dirichlet: where the loop copies */
             if (copy[(size_t)i * (size_t)(T + 1) + (size_t)t])
-                stn_run_boundary(e->r, i, v, level_buf(&e->f[i], t - 1), level_buf(&e->f[i], t), &own);
+                stn_run_boundary_op(e->r, i, stn_bc_copy_op(&d->fields[i]), v, level_buf(&e->f[i], t - 1),
+                                    level_buf(&e->f[i], t), &own);
     }
     return 0;
 }
@@ -418,7 +424,7 @@ static int tiled_sweep(engine *e, const tiles *tl, int64_t t0, int64_t T) {
         field_bufs fb = e->f[i]; /* the loop's steps, on a copy */
         for (int64_t t = 1; t <= T && fd->kind == STN_FIELD_STATE; t++) {
             int due = boundary_due(fd, &fb); /* neumann is mirrored lazily instead (run_tile) */
-            copy[(size_t)i * (size_t)(T + 1) + (size_t)t] = due && fd->boundary == STN_BC_DIRICHLET;
+            copy[(size_t)i * (size_t)(T + 1) + (size_t)t] = due && stn_bc_copies(fd);
             rotate_one(&fb);
         }
         memcpy(e->f[i].bc_initial, fb.bc_initial, sizeof fb.bc_initial);
@@ -476,7 +482,7 @@ static int time_loop(engine *e, int64_t t0, int64_t steps) {
     }
     for (int i = 0; rc == 0 && e->tiled && i < e->d->nfields; i++) { /* the final levels' mirrors */
         const stn_field_desc *fd = &e->d->fields[i];
-        if (fd->kind == STN_FIELD_STATE && (fd->boundary == STN_BC_NEUMANN || fd->periodic))
+        if (stn_bc_mirrors(fd))
             for (int l = 0; l < fd->levels; l++)
                 stn_run_boundary(r, i, &r->view, level_buf(&e->f[i], -l), level_buf(&e->f[i], -l), &e->whole);
     }
@@ -675,7 +681,7 @@ static void written(engine *e, int f, int level) {
     field_bufs *fb = &e->f[f];
     if (fd->kind != STN_FIELD_STATE)
         return;
-    if (fd->boundary == STN_BC_NEUMANN || fd->periodic) /* as after an --init file */
+    if (stn_bc_mirrors(fd)) /* as after an --init file */
         mirror(e, f, level_of(e, f, level));
     if (level == 1 && fb->prev >= 0) {
         fb->bc_initial[fb->prev] = 0;

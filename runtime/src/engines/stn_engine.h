@@ -49,11 +49,16 @@ typedef struct stn_engine_ops {
     void (*close)(void *state, int keep);         /* keep: leave a failed run's files for --resume */
     /* saves (NULL: never): whether the engine, as opened, puts the snapshots of --save-to (r->snap) itself
      * as it computes each saved step; else stn_engine_advance stops at each saved step and puts the levels
-     * it reads through box.  The levels at open are put through box either way. */
+     * it reads through box.  The levels at open are put by put_levels, else through box. */
     int (*saves)(const void *state);
     /* part (NULL, or NULL back: none): MPI, this rank's part of the grid (mpi/stn_part.h), whose local
      * indices box then takes; engine.c puts the part's own cells of each snapshot through rank 0. */
     const struct stn_part *(*part)(const void *state);
+    /* put_levels (NULL: never): the levels after step k (the levels at open) of the fields that save step k
+     * put into r->snap by the engine itself, in the order its storage is cheapest to read in (the
+     * out-of-core engine: chunk by chunk of its window, each read once), 0; or 1 when it does not for this
+     * run, and engine.c reads them through box. */
+    int (*put_levels)(void *state, int64_t k);
 } stn_engine_ops;
 
 /* The engines' tables (base/stn_engines.def names them). */
@@ -76,6 +81,10 @@ int stn_engine_open(const stn_run *r, stn_result *res, stn_ooc_result *plan, int
  * the cells kept, at most stn_mem_snap_piece of the budget and the grid), which a run counts in
  * stn_run.held; 0 without --save-to. */
 uint64_t stn_engine_snap_bytes(const stn_run *r);
+/* The snapshots' data bytes this process writes from step `first` (the levels at open) to the end of
+ * --steps: all of them on rank 0 (one process, or rank 0 gathering), under parallel HDF5 the kept cells of
+ * the rank's own part; 0 without --save-to.  What stn_h5_put counts (the IO model's prediction). */
+uint64_t stn_engine_snap_written(const stn_engine *e, int64_t first);
 int64_t stn_engine_steps_done(const stn_engine *e);
 int stn_engine_advance(stn_engine *e, int64_t t0, int64_t steps);
 int stn_engine_box(stn_engine *e, const stn_box_io *b);

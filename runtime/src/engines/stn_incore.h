@@ -37,7 +37,7 @@ const struct stn_part *stn_incore_part(const void *state);
 #define STN_INCORE_OPS(mode, split, open_fn)                                                                 \
     {                                                                                                        \
         mode, {.splits = split}, open_fn, stn_incore_steps_done, stn_incore_advance, stn_incore_box,         \
-            stn_incore_account, stn_incore_finish, stn_incore_close, NULL, stn_incore_part                   \
+            stn_incore_account, stn_incore_finish, stn_incore_close, NULL, stn_incore_part, NULL             \
     }
 
 #endif /* STN_INCORE_H */

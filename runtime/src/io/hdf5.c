@@ -58,7 +58,44 @@ struct stn_h5 {
     int resumed; /* the file is a killed run's, adopted by --resume */
     int remote;  /* MPI, a rank but 0: no file; it says which steps are saved (its cells go to rank 0) */
     size_t stage_bytes;
+    stn_h5_ranks par; /* the ranks that write the file together (parallel HDF5), else {0, 1} */
+    int parallel;     /* par.size > 1: every call but put is made by every rank alike (libhdf5's rule) */
+    int closed;       /* stn_h5_close has made the file whole: what is left is the rename */
 };
+
+/* The file access: the oldest format that holds the file (readable by HDF5 1.8 on); under parallel HDF5
+ * the MPI-IO driver on the ranks' communicator.  -1 on failure. */
+static hid_t access_list(const stn_h5 *h) {
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    if (fapl >= 0 && (H5Pset_libver_bounds(fapl, H5F_LIBVER_EARLIEST, H5F_LIBVER_V18) < 0 ||
+                      (h->parallel && h->par.fapl(fapl) != 0))) {
+        H5Pclose(fapl);
+        return -1;
+    }
+    return fapl;
+}
+
+/* Parallel HDF5: rank 0's temporary (its path in af.tmp; rc its failure) told to every rank, which opens it
+ * with libhdf5 too (the other ranks' af holds the path alone: they never sync, rename nor unlink it). */
+static int share_tmp(stn_h5 *h, int rc, int *found) {
+    struct {
+        int rc, found;
+        char tmp[4096];
+    } m = {rc, *found, ""};
+    if (h->par.rank == 0 && h->af.tmp)
+        snprintf(m.tmp, sizeof m.tmp, "%s", h->af.tmp);
+    h->par.bcast(&m, sizeof m, 0);
+    *found = m.found;
+    if (h->par.rank == 0 || m.rc)
+        return m.rc && h->par.rank > 0 ? stn_error(m.rc,
+                                                   "--save-to %s: rank 0 could not make the file (its "
+                                                   "error is above)",
+                                                   h->o->save_to)
+                                       : rc;
+    if (m.tmp[0] && !(h->af.tmp = strdup(m.tmp)))
+        return stn_error(-ENOMEM, "out of memory");
+    return 0;
+}
 
 /* The innermost message of libhdf5's error stack (its first entry). */
 static herr_t first_error(unsigned n, const H5E_error2_t *e, void *out) {
@@ -132,13 +169,15 @@ static int adopt(stn_h5 *h) {
     char *dir = strdup(h->o->save_to), *slash = dir ? strrchr(dir, '/') : NULL, found[4200] = "";
     if (!dir)
         return stn_error(-ENOMEM, "out of memory");
+    if (h->par.rank > 0) /* (rank 0 looks, and tells: share_tmp) */
+        slash = NULL, *dir = '\0';
     const char *base = slash ? slash + 1 : h->o->save_to;
     if (slash)
         *slash = '\0';
     const char *dname = slash ? (*dir ? dir : "/") : ".";
     char prefix[4200];
     int np = snprintf(prefix, sizeof prefix, ".%s.partial-", base);
-    DIR *dd = opendir(dname);
+    DIR *dd = h->par.rank == 0 ? opendir(dname) : NULL;
     struct dirent *de;
     while (dd && np > 0 && (size_t)np < sizeof prefix && (de = readdir(dd)) != NULL) {
         char *end;
@@ -161,11 +200,15 @@ static int adopt(stn_h5 *h) {
         h->af.created = h->af.tmp != NULL;
     }
     free(dir);
-    if (rc == 0 && found[0] && (rc = reopen(h, found)) != 0) { /* (not ours: given back, untouched) */
+    int any = found[0] != 0;
+    if (h->parallel)
+        rc = share_tmp(h, rc, &any);
+    if (rc == 0 && any && (rc = reopen(h, found)) != 0) { /* (not ours: given back, untouched) */
         if (h->file >= 0)
             H5Fclose(h->file);
         h->file = -1;
-        rename(h->af.tmp, found);
+        if (h->par.rank == 0)
+            rename(h->af.tmp, found);
         h->af.created = 0;
     }
     return rc;
@@ -176,7 +219,10 @@ static int reopen(stn_h5 *h, const char *found) {
     int rc = 0;
     char key[2048], had[2048] = "";
     run_key(h, key, sizeof key);
-    if ((h->file = H5Fopen(h->af.tmp, H5F_ACC_RDWR, H5P_DEFAULT)) < 0)
+    hid_t fapl = access_list(h);
+    h->file = fapl >= 0 ? H5Fopen(h->af.tmp, H5F_ACC_RDWR, fapl) : -1;
+    H5Pclose(fapl);
+    if (h->file < 0)
         return h5_fail(h, "reopening the interrupted run's snapshots");
     H5T_class_t cls;
     size_t len = 0;
@@ -198,13 +244,15 @@ static int reopen(stn_h5 *h, const char *found) {
 
 /* A new temporary: the datasets, the attribute "run", flushed (its structure on disk before the run). */
 static int create(stn_h5 *h) {
-    int rc = stn_afile_open(&h->af, h->o->save_to, 0);
+    int rc = h->par.rank == 0 ? stn_afile_open(&h->af, h->o->save_to, 0) : 0, none = 0;
     if (rc)
-        return stn_error(rc, "--save-to %s: %s", h->o->save_to, stn_errmsg());
-    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-    if (fapl >= 0)
-        H5Pset_libver_bounds(fapl, H5F_LIBVER_EARLIEST, H5F_LIBVER_V18); /* (readable by HDF5 1.8 on) */
-    h->file = H5Fcreate(h->af.tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+        rc = stn_error(rc, "--save-to %s: %s", h->o->save_to, stn_errmsg());
+    if (h->parallel)
+        rc = share_tmp(h, rc, &none);
+    if (rc)
+        return rc;
+    hid_t fapl = access_list(h);
+    h->file = fapl >= 0 ? H5Fcreate(h->af.tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl) : -1;
     H5Pclose(fapl);
     if (h->file < 0)
         return h5_fail(h, "creating its temporary");
@@ -218,7 +266,8 @@ static int create(stn_h5 *h) {
     return 0;
 }
 
-int stn_h5_open(const stn_program_desc *d, const stn_opts *o, uint64_t piece, stn_h5 **out) {
+int stn_h5_open(const stn_program_desc *d, const stn_opts *o, uint64_t piece, const stn_h5_ranks *ranks,
+                stn_h5 **out) {
     *out = NULL;
     stn_h5 *h = calloc(1, sizeof *h);
     if (!h || !(h->dset = calloc((size_t)d->nfields + 1, sizeof *h->dset))) {
@@ -226,6 +275,8 @@ int stn_h5_open(const stn_program_desc *d, const stn_opts *o, uint64_t piece, st
         return stn_error(-ENOMEM, "out of memory");
     }
     h->d = d, h->o = o, h->file = -1, h->af.fd = -1, h->piece = (int64_t)piece;
+    h->par = ranks ? *ranks : (stn_h5_ranks){0, 1, NULL, NULL};
+    h->parallel = h->par.size > 1;
     for (int f = 0; f < d->nfields; f++)
         h->dset[f] = -1;
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* (errors are ours to report, not printed by the library) */
@@ -255,12 +306,14 @@ int stn_h5_open_remote(const stn_program_desc *d, const stn_opts *o, stn_h5 **ou
 
 int stn_h5_resumed(const stn_h5 *h) { return h && h->resumed; }
 
+int stn_h5_parallel(const stn_h5 *h) { return h && h->parallel; }
+
 int stn_h5_flush(stn_h5 *h) {
     if (h->remote)
         return 0;
-    if (H5Fflush(h->file, H5F_SCOPE_GLOBAL) < 0)
+    if (H5Fflush(h->file, H5F_SCOPE_GLOBAL) < 0) /* (parallel: MPI_File_sync, every rank's writes) */
         return h5_fail(h, "flushing the snapshots of a committed sweep");
-    if (fsync(h->af.fd) != 0)
+    if (h->af.fd >= 0 && fsync(h->af.fd) != 0)
         return stn_error(stn_neg_errno(errno), "--save-to %s: fsync of '%s' failed: %s", h->o->save_to,
                          h->af.tmp, strerror(errno));
     return 0;
@@ -374,6 +427,12 @@ int stn_h5_put(stn_h5 *h, int f, int64_t k, const stn_view *v, const void *data,
     return rc;
 }
 
+/* Dataset ds written whole from data, by one process: under parallel HDF5 rank 0 alone writes it (an
+ * independent write: the others need not take part; the dataset's creation, collective, they did). */
+static herr_t write_whole(const stn_h5 *h, hid_t ds, hid_t type, const void *data) {
+    return h->par.rank > 0 ? 0 : H5Dwrite(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data);
+}
+
 /* A 1d int64 dataset NAME of `n` values v(i) = first + i * step, made a dimension scale. */
 static int scale(stn_h5 *h, const char *name, int64_t n, int64_t first, int64_t step, hid_t *out) {
     hsize_t len = (hsize_t)n;
@@ -385,8 +444,7 @@ static int scale(stn_h5 *h, const char *name, int64_t n, int64_t first, int64_t 
     hid_t space = H5Screate_simple(1, &len, NULL), ds = -1;
     if (space >= 0)
         ds = H5Dcreate2(h->file, name, H5T_STD_I64LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    int rc = ds >= 0 && H5Dwrite(ds, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, vals) >= 0 &&
-                     H5DSset_scale(ds, name) >= 0
+    int rc = ds >= 0 && write_whole(h, ds, H5T_NATIVE_INT64, vals) >= 0 && H5DSset_scale(ds, name) >= 0
                  ? 0
                  : h5_fail(h, "writing a dimension scale");
     H5Sclose(space);
@@ -463,14 +521,12 @@ int stn_h5_record(stn_h5 *h, const char *name, const void *data, int64_t steps, 
     if (space >= 0)
         ds = H5Dcreate2(h->file, name, h->d->elem_size == 4 ? H5T_IEEE_F32LE : H5T_IEEE_F64LE, space,
                         H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    int rc = ds >= 0 && H5Dwrite(ds, mem_type(h->d), H5S_ALL, H5S_ALL, H5P_DEFAULT, data) >= 0
-                 ? 0
-                 : h5_fail(h, "writing a record");
+    int rc = ds >= 0 && write_whole(h, ds, mem_type(h->d), data) >= 0 ? 0 : h5_fail(h, "writing a record");
     const char *axes[2] = {"step", "point"};
     int64_t len[2] = {steps, n}, first[2] = {0, 0}, step[2] = {1, 1};
     if (rc == 0)
         rc = attach(h, ds, name, 2, axes, len, first, step);
-    if (rc == 0 && st)
+    if (rc == 0 && st && h->par.rank == 0)
         st->bytes_written += (uint64_t)(steps * n) * (uint64_t)h->d->elem_size;
     H5Sclose(space);
     if (ds >= 0)
@@ -505,7 +561,7 @@ static int root_attributes(stn_h5 *h, int64_t done) {
     return rc ? h5_fail(h, "writing the run's attributes") : 0;
 }
 
-int stn_h5_commit(stn_h5 *h, int64_t done) {
+int stn_h5_close(stn_h5 *h, int64_t done) {
     int rc = 0;
     for (int f = 0; rc == 0 && f < h->d->nfields; f++)
         if (h->dset[f] >= 0)
@@ -523,6 +579,12 @@ int stn_h5_commit(stn_h5 *h, int64_t done) {
     if (H5Fclose(h->file) < 0 && rc == 0)
         rc = h5_fail(h, "closing it");
     h->file = -1;
+    h->closed = rc == 0;
+    return rc;
+}
+
+int stn_h5_commit(stn_h5 *h, int64_t done) {
+    int rc = h->closed ? 0 : stn_h5_close(h, done);
     if (rc == 0 && (rc = stn_afile_commit(&h->af)) != 0)
         rc = stn_error(rc, "--save-to %s: %s", h->o->save_to, stn_errmsg());
     stn_h5_abort(h); /* (what is left: the temporary after a failure) */
@@ -551,8 +613,9 @@ struct stn_h5 {
 
 static int no_hdf5(void) { return stn_error(-ENOTSUP, "this program was built without HDF5 (--save-to)"); }
 
-int stn_h5_open(const stn_program_desc *d, const stn_opts *o, uint64_t piece, stn_h5 **h) {
-    (void)d, (void)o, (void)piece;
+int stn_h5_open(const stn_program_desc *d, const stn_opts *o, uint64_t piece, const stn_h5_ranks *ranks,
+                stn_h5 **h) {
+    (void)d, (void)o, (void)piece, (void)ranks;
     *h = NULL;
     return no_hdf5();
 }
@@ -570,7 +633,9 @@ int stn_h5_record(stn_h5 *h, const char *name, const void *data, int64_t steps, 
     (void)h, (void)name, (void)data, (void)steps, (void)n, (void)st;
     return no_hdf5();
 }
+int stn_h5_close(stn_h5 *h, int64_t done) { return (void)h, (void)done, no_hdf5(); }
 int stn_h5_commit(stn_h5 *h, int64_t done) { return (void)h, (void)done, no_hdf5(); }
+int stn_h5_parallel(const stn_h5 *h) { return (void)h, 0; }
 int stn_h5_resumed(const stn_h5 *h) { return (void)h, 0; }
 int stn_h5_flush(stn_h5 *h) { return (void)h, no_hdf5(); }
 void stn_h5_abort(stn_h5 *h) { (void)h; }

@@ -18,11 +18,22 @@
 
 typedef struct stn_h5 stn_h5;
 
+/* MPI with a parallel libhdf5 (STN_H5_PARALLEL): the ranks that make and write the one file together
+ * (docs/design/021).  Every call but put is then made by every rank, with the same arguments (libhdf5's
+ * metadata operations are collective); each rank puts its own cells (independent writes); rank 0 alone
+ * makes, syncs and renames the temporary, and writes the records and the scales. */
+typedef struct stn_h5_ranks {
+    int rank, size;
+    void (*bcast)(void *buf, size_t n, int root); /* rank root's n bytes into every rank's buf */
+    int (*fapl)(int64_t fapl);                    /* the MPI-IO driver on the ranks' communicator: 0, or -1 */
+} stn_h5_ranks;
+
 /* The temporary of o->save_to, with a dataset of the snapshots of each saved field for runs of up to
  * o->steps steps (the time axis shrinks at commit to the snapshots taken); `piece`: the most bytes a put
- * gathers at a time (stn_mem_snap_piece of the budget).  0 or -errno, the message
- * naming the file and the cause. */
-int stn_h5_open(const stn_program_desc *d, const stn_opts *o, uint64_t piece, stn_h5 **h);
+ * gathers at a time (stn_mem_snap_piece of the budget); `ranks` NULL: one process writes it.  0 or -errno,
+ * the message naming the file and the cause. */
+int stn_h5_open(const stn_program_desc *d, const stn_opts *o, uint64_t piece, const stn_h5_ranks *ranks,
+                stn_h5 **h);
 /* MPI, every rank but 0: a handle without a file, for stn_h5_wants (the engine sends its cells of each
  * saved step to rank 0, which puts them: engines/engine.c); flush does nothing, put is not called. */
 int stn_h5_open_remote(const stn_program_desc *d, const stn_opts *o, stn_h5 **h);
@@ -30,6 +41,8 @@ int stn_h5_open_remote(const stn_program_desc *d, const stn_opts *o, stn_h5 **h)
  * file (its attribute "run" says which run it is of) and goes on writing it; stn_h5_resumed says whether
  * it did (else the file is new). */
 int stn_h5_resumed(const stn_h5 *h);
+/* Whether ranks write the file together (parallel HDF5): each puts its own cells (h may be NULL: no). */
+int stn_h5_parallel(const stn_h5 *h);
 /* Everything put so far on stable storage (libhdf5's caches flushed, the file fsynced): before an
  * out-of-core sweep's state commits, so that a resumed run finds the snapshots of the steps it skips. */
 int stn_h5_flush(stn_h5 *h);
@@ -61,7 +74,10 @@ uint64_t stn_h5_bytes(const stn_program_desc *d, const stn_opts *o, int64_t done
  * time model writes them at (plan/ooc_model.c). */
 double stn_h5_bytes_per_step(const stn_program_desc *d, const stn_opts *o);
 /* After `done` steps: each time axis cut to the snapshots of steps [0, done], the attributes, complete = 1,
- * the file closed, synced and renamed into place; the writer freed (also on failure). */
+ * the file closed by libhdf5 (still the temporary: under parallel HDF5 every rank calls it). */
+int stn_h5_close(stn_h5 *h, int64_t done);
+/* stn_h5_close unless done already, then the temporary synced and renamed into place (rank 0); the writer
+ * freed (also on failure). */
 int stn_h5_commit(stn_h5 *h, int64_t done);
 /* The temporary removed, the writer freed (NULL is fine). */
 void stn_h5_abort(stn_h5 *h);

@@ -10,15 +10,26 @@
 #include <stdlib.h>
 #include <string.h>
 
-void stn_run_boundary(const stn_run *r, int field, const stn_view *v, const void *cur, void *next,
-                      const stn_box *box) {
+void stn_run_boundary_op(const stn_run *r, int field, int op, const stn_view *v, const void *cur, void *next,
+                         const stn_box *box) {
     stn_view v1[STN_MAP_MAX];
     stn_box b1[STN_MAP_MAX];
     int64_t sh[STN_MAP_MAX];
     int wrap[STN_MAP_MAX];
     ptrdiff_t es = r->d->elem_size;
-    for (int k = 0, n = stn_map_call(r, v, box, 0, v1, b1, sh, wrap); k < n; k++)
-        r->d->boundary(field, &v1[k], (const char *)cur - sh[k] * es, (char *)next - sh[k] * es, &b1[k]);
+    for (int k = 0, n = stn_map_call(r, v, box, 0, v1, b1, sh, wrap); k < n; k++) {
+        const char *c = (const char *)cur - sh[k] * es;
+        char *x = (char *)next - sh[k] * es;
+        if (r->d->boundary_op)
+            r->d->boundary_op(field, op, &v1[k], c, x, &b1[k]);
+        else /* (no field of a mixed boundary: stn_desc_check) */
+            r->d->boundary(field, &v1[k], c, x, &b1[k]);
+    }
+}
+
+void stn_run_boundary(const stn_run *r, int field, const stn_view *v, const void *cur, void *next,
+                      const stn_box *box) {
+    stn_run_boundary_op(r, field, STN_BOUNDARY_ALL, v, cur, next, box);
 }
 
 void stn_run_init(const stn_run *r, int field, int level, void *data, const stn_view *v, const stn_box *box) {

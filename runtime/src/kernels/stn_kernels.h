@@ -19,6 +19,9 @@ int stn_step(const stn_run *r, int64_t t, const stn_view *v, const void *const *
  * steps. */
 void stn_run_boundary(const stn_run *r, int field, const stn_view *v, const void *cur, void *next,
                       const stn_box *box);
+/* Part of it (op: STN_BOUNDARY_MIRROR, _COPY or _ALL; d->boundary_op, else d->boundary). */
+void stn_run_boundary_op(const stn_run *r, int field, int op, const stn_view *v, const void *cur, void *next,
+                         const stn_box *box);
 void stn_run_init(const stn_run *r, int field, int level, void *data, const stn_view *v, const stn_box *box);
 /* The kernels' rate in cells per second, measured on a small grid of the run's rows (all arrays
  * together at most `cap` bytes) with the iBlock `tile`, for about 50 ms; `source` says how. */

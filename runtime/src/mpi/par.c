@@ -217,3 +217,17 @@ int stn_par_wait(stn_par_req *q) {
 int stn_par_to_root(const void *buf, size_t n) { return stn_par_sendrecv(buf, n, 0, NULL, 0, -1); }
 
 int stn_par_from(int src, void *buf, size_t n) { return stn_par_sendrecv(NULL, 0, -1, buf, n, src); }
+
+/* ------------------------------------------------------------------ parallel HDF5 (--save-to) */
+
+#ifdef STN_H5_PARALLEL
+#include <hdf5.h>
+
+int stn_par_h5_parallel(void) { return stn_par_size() > 1; }
+int stn_par_h5_fapl(int64_t fapl) {
+    return H5Pset_fapl_mpio((hid_t)fapl, MPI_COMM_WORLD, MPI_INFO_NULL) < 0 ? -1 : 0;
+}
+#else
+int stn_par_h5_parallel(void) { return 0; }
+int stn_par_h5_fapl(int64_t fapl) { return (void)fapl, -1; }
+#endif

@@ -41,6 +41,12 @@ int stn_par_test(stn_par_req *q);
 int stn_par_wait(stn_par_req *q);
 /* Every rank: the network between ranks 0 and 1 measured by a ping-pong (the latency of 8-byte
  * messages, the bandwidth of 4 MiB ones), broadcast; how, in `source`.  0s with one rank. */
+/* Parallel HDF5 (STN_H5_PARALLEL: the MPI build against libhdf5-openmpi-dev): whether the ranks write the
+ * snapshot file together (several ranks and that library); the MPI-IO driver on the ranks' communicator set
+ * on a file access list (0; -1 on failure, or without it).  io/hdf5.c calls the second through
+ * stn_h5_ranks. */
+int stn_par_h5_parallel(void);
+int stn_par_h5_fapl(int64_t fapl);
 int stn_par_network(double *bytes_per_second, double *latency, char *source, size_t n);
 
 #endif /* STN_PAR_H */

@@ -63,6 +63,22 @@ static int open_writer(const char *path, const char *descr, int ndim, const int6
     return rc;
 }
 
+/* The snapshot file: made by every rank together (parallel HDF5), else by rank 0, the others holding a
+ * handle without a file (engines/engine.c sends their cells to rank 0, which says so). */
+static int open_snapshots(stn_run *r) {
+    stn_h5_ranks ranks = {stn_par_rank(), stn_par_size(), stn_par_bcast, stn_par_h5_fapl};
+    int together = stn_par_h5_parallel();
+    if (!together && stn_par_rank() > 0)
+        return stn_h5_open_remote(r->d, r->o, &r->snap);
+    if (!together && stn_par_size() > 1)
+        stn_warn(r->log,
+                 "--save-to %s: this program's libhdf5 is not the parallel one, so rank 0 gathers the %d "
+                 "ranks' cells and writes them alone (install libhdf5-openmpi-dev and build it again with "
+                 "stencilc --mpi for every rank to write its own)",
+                 r->o->save_to, stn_par_size());
+    return stn_h5_open(r->d, r->o, stn_mem_snap_piece(r->mem_budget), together ? &ranks : NULL, &r->snap);
+}
+
 int stn_outputs_open(stn_run *r, stn_afile *report) {
     int64_t shape[3], *sh = stn_npy_shape(r, shape);
     int rc = 0;
@@ -82,10 +98,10 @@ int stn_outputs_open(stn_run *r, stn_afile *report) {
         if (rc2 && rc == 0)
             rc = stn_error(rc2, "--out %s=%s: %s", r->d->records[k].name, path, stn_errmsg());
     }
-    if (rc == 0 &&
-        r->o->save_to) /* the snapshot file's temporary, its datasets made (one rank: base/save.c) */
-        rc = stn_par_rank() > 0 ? stn_h5_open_remote(r->d, r->o, &r->snap) /* (rank 0 writes it) */
-                                : stn_h5_open(r->d, r->o, stn_mem_snap_piece(r->mem_budget), &r->snap);
+    if (r->o->save_to && stn_par_h5_parallel() && stn_par_any(rc) && rc == 0) /* (its open is collective) */
+        rc = stn_error(-EIO, "another rank could not open its outputs (its error is above)");
+    if (rc == 0 && r->o->save_to) /* the snapshot file's temporary, its datasets made */
+        rc = open_snapshots(r);
     /* the report's temporary, empty until the run is over (rank 0 writes it) */
     if (rc == 0 && r->o->report && stn_par_rank() == 0 && stn_afile_open(report, r->o->report, 0) != 0)
         rc = stn_error(-EINVAL, "--report %s: %s", r->o->report, stn_errmsg());
@@ -138,7 +154,9 @@ static int sync_outputs(stn_run *r, stn_result *res) {
     for (int s = 0; rc == 0 && s < n; s++)
         if (r->writers[s])
             rc = stn_npy_writer_finish(r->writers[s]);
-    for (int k = 0; rc == 0 && r->snap && stn_par_rank() == 0 && k < r->d->nrecords; k++) /* (rank 0's) */
+    for (int k = 0;
+         rc == 0 && r->snap && (stn_par_rank() == 0 || stn_h5_parallel(r->snap)) && k < r->d->nrecords;
+         k++) /* (rank 0's samples; under parallel HDF5 every rank makes the dataset) */
         rc = stn_h5_record(r->snap, r->d->records[k].name, r->rec[k], r->o->steps,
                            r->inputs.npts ? r->inputs.npts[r->d->records[k].points] : 0, &res->st);
     if (stn_par_size() > 1 && stn_par_any(rc) && rc == 0)
@@ -162,6 +180,13 @@ int stn_outputs_commit(stn_run *r, stn_result *res, const stn_ooc_result *plan, 
     stn_stats_add_time(&res->st, STN_PHASE_WRITE, t0);
     if (stn_outputs_any(r))
         res->export_seconds += stn_now() - t0;
+    if (rc == 0 &&
+        stn_h5_parallel(r->snap)) { /* (collective: every rank closes the file, rank 0 renames it) */
+        rc = stn_h5_close(r->snap, r->o->steps);
+        if (stn_par_any(rc) && rc == 0)
+            rc = stn_error(-EIO, "another rank failed to close --save-to %s (its error is above)",
+                           r->o->save_to);
+    }
     if (rc == 0 && stn_par_size() > 1)
         gather_ranks(res);
     if (rc == 0 && stn_par_rank() > 0)

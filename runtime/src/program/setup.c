@@ -205,9 +205,7 @@ void stn_program_extra_io(const stn_program_run *pr, uint64_t *rd, uint64_t *wr)
     uint64_t hr, hw;
     stn_h5files_bytes(r, &hr, &hw); /* HDF5 datasets as --init and --out: copied once more */
     *rd += hr, *wr += hw;
-    if (r->o->save_to && stn_par_rank() == 0) /* the snapshots' data bytes (docs/design/021) */
-        *wr += stn_h5_bytes(r->d, r->o, r->o->steps) -
-               (pr->first_step > 0 ? stn_h5_bytes(r->d, r->o, pr->first_step - 1) : 0);
+    *wr += pr->snap_written; /* the snapshots' data bytes (docs/design/021) */
 }
 
 int stn_program_finish(stn_program_run *pr, int rc, int program) {

@@ -86,6 +86,8 @@ int stn_sim_start(stn_sim *s, double t_start) {
         rc = stn_engine_open(&s->pr.in, &s->pr.res, &s->pr.plan, s->program, &s->eng);
     if (rc == 0)
         s->pr.first_step = s->done = stn_engine_steps_done(s->eng); /* --resume: the sweeps saved */
+    if (rc == 0)
+        s->pr.snap_written = stn_engine_snap_written(s->eng, s->pr.first_step);
     if (rc == 0 && stn_engine_of(s->o.mode)->has.plans && s->program && !s->o.plan_only &&
         stn_par_rank() == 0)
         print_plan(s);

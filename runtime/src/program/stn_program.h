@@ -17,9 +17,10 @@ typedef struct stn_program_run {
     stn_run in;
     stn_log log;
     stn_result res;
-    stn_ooc_result plan; /* an engine that plans (out of core) only */
-    stn_afile report;    /* --report's temporary, created before the run */
-    int64_t first_step;  /* the step the engine's levels held at open (--resume: after the saved sweeps) */
+    stn_ooc_result plan;   /* an engine that plans (out of core) only */
+    stn_afile report;      /* --report's temporary, created before the run */
+    int64_t first_step;    /* the step the engine's levels held at open (--resume: after the saved sweeps) */
+    uint64_t snap_written; /* the snapshots' bytes this process writes from there (stn_engine_snap_written) */
 } stn_program_run;
 
 /* ------------------------------------------------------------------ setup.c */
@@ -35,7 +36,8 @@ int stn_program_prepare(stn_program_run *pr);
  * run, not a simulation's). */
 int stn_program_finish(stn_program_run *pr, int rc, int program);
 /* The run's bytes beside its engine's, which stn_program_finish adds to the prediction: the series,
- * points and `along` files read once, the records and the snapshots written (rank 0). */
+ * points and `along` files read once, the records (rank 0) and the snapshots (stn_engine_snap_written)
+ * written. */
 void stn_program_extra_io(const stn_program_run *pr, uint64_t *rd, uint64_t *wr);
 void stn_program_free(stn_program_run *pr);
 

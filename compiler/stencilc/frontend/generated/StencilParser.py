@@ -10,102 +10,105 @@ else:
 
 def serializedATN():
     return [
-        4,1,54,268,2,0,7,0,2,1,7,1,2,2,7,2,2,3,7,3,2,4,7,4,2,5,7,5,2,6,7,
-        6,2,7,7,7,2,8,7,8,2,9,7,9,1,0,1,0,1,0,1,0,5,0,25,8,0,10,0,12,0,28,
-        9,0,1,0,1,0,1,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
-        1,1,1,1,3,1,47,8,1,1,1,1,1,1,1,1,1,1,1,3,1,54,8,1,1,1,1,1,1,1,1,
+        4,1,54,274,2,0,7,0,2,1,7,1,2,2,7,2,2,3,7,3,2,4,7,4,2,5,7,5,2,6,7,
+        6,2,7,7,7,2,8,7,8,2,9,7,9,2,10,7,10,1,0,1,0,1,0,1,0,5,0,27,8,0,10,
+        0,12,0,30,9,0,1,0,1,0,1,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+        1,1,1,1,1,1,1,1,1,3,1,49,8,1,1,1,1,1,1,1,1,1,1,1,3,1,56,8,1,1,1,
         1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
-        1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,4,1,85,8,1,11,1,12,1,86,1,
-        1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
-        1,1,1,3,1,107,8,1,1,1,1,1,5,1,111,8,1,10,1,12,1,114,9,1,1,1,1,1,
-        1,1,1,1,1,1,3,1,121,8,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,5,1,131,
-        8,1,10,1,12,1,134,9,1,1,1,3,1,137,8,1,1,2,1,2,1,2,1,2,5,2,143,8,
-        2,10,2,12,2,146,9,2,1,2,3,2,149,8,2,3,2,151,8,2,1,2,1,2,1,3,1,3,
-        3,3,157,8,3,1,4,1,4,1,4,1,4,1,4,1,4,1,4,1,4,1,4,5,4,168,8,4,10,4,
-        12,4,171,9,4,1,4,1,4,1,4,3,4,176,8,4,1,4,1,4,1,4,1,4,1,4,1,4,1,4,
-        1,4,1,4,1,4,1,4,1,4,1,4,1,4,1,4,1,4,1,4,1,4,1,4,1,4,1,4,1,4,1,4,
-        1,4,1,4,1,4,1,4,5,4,205,8,4,10,4,12,4,208,9,4,1,5,1,5,1,5,1,5,1,
-        5,1,5,1,6,3,6,217,8,6,1,6,1,6,1,7,1,7,1,8,1,8,1,8,1,8,1,8,1,8,5,
-        8,229,8,8,10,8,12,8,232,9,8,3,8,234,8,8,1,8,1,8,1,8,3,8,239,8,8,
-        1,8,1,8,3,8,243,8,8,1,8,5,8,246,8,8,10,8,12,8,249,9,8,1,8,1,8,1,
-        8,1,8,3,8,255,8,8,1,9,1,9,1,9,1,9,5,9,261,8,9,10,9,12,9,264,9,9,
-        1,9,1,9,1,9,0,1,8,10,0,2,4,6,8,10,12,14,16,18,0,6,2,0,33,33,48,49,
-        1,0,50,51,1,0,48,49,2,0,25,26,31,32,1,0,27,28,1,0,21,22,303,0,20,
-        1,0,0,0,2,136,1,0,0,0,4,138,1,0,0,0,6,156,1,0,0,0,8,175,1,0,0,0,
-        10,209,1,0,0,0,12,216,1,0,0,0,14,220,1,0,0,0,16,254,1,0,0,0,18,256,
-        1,0,0,0,20,21,5,1,0,0,21,22,5,23,0,0,22,26,5,46,0,0,23,25,3,2,1,
-        0,24,23,1,0,0,0,25,28,1,0,0,0,26,24,1,0,0,0,26,27,1,0,0,0,27,29,
-        1,0,0,0,28,26,1,0,0,0,29,30,5,47,0,0,30,31,5,0,0,1,31,1,1,0,0,0,
-        32,33,5,2,0,0,33,34,5,20,0,0,34,35,5,23,0,0,35,137,5,40,0,0,36,37,
-        5,3,0,0,37,38,5,23,0,0,38,39,5,39,0,0,39,40,3,8,4,0,40,41,5,40,0,
-        0,41,137,1,0,0,0,42,43,5,4,0,0,43,46,5,23,0,0,44,45,5,12,0,0,45,
-        47,3,14,7,0,46,44,1,0,0,0,46,47,1,0,0,0,47,48,1,0,0,0,48,137,5,40,
-        0,0,49,50,5,5,0,0,50,53,5,23,0,0,51,52,5,11,0,0,52,54,5,23,0,0,53,
-        51,1,0,0,0,53,54,1,0,0,0,54,55,1,0,0,0,55,137,5,40,0,0,56,57,5,6,
-        0,0,57,58,5,23,0,0,58,137,5,40,0,0,59,60,5,7,0,0,60,61,5,23,0,0,
-        61,137,5,40,0,0,62,63,5,8,0,0,63,64,5,23,0,0,64,65,5,10,0,0,65,66,
-        5,23,0,0,66,67,5,38,0,0,67,68,3,8,4,0,68,69,5,40,0,0,69,137,1,0,
-        0,0,70,71,5,9,0,0,71,72,5,23,0,0,72,73,5,39,0,0,73,74,3,8,4,0,74,
-        75,5,10,0,0,75,76,5,23,0,0,76,77,5,40,0,0,77,137,1,0,0,0,78,79,5,
-        13,0,0,79,84,5,23,0,0,80,81,5,44,0,0,81,82,3,14,7,0,82,83,5,45,0,
-        0,83,85,1,0,0,0,84,80,1,0,0,0,85,86,1,0,0,0,86,84,1,0,0,0,86,87,
-        1,0,0,0,87,88,1,0,0,0,88,89,5,39,0,0,89,90,3,4,2,0,90,91,5,40,0,
-        0,91,137,1,0,0,0,92,93,5,14,0,0,93,94,5,23,0,0,94,95,5,39,0,0,95,
-        96,3,8,4,0,96,97,5,40,0,0,97,137,1,0,0,0,98,99,5,23,0,0,99,100,5,
-        37,0,0,100,101,5,39,0,0,101,102,3,8,4,0,102,103,5,40,0,0,103,137,
-        1,0,0,0,104,106,5,15,0,0,105,107,5,23,0,0,106,105,1,0,0,0,106,107,
-        1,0,0,0,107,108,1,0,0,0,108,112,5,23,0,0,109,111,5,23,0,0,110,109,
-        1,0,0,0,111,114,1,0,0,0,112,110,1,0,0,0,112,113,1,0,0,0,113,115,
-        1,0,0,0,114,112,1,0,0,0,115,137,5,40,0,0,116,117,5,16,0,0,117,120,
-        5,23,0,0,118,119,5,36,0,0,119,121,5,23,0,0,120,118,1,0,0,0,120,121,
-        1,0,0,0,121,122,1,0,0,0,122,123,5,39,0,0,123,124,3,8,4,0,124,125,
-        5,40,0,0,125,137,1,0,0,0,126,127,5,17,0,0,127,132,5,23,0,0,128,129,
-        5,23,0,0,129,131,3,14,7,0,130,128,1,0,0,0,131,134,1,0,0,0,132,130,
-        1,0,0,0,132,133,1,0,0,0,133,135,1,0,0,0,134,132,1,0,0,0,135,137,
-        5,40,0,0,136,32,1,0,0,0,136,36,1,0,0,0,136,42,1,0,0,0,136,49,1,0,
-        0,0,136,56,1,0,0,0,136,59,1,0,0,0,136,62,1,0,0,0,136,70,1,0,0,0,
-        136,78,1,0,0,0,136,92,1,0,0,0,136,98,1,0,0,0,136,104,1,0,0,0,136,
-        116,1,0,0,0,136,126,1,0,0,0,137,3,1,0,0,0,138,150,5,46,0,0,139,144,
-        3,6,3,0,140,141,5,41,0,0,141,143,3,6,3,0,142,140,1,0,0,0,143,146,
-        1,0,0,0,144,142,1,0,0,0,144,145,1,0,0,0,145,148,1,0,0,0,146,144,
-        1,0,0,0,147,149,5,41,0,0,148,147,1,0,0,0,148,149,1,0,0,0,149,151,
-        1,0,0,0,150,139,1,0,0,0,150,151,1,0,0,0,151,152,1,0,0,0,152,153,
-        5,47,0,0,153,5,1,0,0,0,154,157,3,4,2,0,155,157,3,8,4,0,156,154,1,
-        0,0,0,156,155,1,0,0,0,157,7,1,0,0,0,158,159,6,4,-1,0,159,176,3,16,
-        8,0,160,161,7,0,0,0,161,176,3,8,4,9,162,163,5,18,0,0,163,164,5,42,
-        0,0,164,169,3,10,5,0,165,166,5,41,0,0,166,168,3,10,5,0,167,165,1,
-        0,0,0,168,171,1,0,0,0,169,167,1,0,0,0,169,170,1,0,0,0,170,172,1,
-        0,0,0,171,169,1,0,0,0,172,173,5,43,0,0,173,174,3,8,4,7,174,176,1,
-        0,0,0,175,158,1,0,0,0,175,160,1,0,0,0,175,162,1,0,0,0,176,206,1,
-        0,0,0,177,178,10,10,0,0,178,179,5,52,0,0,179,205,3,8,4,10,180,181,
-        10,8,0,0,181,182,7,1,0,0,182,205,3,8,4,9,183,184,10,6,0,0,184,185,
-        7,2,0,0,185,205,3,8,4,7,186,187,10,5,0,0,187,188,7,3,0,0,188,205,
-        3,8,4,6,189,190,10,4,0,0,190,191,7,4,0,0,191,205,3,8,4,5,192,193,
-        10,3,0,0,193,194,5,29,0,0,194,205,3,8,4,4,195,196,10,2,0,0,196,197,
-        5,30,0,0,197,205,3,8,4,3,198,199,10,1,0,0,199,200,5,34,0,0,200,201,
-        3,8,4,0,201,202,5,35,0,0,202,203,3,8,4,1,203,205,1,0,0,0,204,177,
-        1,0,0,0,204,180,1,0,0,0,204,183,1,0,0,0,204,186,1,0,0,0,204,189,
-        1,0,0,0,204,192,1,0,0,0,204,195,1,0,0,0,204,198,1,0,0,0,205,208,
-        1,0,0,0,206,204,1,0,0,0,206,207,1,0,0,0,207,9,1,0,0,0,208,206,1,
-        0,0,0,209,210,5,23,0,0,210,211,5,19,0,0,211,212,3,12,6,0,212,213,
-        5,24,0,0,213,214,3,12,6,0,214,11,1,0,0,0,215,217,7,2,0,0,216,215,
-        1,0,0,0,216,217,1,0,0,0,217,218,1,0,0,0,218,219,3,14,7,0,219,13,
-        1,0,0,0,220,221,7,5,0,0,221,15,1,0,0,0,222,255,3,14,7,0,223,224,
-        5,23,0,0,224,233,5,42,0,0,225,230,3,8,4,0,226,227,5,41,0,0,227,229,
-        3,8,4,0,228,226,1,0,0,0,229,232,1,0,0,0,230,228,1,0,0,0,230,231,
-        1,0,0,0,231,234,1,0,0,0,232,230,1,0,0,0,233,225,1,0,0,0,233,234,
-        1,0,0,0,234,235,1,0,0,0,235,255,5,43,0,0,236,238,5,23,0,0,237,239,
-        5,37,0,0,238,237,1,0,0,0,238,239,1,0,0,0,239,242,1,0,0,0,240,241,
-        5,36,0,0,241,243,5,23,0,0,242,240,1,0,0,0,242,243,1,0,0,0,243,247,
-        1,0,0,0,244,246,3,18,9,0,245,244,1,0,0,0,246,249,1,0,0,0,247,245,
-        1,0,0,0,247,248,1,0,0,0,248,255,1,0,0,0,249,247,1,0,0,0,250,251,
-        5,42,0,0,251,252,3,8,4,0,252,253,5,43,0,0,253,255,1,0,0,0,254,222,
-        1,0,0,0,254,223,1,0,0,0,254,236,1,0,0,0,254,250,1,0,0,0,255,17,1,
-        0,0,0,256,257,5,44,0,0,257,262,3,8,4,0,258,259,5,41,0,0,259,261,
-        3,8,4,0,260,258,1,0,0,0,261,264,1,0,0,0,262,260,1,0,0,0,262,263,
-        1,0,0,0,263,265,1,0,0,0,264,262,1,0,0,0,265,266,5,45,0,0,266,19,
-        1,0,0,0,25,26,46,53,86,106,112,120,132,136,144,148,150,156,169,175,
-        204,206,216,230,233,238,242,247,254,262
+        1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,4,1,87,8,1,11,1,
+        12,1,88,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+        1,1,1,1,1,1,1,1,3,1,109,8,1,1,1,1,1,5,1,113,8,1,10,1,12,1,116,9,
+        1,1,1,1,1,1,1,1,1,1,1,3,1,123,8,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+        1,5,1,133,8,1,10,1,12,1,136,9,1,1,1,3,1,139,8,1,1,2,1,2,3,2,143,
+        8,2,1,3,1,3,1,3,1,3,5,3,149,8,3,10,3,12,3,152,9,3,1,3,3,3,155,8,
+        3,3,3,157,8,3,1,3,1,3,1,4,1,4,3,4,163,8,4,1,5,1,5,1,5,1,5,1,5,1,
+        5,1,5,1,5,1,5,5,5,174,8,5,10,5,12,5,177,9,5,1,5,1,5,1,5,3,5,182,
+        8,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,
+        1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,5,5,211,8,5,10,5,
+        12,5,214,9,5,1,6,1,6,1,6,1,6,1,6,1,6,1,7,3,7,223,8,7,1,7,1,7,1,8,
+        1,8,1,9,1,9,1,9,1,9,1,9,1,9,5,9,235,8,9,10,9,12,9,238,9,9,3,9,240,
+        8,9,1,9,1,9,1,9,3,9,245,8,9,1,9,1,9,3,9,249,8,9,1,9,5,9,252,8,9,
+        10,9,12,9,255,9,9,1,9,1,9,1,9,1,9,3,9,261,8,9,1,10,1,10,1,10,1,10,
+        5,10,267,8,10,10,10,12,10,270,9,10,1,10,1,10,1,10,0,1,10,11,0,2,
+        4,6,8,10,12,14,16,18,20,0,6,1,0,48,49,2,0,33,33,48,49,1,0,50,51,
+        2,0,25,26,31,32,1,0,27,28,1,0,21,22,309,0,22,1,0,0,0,2,138,1,0,0,
+        0,4,140,1,0,0,0,6,144,1,0,0,0,8,162,1,0,0,0,10,181,1,0,0,0,12,215,
+        1,0,0,0,14,222,1,0,0,0,16,226,1,0,0,0,18,260,1,0,0,0,20,262,1,0,
+        0,0,22,23,5,1,0,0,23,24,5,23,0,0,24,28,5,46,0,0,25,27,3,2,1,0,26,
+        25,1,0,0,0,27,30,1,0,0,0,28,26,1,0,0,0,28,29,1,0,0,0,29,31,1,0,0,
+        0,30,28,1,0,0,0,31,32,5,47,0,0,32,33,5,0,0,1,33,1,1,0,0,0,34,35,
+        5,2,0,0,35,36,5,20,0,0,36,37,5,23,0,0,37,139,5,40,0,0,38,39,5,3,
+        0,0,39,40,5,23,0,0,40,41,5,39,0,0,41,42,3,10,5,0,42,43,5,40,0,0,
+        43,139,1,0,0,0,44,45,5,4,0,0,45,48,5,23,0,0,46,47,5,12,0,0,47,49,
+        3,16,8,0,48,46,1,0,0,0,48,49,1,0,0,0,49,50,1,0,0,0,50,139,5,40,0,
+        0,51,52,5,5,0,0,52,55,5,23,0,0,53,54,5,11,0,0,54,56,5,23,0,0,55,
+        53,1,0,0,0,55,56,1,0,0,0,56,57,1,0,0,0,57,139,5,40,0,0,58,59,5,6,
+        0,0,59,60,5,23,0,0,60,139,5,40,0,0,61,62,5,7,0,0,62,63,5,23,0,0,
+        63,139,5,40,0,0,64,65,5,8,0,0,65,66,5,23,0,0,66,67,5,10,0,0,67,68,
+        5,23,0,0,68,69,5,38,0,0,69,70,3,10,5,0,70,71,5,40,0,0,71,139,1,0,
+        0,0,72,73,5,9,0,0,73,74,5,23,0,0,74,75,5,39,0,0,75,76,3,10,5,0,76,
+        77,5,10,0,0,77,78,5,23,0,0,78,79,5,40,0,0,79,139,1,0,0,0,80,81,5,
+        13,0,0,81,86,5,23,0,0,82,83,5,44,0,0,83,84,3,16,8,0,84,85,5,45,0,
+        0,85,87,1,0,0,0,86,82,1,0,0,0,87,88,1,0,0,0,88,86,1,0,0,0,88,89,
+        1,0,0,0,89,90,1,0,0,0,90,91,5,39,0,0,91,92,3,6,3,0,92,93,5,40,0,
+        0,93,139,1,0,0,0,94,95,5,14,0,0,95,96,5,23,0,0,96,97,5,39,0,0,97,
+        98,3,10,5,0,98,99,5,40,0,0,99,139,1,0,0,0,100,101,5,23,0,0,101,102,
+        5,37,0,0,102,103,5,39,0,0,103,104,3,10,5,0,104,105,5,40,0,0,105,
+        139,1,0,0,0,106,108,5,15,0,0,107,109,5,23,0,0,108,107,1,0,0,0,108,
+        109,1,0,0,0,109,110,1,0,0,0,110,114,5,23,0,0,111,113,3,4,2,0,112,
+        111,1,0,0,0,113,116,1,0,0,0,114,112,1,0,0,0,114,115,1,0,0,0,115,
+        117,1,0,0,0,116,114,1,0,0,0,117,139,5,40,0,0,118,119,5,16,0,0,119,
+        122,5,23,0,0,120,121,5,36,0,0,121,123,5,23,0,0,122,120,1,0,0,0,122,
+        123,1,0,0,0,123,124,1,0,0,0,124,125,5,39,0,0,125,126,3,10,5,0,126,
+        127,5,40,0,0,127,139,1,0,0,0,128,129,5,17,0,0,129,134,5,23,0,0,130,
+        131,5,23,0,0,131,133,3,16,8,0,132,130,1,0,0,0,133,136,1,0,0,0,134,
+        132,1,0,0,0,134,135,1,0,0,0,135,137,1,0,0,0,136,134,1,0,0,0,137,
+        139,5,40,0,0,138,34,1,0,0,0,138,38,1,0,0,0,138,44,1,0,0,0,138,51,
+        1,0,0,0,138,58,1,0,0,0,138,61,1,0,0,0,138,64,1,0,0,0,138,72,1,0,
+        0,0,138,80,1,0,0,0,138,94,1,0,0,0,138,100,1,0,0,0,138,106,1,0,0,
+        0,138,118,1,0,0,0,138,128,1,0,0,0,139,3,1,0,0,0,140,142,5,23,0,0,
+        141,143,7,0,0,0,142,141,1,0,0,0,142,143,1,0,0,0,143,5,1,0,0,0,144,
+        156,5,46,0,0,145,150,3,8,4,0,146,147,5,41,0,0,147,149,3,8,4,0,148,
+        146,1,0,0,0,149,152,1,0,0,0,150,148,1,0,0,0,150,151,1,0,0,0,151,
+        154,1,0,0,0,152,150,1,0,0,0,153,155,5,41,0,0,154,153,1,0,0,0,154,
+        155,1,0,0,0,155,157,1,0,0,0,156,145,1,0,0,0,156,157,1,0,0,0,157,
+        158,1,0,0,0,158,159,5,47,0,0,159,7,1,0,0,0,160,163,3,6,3,0,161,163,
+        3,10,5,0,162,160,1,0,0,0,162,161,1,0,0,0,163,9,1,0,0,0,164,165,6,
+        5,-1,0,165,182,3,18,9,0,166,167,7,1,0,0,167,182,3,10,5,9,168,169,
+        5,18,0,0,169,170,5,42,0,0,170,175,3,12,6,0,171,172,5,41,0,0,172,
+        174,3,12,6,0,173,171,1,0,0,0,174,177,1,0,0,0,175,173,1,0,0,0,175,
+        176,1,0,0,0,176,178,1,0,0,0,177,175,1,0,0,0,178,179,5,43,0,0,179,
+        180,3,10,5,7,180,182,1,0,0,0,181,164,1,0,0,0,181,166,1,0,0,0,181,
+        168,1,0,0,0,182,212,1,0,0,0,183,184,10,10,0,0,184,185,5,52,0,0,185,
+        211,3,10,5,10,186,187,10,8,0,0,187,188,7,2,0,0,188,211,3,10,5,9,
+        189,190,10,6,0,0,190,191,7,0,0,0,191,211,3,10,5,7,192,193,10,5,0,
+        0,193,194,7,3,0,0,194,211,3,10,5,6,195,196,10,4,0,0,196,197,7,4,
+        0,0,197,211,3,10,5,5,198,199,10,3,0,0,199,200,5,29,0,0,200,211,3,
+        10,5,4,201,202,10,2,0,0,202,203,5,30,0,0,203,211,3,10,5,3,204,205,
+        10,1,0,0,205,206,5,34,0,0,206,207,3,10,5,0,207,208,5,35,0,0,208,
+        209,3,10,5,1,209,211,1,0,0,0,210,183,1,0,0,0,210,186,1,0,0,0,210,
+        189,1,0,0,0,210,192,1,0,0,0,210,195,1,0,0,0,210,198,1,0,0,0,210,
+        201,1,0,0,0,210,204,1,0,0,0,211,214,1,0,0,0,212,210,1,0,0,0,212,
+        213,1,0,0,0,213,11,1,0,0,0,214,212,1,0,0,0,215,216,5,23,0,0,216,
+        217,5,19,0,0,217,218,3,14,7,0,218,219,5,24,0,0,219,220,3,14,7,0,
+        220,13,1,0,0,0,221,223,7,0,0,0,222,221,1,0,0,0,222,223,1,0,0,0,223,
+        224,1,0,0,0,224,225,3,16,8,0,225,15,1,0,0,0,226,227,7,5,0,0,227,
+        17,1,0,0,0,228,261,3,16,8,0,229,230,5,23,0,0,230,239,5,42,0,0,231,
+        236,3,10,5,0,232,233,5,41,0,0,233,235,3,10,5,0,234,232,1,0,0,0,235,
+        238,1,0,0,0,236,234,1,0,0,0,236,237,1,0,0,0,237,240,1,0,0,0,238,
+        236,1,0,0,0,239,231,1,0,0,0,239,240,1,0,0,0,240,241,1,0,0,0,241,
+        261,5,43,0,0,242,244,5,23,0,0,243,245,5,37,0,0,244,243,1,0,0,0,244,
+        245,1,0,0,0,245,248,1,0,0,0,246,247,5,36,0,0,247,249,5,23,0,0,248,
+        246,1,0,0,0,248,249,1,0,0,0,249,253,1,0,0,0,250,252,3,20,10,0,251,
+        250,1,0,0,0,252,255,1,0,0,0,253,251,1,0,0,0,253,254,1,0,0,0,254,
+        261,1,0,0,0,255,253,1,0,0,0,256,257,5,42,0,0,257,258,3,10,5,0,258,
+        259,5,43,0,0,259,261,1,0,0,0,260,228,1,0,0,0,260,229,1,0,0,0,260,
+        242,1,0,0,0,260,256,1,0,0,0,261,19,1,0,0,0,262,263,5,44,0,0,263,
+        268,3,10,5,0,264,265,5,41,0,0,265,267,3,10,5,0,266,264,1,0,0,0,267,
+        270,1,0,0,0,268,266,1,0,0,0,268,269,1,0,0,0,269,271,1,0,0,0,270,
+        268,1,0,0,0,271,272,5,45,0,0,272,21,1,0,0,0,26,28,48,55,88,108,114,
+        122,134,138,142,150,154,156,162,175,181,210,212,222,236,239,244,
+        248,253,260,268
     ]
 
 class StencilParser ( Parser ):
@@ -140,17 +143,19 @@ class StencilParser ( Parser ):
 
     RULE_program = 0
     RULE_decl = 1
-    RULE_tableInit = 2
-    RULE_tableItem = 3
-    RULE_expr = 4
-    RULE_sumRange = 5
-    RULE_signedNumber = 6
-    RULE_number = 7
-    RULE_primary = 8
-    RULE_subscript = 9
+    RULE_face = 2
+    RULE_tableInit = 3
+    RULE_tableItem = 4
+    RULE_expr = 5
+    RULE_sumRange = 6
+    RULE_signedNumber = 7
+    RULE_number = 8
+    RULE_primary = 9
+    RULE_subscript = 10
 
-    ruleNames =  [ "program", "decl", "tableInit", "tableItem", "expr", 
-                   "sumRange", "signedNumber", "number", "primary", "subscript" ]
+    ruleNames =  [ "program", "decl", "face", "tableInit", "tableItem", 
+                   "expr", "sumRange", "signedNumber", "number", "primary", 
+                   "subscript" ]
 
     EOF = Token.EOF
     STENCIL=1
@@ -266,25 +271,25 @@ class StencilParser ( Parser ):
         self._la = 0 # Token type
         try:
             self.enterOuterAlt(localctx, 1)
-            self.state = 20
-            self.match(StencilParser.STENCIL)
-            self.state = 21
-            localctx.name = self.match(StencilParser.ID)
             self.state = 22
+            self.match(StencilParser.STENCIL)
+            self.state = 23
+            localctx.name = self.match(StencilParser.ID)
+            self.state = 24
             self.match(StencilParser.LBRACE)
-            self.state = 26
+            self.state = 28
             self._errHandler.sync(self)
             _la = self._input.LA(1)
             while (((_la) & ~0x3f) == 0 and ((1 << _la) & 8643580) != 0):
-                self.state = 23
+                self.state = 25
                 self.decl()
-                self.state = 28
+                self.state = 30
                 self._errHandler.sync(self)
                 _la = self._input.LA(1)
 
-            self.state = 29
+            self.state = 31
             self.match(StencilParser.RBRACE)
-            self.state = 30
+            self.state = 32
             self.match(StencilParser.EOF)
         except RecognitionException as re:
             localctx.exception = re
@@ -551,8 +556,8 @@ class StencilParser ( Parser ):
             super().__init__(parser)
             self.field = None # Token
             self.kind = None # Token
-            self._ID = None # Token
-            self.axes = list() # of Tokens
+            self._face = None # FaceContext
+            self.faces = list() # of FaceContexts
             self.copyFrom(ctx)
 
         def BOUNDARY(self):
@@ -564,6 +569,12 @@ class StencilParser ( Parser ):
                 return self.getTokens(StencilParser.ID)
             else:
                 return self.getToken(StencilParser.ID, i)
+        def face(self, i:int=None):
+            if i is None:
+                return self.getTypedRuleContexts(StencilParser.FaceContext)
+            else:
+                return self.getTypedRuleContext(StencilParser.FaceContext,i)
+
 
         def accept(self, visitor:ParseTreeVisitor):
             if hasattr( visitor, "visitBoundaryDecl" ):
@@ -714,267 +725,329 @@ class StencilParser ( Parser ):
         self.enterRule(localctx, 2, self.RULE_decl)
         self._la = 0 # Token type
         try:
-            self.state = 136
+            self.state = 138
             self._errHandler.sync(self)
             token = self._input.LA(1)
             if token in [2]:
                 localctx = StencilParser.GridDeclContext(self, localctx)
                 self.enterOuterAlt(localctx, 1)
-                self.state = 32
-                self.match(StencilParser.GRID)
-                self.state = 33
-                localctx.dims = self.match(StencilParser.DIMS)
                 self.state = 34
-                localctx.dtype = self.match(StencilParser.ID)
+                self.match(StencilParser.GRID)
                 self.state = 35
+                localctx.dims = self.match(StencilParser.DIMS)
+                self.state = 36
+                localctx.dtype = self.match(StencilParser.ID)
+                self.state = 37
                 self.match(StencilParser.SEMI)
                 pass
             elif token in [3]:
                 localctx = StencilParser.ParamDeclContext(self, localctx)
                 self.enterOuterAlt(localctx, 2)
-                self.state = 36
-                self.match(StencilParser.PARAM)
-                self.state = 37
-                localctx.name = self.match(StencilParser.ID)
                 self.state = 38
-                self.match(StencilParser.ASSIGN)
+                self.match(StencilParser.PARAM)
                 self.state = 39
-                self.expr(0)
+                localctx.name = self.match(StencilParser.ID)
                 self.state = 40
+                self.match(StencilParser.ASSIGN)
+                self.state = 41
+                self.expr(0)
+                self.state = 42
                 self.match(StencilParser.SEMI)
                 pass
             elif token in [4]:
                 localctx = StencilParser.StateDeclContext(self, localctx)
                 self.enterOuterAlt(localctx, 3)
-                self.state = 42
+                self.state = 44
                 self.match(StencilParser.STATE)
-                self.state = 43
+                self.state = 45
                 localctx.name = self.match(StencilParser.ID)
-                self.state = 46
+                self.state = 48
                 self._errHandler.sync(self)
                 _la = self._input.LA(1)
                 if _la==12:
-                    self.state = 44
+                    self.state = 46
                     self.match(StencilParser.LEVELS)
-                    self.state = 45
+                    self.state = 47
                     localctx.levels = self.number()
 
 
-                self.state = 48
+                self.state = 50
                 self.match(StencilParser.SEMI)
                 pass
             elif token in [5]:
                 localctx = StencilParser.InputDeclContext(self, localctx)
                 self.enterOuterAlt(localctx, 4)
-                self.state = 49
+                self.state = 51
                 self.match(StencilParser.INPUT)
-                self.state = 50
+                self.state = 52
                 localctx.name = self.match(StencilParser.ID)
-                self.state = 53
+                self.state = 55
                 self._errHandler.sync(self)
                 _la = self._input.LA(1)
                 if _la==11:
-                    self.state = 51
+                    self.state = 53
                     self.match(StencilParser.ALONG)
-                    self.state = 52
+                    self.state = 54
                     localctx.axis = self.match(StencilParser.ID)
 
 
-                self.state = 55
+                self.state = 57
                 self.match(StencilParser.SEMI)
                 pass
             elif token in [6]:
                 localctx = StencilParser.SeriesDeclContext(self, localctx)
                 self.enterOuterAlt(localctx, 5)
-                self.state = 56
-                self.match(StencilParser.SERIES)
-                self.state = 57
-                localctx.name = self.match(StencilParser.ID)
                 self.state = 58
+                self.match(StencilParser.SERIES)
+                self.state = 59
+                localctx.name = self.match(StencilParser.ID)
+                self.state = 60
                 self.match(StencilParser.SEMI)
                 pass
             elif token in [7]:
                 localctx = StencilParser.PointsDeclContext(self, localctx)
                 self.enterOuterAlt(localctx, 6)
-                self.state = 59
-                self.match(StencilParser.POINTS)
-                self.state = 60
-                localctx.name = self.match(StencilParser.ID)
                 self.state = 61
+                self.match(StencilParser.POINTS)
+                self.state = 62
+                localctx.name = self.match(StencilParser.ID)
+                self.state = 63
                 self.match(StencilParser.SEMI)
                 pass
             elif token in [8]:
                 localctx = StencilParser.InjectDeclContext(self, localctx)
                 self.enterOuterAlt(localctx, 7)
-                self.state = 62
-                self.match(StencilParser.INJECT)
-                self.state = 63
-                localctx.field = self.match(StencilParser.ID)
                 self.state = 64
-                self.match(StencilParser.AT)
+                self.match(StencilParser.INJECT)
                 self.state = 65
-                localctx.pts = self.match(StencilParser.ID)
+                localctx.field = self.match(StencilParser.ID)
                 self.state = 66
-                self.match(StencilParser.PLUSEQ)
+                self.match(StencilParser.AT)
                 self.state = 67
-                self.expr(0)
+                localctx.pts = self.match(StencilParser.ID)
                 self.state = 68
+                self.match(StencilParser.PLUSEQ)
+                self.state = 69
+                self.expr(0)
+                self.state = 70
                 self.match(StencilParser.SEMI)
                 pass
             elif token in [9]:
                 localctx = StencilParser.RecordDeclContext(self, localctx)
                 self.enterOuterAlt(localctx, 8)
-                self.state = 70
-                self.match(StencilParser.RECORD)
-                self.state = 71
-                localctx.name = self.match(StencilParser.ID)
                 self.state = 72
-                self.match(StencilParser.ASSIGN)
+                self.match(StencilParser.RECORD)
                 self.state = 73
-                self.expr(0)
+                localctx.name = self.match(StencilParser.ID)
                 self.state = 74
-                self.match(StencilParser.AT)
+                self.match(StencilParser.ASSIGN)
                 self.state = 75
-                localctx.pts = self.match(StencilParser.ID)
+                self.expr(0)
                 self.state = 76
+                self.match(StencilParser.AT)
+                self.state = 77
+                localctx.pts = self.match(StencilParser.ID)
+                self.state = 78
                 self.match(StencilParser.SEMI)
                 pass
             elif token in [13]:
                 localctx = StencilParser.TableDeclContext(self, localctx)
                 self.enterOuterAlt(localctx, 9)
-                self.state = 78
+                self.state = 80
                 self.match(StencilParser.TABLE)
-                self.state = 79
+                self.state = 81
                 localctx.name = self.match(StencilParser.ID)
-                self.state = 84 
+                self.state = 86 
                 self._errHandler.sync(self)
                 _la = self._input.LA(1)
                 while True:
-                    self.state = 80
-                    self.match(StencilParser.LBRACK)
-                    self.state = 81
-                    self.number()
                     self.state = 82
+                    self.match(StencilParser.LBRACK)
+                    self.state = 83
+                    self.number()
+                    self.state = 84
                     self.match(StencilParser.RBRACK)
-                    self.state = 86 
+                    self.state = 88 
                     self._errHandler.sync(self)
                     _la = self._input.LA(1)
                     if not (_la==44):
                         break
 
-                self.state = 88
-                self.match(StencilParser.ASSIGN)
-                self.state = 89
-                self.tableInit()
                 self.state = 90
+                self.match(StencilParser.ASSIGN)
+                self.state = 91
+                self.tableInit()
+                self.state = 92
                 self.match(StencilParser.SEMI)
                 pass
             elif token in [14]:
                 localctx = StencilParser.LetDeclContext(self, localctx)
                 self.enterOuterAlt(localctx, 10)
-                self.state = 92
-                self.match(StencilParser.LET)
-                self.state = 93
-                localctx.name = self.match(StencilParser.ID)
                 self.state = 94
-                self.match(StencilParser.ASSIGN)
+                self.match(StencilParser.LET)
                 self.state = 95
-                self.expr(0)
+                localctx.name = self.match(StencilParser.ID)
                 self.state = 96
+                self.match(StencilParser.ASSIGN)
+                self.state = 97
+                self.expr(0)
+                self.state = 98
                 self.match(StencilParser.SEMI)
                 pass
             elif token in [23]:
                 localctx = StencilParser.UpdateDeclContext(self, localctx)
                 self.enterOuterAlt(localctx, 11)
-                self.state = 98
-                localctx.name = self.match(StencilParser.ID)
-                self.state = 99
-                self.match(StencilParser.PRIME)
                 self.state = 100
-                self.match(StencilParser.ASSIGN)
+                localctx.name = self.match(StencilParser.ID)
                 self.state = 101
-                self.expr(0)
+                self.match(StencilParser.PRIME)
                 self.state = 102
+                self.match(StencilParser.ASSIGN)
+                self.state = 103
+                self.expr(0)
+                self.state = 104
                 self.match(StencilParser.SEMI)
                 pass
             elif token in [15]:
                 localctx = StencilParser.BoundaryDeclContext(self, localctx)
                 self.enterOuterAlt(localctx, 12)
-                self.state = 104
-                self.match(StencilParser.BOUNDARY)
                 self.state = 106
+                self.match(StencilParser.BOUNDARY)
+                self.state = 108
                 self._errHandler.sync(self)
                 la_ = self._interp.adaptivePredict(self._input,4,self._ctx)
                 if la_ == 1:
-                    self.state = 105
+                    self.state = 107
                     localctx.field = self.match(StencilParser.ID)
 
 
-                self.state = 108
+                self.state = 110
                 localctx.kind = self.match(StencilParser.ID)
-                self.state = 112
+                self.state = 114
                 self._errHandler.sync(self)
                 _la = self._input.LA(1)
                 while _la==23:
-                    self.state = 109
-                    localctx._ID = self.match(StencilParser.ID)
-                    localctx.axes.append(localctx._ID)
-                    self.state = 114
+                    self.state = 111
+                    localctx._face = self.face()
+                    localctx.faces.append(localctx._face)
+                    self.state = 116
                     self._errHandler.sync(self)
                     _la = self._input.LA(1)
 
-                self.state = 115
+                self.state = 117
                 self.match(StencilParser.SEMI)
                 pass
             elif token in [16]:
                 localctx = StencilParser.InitDeclContext(self, localctx)
                 self.enterOuterAlt(localctx, 13)
-                self.state = 116
+                self.state = 118
                 self.match(StencilParser.INIT)
-                self.state = 117
+                self.state = 119
                 localctx.name = self.match(StencilParser.ID)
-                self.state = 120
+                self.state = 122
                 self._errHandler.sync(self)
                 _la = self._input.LA(1)
                 if _la==36:
-                    self.state = 118
+                    self.state = 120
                     self.match(StencilParser.DOT)
-                    self.state = 119
+                    self.state = 121
                     localctx.suffix = self.match(StencilParser.ID)
 
 
-                self.state = 122
-                self.match(StencilParser.ASSIGN)
-                self.state = 123
-                self.expr(0)
                 self.state = 124
+                self.match(StencilParser.ASSIGN)
+                self.state = 125
+                self.expr(0)
+                self.state = 126
                 self.match(StencilParser.SEMI)
                 pass
             elif token in [17]:
                 localctx = StencilParser.SaveDeclContext(self, localctx)
                 self.enterOuterAlt(localctx, 14)
-                self.state = 126
+                self.state = 128
                 self.match(StencilParser.SAVE)
-                self.state = 127
+                self.state = 129
                 localctx.field = self.match(StencilParser.ID)
-                self.state = 132
+                self.state = 134
                 self._errHandler.sync(self)
                 _la = self._input.LA(1)
                 while _la==23:
-                    self.state = 128
+                    self.state = 130
                     localctx._ID = self.match(StencilParser.ID)
                     localctx.keys.append(localctx._ID)
-                    self.state = 129
+                    self.state = 131
                     self.number()
-                    self.state = 134
+                    self.state = 136
                     self._errHandler.sync(self)
                     _la = self._input.LA(1)
 
-                self.state = 135
+                self.state = 137
                 self.match(StencilParser.SEMI)
                 pass
             else:
                 raise NoViableAltException(self)
+
+        except RecognitionException as re:
+            localctx.exception = re
+            self._errHandler.reportError(self, re)
+            self._errHandler.recover(self, re)
+        finally:
+            self.exitRule()
+        return localctx
+
+
+    class FaceContext(ParserRuleContext):
+        __slots__ = 'parser'
+
+        def __init__(self, parser, parent:ParserRuleContext=None, invokingState:int=-1):
+            super().__init__(parent, invokingState)
+            self.parser = parser
+            self.axis = None # Token
+            self.sign = None # Token
+
+        def ID(self):
+            return self.getToken(StencilParser.ID, 0)
+
+        def PLUS(self):
+            return self.getToken(StencilParser.PLUS, 0)
+
+        def MINUS(self):
+            return self.getToken(StencilParser.MINUS, 0)
+
+        def getRuleIndex(self):
+            return StencilParser.RULE_face
+
+        def accept(self, visitor:ParseTreeVisitor):
+            if hasattr( visitor, "visitFace" ):
+                return visitor.visitFace(self)
+            else:
+                return visitor.visitChildren(self)
+
+
+
+
+    def face(self):
+
+        localctx = StencilParser.FaceContext(self, self._ctx, self.state)
+        self.enterRule(localctx, 4, self.RULE_face)
+        self._la = 0 # Token type
+        try:
+            self.enterOuterAlt(localctx, 1)
+            self.state = 140
+            localctx.axis = self.match(StencilParser.ID)
+            self.state = 142
+            self._errHandler.sync(self)
+            _la = self._input.LA(1)
+            if _la==48 or _la==49:
+                self.state = 141
+                localctx.sign = self._input.LT(1)
+                _la = self._input.LA(1)
+                if not(_la==48 or _la==49):
+                    localctx.sign = self._errHandler.recoverInline(self)
+                else:
+                    self._errHandler.reportMatch(self)
+                    self.consume()
+
 
         except RecognitionException as re:
             localctx.exception = re
@@ -1026,42 +1099,42 @@ class StencilParser ( Parser ):
     def tableInit(self):
 
         localctx = StencilParser.TableInitContext(self, self._ctx, self.state)
-        self.enterRule(localctx, 4, self.RULE_tableInit)
+        self.enterRule(localctx, 6, self.RULE_tableInit)
         self._la = 0 # Token type
         try:
             self.enterOuterAlt(localctx, 1)
-            self.state = 138
+            self.state = 144
             self.match(StencilParser.LBRACE)
-            self.state = 150
+            self.state = 156
             self._errHandler.sync(self)
             _la = self._input.LA(1)
             if (((_la) & ~0x3f) == 0 and ((1 << _la) & 919200325697536) != 0):
-                self.state = 139
+                self.state = 145
                 self.tableItem()
-                self.state = 144
+                self.state = 150
                 self._errHandler.sync(self)
-                _alt = self._interp.adaptivePredict(self._input,9,self._ctx)
+                _alt = self._interp.adaptivePredict(self._input,10,self._ctx)
                 while _alt!=2 and _alt!=ATN.INVALID_ALT_NUMBER:
                     if _alt==1:
-                        self.state = 140
+                        self.state = 146
                         self.match(StencilParser.COMMA)
-                        self.state = 141
+                        self.state = 147
                         self.tableItem() 
-                    self.state = 146
+                    self.state = 152
                     self._errHandler.sync(self)
-                    _alt = self._interp.adaptivePredict(self._input,9,self._ctx)
+                    _alt = self._interp.adaptivePredict(self._input,10,self._ctx)
 
-                self.state = 148
+                self.state = 154
                 self._errHandler.sync(self)
                 _la = self._input.LA(1)
                 if _la==41:
-                    self.state = 147
+                    self.state = 153
                     self.match(StencilParser.COMMA)
 
 
 
 
-            self.state = 152
+            self.state = 158
             self.match(StencilParser.RBRACE)
         except RecognitionException as re:
             localctx.exception = re
@@ -1102,19 +1175,19 @@ class StencilParser ( Parser ):
     def tableItem(self):
 
         localctx = StencilParser.TableItemContext(self, self._ctx, self.state)
-        self.enterRule(localctx, 6, self.RULE_tableItem)
+        self.enterRule(localctx, 8, self.RULE_tableItem)
         try:
-            self.state = 156
+            self.state = 162
             self._errHandler.sync(self)
             token = self._input.LA(1)
             if token in [46]:
                 self.enterOuterAlt(localctx, 1)
-                self.state = 154
+                self.state = 160
                 self.tableInit()
                 pass
             elif token in [18, 21, 22, 23, 33, 42, 48, 49]:
                 self.enterOuterAlt(localctx, 2)
-                self.state = 155
+                self.state = 161
                 self.expr(0)
                 pass
             else:
@@ -1443,12 +1516,12 @@ class StencilParser ( Parser ):
         _parentState = self.state
         localctx = StencilParser.ExprContext(self, self._ctx, _parentState)
         _prevctx = localctx
-        _startState = 8
-        self.enterRecursionRule(localctx, 8, self.RULE_expr, _p)
+        _startState = 10
+        self.enterRecursionRule(localctx, 10, self.RULE_expr, _p)
         self._la = 0 # Token type
         try:
             self.enterOuterAlt(localctx, 1)
-            self.state = 175
+            self.state = 181
             self._errHandler.sync(self)
             token = self._input.LA(1)
             if token in [21, 22, 23, 42]:
@@ -1456,14 +1529,14 @@ class StencilParser ( Parser ):
                 self._ctx = localctx
                 _prevctx = localctx
 
-                self.state = 159
+                self.state = 165
                 self.primary()
                 pass
             elif token in [33, 48, 49]:
                 localctx = StencilParser.UnaryExprContext(self, localctx)
                 self._ctx = localctx
                 _prevctx = localctx
-                self.state = 160
+                self.state = 166
                 localctx.op = self._input.LT(1)
                 _la = self._input.LA(1)
                 if not((((_la) & ~0x3f) == 0 and ((1 << _la) & 844433520066560) != 0)):
@@ -1471,62 +1544,62 @@ class StencilParser ( Parser ):
                 else:
                     self._errHandler.reportMatch(self)
                     self.consume()
-                self.state = 161
+                self.state = 167
                 localctx.operand = self.expr(9)
                 pass
             elif token in [18]:
                 localctx = StencilParser.SumExprContext(self, localctx)
                 self._ctx = localctx
                 _prevctx = localctx
-                self.state = 162
+                self.state = 168
                 self.match(StencilParser.SUM)
-                self.state = 163
-                self.match(StencilParser.LPAREN)
-                self.state = 164
-                self.sumRange()
                 self.state = 169
+                self.match(StencilParser.LPAREN)
+                self.state = 170
+                self.sumRange()
+                self.state = 175
                 self._errHandler.sync(self)
                 _la = self._input.LA(1)
                 while _la==41:
-                    self.state = 165
-                    self.match(StencilParser.COMMA)
-                    self.state = 166
-                    self.sumRange()
                     self.state = 171
+                    self.match(StencilParser.COMMA)
+                    self.state = 172
+                    self.sumRange()
+                    self.state = 177
                     self._errHandler.sync(self)
                     _la = self._input.LA(1)
 
-                self.state = 172
+                self.state = 178
                 self.match(StencilParser.RPAREN)
-                self.state = 173
+                self.state = 179
                 localctx.body = self.expr(7)
                 pass
             else:
                 raise NoViableAltException(self)
 
             self._ctx.stop = self._input.LT(-1)
-            self.state = 206
+            self.state = 212
             self._errHandler.sync(self)
-            _alt = self._interp.adaptivePredict(self._input,16,self._ctx)
+            _alt = self._interp.adaptivePredict(self._input,17,self._ctx)
             while _alt!=2 and _alt!=ATN.INVALID_ALT_NUMBER:
                 if _alt==1:
                     if self._parseListeners is not None:
                         self.triggerExitRuleEvent()
                     _prevctx = localctx
-                    self.state = 204
+                    self.state = 210
                     self._errHandler.sync(self)
-                    la_ = self._interp.adaptivePredict(self._input,15,self._ctx)
+                    la_ = self._interp.adaptivePredict(self._input,16,self._ctx)
                     if la_ == 1:
                         localctx = StencilParser.PowExprContext(self, StencilParser.ExprContext(self, _parentctx, _parentState))
                         localctx.lhs = _prevctx
                         self.pushNewRecursionContext(localctx, _startState, self.RULE_expr)
-                        self.state = 177
+                        self.state = 183
                         if not self.precpred(self._ctx, 10):
                             from antlr4.error.Errors import FailedPredicateException
                             raise FailedPredicateException(self, "self.precpred(self._ctx, 10)")
-                        self.state = 178
+                        self.state = 184
                         localctx.op = self.match(StencilParser.CARET)
-                        self.state = 179
+                        self.state = 185
                         localctx.rhs = self.expr(10)
                         pass
 
@@ -1534,11 +1607,11 @@ class StencilParser ( Parser ):
                         localctx = StencilParser.MulExprContext(self, StencilParser.ExprContext(self, _parentctx, _parentState))
                         localctx.lhs = _prevctx
                         self.pushNewRecursionContext(localctx, _startState, self.RULE_expr)
-                        self.state = 180
+                        self.state = 186
                         if not self.precpred(self._ctx, 8):
                             from antlr4.error.Errors import FailedPredicateException
                             raise FailedPredicateException(self, "self.precpred(self._ctx, 8)")
-                        self.state = 181
+                        self.state = 187
                         localctx.op = self._input.LT(1)
                         _la = self._input.LA(1)
                         if not(_la==50 or _la==51):
@@ -1546,7 +1619,7 @@ class StencilParser ( Parser ):
                         else:
                             self._errHandler.reportMatch(self)
                             self.consume()
-                        self.state = 182
+                        self.state = 188
                         localctx.rhs = self.expr(9)
                         pass
 
@@ -1554,11 +1627,11 @@ class StencilParser ( Parser ):
                         localctx = StencilParser.AddExprContext(self, StencilParser.ExprContext(self, _parentctx, _parentState))
                         localctx.lhs = _prevctx
                         self.pushNewRecursionContext(localctx, _startState, self.RULE_expr)
-                        self.state = 183
+                        self.state = 189
                         if not self.precpred(self._ctx, 6):
                             from antlr4.error.Errors import FailedPredicateException
                             raise FailedPredicateException(self, "self.precpred(self._ctx, 6)")
-                        self.state = 184
+                        self.state = 190
                         localctx.op = self._input.LT(1)
                         _la = self._input.LA(1)
                         if not(_la==48 or _la==49):
@@ -1566,7 +1639,7 @@ class StencilParser ( Parser ):
                         else:
                             self._errHandler.reportMatch(self)
                             self.consume()
-                        self.state = 185
+                        self.state = 191
                         localctx.rhs = self.expr(7)
                         pass
 
@@ -1574,11 +1647,11 @@ class StencilParser ( Parser ):
                         localctx = StencilParser.RelExprContext(self, StencilParser.ExprContext(self, _parentctx, _parentState))
                         localctx.lhs = _prevctx
                         self.pushNewRecursionContext(localctx, _startState, self.RULE_expr)
-                        self.state = 186
+                        self.state = 192
                         if not self.precpred(self._ctx, 5):
                             from antlr4.error.Errors import FailedPredicateException
                             raise FailedPredicateException(self, "self.precpred(self._ctx, 5)")
-                        self.state = 187
+                        self.state = 193
                         localctx.op = self._input.LT(1)
                         _la = self._input.LA(1)
                         if not((((_la) & ~0x3f) == 0 and ((1 << _la) & 6543114240) != 0)):
@@ -1586,7 +1659,7 @@ class StencilParser ( Parser ):
                         else:
                             self._errHandler.reportMatch(self)
                             self.consume()
-                        self.state = 188
+                        self.state = 194
                         localctx.rhs = self.expr(6)
                         pass
 
@@ -1594,11 +1667,11 @@ class StencilParser ( Parser ):
                         localctx = StencilParser.EqExprContext(self, StencilParser.ExprContext(self, _parentctx, _parentState))
                         localctx.lhs = _prevctx
                         self.pushNewRecursionContext(localctx, _startState, self.RULE_expr)
-                        self.state = 189
+                        self.state = 195
                         if not self.precpred(self._ctx, 4):
                             from antlr4.error.Errors import FailedPredicateException
                             raise FailedPredicateException(self, "self.precpred(self._ctx, 4)")
-                        self.state = 190
+                        self.state = 196
                         localctx.op = self._input.LT(1)
                         _la = self._input.LA(1)
                         if not(_la==27 or _la==28):
@@ -1606,7 +1679,7 @@ class StencilParser ( Parser ):
                         else:
                             self._errHandler.reportMatch(self)
                             self.consume()
-                        self.state = 191
+                        self.state = 197
                         localctx.rhs = self.expr(5)
                         pass
 
@@ -1614,13 +1687,13 @@ class StencilParser ( Parser ):
                         localctx = StencilParser.AndExprContext(self, StencilParser.ExprContext(self, _parentctx, _parentState))
                         localctx.lhs = _prevctx
                         self.pushNewRecursionContext(localctx, _startState, self.RULE_expr)
-                        self.state = 192
+                        self.state = 198
                         if not self.precpred(self._ctx, 3):
                             from antlr4.error.Errors import FailedPredicateException
                             raise FailedPredicateException(self, "self.precpred(self._ctx, 3)")
-                        self.state = 193
+                        self.state = 199
                         localctx.op = self.match(StencilParser.AND)
-                        self.state = 194
+                        self.state = 200
                         localctx.rhs = self.expr(4)
                         pass
 
@@ -1628,13 +1701,13 @@ class StencilParser ( Parser ):
                         localctx = StencilParser.OrExprContext(self, StencilParser.ExprContext(self, _parentctx, _parentState))
                         localctx.lhs = _prevctx
                         self.pushNewRecursionContext(localctx, _startState, self.RULE_expr)
-                        self.state = 195
+                        self.state = 201
                         if not self.precpred(self._ctx, 2):
                             from antlr4.error.Errors import FailedPredicateException
                             raise FailedPredicateException(self, "self.precpred(self._ctx, 2)")
-                        self.state = 196
+                        self.state = 202
                         localctx.op = self.match(StencilParser.OR)
-                        self.state = 197
+                        self.state = 203
                         localctx.rhs = self.expr(3)
                         pass
 
@@ -1642,24 +1715,24 @@ class StencilParser ( Parser ):
                         localctx = StencilParser.CondExprContext(self, StencilParser.ExprContext(self, _parentctx, _parentState))
                         localctx.cond = _prevctx
                         self.pushNewRecursionContext(localctx, _startState, self.RULE_expr)
-                        self.state = 198
+                        self.state = 204
                         if not self.precpred(self._ctx, 1):
                             from antlr4.error.Errors import FailedPredicateException
                             raise FailedPredicateException(self, "self.precpred(self._ctx, 1)")
-                        self.state = 199
+                        self.state = 205
                         localctx.op = self.match(StencilParser.QUESTION)
-                        self.state = 200
+                        self.state = 206
                         localctx.then = self.expr(0)
-                        self.state = 201
+                        self.state = 207
                         self.match(StencilParser.COLON)
-                        self.state = 202
+                        self.state = 208
                         localctx.other = self.expr(1)
                         pass
 
              
-                self.state = 208
+                self.state = 214
                 self._errHandler.sync(self)
-                _alt = self._interp.adaptivePredict(self._input,16,self._ctx)
+                _alt = self._interp.adaptivePredict(self._input,17,self._ctx)
 
         except RecognitionException as re:
             localctx.exception = re
@@ -1711,18 +1784,18 @@ class StencilParser ( Parser ):
     def sumRange(self):
 
         localctx = StencilParser.SumRangeContext(self, self._ctx, self.state)
-        self.enterRule(localctx, 10, self.RULE_sumRange)
+        self.enterRule(localctx, 12, self.RULE_sumRange)
         try:
             self.enterOuterAlt(localctx, 1)
-            self.state = 209
+            self.state = 215
             localctx.var = self.match(StencilParser.ID)
-            self.state = 210
+            self.state = 216
             self.match(StencilParser.IN)
-            self.state = 211
+            self.state = 217
             localctx.lo = self.signedNumber()
-            self.state = 212
+            self.state = 218
             self.match(StencilParser.DOTDOT)
-            self.state = 213
+            self.state = 219
             localctx.hi = self.signedNumber()
         except RecognitionException as re:
             localctx.exception = re
@@ -1766,15 +1839,15 @@ class StencilParser ( Parser ):
     def signedNumber(self):
 
         localctx = StencilParser.SignedNumberContext(self, self._ctx, self.state)
-        self.enterRule(localctx, 12, self.RULE_signedNumber)
+        self.enterRule(localctx, 14, self.RULE_signedNumber)
         self._la = 0 # Token type
         try:
             self.enterOuterAlt(localctx, 1)
-            self.state = 216
+            self.state = 222
             self._errHandler.sync(self)
             _la = self._input.LA(1)
             if _la==48 or _la==49:
-                self.state = 215
+                self.state = 221
                 localctx.sign = self._input.LT(1)
                 _la = self._input.LA(1)
                 if not(_la==48 or _la==49):
@@ -1784,7 +1857,7 @@ class StencilParser ( Parser ):
                     self.consume()
 
 
-            self.state = 218
+            self.state = 224
             self.number()
         except RecognitionException as re:
             localctx.exception = re
@@ -1823,11 +1896,11 @@ class StencilParser ( Parser ):
     def number(self):
 
         localctx = StencilParser.NumberContext(self, self._ctx, self.state)
-        self.enterRule(localctx, 14, self.RULE_number)
+        self.enterRule(localctx, 16, self.RULE_number)
         self._la = 0 # Token type
         try:
             self.enterOuterAlt(localctx, 1)
-            self.state = 220
+            self.state = 226
             _la = self._input.LA(1)
             if not(_la==21 or _la==22):
                 self._errHandler.recoverInline(self)
@@ -1966,94 +2039,94 @@ class StencilParser ( Parser ):
     def primary(self):
 
         localctx = StencilParser.PrimaryContext(self, self._ctx, self.state)
-        self.enterRule(localctx, 16, self.RULE_primary)
+        self.enterRule(localctx, 18, self.RULE_primary)
         self._la = 0 # Token type
         try:
-            self.state = 254
+            self.state = 260
             self._errHandler.sync(self)
-            la_ = self._interp.adaptivePredict(self._input,23,self._ctx)
+            la_ = self._interp.adaptivePredict(self._input,24,self._ctx)
             if la_ == 1:
                 localctx = StencilParser.NumberPrimaryContext(self, localctx)
                 self.enterOuterAlt(localctx, 1)
-                self.state = 222
+                self.state = 228
                 self.number()
                 pass
 
             elif la_ == 2:
                 localctx = StencilParser.CallPrimaryContext(self, localctx)
                 self.enterOuterAlt(localctx, 2)
-                self.state = 223
+                self.state = 229
                 localctx.func = self.match(StencilParser.ID)
-                self.state = 224
+                self.state = 230
                 self.match(StencilParser.LPAREN)
-                self.state = 233
+                self.state = 239
                 self._errHandler.sync(self)
                 _la = self._input.LA(1)
                 if (((_la) & ~0x3f) == 0 and ((1 << _la) & 848831581519872) != 0):
-                    self.state = 225
+                    self.state = 231
                     self.expr(0)
-                    self.state = 230
+                    self.state = 236
                     self._errHandler.sync(self)
                     _la = self._input.LA(1)
                     while _la==41:
-                        self.state = 226
-                        self.match(StencilParser.COMMA)
-                        self.state = 227
-                        self.expr(0)
                         self.state = 232
+                        self.match(StencilParser.COMMA)
+                        self.state = 233
+                        self.expr(0)
+                        self.state = 238
                         self._errHandler.sync(self)
                         _la = self._input.LA(1)
 
 
 
-                self.state = 235
+                self.state = 241
                 self.match(StencilParser.RPAREN)
                 pass
 
             elif la_ == 3:
                 localctx = StencilParser.RefPrimaryContext(self, localctx)
                 self.enterOuterAlt(localctx, 3)
-                self.state = 236
-                localctx.name = self.match(StencilParser.ID)
-                self.state = 238
-                self._errHandler.sync(self)
-                la_ = self._interp.adaptivePredict(self._input,20,self._ctx)
-                if la_ == 1:
-                    self.state = 237
-                    localctx.new = self.match(StencilParser.PRIME)
-
-
                 self.state = 242
+                localctx.name = self.match(StencilParser.ID)
+                self.state = 244
                 self._errHandler.sync(self)
                 la_ = self._interp.adaptivePredict(self._input,21,self._ctx)
                 if la_ == 1:
-                    self.state = 240
+                    self.state = 243
+                    localctx.new = self.match(StencilParser.PRIME)
+
+
+                self.state = 248
+                self._errHandler.sync(self)
+                la_ = self._interp.adaptivePredict(self._input,22,self._ctx)
+                if la_ == 1:
+                    self.state = 246
                     self.match(StencilParser.DOT)
-                    self.state = 241
+                    self.state = 247
                     localctx.suffix = self.match(StencilParser.ID)
 
 
-                self.state = 247
+                self.state = 253
                 self._errHandler.sync(self)
-                _alt = self._interp.adaptivePredict(self._input,22,self._ctx)
+                _alt = self._interp.adaptivePredict(self._input,23,self._ctx)
                 while _alt!=2 and _alt!=ATN.INVALID_ALT_NUMBER:
                     if _alt==1:
-                        self.state = 244
+                        self.state = 250
                         self.subscript() 
-                    self.state = 249
+                    self.state = 255
                     self._errHandler.sync(self)
-                    _alt = self._interp.adaptivePredict(self._input,22,self._ctx)
+                    _alt = self._interp.adaptivePredict(self._input,23,self._ctx)
 
                 pass
 
             elif la_ == 4:
                 localctx = StencilParser.ParenPrimaryContext(self, localctx)
                 self.enterOuterAlt(localctx, 4)
-                self.state = 250
+                self.state = 256
                 self.match(StencilParser.LPAREN)
-                self.state = 251
+                self.state = 257
                 self.expr(0)
-                self.state = 252
+                self.state = 258
                 self.match(StencilParser.RPAREN)
                 pass
 
@@ -2108,27 +2181,27 @@ class StencilParser ( Parser ):
     def subscript(self):
 
         localctx = StencilParser.SubscriptContext(self, self._ctx, self.state)
-        self.enterRule(localctx, 18, self.RULE_subscript)
+        self.enterRule(localctx, 20, self.RULE_subscript)
         self._la = 0 # Token type
         try:
             self.enterOuterAlt(localctx, 1)
-            self.state = 256
-            self.match(StencilParser.LBRACK)
-            self.state = 257
-            self.expr(0)
             self.state = 262
+            self.match(StencilParser.LBRACK)
+            self.state = 263
+            self.expr(0)
+            self.state = 268
             self._errHandler.sync(self)
             _la = self._input.LA(1)
             while _la==41:
-                self.state = 258
-                self.match(StencilParser.COMMA)
-                self.state = 259
-                self.expr(0)
                 self.state = 264
+                self.match(StencilParser.COMMA)
+                self.state = 265
+                self.expr(0)
+                self.state = 270
                 self._errHandler.sync(self)
                 _la = self._input.LA(1)
 
-            self.state = 265
+            self.state = 271
             self.match(StencilParser.RBRACK)
         except RecognitionException as re:
             localctx.exception = re
@@ -2143,7 +2216,7 @@ class StencilParser ( Parser ):
     def sempred(self, localctx:RuleContext, ruleIndex:int, predIndex:int):
         if self._predicates == None:
             self._predicates = dict()
-        self._predicates[4] = self.expr_sempred
+        self._predicates[5] = self.expr_sempred
         pred = self._predicates.get(ruleIndex, None)
         if pred is None:
             raise Exception("No predicate with index:" + str(ruleIndex))

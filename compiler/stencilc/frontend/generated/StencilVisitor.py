@@ -84,6 +84,11 @@ class StencilVisitor(ParseTreeVisitor):
         return self.visitChildren(ctx)
 
 
+    # Visit a parse tree produced by StencilParser#face.
+    def visitFace(self, ctx:StencilParser.FaceContext):
+        return self.visitChildren(ctx)
+
+
     # Visit a parse tree produced by StencilParser#tableInit.
     def visitTableInit(self, ctx:StencilParser.TableInitContext):
         return self.visitChildren(ctx)

@@ -381,6 +381,14 @@ static void ooc_close(void *state, int keep) {
  * removes the scratch files (unless `keep`: after a failure, for --resume).  (Its name, what it has,
  * then open, steps_done, advance, box, account, finish and close: stn_engine_ops' order.) */
 static int ooc_saves(const void *state) { return stn_ooc_snap_saves(&((const stn_ooc *)state)->e); }
+static int ooc_put_levels(void *state, int64_t k) {
+    stn_ooc *s = state;
+    ooc *e = &s->e;
+    if (e->alg2 || e->r->fold.W || (e->r->part && !stn_h5_parallel(e->r->snap)))
+        return 1; /* (read through box: alg2 refuses it, a folded grid's cells are not a chunk's, and a part
+                   * without parallel HDF5 sends its cells to rank 0) */
+    return stn_ooc_snap_levels(e, k, &s->extra_read);
+}
 static const struct stn_part *ooc_part(const void *state) {
     const stn_ooc *s = state;
     return s->fold.part ? NULL : s->c.part;
@@ -391,4 +399,4 @@ const stn_engine_ops stn_ooc_engine = {"ooc",       {.plans = 1, .device = 1, .r
                                        ooc_advance, ooc_box,
                                        ooc_account, ooc_finish,
                                        ooc_close,   ooc_saves,
-                                       ooc_part};
+                                       ooc_part,    ooc_put_levels};

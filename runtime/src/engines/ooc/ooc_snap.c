@@ -39,6 +39,10 @@ static void owned(int kind, int64_t n, int64_t L, int64_t H, int64_t lo, int64_t
 int stn_ooc_snap_saves(const ooc *e) {
     /* (the others fall back to engine.c's stops: alg1 computes the cells blocks share twice, alg2 keeps
      * no ring of levels, a wrapped sweep's last block and a folded 1d grid place cells of their own) */
+    /* (a field with a boundary per face has no one owner rule per axis, stn_h5_map's kind: the stops too) */
+    for (int i = 0; i < e->d->nfields; i++)
+        if (e->d->fields[i].kind == STN_FIELD_STATE && e->d->fields[i].boundary == STN_BC_MIXED)
+            return 0;
     return e->r->snap && e->plan.schedule == STN_SCHED_REF && !e->plan.r.wrap && !e->r->fold.W && !e->r->part;
 }
 

@@ -187,8 +187,9 @@ static int enter_block(ooc *e, int64_t sweep, int64_t lo, int64_t hi) {
     double t0 = stn_now();
     for (int i = 0; rc == 0 && !e->alg2 && hi > new_lo && e->qhi > e->qnew && i < e->d->nfields; i++) {
         ooc_field *f = &e->f[i];
-        if (f->m->state && f->boundary == STN_BC_DIRICHLET)
-            stn_run_boundary(e->r, i, &v, ooc_win(e, f, 0), ooc_win(e, f, 1), &nb);
+        if (f->m->state && stn_bc_copies(&e->d->fields[i]))
+            stn_run_boundary_op(e->r, i, stn_bc_copy_op(&e->d->fields[i]), &v, ooc_win(e, f, 0),
+                                ooc_win(e, f, 1), &nb);
     }
     stn_stats_add_time(&e->res->st, STN_PHASE_COMPUTE, t0);
     return rc;
@@ -217,7 +218,7 @@ static void before_step(ooc *e, const sub_tile *c, int64_t t) {
         if (!f->m->state)
             continue;
         int64_t rlo, rhi, qlo, qhi;
-        if (f->boundary == STN_BC_NEUMANN || e->d->fields[i].periodic) { /* a wrap, like a mirror */
+        if (stn_bc_mirrors(&e->d->fields[i])) { /* a wrap, like a mirror */
             if (c->r1 <= c->r0 || c->q1 <= c->q0)
                 continue; /* the step computes nothing here */
             stn_ooc_read_of(&p->r, c->r0, c->r1, e->wr0, e->wr1, &rlo, &rhi);
@@ -230,7 +231,7 @@ static void before_step(ooc *e, const sub_tile *c, int64_t t) {
                 stn_run_boundary(e->r, i, &v, arr, arr, &box);
             }
         }
-        if (f->boundary != STN_BC_NEUMANN && f->m->levels == 2 && e->lvl0 + t == 2) {
+        if (stn_bc_copies(&e->d->fields[i]) && f->m->levels == 2 && e->lvl0 + t == 2) {
             /* (a periodic field too: its faces along the other axes keep their dirichlet cells) */
             /* owned: the computed range, plus the boundary below L / from H if it holds L / H-1 */
             int held = c->r1 > c->r0;
@@ -243,8 +244,8 @@ static void before_step(ooc *e, const sub_tile *c, int64_t t) {
                 rlo = e->wr0, rhi = e->wr1, qlo = e->qlo, qhi = e->qhi;
             stn_box own = stn_ooc_box(e, rlo, rhi, qlo, qhi);
             if (rhi > rlo && qhi > qlo)
-                stn_run_boundary(e->r, i, &v, ooc_win(e, f, ooc_arr(f, 1)), ooc_win(e, f, ooc_arr(f, 2)),
-                                 &own);
+                stn_run_boundary_op(e->r, i, stn_bc_copy_op(&e->d->fields[i]), &v,
+                                    ooc_win(e, f, ooc_arr(f, 1)), ooc_win(e, f, ooc_arr(f, 2)), &own);
         }
     }
     stn_stats_add_time(&e->res->st, STN_PHASE_COMPUTE, t0);

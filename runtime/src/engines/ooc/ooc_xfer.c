@@ -8,6 +8,8 @@
 #endif
 #include "engines/ooc/stn_ooc_engine.h"
 
+#include "io/stn_hdf5.h"
+
 #include <string.h>
 
 /* Chunks of dimension g of at most `cap` indices for the import and export: each holds the
@@ -154,7 +156,7 @@ static int load_chunk(ooc *e, int f, int level, int src, uint64_t *model) {
         *model += cells * (uint64_t)e->d->elem_size;
     if (rc)
         return rc;
-    if (of->m->state && (of->boundary == STN_BC_NEUMANN || e->d->fields[f].periodic)) {
+    if (of->m->state && stn_bc_mirrors(&e->d->fields[f])) {
         stn_view v = stn_ooc_view(e);
         stn_box b = stn_ooc_box(e, r0, r1, q0, q1);
         t0 = stn_now();
@@ -400,5 +402,53 @@ int stn_ooc_box_io(ooc *e, stn_ooc_boxio *b) {
     int rc = for_chunks(e, box_chunk, b);
     e->exporting = 0;
     b->level = level;
+    return rc;
+}
+
+/* ------------------------------------------------------------------ the snapshots of the levels at open */
+
+typedef struct snap_job {
+    int64_t k;
+    uint64_t model; /* the bytes read, as the model counts them */
+} snap_job;
+
+/* The chunk in the window, of every field that saves step k: its current level loaded once into ring[0]
+ * (from its source, boundary cells set as load_chunk sets them) and put whole (the chunks tile the grid,
+ * boundary layer included, so every snapshot cell is put once).  An MPI part (parallel HDF5): the part's
+ * own cells of the chunk, at their whole-grid indices. */
+static int snap_chunk(ooc *e, void *arg) {
+    snap_job *j = arg;
+    const stn_part *p = e->r->part;
+    stn_box c = stn_ooc_box(e, e->wr0, e->wr1, e->qlo, e->qhi);
+    stn_view v = stn_ooc_view(e);
+    int64_t base[3] = {0, 0, 0};
+    for (int a = 0; p && a < 3; a++) {
+        base[a] = p->ax[a].base;
+        c.lo[a] = (c.lo[a] > p->ax[a].lo ? c.lo[a] : p->ax[a].lo) + base[a];
+        c.hi[a] = (c.hi[a] < p->ax[a].hi ? c.hi[a] : p->ax[a].hi) + base[a];
+        if (c.hi[a] <= c.lo[a])
+            return 0; /* (none of the part's own cells) */
+    }
+    v.y0 += base[1], v.z0 += base[2];
+    int rc = 0;
+    for (int f = 0; rc == 0 && f < e->d->nfields; f++) {
+        if (!stn_h5_wants(e->r->snap, f, j->k))
+            continue;
+        rc = load_chunk(e, f, 0, stn_ooc_source_of(&e->model, &e->plan, f, 0, e->plan.nsweeps), &j->model);
+        double t0 = stn_now();
+        if (rc == 0)
+            rc = stn_h5_put(e->r->snap, f, j->k, &v, ooc_win(e, &e->f[f], 0) - base[0] * e->d->elem_size, &c,
+                            NULL, &e->res->st);
+        stn_stats_add_time(&e->res->st, STN_PHASE_WRITE, t0);
+    }
+    return rc;
+}
+
+int stn_ooc_snap_levels(ooc *e, int64_t k, uint64_t *model_read) {
+    snap_job j = {k, 0};
+    e->exporting = 1;
+    int rc = for_chunks(e, snap_chunk, &j);
+    e->exporting = 0;
+    *model_read += j.model;
     return rc;
 }
