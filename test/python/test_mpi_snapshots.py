@@ -166,6 +166,12 @@ def test_the_ranks_snapshots_survive_a_kill_and_resume(mpi_exe, tmp_path):
         if killed:
             break
     assert killed, "the run always ended before a rank could be killed: make it longer"
+    # mpirun may return while the rank it terminated is still ending; --resume adopts a temporary only once
+    # the process named in it is gone (a running one's is not to be taken), so wait for the ranks to go
+    t0 = time.monotonic()
+    while subprocess.run(["pgrep", "-f", f"^{exe} .*{tmp_path / 'b%r'}"], capture_output=True).returncode == 0:
+        assert time.monotonic() - t0 < 60, "a rank of the killed run is still running after 60 s"
+        time.sleep(0.05)
     assert not (tmp_path / "b.h5").exists() and list(tmp_path.glob(".b.h5.partial-*"))
     rc, err = _run(2, exe, [*b, "--resume", "--report", tmp_path / "r.json"])
     assert rc == 0, err

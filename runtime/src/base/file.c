@@ -169,6 +169,22 @@ int stn_open_input(const char *path) {
     return fd;
 }
 
+/* Process pid has ended: no such process, or a zombie no one has reaped yet (in a container whose first
+ * process does not reap orphans, an MPI rank ended by mpirun stays one). */
+int stn_pid_gone(long pid) {
+    if (kill((pid_t)pid, 0) != 0)
+        return errno == ESRCH;
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    if (f)
+        fclose(f);
+    buf[n] = '\0';
+    const char *paren = strrchr(buf, ')'); /* "pid (comm) S ...": the state after the last ')' */
+    return paren && paren[1] == ' ' && (paren[2] == 'Z' || paren[2] == 'X');
+}
+
 /* The temporaries a killed run left for this output (.BASE.partial-PID of a process that is gone): a
  * full-size file each, which nothing else removes.  Those of live processes stay theirs. */
 static void afile_reap_orphans(const char *dir, const char *base) {
@@ -183,7 +199,7 @@ static void afile_reap_orphans(const char *dir, const char *base) {
             continue;
         char *end;
         long pid = strtol(de->d_name + n, &end, 10);
-        if (*end || pid <= 0 || pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+        if (*end || pid <= 0 || pid == (long)getpid() || !stn_pid_gone(pid))
             continue;
         unlinkat(dirfd(d), de->d_name, 0);
     }

@@ -159,6 +159,9 @@ void stn_ring_free(void *p, size_t bytes, int64_t nplanes);
 
 /* ------------------------------------------------------------------ file.c */
 
+/* Process pid has ended: no such process, or a zombie nobody has reaped (a killed run's temporaries
+ * are taken over or removed only then). */
+int stn_pid_gone(long pid);
 /* pread exactly n bytes at off; the message names the file, the sizes and the cause. */
 int stn_pread_full(int fd, void *buf, size_t n, uint64_t off, const char *path);
 /* The same, by up to STN_PREAD_READERS threads at once, each taking the next STN_PREAD_CHUNK bytes

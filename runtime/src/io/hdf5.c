@@ -182,7 +182,7 @@ static int adopt(stn_h5 *h) {
     while (dd && np > 0 && (size_t)np < sizeof prefix && (de = readdir(dd)) != NULL) {
         char *end;
         long pid = strncmp(de->d_name, prefix, (size_t)np) == 0 ? strtol(de->d_name + np, &end, 10) : 0;
-        if (pid > 0 && !*end && pid != (long)getpid() && kill((pid_t)pid, 0) != 0 && errno == ESRCH)
+        if (pid > 0 && !*end && pid != (long)getpid() && stn_pid_gone(pid))
             snprintf(found, sizeof found, "%s/%s", dname, de->d_name);
     }
     if (dd)
