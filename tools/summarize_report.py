@@ -80,8 +80,14 @@ def main(path: str) -> int:
     print(f"  speed     {r['cells_per_second']:.3e} cells/s")
     text, exact = io_line(r)
     print(text)
-    peak = r.get("peak_pss_bytes") or r["peak_rss_bytes"]
-    print(f"  memory    peak {human(peak)}, budget {human(r['mem_budget_bytes'])} ({r.get('mem_budget_source', '?')})")
+    budget = f"budget {human(r['mem_budget_bytes'])} ({r.get('mem_budget_source', '?')})"
+    if r.get("peak_pss_bytes"):  # out of core: PSS, the part before the engine opened set apart
+        print(f"  memory    the engine's buffers {human(r['engine_bytes'])}, {budget}; the process's peak "
+              f"{human(r['peak_pss_bytes'])} PSS, {human(r['pss_at_open_bytes'])} of it before the engine "
+              "opened (code, libraries, threads, inputs)")
+    else:
+        print(f"  memory    peak {human(r['peak_rss_bytes'])} RSS, the engine's buffers {human(r['engine_bytes'])}, "
+              f"{budget}")
     for w in r.get("warnings", []):
         print(f"  warning   {w}")
     print(f"  report    {path}")

@@ -7,6 +7,7 @@ in place of the virtual environment's), with the build folder in a temporary dir
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 import subprocess
@@ -49,6 +50,13 @@ def test_the_demo_runs_a_grid_eight_times_its_budget_in_several_sweeps_with_the_
     sweeps = re.search(r"(\d+) sweeps of up to (\d+) steps, each after the first reading back", r.stdout)
     assert sweeps and int(sweeps.group(1)) >= 2, r.stdout
     assert "(8.0x smaller)" in r.stdout and "predicted == counted, byte for byte" in r.stdout, r.stdout
+    # the memory the budget bounds, the engine's buffers, beside the process's peak PSS (the ring's
+    # double-mapped pages once) and what the process held before the engine opened, said apart
+    rep = json.loads(Path(arg["--report"]).read_text())
+    assert rep["engine_bytes"] <= mem and 0 < rep["pss_at_open_bytes"] < rep["peak_pss_bytes"], rep
+    assert rep["peak_pss_bytes"] - rep["pss_at_open_bytes"] >= rep["engine_bytes"] * 0.9, rep  # (the rings touched)
+    assert re.search(r"the engine's buffers [\d.]+ MiB, budget 16.0 MiB \(--mem\); the process's peak [\d.]+ MiB "
+                     r"PSS, [\d.]+ MiB of it before the engine opened", r.stdout), r.stdout
 
 
 def test_the_summary_says_when_the_bytes_are_not_the_models(tmp_path):
@@ -66,3 +74,18 @@ def test_the_summary_says_when_the_bytes_are_not_the_models(tmp_path):
 def test_make_help_says_what_the_demo_shows(target):
     out = subprocess.run(["make", "-s", "help"], cwd=REPO, capture_output=True, text=True, check=True).stdout
     assert re.search(rf"make {target}\s+.*out of core: a 128 MiB grid in a 16 MiB DRAM budget", out), out
+
+
+def test_after_the_engine_opens_the_process_grows_by_its_buffers_alone(compile_example, run_program, tmp_path):
+    """The budget bounds the engine's buffers; Blk-Tune's measurements at startup (the kernels' rate on
+    the plan's blocks, the copy rate) must not stay resident beside them: their buffers are given back
+    before the sweeps (malloc kept 7.7 MiB of them in its heap, 17.6 MiB of growth for 10 MiB of rings)."""
+    exe = compile_example("heat3d")
+    rep = tmp_path / "r.json"
+    rc, _, err = run_program(exe, ["--size", "128,128,128", "--steps", "16", "--mem", "16M", "--dir", tmp_path,
+                                   "--report", rep])
+    assert rc == 0, err
+    r = json.loads(rep.read_text())
+    assert r["tuner"] == "blk" and "measured at startup" in r["time_model"]["cells_per_second_source"], r
+    grown = r["peak_pss_bytes"] - r["pss_at_open_bytes"]
+    assert grown <= r["engine_bytes"] + (2 << 20), (grown, r["engine_bytes"])

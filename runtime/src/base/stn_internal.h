@@ -145,6 +145,10 @@ uint64_t stn_pss_bytes(void);
 /* stn_alloc, stn_free and the live and peak engine memory are declared in stn_rt.h. */
 /* Count memory the engine obtained other than through stn_alloc (+ when taken, - when freed). */
 void stn_mem_account(int64_t delta);
+/* Zeroed scratch memory for a measurement at startup, mapped (NULL when the system refuses) and given
+ * back to the system at once by stn_scratch_unmap (malloc would keep such blocks in its heap). */
+void *stn_scratch_map(size_t n);
+void stn_scratch_unmap(void *p, size_t n);
 /* The allocation peak restarts at the live amount. */
 void stn_alloc_reset_peak(void);
 

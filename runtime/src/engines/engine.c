@@ -216,6 +216,8 @@ int stn_engine_open(const stn_run *r, stn_result *res, stn_ooc_result *plan, int
     h->ops = ops, h->r = r, h->res = res;
     if (res && !r->part) /* (MPI ranks share a machine's nodes: not placed) */
         stn_numa_place(&res->numa, stn_omp_max_threads());
+    if (res) /* (what the process holds before the engine's buffers: the report sets them apart) */
+        res->pss_at_open = stn_pss_bytes();
     int rc = ops->open(r, res, plan, program, &h->state);
     if (rc) {
         free(h);

@@ -34,7 +34,7 @@ int stn_measure_rate(const stn_run *r, const int64_t tile[2], uint64_t cap, doub
     void **arr = calloc((size_t)narr + 1, sizeof *arr);
     int rc = arr ? 0 : -ENOMEM;
     for (int k = 0; rc == 0 && k < narr; k++)
-        if (!(arr[k] = calloc(1, bytes)))
+        if (!(arr[k] = stn_scratch_map(bytes))) /* (zeroed; given back at once when unmapped) */
             rc = -ENOMEM;
     stn_box b = {{d->halo_lo[0], d->halo_lo[1], d->halo_lo[2]},
                  {v.nx - d->halo_hi[0], v.ny - d->halo_hi[1], v.nz - d->halo_hi[2]}};
@@ -55,7 +55,7 @@ int stn_measure_rate(const stn_run *r, const int64_t tile[2], uint64_t cap, doub
         }
         if (krc) {
             for (int k = 0; k < narr; k++)
-                free(arr[k]);
+                stn_scratch_unmap(arr[k], bytes);
             free(arr);
             return krc;
         }
@@ -66,7 +66,7 @@ int stn_measure_rate(const stn_run *r, const int64_t tile[2], uint64_t cap, doub
                  steps, v.nx, v.ny, v.nz, t);
     }
     for (int k = 0; arr && k < narr; k++)
-        free(arr[k]);
+        stn_scratch_unmap(arr[k], bytes);
     free(arr);
     if (rc)
         return stn_error(rc, "out of memory measuring the compute rate (%zu bytes a grid)", bytes);
@@ -117,10 +117,10 @@ int stn_copy_rate(const stn_run *r, stn_result *res) {
     if (n > stn_mem_copy_buffers(r->mem_budget))
         n = (size_t)stn_mem_copy_buffers(r->mem_budget);
     n = n < ((size_t)1 << 20) ? (size_t)1 << 20 : n;
-    char *a = malloc(n), *b = malloc(n);
+    char *a = stn_scratch_map(n), *b = stn_scratch_map(n);
     if (!a || !b) {
-        free(a);
-        free(b);
+        stn_scratch_unmap(a, n);
+        stn_scratch_unmap(b, n);
         return stn_error(-ENOMEM, "out of memory measuring the DRAM copy rate (2 buffers of %zu bytes)", n);
     }
     memset(a, 1, n); /* every page touched: no page fault is timed */
@@ -134,8 +134,8 @@ int stn_copy_rate(const stn_run *r, stn_result *res) {
         t += stn_now() - t0;
         rounds++;
     }
-    free(a);
-    free(b);
+    stn_scratch_unmap(a, n);
+    stn_scratch_unmap(b, n);
     res->copy_bytes_per_second = t > 0 ? (double)n * rounds / t : 0;
     snprintf(res->copy_source, sizeof res->copy_source,
              "measured at startup: %d copies of %zu MiB on %d threads, %.3f s", rounds, n >> 20,

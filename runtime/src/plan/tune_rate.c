@@ -76,7 +76,7 @@ int stn_ooc_block_rate(const stn_run *r, const stn_ooc_plan *p, const int64_t ti
     void **dst = calloc((size_t)d->ndst + 1, sizeof *dst);
     int rc = arr && src && dst ? 0 : -ENOMEM;
     for (int k = 0; rc == 0 && k < narr; k++)
-        if (!(arr[k] = malloc(bytes)))
+        if (!(arr[k] = stn_scratch_map(bytes))) /* (given back at once when unmapped: not left in the heap) */
             rc = -ENOMEM;
         else
             memset(arr[k], 0, bytes); /* every page touched now: no page fault is timed */
@@ -110,7 +110,7 @@ int stn_ooc_block_rate(const stn_run *r, const stn_ooc_plan *p, const int64_t ti
                 int krc = stn_step(r, -1, &v, (const void *const *)src, dst, &b, tile);
                 if (krc) {
                     for (int a = 0; a < narr; a++)
-                        free(arr[a]);
+                        stn_scratch_unmap(arr[a], bytes);
                     free(arr);
                     free(src);
                     free(dst);
@@ -129,7 +129,7 @@ int stn_ooc_block_rate(const stn_run *r, const stn_ooc_plan *p, const int64_t ti
             rates[nrates++] = (cells - round_cells) / (t - round_t);
     }
     for (int k = 0; arr && k < narr; k++)
-        free(arr[k]);
+        stn_scratch_unmap(arr[k], bytes);
     free(arr);
     free(src);
     free(dst);

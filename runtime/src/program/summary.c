@@ -69,11 +69,27 @@ void stn_summary_plan(const stn_run *r, const stn_result *res, const stn_ooc_res
     fflush(stderr);
 }
 
+/* The peak memory: out of core the peak PSS (the ring's double-mapped pages once), set apart into what
+ * the process held before the engine opened and the engine's buffers, which the budget bounds; else
+ * the peak RSS. */
+static void memory_text(char *buf, size_t n, const stn_run *r, const stn_result *res) {
+    char peak[32], base[32], eng[32], budget[32];
+    if (!res->peak_pss) {
+        snprintf(buf, n, "peak memory %s (RSS)", stn_fmt_bytes(peak, sizeof peak, stn_peak_rss_bytes()));
+        return;
+    }
+    snprintf(
+        buf, n, "peak memory %s (PSS: %s before the engine opened, the engine's buffers %s of the budget %s)",
+        stn_fmt_bytes(peak, sizeof peak, res->peak_pss), stn_fmt_bytes(base, sizeof base, res->pss_at_open),
+        stn_fmt_bytes(eng, sizeof eng, res->engine_bytes),
+        stn_fmt_bytes(budget, sizeof budget, r->mem_budget));
+}
+
 void stn_summary_end(const stn_run *r, const stn_result *res) {
     if (r->o->quiet)
         return;
     const stn_opts *o = r->o;
-    char size[96], rd[32], wr[32], prd[32], pwr[32], peak[32], pred[128] = "", loop[288] = "";
+    char size[96], rd[32], wr[32], prd[32], pwr[32], mem[192], pred[128] = "", loop[288] = "";
     int dims = stn_dims(r->d);
     if (dims == 3)
         snprintf(size, sizeof size, "%" PRId64 "x%" PRId64 "x%" PRId64, o->size[0], o->size[1], o->size[2]);
@@ -113,11 +129,11 @@ void stn_summary_end(const stn_run *r, const stn_result *res) {
         snprintf(pred + k, sizeof pred - k, " through --tier pmem (is_pmem %s)",
                  res->is_pmem ? "true" : "false");
     }
-    fprintf(stderr, "%s: done: %" PRId64 " steps of %s in %.2f s%s; read %s, written %s%s; peak memory %s\n",
-            r->d->name, o->steps, size, stn_now() - (r->t_job > 0 ? r->t_job : r->t_start), loop,
+    memory_text(mem, sizeof mem, r, res);
+    fprintf(stderr, "%s: done: %" PRId64 " steps of %s in %.2f s%s; read %s, written %s%s; %s\n", r->d->name,
+            o->steps, size, stn_now() - (r->t_job > 0 ? r->t_job : r->t_start), loop,
             stn_fmt_bytes(rd, sizeof rd, res->st.bytes_read),
-            stn_fmt_bytes(wr, sizeof wr, res->st.bytes_written), pred,
-            stn_fmt_bytes(peak, sizeof peak, stn_peak_rss_bytes()));
+            stn_fmt_bytes(wr, sizeof wr, res->st.bytes_written), pred, mem);
     fflush(stderr);
 }
 

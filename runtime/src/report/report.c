@@ -497,8 +497,10 @@ static void r_figures(json *j, const stn_run *r, const stn_result *res, double t
         j_num(j, stn_phase_name(ph), res->st.seconds[ph]);
     j_close(j, '}');
     j_u64(j, "peak_rss_bytes", stn_peak_rss_bytes());
-    if (res->peak_pss)
+    if (res->peak_pss) {
         j_u64(j, "peak_pss_bytes", res->peak_pss); /* double-mapped ring pages counted once */
+        j_u64(j, "pss_at_open_bytes", res->pss_at_open);
+    }
     j_u64(j, "mem_budget_bytes", r->mem_budget);
     j_kstr(j, "mem_budget_source", r->mem_source);
     j_u64(j, "engine_bytes", res->engine_bytes);

@@ -214,6 +214,8 @@ typedef struct stn_result {
     stn_replan replans[STN_MAX_REPLANS];
     uint64_t engine_bytes; /* peak of stn_alloc during the run */
     uint64_t peak_pss;     /* highest stn_pss_bytes() sampled during the run (ooc: after each sweep) */
+    uint64_t pss_at_open;  /* stn_pss_bytes() just before the engine opened: the program, its libraries,
+                            * its threads and inputs -- what the budget does not cover */
     stn_iblock_pick ib;
     int have_paging;                      /* --mode mmap: the kernel's paging traffic was measured */
     uint64_t paging_read, paging_written; /* storage bytes read / written back during the time loop */
