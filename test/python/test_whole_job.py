@@ -57,3 +57,15 @@ def test_a_run_without_files_imports_and_exports_nothing(heat3d, tmp_path):
     assert s["import"] == 0 and s["export"] == 0 and s["job"] >= s["loop"] > 0, s
     done = [ln for ln in r.stderr.splitlines() if ": done: " in ln]
     assert "import" not in done[0] and "export" not in done[0] and "(time loop " in done[0], done
+
+
+def test_a_program_a_shell_execs_in_place_counts_its_job_from_its_own_start(heat3d, tmp_path):
+    """``bash -c 'sleep 2; ./prog'`` execs the program in the shell's process (as do ``exec`` wrappers):
+    the process is then 2 s older than the program, and the job must not count the shell's seconds
+    (the README's sample once showed a 3 s run as 26 s: the compile before it in the same shell)."""
+    rep = tmp_path / "r.json"
+    r = subprocess.run(["bash", "-c", f"sleep 2; exec {heat3d} --size 32,32,32 --steps 2 --mode incore --report {rep}"],
+                       capture_output=True, text=True, env=ENV, timeout=300)
+    assert r.returncode == 0, r.stderr
+    s = load_report(rep)["seconds"]
+    assert s["total"] <= s["job"] < s["total"] + 1.0, s

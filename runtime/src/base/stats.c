@@ -30,7 +30,12 @@ void stn_req_count(stn_req_sizes *h, int write, uint64_t bytes) {
     h->bytes[write != 0][k] += bytes;
 }
 
-double stn_process_age(void) {
+/* When the runtime's code was loaded: constructors run after exec and the dynamic loader, before main. */
+static double loaded_at;
+__attribute__((constructor)) static void stamp_load(void) { loaded_at = stn_now(); }
+
+/* The kernel's start time of the process (fork, not exec): 0 if /proc does not say. */
+static double forked_age(void) {
     FILE *f = fopen("/proc/self/stat", "re");
     char buf[1024];
     size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
@@ -50,6 +55,14 @@ double stn_process_age(void) {
         return 0;
     double age = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec - (double)start / (double)hz;
     return age > 0 && age < 1e9 ? age : 0;
+}
+
+double stn_process_age(void) {
+    double forked = forked_age(), loaded = loaded_at > 0 ? stn_now() - loaded_at : 0;
+    /* a shell that runs its last command execs it in place (bash -c '...; ./prog'), as do wrappers
+     * (exec ./prog): the process then started long before this program did; 1 s is far more than the
+     * dynamic loader takes */
+    return forked > loaded + 1.0 || forked <= 0 ? loaded : forked;
 }
 
 static const char *const phase_names[STN_PHASE_N] = {"read", "write", "copy", "compute", "wait", "init"};

@@ -132,7 +132,8 @@ typedef struct stn_req_sizes {
 } stn_req_sizes;
 uint64_t stn_req_floor(int k);
 void stn_req_count(stn_req_sizes *h, int write, uint64_t bytes);
-/* Seconds since this process started (exec), on stn_now's scale: 0 if /proc does not say. */
+/* Seconds since this program started (exec): the process's age by /proc, or since the runtime was loaded
+ * where the process is much older (a shell or a wrapper that exec'd the program in place). */
 double stn_process_age(void);
 /* st->seconds[phase] += stn_now() - t0; st may be NULL. */
 void stn_stats_add_time(stn_stats *st, int phase, double t0);
