@@ -279,6 +279,9 @@ int main(int argc, char **argv) {
     if (!realpath(dir, where)) /* the machine file names the directory absolutely */
         snprintf(where, sizeof where, "%s", dir);
     static char text[16384];
+    if (stn_dev_identity(dir, dev.device_id, sizeof dev.device_id) != 0) /* (runs check it: setup.c) */
+        dev.device_id[0] = '\0';
+    dev.measured_at = (int64_t)time(NULL);
     probed how = {where, devname, size - size % STN_PROBE_MAX_REQUEST, seconds, block};
     if (machine_json(&hw, &dev, &how, text, sizeof text) != 0)
         return fail(stn_errmsg());

@@ -11,7 +11,11 @@ Guarantees checked (each run's cache a fresh temporary directory through STENCIL
 * a file written by ``stencilc probe`` (a description of its own) is taken as a probe's;
 * STENCILC_CALIBRATE=0 keeps the built-in default, and the report and the plan line say so; nothing is
   written to the cache;
-* --machine's curves are the machine's, and nothing is calibrated.
+* --machine's curves are the machine's, and nothing is calibrated;
+* the file records the device it measured and when (``device``, ``measured_at``): curves measured on
+  another device at the same numbers, or a run's calibration older than 30 days, are stale: the run says
+  so and calibrates again (a probe's file with the same identity is kept at any age); with calibration
+  off the stale curves are used, with the warning; a file without the keys (older runtimes) is used.
 Skipped where --dir's file system refuses O_DIRECT (the calibration fails there and the default is
 used, which the report says).
 """
@@ -114,3 +118,59 @@ def test_a_machine_file_is_not_calibrated(heat3d, tmp_path):
     tm = rep["time_model"]
     assert tm["device_curves"] == "machine" and tm["read"] == "64K@8:500M 1M@8:900M", tm
     assert not (cache / "devices").exists()
+
+
+def _calibrated(heat3d, tmp_path):
+    cache = tmp_path / "cache"
+    rep, _ = _run(heat3d, tmp_path, cache)
+    if rep["time_model"]["device_curves"] != "calibrated":
+        pytest.skip(f"no calibration on this file system: {rep['time_model']['device_source']}")
+    f = _device_file(cache, tmp_path / "scratch")
+    return cache, f, json.loads(f.read_text())
+
+
+def test_the_file_says_which_device_it_measured_and_when(heat3d, tmp_path):
+    import time
+
+    _, f, machine = _calibrated(heat3d, tmp_path)
+    st = os.stat(tmp_path / "scratch")
+    assert machine["device"].startswith(f"{os.major(st.st_dev)}:{os.minor(st.st_dev)} "), machine["device"]
+    assert ", fs " in machine["device"] and abs(machine["measured_at"] - time.time()) < 600, machine
+
+
+@pytest.mark.parametrize("change", ["another device", "40 days old", "no keys", "old probe"])
+def test_stale_curves_are_measured_again(heat3d, tmp_path, change):
+    import time
+
+    cache, f, machine = _calibrated(heat3d, tmp_path)
+    if change == "another device":
+        machine["device"] = "8:16 1000 sectors, serial OTHER, fs ef53"
+    elif change == "40 days old":
+        machine["measured_at"] = int(time.time()) - 40 * 86400
+    elif change == "no keys":  # (a file from before the keys: taken as it is)
+        del machine["device"], machine["measured_at"]
+    else:  # a probe's file is the user's measurement: kept at any age
+        machine["measured_at"] = int(time.time()) - 400 * 86400
+        machine["description"] = "stencilc probe on 2025-10-23: written by hand for this test"
+    f.write_text(json.dumps(machine))
+    rep, err = _run(heat3d, tmp_path, cache, name="r2.json")
+    tm = rep["time_model"]
+    if change in ("no keys", "old probe"):
+        assert tm["device_curves"] == ("cached" if change == "no keys" else "probe"), tm["device_source"]
+        assert "stale" not in err, err
+        return
+    why = "measured on \"8:16 1000 sectors" if change == "another device" else "calibrated 40 days ago"
+    assert f"are stale ({why}" in err and "the run calibrates the device again" in err, err
+    assert tm["device_curves"] == "calibrated", tm["device_source"]
+    again = json.loads(f.read_text())
+    assert again["device"] != "8:16 1000 sectors, serial OTHER, fs ef53" and time.time() - again["measured_at"] < 600
+
+
+def test_stale_curves_without_a_calibration_are_used_with_a_warning(heat3d, tmp_path):
+    cache, f, machine = _calibrated(heat3d, tmp_path)
+    machine["device"] = "8:16 1000 sectors, serial OTHER, fs ef53"
+    f.write_text(json.dumps(machine))
+    rep, err = _run(heat3d, tmp_path, cache, env_extra={"STENCILC_CALIBRATE": "0"}, name="r2.json")
+    assert rep["time_model"]["device_curves"] == "cached", rep["time_model"]["device_source"]
+    assert "are stale (measured on" in err and "used as they are (STENCILC_CALIBRATE=0)" in err, err
+    assert any("stale" in w for w in rep["warnings"]), rep["warnings"]

@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 
 /* A number with an optional binary unit (K, M, G, T): its value, or -1 if it is not one.  *end
  * receives where it stopped. */
@@ -171,5 +173,43 @@ int stn_dev_cache_path(const char *dir, int pmem, char *path, size_t n) {
         return -ENOENT;
     int w = snprintf(path, n, "%s/devices/%u-%u%s.json", base, major(sb.st_dev), minor(sb.st_dev),
                      pmem ? ".pmem" : "");
+    return w < 0 || (size_t)w >= n ? -ENAMETOOLONG : 0;
+}
+
+/* The first line of /sys/dev/block/MAJ:MIN/NAME (trailing blanks cut) into out; 0 if it is there. */
+static int sys_line(const char *disk, const char *name, char *out, size_t n) {
+    char path[320];
+    snprintf(path, sizeof path, "%s/%s", disk, name);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return -1;
+    char *got = fgets(out, (int)n, f);
+    fclose(f);
+    if (!got)
+        return -1;
+    size_t k = strlen(out);
+    while (k > 0 && isspace((unsigned char)out[k - 1]))
+        out[--k] = '\0';
+    return k > 0 ? 0 : -1;
+}
+
+int stn_dev_identity(const char *dir, char *out, size_t n) {
+    struct stat sb;
+    struct statfs fs;
+    if (stat(dir, &sb) != 0 || statfs(dir, &fs) != 0)
+        return -errno;
+    char disk[128], part[160], size[64] = "?", id[128] = "", model[128] = "";
+    snprintf(disk, sizeof disk, "/sys/dev/block/%u:%u", major(sb.st_dev), minor(sb.st_dev));
+    snprintf(part, sizeof part, "%s/partition", disk);
+    sys_line(disk, "size", size, sizeof size); /* (the partition's own size) */
+    if (access(part, F_OK) == 0)
+        strcat(disk, "/.."); /* (a partition: the whole disk names the hardware) */
+    static const char *const ids[] = {"wwid", "serial", "device/wwid", "device/serial"};
+    for (size_t k = 0; k < sizeof ids / sizeof ids[0] && !id[0]; k++)
+        sys_line(disk, ids[k], id, sizeof id);
+    sys_line(disk, "device/model", model, sizeof model);
+    int w =
+        snprintf(out, n, "%u:%u %s sectors%s%s%s%s, fs %lx", major(sb.st_dev), minor(sb.st_dev), size,
+                 id[0] ? ", serial " : "", id, model[0] ? ", model " : "", model, (unsigned long)fs.f_type);
     return w < 0 || (size_t)w >= n ? -ENAMETOOLONG : 0;
 }

@@ -292,6 +292,8 @@ static const jkey machine_keys[] = {
     {"compute_under_io", (size_t)-8, 0},
     {"copy_bytes_per_second", (size_t)-9, 0},
     {"io_under_compute", (size_t)-10, 0},
+    {"device", (size_t)-11, 0},
+    {"measured_at", (size_t)-12, 0},
 };
 #define N_MACHINE_KEYS ((int)(sizeof machine_keys / sizeof machine_keys[0]))
 
@@ -351,6 +353,21 @@ static int jrate(jreader *j, stn_hw *hw, const jkey *key) {
     return 0;
 }
 
+/* "measured_at": seconds since the epoch, a whole number (what a probe or a calibration wrote). */
+static int jstamp(jreader *j, stn_hw *hw) {
+    const char *at = j->p;
+    char *end;
+    errno = 0;
+    long long v = strtoll(j->p, &end, 10);
+    if (end == j->p || errno || v <= 0 || (*end != ',' && *end != '}' && !isspace((unsigned char)*end))) {
+        j->p = at;
+        return jerr(j, "\"measured_at\": expected seconds since 1970 (a positive whole number)");
+    }
+    j->p = end;
+    hw->dev.measured_at = v;
+    return 0;
+}
+
 static int jvalue(jreader *j, stn_hw *hw, const jkey *key) {
     char text[256];
     if (key->offset == (size_t)-3 || key->offset == (size_t)-4 || key->offset == (size_t)-6 ||
@@ -359,13 +376,20 @@ static int jvalue(jreader *j, stn_hw *hw, const jkey *key) {
     if (key->offset == (size_t)-5 || key->offset == (size_t)-8 || key->offset == (size_t)-9 ||
         key->offset == (size_t)-10)
         return jrate(j, hw, key);
-    if (key->offset == (size_t)-1 || key->offset == (size_t)-2) {
+    if (key->offset == (size_t)-1 || key->offset == (size_t)-2 || key->offset == (size_t)-11) {
         int rc = jstring(j, text, sizeof text);
+        char *to = key->offset == (size_t)-1   ? hw->machine
+                   : key->offset == (size_t)-2 ? hw->description
+                                               : hw->dev.device_id;
+        size_t tn = key->offset == (size_t)-1   ? sizeof hw->machine
+                    : key->offset == (size_t)-2 ? sizeof hw->description
+                                                : sizeof hw->dev.device_id;
         if (rc == 0)
-            snprintf(key->offset == (size_t)-1 ? hw->machine : hw->description,
-                     key->offset == (size_t)-1 ? sizeof hw->machine : sizeof hw->description, "%s", text);
+            snprintf(to, tn, "%s", text);
         return rc;
     }
+    if (key->offset == (size_t)-12)
+        return jstamp(j, hw);
     const char *at = j->p;
     if (*j->p == '"') {
         int rc = jstring(j, text, sizeof text);
@@ -422,7 +446,7 @@ static int parse_machine(jreader *j, stn_hw *hw) {
             snprintf(msg, sizeof msg,
                      "unknown key \"%s\" (known: name, description, cores, sockets, numa_nodes, "
                      "l2, l3, dram, reserve, device_block, read, write, mixed, mixed_new, compute_under_io, "
-                     "io_under_compute, cells_per_second, copy_bytes_per_second)",
+                     "io_under_compute, cells_per_second, copy_bytes_per_second, device, measured_at)",
                      name);
             return jerr(j, msg);
         }

@@ -46,6 +46,8 @@ typedef struct stn_device {
     char source[512];         /* where the curves came from: a probe file, a machine file, the default */
     int origin;               /* which of them (stn_curves_origin); what the report's device_curves names */
     double calibrate_seconds; /* STN_CURVES_CALIBRATED: the calibration's seconds */
+    char device_id[256];      /* the device measured (stn_dev_identity; "" in files older than the key) */
+    int64_t measured_at;      /* when, seconds since the epoch (0: not said) */
 } stn_device;
 
 /* Which curves a run's time model uses (program/setup.c finds them): the built-in default (nothing
@@ -72,5 +74,14 @@ void stn_dev_default(stn_device *dev);
  * for the pmem tier's copies (pmem nonzero: `stencilc probe --tier pmem`, a run with --tier pmem).
  * 0, or -errno (dir cannot be examined, no HOME). */
 int stn_dev_cache_path(const char *dir, int pmem, char *path, size_t n);
+
+/* The identity of the device holding dir, as a calibration records it: "MAJOR:MINOR", the disk's size in
+ * 512-byte sectors, its wwid or serial and model where sysfs says (the whole disk's for a partition), and
+ * the file system's type: "254:0 536870912 sectors, serial 1996..., fs ef53".  Another device mounted at
+ * the same numbers, or the disk reformatted, gives another identity.  0, or -errno (dir cannot be
+ * examined). */
+int stn_dev_identity(const char *dir, char *out, size_t n);
+/* Days after which a run's cached calibration is measured again (a `stencilc probe` file is kept). */
+#define STN_CALIBRATION_MAX_DAYS 30
 
 #endif /* STN_DEVICE_H */

@@ -87,10 +87,17 @@ int stn_devfile_json(const struct stn_hw *hw, const stn_device *dev, const char 
                       "  \"mixed\": \"%s\",\n"
                       "  \"mixed_new\": \"%s\",\n"
                       "  \"compute_under_io\": %.3f,\n"
-                      "  \"io_under_compute\": %.3f\n"
-                      "}\n",
+                      "  \"io_under_compute\": %.3f",
                       (unsigned long long)hw->dram.value, block, rd, wr, mx, mn, dev->compute_under_io,
                       dev->io_under_compute);
+    char jdev[600];
+    json_string(dev->device_id, jdev, sizeof jdev);
+    if (dev->device_id[0] && w > 0 && (size_t)w < n) /* (what was measured, and when: program/setup.c) */
+        w += snprintf(out + w, n - (size_t)w, ",\n  \"device\": %s", jdev);
+    if (dev->measured_at > 0 && w > 0 && (size_t)w < n)
+        w += snprintf(out + w, n - (size_t)w, ",\n  \"measured_at\": %lld", (long long)dev->measured_at);
+    if (w > 0 && (size_t)w < n)
+        w += snprintf(out + w, n - (size_t)w, "\n}\n");
     if (w < 0 || (size_t)w >= n)
         return stn_error(-ENAMETOOLONG, "the machine file's text does not fit in %zu bytes", n);
     return 0;

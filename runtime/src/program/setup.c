@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 int stn_program_setup(stn_program_run *pr, const stn_program_desc *d, const stn_opts *o, double t_start) {
@@ -80,6 +81,9 @@ static int calibrate(stn_run *r, const char *path) {
         return rc;
     dev.origin = STN_CURVES_CALIBRATED;
     dev.calibrate_seconds = stn_now() - t0;
+    if (stn_dev_identity(r->o->dir, dev.device_id, sizeof dev.device_id) != 0)
+        dev.device_id[0] = '\0';
+    dev.measured_at = (int64_t)time(NULL);
     r->dev = dev;
     if (!path[0])
         return 0;
@@ -99,10 +103,69 @@ static int calibrate(stn_run *r, const char *path) {
     return 0;
 }
 
+/* Why a file's curves are not --dir's device's now ("" when they are): another device at the same numbers
+ * (or the disk reformatted), or a run's calibration older than STN_CALIBRATION_MAX_DAYS.  A file written
+ * before the keys existed (no "device", no "measured_at") is taken as it is. */
+static void curves_stale(const char *dir, const stn_device *dev, int cached, char *why, size_t n) {
+    char now_id[256];
+    why[0] = '\0';
+    if (dev->device_id[0] && stn_dev_identity(dir, now_id, sizeof now_id) == 0 &&
+        strcmp(now_id, dev->device_id))
+        snprintf(why, n, "measured on \"%.240s\", --dir is on \"%.240s\"", dev->device_id, now_id);
+    else if (cached && dev->measured_at > 0) {
+        double days = difftime(time(NULL), (time_t)dev->measured_at) / 86400.0;
+        if (days > STN_CALIBRATION_MAX_DAYS)
+            snprintf(why, n, "calibrated %.0f days ago; a run's calibration is redone after %d", days,
+                     STN_CALIBRATION_MAX_DAYS);
+    }
+}
+
+/* Why this run may not calibrate the device (NULL: it may). */
+static const char *no_calibration(int pmem) {
+    const char *env = getenv("STENCILC_CALIBRATE");
+    return pmem                           ? "the calibration measures the aio tier, not --tier pmem"
+           : stn_par_size() > 1           ? "MPI ranks do not calibrate"
+           : env && strcmp(env, "0") == 0 ? "STENCILC_CALIBRATE=0"
+                                          : NULL;
+}
+
+/* The curves of the file at path (`stencilc probe`'s or an earlier run's calibration) into r->dev: 1 when
+ * they are used, 0 when the device is to be calibrated again (the file unusable or stale: warned). */
+static int cached_curves(stn_run *r, const char *path, int pmem) {
+    stn_hw probed;
+    if (stn_hw_load_machine(path, &probed) != 0 || probed.dev_keys != 3) {
+        stn_warn(r->log,
+                 "the device file %s is not usable (%s); the time model calibrates the device again; "
+                 "run 'stencilc probe --dir %s' for full curves",
+                 path, probed.dev_keys != 3 ? "no curves" : stn_errmsg(), r->o->dir);
+        stn_error_clear();
+        return 0;
+    }
+    int cached = strncmp(probed.description, STN_CALIBRATION_MARK, strlen(STN_CALIBRATION_MARK)) == 0;
+    char why[600];
+    curves_stale(r->o->dir, &probed.dev, cached, why, sizeof why);
+    const char *cannot = why[0] ? no_calibration(pmem) : NULL;
+    if (why[0] && !cannot) {
+        stn_warn(r->log, "the device curves in %s are stale (%s): the run calibrates the device again", path,
+                 why);
+        return 0;
+    }
+    if (why[0])
+        stn_warn(
+            r->log,
+            "the device curves in %s are stale (%s), used as they are (%s); run 'stencilc probe --dir %s'",
+            path, why, cannot, r->o->dir);
+    r->dev = probed.dev;
+    r->dev.origin = cached ? STN_CURVES_CACHED : STN_CURVES_PROBE;
+    snprintf(r->dev.source, sizeof r->dev.source, "%s: %.480s",
+             cached ? "a cached calibration" : "stencilc probe", path);
+    return 1;
+}
+
 /* The device's bandwidth curves for the time model: a --machine file's, else the file `stencilc probe`
- * or an earlier run's calibration left in the cache for --dir's device, else a calibration now (cached
- * for the next runs; not under MPI, nor with STENCILC_CALIBRATE=0), else the built-in default, which
- * the plan line and the report name (r->dev.origin). */
+ * or an earlier run's calibration left in the cache for --dir's device (unless stale: curves_stale), else
+ * a calibration now (cached for the next runs; not under MPI, nor with STENCILC_CALIBRATE=0), else the
+ * built-in default, which the plan line and the report name (r->dev.origin). */
 static void find_curves(stn_run *r) {
     char path[4096] = "";
     if (r->hw.dev_keys == 3) {
@@ -119,30 +182,12 @@ static void find_curves(stn_run *r) {
     int pmem = r->o->tier == STN_TIER_PMEM; /* (its own curves: stencilc probe --tier pmem) */
     if (stn_dev_cache_path(r->o->dir, pmem, path, sizeof path) != 0)
         path[0] = '\0';
-    if (path[0] && access(path, F_OK) == 0) {
-        stn_hw probed;
-        if (stn_hw_load_machine(path, &probed) == 0 && probed.dev_keys == 3) {
-            int cached = strncmp(probed.description, STN_CALIBRATION_MARK, strlen(STN_CALIBRATION_MARK)) == 0;
-            r->dev = probed.dev;
-            r->dev.origin = cached ? STN_CURVES_CACHED : STN_CURVES_PROBE;
-            snprintf(r->dev.source, sizeof r->dev.source, "%s: %.480s",
-                     cached ? "a cached calibration" : "stencilc probe", path);
-            return;
-        }
-        stn_warn(r->log,
-                 "the device file %s is not usable (%s); the time model calibrates the device again; "
-                 "run 'stencilc probe --dir %s' for full curves",
-                 path, probed.dev_keys != 3 ? "no curves" : stn_errmsg(), r->o->dir);
-        stn_error_clear();
-    }
-    const char *env = getenv("STENCILC_CALIBRATE");
-    if (stn_par_size() > 1 || (env && strcmp(env, "0") == 0) || pmem) {
+    if (path[0] && access(path, F_OK) == 0 && cached_curves(r, path, pmem))
+        return;
+    const char *cannot = no_calibration(pmem);
+    if (cannot) {
         snprintf(r->dev.source, sizeof r->dev.source,
-                 "default: nothing measured for this device (%s); run "
-                 "'stencilc probe %s--dir DIR'",
-                 pmem                 ? "the calibration measures the aio tier, not --tier pmem"
-                 : stn_par_size() > 1 ? "MPI ranks do not calibrate"
-                                      : "STENCILC_CALIBRATE=0",
+                 "default: nothing measured for this device (%s); run 'stencilc probe %s--dir DIR'", cannot,
                  pmem ? "--tier pmem " : "");
         return;
     }
