@@ -288,11 +288,10 @@ int stn_tune(const stn_tune_problem *t, int tuner, stn_tune_result *out);
 void stn_tune_smallest(const stn_tune_problem *t, stn_ooc_plan *p);
 
 /* The kernels' rate on blocks of plan p (its window: the block, its bt steps' skew and the halo;
- * the engine's skewed steps in it, with the iBlock `tile`), for about 80 ms after one block to
- * warm up; x narrowed so that the arrays take at most the larger of STN_RATE_MAX_BYTES and 4 x the
- * last-level cache, and the budget.
- * `source` says how.
- * 0 or -ENOMEM. */
+ * the engine's skewed steps in it, with the iBlock `tile`), after one block to warm up, for 1% of
+ * the run's kernel time at the rate measured so far, from 80 to 300 ms, the median round's rate; x narrowed
+ * so that the arrays take at most the larger of STN_RATE_MAX_BYTES and 4 x the last-level cache, and the
+ * budget. `source` says how. 0 or -ENOMEM. */
 int stn_ooc_block_rate(const stn_run *r, const stn_ooc_plan *p, const int64_t tile[2], double *cps,
                        char *source, size_t n);
 
