@@ -46,7 +46,8 @@ class PointChecks(CheckerBase):
             return
         if d.key is not None and d.spacing not in self.params:
             kind = self.decl_of.get(d.spacing, (None,))[0]
-            what = f"'{d.spacing}' is a {kind}" if kind else f"no param '{d.spacing}' is declared"
+            article = "an" if kind and kind[0] in "aeiou" else "a"
+            what = f"'{d.spacing}' is {article} {kind}" if kind else f"no param '{d.spacing}' is declared"
             self.rep.error(f"the spacing of points '{d.name}' must be a param (the grid's spacing in the "
                            f"coordinates' units): {what}", d.spacing_loc)
             return
