@@ -166,8 +166,8 @@ static int sync_outputs(stn_run *r, stn_result *res) {
     for (int k = 0;
          rc == 0 && r->snap && (stn_par_rank() == 0 || stn_h5_parallel(r->snap)) && k < r->d->nrecords;
          k++) /* (rank 0's samples; under parallel HDF5 every rank makes the dataset) */
-        rc = stn_h5_record(r->snap, r->d->records[k].name, r->rec[k], r->o->steps,
-                           stn_record_points(r, k), &res->st);
+        rc = stn_h5_record(r->snap, r->d->records[k].name, r->rec[k], r->o->steps, stn_record_points(r, k),
+                           &res->st);
     if (stn_par_size() > 1 && stn_par_any(rc) && rc == 0)
         rc = stn_error(-EIO, "another rank failed to write its part of the outputs (its error is above)");
     return rc;

@@ -97,11 +97,10 @@ static int load_points(stn_run *r, int s, stn_stats *st) {
     const char *name = d->pointsets[s].name, *path = r->o->points_path[s];
     const int dims = stn_dims(d); /* coordinates per point: a 1d grid's are x alone (y = 0, its row) */
     if (!path)
-        return stn_error(
-            -EINVAL,
-            "points '%s' have no coordinates: give them with --init %s=FILE.npy (an (n, %d) integer "
-            "array, x first)",
-            name, name, dims);
+        return stn_error(-EINVAL,
+                         "points '%s' have no coordinates: give them with --init %s=FILE.npy (an (n, %d) %s "
+                         "array, x first)",
+                         name, name, dims, d->pointsets[s].offgrid ? "f64" : "integer");
     int fd = stn_open_input(path);
     if (fd < 0)
         return stn_error(fd, "--init %s=%s: %s", name, path, stn_errmsg());

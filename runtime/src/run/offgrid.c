@@ -22,8 +22,8 @@ static const char *coords_text(const double *c, int dims, char *buf, size_t n) {
 
 /* Point i's cell coordinates (coord / spacing), its lower corner and fractions; an error naming the
  * point, its coordinates and the axis where a corner leaves the interior. */
-static int point_cells(const stn_run *r, const char *name, int64_t i, const double *c, double h, int64_t lo[3],
-                       double f[3]) {
+static int point_cells(const stn_run *r, const char *name, int64_t i, const double *c, double h,
+                       int64_t lo[3], double f[3]) {
     const stn_program_desc *d = r->d;
     int dims = stn_dims(d);
     char buf[160];
@@ -31,12 +31,11 @@ static int point_cells(const stn_run *r, const char *name, int64_t i, const doub
         double x = c[k] / h, fl = floor(x);
         int64_t in_lo = d->halo_lo[k], in_hi = r->o->size[k] - d->halo_hi[k];
         if (!isfinite(x) || fl < (double)in_lo || fl + 1 >= (double)in_hi)
-            return stn_error(-EINVAL,
-                             "point %" PRId64 " of '%s' (%s) reaches the boundary layer or beyond: its corner "
-                             "cells along %c are %.17g and %.17g, and the interior is %c in [%" PRId64
-                             ", %" PRId64 ")",
-                             i, name, coords_text(c, dims, buf, sizeof buf), "xyz"[k], fl, fl + 1, "xyz"[k],
-                             in_lo, in_hi);
+            return stn_error(
+                -EINVAL,
+                "point %" PRId64 " of '%s' (%s) reaches the boundary layer or beyond: its corner "
+                "cells along %c are %.17g and %.17g, and the interior is %c in [%" PRId64 ", %" PRId64 ")",
+                i, name, coords_text(c, dims, buf, sizeof buf), "xyz"[k], fl, fl + 1, "xyz"[k], in_lo, in_hi);
         lo[k] = (int64_t)fl;
         f[k] = x - fl;
     }
@@ -55,7 +54,8 @@ int stn_offgrid_expand(stn_run *r, int s, const double *raw, int64_t n) {
     r->inputs.pts[s] = calloc((size_t)(m ? m : 1) * 3, sizeof(int64_t));
     r->inputs.wts[s] = calloc((size_t)(m ? m : 1), sizeof(double));
     if (!r->inputs.pts[s] || !r->inputs.wts[s])
-        return stn_error(-ENOMEM, "out of memory for the %" PRId64 " corner cells of points '%s'", m, ps->name);
+        return stn_error(-ENOMEM, "out of memory for the %" PRId64 " corner cells of points '%s'", m,
+                         ps->name);
     for (int64_t i = 0; i < n; i++) {
         int64_t lo[3] = {0, 0, 0};
         double f[3] = {0, 0, 0};

@@ -19,7 +19,8 @@
  *                (--tier pmem's mapped files), gridchunks (grid files
  *                chunked along y)
  *   3. run/      log (warnings), fields, inputs (series, points, along),    what a run is given
- *                fold (a 1d grid's rows)
+ *                fold (a 1d grid's rows), offgrid (off-grid
+ *                points' corners and weights)
  *   4. mpi/      par (the collectives), split (the ranks' parts), part      the ranks
  *                (a part's geometry), dense (a part in DRAM), ghosts
  *                (the exchanges)
@@ -98,8 +99,8 @@ typedef struct stn_inputs {
     uint64_t series_bytes; /* the data bytes of the series files */
     int64_t **pts;         /* [npointsets]: x, y, z of each point of each set */
     int64_t *npts;         /* [npointsets] (an off-grid set: its corner cells, corners[s] a point) */
-    double **wts;          /* [npointsets]: an off-grid set's corner weights, a point's corners in order; else NULL */
-    int *corners;          /* [npointsets]: 2^dims for an off-grid set, else 1 */
+    double **wts; /* [npointsets]: an off-grid set's corner weights, a point's corners in order; else NULL */
+    int *corners; /* [npointsets]: 2^dims for an off-grid set, else 1 */
     uint64_t points_bytes; /* the data bytes of the points files */
     void **along;          /* [nalong]: each input along an axis, its axis' extent of elements */
     uint64_t along_bytes;  /* the data bytes of their files */
