@@ -181,31 +181,32 @@ def test_off_grid_points_outside_the_interior_are_refused(coords, message, tmp_p
 
 def test_receivers_are_data_not_code(compile_example, run_program, tmp_path):
     """1,000 receivers cost what 1 costs to build: the compiler never sees them (one program, compiled
-    once, runs both), and the run with 1,000 (loading them, their weights, 4 steps) takes less than 3
-    times the run with 1 (a ratio of two runs of the same program, min of 3 each; not a wall-clock bound)."""
+    once, runs both), and the run with 1,000 (loading them, their weights, 10 steps of 40^3) takes less
+    than 3 times the run with 1 (a ratio of two runs of the same program, best of 4 each; not a wall-clock bound)."""
     exe = compile_example("seismic_surface")
-    times = {}
+    size, steps = (40, 40, 40), 10
+    args = {}
     for n in (1, 1000):
         d = tmp_path / f"n{n}"
         d.mkdir()
-        args = files(d, SIZE, 4, n)
-        np.save(d / "rcv.npy", ref.seismic_rcv(SIZE, n, H))
-        best = float("inf")
-        for i in range(3):
+        args[n] = files(d, size, steps, n)
+        np.save(d / "rcv.npy", ref.seismic_rcv(size, n, H))
+    times = {1: float("inf"), 1000: float("inf")}
+    for _ in range(4):  # interleaved, the best of each (a machine shared with other work)
+        for n in (1, 1000):
             t0 = time.perf_counter()
-            rc, _, err = run_program(exe, ["--size", ",".join(map(str, SIZE)), "--steps", "4", "--quiet",
-                                           "--mode", "incore", *args, "--out", f"rec={d}/rec{i}.npy"])
-            best = min(best, time.perf_counter() - t0)
+            rc, _, err = run_program(exe, ["--size", ",".join(map(str, size)), "--steps", steps, "--quiet",
+                                           "--mode", "incore", *args[n], "--out", f"rec={tmp_path}/rec{n}.npy"])
+            times[n] = min(times[n], time.perf_counter() - t0)
             assert rc == 0, err
-        assert np.load(d / "rec0.npy").shape == (4, n)
-        times[n] = best
+    assert np.load(tmp_path / "rec1.npy").shape == (steps, 1) and np.load(tmp_path / "rec1000.npy").shape == (steps, 1000)
     assert times[1000] < 3 * times[1], times
 
 
 def test_off_grid_points_add_no_compile_time(tmp_path):
     """The points are data: the program with a source and receivers off the grid compiles in about the time
-    of the same stencil with none (a ratio of the two compiles, each its own cache; not a wall-clock bound),
-    and its generated C holds no coordinate (the 1,000 receivers of a run are read by the program)."""
+    of the same stencil with none (a ratio of the two compiles, after a third one has put the runtime's
+    library in the cache; not a wall-clock bound): the coordinates, 1 or 1,000, are read by the program."""
     bare = "\n".join(ln for ln in EXACT.replace("FT", "f64").splitlines()
                      if not ln.strip().startswith(("points", "inject", "record", "series")))
     texts = {"bare": bare.replace("input k;", "input k;\n  u' = u + 0 * k;").replace("  u' = u + 0 * (", "  // ("),
