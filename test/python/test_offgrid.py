@@ -294,3 +294,38 @@ def test_off_grid_records_survive_a_kill_and_resume(compile_example, tmp_path):
     assert rep["bytes_read"] == rep["predicted_bytes_read"] and rep["bytes_written"] == rep["predicted_bytes_written"]
     assert np.load(tmp_path / "b.npy").tobytes() == np.load(tmp_path / "a.npy").tobytes()
     assert np.load(tmp_path / "a.npy").shape == (steps, len(np.load(tmp_path / "rcv.npy")))
+
+
+def test_a_1d_grid_takes_off_grid_points_on_its_fold(tmp_path, run_program):
+    """A 1d grid (run as rows of a fold): two corners a point, exact against NumPy in-core and out of core
+    (blocks of 700 cells, so corners straddle the fold's rows and the blocks)."""
+    (tmp_path / "one.stn").write_text("stencil one {\n  grid 1d f64;\n  series w;\n  points src real;\n"
+                                      "  points rcv real;\n  state u;\n  u' = u + 0 * (u[1] + u[-1]);\n"
+                                      "  inject u at src += w[t];\n  record r = u' at rcv;\n}\n")
+    cmd, env = stencilc_command()
+    p = subprocess.run([*cmd, str(tmp_path / "one.stn"), "-o", str(tmp_path / "one")], capture_output=True,
+                       text=True, env=env)
+    assert p.returncode == 0, p.stderr
+    n, T = 5000, 5
+    rng = np.random.default_rng(2)
+    src = rng.uniform(1, n - 2, (50, 1))
+    rcv = np.concatenate([rng.uniform(1, n - 2, (30, 1)), src, [[699.5], [1399.25]]])
+    wv = rng.uniform(-1, 1, T + 1)
+    for k, a in (("src", src), ("rcv", rcv), ("w", wv)):
+        np.save(tmp_path / f"{k}.npy", a)
+    u = np.zeros(n)
+    cs, ws = offgrid_corners(src)
+    cr, wr = offgrid_corners(rcv)
+    want = []
+    for t in range(T):
+        np.add.at(u, cs[:, 0], ws * wv[t])
+        want.append(offgrid_sum(u[cr[:, 0]], wr, 2))
+    for how, extra in (("incore", ("--mode", "incore")), ("ooc", ("--mode", "ooc", "--block", "700,2"))):
+        d = tmp_path / how
+        d.mkdir()
+        rc, _, err = run_program(tmp_path / "one", ["--size", n, "--steps", T, "--quiet", "--dir", d,
+                                                    *[f"--init={k}={tmp_path / k}.npy" for k in ("src", "rcv", "w")],
+                                                    "--out", f"u={d}/u.npy", "--out", f"r={d}/r.npy", *extra])
+        assert rc == 0, err
+        assert np.load(d / "u.npy").tobytes() == u.tobytes(), how
+        assert np.load(d / "r.npy").tobytes() == np.array(want).tobytes(), how
