@@ -567,3 +567,49 @@ _register(Example(
            "u": lambda c, p: (c.nz - 1 - c.z) / c.nz * _gauss3(c, c.nx / 2, c.ny / 2, c.nz / 2, 20.0),
            "u.prev": lambda c, p: (c.nz - 1 - c.z) / c.nz * _gauss3(c, c.nx / 2 - 0.5, c.ny / 2, c.nz / 2, 20.0)},
     update=_wave3d_surface_update, doc="wave equation under a free surface (dirichlet z+, neumann elsewhere)"))
+
+
+# ----------------------------------------------------------------------------- off-grid sources and receivers
+
+
+def _seismic_update(f, p):
+    u, vp, damp = f["u"], f["vp"](), f["damp"]()
+    r = vp * p.dt / p.h
+    return {"u": (2 * u() - (1 - damp) * u.prev() + r * r * _lap7(u)) / (1 + damp)}
+
+
+def seismic_src(size, h: float = 10.0) -> np.ndarray:
+    """One source off the grid, in metres: a little right of the middle, below the surface."""
+    if min(size) < 5:  # (no room for its eight cells)
+        return np.zeros((0, 3))
+    return np.array([[(size[0] / 2 + 0.3) * h, (size[1] / 2 - 0.4) * h, min(size[2] * 0.6 + 0.25, size[2] - 2.5) * h]])
+
+
+def seismic_rcv(size, n: int = 1000, h: float = 10.0, seed: int = 34) -> np.ndarray:
+    """``n`` receivers off the grid, in metres: scattered on the plane 2.75 cells below the surface, x
+    and y anywhere their eight cells stay in the interior ([1, size - 2) in cells)."""
+    if min(size) < 5:  # (no room for their eight cells)
+        return np.zeros((0, 3))
+    rng = np.random.default_rng(seed)
+    xy = rng.uniform(1, np.array(size[:2]) - 2, (n, 2))
+    return np.column_stack([xy, np.full(n, size[2] - 3.75)]) * h
+
+
+def _seismic_damp(c, p):
+    w, s = p.width, p.strength
+    return (s * (np.maximum(0, np.maximum(w - c.x, c.x - (c.nx - 1 - w))) / w) ** 2
+            + s * (np.maximum(0, np.maximum(w - c.y, c.y - (c.ny - 1 - w))) / w) ** 2
+            + s * (np.maximum(0, w - c.z) / w) ** 2)
+
+
+_register(Example(
+    name="seismic_surface", ndim=3, dtype=np.float64, halo_lo=(1, 1, 1), halo_hi=(1, 1, 1),
+    state={"u": (2, "mixed")}, faces={"u": ("neumann", "neumann", "neumann", "neumann", "neumann", "dirichlet")},
+    inputs=("vp", "damp"), params={"dt": 0.001, "h": 10.0, "width": 6.0, "strength": 0.2},
+    inits={"vp": lambda c, p: 1500 + 1000 * np.maximum(0, np.minimum(1, 3 - 4 * c.z / c.nz)) + 0 * c.x * c.y,
+           "damp": lambda c, p: _seismic_damp(c, p) + 0 * c.x * c.y * c.z},
+    update=_seismic_update, series={"wavelet": ricker},
+    points={"src": seismic_src, "rcv": seismic_rcv}, offgrid={"src": "h", "rcv": "h"},
+    injects=(("u", "src", lambda at, p: (at["vp"]() * p.dt) ** 2 * at["wavelet"]()),),
+    records={"rec": ("rcv", lambda at, p: at["u'"]())},
+    doc="3d acoustics under a free surface, sponges elsewhere, a source and 1,000 receivers off the grid"))

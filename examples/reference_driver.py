@@ -116,6 +116,35 @@ class AtPoints:
         return AtPoints(self._prev, self.idx)
 
 
+def offgrid_corners(c: np.ndarray, h: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+    """Off-grid points ``c`` ((n, ndim) float64, x first; in units of ``h``) as the runtime takes them: the
+    2^ndim corner cells of each ((n 2^ndim, ndim) int64, a point's corners together, corner k's bit d
+    +1 along axis d) and their weights (products of 1 - f and f, x first, f the fractional part)."""
+    c = np.asarray(c, dtype=np.float64) / h
+    n, nd = c.shape
+    lo = np.floor(c)
+    f = c - lo
+    cells = np.empty((n, 1 << nd, nd), dtype=np.int64)
+    w = np.ones((n, 1 << nd), dtype=np.float64)
+    for k in range(1 << nd):
+        for d in range(nd):
+            up = (k >> d) & 1
+            cells[:, k, d] = lo[:, d].astype(np.int64) + up
+            w[:, k] = w[:, k] * (f[:, d] if up else 1.0 - f[:, d])
+    return cells.reshape(-1, nd), w.reshape(-1)
+
+
+def offgrid_sum(v: np.ndarray, w: np.ndarray, corners: int) -> np.ndarray:
+    """Each point's sample from its corners' (``v`` and ``w``, a point's ``corners`` together): weight x
+    sample summed in corner order, in ``v``'s type (as the runtime sums them)."""
+    v = np.asarray(v).reshape(-1, corners)
+    w = np.asarray(w).reshape(-1, corners).astype(v.dtype)
+    acc = w[:, 0] * v[:, 0]
+    for k in range(1, corners):
+        acc = acc + w[:, k] * v[:, k]
+    return acc
+
+
 def interior(shape: tuple[int, ...], lo: tuple[int, ...], hi: tuple[int, ...]) -> tuple[slice, ...]:
     """The interior of an array of numpy ``shape`` for a halo given x first."""
     nd = len(shape)
@@ -209,6 +238,9 @@ class Example:
     faces: dict = field(default_factory=dict)
     injects: tuple = ()
     records: dict = field(default_factory=dict)
+    # off-grid sets (`points NAME real [spacing P];`): name -> spacing param ("" in cells); their points are
+    # (n, ndim) float64 arrays, each turned into its 2^ndim corner cells and weights (offgrid_corners)
+    offgrid: dict = field(default_factory=dict)
     fields: tuple[str, ...] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -269,7 +301,8 @@ class Example:
         for w, default in self.series.items():  # given at run time (--init w=FILE)
             out[w] = np.asarray(files[w] if w in files else default(self.SERIES_LENGTH), dtype=self.dtype).copy()
         for s, default in self.points.items():  # likewise
-            out[s] = np.asarray(files[s] if s in files else default(size), dtype=np.int64).copy()
+            out[s] = np.asarray(files[s] if s in files else default(size),
+                                dtype=np.float64 if s in self.offgrid else np.int64).copy()
         for a, axis in self.along.items():  # 1d: a file, else the init along its axis, else zero
             d = "xyz".index(axis)
             if a in files:
@@ -312,8 +345,11 @@ class Example:
         inputs = {f: np.array(fields[f], dtype=self.dtype, copy=True) for f in self.inputs}
         series = {w: np.asarray(fields[w], dtype=self.dtype) for w in self.series}
         along = {a: np.asarray(fields[a], dtype=self.dtype) for a in self.along}
-        at_pts = {s: tuple(np.asarray(fields[s], dtype=np.int64)[:, d] for d in reversed(range(self.ndim)))
-                  for s in self.points}  # numpy indices: z (or y) first
+        wts = {s: offgrid_corners(np.asarray(fields[s], dtype=np.float64),
+                                float({**self.params, **(params or {})}[sp]) if sp else 1.0)
+               for s, sp in self.offgrid.items()}  # an off-grid set: its corner cells (as points) and weights
+        at_pts = {s: tuple(np.asarray(wts[s][0] if s in wts else fields[s], dtype=np.int64)[:, d]
+                           for d in reversed(range(self.ndim))) for s in self.points}  # numpy indices: z (or y) first
         recs = {r: [] for r in self.records}
         shape = next(iter(cur.values())).shape
         inner = interior(shape, lo, hi)
@@ -356,19 +392,22 @@ class Example:
                 return out
 
             for f, s, fn in self.injects:  # after the updates, before the boundary is final
-                np.add.at(new[f], at_pts[s], np.broadcast_to(np.asarray(fn(at(s), p), dtype=self.dtype),
-                                                             at_pts[s][0].shape))
+                v = np.broadcast_to(np.asarray(fn(at(s), p), dtype=self.dtype), at_pts[s][0].shape)
+                if s in wts:  # each corner gets weight x value, in point then corner order
+                    v = wts[s][1].astype(self.dtype) * v
+                np.add.at(new[f], at_pts[s], v)
                 if self.state[f][1] == "neumann":
                     mirror(new[f], lo, hi)
                 if self.state[f][1] == "mixed":
                     mirror_faces(new[f], lo, hi, self.faces[f])
             for r, (s, fn) in self.records.items():
-                recs[r].append(np.broadcast_to(np.asarray(fn(at(s), p), dtype=self.dtype), at_pts[s][0].shape))
+                v = np.broadcast_to(np.asarray(fn(at(s), p), dtype=self.dtype), at_pts[s][0].shape)
+                recs[r].append(offgrid_sum(v, wts[s][1], 1 << self.ndim) if s in wts else v)
             for f, (levels, _) in self.state.items():
                 if levels == 2:
                     prev[f] = cur[f]
                 cur[f] = new[f]
-        records = {r: np.array(v, dtype=self.dtype).reshape(steps, len(at_pts[self.records[r][0]][0]))
+        records = {r: np.array(v, dtype=self.dtype).reshape(steps, len(fields[self.records[r][0]]))
                    for r, v in recs.items()}
         return {**cur, **inputs, **records}
 

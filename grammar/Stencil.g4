@@ -41,7 +41,7 @@ decl
     | STATE name=ID (LEVELS levels=number)? SEMI                       # stateDecl
     | INPUT name=ID (ALONG axis=ID)? SEMI                              # inputDecl
     | SERIES name=ID SEMI                                              # seriesDecl
-    | POINTS name=ID SEMI                                              # pointsDecl
+    | POINTS name=ID (kind=ID (key=ID spacing=ID)?)? SEMI              # pointsDecl
     | INJECT field=ID AT pts=ID PLUSEQ expr SEMI                       # injectDecl
     | RECORD name=ID ASSIGN expr AT pts=ID SEMI                        # recordDecl
     | TABLE name=ID (LBRACK number RBRACK)+ ASSIGN tableInit SEMI      # tableDecl

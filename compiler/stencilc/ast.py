@@ -164,10 +164,19 @@ class SeriesDecl:
 
 @dataclass(frozen=True)
 class PointsDecl:
-    """``points src;``: grid points given at run time (an (n, dims) integer array, x first)."""
+    """``points src;``: grid points given at run time (an (n, dims) integer array, x first);
+    ``points rcv real;`` off-grid points (an (n, dims) f64 array, in cells), ``points rcv real spacing h;``
+    in physical units (divided by the param ``h``).  ``kind``/``key``/``spacing`` are the words as
+    written (sema checks them), None where absent."""
 
     name: str
     loc: Loc
+    kind: str | None = None
+    kind_loc: Loc | None = None
+    key: str | None = None
+    key_loc: Loc | None = None
+    spacing: str | None = None
+    spacing_loc: Loc | None = None
 
 
 @dataclass(frozen=True)
@@ -402,7 +411,8 @@ def _fmt(node: object, depth: int, out: list[str]) -> None:
     elif isinstance(node, SeriesDecl):
         head = f"SeriesDecl {node.name}"
     elif isinstance(node, PointsDecl):
-        head = f"PointsDecl {node.name}"
+        head = f"PointsDecl {node.name}" + (f" {node.kind}" if node.kind else "") + \
+            (f" {node.key} {node.spacing}" if node.key else "")
     elif isinstance(node, InjectDecl):
         head, kids = f"InjectDecl {node.field} at {node.points}", [node.value]
     elif isinstance(node, RecordDecl):

@@ -304,6 +304,7 @@ class Program:
     facts: Facts | None = None
     series: list[str] = field(default_factory=list)  # declaration order
     points: list[str] = field(default_factory=list)  # declaration order
+    offgrid: dict[str, str] = field(default_factory=dict)  # off-grid sets: name -> spacing param ("" in cells)
     injects: list[Inject] = field(default_factory=list)  # source order
     records: list[Record] = field(default_factory=list)  # source order
     saves: list[Save] = field(default_factory=list)  # source order: the default snapshots
@@ -569,6 +570,9 @@ class Program:
             for n in walk(e):
                 if isinstance(n, Load) and (n.offset != (0, 0, 0) or (n.level == NEW and not new_ok)):
                     bad(f"{where}: {n} is not a read at the point")
+        for name, sp in self.offgrid.items():
+            if name not in self.points or (sp and sp not in {q.name for q in self.params}):
+                bad(f"off-grid points {name}: unknown set or spacing param {sp!r}")
         for x in self.injects:
             if x.field not in {f.name for f in self.state_fields}:
                 bad(f"inject into {x.field}, not a state field")
@@ -656,7 +660,8 @@ def format_program(p: Program) -> str:
     for u in p.updates:
         out.append(f"update {u.field}' = {format_expr(u.value, p.ndim)}")
     for name in p.points:
-        out.append(f"points {name}")
+        sp = p.offgrid.get(name)
+        out.append(f"points {name}" + ("" if sp is None else " real" + (f" spacing {sp}" if sp else "")))
     for x in p.injects:
         out.append(f"inject {x.field} at {x.points} += {format_expr(x.value, p.ndim)}")
     for x in p.records:

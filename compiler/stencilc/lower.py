@@ -183,7 +183,7 @@ def lower(c: Checked) -> ir.Program:
     program = ir.Program(
         name=c.name, source_name=c.source.name, ndim=c.ndim, dtype=c.dtype,
         params=[ir.Param(n, v) for n, v in c.params.items()], fields=fields, lets=lets, updates=updates,
-        series=list(c.series), points=list(c.points),
+        series=list(c.series), points=list(c.points), offgrid=dict(c.offgrid),
         injects=[ir.Inject(d.field, d.points, low.expr(d.value, {})) for d in c.injects],
         records=[ir.Record(d.name, d.points, low.expr(d.value, {})) for d in c.records],
         saves=[_save(d) for d in c.saves],

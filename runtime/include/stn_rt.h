@@ -93,6 +93,10 @@ typedef struct stn_series_term {
  * at POINTS;`, sampled every step into a (steps, n) array written by --out NAME=FILE. */
 typedef struct stn_points_desc {
     const char *name;
+    /* `points NAME real;`: off-grid points, an (n, ndim) f64 array in cells (x first), or in the units
+     * of param `spacing` (divided by it; -1: in cells).  The runtime turns each into its 2^ndim corner
+     * cells and their weights (run/inputs.c; docs/design/025 section 3). */
+    int offgrid, spacing;
 } stn_points_desc;
 typedef struct stn_inject_desc {
     int field, points; /* indices into the descriptor's fields and pointsets */
@@ -105,6 +109,10 @@ typedef struct stn_record_desc {
  * that lie in the box (the new levels in dst); record number `which` likewise into out[i]. */
 typedef void (*stn_inject_fn)(int which, const double *params, const stn_view *v, const void *const *src,
                               void *const *dst, const stn_box *box, const int64_t *pts, int64_t n);
+/* The inject with the corner weights of an off-grid set: adds w[i] * value at point i (w NULL: 1). */
+typedef void (*stn_inject_w_fn)(int which, const double *params, const stn_view *v, const void *const *src,
+                                void *const *dst, const stn_box *box, const int64_t *pts, const double *w,
+                                int64_t n);
 typedef void (*stn_record_fn)(int which, const double *params, const stn_view *v, const void *const *src,
                               void *const *dst, const stn_box *box, const int64_t *pts, int64_t n, void *out);
 
@@ -223,6 +231,8 @@ typedef struct stn_program_desc {
     /* The boundary function by operation (required by a field of boundary STN_BC_MIXED; NULL: `boundary`
      * does the whole rule, which is what any other field needs). */
     stn_boundary_op_fn boundary_op;
+    /* The inject with weights (required by an off-grid set of points; NULL in a descriptor before them). */
+    stn_inject_w_fn inject_w;
 } stn_program_desc;
 
 /* Whether field fd's boundary mirrors or wraps (the in-place pass before a step reads a level: a

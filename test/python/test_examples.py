@@ -86,7 +86,14 @@ def random_fields(ex: ref.Example, size: tuple[int, ...], seed: int, with_prev: 
         out[a] = rng.uniform(0.0, 0.3, size["xyz".index(axis)]).astype(ex.dtype)
     for s in ex.points:  # 0 to 4 points anywhere in the interior, repeats allowed
         lo, hi = np.array(ex.halo_lo), np.array(size) - np.array(ex.halo_hi)
-        out[s] = rng.integers(lo, hi, size=(int(rng.integers(0, 5)), ex.ndim)).astype(np.int64)
+        n = int(rng.integers(0, 5))
+        if s in ex.offgrid and (hi - lo < 2).any():  # (an off-grid point needs two interior cells an axis)
+            out[s] = np.zeros((0, ex.ndim))
+        elif s in ex.offgrid:  # off-grid: reals whose corners stay in the interior, in the spacing's units
+            h = ex.params[ex.offgrid[s]] if ex.offgrid[s] else 1.0
+            out[s] = rng.uniform(lo, hi - 1, size=(n, ex.ndim)) * h
+        else:
+            out[s] = rng.integers(lo, hi, size=(n, ex.ndim)).astype(np.int64)
     if with_prev:
         for f, (levels, _) in ex.state.items():
             if levels == 2:

@@ -153,6 +153,8 @@ def build_layout(program: ir.Program, tuned: Tuned | None = None) -> KernelLayou
         tile_bytes=TILE_BYTES, runtime_dir=str(runtime_dir()),
         cflags=" ".join([DEFAULT_CFLAGS, *hdf5_flags()[0]]), libs=tuple(LIBS), tuned=tuned,
         stages=stages, series=tuple(program.series), step_values=tuple(step_values), points=tuple(program.points),
+        points_spacing=tuple(-2 if s not in program.offgrid else -1 if not program.offgrid[s]
+                             else [q.name for q in program.params].index(program.offgrid[s]) for s in program.points),
         injects=injects, records=records, alongs=alongs, saves=tuple(s.spec() for s in program.saves),
         coord_axes=tuple(sorted({n.axis for e in program.kernel_exprs() for n in ir.walk(e)
                                  if isinstance(n, ir.Coord) and n.axis > 0})),
@@ -291,11 +293,13 @@ def _point_ops(program: ir.Program, dst_slots, point_printer: CPrinter, rename: 
     injects = tuple(PointOp("inject", i, x.field, x.points, program.points.index(x.points), dst_arg[x.field],
                             point_printer.print(rename(x.value)),
                             f"inject {x.field} at {x.points} += {ir.format_expr(x.value, program.ndim)}",
-                            [f.name for f in program.fields].index(x.field), x.field in program.new_extents())
+                            [f.name for f in program.fields].index(x.field), x.field in program.new_extents(),
+                            x.points in program.offgrid)
                     for i, x in enumerate(program.injects))
     records = tuple(PointOp("record", i, x.name, x.points, program.points.index(x.points), "",
                             point_printer.print(rename(x.value)),
-                            f"record {x.name} = {ir.format_expr(x.value, program.ndim)} at {x.points}")
+                            f"record {x.name} = {ir.format_expr(x.value, program.ndim)} at {x.points}",
+                            offgrid=x.points in program.offgrid)
                     for i, x in enumerate(program.records))
     return injects, records
 

@@ -98,6 +98,8 @@ class KernelLayout:
     series: tuple[str, ...] = ()  # the series declared, in order (the runtime's index)
     step_values: tuple[StepValue, ...] = ()  # t (if the kernels read it), then every series term
     points: tuple[str, ...] = ()  # the sets of points declared, in order (the runtime's index)
+    # per set: -2 grid points, -1 off-grid in cells, k >= 0 off-grid divided by param k (its spacing)
+    points_spacing: tuple[int, ...] = ()
     injects: tuple[PointOp, ...] = ()  # in source order
     records: tuple[PointOp, ...] = ()  # in source order
     alongs: tuple[AlongDesc, ...] = ()  # inputs along one axis, after the grid slots
@@ -215,6 +217,11 @@ class KernelLayout:
             if [(o.kind, o.which) for o in ops] != [(kind, i) for i in range(len(ops))] or any(
                     o.points_index >= len(self.points) or self.points[o.points_index] != o.points for o in ops):
                 _fail(self, f"{kind}s are not numbered in order, or name points that are not declared")
+            if any(o.offgrid != (self.points_spacing[o.points_index] > -2) for o in ops):
+                _fail(self, f"an {kind}'s off-grid flag does not match its set's")
+        if len(self.points_spacing) != len(self.points) or any(
+                k < -2 or k >= len(self.params) for k in self.points_spacing):
+            _fail(self, f"points_spacing {self.points_spacing!r} is not one of -2, -1 or a param per set")
         terms = [v for v in self.step_values if v.series is not None]
         if [v.slot for v in terms] != list(range(1, len(terms) + 1)) or any(
                 v.series not in self.series for v in terms) or sum(v.slot == 0 for v in self.step_values) > 1:

@@ -95,7 +95,10 @@ class _Builder(StencilVisitor):
         return ast.SeriesDecl(ctx.name.text, token_loc(ctx.name))
 
     def visitPointsDecl(self, ctx: StencilParser.PointsDeclContext) -> ast.PointsDecl:
-        return ast.PointsDecl(ctx.name.text, token_loc(ctx.name))
+        def word(tok):  # (an optional word: its text and place, or None twice)
+            return (tok.text, token_loc(tok)) if tok is not None else (None, None)
+
+        return ast.PointsDecl(ctx.name.text, token_loc(ctx.name), *word(ctx.kind), *word(ctx.key), *word(ctx.spacing))
 
     def visitInjectDecl(self, ctx: StencilParser.InjectDeclContext) -> ast.InjectDecl:
         return ast.InjectDecl(ctx.field.text, ctx.pts.text, self.visit(ctx.expr()), token_loc(ctx.field),

@@ -37,6 +37,7 @@ class CheckerBase:
         self.whole_grid_faces: dict[int, str] = {}  # boundary KIND FACES; (no field): each face once
         self.whole_grid_face_locs: dict[int, object] = {}
         self.points: dict[str, ast.PointsDecl] = {}
+        self.offgrid: dict[str, str] = {}  # off-grid sets (``points rcv real;``): name -> spacing param or ""
         self.injects: list[ast.InjectDecl] = []
         self.records: list[ast.RecordDecl] = []
         self.saves: list[ast.SaveDecl] = []

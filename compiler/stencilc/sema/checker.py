@@ -37,7 +37,8 @@ class _Checker(DeclarationChecks, ExpressionChecks, StepChecks, PointChecks, Bou
         return Checked(
             source=self.source, tree=self.tree, name=self.tree.name, ndim=self.ndim, dtype=self.dtype,
             params=self.params, fields=self.fields, tables=self.tables, lets=self.let_order,
-            warnings=self.rep.warnings, series=list(self.series), points=list(self.points), injects=self.injects,
+            warnings=self.rep.warnings, series=list(self.series), points=list(self.points), offgrid=self.offgrid,
+            injects=self.injects,
             records=self.records, saves=self.saves,
         )
 
@@ -50,6 +51,8 @@ class _Checker(DeclarationChecks, ExpressionChecks, StepChecks, PointChecks, Bou
                 self._update(d)
             elif isinstance(d, ast.InitDecl):
                 self._init(d)
+            elif isinstance(d, ast.PointsDecl):
+                self._points_decl(d)
             elif isinstance(d, ast.InjectDecl):
                 self._inject(d)
             elif isinstance(d, ast.RecordDecl):

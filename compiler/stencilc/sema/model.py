@@ -72,6 +72,7 @@ class Checked:
     warnings: list[Diagnostic] = field(default_factory=list)
     series: list[str] = field(default_factory=list)  # declaration order
     points: list[str] = field(default_factory=list)  # declaration order
+    offgrid: dict[str, str] = field(default_factory=dict)  # off-grid sets: name -> spacing param ("" in cells)
     injects: list[ast.InjectDecl] = field(default_factory=list)  # source order
     records: list[ast.RecordDecl] = field(default_factory=list)  # source order
     saves: list[ast.SaveDecl] = field(default_factory=list)  # source order: the default snapshots

@@ -6,7 +6,9 @@ Guarantees: an inject names a state field and a record its own declaration, each
 declared set of points (else an error, saying what the name is), and each value is checked in
 its context ("inject": the levels before the step at the point, no new value; "record": after
 the step); the sound ones are in ``injects`` and ``records`` in source order, and their points
-are ``used``.  A field injected into that wraps y or z may not be read primed (an error at the
+are ``used``.  An off-grid set (``points rcv real;``, ``... real spacing h;``) is in ``offgrid`` with
+its spacing param ("" for coordinates in cells); a misspelt word or a spacing that is no param is an
+error at the word.  A field injected into that wraps y or z may not be read primed (an error at the
 first such inject).
 """
 
@@ -29,6 +31,29 @@ class PointChecks(CheckerBase):
                                                    f"no points are declared by that name (declare them: "
                                                    f"'points {name};')"), loc)
         return False
+
+    def _points_decl(self, d: ast.PointsDecl) -> None:
+        """``points NAME [real [spacing PARAM]];``: the words after the name, checked."""
+        if d.kind is None:
+            return
+        if d.kind != "real":
+            self.rep.error(f"points '{d.name}': '{d.kind}' is not a kind of points; write 'points {d.name} real;' "
+                           f"for off-grid points (coordinates as reals, interpolated)", d.kind_loc)
+            return
+        if d.key is not None and d.key != "spacing":
+            self.rep.error(f"points '{d.name}' real: expected 'spacing PARAM' after 'real', not '{d.key}'",
+                           d.key_loc)
+            return
+        if d.key is not None and d.spacing not in self.params:
+            kind = self.decl_of.get(d.spacing, (None,))[0]
+            article = "an" if kind and kind[0] in "aeiou" else "a"
+            what = f"'{d.spacing}' is {article} {kind}" if kind else f"no param '{d.spacing}' is declared"
+            self.rep.error(f"the spacing of points '{d.name}' must be a param (the grid's spacing in the "
+                           f"coordinates' units): {what}", d.spacing_loc)
+            return
+        if d.key is not None:
+            self.used.add(d.spacing)
+        self.offgrid[d.name] = d.spacing or ""
 
     def _inject(self, d: ast.InjectDecl) -> None:
         f = self.fields.get(d.field)
@@ -55,6 +80,12 @@ class PointChecks(CheckerBase):
         y or z is computed from the far side's cells, whose points may lie in another block: such
         a field is refused."""
         for d in self.injects:
+            u = self._primed_reader(d.field) if d.points in self.offgrid else None
+            if u is not None:
+                self.rep.error(f"'{d.points}' are off-grid points, and the update of '{u.name}' reads the new value "
+                               f"'{d.field}'': injections at off-grid points into a field read with a prime are not "
+                               f"supported (yet)", d.loc, [("read here", u.loc)])
+                return
             wraps = self.fields[d.field].periodic - {0} if d.field in self.fields else set()
             u = self._primed_reader(d.field) if wraps else None
             if u is not None:

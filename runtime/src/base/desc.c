@@ -100,6 +100,11 @@ int stn_desc_check(const stn_program_desc *d) {
             if (strcmp(d->params[m].name, d->params[k].name) == 0)
                 rc = stn_error(-EINVAL, "two params are named '%s'", d->params[k].name);
     }
+    for (int k = 0; rc == 0 && k < d->npointsets; k++)
+        if (d->pointsets[k].offgrid && (!d->inject_w || d->pointsets[k].spacing >= d->nparams))
+            rc =
+                stn_error(-EINVAL, "points '%s' are off-grid, without the weighted inject or with spacing %d",
+                          d->pointsets[k].name, d->pointsets[k].spacing);
     unsigned char *src_used = calloc((size_t)(rc ? 1 : d->nsrc + 1), 1);
     unsigned char *dst_used = calloc((size_t)(rc ? 1 : d->ndst + 1), 1);
     if (rc == 0 && (!src_used || !dst_used))

@@ -119,6 +119,10 @@ static void usage_fields(const stn_program_desc *d, FILE *out) {
                 stn_dims(d));
         for (int s = 0; s < d->npointsets; s++) {
             fprintf(out, "  %-12s", d->pointsets[s].name);
+            if (d->pointsets[s].offgrid) /* (an f64 array instead, interpolated: docs/language.md) */
+                fprintf(out, " off-grid: (n, %d) f64, in %s%s;", stn_dims(d),
+                        d->pointsets[s].spacing >= 0 ? "units of param " : "cells",
+                        d->pointsets[s].spacing >= 0 ? d->params[d->pointsets[s].spacing].name : "");
             for (int k = 0; k < d->ninjects; k++)
                 if (d->injects[k].points == s)
                     fprintf(out, " inject into %s;", d->fields[d->injects[k].field].name);

@@ -60,7 +60,10 @@ static void point_ops(const step_of *s, const stn_view *v, const void *const *sr
     const double *pv = s->pv;
     for (int k = 0; k < d->ninjects; k++) {
         int s = d->injects[k].points;
-        d->inject(k, pv, v, src, dst, box, r->inputs.pts[s], r->inputs.npts[s]);
+        if (r->inputs.wts && r->inputs.wts[s]) /* an off-grid set: weighted corners (stn_desc_check) */
+            d->inject_w(k, pv, v, src, dst, box, r->inputs.pts[s], r->inputs.wts[s], r->inputs.npts[s]);
+        else
+            d->inject(k, pv, v, src, dst, box, r->inputs.pts[s], r->inputs.npts[s]);
     }
     stn_box own = *box; /* a rank records the points of its own slices only (its ghosts' may be stale) */
     if (!stn_part_own_box(r, wrapped, &own))

@@ -93,7 +93,7 @@ int stn_outputs_open(stn_run *r, stn_afile *report) {
     }
     for (int k = 0; k < r->d->nrecords; k++) { /* (steps, n): row t is step t's samples */
         const char *path = r->o->record_path[k];
-        int64_t rs[2] = {r->o->steps, r->inputs.npts ? r->inputs.npts[r->d->records[k].points] : 0};
+        int64_t rs[2] = {r->o->steps, stn_record_points(r, k)};
         int rc2 = path ? open_writer(path, r->d->npy_descr, 2, rs, &r->writers[2 * r->d->nfields + k]) : 0;
         if (rc2 && rc == 0)
             rc = stn_error(rc2, "--out %s=%s: %s", r->d->records[k].name, path, stn_errmsg());
@@ -111,7 +111,14 @@ int stn_outputs_open(stn_run *r, stn_afile *report) {
 }
 
 uint64_t stn_record_bytes(const stn_run *r, int k) {
-    return r->inputs.npts ? (uint64_t)r->inputs.npts[r->d->records[k].points] * (uint64_t)r->d->elem_size : 0;
+    return (uint64_t)stn_record_points(r, k) * (uint64_t)r->d->elem_size;
+}
+
+/* A record's samples in memory, a row a step: a value per point, or per corner of an off-grid point. */
+static size_t record_slot_bytes(const stn_run *r, int k) {
+    return r->inputs.npts ? (size_t)r->o->steps * (size_t)r->inputs.npts[r->d->records[k].points] *
+                                (size_t)r->d->elem_size
+                          : 0;
 }
 
 /* Under MPI: every rank's counters to rank 0, whose report gives them per rank and their sums. */
@@ -141,10 +148,12 @@ static int sync_outputs(stn_run *r, stn_result *res) {
     int n = 2 * r->d->nfields + r->d->nrecords, rc = 0;
     for (int k = 0; stn_par_size() > 1 && k < r->d->nrecords; k++) /* (collective: every rank, always) */
         if (r->writers[2 * r->d->nfields + k]) { /* each rank sampled the points of its own slices */
-            stn_par_or_to_root(r->rec[k], (size_t)(r->o->steps * (int64_t)stn_record_bytes(r, k)));
+            stn_par_or_to_root(r->rec[k], record_slot_bytes(r, k));
             if (stn_par_rank() > 0)
                 stn_npy_writer_expect(r->writers[2 * r->d->nfields + k], 0);
         }
+    for (int k = 0; k < r->d->nrecords; k++) /* an off-grid point's corners summed, every corner in */
+        stn_record_combine(r, k);
     for (int k = 0; rc == 0 && k < r->d->nrecords && stn_par_rank() == 0; k++) { /* all steps' samples */
         stn_npy_writer *w = r->writers[2 * r->d->nfields + k];
         if (w)
@@ -157,8 +166,8 @@ static int sync_outputs(stn_run *r, stn_result *res) {
     for (int k = 0;
          rc == 0 && r->snap && (stn_par_rank() == 0 || stn_h5_parallel(r->snap)) && k < r->d->nrecords;
          k++) /* (rank 0's samples; under parallel HDF5 every rank makes the dataset) */
-        rc = stn_h5_record(r->snap, r->d->records[k].name, r->rec[k], r->o->steps,
-                           r->inputs.npts ? r->inputs.npts[r->d->records[k].points] : 0, &res->st);
+        rc = stn_h5_record(r->snap, r->d->records[k].name, r->rec[k], r->o->steps, stn_record_points(r, k),
+                           &res->st);
     if (stn_par_size() > 1 && stn_par_any(rc) && rc == 0)
         rc = stn_error(-EIO, "another rank failed to write its part of the outputs (its error is above)");
     return rc;

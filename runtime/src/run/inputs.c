@@ -97,19 +97,22 @@ static int load_points(stn_run *r, int s, stn_stats *st) {
     const char *name = d->pointsets[s].name, *path = r->o->points_path[s];
     const int dims = stn_dims(d); /* coordinates per point: a 1d grid's are x alone (y = 0, its row) */
     if (!path)
-        return stn_error(
-            -EINVAL,
-            "points '%s' have no coordinates: give them with --init %s=FILE.npy (an (n, %d) integer "
-            "array, x first)",
-            name, name, dims);
+        return stn_error(-EINVAL,
+                         "points '%s' have no coordinates: give them with --init %s=FILE.npy (an (n, %d) %s "
+                         "array, x first)",
+                         name, name, dims, d->pointsets[s].offgrid ? "f64" : "integer");
     int fd = stn_open_input(path);
     if (fd < 0)
         return stn_error(fd, "--init %s=%s: %s", name, path, stn_errmsg());
     stn_npy_header h;
     int rc = stn_npy_read_header(path, fd, &h);
     close(fd);
-    int four = rc == 0 && strcmp(h.descr, "<i4") == 0;
-    if (rc == 0 && !four && strcmp(h.descr, "<i8") != 0)
+    int four = rc == 0 && strcmp(h.descr, "<i4") == 0, off = d->pointsets[s].offgrid;
+    if (rc == 0 && off && strcmp(h.descr, "<f8") != 0)
+        rc = stn_error(-EINVAL,
+                       "'%s' holds '%s'; off-grid points are reals ('<f8'): convert with a.astype('<f8')",
+                       path, h.descr);
+    else if (rc == 0 && !off && !four && strcmp(h.descr, "<i8") != 0)
         rc = stn_error(-EINVAL,
                        "'%s' holds '%s'; points are integers ('<i8' or '<i4'): convert with "
                        "a.astype('<i8')",
@@ -122,12 +125,14 @@ static int load_points(stn_run *r, int s, stn_stats *st) {
     int64_t n = rc == 0 ? h.shape[0] : 0;
     size_t bytes = (size_t)(n * dims) * (four ? 4 : 8);
     void *raw = rc == 0 ? malloc(bytes ? bytes : 1) : NULL;
-    r->inputs.pts[s] = rc == 0 ? calloc((size_t)(n ? n : 1) * 3, sizeof(int64_t)) : NULL;
-    if (rc == 0 && (!raw || !r->inputs.pts[s]))
+    r->inputs.pts[s] = rc == 0 && !off ? calloc((size_t)(n ? n : 1) * 3, sizeof(int64_t)) : NULL;
+    if (rc == 0 && (!raw || (!off && !r->inputs.pts[s])))
         rc = stn_error(-ENOMEM, "out of memory reading %" PRId64 " points from '%s'", n, path);
     if (rc == 0)
         rc = stn_npy_load(path, h.descr, 2, h.shape, raw, st);
-    for (int64_t i = 0; rc == 0 && i < n; i++)
+    if (rc == 0 && off)
+        rc = stn_offgrid_expand(r, s, raw, n);
+    for (int64_t i = 0; rc == 0 && !off && i < n; i++)
         for (int k = 0; rc == 0 && k < dims; k++) {
             int64_t c = four ? ((const int32_t *)raw)[i * dims + k] : ((const int64_t *)raw)[i * dims + k];
             int64_t size = r->o->size[k], lo = d->halo_lo[k], hi = size - d->halo_hi[k];
@@ -146,7 +151,8 @@ static int load_points(stn_run *r, int s, stn_stats *st) {
     free(raw);
     if (rc)
         return stn_error(rc, "--init %s=%s: %s", name, path, stn_errmsg());
-    r->inputs.npts[s] = n;
+    if (!off)
+        r->inputs.npts[s] = n, r->inputs.corners[s] = 1;
     r->inputs.points_bytes += bytes;
     return 0;
 }
@@ -157,8 +163,10 @@ int stn_points_load(stn_run *r, stn_stats *st) {
         return 0;
     r->inputs.pts = calloc((size_t)d->npointsets, sizeof *r->inputs.pts);
     r->inputs.npts = calloc((size_t)d->npointsets, sizeof *r->inputs.npts);
+    r->inputs.wts = calloc((size_t)d->npointsets, sizeof *r->inputs.wts);
+    r->inputs.corners = calloc((size_t)d->npointsets, sizeof *r->inputs.corners);
     r->rec = calloc((size_t)d->nrecords + 1, sizeof *r->rec);
-    if (!r->inputs.pts || !r->inputs.npts || !r->rec)
+    if (!r->inputs.pts || !r->inputs.npts || !r->inputs.wts || !r->inputs.corners || !r->rec)
         return stn_error(-ENOMEM, "out of memory");
     int rc = 0;
     for (int s = 0; rc == 0 && s < d->npointsets; s++)
@@ -176,6 +184,12 @@ int stn_points_load(stn_run *r, stn_stats *st) {
 void stn_points_free(stn_run *r) {
     for (int s = 0; r->inputs.pts && s < r->d->npointsets; s++)
         free(r->inputs.pts[s]);
+    for (int s = 0; r->inputs.wts && s < r->d->npointsets; s++)
+        free(r->inputs.wts[s]);
+    free(r->inputs.wts);
+    free(r->inputs.corners);
+    r->inputs.wts = NULL;
+    r->inputs.corners = NULL;
     for (int k = 0; r->rec && k < r->d->nrecords; k++)
         free(r->rec[k]);
     free(r->inputs.pts);

@@ -19,7 +19,8 @@
  *                (--tier pmem's mapped files), gridchunks (grid files
  *                chunked along y)
  *   3. run/      log (warnings), fields, inputs (series, points, along),    what a run is given
- *                fold (a 1d grid's rows)
+ *                fold (a 1d grid's rows), offgrid (off-grid
+ *                points' corners and weights)
  *   4. mpi/      par (the collectives), split (the ranks' parts), part      the ranks
  *                (a part's geometry), dense (a part in DRAM), ghosts
  *                (the exchanges)
@@ -97,7 +98,9 @@ typedef struct stn_inputs {
     int64_t *series_len;   /* [nseries] */
     uint64_t series_bytes; /* the data bytes of the series files */
     int64_t **pts;         /* [npointsets]: x, y, z of each point of each set */
-    int64_t *npts;         /* [npointsets] */
+    int64_t *npts;         /* [npointsets] (an off-grid set: its corner cells, corners[s] a point) */
+    double **wts; /* [npointsets]: an off-grid set's corner weights, a point's corners in order; else NULL */
+    int *corners; /* [npointsets]: 2^dims for an off-grid set, else 1 */
     uint64_t points_bytes; /* the data bytes of the points files */
     void **along;          /* [nalong]: each input along an axis, its axis' extent of elements */
     uint64_t along_bytes;  /* the data bytes of their files */
@@ -162,6 +165,14 @@ int stn_points_load(stn_run *r, stn_stats *st);
 void stn_points_free(stn_run *r);
 /* Bytes of one step's samples, all records together. */
 uint64_t stn_record_row_bytes(const stn_run *r);
+/* Off-grid points (run/offgrid.c): set s's n points (raw, n x dims coordinates) turned into their corner
+ * cells (pts[s], npts[s] = n 2^dims) and weights (wts[s]); an error names a point whose corners leave the
+ * interior.  A record's points (its output's columns: a set's points, not their corners); its samples
+ * (steps x npts) summed over each point's corners, weight x sample in corner order, in place into
+ * (steps x points) -- once, when the outputs are written. */
+int stn_offgrid_expand(stn_run *r, int s, const double *raw, int64_t n);
+int64_t stn_record_points(const stn_run *r, int k);
+void stn_record_combine(const stn_run *r, int k);
 
 /* Read every series' --init file (1d, the grid's element type), long enough for the run's steps
  * and the terms the kernels read; counted in `st`. */

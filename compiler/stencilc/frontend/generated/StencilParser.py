@@ -10,105 +10,108 @@ else:
 
 def serializedATN():
     return [
-        4,1,54,274,2,0,7,0,2,1,7,1,2,2,7,2,2,3,7,3,2,4,7,4,2,5,7,5,2,6,7,
+        4,1,54,281,2,0,7,0,2,1,7,1,2,2,7,2,2,3,7,3,2,4,7,4,2,5,7,5,2,6,7,
         6,2,7,7,7,2,8,7,8,2,9,7,9,2,10,7,10,1,0,1,0,1,0,1,0,5,0,27,8,0,10,
         0,12,0,30,9,0,1,0,1,0,1,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
         1,1,1,1,1,1,1,1,1,3,1,49,8,1,1,1,1,1,1,1,1,1,1,1,3,1,56,8,1,1,1,
+        1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,3,1,67,8,1,3,1,69,8,1,1,1,1,1,1,
         1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
-        1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,4,1,87,8,1,11,1,
-        12,1,88,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
-        1,1,1,1,1,1,1,1,3,1,109,8,1,1,1,1,1,5,1,113,8,1,10,1,12,1,116,9,
-        1,1,1,1,1,1,1,1,1,1,1,3,1,123,8,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
-        1,5,1,133,8,1,10,1,12,1,136,9,1,1,1,3,1,139,8,1,1,2,1,2,3,2,143,
-        8,2,1,3,1,3,1,3,1,3,5,3,149,8,3,10,3,12,3,152,9,3,1,3,3,3,155,8,
-        3,3,3,157,8,3,1,3,1,3,1,4,1,4,3,4,163,8,4,1,5,1,5,1,5,1,5,1,5,1,
-        5,1,5,1,5,1,5,5,5,174,8,5,10,5,12,5,177,9,5,1,5,1,5,1,5,3,5,182,
-        8,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,
-        1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,5,5,211,8,5,10,5,
-        12,5,214,9,5,1,6,1,6,1,6,1,6,1,6,1,6,1,7,3,7,223,8,7,1,7,1,7,1,8,
-        1,8,1,9,1,9,1,9,1,9,1,9,1,9,5,9,235,8,9,10,9,12,9,238,9,9,3,9,240,
-        8,9,1,9,1,9,1,9,3,9,245,8,9,1,9,1,9,3,9,249,8,9,1,9,5,9,252,8,9,
-        10,9,12,9,255,9,9,1,9,1,9,1,9,1,9,3,9,261,8,9,1,10,1,10,1,10,1,10,
-        5,10,267,8,10,10,10,12,10,270,9,10,1,10,1,10,1,10,0,1,10,11,0,2,
-        4,6,8,10,12,14,16,18,20,0,6,1,0,48,49,2,0,33,33,48,49,1,0,50,51,
-        2,0,25,26,31,32,1,0,27,28,1,0,21,22,309,0,22,1,0,0,0,2,138,1,0,0,
-        0,4,140,1,0,0,0,6,144,1,0,0,0,8,162,1,0,0,0,10,181,1,0,0,0,12,215,
-        1,0,0,0,14,222,1,0,0,0,16,226,1,0,0,0,18,260,1,0,0,0,20,262,1,0,
-        0,0,22,23,5,1,0,0,23,24,5,23,0,0,24,28,5,46,0,0,25,27,3,2,1,0,26,
-        25,1,0,0,0,27,30,1,0,0,0,28,26,1,0,0,0,28,29,1,0,0,0,29,31,1,0,0,
-        0,30,28,1,0,0,0,31,32,5,47,0,0,32,33,5,0,0,1,33,1,1,0,0,0,34,35,
-        5,2,0,0,35,36,5,20,0,0,36,37,5,23,0,0,37,139,5,40,0,0,38,39,5,3,
-        0,0,39,40,5,23,0,0,40,41,5,39,0,0,41,42,3,10,5,0,42,43,5,40,0,0,
-        43,139,1,0,0,0,44,45,5,4,0,0,45,48,5,23,0,0,46,47,5,12,0,0,47,49,
-        3,16,8,0,48,46,1,0,0,0,48,49,1,0,0,0,49,50,1,0,0,0,50,139,5,40,0,
-        0,51,52,5,5,0,0,52,55,5,23,0,0,53,54,5,11,0,0,54,56,5,23,0,0,55,
-        53,1,0,0,0,55,56,1,0,0,0,56,57,1,0,0,0,57,139,5,40,0,0,58,59,5,6,
-        0,0,59,60,5,23,0,0,60,139,5,40,0,0,61,62,5,7,0,0,62,63,5,23,0,0,
-        63,139,5,40,0,0,64,65,5,8,0,0,65,66,5,23,0,0,66,67,5,10,0,0,67,68,
-        5,23,0,0,68,69,5,38,0,0,69,70,3,10,5,0,70,71,5,40,0,0,71,139,1,0,
-        0,0,72,73,5,9,0,0,73,74,5,23,0,0,74,75,5,39,0,0,75,76,3,10,5,0,76,
-        77,5,10,0,0,77,78,5,23,0,0,78,79,5,40,0,0,79,139,1,0,0,0,80,81,5,
-        13,0,0,81,86,5,23,0,0,82,83,5,44,0,0,83,84,3,16,8,0,84,85,5,45,0,
-        0,85,87,1,0,0,0,86,82,1,0,0,0,87,88,1,0,0,0,88,86,1,0,0,0,88,89,
-        1,0,0,0,89,90,1,0,0,0,90,91,5,39,0,0,91,92,3,6,3,0,92,93,5,40,0,
-        0,93,139,1,0,0,0,94,95,5,14,0,0,95,96,5,23,0,0,96,97,5,39,0,0,97,
-        98,3,10,5,0,98,99,5,40,0,0,99,139,1,0,0,0,100,101,5,23,0,0,101,102,
-        5,37,0,0,102,103,5,39,0,0,103,104,3,10,5,0,104,105,5,40,0,0,105,
-        139,1,0,0,0,106,108,5,15,0,0,107,109,5,23,0,0,108,107,1,0,0,0,108,
-        109,1,0,0,0,109,110,1,0,0,0,110,114,5,23,0,0,111,113,3,4,2,0,112,
-        111,1,0,0,0,113,116,1,0,0,0,114,112,1,0,0,0,114,115,1,0,0,0,115,
-        117,1,0,0,0,116,114,1,0,0,0,117,139,5,40,0,0,118,119,5,16,0,0,119,
-        122,5,23,0,0,120,121,5,36,0,0,121,123,5,23,0,0,122,120,1,0,0,0,122,
-        123,1,0,0,0,123,124,1,0,0,0,124,125,5,39,0,0,125,126,3,10,5,0,126,
-        127,5,40,0,0,127,139,1,0,0,0,128,129,5,17,0,0,129,134,5,23,0,0,130,
-        131,5,23,0,0,131,133,3,16,8,0,132,130,1,0,0,0,133,136,1,0,0,0,134,
-        132,1,0,0,0,134,135,1,0,0,0,135,137,1,0,0,0,136,134,1,0,0,0,137,
-        139,5,40,0,0,138,34,1,0,0,0,138,38,1,0,0,0,138,44,1,0,0,0,138,51,
-        1,0,0,0,138,58,1,0,0,0,138,61,1,0,0,0,138,64,1,0,0,0,138,72,1,0,
-        0,0,138,80,1,0,0,0,138,94,1,0,0,0,138,100,1,0,0,0,138,106,1,0,0,
-        0,138,118,1,0,0,0,138,128,1,0,0,0,139,3,1,0,0,0,140,142,5,23,0,0,
-        141,143,7,0,0,0,142,141,1,0,0,0,142,143,1,0,0,0,143,5,1,0,0,0,144,
-        156,5,46,0,0,145,150,3,8,4,0,146,147,5,41,0,0,147,149,3,8,4,0,148,
-        146,1,0,0,0,149,152,1,0,0,0,150,148,1,0,0,0,150,151,1,0,0,0,151,
-        154,1,0,0,0,152,150,1,0,0,0,153,155,5,41,0,0,154,153,1,0,0,0,154,
-        155,1,0,0,0,155,157,1,0,0,0,156,145,1,0,0,0,156,157,1,0,0,0,157,
-        158,1,0,0,0,158,159,5,47,0,0,159,7,1,0,0,0,160,163,3,6,3,0,161,163,
-        3,10,5,0,162,160,1,0,0,0,162,161,1,0,0,0,163,9,1,0,0,0,164,165,6,
-        5,-1,0,165,182,3,18,9,0,166,167,7,1,0,0,167,182,3,10,5,9,168,169,
-        5,18,0,0,169,170,5,42,0,0,170,175,3,12,6,0,171,172,5,41,0,0,172,
-        174,3,12,6,0,173,171,1,0,0,0,174,177,1,0,0,0,175,173,1,0,0,0,175,
-        176,1,0,0,0,176,178,1,0,0,0,177,175,1,0,0,0,178,179,5,43,0,0,179,
-        180,3,10,5,7,180,182,1,0,0,0,181,164,1,0,0,0,181,166,1,0,0,0,181,
-        168,1,0,0,0,182,212,1,0,0,0,183,184,10,10,0,0,184,185,5,52,0,0,185,
-        211,3,10,5,10,186,187,10,8,0,0,187,188,7,2,0,0,188,211,3,10,5,9,
-        189,190,10,6,0,0,190,191,7,0,0,0,191,211,3,10,5,7,192,193,10,5,0,
-        0,193,194,7,3,0,0,194,211,3,10,5,6,195,196,10,4,0,0,196,197,7,4,
-        0,0,197,211,3,10,5,5,198,199,10,3,0,0,199,200,5,29,0,0,200,211,3,
-        10,5,4,201,202,10,2,0,0,202,203,5,30,0,0,203,211,3,10,5,3,204,205,
-        10,1,0,0,205,206,5,34,0,0,206,207,3,10,5,0,207,208,5,35,0,0,208,
-        209,3,10,5,1,209,211,1,0,0,0,210,183,1,0,0,0,210,186,1,0,0,0,210,
-        189,1,0,0,0,210,192,1,0,0,0,210,195,1,0,0,0,210,198,1,0,0,0,210,
-        201,1,0,0,0,210,204,1,0,0,0,211,214,1,0,0,0,212,210,1,0,0,0,212,
-        213,1,0,0,0,213,11,1,0,0,0,214,212,1,0,0,0,215,216,5,23,0,0,216,
-        217,5,19,0,0,217,218,3,14,7,0,218,219,5,24,0,0,219,220,3,14,7,0,
-        220,13,1,0,0,0,221,223,7,0,0,0,222,221,1,0,0,0,222,223,1,0,0,0,223,
-        224,1,0,0,0,224,225,3,16,8,0,225,15,1,0,0,0,226,227,7,5,0,0,227,
-        17,1,0,0,0,228,261,3,16,8,0,229,230,5,23,0,0,230,239,5,42,0,0,231,
-        236,3,10,5,0,232,233,5,41,0,0,233,235,3,10,5,0,234,232,1,0,0,0,235,
-        238,1,0,0,0,236,234,1,0,0,0,236,237,1,0,0,0,237,240,1,0,0,0,238,
-        236,1,0,0,0,239,231,1,0,0,0,239,240,1,0,0,0,240,241,1,0,0,0,241,
-        261,5,43,0,0,242,244,5,23,0,0,243,245,5,37,0,0,244,243,1,0,0,0,244,
-        245,1,0,0,0,245,248,1,0,0,0,246,247,5,36,0,0,247,249,5,23,0,0,248,
-        246,1,0,0,0,248,249,1,0,0,0,249,253,1,0,0,0,250,252,3,20,10,0,251,
-        250,1,0,0,0,252,255,1,0,0,0,253,251,1,0,0,0,253,254,1,0,0,0,254,
-        261,1,0,0,0,255,253,1,0,0,0,256,257,5,42,0,0,257,258,3,10,5,0,258,
-        259,5,43,0,0,259,261,1,0,0,0,260,228,1,0,0,0,260,229,1,0,0,0,260,
-        242,1,0,0,0,260,256,1,0,0,0,261,19,1,0,0,0,262,263,5,44,0,0,263,
-        268,3,10,5,0,264,265,5,41,0,0,265,267,3,10,5,0,266,264,1,0,0,0,267,
-        270,1,0,0,0,268,266,1,0,0,0,268,269,1,0,0,0,269,271,1,0,0,0,270,
-        268,1,0,0,0,271,272,5,45,0,0,272,21,1,0,0,0,26,28,48,55,88,108,114,
-        122,134,138,142,150,154,156,162,175,181,210,212,222,236,239,244,
-        248,253,260,268
+        1,1,1,1,1,1,1,1,1,4,1,94,8,1,11,1,12,1,95,1,1,1,1,1,1,1,1,1,1,1,
+        1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,3,1,116,8,1,1,
+        1,1,1,5,1,120,8,1,10,1,12,1,123,9,1,1,1,1,1,1,1,1,1,1,1,3,1,130,
+        8,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,5,1,140,8,1,10,1,12,1,143,9,
+        1,1,1,3,1,146,8,1,1,2,1,2,3,2,150,8,2,1,3,1,3,1,3,1,3,5,3,156,8,
+        3,10,3,12,3,159,9,3,1,3,3,3,162,8,3,3,3,164,8,3,1,3,1,3,1,4,1,4,
+        3,4,170,8,4,1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,5,5,181,8,5,10,5,
+        12,5,184,9,5,1,5,1,5,1,5,3,5,189,8,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,
+        1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,
+        1,5,1,5,1,5,1,5,5,5,218,8,5,10,5,12,5,221,9,5,1,6,1,6,1,6,1,6,1,
+        6,1,6,1,7,3,7,230,8,7,1,7,1,7,1,8,1,8,1,9,1,9,1,9,1,9,1,9,1,9,5,
+        9,242,8,9,10,9,12,9,245,9,9,3,9,247,8,9,1,9,1,9,1,9,3,9,252,8,9,
+        1,9,1,9,3,9,256,8,9,1,9,5,9,259,8,9,10,9,12,9,262,9,9,1,9,1,9,1,
+        9,1,9,3,9,268,8,9,1,10,1,10,1,10,1,10,5,10,274,8,10,10,10,12,10,
+        277,9,10,1,10,1,10,1,10,0,1,10,11,0,2,4,6,8,10,12,14,16,18,20,0,
+        6,1,0,48,49,2,0,33,33,48,49,1,0,50,51,2,0,25,26,31,32,1,0,27,28,
+        1,0,21,22,318,0,22,1,0,0,0,2,145,1,0,0,0,4,147,1,0,0,0,6,151,1,0,
+        0,0,8,169,1,0,0,0,10,188,1,0,0,0,12,222,1,0,0,0,14,229,1,0,0,0,16,
+        233,1,0,0,0,18,267,1,0,0,0,20,269,1,0,0,0,22,23,5,1,0,0,23,24,5,
+        23,0,0,24,28,5,46,0,0,25,27,3,2,1,0,26,25,1,0,0,0,27,30,1,0,0,0,
+        28,26,1,0,0,0,28,29,1,0,0,0,29,31,1,0,0,0,30,28,1,0,0,0,31,32,5,
+        47,0,0,32,33,5,0,0,1,33,1,1,0,0,0,34,35,5,2,0,0,35,36,5,20,0,0,36,
+        37,5,23,0,0,37,146,5,40,0,0,38,39,5,3,0,0,39,40,5,23,0,0,40,41,5,
+        39,0,0,41,42,3,10,5,0,42,43,5,40,0,0,43,146,1,0,0,0,44,45,5,4,0,
+        0,45,48,5,23,0,0,46,47,5,12,0,0,47,49,3,16,8,0,48,46,1,0,0,0,48,
+        49,1,0,0,0,49,50,1,0,0,0,50,146,5,40,0,0,51,52,5,5,0,0,52,55,5,23,
+        0,0,53,54,5,11,0,0,54,56,5,23,0,0,55,53,1,0,0,0,55,56,1,0,0,0,56,
+        57,1,0,0,0,57,146,5,40,0,0,58,59,5,6,0,0,59,60,5,23,0,0,60,146,5,
+        40,0,0,61,62,5,7,0,0,62,68,5,23,0,0,63,66,5,23,0,0,64,65,5,23,0,
+        0,65,67,5,23,0,0,66,64,1,0,0,0,66,67,1,0,0,0,67,69,1,0,0,0,68,63,
+        1,0,0,0,68,69,1,0,0,0,69,70,1,0,0,0,70,146,5,40,0,0,71,72,5,8,0,
+        0,72,73,5,23,0,0,73,74,5,10,0,0,74,75,5,23,0,0,75,76,5,38,0,0,76,
+        77,3,10,5,0,77,78,5,40,0,0,78,146,1,0,0,0,79,80,5,9,0,0,80,81,5,
+        23,0,0,81,82,5,39,0,0,82,83,3,10,5,0,83,84,5,10,0,0,84,85,5,23,0,
+        0,85,86,5,40,0,0,86,146,1,0,0,0,87,88,5,13,0,0,88,93,5,23,0,0,89,
+        90,5,44,0,0,90,91,3,16,8,0,91,92,5,45,0,0,92,94,1,0,0,0,93,89,1,
+        0,0,0,94,95,1,0,0,0,95,93,1,0,0,0,95,96,1,0,0,0,96,97,1,0,0,0,97,
+        98,5,39,0,0,98,99,3,6,3,0,99,100,5,40,0,0,100,146,1,0,0,0,101,102,
+        5,14,0,0,102,103,5,23,0,0,103,104,5,39,0,0,104,105,3,10,5,0,105,
+        106,5,40,0,0,106,146,1,0,0,0,107,108,5,23,0,0,108,109,5,37,0,0,109,
+        110,5,39,0,0,110,111,3,10,5,0,111,112,5,40,0,0,112,146,1,0,0,0,113,
+        115,5,15,0,0,114,116,5,23,0,0,115,114,1,0,0,0,115,116,1,0,0,0,116,
+        117,1,0,0,0,117,121,5,23,0,0,118,120,3,4,2,0,119,118,1,0,0,0,120,
+        123,1,0,0,0,121,119,1,0,0,0,121,122,1,0,0,0,122,124,1,0,0,0,123,
+        121,1,0,0,0,124,146,5,40,0,0,125,126,5,16,0,0,126,129,5,23,0,0,127,
+        128,5,36,0,0,128,130,5,23,0,0,129,127,1,0,0,0,129,130,1,0,0,0,130,
+        131,1,0,0,0,131,132,5,39,0,0,132,133,3,10,5,0,133,134,5,40,0,0,134,
+        146,1,0,0,0,135,136,5,17,0,0,136,141,5,23,0,0,137,138,5,23,0,0,138,
+        140,3,16,8,0,139,137,1,0,0,0,140,143,1,0,0,0,141,139,1,0,0,0,141,
+        142,1,0,0,0,142,144,1,0,0,0,143,141,1,0,0,0,144,146,5,40,0,0,145,
+        34,1,0,0,0,145,38,1,0,0,0,145,44,1,0,0,0,145,51,1,0,0,0,145,58,1,
+        0,0,0,145,61,1,0,0,0,145,71,1,0,0,0,145,79,1,0,0,0,145,87,1,0,0,
+        0,145,101,1,0,0,0,145,107,1,0,0,0,145,113,1,0,0,0,145,125,1,0,0,
+        0,145,135,1,0,0,0,146,3,1,0,0,0,147,149,5,23,0,0,148,150,7,0,0,0,
+        149,148,1,0,0,0,149,150,1,0,0,0,150,5,1,0,0,0,151,163,5,46,0,0,152,
+        157,3,8,4,0,153,154,5,41,0,0,154,156,3,8,4,0,155,153,1,0,0,0,156,
+        159,1,0,0,0,157,155,1,0,0,0,157,158,1,0,0,0,158,161,1,0,0,0,159,
+        157,1,0,0,0,160,162,5,41,0,0,161,160,1,0,0,0,161,162,1,0,0,0,162,
+        164,1,0,0,0,163,152,1,0,0,0,163,164,1,0,0,0,164,165,1,0,0,0,165,
+        166,5,47,0,0,166,7,1,0,0,0,167,170,3,6,3,0,168,170,3,10,5,0,169,
+        167,1,0,0,0,169,168,1,0,0,0,170,9,1,0,0,0,171,172,6,5,-1,0,172,189,
+        3,18,9,0,173,174,7,1,0,0,174,189,3,10,5,9,175,176,5,18,0,0,176,177,
+        5,42,0,0,177,182,3,12,6,0,178,179,5,41,0,0,179,181,3,12,6,0,180,
+        178,1,0,0,0,181,184,1,0,0,0,182,180,1,0,0,0,182,183,1,0,0,0,183,
+        185,1,0,0,0,184,182,1,0,0,0,185,186,5,43,0,0,186,187,3,10,5,7,187,
+        189,1,0,0,0,188,171,1,0,0,0,188,173,1,0,0,0,188,175,1,0,0,0,189,
+        219,1,0,0,0,190,191,10,10,0,0,191,192,5,52,0,0,192,218,3,10,5,10,
+        193,194,10,8,0,0,194,195,7,2,0,0,195,218,3,10,5,9,196,197,10,6,0,
+        0,197,198,7,0,0,0,198,218,3,10,5,7,199,200,10,5,0,0,200,201,7,3,
+        0,0,201,218,3,10,5,6,202,203,10,4,0,0,203,204,7,4,0,0,204,218,3,
+        10,5,5,205,206,10,3,0,0,206,207,5,29,0,0,207,218,3,10,5,4,208,209,
+        10,2,0,0,209,210,5,30,0,0,210,218,3,10,5,3,211,212,10,1,0,0,212,
+        213,5,34,0,0,213,214,3,10,5,0,214,215,5,35,0,0,215,216,3,10,5,1,
+        216,218,1,0,0,0,217,190,1,0,0,0,217,193,1,0,0,0,217,196,1,0,0,0,
+        217,199,1,0,0,0,217,202,1,0,0,0,217,205,1,0,0,0,217,208,1,0,0,0,
+        217,211,1,0,0,0,218,221,1,0,0,0,219,217,1,0,0,0,219,220,1,0,0,0,
+        220,11,1,0,0,0,221,219,1,0,0,0,222,223,5,23,0,0,223,224,5,19,0,0,
+        224,225,3,14,7,0,225,226,5,24,0,0,226,227,3,14,7,0,227,13,1,0,0,
+        0,228,230,7,0,0,0,229,228,1,0,0,0,229,230,1,0,0,0,230,231,1,0,0,
+        0,231,232,3,16,8,0,232,15,1,0,0,0,233,234,7,5,0,0,234,17,1,0,0,0,
+        235,268,3,16,8,0,236,237,5,23,0,0,237,246,5,42,0,0,238,243,3,10,
+        5,0,239,240,5,41,0,0,240,242,3,10,5,0,241,239,1,0,0,0,242,245,1,
+        0,0,0,243,241,1,0,0,0,243,244,1,0,0,0,244,247,1,0,0,0,245,243,1,
+        0,0,0,246,238,1,0,0,0,246,247,1,0,0,0,247,248,1,0,0,0,248,268,5,
+        43,0,0,249,251,5,23,0,0,250,252,5,37,0,0,251,250,1,0,0,0,251,252,
+        1,0,0,0,252,255,1,0,0,0,253,254,5,36,0,0,254,256,5,23,0,0,255,253,
+        1,0,0,0,255,256,1,0,0,0,256,260,1,0,0,0,257,259,3,20,10,0,258,257,
+        1,0,0,0,259,262,1,0,0,0,260,258,1,0,0,0,260,261,1,0,0,0,261,268,
+        1,0,0,0,262,260,1,0,0,0,263,264,5,42,0,0,264,265,3,10,5,0,265,266,
+        5,43,0,0,266,268,1,0,0,0,267,235,1,0,0,0,267,236,1,0,0,0,267,249,
+        1,0,0,0,267,263,1,0,0,0,268,19,1,0,0,0,269,270,5,44,0,0,270,275,
+        3,10,5,0,271,272,5,41,0,0,272,274,3,10,5,0,273,271,1,0,0,0,274,277,
+        1,0,0,0,275,273,1,0,0,0,275,276,1,0,0,0,276,278,1,0,0,0,277,275,
+        1,0,0,0,278,279,5,45,0,0,279,21,1,0,0,0,28,28,48,55,66,68,95,115,
+        121,129,141,145,149,157,161,163,169,182,188,217,219,229,243,246,
+        251,255,260,267,275
     ]
 
 class StencilParser ( Parser ):
@@ -502,14 +505,20 @@ class StencilParser ( Parser ):
         def __init__(self, parser, ctx:ParserRuleContext): # actually a StencilParser.DeclContext
             super().__init__(parser)
             self.name = None # Token
+            self.kind = None # Token
+            self.key = None # Token
+            self.spacing = None # Token
             self.copyFrom(ctx)
 
         def POINTS(self):
             return self.getToken(StencilParser.POINTS, 0)
         def SEMI(self):
             return self.getToken(StencilParser.SEMI, 0)
-        def ID(self):
-            return self.getToken(StencilParser.ID, 0)
+        def ID(self, i:int=None):
+            if i is None:
+                return self.getTokens(StencilParser.ID)
+            else:
+                return self.getToken(StencilParser.ID, i)
 
         def accept(self, visitor:ParseTreeVisitor):
             if hasattr( visitor, "visitPointsDecl" ):
@@ -725,7 +734,7 @@ class StencilParser ( Parser ):
         self.enterRule(localctx, 2, self.RULE_decl)
         self._la = 0 # Token type
         try:
-            self.state = 138
+            self.state = 145
             self._errHandler.sync(self)
             token = self._input.LA(1)
             if token in [2]:
@@ -811,177 +820,195 @@ class StencilParser ( Parser ):
                 self.match(StencilParser.POINTS)
                 self.state = 62
                 localctx.name = self.match(StencilParser.ID)
-                self.state = 63
+                self.state = 68
+                self._errHandler.sync(self)
+                _la = self._input.LA(1)
+                if _la==23:
+                    self.state = 63
+                    localctx.kind = self.match(StencilParser.ID)
+                    self.state = 66
+                    self._errHandler.sync(self)
+                    _la = self._input.LA(1)
+                    if _la==23:
+                        self.state = 64
+                        localctx.key = self.match(StencilParser.ID)
+                        self.state = 65
+                        localctx.spacing = self.match(StencilParser.ID)
+
+
+
+
+                self.state = 70
                 self.match(StencilParser.SEMI)
                 pass
             elif token in [8]:
                 localctx = StencilParser.InjectDeclContext(self, localctx)
                 self.enterOuterAlt(localctx, 7)
-                self.state = 64
+                self.state = 71
                 self.match(StencilParser.INJECT)
-                self.state = 65
+                self.state = 72
                 localctx.field = self.match(StencilParser.ID)
-                self.state = 66
+                self.state = 73
                 self.match(StencilParser.AT)
-                self.state = 67
+                self.state = 74
                 localctx.pts = self.match(StencilParser.ID)
-                self.state = 68
+                self.state = 75
                 self.match(StencilParser.PLUSEQ)
-                self.state = 69
+                self.state = 76
                 self.expr(0)
-                self.state = 70
+                self.state = 77
                 self.match(StencilParser.SEMI)
                 pass
             elif token in [9]:
                 localctx = StencilParser.RecordDeclContext(self, localctx)
                 self.enterOuterAlt(localctx, 8)
-                self.state = 72
+                self.state = 79
                 self.match(StencilParser.RECORD)
-                self.state = 73
+                self.state = 80
                 localctx.name = self.match(StencilParser.ID)
-                self.state = 74
+                self.state = 81
                 self.match(StencilParser.ASSIGN)
-                self.state = 75
+                self.state = 82
                 self.expr(0)
-                self.state = 76
+                self.state = 83
                 self.match(StencilParser.AT)
-                self.state = 77
+                self.state = 84
                 localctx.pts = self.match(StencilParser.ID)
-                self.state = 78
+                self.state = 85
                 self.match(StencilParser.SEMI)
                 pass
             elif token in [13]:
                 localctx = StencilParser.TableDeclContext(self, localctx)
                 self.enterOuterAlt(localctx, 9)
-                self.state = 80
+                self.state = 87
                 self.match(StencilParser.TABLE)
-                self.state = 81
+                self.state = 88
                 localctx.name = self.match(StencilParser.ID)
-                self.state = 86 
+                self.state = 93 
                 self._errHandler.sync(self)
                 _la = self._input.LA(1)
                 while True:
-                    self.state = 82
+                    self.state = 89
                     self.match(StencilParser.LBRACK)
-                    self.state = 83
+                    self.state = 90
                     self.number()
-                    self.state = 84
+                    self.state = 91
                     self.match(StencilParser.RBRACK)
-                    self.state = 88 
+                    self.state = 95 
                     self._errHandler.sync(self)
                     _la = self._input.LA(1)
                     if not (_la==44):
                         break
 
-                self.state = 90
+                self.state = 97
                 self.match(StencilParser.ASSIGN)
-                self.state = 91
+                self.state = 98
                 self.tableInit()
-                self.state = 92
+                self.state = 99
                 self.match(StencilParser.SEMI)
                 pass
             elif token in [14]:
                 localctx = StencilParser.LetDeclContext(self, localctx)
                 self.enterOuterAlt(localctx, 10)
-                self.state = 94
+                self.state = 101
                 self.match(StencilParser.LET)
-                self.state = 95
+                self.state = 102
                 localctx.name = self.match(StencilParser.ID)
-                self.state = 96
+                self.state = 103
                 self.match(StencilParser.ASSIGN)
-                self.state = 97
+                self.state = 104
                 self.expr(0)
-                self.state = 98
+                self.state = 105
                 self.match(StencilParser.SEMI)
                 pass
             elif token in [23]:
                 localctx = StencilParser.UpdateDeclContext(self, localctx)
                 self.enterOuterAlt(localctx, 11)
-                self.state = 100
+                self.state = 107
                 localctx.name = self.match(StencilParser.ID)
-                self.state = 101
+                self.state = 108
                 self.match(StencilParser.PRIME)
-                self.state = 102
+                self.state = 109
                 self.match(StencilParser.ASSIGN)
-                self.state = 103
+                self.state = 110
                 self.expr(0)
-                self.state = 104
+                self.state = 111
                 self.match(StencilParser.SEMI)
                 pass
             elif token in [15]:
                 localctx = StencilParser.BoundaryDeclContext(self, localctx)
                 self.enterOuterAlt(localctx, 12)
-                self.state = 106
+                self.state = 113
                 self.match(StencilParser.BOUNDARY)
-                self.state = 108
+                self.state = 115
                 self._errHandler.sync(self)
-                la_ = self._interp.adaptivePredict(self._input,4,self._ctx)
+                la_ = self._interp.adaptivePredict(self._input,6,self._ctx)
                 if la_ == 1:
-                    self.state = 107
+                    self.state = 114
                     localctx.field = self.match(StencilParser.ID)
 
 
-                self.state = 110
+                self.state = 117
                 localctx.kind = self.match(StencilParser.ID)
-                self.state = 114
+                self.state = 121
                 self._errHandler.sync(self)
                 _la = self._input.LA(1)
                 while _la==23:
-                    self.state = 111
+                    self.state = 118
                     localctx._face = self.face()
                     localctx.faces.append(localctx._face)
-                    self.state = 116
+                    self.state = 123
                     self._errHandler.sync(self)
                     _la = self._input.LA(1)
 
-                self.state = 117
+                self.state = 124
                 self.match(StencilParser.SEMI)
                 pass
             elif token in [16]:
                 localctx = StencilParser.InitDeclContext(self, localctx)
                 self.enterOuterAlt(localctx, 13)
-                self.state = 118
+                self.state = 125
                 self.match(StencilParser.INIT)
-                self.state = 119
+                self.state = 126
                 localctx.name = self.match(StencilParser.ID)
-                self.state = 122
+                self.state = 129
                 self._errHandler.sync(self)
                 _la = self._input.LA(1)
                 if _la==36:
-                    self.state = 120
+                    self.state = 127
                     self.match(StencilParser.DOT)
-                    self.state = 121
+                    self.state = 128
                     localctx.suffix = self.match(StencilParser.ID)
 
 
-                self.state = 124
+                self.state = 131
                 self.match(StencilParser.ASSIGN)
-                self.state = 125
+                self.state = 132
                 self.expr(0)
-                self.state = 126
+                self.state = 133
                 self.match(StencilParser.SEMI)
                 pass
             elif token in [17]:
                 localctx = StencilParser.SaveDeclContext(self, localctx)
                 self.enterOuterAlt(localctx, 14)
-                self.state = 128
+                self.state = 135
                 self.match(StencilParser.SAVE)
-                self.state = 129
+                self.state = 136
                 localctx.field = self.match(StencilParser.ID)
-                self.state = 134
+                self.state = 141
                 self._errHandler.sync(self)
                 _la = self._input.LA(1)
                 while _la==23:
-                    self.state = 130
+                    self.state = 137
                     localctx._ID = self.match(StencilParser.ID)
                     localctx.keys.append(localctx._ID)
-                    self.state = 131
+                    self.state = 138
                     self.number()
-                    self.state = 136
+                    self.state = 143
                     self._errHandler.sync(self)
                     _la = self._input.LA(1)
 
-                self.state = 137
+                self.state = 144
                 self.match(StencilParser.SEMI)
                 pass
             else:
@@ -1033,13 +1060,13 @@ class StencilParser ( Parser ):
         self._la = 0 # Token type
         try:
             self.enterOuterAlt(localctx, 1)
-            self.state = 140
+            self.state = 147
             localctx.axis = self.match(StencilParser.ID)
-            self.state = 142
+            self.state = 149
             self._errHandler.sync(self)
             _la = self._input.LA(1)
             if _la==48 or _la==49:
-                self.state = 141
+                self.state = 148
                 localctx.sign = self._input.LT(1)
                 _la = self._input.LA(1)
                 if not(_la==48 or _la==49):
@@ -1103,38 +1130,38 @@ class StencilParser ( Parser ):
         self._la = 0 # Token type
         try:
             self.enterOuterAlt(localctx, 1)
-            self.state = 144
+            self.state = 151
             self.match(StencilParser.LBRACE)
-            self.state = 156
+            self.state = 163
             self._errHandler.sync(self)
             _la = self._input.LA(1)
             if (((_la) & ~0x3f) == 0 and ((1 << _la) & 919200325697536) != 0):
-                self.state = 145
+                self.state = 152
                 self.tableItem()
-                self.state = 150
+                self.state = 157
                 self._errHandler.sync(self)
-                _alt = self._interp.adaptivePredict(self._input,10,self._ctx)
+                _alt = self._interp.adaptivePredict(self._input,12,self._ctx)
                 while _alt!=2 and _alt!=ATN.INVALID_ALT_NUMBER:
                     if _alt==1:
-                        self.state = 146
+                        self.state = 153
                         self.match(StencilParser.COMMA)
-                        self.state = 147
+                        self.state = 154
                         self.tableItem() 
-                    self.state = 152
+                    self.state = 159
                     self._errHandler.sync(self)
-                    _alt = self._interp.adaptivePredict(self._input,10,self._ctx)
+                    _alt = self._interp.adaptivePredict(self._input,12,self._ctx)
 
-                self.state = 154
+                self.state = 161
                 self._errHandler.sync(self)
                 _la = self._input.LA(1)
                 if _la==41:
-                    self.state = 153
+                    self.state = 160
                     self.match(StencilParser.COMMA)
 
 
 
 
-            self.state = 158
+            self.state = 165
             self.match(StencilParser.RBRACE)
         except RecognitionException as re:
             localctx.exception = re
@@ -1177,17 +1204,17 @@ class StencilParser ( Parser ):
         localctx = StencilParser.TableItemContext(self, self._ctx, self.state)
         self.enterRule(localctx, 8, self.RULE_tableItem)
         try:
-            self.state = 162
+            self.state = 169
             self._errHandler.sync(self)
             token = self._input.LA(1)
             if token in [46]:
                 self.enterOuterAlt(localctx, 1)
-                self.state = 160
+                self.state = 167
                 self.tableInit()
                 pass
             elif token in [18, 21, 22, 23, 33, 42, 48, 49]:
                 self.enterOuterAlt(localctx, 2)
-                self.state = 161
+                self.state = 168
                 self.expr(0)
                 pass
             else:
@@ -1521,7 +1548,7 @@ class StencilParser ( Parser ):
         self._la = 0 # Token type
         try:
             self.enterOuterAlt(localctx, 1)
-            self.state = 181
+            self.state = 188
             self._errHandler.sync(self)
             token = self._input.LA(1)
             if token in [21, 22, 23, 42]:
@@ -1529,14 +1556,14 @@ class StencilParser ( Parser ):
                 self._ctx = localctx
                 _prevctx = localctx
 
-                self.state = 165
+                self.state = 172
                 self.primary()
                 pass
             elif token in [33, 48, 49]:
                 localctx = StencilParser.UnaryExprContext(self, localctx)
                 self._ctx = localctx
                 _prevctx = localctx
-                self.state = 166
+                self.state = 173
                 localctx.op = self._input.LT(1)
                 _la = self._input.LA(1)
                 if not((((_la) & ~0x3f) == 0 and ((1 << _la) & 844433520066560) != 0)):
@@ -1544,62 +1571,62 @@ class StencilParser ( Parser ):
                 else:
                     self._errHandler.reportMatch(self)
                     self.consume()
-                self.state = 167
+                self.state = 174
                 localctx.operand = self.expr(9)
                 pass
             elif token in [18]:
                 localctx = StencilParser.SumExprContext(self, localctx)
                 self._ctx = localctx
                 _prevctx = localctx
-                self.state = 168
-                self.match(StencilParser.SUM)
-                self.state = 169
-                self.match(StencilParser.LPAREN)
-                self.state = 170
-                self.sumRange()
                 self.state = 175
+                self.match(StencilParser.SUM)
+                self.state = 176
+                self.match(StencilParser.LPAREN)
+                self.state = 177
+                self.sumRange()
+                self.state = 182
                 self._errHandler.sync(self)
                 _la = self._input.LA(1)
                 while _la==41:
-                    self.state = 171
+                    self.state = 178
                     self.match(StencilParser.COMMA)
-                    self.state = 172
+                    self.state = 179
                     self.sumRange()
-                    self.state = 177
+                    self.state = 184
                     self._errHandler.sync(self)
                     _la = self._input.LA(1)
 
-                self.state = 178
+                self.state = 185
                 self.match(StencilParser.RPAREN)
-                self.state = 179
+                self.state = 186
                 localctx.body = self.expr(7)
                 pass
             else:
                 raise NoViableAltException(self)
 
             self._ctx.stop = self._input.LT(-1)
-            self.state = 212
+            self.state = 219
             self._errHandler.sync(self)
-            _alt = self._interp.adaptivePredict(self._input,17,self._ctx)
+            _alt = self._interp.adaptivePredict(self._input,19,self._ctx)
             while _alt!=2 and _alt!=ATN.INVALID_ALT_NUMBER:
                 if _alt==1:
                     if self._parseListeners is not None:
                         self.triggerExitRuleEvent()
                     _prevctx = localctx
-                    self.state = 210
+                    self.state = 217
                     self._errHandler.sync(self)
-                    la_ = self._interp.adaptivePredict(self._input,16,self._ctx)
+                    la_ = self._interp.adaptivePredict(self._input,18,self._ctx)
                     if la_ == 1:
                         localctx = StencilParser.PowExprContext(self, StencilParser.ExprContext(self, _parentctx, _parentState))
                         localctx.lhs = _prevctx
                         self.pushNewRecursionContext(localctx, _startState, self.RULE_expr)
-                        self.state = 183
+                        self.state = 190
                         if not self.precpred(self._ctx, 10):
                             from antlr4.error.Errors import FailedPredicateException
                             raise FailedPredicateException(self, "self.precpred(self._ctx, 10)")
-                        self.state = 184
+                        self.state = 191
                         localctx.op = self.match(StencilParser.CARET)
-                        self.state = 185
+                        self.state = 192
                         localctx.rhs = self.expr(10)
                         pass
 
@@ -1607,11 +1634,11 @@ class StencilParser ( Parser ):
                         localctx = StencilParser.MulExprContext(self, StencilParser.ExprContext(self, _parentctx, _parentState))
                         localctx.lhs = _prevctx
                         self.pushNewRecursionContext(localctx, _startState, self.RULE_expr)
-                        self.state = 186
+                        self.state = 193
                         if not self.precpred(self._ctx, 8):
                             from antlr4.error.Errors import FailedPredicateException
                             raise FailedPredicateException(self, "self.precpred(self._ctx, 8)")
-                        self.state = 187
+                        self.state = 194
                         localctx.op = self._input.LT(1)
                         _la = self._input.LA(1)
                         if not(_la==50 or _la==51):
@@ -1619,7 +1646,7 @@ class StencilParser ( Parser ):
                         else:
                             self._errHandler.reportMatch(self)
                             self.consume()
-                        self.state = 188
+                        self.state = 195
                         localctx.rhs = self.expr(9)
                         pass
 
@@ -1627,11 +1654,11 @@ class StencilParser ( Parser ):
                         localctx = StencilParser.AddExprContext(self, StencilParser.ExprContext(self, _parentctx, _parentState))
                         localctx.lhs = _prevctx
                         self.pushNewRecursionContext(localctx, _startState, self.RULE_expr)
-                        self.state = 189
+                        self.state = 196
                         if not self.precpred(self._ctx, 6):
                             from antlr4.error.Errors import FailedPredicateException
                             raise FailedPredicateException(self, "self.precpred(self._ctx, 6)")
-                        self.state = 190
+                        self.state = 197
                         localctx.op = self._input.LT(1)
                         _la = self._input.LA(1)
                         if not(_la==48 or _la==49):
@@ -1639,7 +1666,7 @@ class StencilParser ( Parser ):
                         else:
                             self._errHandler.reportMatch(self)
                             self.consume()
-                        self.state = 191
+                        self.state = 198
                         localctx.rhs = self.expr(7)
                         pass
 
@@ -1647,11 +1674,11 @@ class StencilParser ( Parser ):
                         localctx = StencilParser.RelExprContext(self, StencilParser.ExprContext(self, _parentctx, _parentState))
                         localctx.lhs = _prevctx
                         self.pushNewRecursionContext(localctx, _startState, self.RULE_expr)
-                        self.state = 192
+                        self.state = 199
                         if not self.precpred(self._ctx, 5):
                             from antlr4.error.Errors import FailedPredicateException
                             raise FailedPredicateException(self, "self.precpred(self._ctx, 5)")
-                        self.state = 193
+                        self.state = 200
                         localctx.op = self._input.LT(1)
                         _la = self._input.LA(1)
                         if not((((_la) & ~0x3f) == 0 and ((1 << _la) & 6543114240) != 0)):
@@ -1659,7 +1686,7 @@ class StencilParser ( Parser ):
                         else:
                             self._errHandler.reportMatch(self)
                             self.consume()
-                        self.state = 194
+                        self.state = 201
                         localctx.rhs = self.expr(6)
                         pass
 
@@ -1667,11 +1694,11 @@ class StencilParser ( Parser ):
                         localctx = StencilParser.EqExprContext(self, StencilParser.ExprContext(self, _parentctx, _parentState))
                         localctx.lhs = _prevctx
                         self.pushNewRecursionContext(localctx, _startState, self.RULE_expr)
-                        self.state = 195
+                        self.state = 202
                         if not self.precpred(self._ctx, 4):
                             from antlr4.error.Errors import FailedPredicateException
                             raise FailedPredicateException(self, "self.precpred(self._ctx, 4)")
-                        self.state = 196
+                        self.state = 203
                         localctx.op = self._input.LT(1)
                         _la = self._input.LA(1)
                         if not(_la==27 or _la==28):
@@ -1679,7 +1706,7 @@ class StencilParser ( Parser ):
                         else:
                             self._errHandler.reportMatch(self)
                             self.consume()
-                        self.state = 197
+                        self.state = 204
                         localctx.rhs = self.expr(5)
                         pass
 
@@ -1687,13 +1714,13 @@ class StencilParser ( Parser ):
                         localctx = StencilParser.AndExprContext(self, StencilParser.ExprContext(self, _parentctx, _parentState))
                         localctx.lhs = _prevctx
                         self.pushNewRecursionContext(localctx, _startState, self.RULE_expr)
-                        self.state = 198
+                        self.state = 205
                         if not self.precpred(self._ctx, 3):
                             from antlr4.error.Errors import FailedPredicateException
                             raise FailedPredicateException(self, "self.precpred(self._ctx, 3)")
-                        self.state = 199
+                        self.state = 206
                         localctx.op = self.match(StencilParser.AND)
-                        self.state = 200
+                        self.state = 207
                         localctx.rhs = self.expr(4)
                         pass
 
@@ -1701,13 +1728,13 @@ class StencilParser ( Parser ):
                         localctx = StencilParser.OrExprContext(self, StencilParser.ExprContext(self, _parentctx, _parentState))
                         localctx.lhs = _prevctx
                         self.pushNewRecursionContext(localctx, _startState, self.RULE_expr)
-                        self.state = 201
+                        self.state = 208
                         if not self.precpred(self._ctx, 2):
                             from antlr4.error.Errors import FailedPredicateException
                             raise FailedPredicateException(self, "self.precpred(self._ctx, 2)")
-                        self.state = 202
+                        self.state = 209
                         localctx.op = self.match(StencilParser.OR)
-                        self.state = 203
+                        self.state = 210
                         localctx.rhs = self.expr(3)
                         pass
 
@@ -1715,24 +1742,24 @@ class StencilParser ( Parser ):
                         localctx = StencilParser.CondExprContext(self, StencilParser.ExprContext(self, _parentctx, _parentState))
                         localctx.cond = _prevctx
                         self.pushNewRecursionContext(localctx, _startState, self.RULE_expr)
-                        self.state = 204
+                        self.state = 211
                         if not self.precpred(self._ctx, 1):
                             from antlr4.error.Errors import FailedPredicateException
                             raise FailedPredicateException(self, "self.precpred(self._ctx, 1)")
-                        self.state = 205
+                        self.state = 212
                         localctx.op = self.match(StencilParser.QUESTION)
-                        self.state = 206
+                        self.state = 213
                         localctx.then = self.expr(0)
-                        self.state = 207
+                        self.state = 214
                         self.match(StencilParser.COLON)
-                        self.state = 208
+                        self.state = 215
                         localctx.other = self.expr(1)
                         pass
 
              
-                self.state = 214
+                self.state = 221
                 self._errHandler.sync(self)
-                _alt = self._interp.adaptivePredict(self._input,17,self._ctx)
+                _alt = self._interp.adaptivePredict(self._input,19,self._ctx)
 
         except RecognitionException as re:
             localctx.exception = re
@@ -1787,15 +1814,15 @@ class StencilParser ( Parser ):
         self.enterRule(localctx, 12, self.RULE_sumRange)
         try:
             self.enterOuterAlt(localctx, 1)
-            self.state = 215
+            self.state = 222
             localctx.var = self.match(StencilParser.ID)
-            self.state = 216
+            self.state = 223
             self.match(StencilParser.IN)
-            self.state = 217
+            self.state = 224
             localctx.lo = self.signedNumber()
-            self.state = 218
+            self.state = 225
             self.match(StencilParser.DOTDOT)
-            self.state = 219
+            self.state = 226
             localctx.hi = self.signedNumber()
         except RecognitionException as re:
             localctx.exception = re
@@ -1843,11 +1870,11 @@ class StencilParser ( Parser ):
         self._la = 0 # Token type
         try:
             self.enterOuterAlt(localctx, 1)
-            self.state = 222
+            self.state = 229
             self._errHandler.sync(self)
             _la = self._input.LA(1)
             if _la==48 or _la==49:
-                self.state = 221
+                self.state = 228
                 localctx.sign = self._input.LT(1)
                 _la = self._input.LA(1)
                 if not(_la==48 or _la==49):
@@ -1857,7 +1884,7 @@ class StencilParser ( Parser ):
                     self.consume()
 
 
-            self.state = 224
+            self.state = 231
             self.number()
         except RecognitionException as re:
             localctx.exception = re
@@ -1900,7 +1927,7 @@ class StencilParser ( Parser ):
         self._la = 0 # Token type
         try:
             self.enterOuterAlt(localctx, 1)
-            self.state = 226
+            self.state = 233
             _la = self._input.LA(1)
             if not(_la==21 or _la==22):
                 self._errHandler.recoverInline(self)
@@ -2042,91 +2069,91 @@ class StencilParser ( Parser ):
         self.enterRule(localctx, 18, self.RULE_primary)
         self._la = 0 # Token type
         try:
-            self.state = 260
+            self.state = 267
             self._errHandler.sync(self)
-            la_ = self._interp.adaptivePredict(self._input,24,self._ctx)
+            la_ = self._interp.adaptivePredict(self._input,26,self._ctx)
             if la_ == 1:
                 localctx = StencilParser.NumberPrimaryContext(self, localctx)
                 self.enterOuterAlt(localctx, 1)
-                self.state = 228
+                self.state = 235
                 self.number()
                 pass
 
             elif la_ == 2:
                 localctx = StencilParser.CallPrimaryContext(self, localctx)
                 self.enterOuterAlt(localctx, 2)
-                self.state = 229
+                self.state = 236
                 localctx.func = self.match(StencilParser.ID)
-                self.state = 230
+                self.state = 237
                 self.match(StencilParser.LPAREN)
-                self.state = 239
+                self.state = 246
                 self._errHandler.sync(self)
                 _la = self._input.LA(1)
                 if (((_la) & ~0x3f) == 0 and ((1 << _la) & 848831581519872) != 0):
-                    self.state = 231
+                    self.state = 238
                     self.expr(0)
-                    self.state = 236
+                    self.state = 243
                     self._errHandler.sync(self)
                     _la = self._input.LA(1)
                     while _la==41:
-                        self.state = 232
+                        self.state = 239
                         self.match(StencilParser.COMMA)
-                        self.state = 233
+                        self.state = 240
                         self.expr(0)
-                        self.state = 238
+                        self.state = 245
                         self._errHandler.sync(self)
                         _la = self._input.LA(1)
 
 
 
-                self.state = 241
+                self.state = 248
                 self.match(StencilParser.RPAREN)
                 pass
 
             elif la_ == 3:
                 localctx = StencilParser.RefPrimaryContext(self, localctx)
                 self.enterOuterAlt(localctx, 3)
-                self.state = 242
+                self.state = 249
                 localctx.name = self.match(StencilParser.ID)
-                self.state = 244
+                self.state = 251
                 self._errHandler.sync(self)
-                la_ = self._interp.adaptivePredict(self._input,21,self._ctx)
+                la_ = self._interp.adaptivePredict(self._input,23,self._ctx)
                 if la_ == 1:
-                    self.state = 243
+                    self.state = 250
                     localctx.new = self.match(StencilParser.PRIME)
 
 
-                self.state = 248
+                self.state = 255
                 self._errHandler.sync(self)
-                la_ = self._interp.adaptivePredict(self._input,22,self._ctx)
+                la_ = self._interp.adaptivePredict(self._input,24,self._ctx)
                 if la_ == 1:
-                    self.state = 246
+                    self.state = 253
                     self.match(StencilParser.DOT)
-                    self.state = 247
+                    self.state = 254
                     localctx.suffix = self.match(StencilParser.ID)
 
 
-                self.state = 253
+                self.state = 260
                 self._errHandler.sync(self)
-                _alt = self._interp.adaptivePredict(self._input,23,self._ctx)
+                _alt = self._interp.adaptivePredict(self._input,25,self._ctx)
                 while _alt!=2 and _alt!=ATN.INVALID_ALT_NUMBER:
                     if _alt==1:
-                        self.state = 250
+                        self.state = 257
                         self.subscript() 
-                    self.state = 255
+                    self.state = 262
                     self._errHandler.sync(self)
-                    _alt = self._interp.adaptivePredict(self._input,23,self._ctx)
+                    _alt = self._interp.adaptivePredict(self._input,25,self._ctx)
 
                 pass
 
             elif la_ == 4:
                 localctx = StencilParser.ParenPrimaryContext(self, localctx)
                 self.enterOuterAlt(localctx, 4)
-                self.state = 256
+                self.state = 263
                 self.match(StencilParser.LPAREN)
-                self.state = 257
+                self.state = 264
                 self.expr(0)
-                self.state = 258
+                self.state = 265
                 self.match(StencilParser.RPAREN)
                 pass
 
@@ -2185,23 +2212,23 @@ class StencilParser ( Parser ):
         self._la = 0 # Token type
         try:
             self.enterOuterAlt(localctx, 1)
-            self.state = 262
+            self.state = 269
             self.match(StencilParser.LBRACK)
-            self.state = 263
+            self.state = 270
             self.expr(0)
-            self.state = 268
+            self.state = 275
             self._errHandler.sync(self)
             _la = self._input.LA(1)
             while _la==41:
-                self.state = 264
+                self.state = 271
                 self.match(StencilParser.COMMA)
-                self.state = 265
+                self.state = 272
                 self.expr(0)
-                self.state = 270
+                self.state = 277
                 self._errHandler.sync(self)
                 _la = self._input.LA(1)
 
-            self.state = 271
+            self.state = 278
             self.match(StencilParser.RBRACK)
         except RecognitionException as re:
             localctx.exception = re
