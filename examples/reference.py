@@ -567,3 +567,29 @@ _register(Example(
            "u": lambda c, p: (c.nz - 1 - c.z) / c.nz * _gauss3(c, c.nx / 2, c.ny / 2, c.nz / 2, 20.0),
            "u.prev": lambda c, p: (c.nz - 1 - c.z) / c.nz * _gauss3(c, c.nx / 2 - 0.5, c.ny / 2, c.nz / 2, 20.0)},
     update=_wave3d_surface_update, doc="wave equation under a free surface (dirichlet z+, neumann elsewhere)"))
+
+
+# ----------------------------------------------------------------------------- three time levels
+
+
+def _centred_flux(v, p):
+    """-(cx (v[1,0] - v[-1,0]) + cy (v[0,1] - v[0,-1])) / 2: the advection term of one level."""
+    return -0.5 * (p.cx * (v(1, 0) - v(-1, 0)) + p.cy * (v(0, 1) - v(0, -1)))
+
+
+def _advect_ab3(f, p):
+    u = f["u"]
+    f0, f1, f2 = _centred_flux(u, p), _centred_flux(u.prev, p), _centred_flux(u.prev.prev, p)
+    return {"u": u() + (23 * f0 - 16 * f1 + 5 * f2) / 12}
+
+
+def _pulse_back(k):
+    """The pulse k steps upstream of where it starts."""
+    return lambda c, p: np.exp(-((c.x - c.nx / 3 + k * p.cx) ** 2 + (c.y - c.ny / 3 + k * p.cy) ** 2) / 12)
+
+
+_register(Example(
+    name="advect_ab3", ndim=2, dtype=np.float64, halo_lo=(1, 1), halo_hi=(1, 1),
+    state={"u": (3, "neumann")}, inputs=(), params={"cx": 0.3, "cy": 0.2},
+    inits={"u": _pulse_back(0), "u.prev": _pulse_back(1), "u.prev.prev": _pulse_back(2)},
+    update=_advect_ab3, doc="advection, third-order Adams-Bashforth: three time levels (u.prev.prev)"))

@@ -10,7 +10,7 @@ else:
 
 def serializedATN():
     return [
-        4,1,54,274,2,0,7,0,2,1,7,1,2,2,7,2,2,3,7,3,2,4,7,4,2,5,7,5,2,6,7,
+        4,1,54,280,2,0,7,0,2,1,7,1,2,2,7,2,2,3,7,3,2,4,7,4,2,5,7,5,2,6,7,
         6,2,7,7,7,2,8,7,8,2,9,7,9,2,10,7,10,1,0,1,0,1,0,1,0,5,0,27,8,0,10,
         0,12,0,30,9,0,1,0,1,0,1,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
         1,1,1,1,1,1,1,1,1,3,1,49,8,1,1,1,1,1,1,1,1,1,1,1,3,1,56,8,1,1,1,
@@ -18,97 +18,99 @@ def serializedATN():
         1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,4,1,87,8,1,11,1,
         12,1,88,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
         1,1,1,1,1,1,1,1,3,1,109,8,1,1,1,1,1,5,1,113,8,1,10,1,12,1,116,9,
-        1,1,1,1,1,1,1,1,1,1,1,3,1,123,8,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
-        1,5,1,133,8,1,10,1,12,1,136,9,1,1,1,3,1,139,8,1,1,2,1,2,3,2,143,
-        8,2,1,3,1,3,1,3,1,3,5,3,149,8,3,10,3,12,3,152,9,3,1,3,3,3,155,8,
-        3,3,3,157,8,3,1,3,1,3,1,4,1,4,3,4,163,8,4,1,5,1,5,1,5,1,5,1,5,1,
-        5,1,5,1,5,1,5,5,5,174,8,5,10,5,12,5,177,9,5,1,5,1,5,1,5,3,5,182,
-        8,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,
-        1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,5,5,211,8,5,10,5,
-        12,5,214,9,5,1,6,1,6,1,6,1,6,1,6,1,6,1,7,3,7,223,8,7,1,7,1,7,1,8,
-        1,8,1,9,1,9,1,9,1,9,1,9,1,9,5,9,235,8,9,10,9,12,9,238,9,9,3,9,240,
-        8,9,1,9,1,9,1,9,3,9,245,8,9,1,9,1,9,3,9,249,8,9,1,9,5,9,252,8,9,
-        10,9,12,9,255,9,9,1,9,1,9,1,9,1,9,3,9,261,8,9,1,10,1,10,1,10,1,10,
-        5,10,267,8,10,10,10,12,10,270,9,10,1,10,1,10,1,10,0,1,10,11,0,2,
-        4,6,8,10,12,14,16,18,20,0,6,1,0,48,49,2,0,33,33,48,49,1,0,50,51,
-        2,0,25,26,31,32,1,0,27,28,1,0,21,22,309,0,22,1,0,0,0,2,138,1,0,0,
-        0,4,140,1,0,0,0,6,144,1,0,0,0,8,162,1,0,0,0,10,181,1,0,0,0,12,215,
-        1,0,0,0,14,222,1,0,0,0,16,226,1,0,0,0,18,260,1,0,0,0,20,262,1,0,
-        0,0,22,23,5,1,0,0,23,24,5,23,0,0,24,28,5,46,0,0,25,27,3,2,1,0,26,
-        25,1,0,0,0,27,30,1,0,0,0,28,26,1,0,0,0,28,29,1,0,0,0,29,31,1,0,0,
-        0,30,28,1,0,0,0,31,32,5,47,0,0,32,33,5,0,0,1,33,1,1,0,0,0,34,35,
-        5,2,0,0,35,36,5,20,0,0,36,37,5,23,0,0,37,139,5,40,0,0,38,39,5,3,
-        0,0,39,40,5,23,0,0,40,41,5,39,0,0,41,42,3,10,5,0,42,43,5,40,0,0,
-        43,139,1,0,0,0,44,45,5,4,0,0,45,48,5,23,0,0,46,47,5,12,0,0,47,49,
-        3,16,8,0,48,46,1,0,0,0,48,49,1,0,0,0,49,50,1,0,0,0,50,139,5,40,0,
-        0,51,52,5,5,0,0,52,55,5,23,0,0,53,54,5,11,0,0,54,56,5,23,0,0,55,
-        53,1,0,0,0,55,56,1,0,0,0,56,57,1,0,0,0,57,139,5,40,0,0,58,59,5,6,
-        0,0,59,60,5,23,0,0,60,139,5,40,0,0,61,62,5,7,0,0,62,63,5,23,0,0,
-        63,139,5,40,0,0,64,65,5,8,0,0,65,66,5,23,0,0,66,67,5,10,0,0,67,68,
-        5,23,0,0,68,69,5,38,0,0,69,70,3,10,5,0,70,71,5,40,0,0,71,139,1,0,
-        0,0,72,73,5,9,0,0,73,74,5,23,0,0,74,75,5,39,0,0,75,76,3,10,5,0,76,
-        77,5,10,0,0,77,78,5,23,0,0,78,79,5,40,0,0,79,139,1,0,0,0,80,81,5,
-        13,0,0,81,86,5,23,0,0,82,83,5,44,0,0,83,84,3,16,8,0,84,85,5,45,0,
-        0,85,87,1,0,0,0,86,82,1,0,0,0,87,88,1,0,0,0,88,86,1,0,0,0,88,89,
-        1,0,0,0,89,90,1,0,0,0,90,91,5,39,0,0,91,92,3,6,3,0,92,93,5,40,0,
-        0,93,139,1,0,0,0,94,95,5,14,0,0,95,96,5,23,0,0,96,97,5,39,0,0,97,
-        98,3,10,5,0,98,99,5,40,0,0,99,139,1,0,0,0,100,101,5,23,0,0,101,102,
-        5,37,0,0,102,103,5,39,0,0,103,104,3,10,5,0,104,105,5,40,0,0,105,
-        139,1,0,0,0,106,108,5,15,0,0,107,109,5,23,0,0,108,107,1,0,0,0,108,
-        109,1,0,0,0,109,110,1,0,0,0,110,114,5,23,0,0,111,113,3,4,2,0,112,
-        111,1,0,0,0,113,116,1,0,0,0,114,112,1,0,0,0,114,115,1,0,0,0,115,
-        117,1,0,0,0,116,114,1,0,0,0,117,139,5,40,0,0,118,119,5,16,0,0,119,
-        122,5,23,0,0,120,121,5,36,0,0,121,123,5,23,0,0,122,120,1,0,0,0,122,
-        123,1,0,0,0,123,124,1,0,0,0,124,125,5,39,0,0,125,126,3,10,5,0,126,
-        127,5,40,0,0,127,139,1,0,0,0,128,129,5,17,0,0,129,134,5,23,0,0,130,
-        131,5,23,0,0,131,133,3,16,8,0,132,130,1,0,0,0,133,136,1,0,0,0,134,
-        132,1,0,0,0,134,135,1,0,0,0,135,137,1,0,0,0,136,134,1,0,0,0,137,
-        139,5,40,0,0,138,34,1,0,0,0,138,38,1,0,0,0,138,44,1,0,0,0,138,51,
-        1,0,0,0,138,58,1,0,0,0,138,61,1,0,0,0,138,64,1,0,0,0,138,72,1,0,
-        0,0,138,80,1,0,0,0,138,94,1,0,0,0,138,100,1,0,0,0,138,106,1,0,0,
-        0,138,118,1,0,0,0,138,128,1,0,0,0,139,3,1,0,0,0,140,142,5,23,0,0,
-        141,143,7,0,0,0,142,141,1,0,0,0,142,143,1,0,0,0,143,5,1,0,0,0,144,
-        156,5,46,0,0,145,150,3,8,4,0,146,147,5,41,0,0,147,149,3,8,4,0,148,
-        146,1,0,0,0,149,152,1,0,0,0,150,148,1,0,0,0,150,151,1,0,0,0,151,
-        154,1,0,0,0,152,150,1,0,0,0,153,155,5,41,0,0,154,153,1,0,0,0,154,
-        155,1,0,0,0,155,157,1,0,0,0,156,145,1,0,0,0,156,157,1,0,0,0,157,
-        158,1,0,0,0,158,159,5,47,0,0,159,7,1,0,0,0,160,163,3,6,3,0,161,163,
-        3,10,5,0,162,160,1,0,0,0,162,161,1,0,0,0,163,9,1,0,0,0,164,165,6,
-        5,-1,0,165,182,3,18,9,0,166,167,7,1,0,0,167,182,3,10,5,9,168,169,
-        5,18,0,0,169,170,5,42,0,0,170,175,3,12,6,0,171,172,5,41,0,0,172,
-        174,3,12,6,0,173,171,1,0,0,0,174,177,1,0,0,0,175,173,1,0,0,0,175,
-        176,1,0,0,0,176,178,1,0,0,0,177,175,1,0,0,0,178,179,5,43,0,0,179,
-        180,3,10,5,7,180,182,1,0,0,0,181,164,1,0,0,0,181,166,1,0,0,0,181,
-        168,1,0,0,0,182,212,1,0,0,0,183,184,10,10,0,0,184,185,5,52,0,0,185,
-        211,3,10,5,10,186,187,10,8,0,0,187,188,7,2,0,0,188,211,3,10,5,9,
-        189,190,10,6,0,0,190,191,7,0,0,0,191,211,3,10,5,7,192,193,10,5,0,
-        0,193,194,7,3,0,0,194,211,3,10,5,6,195,196,10,4,0,0,196,197,7,4,
-        0,0,197,211,3,10,5,5,198,199,10,3,0,0,199,200,5,29,0,0,200,211,3,
-        10,5,4,201,202,10,2,0,0,202,203,5,30,0,0,203,211,3,10,5,3,204,205,
-        10,1,0,0,205,206,5,34,0,0,206,207,3,10,5,0,207,208,5,35,0,0,208,
-        209,3,10,5,1,209,211,1,0,0,0,210,183,1,0,0,0,210,186,1,0,0,0,210,
-        189,1,0,0,0,210,192,1,0,0,0,210,195,1,0,0,0,210,198,1,0,0,0,210,
-        201,1,0,0,0,210,204,1,0,0,0,211,214,1,0,0,0,212,210,1,0,0,0,212,
-        213,1,0,0,0,213,11,1,0,0,0,214,212,1,0,0,0,215,216,5,23,0,0,216,
-        217,5,19,0,0,217,218,3,14,7,0,218,219,5,24,0,0,219,220,3,14,7,0,
-        220,13,1,0,0,0,221,223,7,0,0,0,222,221,1,0,0,0,222,223,1,0,0,0,223,
-        224,1,0,0,0,224,225,3,16,8,0,225,15,1,0,0,0,226,227,7,5,0,0,227,
-        17,1,0,0,0,228,261,3,16,8,0,229,230,5,23,0,0,230,239,5,42,0,0,231,
-        236,3,10,5,0,232,233,5,41,0,0,233,235,3,10,5,0,234,232,1,0,0,0,235,
-        238,1,0,0,0,236,234,1,0,0,0,236,237,1,0,0,0,237,240,1,0,0,0,238,
-        236,1,0,0,0,239,231,1,0,0,0,239,240,1,0,0,0,240,241,1,0,0,0,241,
-        261,5,43,0,0,242,244,5,23,0,0,243,245,5,37,0,0,244,243,1,0,0,0,244,
-        245,1,0,0,0,245,248,1,0,0,0,246,247,5,36,0,0,247,249,5,23,0,0,248,
-        246,1,0,0,0,248,249,1,0,0,0,249,253,1,0,0,0,250,252,3,20,10,0,251,
-        250,1,0,0,0,252,255,1,0,0,0,253,251,1,0,0,0,253,254,1,0,0,0,254,
-        261,1,0,0,0,255,253,1,0,0,0,256,257,5,42,0,0,257,258,3,10,5,0,258,
-        259,5,43,0,0,259,261,1,0,0,0,260,228,1,0,0,0,260,229,1,0,0,0,260,
-        242,1,0,0,0,260,256,1,0,0,0,261,19,1,0,0,0,262,263,5,44,0,0,263,
-        268,3,10,5,0,264,265,5,41,0,0,265,267,3,10,5,0,266,264,1,0,0,0,267,
-        270,1,0,0,0,268,266,1,0,0,0,268,269,1,0,0,0,269,271,1,0,0,0,270,
-        268,1,0,0,0,271,272,5,45,0,0,272,21,1,0,0,0,26,28,48,55,88,108,114,
-        122,134,138,142,150,154,156,162,175,181,210,212,222,236,239,244,
-        248,253,260,268
+        1,1,1,1,1,1,1,1,1,1,1,5,1,123,8,1,10,1,12,1,126,9,1,1,1,1,1,1,1,
+        1,1,1,1,1,1,1,1,1,1,5,1,136,8,1,10,1,12,1,139,9,1,1,1,3,1,142,8,
+        1,1,2,1,2,3,2,146,8,2,1,3,1,3,1,3,1,3,5,3,152,8,3,10,3,12,3,155,
+        9,3,1,3,3,3,158,8,3,3,3,160,8,3,1,3,1,3,1,4,1,4,3,4,166,8,4,1,5,
+        1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,5,5,177,8,5,10,5,12,5,180,9,5,1,
+        5,1,5,1,5,3,5,185,8,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,
+        5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,
+        5,5,5,214,8,5,10,5,12,5,217,9,5,1,6,1,6,1,6,1,6,1,6,1,6,1,7,3,7,
+        226,8,7,1,7,1,7,1,8,1,8,1,9,1,9,1,9,1,9,1,9,1,9,5,9,238,8,9,10,9,
+        12,9,241,9,9,3,9,243,8,9,1,9,1,9,1,9,3,9,248,8,9,1,9,1,9,5,9,252,
+        8,9,10,9,12,9,255,9,9,1,9,5,9,258,8,9,10,9,12,9,261,9,9,1,9,1,9,
+        1,9,1,9,3,9,267,8,9,1,10,1,10,1,10,1,10,5,10,273,8,10,10,10,12,10,
+        276,9,10,1,10,1,10,1,10,0,1,10,11,0,2,4,6,8,10,12,14,16,18,20,0,
+        6,1,0,48,49,2,0,33,33,48,49,1,0,50,51,2,0,25,26,31,32,1,0,27,28,
+        1,0,21,22,315,0,22,1,0,0,0,2,141,1,0,0,0,4,143,1,0,0,0,6,147,1,0,
+        0,0,8,165,1,0,0,0,10,184,1,0,0,0,12,218,1,0,0,0,14,225,1,0,0,0,16,
+        229,1,0,0,0,18,266,1,0,0,0,20,268,1,0,0,0,22,23,5,1,0,0,23,24,5,
+        23,0,0,24,28,5,46,0,0,25,27,3,2,1,0,26,25,1,0,0,0,27,30,1,0,0,0,
+        28,26,1,0,0,0,28,29,1,0,0,0,29,31,1,0,0,0,30,28,1,0,0,0,31,32,5,
+        47,0,0,32,33,5,0,0,1,33,1,1,0,0,0,34,35,5,2,0,0,35,36,5,20,0,0,36,
+        37,5,23,0,0,37,142,5,40,0,0,38,39,5,3,0,0,39,40,5,23,0,0,40,41,5,
+        39,0,0,41,42,3,10,5,0,42,43,5,40,0,0,43,142,1,0,0,0,44,45,5,4,0,
+        0,45,48,5,23,0,0,46,47,5,12,0,0,47,49,3,16,8,0,48,46,1,0,0,0,48,
+        49,1,0,0,0,49,50,1,0,0,0,50,142,5,40,0,0,51,52,5,5,0,0,52,55,5,23,
+        0,0,53,54,5,11,0,0,54,56,5,23,0,0,55,53,1,0,0,0,55,56,1,0,0,0,56,
+        57,1,0,0,0,57,142,5,40,0,0,58,59,5,6,0,0,59,60,5,23,0,0,60,142,5,
+        40,0,0,61,62,5,7,0,0,62,63,5,23,0,0,63,142,5,40,0,0,64,65,5,8,0,
+        0,65,66,5,23,0,0,66,67,5,10,0,0,67,68,5,23,0,0,68,69,5,38,0,0,69,
+        70,3,10,5,0,70,71,5,40,0,0,71,142,1,0,0,0,72,73,5,9,0,0,73,74,5,
+        23,0,0,74,75,5,39,0,0,75,76,3,10,5,0,76,77,5,10,0,0,77,78,5,23,0,
+        0,78,79,5,40,0,0,79,142,1,0,0,0,80,81,5,13,0,0,81,86,5,23,0,0,82,
+        83,5,44,0,0,83,84,3,16,8,0,84,85,5,45,0,0,85,87,1,0,0,0,86,82,1,
+        0,0,0,87,88,1,0,0,0,88,86,1,0,0,0,88,89,1,0,0,0,89,90,1,0,0,0,90,
+        91,5,39,0,0,91,92,3,6,3,0,92,93,5,40,0,0,93,142,1,0,0,0,94,95,5,
+        14,0,0,95,96,5,23,0,0,96,97,5,39,0,0,97,98,3,10,5,0,98,99,5,40,0,
+        0,99,142,1,0,0,0,100,101,5,23,0,0,101,102,5,37,0,0,102,103,5,39,
+        0,0,103,104,3,10,5,0,104,105,5,40,0,0,105,142,1,0,0,0,106,108,5,
+        15,0,0,107,109,5,23,0,0,108,107,1,0,0,0,108,109,1,0,0,0,109,110,
+        1,0,0,0,110,114,5,23,0,0,111,113,3,4,2,0,112,111,1,0,0,0,113,116,
+        1,0,0,0,114,112,1,0,0,0,114,115,1,0,0,0,115,117,1,0,0,0,116,114,
+        1,0,0,0,117,142,5,40,0,0,118,119,5,16,0,0,119,124,5,23,0,0,120,121,
+        5,36,0,0,121,123,5,23,0,0,122,120,1,0,0,0,123,126,1,0,0,0,124,122,
+        1,0,0,0,124,125,1,0,0,0,125,127,1,0,0,0,126,124,1,0,0,0,127,128,
+        5,39,0,0,128,129,3,10,5,0,129,130,5,40,0,0,130,142,1,0,0,0,131,132,
+        5,17,0,0,132,137,5,23,0,0,133,134,5,23,0,0,134,136,3,16,8,0,135,
+        133,1,0,0,0,136,139,1,0,0,0,137,135,1,0,0,0,137,138,1,0,0,0,138,
+        140,1,0,0,0,139,137,1,0,0,0,140,142,5,40,0,0,141,34,1,0,0,0,141,
+        38,1,0,0,0,141,44,1,0,0,0,141,51,1,0,0,0,141,58,1,0,0,0,141,61,1,
+        0,0,0,141,64,1,0,0,0,141,72,1,0,0,0,141,80,1,0,0,0,141,94,1,0,0,
+        0,141,100,1,0,0,0,141,106,1,0,0,0,141,118,1,0,0,0,141,131,1,0,0,
+        0,142,3,1,0,0,0,143,145,5,23,0,0,144,146,7,0,0,0,145,144,1,0,0,0,
+        145,146,1,0,0,0,146,5,1,0,0,0,147,159,5,46,0,0,148,153,3,8,4,0,149,
+        150,5,41,0,0,150,152,3,8,4,0,151,149,1,0,0,0,152,155,1,0,0,0,153,
+        151,1,0,0,0,153,154,1,0,0,0,154,157,1,0,0,0,155,153,1,0,0,0,156,
+        158,5,41,0,0,157,156,1,0,0,0,157,158,1,0,0,0,158,160,1,0,0,0,159,
+        148,1,0,0,0,159,160,1,0,0,0,160,161,1,0,0,0,161,162,5,47,0,0,162,
+        7,1,0,0,0,163,166,3,6,3,0,164,166,3,10,5,0,165,163,1,0,0,0,165,164,
+        1,0,0,0,166,9,1,0,0,0,167,168,6,5,-1,0,168,185,3,18,9,0,169,170,
+        7,1,0,0,170,185,3,10,5,9,171,172,5,18,0,0,172,173,5,42,0,0,173,178,
+        3,12,6,0,174,175,5,41,0,0,175,177,3,12,6,0,176,174,1,0,0,0,177,180,
+        1,0,0,0,178,176,1,0,0,0,178,179,1,0,0,0,179,181,1,0,0,0,180,178,
+        1,0,0,0,181,182,5,43,0,0,182,183,3,10,5,7,183,185,1,0,0,0,184,167,
+        1,0,0,0,184,169,1,0,0,0,184,171,1,0,0,0,185,215,1,0,0,0,186,187,
+        10,10,0,0,187,188,5,52,0,0,188,214,3,10,5,10,189,190,10,8,0,0,190,
+        191,7,2,0,0,191,214,3,10,5,9,192,193,10,6,0,0,193,194,7,0,0,0,194,
+        214,3,10,5,7,195,196,10,5,0,0,196,197,7,3,0,0,197,214,3,10,5,6,198,
+        199,10,4,0,0,199,200,7,4,0,0,200,214,3,10,5,5,201,202,10,3,0,0,202,
+        203,5,29,0,0,203,214,3,10,5,4,204,205,10,2,0,0,205,206,5,30,0,0,
+        206,214,3,10,5,3,207,208,10,1,0,0,208,209,5,34,0,0,209,210,3,10,
+        5,0,210,211,5,35,0,0,211,212,3,10,5,1,212,214,1,0,0,0,213,186,1,
+        0,0,0,213,189,1,0,0,0,213,192,1,0,0,0,213,195,1,0,0,0,213,198,1,
+        0,0,0,213,201,1,0,0,0,213,204,1,0,0,0,213,207,1,0,0,0,214,217,1,
+        0,0,0,215,213,1,0,0,0,215,216,1,0,0,0,216,11,1,0,0,0,217,215,1,0,
+        0,0,218,219,5,23,0,0,219,220,5,19,0,0,220,221,3,14,7,0,221,222,5,
+        24,0,0,222,223,3,14,7,0,223,13,1,0,0,0,224,226,7,0,0,0,225,224,1,
+        0,0,0,225,226,1,0,0,0,226,227,1,0,0,0,227,228,3,16,8,0,228,15,1,
+        0,0,0,229,230,7,5,0,0,230,17,1,0,0,0,231,267,3,16,8,0,232,233,5,
+        23,0,0,233,242,5,42,0,0,234,239,3,10,5,0,235,236,5,41,0,0,236,238,
+        3,10,5,0,237,235,1,0,0,0,238,241,1,0,0,0,239,237,1,0,0,0,239,240,
+        1,0,0,0,240,243,1,0,0,0,241,239,1,0,0,0,242,234,1,0,0,0,242,243,
+        1,0,0,0,243,244,1,0,0,0,244,267,5,43,0,0,245,247,5,23,0,0,246,248,
+        5,37,0,0,247,246,1,0,0,0,247,248,1,0,0,0,248,253,1,0,0,0,249,250,
+        5,36,0,0,250,252,5,23,0,0,251,249,1,0,0,0,252,255,1,0,0,0,253,251,
+        1,0,0,0,253,254,1,0,0,0,254,259,1,0,0,0,255,253,1,0,0,0,256,258,
+        3,20,10,0,257,256,1,0,0,0,258,261,1,0,0,0,259,257,1,0,0,0,259,260,
+        1,0,0,0,260,267,1,0,0,0,261,259,1,0,0,0,262,263,5,42,0,0,263,264,
+        3,10,5,0,264,265,5,43,0,0,265,267,1,0,0,0,266,231,1,0,0,0,266,232,
+        1,0,0,0,266,245,1,0,0,0,266,262,1,0,0,0,267,19,1,0,0,0,268,269,5,
+        44,0,0,269,274,3,10,5,0,270,271,5,41,0,0,271,273,3,10,5,0,272,270,
+        1,0,0,0,273,276,1,0,0,0,274,272,1,0,0,0,274,275,1,0,0,0,275,277,
+        1,0,0,0,276,274,1,0,0,0,277,278,5,45,0,0,278,21,1,0,0,0,26,28,48,
+        55,88,108,114,124,137,141,145,153,157,159,165,178,184,213,215,225,
+        239,242,247,253,259,266,274
     ]
 
 class StencilParser ( Parser ):
@@ -370,7 +372,8 @@ class StencilParser ( Parser ):
         def __init__(self, parser, ctx:ParserRuleContext): # actually a StencilParser.DeclContext
             super().__init__(parser)
             self.name = None # Token
-            self.suffix = None # Token
+            self._ID = None # Token
+            self.suffix = list() # of Tokens
             self.copyFrom(ctx)
 
         def INIT(self):
@@ -387,8 +390,11 @@ class StencilParser ( Parser ):
                 return self.getTokens(StencilParser.ID)
             else:
                 return self.getToken(StencilParser.ID, i)
-        def DOT(self):
-            return self.getToken(StencilParser.DOT, 0)
+        def DOT(self, i:int=None):
+            if i is None:
+                return self.getTokens(StencilParser.DOT)
+            else:
+                return self.getToken(StencilParser.DOT, i)
 
         def accept(self, visitor:ParseTreeVisitor):
             if hasattr( visitor, "visitInitDecl" ):
@@ -725,7 +731,7 @@ class StencilParser ( Parser ):
         self.enterRule(localctx, 2, self.RULE_decl)
         self._la = 0 # Token type
         try:
-            self.state = 138
+            self.state = 141
             self._errHandler.sync(self)
             token = self._input.LA(1)
             if token in [2]:
@@ -944,44 +950,47 @@ class StencilParser ( Parser ):
                 self.match(StencilParser.INIT)
                 self.state = 119
                 localctx.name = self.match(StencilParser.ID)
-                self.state = 122
+                self.state = 124
                 self._errHandler.sync(self)
                 _la = self._input.LA(1)
-                if _la==36:
+                while _la==36:
                     self.state = 120
                     self.match(StencilParser.DOT)
                     self.state = 121
-                    localctx.suffix = self.match(StencilParser.ID)
+                    localctx._ID = self.match(StencilParser.ID)
+                    localctx.suffix.append(localctx._ID)
+                    self.state = 126
+                    self._errHandler.sync(self)
+                    _la = self._input.LA(1)
 
-
-                self.state = 124
+                self.state = 127
                 self.match(StencilParser.ASSIGN)
-                self.state = 125
+                self.state = 128
                 self.expr(0)
-                self.state = 126
+                self.state = 129
                 self.match(StencilParser.SEMI)
                 pass
             elif token in [17]:
                 localctx = StencilParser.SaveDeclContext(self, localctx)
                 self.enterOuterAlt(localctx, 14)
-                self.state = 128
+                self.state = 131
                 self.match(StencilParser.SAVE)
-                self.state = 129
+                self.state = 132
                 localctx.field = self.match(StencilParser.ID)
-                self.state = 134
+                self.state = 137
                 self._errHandler.sync(self)
                 _la = self._input.LA(1)
                 while _la==23:
-                    self.state = 130
+                    self.state = 133
                     localctx._ID = self.match(StencilParser.ID)
                     localctx.keys.append(localctx._ID)
-                    self.state = 131
+                    self.state = 134
                     self.number()
-                    self.state = 136
+                    self.state = 139
                     self._errHandler.sync(self)
                     _la = self._input.LA(1)
 
-                self.state = 137
+                self.state = 140
                 self.match(StencilParser.SEMI)
                 pass
             else:
@@ -1033,13 +1042,13 @@ class StencilParser ( Parser ):
         self._la = 0 # Token type
         try:
             self.enterOuterAlt(localctx, 1)
-            self.state = 140
+            self.state = 143
             localctx.axis = self.match(StencilParser.ID)
-            self.state = 142
+            self.state = 145
             self._errHandler.sync(self)
             _la = self._input.LA(1)
             if _la==48 or _la==49:
-                self.state = 141
+                self.state = 144
                 localctx.sign = self._input.LT(1)
                 _la = self._input.LA(1)
                 if not(_la==48 or _la==49):
@@ -1103,38 +1112,38 @@ class StencilParser ( Parser ):
         self._la = 0 # Token type
         try:
             self.enterOuterAlt(localctx, 1)
-            self.state = 144
+            self.state = 147
             self.match(StencilParser.LBRACE)
-            self.state = 156
+            self.state = 159
             self._errHandler.sync(self)
             _la = self._input.LA(1)
             if (((_la) & ~0x3f) == 0 and ((1 << _la) & 919200325697536) != 0):
-                self.state = 145
+                self.state = 148
                 self.tableItem()
-                self.state = 150
+                self.state = 153
                 self._errHandler.sync(self)
                 _alt = self._interp.adaptivePredict(self._input,10,self._ctx)
                 while _alt!=2 and _alt!=ATN.INVALID_ALT_NUMBER:
                     if _alt==1:
-                        self.state = 146
+                        self.state = 149
                         self.match(StencilParser.COMMA)
-                        self.state = 147
+                        self.state = 150
                         self.tableItem() 
-                    self.state = 152
+                    self.state = 155
                     self._errHandler.sync(self)
                     _alt = self._interp.adaptivePredict(self._input,10,self._ctx)
 
-                self.state = 154
+                self.state = 157
                 self._errHandler.sync(self)
                 _la = self._input.LA(1)
                 if _la==41:
-                    self.state = 153
+                    self.state = 156
                     self.match(StencilParser.COMMA)
 
 
 
 
-            self.state = 158
+            self.state = 161
             self.match(StencilParser.RBRACE)
         except RecognitionException as re:
             localctx.exception = re
@@ -1177,17 +1186,17 @@ class StencilParser ( Parser ):
         localctx = StencilParser.TableItemContext(self, self._ctx, self.state)
         self.enterRule(localctx, 8, self.RULE_tableItem)
         try:
-            self.state = 162
+            self.state = 165
             self._errHandler.sync(self)
             token = self._input.LA(1)
             if token in [46]:
                 self.enterOuterAlt(localctx, 1)
-                self.state = 160
+                self.state = 163
                 self.tableInit()
                 pass
             elif token in [18, 21, 22, 23, 33, 42, 48, 49]:
                 self.enterOuterAlt(localctx, 2)
-                self.state = 161
+                self.state = 164
                 self.expr(0)
                 pass
             else:
@@ -1521,7 +1530,7 @@ class StencilParser ( Parser ):
         self._la = 0 # Token type
         try:
             self.enterOuterAlt(localctx, 1)
-            self.state = 181
+            self.state = 184
             self._errHandler.sync(self)
             token = self._input.LA(1)
             if token in [21, 22, 23, 42]:
@@ -1529,14 +1538,14 @@ class StencilParser ( Parser ):
                 self._ctx = localctx
                 _prevctx = localctx
 
-                self.state = 165
+                self.state = 168
                 self.primary()
                 pass
             elif token in [33, 48, 49]:
                 localctx = StencilParser.UnaryExprContext(self, localctx)
                 self._ctx = localctx
                 _prevctx = localctx
-                self.state = 166
+                self.state = 169
                 localctx.op = self._input.LT(1)
                 _la = self._input.LA(1)
                 if not((((_la) & ~0x3f) == 0 and ((1 << _la) & 844433520066560) != 0)):
@@ -1544,41 +1553,41 @@ class StencilParser ( Parser ):
                 else:
                     self._errHandler.reportMatch(self)
                     self.consume()
-                self.state = 167
+                self.state = 170
                 localctx.operand = self.expr(9)
                 pass
             elif token in [18]:
                 localctx = StencilParser.SumExprContext(self, localctx)
                 self._ctx = localctx
                 _prevctx = localctx
-                self.state = 168
+                self.state = 171
                 self.match(StencilParser.SUM)
-                self.state = 169
+                self.state = 172
                 self.match(StencilParser.LPAREN)
-                self.state = 170
+                self.state = 173
                 self.sumRange()
-                self.state = 175
+                self.state = 178
                 self._errHandler.sync(self)
                 _la = self._input.LA(1)
                 while _la==41:
-                    self.state = 171
+                    self.state = 174
                     self.match(StencilParser.COMMA)
-                    self.state = 172
+                    self.state = 175
                     self.sumRange()
-                    self.state = 177
+                    self.state = 180
                     self._errHandler.sync(self)
                     _la = self._input.LA(1)
 
-                self.state = 178
+                self.state = 181
                 self.match(StencilParser.RPAREN)
-                self.state = 179
+                self.state = 182
                 localctx.body = self.expr(7)
                 pass
             else:
                 raise NoViableAltException(self)
 
             self._ctx.stop = self._input.LT(-1)
-            self.state = 212
+            self.state = 215
             self._errHandler.sync(self)
             _alt = self._interp.adaptivePredict(self._input,17,self._ctx)
             while _alt!=2 and _alt!=ATN.INVALID_ALT_NUMBER:
@@ -1586,20 +1595,20 @@ class StencilParser ( Parser ):
                     if self._parseListeners is not None:
                         self.triggerExitRuleEvent()
                     _prevctx = localctx
-                    self.state = 210
+                    self.state = 213
                     self._errHandler.sync(self)
                     la_ = self._interp.adaptivePredict(self._input,16,self._ctx)
                     if la_ == 1:
                         localctx = StencilParser.PowExprContext(self, StencilParser.ExprContext(self, _parentctx, _parentState))
                         localctx.lhs = _prevctx
                         self.pushNewRecursionContext(localctx, _startState, self.RULE_expr)
-                        self.state = 183
+                        self.state = 186
                         if not self.precpred(self._ctx, 10):
                             from antlr4.error.Errors import FailedPredicateException
                             raise FailedPredicateException(self, "self.precpred(self._ctx, 10)")
-                        self.state = 184
+                        self.state = 187
                         localctx.op = self.match(StencilParser.CARET)
-                        self.state = 185
+                        self.state = 188
                         localctx.rhs = self.expr(10)
                         pass
 
@@ -1607,11 +1616,11 @@ class StencilParser ( Parser ):
                         localctx = StencilParser.MulExprContext(self, StencilParser.ExprContext(self, _parentctx, _parentState))
                         localctx.lhs = _prevctx
                         self.pushNewRecursionContext(localctx, _startState, self.RULE_expr)
-                        self.state = 186
+                        self.state = 189
                         if not self.precpred(self._ctx, 8):
                             from antlr4.error.Errors import FailedPredicateException
                             raise FailedPredicateException(self, "self.precpred(self._ctx, 8)")
-                        self.state = 187
+                        self.state = 190
                         localctx.op = self._input.LT(1)
                         _la = self._input.LA(1)
                         if not(_la==50 or _la==51):
@@ -1619,7 +1628,7 @@ class StencilParser ( Parser ):
                         else:
                             self._errHandler.reportMatch(self)
                             self.consume()
-                        self.state = 188
+                        self.state = 191
                         localctx.rhs = self.expr(9)
                         pass
 
@@ -1627,11 +1636,11 @@ class StencilParser ( Parser ):
                         localctx = StencilParser.AddExprContext(self, StencilParser.ExprContext(self, _parentctx, _parentState))
                         localctx.lhs = _prevctx
                         self.pushNewRecursionContext(localctx, _startState, self.RULE_expr)
-                        self.state = 189
+                        self.state = 192
                         if not self.precpred(self._ctx, 6):
                             from antlr4.error.Errors import FailedPredicateException
                             raise FailedPredicateException(self, "self.precpred(self._ctx, 6)")
-                        self.state = 190
+                        self.state = 193
                         localctx.op = self._input.LT(1)
                         _la = self._input.LA(1)
                         if not(_la==48 or _la==49):
@@ -1639,7 +1648,7 @@ class StencilParser ( Parser ):
                         else:
                             self._errHandler.reportMatch(self)
                             self.consume()
-                        self.state = 191
+                        self.state = 194
                         localctx.rhs = self.expr(7)
                         pass
 
@@ -1647,11 +1656,11 @@ class StencilParser ( Parser ):
                         localctx = StencilParser.RelExprContext(self, StencilParser.ExprContext(self, _parentctx, _parentState))
                         localctx.lhs = _prevctx
                         self.pushNewRecursionContext(localctx, _startState, self.RULE_expr)
-                        self.state = 192
+                        self.state = 195
                         if not self.precpred(self._ctx, 5):
                             from antlr4.error.Errors import FailedPredicateException
                             raise FailedPredicateException(self, "self.precpred(self._ctx, 5)")
-                        self.state = 193
+                        self.state = 196
                         localctx.op = self._input.LT(1)
                         _la = self._input.LA(1)
                         if not((((_la) & ~0x3f) == 0 and ((1 << _la) & 6543114240) != 0)):
@@ -1659,7 +1668,7 @@ class StencilParser ( Parser ):
                         else:
                             self._errHandler.reportMatch(self)
                             self.consume()
-                        self.state = 194
+                        self.state = 197
                         localctx.rhs = self.expr(6)
                         pass
 
@@ -1667,11 +1676,11 @@ class StencilParser ( Parser ):
                         localctx = StencilParser.EqExprContext(self, StencilParser.ExprContext(self, _parentctx, _parentState))
                         localctx.lhs = _prevctx
                         self.pushNewRecursionContext(localctx, _startState, self.RULE_expr)
-                        self.state = 195
+                        self.state = 198
                         if not self.precpred(self._ctx, 4):
                             from antlr4.error.Errors import FailedPredicateException
                             raise FailedPredicateException(self, "self.precpred(self._ctx, 4)")
-                        self.state = 196
+                        self.state = 199
                         localctx.op = self._input.LT(1)
                         _la = self._input.LA(1)
                         if not(_la==27 or _la==28):
@@ -1679,7 +1688,7 @@ class StencilParser ( Parser ):
                         else:
                             self._errHandler.reportMatch(self)
                             self.consume()
-                        self.state = 197
+                        self.state = 200
                         localctx.rhs = self.expr(5)
                         pass
 
@@ -1687,13 +1696,13 @@ class StencilParser ( Parser ):
                         localctx = StencilParser.AndExprContext(self, StencilParser.ExprContext(self, _parentctx, _parentState))
                         localctx.lhs = _prevctx
                         self.pushNewRecursionContext(localctx, _startState, self.RULE_expr)
-                        self.state = 198
+                        self.state = 201
                         if not self.precpred(self._ctx, 3):
                             from antlr4.error.Errors import FailedPredicateException
                             raise FailedPredicateException(self, "self.precpred(self._ctx, 3)")
-                        self.state = 199
+                        self.state = 202
                         localctx.op = self.match(StencilParser.AND)
-                        self.state = 200
+                        self.state = 203
                         localctx.rhs = self.expr(4)
                         pass
 
@@ -1701,13 +1710,13 @@ class StencilParser ( Parser ):
                         localctx = StencilParser.OrExprContext(self, StencilParser.ExprContext(self, _parentctx, _parentState))
                         localctx.lhs = _prevctx
                         self.pushNewRecursionContext(localctx, _startState, self.RULE_expr)
-                        self.state = 201
+                        self.state = 204
                         if not self.precpred(self._ctx, 2):
                             from antlr4.error.Errors import FailedPredicateException
                             raise FailedPredicateException(self, "self.precpred(self._ctx, 2)")
-                        self.state = 202
+                        self.state = 205
                         localctx.op = self.match(StencilParser.OR)
-                        self.state = 203
+                        self.state = 206
                         localctx.rhs = self.expr(3)
                         pass
 
@@ -1715,22 +1724,22 @@ class StencilParser ( Parser ):
                         localctx = StencilParser.CondExprContext(self, StencilParser.ExprContext(self, _parentctx, _parentState))
                         localctx.cond = _prevctx
                         self.pushNewRecursionContext(localctx, _startState, self.RULE_expr)
-                        self.state = 204
+                        self.state = 207
                         if not self.precpred(self._ctx, 1):
                             from antlr4.error.Errors import FailedPredicateException
                             raise FailedPredicateException(self, "self.precpred(self._ctx, 1)")
-                        self.state = 205
-                        localctx.op = self.match(StencilParser.QUESTION)
-                        self.state = 206
-                        localctx.then = self.expr(0)
-                        self.state = 207
-                        self.match(StencilParser.COLON)
                         self.state = 208
+                        localctx.op = self.match(StencilParser.QUESTION)
+                        self.state = 209
+                        localctx.then = self.expr(0)
+                        self.state = 210
+                        self.match(StencilParser.COLON)
+                        self.state = 211
                         localctx.other = self.expr(1)
                         pass
 
              
-                self.state = 214
+                self.state = 217
                 self._errHandler.sync(self)
                 _alt = self._interp.adaptivePredict(self._input,17,self._ctx)
 
@@ -1787,15 +1796,15 @@ class StencilParser ( Parser ):
         self.enterRule(localctx, 12, self.RULE_sumRange)
         try:
             self.enterOuterAlt(localctx, 1)
-            self.state = 215
-            localctx.var = self.match(StencilParser.ID)
-            self.state = 216
-            self.match(StencilParser.IN)
-            self.state = 217
-            localctx.lo = self.signedNumber()
             self.state = 218
-            self.match(StencilParser.DOTDOT)
+            localctx.var = self.match(StencilParser.ID)
             self.state = 219
+            self.match(StencilParser.IN)
+            self.state = 220
+            localctx.lo = self.signedNumber()
+            self.state = 221
+            self.match(StencilParser.DOTDOT)
+            self.state = 222
             localctx.hi = self.signedNumber()
         except RecognitionException as re:
             localctx.exception = re
@@ -1843,11 +1852,11 @@ class StencilParser ( Parser ):
         self._la = 0 # Token type
         try:
             self.enterOuterAlt(localctx, 1)
-            self.state = 222
+            self.state = 225
             self._errHandler.sync(self)
             _la = self._input.LA(1)
             if _la==48 or _la==49:
-                self.state = 221
+                self.state = 224
                 localctx.sign = self._input.LT(1)
                 _la = self._input.LA(1)
                 if not(_la==48 or _la==49):
@@ -1857,7 +1866,7 @@ class StencilParser ( Parser ):
                     self.consume()
 
 
-            self.state = 224
+            self.state = 227
             self.number()
         except RecognitionException as re:
             localctx.exception = re
@@ -1900,7 +1909,7 @@ class StencilParser ( Parser ):
         self._la = 0 # Token type
         try:
             self.enterOuterAlt(localctx, 1)
-            self.state = 226
+            self.state = 229
             _la = self._input.LA(1)
             if not(_la==21 or _la==22):
                 self._errHandler.recoverInline(self)
@@ -1992,7 +2001,8 @@ class StencilParser ( Parser ):
             super().__init__(parser)
             self.name = None # Token
             self.new = None # Token
-            self.suffix = None # Token
+            self._ID = None # Token
+            self.suffix = list() # of Tokens
             self.copyFrom(ctx)
 
         def ID(self, i:int=None):
@@ -2000,8 +2010,11 @@ class StencilParser ( Parser ):
                 return self.getTokens(StencilParser.ID)
             else:
                 return self.getToken(StencilParser.ID, i)
-        def DOT(self):
-            return self.getToken(StencilParser.DOT, 0)
+        def DOT(self, i:int=None):
+            if i is None:
+                return self.getTokens(StencilParser.DOT)
+            else:
+                return self.getToken(StencilParser.DOT, i)
         def subscript(self, i:int=None):
             if i is None:
                 return self.getTypedRuleContexts(StencilParser.SubscriptContext)
@@ -2042,78 +2055,82 @@ class StencilParser ( Parser ):
         self.enterRule(localctx, 18, self.RULE_primary)
         self._la = 0 # Token type
         try:
-            self.state = 260
+            self.state = 266
             self._errHandler.sync(self)
             la_ = self._interp.adaptivePredict(self._input,24,self._ctx)
             if la_ == 1:
                 localctx = StencilParser.NumberPrimaryContext(self, localctx)
                 self.enterOuterAlt(localctx, 1)
-                self.state = 228
+                self.state = 231
                 self.number()
                 pass
 
             elif la_ == 2:
                 localctx = StencilParser.CallPrimaryContext(self, localctx)
                 self.enterOuterAlt(localctx, 2)
-                self.state = 229
+                self.state = 232
                 localctx.func = self.match(StencilParser.ID)
-                self.state = 230
+                self.state = 233
                 self.match(StencilParser.LPAREN)
-                self.state = 239
+                self.state = 242
                 self._errHandler.sync(self)
                 _la = self._input.LA(1)
                 if (((_la) & ~0x3f) == 0 and ((1 << _la) & 848831581519872) != 0):
-                    self.state = 231
+                    self.state = 234
                     self.expr(0)
-                    self.state = 236
+                    self.state = 239
                     self._errHandler.sync(self)
                     _la = self._input.LA(1)
                     while _la==41:
-                        self.state = 232
+                        self.state = 235
                         self.match(StencilParser.COMMA)
-                        self.state = 233
+                        self.state = 236
                         self.expr(0)
-                        self.state = 238
+                        self.state = 241
                         self._errHandler.sync(self)
                         _la = self._input.LA(1)
 
 
 
-                self.state = 241
+                self.state = 244
                 self.match(StencilParser.RPAREN)
                 pass
 
             elif la_ == 3:
                 localctx = StencilParser.RefPrimaryContext(self, localctx)
                 self.enterOuterAlt(localctx, 3)
-                self.state = 242
+                self.state = 245
                 localctx.name = self.match(StencilParser.ID)
-                self.state = 244
+                self.state = 247
                 self._errHandler.sync(self)
                 la_ = self._interp.adaptivePredict(self._input,21,self._ctx)
                 if la_ == 1:
-                    self.state = 243
-                    localctx.new = self.match(StencilParser.PRIME)
-
-
-                self.state = 248
-                self._errHandler.sync(self)
-                la_ = self._interp.adaptivePredict(self._input,22,self._ctx)
-                if la_ == 1:
                     self.state = 246
-                    self.match(StencilParser.DOT)
-                    self.state = 247
-                    localctx.suffix = self.match(StencilParser.ID)
+                    localctx.new = self.match(StencilParser.PRIME)
 
 
                 self.state = 253
                 self._errHandler.sync(self)
+                _alt = self._interp.adaptivePredict(self._input,22,self._ctx)
+                while _alt!=2 and _alt!=ATN.INVALID_ALT_NUMBER:
+                    if _alt==1:
+                        self.state = 249
+                        self.match(StencilParser.DOT)
+                        self.state = 250
+                        localctx._ID = self.match(StencilParser.ID)
+                        localctx.suffix.append(localctx._ID) 
+                    self.state = 255
+                    self._errHandler.sync(self)
+                    _alt = self._interp.adaptivePredict(self._input,22,self._ctx)
+
+                self.state = 259
+                self._errHandler.sync(self)
                 _alt = self._interp.adaptivePredict(self._input,23,self._ctx)
                 while _alt!=2 and _alt!=ATN.INVALID_ALT_NUMBER:
                     if _alt==1:
-                        self.state = 250
+                        self.state = 256
                         self.subscript() 
-                    self.state = 255
+                    self.state = 261
                     self._errHandler.sync(self)
                     _alt = self._interp.adaptivePredict(self._input,23,self._ctx)
 
@@ -2122,11 +2139,11 @@ class StencilParser ( Parser ):
             elif la_ == 4:
                 localctx = StencilParser.ParenPrimaryContext(self, localctx)
                 self.enterOuterAlt(localctx, 4)
-                self.state = 256
+                self.state = 262
                 self.match(StencilParser.LPAREN)
-                self.state = 257
+                self.state = 263
                 self.expr(0)
-                self.state = 258
+                self.state = 264
                 self.match(StencilParser.RPAREN)
                 pass
 
@@ -2185,23 +2202,23 @@ class StencilParser ( Parser ):
         self._la = 0 # Token type
         try:
             self.enterOuterAlt(localctx, 1)
-            self.state = 262
-            self.match(StencilParser.LBRACK)
-            self.state = 263
-            self.expr(0)
             self.state = 268
+            self.match(StencilParser.LBRACK)
+            self.state = 269
+            self.expr(0)
+            self.state = 274
             self._errHandler.sync(self)
             _la = self._input.LA(1)
             while _la==41:
-                self.state = 264
-                self.match(StencilParser.COMMA)
-                self.state = 265
-                self.expr(0)
                 self.state = 270
+                self.match(StencilParser.COMMA)
+                self.state = 271
+                self.expr(0)
+                self.state = 276
                 self._errHandler.sync(self)
                 _la = self._input.LA(1)
 
-            self.state = 271
+            self.state = 277
             self.match(StencilParser.RBRACK)
         except RecognitionException as re:
             localctx.exception = re
