@@ -590,6 +590,6 @@ def _pulse_back(k):
 
 _register(Example(
     name="advect_ab3", ndim=2, dtype=np.float64, halo_lo=(1, 1), halo_hi=(1, 1),
-    state={"u": (3, "neumann")}, inputs=(), params={"cx": 0.3, "cy": 0.2},
+    state={"u": (3, "dirichlet")}, inputs=(), params={"cx": 0.3, "cy": 0.2}, periodic={"u": "xy"},
     inits={"u": _pulse_back(0), "u.prev": _pulse_back(1), "u.prev.prev": _pulse_back(2)},
     update=_advect_ab3, doc="advection, third-order Adams-Bashforth: three time levels (u.prev.prev)"))
