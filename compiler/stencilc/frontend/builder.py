@@ -63,8 +63,8 @@ class _Builder(StencilVisitor):
         """How many levels back a reference's suffixes go: 0 (none), 1 (``.prev``), 2 (``.prev.prev``)."""
         for s in suffixes:
             if s.text != "prev":
-                self.r.error(f"unknown suffix '.{s.text}'; the only one is '.prev', the previous time level "
-                             f"('.prev.prev' the one before it)", token_loc(s))
+                self.r.error(f"unknown suffix '.{s.text}'; the only one is '.prev', the previous time level",
+                             token_loc(s))
                 return min(len(suffixes), 2)
         if len(suffixes) > 2:
             self.r.error(f"'{'.prev' * len(suffixes)}' goes back {len(suffixes)} levels; a state field keeps at "
