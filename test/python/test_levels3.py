@@ -241,3 +241,26 @@ def test_ranks_give_the_bits_of_one_process(lev3, run_program, tmp_path):
         assert m["ranks"] == P and m["message_bytes"] == m["predicted_message_bytes"] > 0, m
         for k in m["per_rank"]:
             assert (k["bytes_read"], k["bytes_written"]) == (k["predicted_bytes_read"], k["predicted_bytes_written"])
+
+
+@pytest.mark.parametrize("extra", [("--mode", "incore"), ("--mode", "ooc", "--block", "5,3,2")], ids=["incore", "ooc"])
+def test_snapshots_hold_the_current_level_only(lev3, run_program, tmp_path, extra):
+    """--save u and v: the file holds each field's current level at the saved steps (those of a run stopped
+    there), and no dataset of the older levels."""
+    h5py = pytest.importorskip("h5py")
+    files = files_for("prev")
+    steps = [2, 4, 6]
+    want = {k: run_case(run_program, lev3, tmp_path / f"k{k}", files, ("--mode", "incore"), steps=k)[0]
+            for k in steps}
+    h5 = tmp_path / "s.h5"
+    (tmp_path / "scratch").mkdir()
+    opts = [*extra, "--dir", str(tmp_path / "scratch"), "--save", "u:every=2:from=2", "--save", "v:every=2:from=2",
+            "--save-to", str(h5)]
+    run_case(run_program, lev3, tmp_path / "run", files, tuple(opts), steps=6)
+    with h5py.File(h5, "r") as f:
+        assert sorted(k for k in f.keys() if k.split("_")[0] == k) == ["u", "v"], list(f.keys())  # (u_step, u_x...)
+        assert not [k for k in f.keys() if "prev" in k], list(f.keys())
+        for fld in ("u", "v"):
+            assert list(f[f"{fld}_step"][:]) == steps
+            for i, k in enumerate(steps):
+                assert f[fld][i].tobytes() == want[k][fld].tobytes(), f"{fld} at step {k}"
