@@ -187,8 +187,9 @@ def lower(c: Checked) -> ir.Program:
     fields: list[ir.Field] = []
     src = dst = 0
     grid_fields = [f for f in c.fields.values() if f.along is None]  # the along inputs come after the grid slots
-    for f in grid_fields + [f for f in grid_fields if f.levels == 3]:
-        if f.levels == 3 and any(x.name == f.name for x in fields):
+    # the declared fields, then the fields that hold the three-level fields' levels before .prev
+    for f, holds_level2 in [(f, False) for f in grid_fields] + [(f, True) for f in grid_fields if f.levels == 3]:
+        if holds_level2:
             fld = _level2_field(f, level2[f.name], low)
         else:
             fld = ir.Field(f.name, f.kind, min(f.levels, 2), f.boundary if f.kind == "state" else None,
