@@ -613,3 +613,27 @@ _register(Example(
     injects=(("u", "src", lambda at, p: (at["vp"]() * p.dt) ** 2 * at["wavelet"]()),),
     records={"rec": ("rcv", lambda at, p: at["u'"]())},
     doc="3d acoustics under a free surface, sponges elsewhere, a source and 1,000 receivers off the grid"))
+# ----------------------------------------------------------------------------- three time levels
+
+
+def _centred_flux(v, p):
+    """-(cx (v[1,0] - v[-1,0]) + cy (v[0,1] - v[0,-1])) / 2: the advection term of one level."""
+    return -0.5 * (p.cx * (v(1, 0) - v(-1, 0)) + p.cy * (v(0, 1) - v(0, -1)))
+
+
+def _advect_ab3(f, p):
+    u = f["u"]
+    f0, f1, f2 = _centred_flux(u, p), _centred_flux(u.prev, p), _centred_flux(u.prev.prev, p)
+    return {"u": u() + (23 * f0 - 16 * f1 + 5 * f2) / 12}
+
+
+def _pulse_back(k):
+    """The pulse k steps upstream of where it starts."""
+    return lambda c, p: np.exp(-((c.x - c.nx / 3 + k * p.cx) ** 2 + (c.y - c.ny / 3 + k * p.cy) ** 2) / 12)
+
+
+_register(Example(
+    name="advect_ab3", ndim=2, dtype=np.float64, halo_lo=(1, 1), halo_hi=(1, 1),
+    state={"u": (3, "dirichlet")}, inputs=(), params={"cx": 0.3, "cy": 0.2}, periodic={"u": "xy"},
+    inits={"u": _pulse_back(0), "u.prev": _pulse_back(1), "u.prev.prev": _pulse_back(2)},
+    update=_advect_ab3, doc="advection, third-order Adams-Bashforth: three time levels (u.prev.prev)"))

@@ -31,15 +31,16 @@ class Access:
     """
 
     def __init__(self, arr: np.ndarray, lo: tuple[int, ...], hi: tuple[int, ...], seen: set,
-                 prev: np.ndarray | None = None):
+                 prev: np.ndarray | None = None, prev2: np.ndarray | None = None):
         self.arr, self.lo, self.hi, self.seen = arr, lo, hi, seen
-        self._prev = prev
+        self._prev, self._prev2 = prev, prev2
 
     @property
     def prev(self) -> Access:
+        """The previous level (``u.prev``); its own ``.prev`` is the one before (``u.prev.prev``)."""
         if self._prev is None:
             raise KeyError("this field has one time level")
-        return Access(self._prev, self.lo, self.hi, self.seen)
+        return Access(self._prev, self.lo, self.hi, self.seen, self._prev2)
 
     def __call__(self, *off: int) -> np.ndarray:
         nd = len(self.lo)
@@ -105,15 +106,16 @@ class CoordAt:
 class AtPoints:
     """A field's level at a set of points (numpy indices): ``u()``; ``u.prev()`` its previous level."""
 
-    def __init__(self, arr: np.ndarray, idx: tuple, prev: np.ndarray | None = None):
-        self.arr, self.idx, self._prev = arr, idx, prev
+    def __init__(self, arr: np.ndarray, idx: tuple, prev: np.ndarray | None = None,
+                 prev2: np.ndarray | None = None):
+        self.arr, self.idx, self._prev, self._prev2 = arr, idx, prev, prev2
 
     def __call__(self) -> np.ndarray:
         return self.arr[self.idx]
 
     @property
     def prev(self) -> AtPoints:
-        return AtPoints(self._prev, self.idx)
+        return AtPoints(self._prev, self.idx, self._prev2)
 
 
 def offgrid_corners(c: np.ndarray, h: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
@@ -277,7 +279,8 @@ class Example:
     def initial(self, size: tuple[int, ...], params: dict[str, float] | None = None,
                 files: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
         """Initial values: ``files[NAME]`` (as ``--init NAME=FILE``), else the init
-        expression, else zero; ``NAME.prev`` likewise, else equal to the current level."""
+        expression, else zero; ``NAME.prev`` likewise, else equal to the current level;
+        ``NAME.prev.prev`` (three levels) likewise, else equal to ``NAME.prev``."""
         files = files or {}
         p = self._params(params)
         c = self._coords(size)
@@ -314,10 +317,23 @@ class Example:
             else:
                 out[a] = np.zeros(size[d], self.dtype)
         for f, (levels, _) in self.state.items():
-            if levels == 2:
+            if levels >= 2:
                 a = make(f + ".prev")
                 out[f + ".prev"] = a if a is not None else out[f].copy()
+            if levels == 3:
+                a = make(f + ".prev.prev")
+                out[f + ".prev.prev"] = a if a is not None else out[f + ".prev"].copy()
         return out
+
+    def _edges(self, f: str, a: np.ndarray, lo, hi) -> None:
+        """Field f's boundary rule applied in place to a level that just took its interior (the
+        dirichlet cells keep what ``a`` held there)."""
+        if self.state[f][1] == "neumann":
+            mirror(a, lo, hi)
+        if self.state[f][1] == "mixed":
+            mirror_faces(a, lo, hi, self.faces[f])
+        if f in self.periodic:
+            wrap(a, lo, hi, self.periodic[f])
 
     def run(self, fields: dict[str, np.ndarray], params: dict[str, float] | None = None,
             steps: int = 1, seen: set | None = None) -> dict[str, np.ndarray]:
@@ -325,22 +341,26 @@ class Example:
         p = self._params(params)
         lo, hi = self.halo_lo, self.halo_hi
         seen = set() if seen is None else seen
-        cur, prev = {}, {}
+        cur, prev, prev2 = {}, {}, {}
         for f, (levels, bc) in self.state.items():
             cur[f] = np.array(fields[f], dtype=self.dtype, copy=True)
-            if levels == 2:
+            if levels >= 2:
                 prev[f] = np.array(fields.get(f + ".prev", fields[f]), dtype=self.dtype, copy=True)
+            if levels == 3:  # the level before .prev: its boundary rule applied as a current level's
+                prev2[f] = np.array(fields.get(f + ".prev.prev", fields.get(f + ".prev", fields[f])),
+                                    dtype=self.dtype, copy=True)
+                self._edges(f, prev2[f], lo, hi)
             if bc == "neumann":
                 mirror(cur[f], lo, hi)
-                if levels == 2:
+                if levels >= 2:
                     mirror(prev[f], lo, hi)
             if bc == "mixed":
                 mirror_faces(cur[f], lo, hi, self.faces[f])
-                if levels == 2:
+                if levels >= 2:
                     mirror_faces(prev[f], lo, hi, self.faces[f])
             if f in self.periodic:  # before the first step too, as the mirror
                 wrap(cur[f], lo, hi, self.periodic[f])
-                if levels == 2 and f + ".prev" in fields:
+                if levels >= 2 and f + ".prev" in fields:
                     wrap(prev[f], lo, hi, self.periodic[f])
         inputs = {f: np.array(fields[f], dtype=self.dtype, copy=True) for f in self.inputs}
         series = {w: np.asarray(fields[w], dtype=self.dtype) for w in self.series}
@@ -356,7 +376,7 @@ class Example:
         stages = self.update if isinstance(self.update, tuple) else (self.update,)
         for t in range(steps):
             p.t = self.dtype(t)
-            acc = {f: Access(a, lo, hi, seen, prev.get(f)) for f, a in cur.items()}
+            acc = {f: Access(a, lo, hi, seen, prev.get(f), prev2.get(f)) for f, a in cur.items()}
             acc.update({f: Access(a, lo, hi, seen) for f, a in inputs.items()})
             acc.update({w: SeriesAt(v, t) for w, v in series.items()})
             acc.update({a: AlongAccess(v, "xyz".index(self.along[a]), self.ndim, lo, hi, seen)
@@ -384,7 +404,7 @@ class Example:
             assert set(new) == set(self.state), (self.name, set(new))
 
             def at(s, new=new, t=t):
-                out = {f: AtPoints(a, at_pts[s], prev.get(f)) for f, a in {**cur, **inputs}.items()}
+                out = {f: AtPoints(a, at_pts[s], prev.get(f), prev2.get(f)) for f, a in {**cur, **inputs}.items()}
                 out.update({f + "'": AtPoints(a, at_pts[s]) for f, a in new.items()})
                 out.update({w: SeriesAt(v, t) for w, v in series.items()})
                 out.update({a: AtPoints(v, (at_pts[s][self.ndim - 1 - "xyz".index(self.along[a])],))
@@ -404,7 +424,12 @@ class Example:
                 v = np.broadcast_to(np.asarray(fn(at(s), p), dtype=self.dtype), at_pts[s][0].shape)
                 recs[r].append(offgrid_sum(v, wts[s][1], 1 << self.ndim) if s in wts else v)
             for f, (levels, _) in self.state.items():
-                if levels == 2:
+                if levels == 3:  # u.prev.prev takes u.prev's interior under its own boundary rule:
+                    nf = prev2[f].copy()  # its dirichlet cells keep their initial values
+                    nf[inner] = prev[f][inner]
+                    self._edges(f, nf, lo, hi)
+                    prev2[f] = nf
+                if levels >= 2:
                     prev[f] = cur[f]
                 cur[f] = new[f]
         records = {r: np.array(v, dtype=self.dtype).reshape(steps, len(fields[self.records[r][0]]))

@@ -10,7 +10,8 @@
  * later check gives a clearer message than a syntax error would:
  *   - `grid` takes any `<digits>d` and any name as the element type; sema checks 2d/3d and f32/f64;
  *   - `levels`, table dimensions and sum bounds take any number; the builder insists on integers;
- *   - `.SUFFIX` takes any name; the builder insists on `prev` (`prev` is not a keyword);
+ *   - `.SUFFIX` takes any names; the builder insists on `prev`, at most twice (`u.prev.prev`;
+ *     `prev` is not a keyword);
  *   - `boundary` takes any names as the field, kind and axes or faces (`x`, `x-`, `z+`); the builder
  *     sorts `boundary periodic x` (which parses as field `periodic`, kind `x`) and sema checks
  *     dirichlet/neumann/periodic and the faces;
@@ -48,7 +49,7 @@ decl
     | LET name=ID ASSIGN expr SEMI                                     # letDecl
     | name=ID PRIME ASSIGN expr SEMI                                   # updateDecl
     | BOUNDARY (field=ID)? kind=ID (faces+=face)* SEMI                 # boundaryDecl
-    | INIT name=ID (DOT suffix=ID)? ASSIGN expr SEMI                   # initDecl
+    | INIT name=ID (DOT suffix+=ID)* ASSIGN expr SEMI                  # initDecl
     | SAVE field=ID (keys+=ID number)* SEMI                            # saveDecl
     ;
 
@@ -100,7 +101,7 @@ number
 primary
     : number                                                           # numberPrimary
     | func=ID LPAREN (expr (COMMA expr)*)? RPAREN                      # callPrimary
-    | name=ID (new=PRIME)? (DOT suffix=ID)? subscript*                 # refPrimary
+    | name=ID (new=PRIME)? (DOT suffix+=ID)* subscript*                # refPrimary
     | LPAREN expr RPAREN                                               # parenPrimary
     ;
 

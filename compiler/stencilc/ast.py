@@ -45,12 +45,13 @@ class Ref:
     """``u.prev``, ``u[1,0,0]``, ``u.prev[0,-1,0]``, ``ex'[1,0]`` or ``w[i+2][j+2]``.
 
     ``subscripts`` holds one tuple per bracket pair: ``u[1,0,0]`` is ``((1,0,0),)`` and
-    ``w[i][j]`` is ``((i,), (j,))``.  ``prev`` is set for ``.prev``, ``new`` for a prime
+    ``w[i][j]`` is ``((i,), (j,))``.  ``prev`` is 1 for ``.prev``, 2 for ``.prev.prev`` (0: the
+    current level), ``new`` for a prime
     (the value an earlier update of the same step computed).
     """
 
     id: str
-    prev: bool
+    prev: int
     subscripts: tuple[tuple[Expr, ...], ...]
     loc: Loc  # the identifier
     new: bool = False
@@ -250,10 +251,10 @@ class BoundaryDecl:
 
 @dataclass(frozen=True)
 class InitDecl:
-    """``init u = expr;`` or ``init u.prev = expr;``."""
+    """``init u = expr;``, ``init u.prev = expr;`` (``prev`` 1) or ``init u.prev.prev = expr;`` (2)."""
 
     name: str
-    prev: bool
+    prev: int
     value: Expr
     loc: Loc  # the name
 
@@ -342,7 +343,7 @@ def unparse(e: object) -> str:
         return e.id
     if isinstance(e, Ref):
         groups = "".join("[" + ", ".join(unparse(x) for x in g) + "]" for g in e.subscripts)
-        return e.id + ("'" if e.new else "") + (".prev" if e.prev else "") + groups
+        return e.id + ("'" if e.new else "") + ".prev" * int(e.prev) + groups
     if isinstance(e, Call):
         return f"{e.func}(" + ", ".join(unparse(a) for a in e.args) + ")"
     if isinstance(e, Unary):
@@ -426,7 +427,7 @@ def _fmt(node: object, depth: int, out: list[str]) -> None:
     elif isinstance(node, BoundaryDecl):
         head = "BoundaryDecl " + (f"field={node.field} " if node.field is not None else "") + f"kind={node.kind}"
     elif isinstance(node, InitDecl):
-        head, kids = f"InitDecl {node.name}" + (".prev" if node.prev else ""), [node.value]
+        head, kids = f"InitDecl {node.name}" + ".prev" * int(node.prev), [node.value]
     elif isinstance(node, SaveDecl):
         head = f"SaveDecl {node.field}" + "".join(f" {k}={v}" for k, v in node.keys)
     elif isinstance(node, Stencil):

@@ -123,7 +123,7 @@ class Program:
         self.prefix = prefix
         self.dims: int = layout.dims
         self.dtype: str = layout.npy_descr
-        self.fields: dict[str, int] = {f.name: f.levels for f in layout.fields}
+        self.fields: dict[str, int] = {f.run_name: f.levels for f in layout.fields}
         self.params: dict[str, float] = {p.name: p.value for p in layout.params}
         self._lib = ctypes.CDLL(str(prefix / "lib" / f"lib{self.name}.so"))
         lib = self._lib

@@ -204,6 +204,12 @@ class Field:
     boundary: str | None  # "dirichlet" | "neumann" | "mixed" for state fields, None for inputs
     init: Expr | None = None
     init_prev: Expr | None = None
+    # the level before ``.prev`` of a three-level field F (``F.prev.prev``) is a field of its own,
+    # named ``label`` ("F.prev.prev") at run time, updated ``NAME' = F.prev``: ``level2_of`` is F's
+    # name; ``own_init``: the init is ``init F.prev.prev = ...`` (else it is F.prev's, or F's, copied)
+    label: str | None = None
+    level2_of: str | None = None
+    own_init: bool = False
     # kernel argument slots (see stn_field_desc in runtime/include/stn_rt.h)
     src_slot: int = -1
     prev_slot: int = -1
@@ -650,6 +656,8 @@ def format_program(p: Program) -> str:
             slots = f"after the grid slots: {fld.along_slot}"
         if fld.dst_slot >= 0:
             slots += f", dst {fld.dst_slot}"
+        if fld.level2_of is not None:
+            desc += f" (holds {fld.label}, the level before {fld.level2_of}.prev)"
         out.append(f"{desc} [{slots}]")
         if fld.init is not None:
             out.append(f"  init {fld.name} = {format_expr(fld.init, p.ndim)}")

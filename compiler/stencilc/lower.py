@@ -16,6 +16,10 @@ replaced by its value with every load and coordinate in it (and every let it rea
 moved by that offset, and kernel argument slots assigned: in declaration order each field
 takes a source slot for its current level, then one for its previous level if it has two;
 each state field takes a destination slot.  Lets that no update needs are dropped.
+A three-level field ``u`` becomes a two-level field ``u`` and a one-level state field that holds
+``u.prev.prev`` (``ir.Field.label``; its IR and C name an identifier no declared name takes), updated
+last with ``u.prev`` (so at each step it holds the level before ``u.prev``); every ``u.prev.prev``
+read loads its current level, and its init is ``init u.prev.prev``, else ``u.prev``'s, else ``u``'s.
 """
 
 from __future__ import annotations
@@ -33,13 +37,15 @@ def _offset3(subscripts, env: dict[str, int]) -> tuple[int, int, int]:
 
 
 class _Lowerer:
-    def __init__(self, c: Checked):
+    def __init__(self, c: Checked, level2: dict[str, str]):
         self.c = c
+        self.level2 = level2  # three-level field -> the IR field that holds its level before .prev
         self.lets: dict[str, ir.Expr] = {}  # the lets lowered so far (sema: no use before definition)
 
     def load(self, field: str, level: int, offset: tuple[int, int, int]) -> ir.Load:
         """A load; one of an input along an axis keeps its offset on that axis only."""
-        along = self.c.fields[field].along
+        info = self.c.fields.get(field)  # (None: the field that holds a level before .prev)
+        along = info.along if info is not None else None
         if along is not None:
             offset = tuple(o if d == along else 0 for d, o in enumerate(offset))
         return ir.Load(field, level, offset)
@@ -85,7 +91,9 @@ class _Lowerer:
             if e.id in c.series:
                 return ir.SeriesRef(e.id, series_offset(e.subscripts[0][0]))
             if e.id in c.fields:
-                level = ir.NEW if e.new else 1 if e.prev else 0
+                level = ir.NEW if e.new else int(e.prev)
+                if level == 2:  # u.prev.prev: the current level of the field that holds it
+                    return self.load(self.level2[e.id], 0, _offset3(e.subscripts[0], env) if e.subscripts else (0,) * 3)
                 if not e.subscripts:
                     return self.load(e.id, level, (0, 0, 0))
                 along = c.fields[e.id].along
@@ -146,28 +154,58 @@ def _stencil_name(c: Checked) -> None:
         rep.check()
 
 
+def _level2_names(c: Checked) -> dict[str, str]:
+    """Each three-level field's IR name for its level before ``.prev``: ``u_prev_prev``, with ``_``
+    added until no declared name (field, param, let, table, series, points, record) is it."""
+    taken = (set(c.fields) | set(c.params) | {x.name for x in c.lets} | set(c.tables) | set(c.series)
+             | set(c.points) | {r.name for r in c.records})
+    out: dict[str, str] = {}
+    for f in c.fields.values():
+        if f.levels == 3:
+            name = f"{f.name}_prev_prev"
+            while name in taken:
+                name += "_"
+            taken.add(name)
+            out[f.name] = name
+    return out
+
+
+def _level2_field(f, name: str, low: _Lowerer) -> ir.Field:
+    """The one-level state field that holds three-level field ``f``'s level before ``.prev``."""
+    fld = ir.Field(name, "state", 1, f.boundary, periodic=tuple(sorted(f.periodic)), faces=f.face_kinds,
+                   label=f"{f.name}.prev.prev", level2_of=f.name, own_init=f.init_prev2 is not None)
+    first = next((d for d in (f.init_prev2, f.init_prev, f.init) if d is not None), None)
+    if first is not None:
+        fld.init = low.expr(first.value, {})
+    return fld
+
+
 def lower(c: Checked) -> ir.Program:
     _stencil_name(c)
-    low = _Lowerer(c)
+    level2 = _level2_names(c)
+    low = _Lowerer(c, level2)
     fields: list[ir.Field] = []
     src = dst = 0
-    for f in c.fields.values():
-        if f.along is not None:  # after the grid slots
-            continue
-        fld = ir.Field(f.name, f.kind, f.levels, f.boundary if f.kind == "state" else None,
-                       periodic=tuple(sorted(f.periodic)), faces=f.face_kinds if f.kind == "state" else ())
+    grid_fields = [f for f in c.fields.values() if f.along is None]  # the along inputs come after the grid slots
+    # the declared fields, then the fields that hold the three-level fields' levels before .prev
+    for f, holds_level2 in [(f, False) for f in grid_fields] + [(f, True) for f in grid_fields if f.levels == 3]:
+        if holds_level2:
+            fld = _level2_field(f, level2[f.name], low)
+        else:
+            fld = ir.Field(f.name, f.kind, min(f.levels, 2), f.boundary if f.kind == "state" else None,
+                           periodic=tuple(sorted(f.periodic)), faces=f.face_kinds if f.kind == "state" else ())
+            if f.init is not None:
+                fld.init = low.expr(f.init.value, {})
+            if f.init_prev is not None:
+                fld.init_prev = low.expr(f.init_prev.value, {})
         fld.src_slot = src
         src += 1
-        if f.levels == 2:
+        if fld.levels == 2:
             fld.prev_slot = src
             src += 1
-        if f.kind == "state":
+        if fld.kind == "state":
             fld.dst_slot = dst
             dst += 1
-        if f.init is not None:
-            fld.init = low.expr(f.init.value, {})
-        if f.init_prev is not None:
-            fld.init_prev = low.expr(f.init_prev.value, {})
         fields.append(fld)
     for j, f in enumerate(f for f in c.fields.values() if f.along is not None):
         fld = ir.Field(f.name, "input", 1, None, along=f.along, along_slot=j)
@@ -179,6 +217,7 @@ def lower(c: Checked) -> ir.Program:
     # in source order: an update may read the new values of those before it
     updates = [ir.Update(d.name, low.expr(d.value, {})) for d in c.tree.decls
                if isinstance(d, ast.UpdateDecl) and c.fields[d.name].update is d]
+    updates += [ir.Update(level2[n], ir.Load(n, 1, (0, 0, 0))) for n in level2]
     lets = ir.needed_lets([ir.Let(x.name, low.lets[x.name]) for x in c.lets], updates)
     program = ir.Program(
         name=c.name, source_name=c.source.name, ndim=c.ndim, dtype=c.dtype,

@@ -73,6 +73,13 @@ typedef struct stn_field_desc {
                           * known (0: a descriptor that does not say, taken as read across every axis) */
     int neumann_faces;   /* STN_BC_MIXED: bit k set, face k is mirrored (0 otherwise) */
     int dirichlet_faces; /* STN_BC_MIXED: bit k set, the cells of face k's layer keep their values */
+    /* A three-level field F (`state F levels 3;`) is a two-level field F and a one-level state field
+     * named "F.prev.prev" that holds the level before F.prev (its update copies F.prev).  That field
+     * has level2_of = 1 + F's index (0 for every other field) and has_level2_init = 1 when its init
+     * is `init F.prev.prev = ...` (else its init is F.prev's or F's, and it takes F.prev's --init
+     * file, else F's, when it has none of its own). */
+    int level2_of;
+    int has_level2_init;
 } stn_field_desc;
 
 /* A time series (`series w;`): one value per step, given by --init NAME=FILE (a 1d .npy). */

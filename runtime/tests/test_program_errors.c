@@ -319,6 +319,18 @@ static void test_bad_descriptor(void) {
     r = t_run(&bad, "--size", "5,4,3", "--steps", "1", NULL);
     CHECK_EQ_INT(r->status, 1);
     CHECK_HAS(r->err, "neumann faces 0x1f, dirichlet faces 0x21");
+    /* a field that holds the level before .prev of a three-level field: named after it, a two-level one */
+    stn_field_desc lev[2] = {wave_fields_d[0], heat_fields_d[0]};
+    lev[1].name = "v.prev.prev", lev[1].src_slot = 2, lev[1].dst_slot = 1, lev[1].level2_of = 1;
+    stn_program_desc lv = wave_d;
+    lv.fields = lev, lv.nfields = 2, lv.nsrc = 3, lv.ndst = 2;
+    r = t_run(&lv, "--size", "5,4,3", "--steps", "1", NULL);
+    CHECK_EQ_INT(r->status, 1);
+    CHECK_HAS(r->err, "field 'v.prev.prev' claims to hold the level before .prev of field 0");
+    lev[1].name = "u.prev", lev[1].level2_of = 0; /* a dot in an ordinary field's name */
+    r = t_run(&lv, "--size", "5,4,3", "--steps", "1", NULL);
+    CHECK_EQ_INT(r->status, 1);
+    CHECK_HAS(r->err, "field 1 has no valid name");
 }
 
 int main(void) {

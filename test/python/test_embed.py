@@ -78,6 +78,7 @@ CASES = {
     "jacobi1d": ((3001,), "<f8", "A"),  # 1d, sub-steps; out of core folded into rows, several blocks
     "heat3d_f32": ((17, 15, 13), "<f4", "u"),  # f32
     "wave3d_surface": ((16, 14, 12), "<f8", "u"),  # a boundary per face (a free surface), two levels
+    "advect_ab3": ((23, 19), "<f8", "u"),  # three levels (u.prev.prev a field of its own), a torus
 }
 
 
@@ -129,14 +130,15 @@ def test_advance_in_pieces_is_one_run(hosts, tmp_path, name):
         exact_bytes(tmp_path, mode)
 
 
-@pytest.mark.parametrize("name", ["heat3d", "advect2d", "wave3d", "jacobi1d", "wave3d_surface"])
+@pytest.mark.parametrize("name", ["heat3d", "advect2d", "wave3d", "jacobi1d", "wave3d_surface", "advect_ab3"])
 def test_a_write_between_advances_is_an_init_file(hosts, tmp_path, name):
     """advance 4, write a box, advance 6 == CLI 4 steps, the box changed in the .npy, CLI 6 steps from it
     (these stencils do not read t, so the second run starting at t = 0 is the same computation)."""
     size, dtype, field = CASES[name]
     host, cli = hosts(name)
     szs = ",".join(map(str, size))
-    lvl = {"wave3d": ["u", "u.prev"], "wave3d_surface": ["u", "u.prev", "c"], "jacobi1d": ["A", "B"]}.get(name, [field])
+    lvl = {"wave3d": ["u", "u.prev"], "wave3d_surface": ["u", "u.prev", "c"], "jacobi1d": ["A", "B"],
+           "advect_ab3": ["u", "u.prev", "u.prev.prev"]}.get(name, [field])
     outs = [f"--out={f}={tmp_path / (f + '.4.npy')}" for f in lvl]
     cli_run(cli, ["--size", szs, "--steps", "4", "--mode", "incore", *[a for o in outs for a in o.split("=", 1)]])
     box_lo = [1] * len(size)

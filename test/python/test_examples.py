@@ -96,8 +96,8 @@ def random_fields(ex: ref.Example, size: tuple[int, ...], seed: int, with_prev: 
             out[s] = rng.integers(lo, hi, size=(n, ex.ndim)).astype(np.int64)
     if with_prev:
         for f, (levels, _) in ex.state.items():
-            if levels == 2:
-                out[f + ".prev"] = rng.uniform(-1.0, 1.0, shape).astype(ex.dtype)
+            for k in range(1, levels):  # NAME.prev, and NAME.prev.prev of three levels
+                out[f + ".prev" * k] = rng.uniform(-1.0, 1.0, shape).astype(ex.dtype)
     return out
 
 

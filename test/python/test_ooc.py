@@ -1,7 +1,7 @@
 """The out-of-core engine: bit-identical to in-core, exact IO model, crash safety.
 
 * Random stencils (radius 1-3, star and box shapes, asymmetric halos, one or two state
-  fields with one or two levels, an input field, a let read at offsets, the second field reading
+  fields with one, two or three levels, an input field, a let read at offsets, the second field reading
   the first's new value at offsets (a sub-step), the step index and a series read at it,
   a source and a receiver at random points, a coefficient along one axis,
   dirichlet and neumann) on random grids with
@@ -65,9 +65,9 @@ def random_stencil(rng: random.Random, name: str) -> tuple[str, int, list[str], 
     lines = [f"stencil {name} {{", f"  grid {ndim}d f64;"]
     states = []
     for i in range(nstate):
-        levels = rng.choice([1, 1, 2])
+        levels = rng.choice([1, 1, 2, 3])
         states.append((f"s{i}", levels))
-        lines.append(f"  state s{i}" + (" levels 2;" if levels == 2 else ";"))
+        lines.append(f"  state s{i}" + (f" levels {levels};" if levels > 1 else ";"))
     if has_input:
         lines.append("  input c;")
         lines.append(f"  init c = 0.5 + 0.25 * sin(0.3 * x{' + 0.7 * y' if ndim > 1 else ''}{' + 0.2 * z' if ndim == 3 else ''});")
@@ -110,9 +110,12 @@ def random_stencil(rng: random.Random, name: str) -> tuple[str, int, list[str], 
             for off in offsets():
                 w = rng.uniform(-1, 1)
                 terms.append((w, f"{src_name}[{','.join(map(str, off))}]"))
-            if src_levels == 2 and rng.random() < 0.7:
+            if src_levels >= 2 and rng.random() < 0.7:
                 off = rng.choice(offsets())
                 terms.append((rng.uniform(-1, 1), f"{src_name}.prev[{','.join(map(str, off))}]"))
+            if src_levels == 3:  # (always: a third level never read would be warned of)
+                off = rng.choice(offsets())
+                terms.append((rng.uniform(-1, 1), f"{src_name}.prev.prev[{','.join(map(str, off))}]"))
         total = sum(abs(w) for w, _ in terms)
         expr = " + ".join(f"{w / total:.6f} * {t}" for w, t in terms)
         if timed and k == 0:
@@ -131,8 +134,10 @@ def random_stencil(rng: random.Random, name: str) -> tuple[str, int, list[str], 
             lines.append(f"  boundary {name_i} periodic {' '.join(axes)};")
         coord = " + ".join(f"{a} * {v}" for a, v in zip((0.13, 0.29, 0.07), "xyz"[:ndim]))
         lines.append(f"  init {name_i} = sin({coord} + {rng.uniform(0, 3):.3f});")
-        if levels == 2 and rng.random() < 0.5:
+        if levels >= 2 and rng.random() < 0.5:
             lines.append(f"  init {name_i}.prev = cos({coord});")
+        if levels == 3 and rng.random() < 0.5:
+            lines.append(f"  init {name_i}.prev.prev = 0.5 * cos({coord} + 1);")
     if torus:
         lines.append("  boundary periodic;")
         periodic = "xyz"[:ndim]

@@ -61,6 +61,7 @@ def test_expected_halos():
         "sponge2d": ((1, 1), (1, 1)), "d2q9": ((1, 1), (1, 1)), "upwind_limiter": ((2, 2), (2, 2)),
         "heat2d_faces": ((1, 1), (1, 1)), "wave3d_surface": ((1, 1, 1), (1, 1, 1)),
         "seismic_surface": ((1, 1, 1), (1, 1, 1)),
+        "advect_ab3": ((1, 1), (1, 1)),
     }
     assert {n: (e.halo_lo, e.halo_hi) for n, e in ref.EXAMPLES.items()} == expect
 

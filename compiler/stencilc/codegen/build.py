@@ -310,7 +310,9 @@ def _field_descs(program: ir.Program, macro: dict[str, str]) -> tuple[FieldDesc,
                            f.init_prev is not None, f.src_slot, f.prev_slot, f.dst_slot, tuple(f.periodic),
                            tuple(sorted({d for ld in program.loads() if ld.field == f.name
                                          for d in range(3) if ld.offset[d]})),
-                           f.face_mask("neumann"), f.face_mask("dirichlet"))
+                           f.face_mask("neumann"), f.face_mask("dirichlet"), f.label or "",
+                           1 + [g.name for g in program.grid_fields].index(f.level2_of) if f.level2_of else 0,
+                           f.own_init)
                  for f in program.grid_fields)
 
 

@@ -399,6 +399,16 @@ class FieldDesc:
     read_across: tuple[int, ...] = ()  # the axes along which some read of it has a nonzero offset
     neumann_faces: int = 0  # a mixed boundary: bit k set, face k (0 x-, 1 x+, ... 5 z+) is mirrored
     dirichlet_faces: int = 0  # a mixed boundary: bit k set, face k keeps its initial cells
+    # the field that holds a three-level field's level before .prev: its name at run time
+    # ("u.prev.prev"), 1 + the index of that field (0: none), and whether its init is its own
+    label: str = ""
+    level2_of: int = 0
+    has_level2_init: bool = False
+
+    @property
+    def run_name(self) -> str:
+        """The name the runtime, the command line and the API know it by."""
+        return self.label or self.name
 
     @property
     def periodic_mask(self) -> int:
@@ -434,6 +444,9 @@ class FieldDesc:
             _fail(self, f"dst slot {self.dst_slot} for a field of kind {self.kind}")
         if self.has_prev_init and self.levels != 2:
             _fail(self, "an init of the previous level of a one-level field")
+        if bool(self.label) != (self.level2_of > 0) or (self.level2_of and self.levels != 1) \
+                or (self.has_level2_init and not (self.level2_of and self.has_init)):
+            _fail(self, f"label {self.label!r} level2_of {self.level2_of} ({self.levels} level(s))")
 
 
 @dataclass(frozen=True)

@@ -59,13 +59,18 @@ class _Builder(StencilVisitor):
         value, _ = self._int_literal(ctx.number(), "a sum range bound", "'-2..2'")
         return -value if ctx.sign is not None and ctx.sign.type == StencilParser.MINUS else value
 
-    def _prev_suffix(self, suffix: Token | None) -> bool:
-        if suffix is None:
-            return False
-        if suffix.text != "prev":
-            self.r.error(f"unknown suffix '.{suffix.text}'; the only one is '.prev', the previous time level",
-                         token_loc(suffix))
-        return True
+    def _prev_suffix(self, suffixes: list[Token]) -> int:
+        """How many levels back a reference's suffixes go: 0 (none), 1 (``.prev``), 2 (``.prev.prev``)."""
+        for s in suffixes:
+            if s.text != "prev":
+                self.r.error(f"unknown suffix '.{s.text}'; the only one is '.prev', the previous time level",
+                             token_loc(s))
+                return min(len(suffixes), 2)
+        if len(suffixes) > 2:
+            self.r.error(f"'{'.prev' * len(suffixes)}' goes back {len(suffixes)} levels; a state field keeps at "
+                         f"most 3 time levels, so '.prev.prev' is the oldest", token_loc(suffixes[2]))
+            return 2
+        return len(suffixes)
 
     # ------------------------------------------------------------ structure
 
@@ -212,10 +217,10 @@ class _Builder(StencilVisitor):
     def visitRefPrimary(self, ctx: StencilParser.RefPrimaryContext) -> ast.Name | ast.Ref:
         prev = self._prev_suffix(ctx.suffix)
         new = ctx.new is not None
-        if new and ctx.suffix is not None:
-            self.r.error(f"'{ctx.name.text}'.{ctx.suffix.text}' names two levels at once: '{ctx.name.text}'' is the "
+        if new and ctx.suffix:
+            self.r.error(f"'{ctx.name.text}'.{ctx.suffix[0].text}' names two levels at once: '{ctx.name.text}'' is the "
                          f"new value of this step, '{ctx.name.text}.prev' the level before the current one",
-                         token_loc(ctx.suffix))
+                         token_loc(ctx.suffix[0]))
         subscripts = tuple(tuple(self.visit(e) for e in sub.expr()) for sub in ctx.subscript())
         if not prev and not new and not subscripts:
             return ast.Name(ctx.name.text, token_loc(ctx.name))

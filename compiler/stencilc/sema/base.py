@@ -45,6 +45,7 @@ class CheckerBase:
         self.all_sum_vars: set[str] = set()
         self.used: set[str] = set()
         self.prev_read: set[str] = set()
+        self.prev2_read: set[str] = set()  # the fields whose ``.prev.prev`` is read
         self.defined_lets: set[str] = set()
         # sub-steps: the fields updated so far (source order), the one being updated, and for
         # each let the new values (``ex'``) it reads, directly or through other lets

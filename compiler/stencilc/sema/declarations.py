@@ -67,8 +67,8 @@ class DeclarationChecks(CheckerBase):
                         self.params[d.name] = 0.0
             elif isinstance(d, ast.StateDecl):
                 levels = 1 if d.levels is None else d.levels
-                if levels not in (1, 2):
-                    self.rep.error(f"a state field has 1 or 2 time levels, not {levels}", d.levels_loc or d.loc)
+                if levels not in (1, 2, 3):
+                    self.rep.error(f"a state field has 1, 2 or 3 time levels, not {levels}", d.levels_loc or d.loc)
                     levels = 1
                 if self._declare(d.name, "state field", d.loc):
                     self.fields[d.name] = FieldInfo(d.name, "state", levels, d)
@@ -147,6 +147,9 @@ class DeclarationChecks(CheckerBase):
         for f in self.fields.values():
             if f.levels == 2 and f.name not in self.prev_read:
                 self.rep.warning(f"'{f.name}' keeps two time levels but '{f.name}.prev' is never read", f.decl.loc)
+            if f.levels == 3 and f.name not in self.prev2_read:
+                self.rep.warning(f"'{f.name}' keeps three time levels but '{f.name}.prev.prev' is never read",
+                                 f.decl.loc)
             if f.kind == "input" and f.name not in self.used:
                 self.rep.warning(f"input field '{f.name}' is never read", f.decl.loc)
         for name in self.params:

@@ -228,7 +228,8 @@ class ExpressionChecks(CheckerBase):
         if e.prev:
             what = self.decl_of.get(n, ("",))[0]
             if what:
-                self.rep.error(f"'.prev' applies to two-level state fields; '{n}' is a {what}", e.loc)
+                self.rep.error(f"'.prev' applies to state fields of two or three levels; '{n}' is a {what}",
+                               e.loc)
             else:
                 self.rep.error(f"unknown field '{n}'{self._suggest(n, 'field')}", e.loc)
             return
@@ -248,7 +249,7 @@ class ExpressionChecks(CheckerBase):
             return
         self.rep.error(f"unknown field or table '{n}'{self._suggest(n, 'any')}", e.loc)
 
-    def _field_access(self, e, f: FieldInfo, prev: bool, offsets, ctx: str, scope) -> None:
+    def _field_access(self, e, f: FieldInfo, prev: int, offsets, ctx: str, scope) -> None:
         self.used.add(f.name)
         if ctx == "init":
             self.rep.error(f"init expressions cannot read fields ('{f.name}'); use params, coordinates and sizes",
@@ -260,10 +261,16 @@ class ExpressionChecks(CheckerBase):
                            f"'{f.name}' (not at an offset)", e.loc)
             return
         if prev:
-            self.prev_read.add(f.name)
-            if f.levels != 2:
-                self.rep.error(f"'{f.name}' has one time level, so '{f.name}.prev' does not exist", e.loc,
-                               [(f"declare it 'state {f.name} levels 2;' to keep a previous level", f.decl.loc)])
+            (self.prev2_read if prev == 2 else self.prev_read).add(f.name)
+            if f.levels == 1:
+                self.rep.error(f"'{f.name}' has one time level, so '{f.name}{'.prev' * prev}' does not exist", e.loc,
+                               [(f"declare it 'state {f.name} levels {prev + 1};' to keep "
+                                 f"{'a previous level' if prev == 1 else 'two previous levels'}", f.decl.loc)])
+                return
+            if prev == 2 and f.levels == 2:
+                self.rep.error(f"'{f.name}' has two time levels, so '{f.name}.prev.prev' does not exist", e.loc,
+                               [(f"declare it 'state {f.name} levels 3;' to keep the level before "
+                                 f"'{f.name}.prev'", f.decl.loc)])
                 return
         if f.along is not None:
             a = "xyz"[f.along]

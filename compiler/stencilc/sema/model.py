@@ -37,6 +37,7 @@ class FieldInfo:
     update: ast.UpdateDecl | None = None
     init: ast.InitDecl | None = None
     init_prev: ast.InitDecl | None = None
+    init_prev2: ast.InitDecl | None = None  # ``init u.prev.prev = ...`` (a three-level field)
     along: int | None = None  # ``input c along y;``: the axis of a 1d coefficient (0 x, 1 y, 2 z)
     periodic: set[int] = field(default_factory=set)  # the axes its boundary wraps around
     periodic_decl: ast.BoundaryDecl | None = None

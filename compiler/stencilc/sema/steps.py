@@ -64,14 +64,21 @@ class StepChecks(CheckerBase):
                 self.rep.error(f"init of unknown field '{d.name}'{self._suggest(d.name, 'field')}", d.loc)
             return
         if d.prev:
-            if f.levels != 2:
-                self.rep.error(f"'{d.name}' has one time level, so it has no '.prev' to initialise", d.loc,
-                               [(f"declare it 'state {d.name} levels 2;' to keep a previous level", f.decl.loc)])
+            suffix = ".prev" * d.prev
+            if f.levels <= d.prev:
+                self.rep.error(f"'{d.name}' has {'one time level' if f.levels == 1 else 'two time levels'}, so it "
+                               f"has no '{suffix}' to initialise", d.loc,
+                               [(f"declare it 'state {d.name} levels {d.prev + 1};' to keep "
+                                 f"{'a previous level' if d.prev == 1 else 'the level before .prev'}", f.decl.loc)])
                 return
-            if f.init_prev is not None:
-                self.rep.error(f"'{d.name}.prev' is initialised twice", d.loc, [("first init is here", f.init_prev.loc)])
+            first = f.init_prev if d.prev == 1 else f.init_prev2
+            if first is not None:
+                self.rep.error(f"'{d.name}{suffix}' is initialised twice", d.loc, [("first init is here", first.loc)])
                 return
-            f.init_prev = d
+            if d.prev == 1:
+                f.init_prev = d
+            else:
+                f.init_prev2 = d
         else:
             if f.init is not None:
                 self.rep.error(f"'{d.name}' is initialised twice", d.loc, [("first init is here", f.init.loc)])

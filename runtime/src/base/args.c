@@ -318,12 +318,17 @@ static int opt_field_file(parser *p, const char **paths) {
         p->o->series_path[s] = eq + 1;
         return 0;
     }
-    int level = 0;
-    if (len > 5 && strncmp(eq - 5, ".prev", 5) == 0) {
+    int level = 0, f = find_field(p->d, p->val, len); /* (exact: "u", or "u.prev.prev" of three levels) */
+    if (f < 0 && len > 5 && strncmp(eq - 5, ".prev", 5) == 0) {
         level = 1;
         len -= 5;
+        f = find_field(p->d, p->val, len);
     }
-    int f = find_field(p->d, p->val, len);
+    if (f < 0 && level && len > 5 && strncmp(p->val + len - 5, ".prev", 5) == 0 &&
+        (f = find_field(p->d, p->val, len - 5)) >= 0)
+        return stn_error(
+            -EINVAL, "--%s %s: '%s' has %s; NAME.prev.prev is only for fields declared with 'levels 3'", opt,
+            p->val, p->d->fields[f].name, p->d->fields[f].levels == 2 ? "two time levels" : "one time level");
     if (f < 0)
         return stn_error(-EINVAL, "--%s %s: this stencil has no field '%.*s'; its fields are: %s", opt,
                          p->val, (int)len, p->val, field_names(p->d, names, sizeof names));
@@ -637,6 +642,22 @@ static int check_line(parser *p) {
 
 /* ------------------------------------------------------------------ entry points */
 
+/* A field that holds F.prev.prev without an --init or an init of its own starts as F.prev: F.prev's
+ * --init file, else (F.prev without an init of its own) F's --init file, else the init expression
+ * the compiler gave it (F.prev's or F's), else zero. */
+static void inherit_level2(const stn_program_desc *d, stn_opts *o) {
+    for (int h = 0; o->init_path && h < d->nfields; h++) {
+        const stn_field_desc *fd = &d->fields[h];
+        int f = fd->level2_of - 1;
+        if (f < 0 || o->init_path[2 * h] || fd->has_level2_init)
+            continue;
+        if (o->init_path[2 * f + 1])
+            o->init_path[2 * h] = o->init_path[2 * f + 1];
+        else if (!d->fields[f].has_prev_init)
+            o->init_path[2 * h] = o->init_path[2 * f];
+    }
+}
+
 int stn_opts_parse(const stn_program_desc *d, int argc, char **argv, int nranks, stn_opts *o) {
     memset(o, 0, sizeof *o);
     o->size[0] = o->size[1] = o->size[2] = 1;
@@ -667,6 +688,7 @@ int stn_opts_parse(const stn_program_desc *d, int argc, char **argv, int nranks,
             rc = check_line(&p);
     }
     free(p.param_seen);
+    inherit_level2(d, o);
     return rc;
 }
 

@@ -20,10 +20,29 @@ static int check_slot(const stn_program_desc *d, int f, const char *what, int sl
     return 0;
 }
 
+/* A field that holds the level before F.prev of a three-level field F: named "F.prev.prev", one level,
+ * state, of the same boundary as F, F a two-level state field. */
+static int check_level2(const stn_program_desc *d, const stn_field_desc *fd) {
+    int g = fd->level2_of - 1;
+    const stn_field_desc *of = g >= 0 && g < d->nfields ? &d->fields[g] : NULL;
+    size_t n = of && of->name ? strlen(of->name) : 0;
+    if (!of || of->kind != STN_FIELD_STATE || of->levels != 2 || of->level2_of ||
+        fd->kind != STN_FIELD_STATE || fd->levels != 1 || fd->boundary != of->boundary ||
+        strncmp(fd->name, of->name, n) != 0 || strcmp(fd->name + n, ".prev.prev") != 0 ||
+        (fd->has_level2_init && !fd->has_init))
+        return stn_error(-EINVAL, "field '%s' claims to hold the level before .prev of field %d", fd->name,
+                         g);
+    return 0;
+}
+
 static int check_field(const stn_program_desc *d, int f, unsigned char *src_used, unsigned char *dst_used) {
     const stn_field_desc *fd = &d->fields[f];
-    if (!fd->name || !*fd->name || strchr(fd->name, '=') || strchr(fd->name, '.'))
+    if (!fd->name || !*fd->name || strchr(fd->name, '=') || (strchr(fd->name, '.') && !fd->level2_of))
         return stn_error(-EINVAL, "field %d has no valid name", f);
+    if (fd->level2_of && check_level2(d, fd) != 0)
+        return -EINVAL;
+    if (!fd->level2_of && fd->has_level2_init)
+        return stn_error(-EINVAL, "field '%s' has a .prev.prev init but holds no such level", fd->name);
     for (int g = 0; g < f; g++)
         if (strcmp(d->fields[g].name, fd->name) == 0)
             return stn_error(-EINVAL, "two fields are named '%s'", fd->name);

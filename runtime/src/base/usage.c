@@ -70,6 +70,9 @@ static void usage_fields(const stn_program_desc *d, FILE *out) {
         const stn_field_desc *fd = &d->fields[f];
         if (fd->kind == STN_FIELD_INPUT)
             fprintf(out, "  %-12s input (read-only)%s\n", fd->name, fd->has_init ? ", has an init" : "");
+        else if (fd->level2_of)
+            fprintf(out, "  %-12s the level before %s.prev (a three-level field)%s\n", fd->name,
+                    d->fields[fd->level2_of - 1].name, fd->has_level2_init ? ", has an init" : "");
         else
             fprintf(out, "  %-12s state, %d level%s, %s boundary%s%s\n", fd->name, fd->levels,
                     fd->levels == 2 ? "s (NAME.prev is the previous one)" : "",
@@ -156,7 +159,8 @@ void stn_usage(const stn_program_desc *d, FILE *out) {
             "  --size %-16s the whole grid, boundary layer included, x first (required)\n"
             "  --steps N               time steps to run (required)\n"
             "  --init NAME=FILE        initial values of a field from a .npy file (repeatable);\n"
-            "                          NAME.prev=FILE gives the previous level of a two-level field;\n"
+            "                          NAME.prev=FILE gives the previous level of a two-level field,\n"
+            "                          NAME.prev.prev=FILE the one before it of a three-level field;\n"
             "                          FILE.h5:/DSET or FILE.h5:/DSET[I] an HDF5 dataset (I: a snapshot)\n"
             "  --out NAME=FILE         write a field's final values to a .npy file, or to an HDF5\n"
             "                          dataset FILE.h5:/DSET (repeatable)\n"

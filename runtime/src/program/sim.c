@@ -201,6 +201,12 @@ int stn_sim_field(const stn_sim *s, const char *name, int *field, int *level) {
     if (!s || !field || !level)
         return no_sim(s ? "stn_sim_field: no place for the field (NULL)" : "stn_sim_field");
     const stn_program_desc *d = &s->desc;
+    for (int f = 0; name && f < d->nfields; f++)
+        if (d->fields[f].level2_of && strcmp(d->fields[f].name, name) == 0) { /* "u.prev.prev" */
+            *field = f;
+            *level = 0;
+            return 0;
+        }
     size_t n = name ? strcspn(name, ".") : 0;
     int prev = name && name[n] != '\0';
     if (prev && strcmp(name + n, ".prev") != 0)

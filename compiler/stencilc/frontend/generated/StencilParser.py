@@ -10,7 +10,7 @@ else:
 
 def serializedATN():
     return [
-        4,1,54,281,2,0,7,0,2,1,7,1,2,2,7,2,2,3,7,3,2,4,7,4,2,5,7,5,2,6,7,
+        4,1,54,287,2,0,7,0,2,1,7,1,2,2,7,2,2,3,7,3,2,4,7,4,2,5,7,5,2,6,7,
         6,2,7,7,7,2,8,7,8,2,9,7,9,2,10,7,10,1,0,1,0,1,0,1,0,5,0,27,8,0,10,
         0,12,0,30,9,0,1,0,1,0,1,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
         1,1,1,1,1,1,1,1,1,3,1,49,8,1,1,1,1,1,1,1,1,1,1,1,3,1,56,8,1,1,1,
@@ -18,100 +18,102 @@ def serializedATN():
         1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
         1,1,1,1,1,1,1,1,1,4,1,94,8,1,11,1,12,1,95,1,1,1,1,1,1,1,1,1,1,1,
         1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,3,1,116,8,1,1,
-        1,1,1,5,1,120,8,1,10,1,12,1,123,9,1,1,1,1,1,1,1,1,1,1,1,3,1,130,
-        8,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,5,1,140,8,1,10,1,12,1,143,9,
-        1,1,1,3,1,146,8,1,1,2,1,2,3,2,150,8,2,1,3,1,3,1,3,1,3,5,3,156,8,
-        3,10,3,12,3,159,9,3,1,3,3,3,162,8,3,3,3,164,8,3,1,3,1,3,1,4,1,4,
-        3,4,170,8,4,1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,5,5,181,8,5,10,5,
-        12,5,184,9,5,1,5,1,5,1,5,3,5,189,8,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,
+        1,1,1,5,1,120,8,1,10,1,12,1,123,9,1,1,1,1,1,1,1,1,1,1,1,5,1,130,
+        8,1,10,1,12,1,133,9,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,5,1,143,8,
+        1,10,1,12,1,146,9,1,1,1,3,1,149,8,1,1,2,1,2,3,2,153,8,2,1,3,1,3,
+        1,3,1,3,5,3,159,8,3,10,3,12,3,162,9,3,1,3,3,3,165,8,3,3,3,167,8,
+        3,1,3,1,3,1,4,1,4,3,4,173,8,4,1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,
+        5,5,5,184,8,5,10,5,12,5,187,9,5,1,5,1,5,1,5,3,5,192,8,5,1,5,1,5,
         1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,
-        1,5,1,5,1,5,1,5,5,5,218,8,5,10,5,12,5,221,9,5,1,6,1,6,1,6,1,6,1,
-        6,1,6,1,7,3,7,230,8,7,1,7,1,7,1,8,1,8,1,9,1,9,1,9,1,9,1,9,1,9,5,
-        9,242,8,9,10,9,12,9,245,9,9,3,9,247,8,9,1,9,1,9,1,9,3,9,252,8,9,
-        1,9,1,9,3,9,256,8,9,1,9,5,9,259,8,9,10,9,12,9,262,9,9,1,9,1,9,1,
-        9,1,9,3,9,268,8,9,1,10,1,10,1,10,1,10,5,10,274,8,10,10,10,12,10,
-        277,9,10,1,10,1,10,1,10,0,1,10,11,0,2,4,6,8,10,12,14,16,18,20,0,
-        6,1,0,48,49,2,0,33,33,48,49,1,0,50,51,2,0,25,26,31,32,1,0,27,28,
-        1,0,21,22,318,0,22,1,0,0,0,2,145,1,0,0,0,4,147,1,0,0,0,6,151,1,0,
-        0,0,8,169,1,0,0,0,10,188,1,0,0,0,12,222,1,0,0,0,14,229,1,0,0,0,16,
-        233,1,0,0,0,18,267,1,0,0,0,20,269,1,0,0,0,22,23,5,1,0,0,23,24,5,
-        23,0,0,24,28,5,46,0,0,25,27,3,2,1,0,26,25,1,0,0,0,27,30,1,0,0,0,
-        28,26,1,0,0,0,28,29,1,0,0,0,29,31,1,0,0,0,30,28,1,0,0,0,31,32,5,
-        47,0,0,32,33,5,0,0,1,33,1,1,0,0,0,34,35,5,2,0,0,35,36,5,20,0,0,36,
-        37,5,23,0,0,37,146,5,40,0,0,38,39,5,3,0,0,39,40,5,23,0,0,40,41,5,
-        39,0,0,41,42,3,10,5,0,42,43,5,40,0,0,43,146,1,0,0,0,44,45,5,4,0,
-        0,45,48,5,23,0,0,46,47,5,12,0,0,47,49,3,16,8,0,48,46,1,0,0,0,48,
-        49,1,0,0,0,49,50,1,0,0,0,50,146,5,40,0,0,51,52,5,5,0,0,52,55,5,23,
-        0,0,53,54,5,11,0,0,54,56,5,23,0,0,55,53,1,0,0,0,55,56,1,0,0,0,56,
-        57,1,0,0,0,57,146,5,40,0,0,58,59,5,6,0,0,59,60,5,23,0,0,60,146,5,
-        40,0,0,61,62,5,7,0,0,62,68,5,23,0,0,63,66,5,23,0,0,64,65,5,23,0,
-        0,65,67,5,23,0,0,66,64,1,0,0,0,66,67,1,0,0,0,67,69,1,0,0,0,68,63,
-        1,0,0,0,68,69,1,0,0,0,69,70,1,0,0,0,70,146,5,40,0,0,71,72,5,8,0,
-        0,72,73,5,23,0,0,73,74,5,10,0,0,74,75,5,23,0,0,75,76,5,38,0,0,76,
-        77,3,10,5,0,77,78,5,40,0,0,78,146,1,0,0,0,79,80,5,9,0,0,80,81,5,
-        23,0,0,81,82,5,39,0,0,82,83,3,10,5,0,83,84,5,10,0,0,84,85,5,23,0,
-        0,85,86,5,40,0,0,86,146,1,0,0,0,87,88,5,13,0,0,88,93,5,23,0,0,89,
-        90,5,44,0,0,90,91,3,16,8,0,91,92,5,45,0,0,92,94,1,0,0,0,93,89,1,
-        0,0,0,94,95,1,0,0,0,95,93,1,0,0,0,95,96,1,0,0,0,96,97,1,0,0,0,97,
-        98,5,39,0,0,98,99,3,6,3,0,99,100,5,40,0,0,100,146,1,0,0,0,101,102,
-        5,14,0,0,102,103,5,23,0,0,103,104,5,39,0,0,104,105,3,10,5,0,105,
-        106,5,40,0,0,106,146,1,0,0,0,107,108,5,23,0,0,108,109,5,37,0,0,109,
-        110,5,39,0,0,110,111,3,10,5,0,111,112,5,40,0,0,112,146,1,0,0,0,113,
-        115,5,15,0,0,114,116,5,23,0,0,115,114,1,0,0,0,115,116,1,0,0,0,116,
-        117,1,0,0,0,117,121,5,23,0,0,118,120,3,4,2,0,119,118,1,0,0,0,120,
-        123,1,0,0,0,121,119,1,0,0,0,121,122,1,0,0,0,122,124,1,0,0,0,123,
-        121,1,0,0,0,124,146,5,40,0,0,125,126,5,16,0,0,126,129,5,23,0,0,127,
-        128,5,36,0,0,128,130,5,23,0,0,129,127,1,0,0,0,129,130,1,0,0,0,130,
-        131,1,0,0,0,131,132,5,39,0,0,132,133,3,10,5,0,133,134,5,40,0,0,134,
-        146,1,0,0,0,135,136,5,17,0,0,136,141,5,23,0,0,137,138,5,23,0,0,138,
-        140,3,16,8,0,139,137,1,0,0,0,140,143,1,0,0,0,141,139,1,0,0,0,141,
-        142,1,0,0,0,142,144,1,0,0,0,143,141,1,0,0,0,144,146,5,40,0,0,145,
-        34,1,0,0,0,145,38,1,0,0,0,145,44,1,0,0,0,145,51,1,0,0,0,145,58,1,
-        0,0,0,145,61,1,0,0,0,145,71,1,0,0,0,145,79,1,0,0,0,145,87,1,0,0,
-        0,145,101,1,0,0,0,145,107,1,0,0,0,145,113,1,0,0,0,145,125,1,0,0,
-        0,145,135,1,0,0,0,146,3,1,0,0,0,147,149,5,23,0,0,148,150,7,0,0,0,
-        149,148,1,0,0,0,149,150,1,0,0,0,150,5,1,0,0,0,151,163,5,46,0,0,152,
-        157,3,8,4,0,153,154,5,41,0,0,154,156,3,8,4,0,155,153,1,0,0,0,156,
-        159,1,0,0,0,157,155,1,0,0,0,157,158,1,0,0,0,158,161,1,0,0,0,159,
-        157,1,0,0,0,160,162,5,41,0,0,161,160,1,0,0,0,161,162,1,0,0,0,162,
-        164,1,0,0,0,163,152,1,0,0,0,163,164,1,0,0,0,164,165,1,0,0,0,165,
-        166,5,47,0,0,166,7,1,0,0,0,167,170,3,6,3,0,168,170,3,10,5,0,169,
-        167,1,0,0,0,169,168,1,0,0,0,170,9,1,0,0,0,171,172,6,5,-1,0,172,189,
-        3,18,9,0,173,174,7,1,0,0,174,189,3,10,5,9,175,176,5,18,0,0,176,177,
-        5,42,0,0,177,182,3,12,6,0,178,179,5,41,0,0,179,181,3,12,6,0,180,
-        178,1,0,0,0,181,184,1,0,0,0,182,180,1,0,0,0,182,183,1,0,0,0,183,
-        185,1,0,0,0,184,182,1,0,0,0,185,186,5,43,0,0,186,187,3,10,5,7,187,
-        189,1,0,0,0,188,171,1,0,0,0,188,173,1,0,0,0,188,175,1,0,0,0,189,
-        219,1,0,0,0,190,191,10,10,0,0,191,192,5,52,0,0,192,218,3,10,5,10,
-        193,194,10,8,0,0,194,195,7,2,0,0,195,218,3,10,5,9,196,197,10,6,0,
-        0,197,198,7,0,0,0,198,218,3,10,5,7,199,200,10,5,0,0,200,201,7,3,
-        0,0,201,218,3,10,5,6,202,203,10,4,0,0,203,204,7,4,0,0,204,218,3,
-        10,5,5,205,206,10,3,0,0,206,207,5,29,0,0,207,218,3,10,5,4,208,209,
-        10,2,0,0,209,210,5,30,0,0,210,218,3,10,5,3,211,212,10,1,0,0,212,
-        213,5,34,0,0,213,214,3,10,5,0,214,215,5,35,0,0,215,216,3,10,5,1,
-        216,218,1,0,0,0,217,190,1,0,0,0,217,193,1,0,0,0,217,196,1,0,0,0,
-        217,199,1,0,0,0,217,202,1,0,0,0,217,205,1,0,0,0,217,208,1,0,0,0,
-        217,211,1,0,0,0,218,221,1,0,0,0,219,217,1,0,0,0,219,220,1,0,0,0,
-        220,11,1,0,0,0,221,219,1,0,0,0,222,223,5,23,0,0,223,224,5,19,0,0,
-        224,225,3,14,7,0,225,226,5,24,0,0,226,227,3,14,7,0,227,13,1,0,0,
-        0,228,230,7,0,0,0,229,228,1,0,0,0,229,230,1,0,0,0,230,231,1,0,0,
-        0,231,232,3,16,8,0,232,15,1,0,0,0,233,234,7,5,0,0,234,17,1,0,0,0,
-        235,268,3,16,8,0,236,237,5,23,0,0,237,246,5,42,0,0,238,243,3,10,
-        5,0,239,240,5,41,0,0,240,242,3,10,5,0,241,239,1,0,0,0,242,245,1,
-        0,0,0,243,241,1,0,0,0,243,244,1,0,0,0,244,247,1,0,0,0,245,243,1,
-        0,0,0,246,238,1,0,0,0,246,247,1,0,0,0,247,248,1,0,0,0,248,268,5,
-        43,0,0,249,251,5,23,0,0,250,252,5,37,0,0,251,250,1,0,0,0,251,252,
-        1,0,0,0,252,255,1,0,0,0,253,254,5,36,0,0,254,256,5,23,0,0,255,253,
-        1,0,0,0,255,256,1,0,0,0,256,260,1,0,0,0,257,259,3,20,10,0,258,257,
-        1,0,0,0,259,262,1,0,0,0,260,258,1,0,0,0,260,261,1,0,0,0,261,268,
-        1,0,0,0,262,260,1,0,0,0,263,264,5,42,0,0,264,265,3,10,5,0,265,266,
-        5,43,0,0,266,268,1,0,0,0,267,235,1,0,0,0,267,236,1,0,0,0,267,249,
-        1,0,0,0,267,263,1,0,0,0,268,19,1,0,0,0,269,270,5,44,0,0,270,275,
-        3,10,5,0,271,272,5,41,0,0,272,274,3,10,5,0,273,271,1,0,0,0,274,277,
-        1,0,0,0,275,273,1,0,0,0,275,276,1,0,0,0,276,278,1,0,0,0,277,275,
-        1,0,0,0,278,279,5,45,0,0,279,21,1,0,0,0,28,28,48,55,66,68,95,115,
-        121,129,141,145,149,157,161,163,169,182,188,217,219,229,243,246,
-        251,255,260,267,275
+        1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,1,5,5,5,221,8,5,10,5,12,5,224,9,
+        5,1,6,1,6,1,6,1,6,1,6,1,6,1,7,3,7,233,8,7,1,7,1,7,1,8,1,8,1,9,1,
+        9,1,9,1,9,1,9,1,9,5,9,245,8,9,10,9,12,9,248,9,9,3,9,250,8,9,1,9,
+        1,9,1,9,3,9,255,8,9,1,9,1,9,5,9,259,8,9,10,9,12,9,262,9,9,1,9,5,
+        9,265,8,9,10,9,12,9,268,9,9,1,9,1,9,1,9,1,9,3,9,274,8,9,1,10,1,10,
+        1,10,1,10,5,10,280,8,10,10,10,12,10,283,9,10,1,10,1,10,1,10,0,1,
+        10,11,0,2,4,6,8,10,12,14,16,18,20,0,6,1,0,48,49,2,0,33,33,48,49,
+        1,0,50,51,2,0,25,26,31,32,1,0,27,28,1,0,21,22,324,0,22,1,0,0,0,2,
+        148,1,0,0,0,4,150,1,0,0,0,6,154,1,0,0,0,8,172,1,0,0,0,10,191,1,0,
+        0,0,12,225,1,0,0,0,14,232,1,0,0,0,16,236,1,0,0,0,18,273,1,0,0,0,
+        20,275,1,0,0,0,22,23,5,1,0,0,23,24,5,23,0,0,24,28,5,46,0,0,25,27,
+        3,2,1,0,26,25,1,0,0,0,27,30,1,0,0,0,28,26,1,0,0,0,28,29,1,0,0,0,
+        29,31,1,0,0,0,30,28,1,0,0,0,31,32,5,47,0,0,32,33,5,0,0,1,33,1,1,
+        0,0,0,34,35,5,2,0,0,35,36,5,20,0,0,36,37,5,23,0,0,37,149,5,40,0,
+        0,38,39,5,3,0,0,39,40,5,23,0,0,40,41,5,39,0,0,41,42,3,10,5,0,42,
+        43,5,40,0,0,43,149,1,0,0,0,44,45,5,4,0,0,45,48,5,23,0,0,46,47,5,
+        12,0,0,47,49,3,16,8,0,48,46,1,0,0,0,48,49,1,0,0,0,49,50,1,0,0,0,
+        50,149,5,40,0,0,51,52,5,5,0,0,52,55,5,23,0,0,53,54,5,11,0,0,54,56,
+        5,23,0,0,55,53,1,0,0,0,55,56,1,0,0,0,56,57,1,0,0,0,57,149,5,40,0,
+        0,58,59,5,6,0,0,59,60,5,23,0,0,60,149,5,40,0,0,61,62,5,7,0,0,62,
+        68,5,23,0,0,63,66,5,23,0,0,64,65,5,23,0,0,65,67,5,23,0,0,66,64,1,
+        0,0,0,66,67,1,0,0,0,67,69,1,0,0,0,68,63,1,0,0,0,68,69,1,0,0,0,69,
+        70,1,0,0,0,70,149,5,40,0,0,71,72,5,8,0,0,72,73,5,23,0,0,73,74,5,
+        10,0,0,74,75,5,23,0,0,75,76,5,38,0,0,76,77,3,10,5,0,77,78,5,40,0,
+        0,78,149,1,0,0,0,79,80,5,9,0,0,80,81,5,23,0,0,81,82,5,39,0,0,82,
+        83,3,10,5,0,83,84,5,10,0,0,84,85,5,23,0,0,85,86,5,40,0,0,86,149,
+        1,0,0,0,87,88,5,13,0,0,88,93,5,23,0,0,89,90,5,44,0,0,90,91,3,16,
+        8,0,91,92,5,45,0,0,92,94,1,0,0,0,93,89,1,0,0,0,94,95,1,0,0,0,95,
+        93,1,0,0,0,95,96,1,0,0,0,96,97,1,0,0,0,97,98,5,39,0,0,98,99,3,6,
+        3,0,99,100,5,40,0,0,100,149,1,0,0,0,101,102,5,14,0,0,102,103,5,23,
+        0,0,103,104,5,39,0,0,104,105,3,10,5,0,105,106,5,40,0,0,106,149,1,
+        0,0,0,107,108,5,23,0,0,108,109,5,37,0,0,109,110,5,39,0,0,110,111,
+        3,10,5,0,111,112,5,40,0,0,112,149,1,0,0,0,113,115,5,15,0,0,114,116,
+        5,23,0,0,115,114,1,0,0,0,115,116,1,0,0,0,116,117,1,0,0,0,117,121,
+        5,23,0,0,118,120,3,4,2,0,119,118,1,0,0,0,120,123,1,0,0,0,121,119,
+        1,0,0,0,121,122,1,0,0,0,122,124,1,0,0,0,123,121,1,0,0,0,124,149,
+        5,40,0,0,125,126,5,16,0,0,126,131,5,23,0,0,127,128,5,36,0,0,128,
+        130,5,23,0,0,129,127,1,0,0,0,130,133,1,0,0,0,131,129,1,0,0,0,131,
+        132,1,0,0,0,132,134,1,0,0,0,133,131,1,0,0,0,134,135,5,39,0,0,135,
+        136,3,10,5,0,136,137,5,40,0,0,137,149,1,0,0,0,138,139,5,17,0,0,139,
+        144,5,23,0,0,140,141,5,23,0,0,141,143,3,16,8,0,142,140,1,0,0,0,143,
+        146,1,0,0,0,144,142,1,0,0,0,144,145,1,0,0,0,145,147,1,0,0,0,146,
+        144,1,0,0,0,147,149,5,40,0,0,148,34,1,0,0,0,148,38,1,0,0,0,148,44,
+        1,0,0,0,148,51,1,0,0,0,148,58,1,0,0,0,148,61,1,0,0,0,148,71,1,0,
+        0,0,148,79,1,0,0,0,148,87,1,0,0,0,148,101,1,0,0,0,148,107,1,0,0,
+        0,148,113,1,0,0,0,148,125,1,0,0,0,148,138,1,0,0,0,149,3,1,0,0,0,
+        150,152,5,23,0,0,151,153,7,0,0,0,152,151,1,0,0,0,152,153,1,0,0,0,
+        153,5,1,0,0,0,154,166,5,46,0,0,155,160,3,8,4,0,156,157,5,41,0,0,
+        157,159,3,8,4,0,158,156,1,0,0,0,159,162,1,0,0,0,160,158,1,0,0,0,
+        160,161,1,0,0,0,161,164,1,0,0,0,162,160,1,0,0,0,163,165,5,41,0,0,
+        164,163,1,0,0,0,164,165,1,0,0,0,165,167,1,0,0,0,166,155,1,0,0,0,
+        166,167,1,0,0,0,167,168,1,0,0,0,168,169,5,47,0,0,169,7,1,0,0,0,170,
+        173,3,6,3,0,171,173,3,10,5,0,172,170,1,0,0,0,172,171,1,0,0,0,173,
+        9,1,0,0,0,174,175,6,5,-1,0,175,192,3,18,9,0,176,177,7,1,0,0,177,
+        192,3,10,5,9,178,179,5,18,0,0,179,180,5,42,0,0,180,185,3,12,6,0,
+        181,182,5,41,0,0,182,184,3,12,6,0,183,181,1,0,0,0,184,187,1,0,0,
+        0,185,183,1,0,0,0,185,186,1,0,0,0,186,188,1,0,0,0,187,185,1,0,0,
+        0,188,189,5,43,0,0,189,190,3,10,5,7,190,192,1,0,0,0,191,174,1,0,
+        0,0,191,176,1,0,0,0,191,178,1,0,0,0,192,222,1,0,0,0,193,194,10,10,
+        0,0,194,195,5,52,0,0,195,221,3,10,5,10,196,197,10,8,0,0,197,198,
+        7,2,0,0,198,221,3,10,5,9,199,200,10,6,0,0,200,201,7,0,0,0,201,221,
+        3,10,5,7,202,203,10,5,0,0,203,204,7,3,0,0,204,221,3,10,5,6,205,206,
+        10,4,0,0,206,207,7,4,0,0,207,221,3,10,5,5,208,209,10,3,0,0,209,210,
+        5,29,0,0,210,221,3,10,5,4,211,212,10,2,0,0,212,213,5,30,0,0,213,
+        221,3,10,5,3,214,215,10,1,0,0,215,216,5,34,0,0,216,217,3,10,5,0,
+        217,218,5,35,0,0,218,219,3,10,5,1,219,221,1,0,0,0,220,193,1,0,0,
+        0,220,196,1,0,0,0,220,199,1,0,0,0,220,202,1,0,0,0,220,205,1,0,0,
+        0,220,208,1,0,0,0,220,211,1,0,0,0,220,214,1,0,0,0,221,224,1,0,0,
+        0,222,220,1,0,0,0,222,223,1,0,0,0,223,11,1,0,0,0,224,222,1,0,0,0,
+        225,226,5,23,0,0,226,227,5,19,0,0,227,228,3,14,7,0,228,229,5,24,
+        0,0,229,230,3,14,7,0,230,13,1,0,0,0,231,233,7,0,0,0,232,231,1,0,
+        0,0,232,233,1,0,0,0,233,234,1,0,0,0,234,235,3,16,8,0,235,15,1,0,
+        0,0,236,237,7,5,0,0,237,17,1,0,0,0,238,274,3,16,8,0,239,240,5,23,
+        0,0,240,249,5,42,0,0,241,246,3,10,5,0,242,243,5,41,0,0,243,245,3,
+        10,5,0,244,242,1,0,0,0,245,248,1,0,0,0,246,244,1,0,0,0,246,247,1,
+        0,0,0,247,250,1,0,0,0,248,246,1,0,0,0,249,241,1,0,0,0,249,250,1,
+        0,0,0,250,251,1,0,0,0,251,274,5,43,0,0,252,254,5,23,0,0,253,255,
+        5,37,0,0,254,253,1,0,0,0,254,255,1,0,0,0,255,260,1,0,0,0,256,257,
+        5,36,0,0,257,259,5,23,0,0,258,256,1,0,0,0,259,262,1,0,0,0,260,258,
+        1,0,0,0,260,261,1,0,0,0,261,266,1,0,0,0,262,260,1,0,0,0,263,265,
+        3,20,10,0,264,263,1,0,0,0,265,268,1,0,0,0,266,264,1,0,0,0,266,267,
+        1,0,0,0,267,274,1,0,0,0,268,266,1,0,0,0,269,270,5,42,0,0,270,271,
+        3,10,5,0,271,272,5,43,0,0,272,274,1,0,0,0,273,238,1,0,0,0,273,239,
+        1,0,0,0,273,252,1,0,0,0,273,269,1,0,0,0,274,19,1,0,0,0,275,276,5,
+        44,0,0,276,281,3,10,5,0,277,278,5,41,0,0,278,280,3,10,5,0,279,277,
+        1,0,0,0,280,283,1,0,0,0,281,279,1,0,0,0,281,282,1,0,0,0,282,284,
+        1,0,0,0,283,281,1,0,0,0,284,285,5,45,0,0,285,21,1,0,0,0,28,28,48,
+        55,66,68,95,115,121,131,144,148,152,160,164,166,172,185,191,220,
+        222,232,246,249,254,260,266,273,281
     ]
 
 class StencilParser ( Parser ):
@@ -373,7 +375,8 @@ class StencilParser ( Parser ):
         def __init__(self, parser, ctx:ParserRuleContext): # actually a StencilParser.DeclContext
             super().__init__(parser)
             self.name = None # Token
-            self.suffix = None # Token
+            self._ID = None # Token
+            self.suffix = list() # of Tokens
             self.copyFrom(ctx)
 
         def INIT(self):
@@ -390,8 +393,11 @@ class StencilParser ( Parser ):
                 return self.getTokens(StencilParser.ID)
             else:
                 return self.getToken(StencilParser.ID, i)
-        def DOT(self):
-            return self.getToken(StencilParser.DOT, 0)
+        def DOT(self, i:int=None):
+            if i is None:
+                return self.getTokens(StencilParser.DOT)
+            else:
+                return self.getToken(StencilParser.DOT, i)
 
         def accept(self, visitor:ParseTreeVisitor):
             if hasattr( visitor, "visitInitDecl" ):
@@ -734,7 +740,7 @@ class StencilParser ( Parser ):
         self.enterRule(localctx, 2, self.RULE_decl)
         self._la = 0 # Token type
         try:
-            self.state = 145
+            self.state = 148
             self._errHandler.sync(self)
             token = self._input.LA(1)
             if token in [2]:
@@ -971,44 +977,47 @@ class StencilParser ( Parser ):
                 self.match(StencilParser.INIT)
                 self.state = 126
                 localctx.name = self.match(StencilParser.ID)
-                self.state = 129
+                self.state = 131
                 self._errHandler.sync(self)
                 _la = self._input.LA(1)
-                if _la==36:
+                while _la==36:
                     self.state = 127
                     self.match(StencilParser.DOT)
                     self.state = 128
-                    localctx.suffix = self.match(StencilParser.ID)
+                    localctx._ID = self.match(StencilParser.ID)
+                    localctx.suffix.append(localctx._ID)
+                    self.state = 133
+                    self._errHandler.sync(self)
+                    _la = self._input.LA(1)
 
-
-                self.state = 131
+                self.state = 134
                 self.match(StencilParser.ASSIGN)
-                self.state = 132
+                self.state = 135
                 self.expr(0)
-                self.state = 133
+                self.state = 136
                 self.match(StencilParser.SEMI)
                 pass
             elif token in [17]:
                 localctx = StencilParser.SaveDeclContext(self, localctx)
                 self.enterOuterAlt(localctx, 14)
-                self.state = 135
+                self.state = 138
                 self.match(StencilParser.SAVE)
-                self.state = 136
+                self.state = 139
                 localctx.field = self.match(StencilParser.ID)
-                self.state = 141
+                self.state = 144
                 self._errHandler.sync(self)
                 _la = self._input.LA(1)
                 while _la==23:
-                    self.state = 137
+                    self.state = 140
                     localctx._ID = self.match(StencilParser.ID)
                     localctx.keys.append(localctx._ID)
-                    self.state = 138
+                    self.state = 141
                     self.number()
-                    self.state = 143
+                    self.state = 146
                     self._errHandler.sync(self)
                     _la = self._input.LA(1)
 
-                self.state = 144
+                self.state = 147
                 self.match(StencilParser.SEMI)
                 pass
             else:
@@ -1060,13 +1069,13 @@ class StencilParser ( Parser ):
         self._la = 0 # Token type
         try:
             self.enterOuterAlt(localctx, 1)
-            self.state = 147
+            self.state = 150
             localctx.axis = self.match(StencilParser.ID)
-            self.state = 149
+            self.state = 152
             self._errHandler.sync(self)
             _la = self._input.LA(1)
             if _la==48 or _la==49:
-                self.state = 148
+                self.state = 151
                 localctx.sign = self._input.LT(1)
                 _la = self._input.LA(1)
                 if not(_la==48 or _la==49):
@@ -1130,38 +1139,38 @@ class StencilParser ( Parser ):
         self._la = 0 # Token type
         try:
             self.enterOuterAlt(localctx, 1)
-            self.state = 151
+            self.state = 154
             self.match(StencilParser.LBRACE)
-            self.state = 163
+            self.state = 166
             self._errHandler.sync(self)
             _la = self._input.LA(1)
             if (((_la) & ~0x3f) == 0 and ((1 << _la) & 919200325697536) != 0):
-                self.state = 152
+                self.state = 155
                 self.tableItem()
-                self.state = 157
+                self.state = 160
                 self._errHandler.sync(self)
                 _alt = self._interp.adaptivePredict(self._input,12,self._ctx)
                 while _alt!=2 and _alt!=ATN.INVALID_ALT_NUMBER:
                     if _alt==1:
-                        self.state = 153
+                        self.state = 156
                         self.match(StencilParser.COMMA)
-                        self.state = 154
+                        self.state = 157
                         self.tableItem() 
-                    self.state = 159
+                    self.state = 162
                     self._errHandler.sync(self)
                     _alt = self._interp.adaptivePredict(self._input,12,self._ctx)
 
-                self.state = 161
+                self.state = 164
                 self._errHandler.sync(self)
                 _la = self._input.LA(1)
                 if _la==41:
-                    self.state = 160
+                    self.state = 163
                     self.match(StencilParser.COMMA)
 
 
 
 
-            self.state = 165
+            self.state = 168
             self.match(StencilParser.RBRACE)
         except RecognitionException as re:
             localctx.exception = re
@@ -1204,17 +1213,17 @@ class StencilParser ( Parser ):
         localctx = StencilParser.TableItemContext(self, self._ctx, self.state)
         self.enterRule(localctx, 8, self.RULE_tableItem)
         try:
-            self.state = 169
+            self.state = 172
             self._errHandler.sync(self)
             token = self._input.LA(1)
             if token in [46]:
                 self.enterOuterAlt(localctx, 1)
-                self.state = 167
+                self.state = 170
                 self.tableInit()
                 pass
             elif token in [18, 21, 22, 23, 33, 42, 48, 49]:
                 self.enterOuterAlt(localctx, 2)
-                self.state = 168
+                self.state = 171
                 self.expr(0)
                 pass
             else:
@@ -1548,7 +1557,7 @@ class StencilParser ( Parser ):
         self._la = 0 # Token type
         try:
             self.enterOuterAlt(localctx, 1)
-            self.state = 188
+            self.state = 191
             self._errHandler.sync(self)
             token = self._input.LA(1)
             if token in [21, 22, 23, 42]:
@@ -1556,14 +1565,14 @@ class StencilParser ( Parser ):
                 self._ctx = localctx
                 _prevctx = localctx
 
-                self.state = 172
+                self.state = 175
                 self.primary()
                 pass
             elif token in [33, 48, 49]:
                 localctx = StencilParser.UnaryExprContext(self, localctx)
                 self._ctx = localctx
                 _prevctx = localctx
-                self.state = 173
+                self.state = 176
                 localctx.op = self._input.LT(1)
                 _la = self._input.LA(1)
                 if not((((_la) & ~0x3f) == 0 and ((1 << _la) & 844433520066560) != 0)):
@@ -1571,41 +1580,41 @@ class StencilParser ( Parser ):
                 else:
                     self._errHandler.reportMatch(self)
                     self.consume()
-                self.state = 174
+                self.state = 177
                 localctx.operand = self.expr(9)
                 pass
             elif token in [18]:
                 localctx = StencilParser.SumExprContext(self, localctx)
                 self._ctx = localctx
                 _prevctx = localctx
-                self.state = 175
+                self.state = 178
                 self.match(StencilParser.SUM)
-                self.state = 176
+                self.state = 179
                 self.match(StencilParser.LPAREN)
-                self.state = 177
+                self.state = 180
                 self.sumRange()
-                self.state = 182
+                self.state = 185
                 self._errHandler.sync(self)
                 _la = self._input.LA(1)
                 while _la==41:
-                    self.state = 178
+                    self.state = 181
                     self.match(StencilParser.COMMA)
-                    self.state = 179
+                    self.state = 182
                     self.sumRange()
-                    self.state = 184
+                    self.state = 187
                     self._errHandler.sync(self)
                     _la = self._input.LA(1)
 
-                self.state = 185
+                self.state = 188
                 self.match(StencilParser.RPAREN)
-                self.state = 186
+                self.state = 189
                 localctx.body = self.expr(7)
                 pass
             else:
                 raise NoViableAltException(self)
 
             self._ctx.stop = self._input.LT(-1)
-            self.state = 219
+            self.state = 222
             self._errHandler.sync(self)
             _alt = self._interp.adaptivePredict(self._input,19,self._ctx)
             while _alt!=2 and _alt!=ATN.INVALID_ALT_NUMBER:
@@ -1613,20 +1622,20 @@ class StencilParser ( Parser ):
                     if self._parseListeners is not None:
                         self.triggerExitRuleEvent()
                     _prevctx = localctx
-                    self.state = 217
+                    self.state = 220
                     self._errHandler.sync(self)
                     la_ = self._interp.adaptivePredict(self._input,18,self._ctx)
                     if la_ == 1:
                         localctx = StencilParser.PowExprContext(self, StencilParser.ExprContext(self, _parentctx, _parentState))
                         localctx.lhs = _prevctx
                         self.pushNewRecursionContext(localctx, _startState, self.RULE_expr)
-                        self.state = 190
+                        self.state = 193
                         if not self.precpred(self._ctx, 10):
                             from antlr4.error.Errors import FailedPredicateException
                             raise FailedPredicateException(self, "self.precpred(self._ctx, 10)")
-                        self.state = 191
+                        self.state = 194
                         localctx.op = self.match(StencilParser.CARET)
-                        self.state = 192
+                        self.state = 195
                         localctx.rhs = self.expr(10)
                         pass
 
@@ -1634,11 +1643,11 @@ class StencilParser ( Parser ):
                         localctx = StencilParser.MulExprContext(self, StencilParser.ExprContext(self, _parentctx, _parentState))
                         localctx.lhs = _prevctx
                         self.pushNewRecursionContext(localctx, _startState, self.RULE_expr)
-                        self.state = 193
+                        self.state = 196
                         if not self.precpred(self._ctx, 8):
                             from antlr4.error.Errors import FailedPredicateException
                             raise FailedPredicateException(self, "self.precpred(self._ctx, 8)")
-                        self.state = 194
+                        self.state = 197
                         localctx.op = self._input.LT(1)
                         _la = self._input.LA(1)
                         if not(_la==50 or _la==51):
@@ -1646,7 +1655,7 @@ class StencilParser ( Parser ):
                         else:
                             self._errHandler.reportMatch(self)
                             self.consume()
-                        self.state = 195
+                        self.state = 198
                         localctx.rhs = self.expr(9)
                         pass
 
@@ -1654,11 +1663,11 @@ class StencilParser ( Parser ):
                         localctx = StencilParser.AddExprContext(self, StencilParser.ExprContext(self, _parentctx, _parentState))
                         localctx.lhs = _prevctx
                         self.pushNewRecursionContext(localctx, _startState, self.RULE_expr)
-                        self.state = 196
+                        self.state = 199
                         if not self.precpred(self._ctx, 6):
                             from antlr4.error.Errors import FailedPredicateException
                             raise FailedPredicateException(self, "self.precpred(self._ctx, 6)")
-                        self.state = 197
+                        self.state = 200
                         localctx.op = self._input.LT(1)
                         _la = self._input.LA(1)
                         if not(_la==48 or _la==49):
@@ -1666,7 +1675,7 @@ class StencilParser ( Parser ):
                         else:
                             self._errHandler.reportMatch(self)
                             self.consume()
-                        self.state = 198
+                        self.state = 201
                         localctx.rhs = self.expr(7)
                         pass
 
@@ -1674,11 +1683,11 @@ class StencilParser ( Parser ):
                         localctx = StencilParser.RelExprContext(self, StencilParser.ExprContext(self, _parentctx, _parentState))
                         localctx.lhs = _prevctx
                         self.pushNewRecursionContext(localctx, _startState, self.RULE_expr)
-                        self.state = 199
+                        self.state = 202
                         if not self.precpred(self._ctx, 5):
                             from antlr4.error.Errors import FailedPredicateException
                             raise FailedPredicateException(self, "self.precpred(self._ctx, 5)")
-                        self.state = 200
+                        self.state = 203
                         localctx.op = self._input.LT(1)
                         _la = self._input.LA(1)
                         if not((((_la) & ~0x3f) == 0 and ((1 << _la) & 6543114240) != 0)):
@@ -1686,7 +1695,7 @@ class StencilParser ( Parser ):
                         else:
                             self._errHandler.reportMatch(self)
                             self.consume()
-                        self.state = 201
+                        self.state = 204
                         localctx.rhs = self.expr(6)
                         pass
 
@@ -1694,11 +1703,11 @@ class StencilParser ( Parser ):
                         localctx = StencilParser.EqExprContext(self, StencilParser.ExprContext(self, _parentctx, _parentState))
                         localctx.lhs = _prevctx
                         self.pushNewRecursionContext(localctx, _startState, self.RULE_expr)
-                        self.state = 202
+                        self.state = 205
                         if not self.precpred(self._ctx, 4):
                             from antlr4.error.Errors import FailedPredicateException
                             raise FailedPredicateException(self, "self.precpred(self._ctx, 4)")
-                        self.state = 203
+                        self.state = 206
                         localctx.op = self._input.LT(1)
                         _la = self._input.LA(1)
                         if not(_la==27 or _la==28):
@@ -1706,7 +1715,7 @@ class StencilParser ( Parser ):
                         else:
                             self._errHandler.reportMatch(self)
                             self.consume()
-                        self.state = 204
+                        self.state = 207
                         localctx.rhs = self.expr(5)
                         pass
 
@@ -1714,13 +1723,13 @@ class StencilParser ( Parser ):
                         localctx = StencilParser.AndExprContext(self, StencilParser.ExprContext(self, _parentctx, _parentState))
                         localctx.lhs = _prevctx
                         self.pushNewRecursionContext(localctx, _startState, self.RULE_expr)
-                        self.state = 205
+                        self.state = 208
                         if not self.precpred(self._ctx, 3):
                             from antlr4.error.Errors import FailedPredicateException
                             raise FailedPredicateException(self, "self.precpred(self._ctx, 3)")
-                        self.state = 206
+                        self.state = 209
                         localctx.op = self.match(StencilParser.AND)
-                        self.state = 207
+                        self.state = 210
                         localctx.rhs = self.expr(4)
                         pass
 
@@ -1728,13 +1737,13 @@ class StencilParser ( Parser ):
                         localctx = StencilParser.OrExprContext(self, StencilParser.ExprContext(self, _parentctx, _parentState))
                         localctx.lhs = _prevctx
                         self.pushNewRecursionContext(localctx, _startState, self.RULE_expr)
-                        self.state = 208
+                        self.state = 211
                         if not self.precpred(self._ctx, 2):
                             from antlr4.error.Errors import FailedPredicateException
                             raise FailedPredicateException(self, "self.precpred(self._ctx, 2)")
-                        self.state = 209
+                        self.state = 212
                         localctx.op = self.match(StencilParser.OR)
-                        self.state = 210
+                        self.state = 213
                         localctx.rhs = self.expr(3)
                         pass
 
@@ -1742,22 +1751,22 @@ class StencilParser ( Parser ):
                         localctx = StencilParser.CondExprContext(self, StencilParser.ExprContext(self, _parentctx, _parentState))
                         localctx.cond = _prevctx
                         self.pushNewRecursionContext(localctx, _startState, self.RULE_expr)
-                        self.state = 211
+                        self.state = 214
                         if not self.precpred(self._ctx, 1):
                             from antlr4.error.Errors import FailedPredicateException
                             raise FailedPredicateException(self, "self.precpred(self._ctx, 1)")
-                        self.state = 212
-                        localctx.op = self.match(StencilParser.QUESTION)
-                        self.state = 213
-                        localctx.then = self.expr(0)
-                        self.state = 214
-                        self.match(StencilParser.COLON)
                         self.state = 215
+                        localctx.op = self.match(StencilParser.QUESTION)
+                        self.state = 216
+                        localctx.then = self.expr(0)
+                        self.state = 217
+                        self.match(StencilParser.COLON)
+                        self.state = 218
                         localctx.other = self.expr(1)
                         pass
 
              
-                self.state = 221
+                self.state = 224
                 self._errHandler.sync(self)
                 _alt = self._interp.adaptivePredict(self._input,19,self._ctx)
 
@@ -1814,15 +1823,15 @@ class StencilParser ( Parser ):
         self.enterRule(localctx, 12, self.RULE_sumRange)
         try:
             self.enterOuterAlt(localctx, 1)
-            self.state = 222
-            localctx.var = self.match(StencilParser.ID)
-            self.state = 223
-            self.match(StencilParser.IN)
-            self.state = 224
-            localctx.lo = self.signedNumber()
             self.state = 225
-            self.match(StencilParser.DOTDOT)
+            localctx.var = self.match(StencilParser.ID)
             self.state = 226
+            self.match(StencilParser.IN)
+            self.state = 227
+            localctx.lo = self.signedNumber()
+            self.state = 228
+            self.match(StencilParser.DOTDOT)
+            self.state = 229
             localctx.hi = self.signedNumber()
         except RecognitionException as re:
             localctx.exception = re
@@ -1870,11 +1879,11 @@ class StencilParser ( Parser ):
         self._la = 0 # Token type
         try:
             self.enterOuterAlt(localctx, 1)
-            self.state = 229
+            self.state = 232
             self._errHandler.sync(self)
             _la = self._input.LA(1)
             if _la==48 or _la==49:
-                self.state = 228
+                self.state = 231
                 localctx.sign = self._input.LT(1)
                 _la = self._input.LA(1)
                 if not(_la==48 or _la==49):
@@ -1884,7 +1893,7 @@ class StencilParser ( Parser ):
                     self.consume()
 
 
-            self.state = 231
+            self.state = 234
             self.number()
         except RecognitionException as re:
             localctx.exception = re
@@ -1927,7 +1936,7 @@ class StencilParser ( Parser ):
         self._la = 0 # Token type
         try:
             self.enterOuterAlt(localctx, 1)
-            self.state = 233
+            self.state = 236
             _la = self._input.LA(1)
             if not(_la==21 or _la==22):
                 self._errHandler.recoverInline(self)
@@ -2019,7 +2028,8 @@ class StencilParser ( Parser ):
             super().__init__(parser)
             self.name = None # Token
             self.new = None # Token
-            self.suffix = None # Token
+            self._ID = None # Token
+            self.suffix = list() # of Tokens
             self.copyFrom(ctx)
 
         def ID(self, i:int=None):
@@ -2027,8 +2037,11 @@ class StencilParser ( Parser ):
                 return self.getTokens(StencilParser.ID)
             else:
                 return self.getToken(StencilParser.ID, i)
-        def DOT(self):
-            return self.getToken(StencilParser.DOT, 0)
+        def DOT(self, i:int=None):
+            if i is None:
+                return self.getTokens(StencilParser.DOT)
+            else:
+                return self.getToken(StencilParser.DOT, i)
         def subscript(self, i:int=None):
             if i is None:
                 return self.getTypedRuleContexts(StencilParser.SubscriptContext)
@@ -2069,78 +2082,82 @@ class StencilParser ( Parser ):
         self.enterRule(localctx, 18, self.RULE_primary)
         self._la = 0 # Token type
         try:
-            self.state = 267
+            self.state = 273
             self._errHandler.sync(self)
             la_ = self._interp.adaptivePredict(self._input,26,self._ctx)
             if la_ == 1:
                 localctx = StencilParser.NumberPrimaryContext(self, localctx)
                 self.enterOuterAlt(localctx, 1)
-                self.state = 235
+                self.state = 238
                 self.number()
                 pass
 
             elif la_ == 2:
                 localctx = StencilParser.CallPrimaryContext(self, localctx)
                 self.enterOuterAlt(localctx, 2)
-                self.state = 236
+                self.state = 239
                 localctx.func = self.match(StencilParser.ID)
-                self.state = 237
+                self.state = 240
                 self.match(StencilParser.LPAREN)
-                self.state = 246
+                self.state = 249
                 self._errHandler.sync(self)
                 _la = self._input.LA(1)
                 if (((_la) & ~0x3f) == 0 and ((1 << _la) & 848831581519872) != 0):
-                    self.state = 238
+                    self.state = 241
                     self.expr(0)
-                    self.state = 243
+                    self.state = 246
                     self._errHandler.sync(self)
                     _la = self._input.LA(1)
                     while _la==41:
-                        self.state = 239
+                        self.state = 242
                         self.match(StencilParser.COMMA)
-                        self.state = 240
+                        self.state = 243
                         self.expr(0)
-                        self.state = 245
+                        self.state = 248
                         self._errHandler.sync(self)
                         _la = self._input.LA(1)
 
 
 
-                self.state = 248
+                self.state = 251
                 self.match(StencilParser.RPAREN)
                 pass
 
             elif la_ == 3:
                 localctx = StencilParser.RefPrimaryContext(self, localctx)
                 self.enterOuterAlt(localctx, 3)
-                self.state = 249
+                self.state = 252
                 localctx.name = self.match(StencilParser.ID)
-                self.state = 251
+                self.state = 254
                 self._errHandler.sync(self)
                 la_ = self._interp.adaptivePredict(self._input,23,self._ctx)
                 if la_ == 1:
-                    self.state = 250
-                    localctx.new = self.match(StencilParser.PRIME)
-
-
-                self.state = 255
-                self._errHandler.sync(self)
-                la_ = self._interp.adaptivePredict(self._input,24,self._ctx)
-                if la_ == 1:
                     self.state = 253
-                    self.match(StencilParser.DOT)
-                    self.state = 254
-                    localctx.suffix = self.match(StencilParser.ID)
+                    localctx.new = self.match(StencilParser.PRIME)
 
 
                 self.state = 260
                 self._errHandler.sync(self)
+                _alt = self._interp.adaptivePredict(self._input,24,self._ctx)
+                while _alt!=2 and _alt!=ATN.INVALID_ALT_NUMBER:
+                    if _alt==1:
+                        self.state = 256
+                        self.match(StencilParser.DOT)
+                        self.state = 257
+                        localctx._ID = self.match(StencilParser.ID)
+                        localctx.suffix.append(localctx._ID) 
+                    self.state = 262
+                    self._errHandler.sync(self)
+                    _alt = self._interp.adaptivePredict(self._input,24,self._ctx)
+
+                self.state = 266
+                self._errHandler.sync(self)
                 _alt = self._interp.adaptivePredict(self._input,25,self._ctx)
                 while _alt!=2 and _alt!=ATN.INVALID_ALT_NUMBER:
                     if _alt==1:
-                        self.state = 257
+                        self.state = 263
                         self.subscript() 
-                    self.state = 262
+                    self.state = 268
                     self._errHandler.sync(self)
                     _alt = self._interp.adaptivePredict(self._input,25,self._ctx)
 
@@ -2149,11 +2166,11 @@ class StencilParser ( Parser ):
             elif la_ == 4:
                 localctx = StencilParser.ParenPrimaryContext(self, localctx)
                 self.enterOuterAlt(localctx, 4)
-                self.state = 263
+                self.state = 269
                 self.match(StencilParser.LPAREN)
-                self.state = 264
+                self.state = 270
                 self.expr(0)
-                self.state = 265
+                self.state = 271
                 self.match(StencilParser.RPAREN)
                 pass
 
@@ -2212,23 +2229,23 @@ class StencilParser ( Parser ):
         self._la = 0 # Token type
         try:
             self.enterOuterAlt(localctx, 1)
-            self.state = 269
-            self.match(StencilParser.LBRACK)
-            self.state = 270
-            self.expr(0)
             self.state = 275
+            self.match(StencilParser.LBRACK)
+            self.state = 276
+            self.expr(0)
+            self.state = 281
             self._errHandler.sync(self)
             _la = self._input.LA(1)
             while _la==41:
-                self.state = 271
-                self.match(StencilParser.COMMA)
-                self.state = 272
-                self.expr(0)
                 self.state = 277
+                self.match(StencilParser.COMMA)
+                self.state = 278
+                self.expr(0)
+                self.state = 283
                 self._errHandler.sync(self)
                 _la = self._input.LA(1)
 
-            self.state = 278
+            self.state = 284
             self.match(StencilParser.RBRACK)
         except RecognitionException as re:
             localctx.exception = re
