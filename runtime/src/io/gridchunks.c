@@ -88,3 +88,15 @@ uint64_t stn_gridfile_offset(const stn_gridfile *f, int64_t z, int64_t y) {
     return ((uint64_t)lo * (uint64_t)f->nz + (uint64_t)z * (uint64_t)(hi - lo) + (uint64_t)(y - lo)) *
            (uint64_t)f->row_bytes;
 }
+
+/* (gridparts.c's files in parts: which part, from which byte of the whole) */
+stn_gridfile *stn_gridfile_place(stn_gridfile *f, int64_t y, uint64_t *base) {
+    *base = 0;
+    if (f->nparts <= 1)
+        return f;
+    int k = 0;
+    while (k + 1 < f->nparts && f->part_y[k + 1] <= y)
+        k++;
+    *base = (uint64_t)f->part_y[k] * (uint64_t)f->nz * (uint64_t)f->row_bytes;
+    return &f->part[k];
+}

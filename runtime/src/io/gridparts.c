@@ -1,6 +1,6 @@
 /* gridparts.c -- a grid file in parts along y (stn_gridio.h; --dir a,b, docs/design/022): part k holds the
  * rows of slab k in a file of its own, at the offsets the whole file's chunk table gives, less the slab's
- * first byte.  aio.c and pmem.c find a transfer's part with stn_gridfile_place. */
+ * first byte.  aio.c and pmem.c find a transfer's part with stn_gridfile_place (gridchunks.c). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -82,17 +82,6 @@ int stn_gridfile_open_parts(stn_gridfile *f, const char *const *paths, const int
     if (rc)
         stn_gridfile_close(f);
     return rc;
-}
-
-stn_gridfile *stn_gridfile_place(stn_gridfile *f, int64_t y, uint64_t *base) {
-    *base = 0;
-    if (f->nparts <= 1)
-        return f;
-    int k = 0;
-    while (k + 1 < f->nparts && f->part_y[k + 1] <= y)
-        k++;
-    *base = (uint64_t)f->part_y[k] * (uint64_t)f->nz * (uint64_t)f->row_bytes;
-    return &f->part[k];
 }
 
 void stn_gridfile_unlink(const stn_gridfile *f) {
