@@ -142,7 +142,7 @@ def test_sigkill_mid_run_resumes_with_the_same_list_only(heat3d, xml, tmp_path, 
     assert "dirs 2\n" in text and f"dir {d0}\n" in text and f"dir {d1}\n" in text, text
     assert {"heat3d.u.A.grid", "heat3d.u.B.grid"} <= sizes.keys(), sizes
     for a, b in sizes.values():  # slab 0: 16 rows, slab 1: 32 rows, of nz planes of one padded row each
-        assert a * 2 == b and a % (16 * nz) == 0 and a // (16 * nz) >= 64 * 8, sizes
+        assert a * 2 == b and a % (ny // 3 * nz) == 0 and a // (ny // 3 * nz) >= 64 * 8, sizes
     assert not (d1 / "heat3d.ooc-state").exists() and (d1 / "heat3d.lock").exists()
     for wrong in (f"{d0},{other}", str(d0)):
         r = run(heat3d, [*common, "--dir", wrong, "--out", f"u={out}", "--resume"], env)
@@ -177,6 +177,7 @@ def test_lists_that_do_not_fit_are_refused(heat3d, xml, tmp_path):
         (["--dir", f"{d0},{d1}"], BASE, 2, f"--dir {d0},{d1}: 2 directories, but hwloc finds 1 NUMA node "),
         (["--dir", f"{d0},,{d1}"], two, 2, f"--dir {d0},,{d1}: directory 2 of the list is empty"),
         (["--dir", f"{d0},{d1}", "--mode", "incore"], two, 2, "it needs --mode ooc (--mode incore keeps one"),
+        (["--dir", f"{d0}%r,{d1}"], two, 2, "a list of directories (one per NUMA node) is for one process; MPI ranks"),
         (["--dir", f"{d0},{d0}"], two, 1, f"--dir: directories 1 ({d0}) and 2 ({d0}) of the list are the same one"),
         (["--dir", f"{d0},{d1}", "--threads", "1"], two, 1,
          f"--dir: directory 1 ({d0}) is NUMA node 0's, which runs no thread"),
@@ -184,3 +185,30 @@ def test_lists_that_do_not_fit_are_refused(heat3d, xml, tmp_path):
         r = run(heat3d, [*base, *args], env)
         assert r.returncode == code and want in r.stderr, (args, r.returncode, r.stderr)
         assert not list(d1.iterdir()), list(d1.iterdir())
+
+
+@pytest.fixture(scope="module")
+def faultshim(tmp_path_factory):
+    shim = tmp_path_factory.mktemp("shim") / "faultshim.so"
+    repo = Path(__file__).resolve().parents[2]
+    subprocess.run(["cc", "-shared", "-fPIC", "-O2", "-o", str(shim), str(repo / "runtime/tests/faultshim.c"),
+                    "-ldl"], check=True)
+    return shim
+
+
+def test_the_parts_are_the_one_directory_file_cut_at_the_slab_edge(heat3d, xml, start, tmp_path, faultshim):
+    """Two threads: the slabs are rows [0, 48) and [48, 96), and 48 is already a chunk edge of the plan
+    (by 16), so the layouts agree: stopped after two sweeps (the third commit fails), each file set's two
+    parts, one after the other, are the one-directory run's file byte for byte."""
+    env = dict(ENV, OMP_NUM_THREADS="2", LD_PRELOAD=str(faultshim), STN_FAULT="rename:3:EIO")
+    one, d0, d1 = dirs(tmp_path, "one", "n0", "n1")
+    common = ["--size", SIZE, "--steps", 7, "--mem", "8M", "--block", "16,4,2", "--init", f"u={start}"]
+    for d, extra in ((str(one), {}), (f"{d0},{d1}", {"HWLOC_XMLFILE": str(xml)})):
+        r = run(heat3d, [*common, "--dir", d, "--out", f"u={tmp_path / 'u.npy'}"], dict(env, **extra))
+        assert r.returncode == 1 and "cannot save the run's state" in r.stderr, r.stderr
+    chunks = [ln for ln in (one / "heat3d.ooc-state").read_text().splitlines() if ln.startswith("chunks 0")]
+    assert " 48 " in chunks[0] + " ", chunks
+    for name in ("heat3d.u.A.grid", "heat3d.u.B.grid"):
+        whole = (one / name).read_bytes()
+        a, b = (d0 / name).read_bytes(), (d1 / name).read_bytes()
+        assert len(a) == len(b) == len(whole) // 2 and a + b == whole, name
