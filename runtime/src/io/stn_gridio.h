@@ -136,8 +136,8 @@ int stn_gridfile_chunk(const stn_gridfile *f, int64_t y, int64_t *lo, int64_t *h
  * commit (which syncs the state file's directory) finds the files of the others' too. */
 int stn_gridfile_open_parts(stn_gridfile *f, const char *const *paths, const int64_t *slab, int n, int64_t nx,
                             int64_t ny, int64_t nz, int64_t esz, size_t align, int flags);
-/* (gridchunks.c) The file that holds row y of f (f itself, or its part), and in *base the offset of its byte 0 in the
- * whole file: stn_gridfile_offset(f, z, y) - *base is the offset of plane z, row y in it. */
+/* (gridchunks.c) The file that holds row y of f (f itself, or its part), and in *base the offset of its
+ * byte 0 in the whole file: stn_gridfile_offset(f, z, y) - *base is the offset of plane z, row y in it. */
 stn_gridfile *stn_gridfile_place(stn_gridfile *f, int64_t y, uint64_t *base);
 /* Unlink every file of f (its parts or itself). */
 void stn_gridfile_unlink(const stn_gridfile *f);
