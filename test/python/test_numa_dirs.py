@@ -11,7 +11,9 @@ Guarantees checked (heat3d, out of core):
   another list (or one directory) is refused;
 * refused up front (exit 2): a count that is neither 1 nor the nodes', an empty name, another engine;
   at the start of the run: one directory twice, a node without threads;
-* one directory under the same topology: the report's nodes have no ``dir`` and no ``rows``.
+* one directory under the same topology: the report's nodes have no ``dir`` and no ``rows``; where the
+  slab edge is a chunk edge, the parts one after the other are the one-directory file byte for byte;
+* under MPI ranks a list is refused (status 2).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import load_report
+from conftest import EXAMPLES_DIR, load_report, stencilc_command
 
 TWO_NODES = "pack:2 numa:1(memory=1GB) l3:1(size=4MB) l2:1(size=1MB) core:2 pu:1"
 BASE = {k: v for k, v in os.environ.items() if not k.startswith("HWLOC_")}
@@ -212,3 +214,21 @@ def test_the_parts_are_the_one_directory_file_cut_at_the_slab_edge(heat3d, xml, 
         whole = (one / name).read_bytes()
         a, b = (d0 / name).read_bytes(), (d1 / name).read_bytes()
         assert len(a) == len(b) == len(whole) // 2 and a + b == whole, name
+
+
+@pytest.mark.skipif(not (shutil.which("mpirun") and shutil.which("mpicc")), reason="OpenMPI is not installed")
+def test_a_list_under_mpi_ranks_is_refused(tmp_path):
+    """Two ranks: each rank is one process with one directory (--dir DIR%r); a list is refused up front."""
+    cmd, cenv = stencilc_command()
+    exe = tmp_path / "heat3d-mpi"
+    p = subprocess.run([*cmd, str(EXAMPLES_DIR / "heat3d.stn"), "--mpi", "-o", str(exe)], capture_output=True,
+                       text=True, env=cenv)
+    assert p.returncode == 0, p.stderr
+    flags = ["--oversubscribe", "--bind-to", "none", "--mca", "btl", "self,vader"]
+    if os.geteuid() == 0:
+        flags.insert(0, "--allow-run-as-root")
+    d0, d1 = dirs(tmp_path, "a", "b")
+    r = subprocess.run([shutil.which("mpirun"), *flags, "-np", "2", str(exe), "--size", "32,32,32", "--steps", "2",
+                        "--dir", f"{d0},{d1}"], capture_output=True, text=True, env=ENV, timeout=600)
+    assert r.returncode == 2, r.stderr
+    assert f"--dir {d0},{d1}: a list of directories (one per NUMA node) is for one process" in r.stderr, r.stderr
