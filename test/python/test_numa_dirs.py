@@ -8,7 +8,7 @@ Guarantees checked (heat3d, out of core):
   several sweeps, the bytes counted equal to the bytes predicted;
 * while a run goes, each directory holds its slab's part of every scratch file (sizes: the slab's rows x
   the planes x a row); a SIGKILLed run resumes to the same bits with the same list, and a resume with
-  another list (or one directory) is refused;
+  another list (or one directory) is refused, and so is a second run sharing a directory (its lock);
 * refused up front (exit 2): a count that is neither 1 nor the nodes', an empty name, another engine;
   at the start of the run: one directory twice, a node without threads;
 * one directory under the same topology: the report's nodes have no ``dir`` and no ``rows``; where the
@@ -137,6 +137,9 @@ def test_sigkill_mid_run_resumes_with_the_same_list_only(heat3d, xml, tmp_path, 
             break
         time.sleep(0.002)
     sizes = part_sizes(d0, d1)  # (the run is going: its files are there)
+    # each directory is locked: a second run sharing only the second one is refused
+    r = run(heat3d, [*common, "--dir", f"{other},{d1}", "--out", f"u={tmp_path / 'v.npy'}"], env)
+    assert r.returncode == 1 and f"--dir {d1} is in use: another run of heat3d (pid {p.pid})" in r.stderr, r.stderr
     assert p.poll() is None, "the run ended before it could be killed: make it longer"
     p.send_signal(signal.SIGKILL)
     p.wait()
