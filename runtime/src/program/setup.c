@@ -60,7 +60,7 @@ static int find_device(stn_run *r) {
     struct stat seen[STN_NUMA_MAX_NODES];
     stn_hw_fig *block = &r->hw.block;
     block->value = 0;
-    for (int k = 0; k < r->o->ndirs; k++) {
+    for (int k = 0; k < (r->o->ndirs > 1 ? r->o->ndirs : 1); k++) {
         const char *dir = r->o->ndirs > 1 ? r->o->dirs[k] : r->o->dir;
         struct stat *sb = &seen[k];
         if (stat(dir, sb) != 0)
