@@ -2,12 +2,17 @@
  * every row of every plane at its own offset, together every byte of the file once; one chunk is the plain
  * layout's formula; spans written and read through the queue land where the table says (checked with
  * pread), come back whole through other spans, move exactly their bytes, and a whole-chunk-wide span of
- * many planes is moved in requests of many planes (the request-size histogram).  Bad tables are refused. */
+ * many planes is moved in requests of many planes (the request-size histogram).  Bad tables are refused.
+ * A file in parts along y (io/gridparts.c, --dir a,b): each part a file of its slab's rows alone, the slab
+ * edges always chunk edges, every row read and written where the whole's table puts it less its part's
+ * first byte. */
 #include "test_util.h"
 
 #include "io/stn_gridio.h"
 
 #include <stdint.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static uint64_t rng = 88172645463325252ull;
 static uint64_t next(void) {
@@ -98,7 +103,10 @@ static void roundtrip(stn_gridfile *f, stn_aio *q) {
         int bad = 0;
         for (int64_t z = 0; z < f->nz; z++)
             for (int64_t y = 0; y < f->ny; y++) {
-                CHECK(pread(f->fd, row, (size_t)rb, (off_t)stn_gridfile_offset(f, z, y)) == (ssize_t)rb);
+                uint64_t base; /* (a file in parts: in its part's file, from the part's first byte) */
+                stn_gridfile *pf = stn_gridfile_place(f, y, &base);
+                CHECK(pread(pf->fd, row, (size_t)rb, (off_t)(stn_gridfile_offset(f, z, y) - base)) ==
+                      (ssize_t)rb);
                 for (int64_t x = 0; x < nx; x++)
                     bad += row[x] != val(y, z, x);
             }
@@ -150,6 +158,60 @@ static void gathered(stn_gridfile *f, stn_aio *q) {
     stn_free(buf);
 }
 
+/* n slabs of ny rows in parts under dir/a and dir/b in turn: sizes, places, the slab edges kept as chunk
+ * edges under any table, the bytes through the queue. */
+static void parts(const char *dir, stn_aio *q, size_t align, int k) {
+    int64_t nx = pick(1, 300), ny = pick(2, 40), nz = pick(1, 7), slab[5] = {0};
+    int n = (int)pick(2, ny < 4 ? ny + 1 : 5);
+    for (int j = 1; j < n; j++) /* distinct inner edges, in order */
+        slab[j] = pick(slab[j - 1] + 1, ny - (n - 1 - j));
+    slab[n] = ny;
+    char paths[4][600];
+    const char *pp[4];
+    for (int j = 0; j < n; j++)
+        snprintf(paths[j], sizeof paths[j], "%s/%c/p%d.%d", dir, j % 2 ? 'b' : 'a', k, j), pp[j] = paths[j];
+    stn_gridfile f;
+    CHECK_EQ_INT(stn_gridfile_open_parts(&f, pp, slab, n, nx, ny, nz, 8, align, STN_GRIDFILE_CREATE), 0);
+    CHECK_EQ_INT(f.nparts, n);
+    CHECK_EQ_INT(f.nchunks, n); /* the plain layout in parts: one chunk a slab */
+    for (int j = 0; j < n; j++) {
+        struct stat sb;
+        CHECK(stat(paths[j], &sb) == 0);
+        CHECK_EQ_INT((int64_t)sb.st_size, (slab[j + 1] - slab[j]) * nz * f.row_bytes);
+    }
+    int64_t e[64];
+    for (int round = 0; round < 2; round++) {
+        int m = round ? random_edges(ny, e) : 0;
+        CHECK_EQ_INT(stn_gridfile_set_chunks(&f, e, m), 0);
+        for (int j = 1; j < n; j++) { /* every slab edge is a chunk edge */
+            int64_t lo, hi;
+            stn_gridfile_chunk(&f, slab[j], &lo, &hi);
+            CHECK_EQ_INT(lo, slab[j]);
+        }
+        for (int j = 0; j < m; j++) { /* and so is every edge asked for */
+            int64_t lo, hi;
+            stn_gridfile_chunk(&f, e[j], &lo, &hi);
+            CHECK_EQ_INT(lo, e[j]);
+        }
+        check_offsets(&f);
+        for (int64_t z = 0; z < nz; z++)
+            for (int64_t y = 0; y < ny; y++) { /* in the part of its slab, inside that file */
+                uint64_t base;
+                stn_gridfile *pf = stn_gridfile_place(&f, y, &base);
+                int j = (int)(pf - f.part);
+                CHECK(j >= 0 && j < n && slab[j] <= y && y < slab[j + 1]);
+                CHECK(stn_gridfile_offset(&f, z, y) - base + (uint64_t)f.row_bytes <=
+                      (uint64_t)pf->file_bytes);
+            }
+        roundtrip(&f, q);
+    }
+    CHECK_EQ_INT(stn_gridfile_sync(&f), 0);
+    stn_gridfile_unlink(&f);
+    stn_gridfile_close(&f);
+    for (int j = 0; j < n; j++)
+        CHECK(access(paths[j], F_OK) != 0);
+}
+
 int main(void) {
     /* under $TMPDIR or /var/tmp: a real file system (O_DIRECT where it takes it; /tmp is often tmpfs) */
     const char *base = getenv("TMPDIR");
@@ -182,6 +244,19 @@ int main(void) {
         roundtrip(&f, q);
         stn_gridfile_close(&f);
     }
+    char sub[700];
+    for (int j = 0; j < 2; j++) {
+        snprintf(sub, sizeof sub, "%s/%c", dir, j ? 'b' : 'a');
+        CHECK(mkdir(sub, 0700) == 0);
+    }
+    for (int k = 0; k < 12; k++)
+        parts(dir, q, align, k);
+    /* a slab without rows is refused */
+    const char *two[2] = {"x", "y"};
+    stn_gridfile g;
+    CHECK_EQ_INT(stn_gridfile_open_parts(&g, two, (const int64_t[]){0, 4, 4}, 2, 8, 4, 1, 8, align, 0),
+                 -EINVAL);
+    CHECK_HAS(stn_errmsg(), "is empty");
     /* bad tables: edges out of order, at 0 or ny, or past it */
     snprintf(path, sizeof path, "%s/bad", dir);
     stn_gridfile f;

@@ -701,7 +701,8 @@ void stn_opts_free(stn_opts *o) {
     free(o->along_path);
     free(o->params);
     free(o->save);
-    o->save = NULL;
+    free(o->dirs_buf);
+    o->save = NULL, o->dirs_buf = NULL;
     o->init_path = o->out_path = o->series_path = o->points_path = o->record_path = o->along_path = NULL;
     o->params = NULL;
 }

@@ -148,6 +148,51 @@ static int check_ranks(const stn_opts *o, int nranks) {
 #endif
 }
 
+/* --dir a,b,...: one directory per NUMA node (docs/cli.md), the out-of-core engine's files split along y
+ * over them.  A list is cut at its commas into o->dirs (o->dir its first); one directory is left as it is.
+ * Refused: an empty name, more than one directory but not one a node, under MPI ranks (their files are
+ * split by --dir with %r), and with an engine other than ooc. */
+static int check_dirs(stn_opts *o, int nranks) {
+    o->ndirs = 1, o->dirs[0] = o->dir;
+    if (!o->dir || !strchr(o->dir, ','))
+        return 0;
+    free(o->dirs_buf);
+    if (!(o->dirs_buf = strdup(o->dir)))
+        return stn_error(-ENOMEM, "out of memory");
+    int n = 0;
+    for (char *s = o->dirs_buf, *c;; s = c + 1) {
+        c = strchr(s, ',');
+        if (c)
+            *c = '\0';
+        if (!*s)
+            return stn_error(-EINVAL, "--dir %s: directory %d of the list is empty", o->dir, n + 1);
+        if (n == STN_NUMA_MAX_NODES)
+            return stn_error(-EINVAL, "--dir %s: more than %d directories", o->dir, STN_NUMA_MAX_NODES);
+        o->dirs[n++] = s;
+        if (!c)
+            break;
+    }
+    if (nranks > 1 || strstr(o->dir, "%r"))
+        return stn_error(-EINVAL,
+                         "--dir %s: a list of directories (one per NUMA node) is for one process; MPI ranks "
+                         "each take one directory (--dir DIR%%r, one per rank)",
+                         o->dir);
+    if (o->mode != STN_MODE_OOC)
+        return stn_error(-EINVAL,
+                         "--dir %s: a list of directories splits the out-of-core scratch files over the "
+                         "NUMA nodes: it needs --mode ooc (--mode %s keeps one directory)",
+                         o->dir, stn_mode_names[o->mode]);
+    int nodes = stn_numa_count();
+    if (n != nodes)
+        return stn_error(
+            -EINVAL,
+            "--dir %s: %d directories, but hwloc finds %d NUMA node%s with processing units: give "
+            "one directory, or one per node (in the nodes' order)",
+            o->dir, n, nodes, nodes == 1 ? "" : "s");
+    o->ndirs = n, o->dir = o->dirs[0];
+    return 0;
+}
+
 int stn_opts_check(const stn_program_desc *d, stn_opts *o, int nranks) {
     int rc = check_size(d, o);
     if (rc == 0)
@@ -197,5 +242,7 @@ int stn_opts_check(const stn_program_desc *d, stn_opts *o, int nranks) {
                        o->machine);
     if (rc == 0 && !o->dir)
         o->dir = "."; /* scratch files go beside the user's work unless told otherwise */
+    if (rc == 0)
+        rc = check_dirs(o, nranks);
     return rc;
 }

@@ -23,7 +23,8 @@ static int nodes_of(hwloc_topology_t t, hwloc_obj_t *objs, stn_numa *n) {
         if (pus <= 0)
             continue;
         objs[k] = o;
-        n->node[k] = (stn_numa_node){(int)o->os_index, pus, (uint64_t)o->attr->numanode.local_memory, 0, 0};
+        n->node[k] = (stn_numa_node){
+            (int)o->os_index, pus, (uint64_t)o->attr->numanode.local_memory, 0, 0, NULL, 0, 0};
         k++;
     }
     return k;
@@ -115,4 +116,15 @@ int stn_numa_place(stn_numa *n, int nthreads) {
     }
     hwloc_topology_destroy(t);
     return 0;
+}
+
+int stn_numa_count(void) {
+    hwloc_topology_t t;
+    if (hwloc_topology_init(&t) != 0)
+        return 1;
+    stn_numa n;
+    hwloc_obj_t objs[STN_NUMA_MAX_NODES];
+    int k = hwloc_topology_load(t) == 0 ? nodes_of(t, objs, &n) : 1;
+    hwloc_topology_destroy(t);
+    return k < 1 ? 1 : k;
 }

@@ -240,6 +240,8 @@ typedef struct stn_numa_node {
     int os_index, pus;         /* the node's number and its processing units */
     uint64_t memory;           /* its local memory, bytes (hwloc) */
     int first_thread, threads; /* OpenMP threads [first_thread, first_thread + threads) run on it */
+    const char *dir;           /* --dir a,b (one directory a node): its directory (NULL: one --dir) */
+    int64_t y0, y1;            /* and its rows [y0, y1) of the grid, whose files live there */
 } stn_numa_node;
 typedef struct stn_numa {
     int nodes;         /* NUMA nodes with processing units; 1: nothing placed, nothing reported */
@@ -247,6 +249,7 @@ typedef struct stn_numa {
     int threads_bound; /* of which bound to their node (hwloc_set_cpubind, read back); 0 when not applied */
     char source[256];  /* the topology: this machine, HWLOC_XMLFILE or HWLOC_SYNTHETIC */
     char memory[160];  /* the memory policy set, or why none */
+    int dirs;          /* --dir a,b: the directories, one a node (the out-of-core engine's slabs); 0: one */
     stn_numa_node node[STN_NUMA_MAX_NODES];
 } stn_numa;
 /* Place a run's nthreads OpenMP threads on the NUMA nodes hwloc finds (each node a contiguous group,
@@ -254,6 +257,9 @@ typedef struct stn_numa {
  * the nodes; a topology not this system's (HWLOC_XMLFILE without HWLOC_THISSYSTEM=1) is planned, not
  * applied.  One node (or no topology): *n says 1 node and nothing is done.  Never fails the run: 0. */
 int stn_numa_place(stn_numa *n, int nthreads);
+/* The NUMA nodes with processing units hwloc finds (HWLOC_XMLFILE and HWLOC_SYNTHETIC apply): 1 without a
+ * topology.  (--dir a,b is checked against it.) */
+int stn_numa_count(void);
 
 /* ------------------------------------------------------------------ hw.c: the machine */
 
@@ -344,7 +350,10 @@ typedef struct stn_opts {
     int64_t size[3]; /* nx, ny, nz (nz = 1 in 2d) */
     const char *size_text;
     int64_t steps;
-    const char *dir;
+    const char *dir; /* --dir, or the first of its list */
+    int ndirs;       /* --dir a,b,...: the directories (1: one; several: one a NUMA node, args_check.c) */
+    const char *dirs[STN_NUMA_MAX_NODES];
+    char *dirs_buf; /* (the list's copy that dirs point into; stn_opts_free frees it) */
     uint64_t mem;
     int mem_given;
     const char **init_path;   /* [2 * nfields]: [2f] current level, [2f + 1] previous; NULL: none */

@@ -215,7 +215,7 @@ static void where_of(const aio_req *r, uint64_t off, char *buf, size_t n) {
             lo = (uint64_t)f->chunk_y[c], hi = (uint64_t)f->chunk_y[c + 1];
     uint64_t row = (off - lo * nz * rb) / rb;
     snprintf(buf, n, "plane %llu, row %llu", (unsigned long long)(row / (hi - lo)),
-             (unsigned long long)(lo + row % (hi - lo)));
+             (unsigned long long)(f->y_base + lo + row % (hi - lo)));
 }
 
 /* A request's iocb: a plain one now; a gathered one (r->piece) only its data, its pieces are put in the
@@ -469,20 +469,21 @@ static int transfer(stn_aio *q, int write, stn_gridfile *f, const stn_span *sp, 
             "%zu bytes apart is not aligned to %zu bytes or too small for %llu rows of %llu bytes",
             what, (long long)y0, (long long)y1, (long long)z0, (long long)z1, f->path, (void *)buf, plane,
             f->align, (unsigned long long)rows, (unsigned long long)rb);
-    if (f->map) /* --tier pmem: a copy, done now (nothing pending) */
+    if (f->map || (f->nparts > 0 && f->part[0].map)) /* --tier pmem: a copy, done now (nothing pending) */
         return stn_pmem_transfer(f, write, sp, buf, plane, g, st);
-    /* one job per chunk the rows cross (the plain layout: one) */
+    /* one job per chunk the rows cross (the plain layout: one), in the file of its part (gridparts.c) */
     for (int64_t a = y0; a < y1;) {
         int64_t lo, hi;
+        uint64_t base;
         stn_gridfile_chunk(f, a, &lo, &hi);
         int64_t b = hi < y1 ? hi : y1;
         uint64_t span = (uint64_t)(b - a) * rb;
-        aio_job j = {f,
+        aio_job j = {stn_gridfile_place(f, a, &base),
                      g,
                      st,
                      buf + (size_t)(a - y0) * rb,
                      plane,
-                     stn_gridfile_offset(f, z0, a),
+                     stn_gridfile_offset(f, z0, a) - base,
                      (uint64_t)(hi - lo) * rb,
                      span,
                      nz,

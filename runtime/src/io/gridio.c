@@ -380,6 +380,11 @@ int stn_gridfile_open(stn_gridfile *f, const char *path, int64_t nx, int64_t ny,
 }
 
 int stn_gridfile_sync(stn_gridfile *f) {
+    for (int k = 0; k < f->nparts; k++) { /* (a file in parts: every part's, gridparts.c) */
+        int rc = stn_gridfile_sync(&f->part[k]);
+        if (rc || k + 1 == f->nparts)
+            return rc;
+    }
     if (f->map)
         return stn_pmem_sync(f);
     if (fdatasync(f->fd) != 0) {
@@ -393,6 +398,11 @@ void stn_gridfile_close(stn_gridfile *f) {
     free(f->chunk_y);
     f->chunk_y = NULL;
     f->nchunks = 1;
+    for (int k = 0; k < f->nparts; k++)
+        stn_gridfile_close(&f->part[k]);
+    free(f->part);
+    free(f->part_y);
+    f->part = NULL, f->part_y = NULL, f->nparts = 0;
     if (!f->path)
         return;
     stn_pmem_unmap(f);

@@ -63,7 +63,9 @@ int stn_pmem_transfer(stn_gridfile *f, int write, const stn_span *sp, char *buf,
             stn_gridfile_chunk(f, a, &lo, &hi);
             size_t len = (size_t)(((hi < sp->y1 ? hi : sp->y1) - a) * (int64_t)rb);
             char *mem = buf + (size_t)(z - sp->z0) * plane + (size_t)(a - sp->y0) * rb;
-            char *at = f->map + stn_gridfile_offset(f, z, a);
+            uint64_t base;
+            stn_gridfile *pf = stn_gridfile_place(f, a, &base); /* (its part: gridparts.c) */
+            char *at = pf->map + (stn_gridfile_offset(f, z, a) - base);
             if (write)
                 pmem_memcpy_nodrain(at, mem, len);
             else

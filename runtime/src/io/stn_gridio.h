@@ -67,6 +67,10 @@ typedef struct stn_gridfile {
     int is_pmem;        /* libpmem's is_pmem of the mapping: 0 on a file system without DAX */
     int nchunks;        /* chunks along y (docs/design/023): 1 is the plain layout */
     int64_t *chunk_y;   /* nchunks + 1 edges, 0 = Y_0 < Y_1 < ... < Y_n = ny (NULL: plain, one chunk) */
+    int nparts;         /* files along y (gridparts.c; --dir a,b): 0: the one file above */
+    struct stn_gridfile *part; /* nparts files: part k holds the rows [part_y[k], part_y[k + 1]) */
+    int64_t *part_y;           /* nparts + 1 slab edges, 0 = part_y[0] < ... < part_y[nparts] = ny */
+    int64_t y_base;            /* a part: the row of the whole grid its row 0 is (for messages) */
 } stn_gridfile;
 
 enum {
@@ -114,6 +118,29 @@ int stn_gridfile_set_chunks(stn_gridfile *f, const int64_t *e, int n);
 uint64_t stn_gridfile_offset(const stn_gridfile *f, int64_t z, int64_t y);
 /* The chunk c holding row y (0 <= y < ny), its rows [*lo, *hi). */
 int stn_gridfile_chunk(const stn_gridfile *f, int64_t y, int64_t *lo, int64_t *hi);
+
+/* ------------------------------------------------------------------ gridparts.c: a grid file in parts along
+ * y */
+
+/* A grid file may live in several files (--dir a,b: one a NUMA node's directory): part k holds the rows
+ * [Y_k, Y_(k+1)) of every plane, 0 = Y_0 < Y_1 < ... < Y_n = ny (slab[0 .. n]).  The slab edges are always
+ * chunk edges (stn_gridfile_set_chunks adds them to any table it is given; the plain layout becomes the
+ * slabs' chunks), so the rows of part k are the bytes [Y_k * nz * row_bytes, Y_(k+1) * nz * row_bytes) of
+ * the one file the chunk table describes, and part k is that range on its own: a file of
+ * (Y_(k+1) - Y_k) * nz * row_bytes bytes, chunked by the edges inside its slab.  A transfer is already cut
+ * at chunk edges, so each of its pieces lies in one part; the bytes moved do not change.
+ * Open (flags as stn_gridfile_open) paths[k] for part k, each sized or checked as that function does; the
+ * whole f has fd -1, path paths[0] (for messages and as "open"), direct when every part is, map NULL and
+ * map_len the parts' sum (--tier pmem), is_pmem when every part is.  n = 1 (or slab NULL) is
+ * stn_gridfile_open(paths[0]).  With STN_GRIDFILE_CREATE the parts' directories are fsynced, so that a
+ * commit (which syncs the state file's directory) finds the files of the others' too. */
+int stn_gridfile_open_parts(stn_gridfile *f, const char *const *paths, const int64_t *slab, int n, int64_t nx,
+                            int64_t ny, int64_t nz, int64_t esz, size_t align, int flags);
+/* (gridchunks.c) The file that holds row y of f (f itself, or its part), and in *base the offset of its
+ * byte 0 in the whole file: stn_gridfile_offset(f, z, y) - *base is the offset of plane z, row y in it. */
+stn_gridfile *stn_gridfile_place(stn_gridfile *f, int64_t y, uint64_t *base);
+/* Unlink every file of f (its parts or itself). */
+void stn_gridfile_unlink(const stn_gridfile *f);
 
 /* ------------------------------------------------------------------ the asynchronous queue */
 

@@ -52,21 +52,36 @@ int stn_program_setup(stn_program_run *pr, const stn_program_desc *d, const stn_
 }
 
 /* The out-of-core engine's device: --dir must be a directory, and its O_DIRECT alignment is the
- * machine's block figure (a --machine file gives its own, and no directory is touched). */
+ * machine's block figure (a --machine file gives its own, and no directory is touched).  --dir a,b: each
+ * a directory of its own (not one twice), the rows padded to the largest of their alignments. */
 static int find_device(stn_run *r) {
     if (r->hw.described)
         return 0;
-    struct stat sb;
-    if (stat(r->o->dir, &sb) != 0)
-        return stn_error(stn_neg_errno(errno), "--dir %s: %s (the scratch files of --mode ooc go there)",
-                         r->o->dir, errno == ENOENT ? "no such directory" : strerror(errno));
-    if (!S_ISDIR(sb.st_mode))
-        return stn_error(-ENOTDIR, "--dir %s: not a directory", r->o->dir);
-    size_t align = 0;
+    struct stat seen[STN_NUMA_MAX_NODES];
     stn_hw_fig *block = &r->hw.block;
-    int rc = stn_dio_alignment(r->o->dir, &align, block->source, sizeof block->source);
-    block->value = rc == 0 ? align : 0;
-    return rc;
+    block->value = 0;
+    for (int k = 0; k < (r->o->ndirs > 1 ? r->o->ndirs : 1); k++) {
+        const char *dir = r->o->ndirs > 1 ? r->o->dirs[k] : r->o->dir;
+        struct stat *sb = &seen[k];
+        if (stat(dir, sb) != 0)
+            return stn_error(stn_neg_errno(errno), "--dir %s: %s (the scratch files of --mode ooc go there)",
+                             dir, errno == ENOENT ? "no such directory" : strerror(errno));
+        if (!S_ISDIR(sb->st_mode))
+            return stn_error(-ENOTDIR, "--dir %s: not a directory", dir);
+        for (int j = 0; j < k; j++)
+            if (seen[j].st_dev == sb->st_dev && seen[j].st_ino == sb->st_ino)
+                return stn_error(-EINVAL,
+                                 "--dir: directories %d (%s) and %d (%s) of the list are the same one", j + 1,
+                                 r->o->dirs[j], k + 1, dir);
+        size_t align = 0;
+        char source[sizeof block->source];
+        int rc = stn_dio_alignment(dir, &align, source, sizeof source);
+        if (rc)
+            return rc;
+        if (align > block->value) /* (powers of two: the largest is a multiple of every other) */
+            block->value = align, snprintf(block->source, sizeof block->source, "%s", source);
+    }
+    return 0;
 }
 
 /* A calibration of --dir's device now (stn_probe_calibrate: a few seconds at most), kept in the cache

@@ -280,6 +280,13 @@ static void r_numa(json *j, const stn_result *res) {
         for (int i = 0; i < n->node[k].threads; i++)
             j_i64(j, NULL, n->node[k].first_thread + i);
         j_close(j, ']');
+        if (n->dirs) { /* --dir a,b: its directory and the rows of y whose files live there */
+            j_kstr(j, "dir", n->node[k].dir);
+            j_open(j, "rows", '[');
+            j_i64(j, NULL, n->node[k].y0);
+            j_i64(j, NULL, n->node[k].y1);
+            j_close(j, ']');
+        }
         j_close(j, '}');
     }
     j_close(j, ']');

@@ -17,7 +17,8 @@
  *                mapfile (--mode mmap's files), hdf5 (the snapshot file),
  *                h5data (HDF5 datasets as --init and --out), pmem
  *                (--tier pmem's mapped files), gridchunks (grid files
- *                chunked along y)
+ *                chunked along y), gridparts (a grid file in parts
+ *                along y, one a directory)
  *   3. run/      log (warnings), fields, inputs (series, points, along),    what a run is given
  *                fold (a 1d grid's rows), offgrid (off-grid
  *                points' corners and weights)
@@ -34,7 +35,8 @@
  *                they share); incore, mmap; gpu_sched (the GPU tier's
  *                schedule); ooc/: ooc_api, ooc_sweep,
  *                ooc_reader, ooc_wedge, ooc_ghosts, ooc_setup, ooc_window,
- *                ooc_xfer, ooc_state, ooc_snap, ooc_refine, ooc_chunks
+ *                ooc_xfer, ooc_state, ooc_snap, ooc_refine, ooc_chunks,
+ *                ooc_dirs (--dir a,b)
  *   8. report/   report                                                     the JSON report
  *   9. program/  program (stn_program_main), sim (the embedding API, a run  the program
  *                held open), setup (a run around its engine), runfiles

@@ -282,8 +282,7 @@ static int ooc_box(void *state, const stn_box_io *bx) {
         /* an input of init expressions or zero is computed where it is read: written, it needs a file */
         char path[4096];
         stn_ooc_scratch_name(path, sizeof path, e, f, 0, 0);
-        rc = stn_gridfile_open(&e->f[f].scratch[0][0], path, e->r->view.nx, e->r->view.ny, e->r->view.nz,
-                               e->d->elem_size, e->plan.align, STN_GRIDFILE_CREATE | ooc_tier(e));
+        rc = stn_ooc_open_grid(e, &e->f[f].scratch[0][0], path, e->r->view.nz, STN_GRIDFILE_CREATE);
         if (rc == 0)
             stn_ooc_tier_note(e, &e->f[f].scratch[0][0]);
         if (rc == 0)

@@ -18,12 +18,11 @@
 void stn_ooc_scratch_name(char *buf, size_t n, const ooc *e, int f, int set, int level) {
     const stn_field_desc *fd = &e->d->fields[f];
     if (fd->kind == STN_FIELD_INPUT)
-        snprintf(buf, n, "%s/%s.%s.input.grid", e->r->o->dir, e->d->name, fd->name);
+        snprintf(buf, n, "%s.%s.input.grid", e->d->name, fd->name);
     else if (e->alg2) /* array a = 2 * set + level: the in-place arrays of the paper's algorithm 2 */
-        snprintf(buf, n, "%s/%s.%s.array%d.grid", e->r->o->dir, e->d->name, fd->name, 2 * set + level);
+        snprintf(buf, n, "%s.%s.array%d.grid", e->d->name, fd->name, 2 * set + level);
     else
-        snprintf(buf, n, "%s/%s.%s%s.%c.grid", e->r->o->dir, e->d->name, fd->name, level ? ".prev" : "",
-                 set ? 'B' : 'A');
+        snprintf(buf, n, "%s.%s%s.%c.grid", e->d->name, fd->name, level ? ".prev" : "", set ? 'B' : 'A');
 }
 
 static int open_npy(ooc *e, int f, int level, const char *path) {
@@ -68,7 +67,7 @@ static int classify_sources(ooc *e) {
 }
 
 static int check_space(ooc *e, int resuming) {
-    uint64_t need = 0, avail = 0, file = e->plan.grid_bytes;
+    uint64_t need = 0, file = e->plan.grid_bytes;
     uint64_t spill =
         e->plan.strip == STN_STRIP_FILE
             ? (uint64_t)e->plan.strip_planes * (uint64_t)e->r->view.ny * (uint64_t)e->plan.row_bytes
@@ -80,19 +79,13 @@ static int check_space(ooc *e, int resuming) {
         need += (uint64_t)f->m->narr * spill;
     }
     if (resuming || need == 0)
-        return 0; /* the files exist already */
-    int rc = stn_statvfs_free(e->r->o->dir, &avail);
-    if (rc)
-        return rc;
-    if (need > avail) {
-        char a[32], b[32];
-        return stn_error(-ENOSPC, "--dir %s: the scratch files need %s, but only %s is free there",
-                         e->r->o->dir, stn_fmt_bytes(a, sizeof a, need), stn_fmt_bytes(b, sizeof b, avail));
-    }
-    return 0;
+        return 0;                       /* the files exist already */
+    return stn_ooc_dirs_space(e, need); /* (each directory of a list its slab's share) */
 }
 
 void stn_ooc_tier_note(ooc *e, const stn_gridfile *gf) {
+    for (int k = 0; k < gf->nparts; k++) /* (a file in parts: each part's mapping) */
+        stn_ooc_tier_note(e, &gf->part[k]);
     if (!gf->map)
         return;
     e->res->is_pmem = e->res->mapped_bytes == 0 ? gf->is_pmem : e->res->is_pmem && gf->is_pmem;
@@ -112,12 +105,12 @@ static int open_scratch(ooc *e, int resuming) {
             int ref = f->m->state && !e->alg2;
             int set = ref ? a / f->m->levels : a / 2, l = ref ? a % f->m->levels : a % 2;
             stn_ooc_scratch_name(path, sizeof path, e, i, set, l);
-            int rc = stn_gridfile_open(&f->scratch[set][l], path, g->nx, g->ny, g->nz, e->d->elem_size,
-                                       e->plan.align, (resuming ? 0 : STN_GRIDFILE_CREATE) | ooc_tier(e));
+            int rc =
+                stn_ooc_open_grid(e, &f->scratch[set][l], path, g->nz, resuming ? 0 : STN_GRIDFILE_CREATE);
             if (rc)
                 return rc;
             stn_ooc_tier_note(e, &f->scratch[set][l]);
-            if (!f->scratch[set][l].direct && !f->scratch[set][l].map && !e->fs.direct_warned) {
+            if (!f->scratch[set][l].direct && !f->scratch[set][l].map_len && !e->fs.direct_warned) {
                 e->fs.direct_warned = 1;
                 stn_warn(e->r->log,
                          "the file system under --dir %s refuses O_DIRECT; scratch IO goes through "
@@ -132,18 +125,15 @@ static int open_scratch(ooc *e, int resuming) {
 /* y-blocked with the z-strip spilled: one scratch file per array, strip_planes planes of ny
  * rows, unlinked at once (its content lives only within a sweep). */
 static int open_spill(ooc *e) {
-    const stn_view *g = &e->r->view;
     char path[4096];
     for (int i = 0; e->plan.strip == STN_STRIP_FILE && e->plan.strip_planes > 0 && i < e->d->nfields; i++)
         for (int a = 0; a < e->f[i].m->narr; a++) {
-            snprintf(path, sizeof path, "%s/%s.%s.strip%d.grid", e->r->o->dir, e->d->name,
-                     e->d->fields[i].name, a);
-            int rc = stn_gridfile_open(&e->f[i].spill[a], path, g->nx, g->ny, e->plan.strip_planes,
-                                       e->d->elem_size, e->plan.align, STN_GRIDFILE_CREATE | ooc_tier(e));
+            snprintf(path, sizeof path, "%s.%s.strip%d.grid", e->d->name, e->d->fields[i].name, a);
+            int rc = stn_ooc_open_grid(e, &e->f[i].spill[a], path, e->plan.strip_planes, STN_GRIDFILE_CREATE);
             if (rc)
                 return rc;
             stn_ooc_tier_note(e, &e->f[i].spill[a]);
-            unlink(path);
+            stn_gridfile_unlink(&e->f[i].spill[a]);
         }
     return 0;
 }
@@ -188,8 +178,7 @@ void stn_ooc_remove_scratch(ooc *e) {
     for (int i = 0; i < e->d->nfields; i++)
         for (int set = 0; set < 2; set++)
             for (int l = 0; l < 2; l++)
-                if (e->f[i].scratch[set][l].path)
-                    unlink(e->f[i].scratch[set][l].path);
+                stn_gridfile_unlink(&e->f[i].scratch[set][l]);
     unlink(e->fs.state);
     if (e->fs.records_fd >= 0)
         unlink(e->fs.records);
@@ -204,6 +193,7 @@ void stn_ooc_free(ooc *e) {
         close(e->fs.lock_fd);
     }
     e->fs.lock_fd = -1;
+    stn_ooc_dirs_unlock(e);
     if (e->fs.records_fd >= 0)
         close(e->fs.records_fd);
     e->fs.records_fd = -1;
@@ -421,14 +411,13 @@ static int check_countable(ooc *e, int64_t first) {
  * of the run that has it.  A second run is refused with that pid; the lock dies with its process, so
  * a killed run's --resume is never refused.  (A lock taken on a file another run has just removed is
  * taken again on the new one.) */
-static int lock_dir(ooc *e) {
-    const char *dir = e->r->o->dir, *name = e->d->name;
-    snprintf(e->fs.lock, sizeof e->fs.lock, "%s/%s.lock", dir, name);
+static int lock_one(const char *dir, const char *name, char *lock, size_t n, int *lock_fd) {
+    snprintf(lock, n, "%s/%s.lock", dir, name);
     for (int attempt = 0; attempt < 8; attempt++) {
-        int fd = open(e->fs.lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
+        int fd = open(lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
         if (fd < 0) {
             int err = errno;
-            return stn_error(stn_neg_errno(err), "cannot create the lock file '%s': %s", e->fs.lock,
+            return stn_error(stn_neg_errno(err), "cannot create the lock file '%s': %s", lock,
                              err == ELOOP ? "it is a symbolic link" : strerror(err));
         }
         if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
@@ -444,22 +433,28 @@ static int lock_dir(ooc *e) {
                     "--dir %s is in use: another run of %s (pid %s) keeps its scratch files there; "
                     "wait for it to end, or give this run another --dir",
                     dir, name, *pid ? pid : "unknown");
-            return stn_error(stn_neg_errno(err), "cannot lock '%s': %s", e->fs.lock, strerror(err));
+            return stn_error(stn_neg_errno(err), "cannot lock '%s': %s", lock, strerror(err));
         }
         struct stat held, now;
-        if (fstat(fd, &held) == 0 && stat(e->fs.lock, &now) == 0 && held.st_ino == now.st_ino &&
+        if (fstat(fd, &held) == 0 && stat(lock, &now) == 0 && held.st_ino == now.st_ino &&
             held.st_dev == now.st_dev) {
             char pid[32];
             int n = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
             if (ftruncate(fd, 0) != 0 || pwrite(fd, pid, (size_t)n, 0) != n) {
                 /* the pid is only for the other run's message: the lock holds without it */
             }
-            e->fs.lock_fd = fd;
+            *lock_fd = fd;
             return 0;
         }
         close(fd); /* removed under us by the run that just ended: lock the new file */
     }
-    return stn_error(-EBUSY, "cannot lock '%s': it keeps being replaced", e->fs.lock);
+    return stn_error(-EBUSY, "cannot lock '%s': it keeps being replaced", lock);
+}
+
+/* Each directory of --dir locked (its first, then a list's others: ooc_dirs.c). */
+static int lock_dir(ooc *e) {
+    int rc = lock_one(e->r->o->dir, e->d->name, e->fs.lock, sizeof e->fs.lock, &e->fs.lock_fd);
+    return rc ? rc : stn_ooc_dirs_lock(e, lock_one);
 }
 
 /* The plan as the report gives it (e->out): blocks in cells, the strip, the DRAM. */
@@ -494,8 +489,11 @@ int stn_ooc_setup(ooc *e, int64_t *first_sweep) {
                          "--resume: --schedule alg2 updates its files in place (the paper's algorithm 2), "
                          "so an interrupted run cannot be resumed; use the default schedule (ref) for that");
     snprintf(e->fs.state, sizeof e->fs.state, "%s/%s.ooc-state", r->o->dir, e->d->name);
+    int rc = stn_ooc_dirs_slabs(e); /* (--dir a,b: each node's rows) */
+    if (rc)
+        return rc;
     if (!r->o->plan_only) { /* (--plan-only touches no file of --dir; --machine implies it) */
-        int rc = lock_dir(e);
+        rc = lock_dir(e);
         if (rc)
             return rc;
     }
@@ -503,7 +501,7 @@ int stn_ooc_setup(ooc *e, int64_t *first_sweep) {
     int have_saved = r->o->resume ? stn_ooc_saved_plan(e->fs.state, &saved) : 0;
     if (have_saved < 0)
         return have_saved;
-    int rc = classify_sources(e);
+    rc = classify_sources(e);
     if (rc == 0) /* a resumed run goes on with the blocks its files were written with */
         rc = stn_ooc_choose(r, &e->model, align, have_saved ? &saved : NULL, &e->plan, e->out, e->res);
     if (rc)

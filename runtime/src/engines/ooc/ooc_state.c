@@ -68,8 +68,10 @@ int stn_ooc_save_state(ooc *e, int64_t sweeps_done) {
                      "\nplan %" PRId64 " %" PRId64 " %" PRId64 " %d\nsteps_done %" PRId64 "\n",
                      fingerprint(e), sweeps_done, b[0], e->d->ndim == 2 ? b[0] : b[1], b[2], e->plan.strip,
                      e->steps_before + e->T);
-    char *chunks = NULL;
+    char *chunks = NULL, dirs[8192];
     int rc = stn_ooc_chunk_text(e, &chunks);
+    if (rc == 0 && (rc = stn_ooc_dirs_text(e, dirs, sizeof dirs)) != 0) /* (--dir a,b only) */
+        free(chunks);
     if (rc)
         return rc;
     stn_afile af;
@@ -77,6 +79,7 @@ int stn_ooc_save_state(ooc *e, int64_t sweeps_done) {
     if (rc == 0) {
         rc = stn_afile_write(&af, text, (size_t)n);
         rc = rc ? rc : stn_afile_write(&af, chunks, strlen(chunks));
+        rc = rc || !dirs[0] ? rc : stn_afile_write(&af, dirs, strlen(dirs));
         rc = rc ? (stn_afile_abort(&af), rc) : stn_afile_commit(&af);
     }
     free(chunks);
@@ -103,9 +106,12 @@ static int read_state(const char *path, uint64_t *fp_hash, long long *done, stn_
         ok = fscanf(fp, "\nsteps_done %lld", &t) == 1 && t >= 0;
     if (ok && version >= 4 && e)
         ok = stn_ooc_chunk_parse(e, fp) == 0;
+    int dirs = ok && e ? stn_ooc_dirs_check(e, fp) : 0; /* (the --dir list the files were written in) */
     fclose(fp);
     if (!ok || n < 0 || version < 1 || version > 4)
         return stn_error(-EINVAL, "--resume: '%s' is not a state file this program wrote", path);
+    if (dirs)
+        return dirs;
     *done = n;
     *steps = t;
     *sv = (stn_saved_plan){by, bz, version >= 2 ? bt : 0, strip};

@@ -43,6 +43,10 @@ typedef struct ooc_files {
     char lock[4096];    /* DIR/NAME.lock: one run at a time on a --dir */
     int lock_fd;        /* held (flock) from setup to the end; -1: none */
     int direct_warned;  /* the file system refused O_DIRECT (warned once) */
+    int ndirs;          /* --dir a,b (ooc_dirs.c): the directories, one a NUMA node; 1: one --dir */
+    int64_t slab[STN_NUMA_MAX_NODES + 1]; /* directory k holds the grid files' rows [slab[k], slab[k+1]) */
+    char *dlock[STN_NUMA_MAX_NODES];      /* the lock files of directories 1 .. ndirs - 1 */
+    int dlock_fd[STN_NUMA_MAX_NODES];     /* held as lock_fd; -1: none */
 } ooc_files;
 
 /* A block's cache tiles (ooc_setup.c chooses them, compute_block runs them). */
@@ -265,8 +269,23 @@ int stn_ooc_ghosts_land(ooc *e, int write);
 
 /* ------------------------------------------------------------------ ooc_setup.c */
 
-/* The scratch file of (field f, set, level) under --dir. */
+/* The name of the scratch file of (field f, set, level) in --dir's directory (or each of its list's). */
 void stn_ooc_scratch_name(char *buf, size_t n, const ooc *e, int f, int set, int level);
+
+/* ooc_dirs.c: --dir a,b, one directory a NUMA node (docs/design/022).  slabs: the rows of each node (in
+ * proportion to its threads), into e->fs and the report's numa object; a node without rows or threads is
+ * refused.  open_grid: the grid file `name` of nz planes, opened (flags and the run's tier) in --dir or in
+ * parts, a node's slab in its directory (io/gridparts.c).  lock: the other directories' lock files (the
+ * first's is ooc_setup.c's); unlock: released and removed.  space: `need` bytes of files whose rows split
+ * as the slabs, against each directory's free space.  text / check: the state file's `dirs` lines (only
+ * with a list) and --resume's check that the list is the one the files were written in. */
+int stn_ooc_dirs_slabs(ooc *e);
+int stn_ooc_open_grid(ooc *e, stn_gridfile *gf, const char *name, int64_t nz, int flags);
+int stn_ooc_dirs_lock(ooc *e, int (*lock)(const char *dir, const char *name, char *path, size_t n, int *fd));
+void stn_ooc_dirs_unlock(ooc *e);
+int stn_ooc_dirs_space(ooc *e, uint64_t need);
+int stn_ooc_dirs_text(const ooc *e, char *buf, size_t n);
+int stn_ooc_dirs_check(const ooc *e, FILE *fp);
 /* The grid files' flag of the run's tier (--tier pmem: STN_GRIDFILE_PMEM, docs/design/022), and what a
  * file opened with it adds to the result (its mapping's bytes; is_pmem only while every file's is). */
 static inline int ooc_tier(const ooc *e) { return e->r->o->tier == STN_TIER_PMEM ? STN_GRIDFILE_PMEM : 0; }

@@ -1,0 +1,152 @@
+/* ooc_dirs.c -- --dir a,b: one scratch directory per NUMA node (docs/design/022, docs/cli.md).  The grid's
+ * rows are cut into one slab a node, in proportion to the node's threads (base/numa.c's groups); every grid
+ * file of the engine lives in parts, slab k's rows in directory k (io/gridparts.c); the state, records
+ * and lock files stay in the first directory, and each other directory has a lock file of its own.  One
+ * directory: none of this runs, and nothing changes. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "engines/ooc/stn_ooc_engine.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *dir_of(const ooc *e, int k) { return e->fs.ndirs > 1 ? e->r->o->dirs[k] : e->r->o->dir; }
+
+int stn_ooc_dirs_slabs(ooc *e) {
+    const stn_opts *o = e->r->o;
+    stn_numa *nu = &e->res->numa;
+    int n = o->ndirs > 1 ? o->ndirs : 1;
+    int64_t ny = e->r->view.ny;
+    e->fs.ndirs = n;
+    e->fs.slab[0] = 0, e->fs.slab[n] = ny;
+    if (n == 1)
+        return 0;
+    if (nu->nodes != n || nu->nthreads < 1) /* (args_check.c compared the list with the same topology) */
+        return stn_error(-EINVAL,
+                         "--dir %s...: %d directories, but the run's threads were placed on %d NUMA node%s",
+                         o->dir, n, nu->nodes, nu->nodes == 1 ? "" : "s");
+    for (int k = 1; k < n; k++)
+        e->fs.slab[k] = ny * nu->node[k].first_thread / nu->nthreads;
+    for (int k = 0; k < n; k++) {
+        if (nu->node[k].threads == 0 || e->fs.slab[k + 1] <= e->fs.slab[k])
+            return stn_error(-EINVAL,
+                             "--dir: directory %d (%s) is NUMA node %d's, which %s: each node of a list "
+                             "needs threads and rows (%lld rows of y, %d threads over %d nodes); give more "
+                             "--threads, or one directory",
+                             k + 1, o->dirs[k], nu->node[k].os_index,
+                             nu->node[k].threads ? "gets no row of the grid" : "runs no thread",
+                             (long long)ny, nu->nthreads, n);
+        nu->node[k].dir = o->dirs[k];
+        nu->node[k].y0 = e->fs.slab[k], nu->node[k].y1 = e->fs.slab[k + 1];
+    }
+    nu->dirs = n;
+    return 0;
+}
+
+int stn_ooc_open_grid(ooc *e, stn_gridfile *gf, const char *name, int64_t nz, int flags) {
+    const stn_view *g = &e->r->view;
+    int n = e->fs.ndirs > 1 ? e->fs.ndirs : 1;
+    char *paths[STN_NUMA_MAX_NODES] = {0};
+    int rc = 0;
+    for (int k = 0; rc == 0 && k < n; k++)
+        if (asprintf(&paths[k], "%s/%s", dir_of(e, k), name) < 0)
+            paths[k] = NULL, rc = stn_error(-ENOMEM, "out of memory");
+    if (rc == 0)
+        rc = stn_gridfile_open_parts(gf, (const char *const *)paths, n > 1 ? e->fs.slab : NULL, n, g->nx,
+                                     g->ny, nz, e->d->elem_size, e->plan.align, flags | ooc_tier(e));
+    for (int k = 0; k < n; k++)
+        free(paths[k]);
+    return rc;
+}
+
+int stn_ooc_dirs_lock(ooc *e, int (*lock)(const char *dir, const char *name, char *path, size_t n, int *fd)) {
+    for (int k = 1; k < e->fs.ndirs; k++) {
+        e->fs.dlock_fd[k] = -1;
+        if (!(e->fs.dlock[k] = malloc(4096)))
+            return stn_error(-ENOMEM, "out of memory");
+        int rc = lock(dir_of(e, k), e->d->name, e->fs.dlock[k], 4096, &e->fs.dlock_fd[k]);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+void stn_ooc_dirs_unlock(ooc *e) {
+    for (int k = 1; k < STN_NUMA_MAX_NODES; k++) {
+        if (e->fs.dlock[k] && e->fs.dlock_fd[k] >= 0) { /* removed while held, as the first one */
+            unlink(e->fs.dlock[k]);
+            close(e->fs.dlock_fd[k]);
+        }
+        free(e->fs.dlock[k]);
+        e->fs.dlock[k] = NULL, e->fs.dlock_fd[k] = -1;
+    }
+}
+
+int stn_ooc_dirs_space(ooc *e, uint64_t need) {
+    int n = e->fs.ndirs > 1 ? e->fs.ndirs : 1;
+    uint64_t ny = (uint64_t)e->r->view.ny;
+    for (int k = 0; k < n; k++) {
+        /* every file is a whole number of rows of y: a slab's share is exact */
+        uint64_t mine = n == 1 ? need : need / ny * (uint64_t)(e->fs.slab[k + 1] - e->fs.slab[k]), avail = 0;
+        int rc = stn_statvfs_free(dir_of(e, k), &avail);
+        if (rc)
+            return rc;
+        if (mine > avail) {
+            char a[32], b[32], rows[64] = "";
+            if (n > 1)
+                snprintf(rows, sizeof rows, " (rows %lld to %lld of y)", (long long)e->fs.slab[k],
+                         (long long)e->fs.slab[k + 1]);
+            return stn_error(-ENOSPC, "--dir %s: the scratch files%s need %s, but only %s is free there",
+                             dir_of(e, k), rows, stn_fmt_bytes(a, sizeof a, mine),
+                             stn_fmt_bytes(b, sizeof b, avail));
+        }
+    }
+    return 0;
+}
+
+int stn_ooc_dirs_text(const ooc *e, char *buf, size_t n) {
+    size_t len = 0;
+    buf[0] = '\0';
+    if (e->fs.ndirs <= 1)
+        return 0; /* (one directory: the state file as before) */
+    len += (size_t)snprintf(buf, n, "dirs %d\n", e->fs.ndirs);
+    for (int k = 0; k < e->fs.ndirs && len < n; k++)
+        len += (size_t)snprintf(buf + len, n - len, "dir %s\n", dir_of(e, k));
+    return len < n ? 0 : stn_error(-ENAMETOOLONG, "--dir: the list is too long for the state file");
+}
+
+/* The directories of this run, joined by commas as --dir takes them, into buf. */
+static void list_of(const ooc *e, char *buf, size_t n) {
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int k = 0; k < (e->fs.ndirs > 1 ? e->fs.ndirs : 1) && len < n; k++)
+        len += (size_t)snprintf(buf + len, n - len, "%s%s", k ? "," : "", dir_of(e, k));
+}
+
+int stn_ooc_dirs_check(const ooc *e, FILE *fp) {
+    int saved = 1, same = 1;
+    if (fscanf(fp, " dirs %d", &saved) != 1)
+        saved = 1;
+    char line[4200], was[4096], now[4096];
+    size_t len = (size_t)snprintf(was, sizeof was, "%s", e->r->o->dir); /* (one: the state file's own) */
+    for (int k = 0; saved > 1 && k < saved; k++) {
+        if (fscanf(fp, " dir ") != 0 || !fgets(line, sizeof line, fp))
+            return stn_error(-EINVAL, "--resume: '%s' is not a state file this program wrote", e->fs.state);
+        line[strcspn(line, "\n")] = '\0';
+        same &= k < e->fs.ndirs && strcmp(line, dir_of(e, k)) == 0;
+        if (len < sizeof was)
+            len = k ? len + (size_t)snprintf(was + len, sizeof was - len, ",%s", line)
+                    : (size_t)snprintf(was, sizeof was, "%s", line);
+    }
+    if (saved == (e->fs.ndirs > 1 ? e->fs.ndirs : 1) && same)
+        return 0;
+    list_of(e, now, sizeof now);
+    return stn_error(
+        -EINVAL,
+        "--resume: the run saved in '%s' kept its scratch files in --dir %s (%d director%s), this "
+        "run names --dir %s: give the list of the run it resumes, in the same order, or run "
+        "without --resume to start over",
+        e->fs.state, was, saved, saved == 1 ? "y" : "ies", now);
+}
