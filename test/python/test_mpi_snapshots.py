@@ -81,10 +81,12 @@ def _content(path) -> dict:
     ("heat3d", "14,12,29", ["--mode", "ooc", "--block", "14,12,3"]),
     ("wave3d", "14,12,29", ["--mode", "ooc", "--block", "12,4,2"]),
     ("jacobi2d", "23,41", ["--mode", "ooc", "--block", "8,2"]),
+    ("d2q9", "23,41", ["--mode", "incore"]),  # (periodic: a ring of ranks along y, the boundary rows copied)
+    ("d2q9", "23,41", ["--mode", "ooc", "--block", "8,2"]),
 ])
 def test_the_ranks_file_is_one_process_file(mpi_exe, tmp_path, name, size, mode):
     exe = mpi_exe(name)
-    state = "u"
+    state = "f0" if name == "d2q9" else "u"
     for every, start, stride in ((1, 0, 1), (1, 0, 2), (3, 0, 1), (3, 1, 2), (7, 1, 1), (7, 0, 3)):
         save = ["--save", f"{state}:every={every}:from={start}:stride={stride}"]
         files = {}
