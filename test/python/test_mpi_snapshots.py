@@ -2,7 +2,8 @@
 (the MPI build against libhdf5-openmpi-dev) every rank writes its own cells of each saved step into the one
 file.  The file (its datasets, bit for bit, their chunks, dimension scales and attributes, and the root's)
 equals that of one process, for 2 and 3 ranks, in-core and out of core, K = 1, 3 and 7 with and without a
-stride; the bytes written are the predicted ones, rank by rank, each rank writing its own share; a kill and
+stride; the bytes written are the predicted ones, rank by rank, each rank writing its own share; the saved
+steps add no sweep and no exchange of ghosts (each rank reads and sends what it does without them); a kill and
 ``--resume`` gives the uninterrupted run's file; what is not done under MPI is refused.
 """
 
@@ -77,12 +78,15 @@ def _content(path) -> dict:
 @pytest.mark.parametrize("name,size,mode", [
     ("heat3d", "14,12,29", ["--mode", "incore"]),
     ("heat3d", "14,12,29", ["--mode", "ooc", "--block", "12,4,2"]),
+    ("heat3d", "14,12,29", ["--mode", "ooc", "--block", "14,12,3"]),
     ("wave3d", "14,12,29", ["--mode", "ooc", "--block", "12,4,2"]),
     ("jacobi2d", "23,41", ["--mode", "ooc", "--block", "8,2"]),
+    ("d2q9", "23,41", ["--mode", "incore"]),  # (periodic: a ring of ranks along y, the boundary rows copied)
+    ("d2q9", "23,41", ["--mode", "ooc", "--block", "8,2"]),
 ])
 def test_the_ranks_file_is_one_process_file(mpi_exe, tmp_path, name, size, mode):
     exe = mpi_exe(name)
-    state = "u"
+    state = "f0" if name == "d2q9" else "u"
     for every, start, stride in ((1, 0, 1), (1, 0, 2), (3, 0, 1), (3, 1, 2), (7, 1, 1), (7, 0, 3)):
         save = ["--save", f"{state}:every={every}:from={start}:stride={stride}"]
         files = {}
@@ -105,8 +109,8 @@ def test_the_ranks_file_is_one_process_file(mpi_exe, tmp_path, name, size, mode)
 @needs_parallel
 def test_every_rank_writes_its_own_cells(mpi_exe, tmp_path):
     """Parallel HDF5: saving adds to each rank's bytes written the kept cells of its own part (every rank's
-    share > 0, as predicted rank by rank), which sum to one process's; no rank gathers.  (In core: out of
-    core under MPI the saved steps also end sweeps, whose scratch bytes would add to the shares.)"""
+    share > 0, as predicted rank by rank), which sum to one process's; no rank gathers.  (In core: the
+    saved steps add no exchange there either, test_the_ranks_snapshots_add_no_sweep_or_exchange.)"""
     exe = mpi_exe("heat3d")
     save = ["--save", "u:every=3:from=1:stride=2"]
     base = ["--size", "14,12,29", "--steps", STEPS, "--dir", tmp_path, "--mode", "incore"]
@@ -127,6 +131,37 @@ def test_every_rank_writes_its_own_cells(mpi_exe, tmp_path):
             assert all(rk["bytes_written"] == rk["predicted_bytes_written"] for rk in load_report(rep)["mpi"]["per_rank"])
         share = [b - a for a, b in zip(*grown)]
         assert all(x > 0 for x in share) and sum(share) == snap, (P, share, snap)
+
+
+@needs_parallel
+@pytest.mark.parametrize("P", [2, 3])
+@pytest.mark.parametrize("mode", [["--mode", "incore"], ["--mode", "ooc", "--block", "14,12,3"],
+                                  ["--mode", "ooc", "--block", "7,5,3"]], ids=["incore", "planes", "yblocked"])
+def test_the_ranks_snapshots_add_no_sweep_or_exchange(mpi_exe, tmp_path, P, mode):
+    """The saved steps do not end the ranks' advances: out of core each rank's tiles put their own cells as
+    they compute a saved step (whole planes and y-blocked tiles, the saved steps inside sweeps), in core a chunk of steps
+    goes on past a saved step.  So every rank reads what it reads without snapshots and sends the same
+    messages (the same sweeps and exchanges), writes the snapshots more (as predicted, rank by rank), and
+    the file is one process's."""
+    exe = mpi_exe("heat3d")
+    save = ["--save", "u:every=3:from=1:stride=2"]
+    base = ["--size", "14,12,29", "--steps", STEPS, "--quiet", *mode]
+    h5one = tmp_path / "one.h5"
+    rc, err = _run(1, exe, [*base, "--dir", tmp_path, *save, "--save-to", h5one])
+    assert rc == 0, err
+    reps = []
+    for s in (0, 1):
+        rep = tmp_path / f"r{s}.json"
+        rc, err = _run(P, exe, [*base, "--dir", tmp_path, "--report", rep,
+                                *(save + ["--save-to", tmp_path / "p.h5"] if s else [])])
+        assert rc == 0, err
+        reps.append(load_report(rep)["mpi"])
+    assert reps[1]["message_bytes"] == reps[0]["message_bytes"] > 0
+    assert reps[1]["predicted_message_bytes"] == reps[1]["message_bytes"]
+    for a, b in zip(reps[0]["per_rank"], reps[1]["per_rank"]):
+        assert b["bytes_read"] == a["bytes_read"] and b["message_bytes"] == a["message_bytes"], (a, b)
+        assert b["bytes_written"] == b["predicted_bytes_written"] > a["bytes_written"], (a, b)
+    assert _content(tmp_path / "p.h5") == _content(h5one)
 
 
 def test_what_mpi_does_not_save_is_refused(mpi_exe, tmp_path):

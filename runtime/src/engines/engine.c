@@ -54,13 +54,21 @@ uint64_t stn_engine_snap_bytes(const stn_run *r) {
     return r->o->save_to ? snap_piece(r, &ax, &m) + (most < grid ? most : grid) : 0;
 }
 
-/* The part's own cells along axis a, local [lo, hi), the global index of local 0 and the whole grid's
- * extent (no part: the grid). */
-static void own_cells(const stn_run *r, const stn_part *p, int a, int64_t *lo, int64_t *hi, int64_t *base,
-                      int64_t *n) {
-    const stn_cut *c = p ? &p->ax[a] : NULL;
-    *lo = c ? c->lo : 0, *hi = c ? c->hi : r->o->size[a], *base = c ? c->base : 0,
-    *n = c ? c->n : r->o->size[a];
+/* The part's cells along axis a that its snapshots hold, in pieces pc[j] = {lo, hi, shift}: local [lo, hi)
+ * going to whole-grid index local + shift; its own [lo, hi), and on a ring of ranks also those the grid's
+ * boundary layer copies (stn_part_out).  *n: the whole grid's extent.  The number of pieces (no part: the
+ * grid, one piece). */
+static int own_cells(const stn_run *r, const stn_part *p, int a, int64_t pc[3][3], int64_t *n) {
+    *n = p ? p->ax[a].n : r->o->size[a];
+    if (!p) {
+        pc[0][0] = 0, pc[0][1] = *n, pc[0][2] = 0;
+        return 1;
+    }
+    int np;
+    stn_part_out(p, a, pc, &np);
+    for (int j = 0; j < np; j++)
+        pc[j][2] += p->ax[a].base;
+    return np;
 }
 
 /* A piece for rank 0 (MPI without parallel HDF5: rank 0 alone writes the file): its global box and bytes,
@@ -110,22 +118,18 @@ static int take_pieces(stn_engine *e, int f, int64_t k, const int64_t n[3]) {
     return rc;
 }
 
-/* Field f's level after step k, read through box piece by piece (snap_piece; along the axes above the
- * piece's, the kept indices alone) and put into the snapshot file.  MPI: each rank reads its own cells
- * (its part's [lo, hi) along each axis, the boundary layer with the edge parts) and puts them itself
- * (parallel HDF5), or sends them to rank 0, which puts its own, then every other rank's in turn. */
-static int put_field(stn_engine *e, int f, int64_t k, char *buf) {
+/* The cells of field f's level after step k in local [lo, hi) (whole-grid index local + shift), read
+ * through box piece by piece (snap_piece; along the axes above the piece's, the kept indices alone) and
+ * put (put_piece). */
+static int put_cells(stn_engine *e, int f, int64_t k, char *buf, const int64_t n[3], int64_t lo[3],
+                     const int64_t hi[3], const int64_t base[3]) {
     const stn_run *r = e->r;
     const int64_t S = r->o->save[f].stride;
     int ax, rc = 0;
-    int64_t m, c[3], lo[3], hi[3], base[3], n[3];
-    const stn_part *p = e->ops->part ? e->ops->part(e->state) : NULL;
+    int64_t m, c[3];
     snap_piece(r, &ax, &m);
-    for (int a = 0; a < 3; a++) {
-        own_cells(r, p, a, &lo[a], &hi[a], &base[a], &n[a]);
-        if (a > ax) /* (the first local index whose global index the stride keeps) */
-            lo[a] = stn_save_first(base[a] + lo[a], S) - base[a];
-    }
+    for (int a = ax + 1; a < 3; a++) /* (the first local index whose global index the stride keeps) */
+        lo[a] = stn_save_first(base[a] + lo[a], S) - base[a];
     for (c[2] = lo[2]; rc == 0 && c[2] < hi[2]; c[2] += ax < 2 ? S : m)
         for (c[1] = lo[1]; rc == 0 && c[1] < hi[1]; c[1] += ax < 1 ? S : ax == 1 ? m : hi[1])
             for (c[0] = lo[0]; rc == 0 && c[0] < hi[0]; c[0] += ax == 0 ? m : hi[0]) {
@@ -142,6 +146,25 @@ static int put_field(stn_engine *e, int f, int64_t k, char *buf) {
                 if (rc == 0)
                     rc = put_piece(e, f, k, n, &g, buf);
             }
+    return rc;
+}
+
+/* Field f's level after step k into the snapshot file.  MPI: each rank reads its own cells (its part's
+ * [lo, hi) along each axis, the boundary layer with the edge parts, on a ring also the cells the boundary
+ * layer copies: own_cells) and puts them itself (parallel HDF5), or sends them to rank 0, which puts its
+ * own, then every other rank's in turn. */
+static int put_field(stn_engine *e, int f, int64_t k, char *buf) {
+    const stn_run *r = e->r;
+    int rc = 0, np[3];
+    int64_t pc[3][3][3], n[3];
+    const stn_part *p = e->ops->part ? e->ops->part(e->state) : NULL;
+    for (int a = 0; a < 3; a++)
+        np[a] = own_cells(r, p, a, pc[a], &n[a]);
+    for (int i = 0; rc == 0 && i < np[0] * np[1] * np[2]; i++) {
+        const int64_t *x = pc[0][i % np[0]], *y = pc[1][i / np[0] % np[1]], *z = pc[2][i / (np[0] * np[1])];
+        int64_t lo[3] = {x[0], y[0], z[0]}, hi[3] = {x[1], y[1], z[1]}, base[3] = {x[2], y[2], z[2]};
+        rc = put_cells(e, f, k, buf, n, lo, hi, base);
+    }
     if (stn_h5_parallel(r->snap))
         return rc;                 /* (every rank has put its own cells) */
     if (p && stn_par_rank() > 0) { /* (the last piece said, also after a failure: rank 0 waits) */
@@ -171,11 +194,12 @@ uint64_t stn_engine_snap_written(const stn_engine *e, int64_t first) {
         const stn_save *s = &o->save[f];
         if (!s->every)
             continue;
-        uint64_t cells = 1; /* the kept cells of the part's own */
+        uint64_t cells = 1; /* the kept cells of the part's own (own_cells) */
         for (int a = 0; a < stn_dims(r->d); a++) {
-            int64_t lo, hi, base, n;
-            own_cells(r, p, a, &lo, &hi, &base, &n);
-            cells *= (uint64_t)stn_save_kept(base + lo, base + hi, s->stride);
+            int64_t pc[3][3], n, kept = 0;
+            for (int j = 0, np = own_cells(r, p, a, pc, &n); j < np; j++)
+                kept += stn_save_kept(pc[j][0] + pc[j][2], pc[j][1] + pc[j][2], s->stride);
+            cells *= (uint64_t)kept;
         }
         total += (uint64_t)(stn_save_before(s, o->steps + 1) - stn_save_before(s, first)) * cells *
                  (uint64_t)r->d->elem_size;

@@ -13,6 +13,7 @@
 #define _GNU_SOURCE
 #endif
 #include "engines/stn_incore.h"
+#include "io/stn_hdf5.h"
 #include "plan/stn_ooc.h"
 
 #include <errno.h>
@@ -50,6 +51,7 @@ struct stn_incore {
     stn_run_copy *part; /* MPI: the run on this rank's slab (docs/design/018), e->r points at it */
     stn_run_copy *fold; /* MPI, a 1d grid: its rows (design 014), which the slab cuts */
     int64_t chunk;      /* and the steps between the ghosts' exchanges (the ghosts are chunk x skew deep) */
+    int64_t since;      /* the steps since the last exchange (a chunk an advance left open at a saved step) */
 };
 typedef struct stn_incore engine;
 
@@ -591,6 +593,9 @@ static int exchange(engine *e) {
             levels[n++] = level_buf(&e->f[i], -l);
     }
     double t0 = stn_now();
+    e->res->msg_predicted +=
+        stn_ghosts_dense_bytes(e->r->part, &e->r->view, (size_t)e->d->elem_size, stn_state_levels(e->d));
+    e->since = 0;
     int rc = stn_part_swap_dense(e->r, levels, n, &e->res->msg_sent);
     stn_stats_add_time(&e->res->st, STN_PHASE_WAIT, t0);
     return rc;
@@ -643,18 +648,23 @@ int stn_incore_advance(void *state, int64_t t0, int64_t steps) {
     if (e->kind->paging)
         e->kind->paging(&r0, &w0);
     int rc = 0;
-    if (e->part) /* (an exchange after every chunk) */
-        e->res->msg_predicted +=
-            (uint64_t)((steps + e->chunk - 1) / e->chunk) *
-            stn_ghosts_dense_bytes(e->r->part, &e->r->view, (size_t)e->d->elem_size, stn_state_levels(e->d));
-    for (int64_t done = 0; e->part && rc == 0 && done < steps;) { /* MPI: chunks, then the ghosts */
-        int64_t T = steps - done < e->chunk ? steps - done : e->chunk;
-        rc = time_loop(e, t0 + done, T);
+    /* MPI: chunks of steps, each followed by the ghosts' exchange.  An advance that ends at a saved step
+     * before the last (engine.c's stops) leaves its chunk open: the next one goes on with the ghosts' depth
+     * left, so the saved steps add no exchange (the part's own cells, which the snapshot reads, are right
+     * after any step of a chunk).  A write into an open chunk swaps the ghosts before the next step. */
+    int64_t end = t0 + steps;
+    int open = e->r->snap && stn_h5_wants_any(e->r->snap, end) && end < e->r->o->steps;
+    for (int64_t done = 0; e->part && rc == 0 && done < steps;) {
+        if (e->since == e->chunk)
+            rc = exchange(e);
+        int64_t T = steps - done < e->chunk - e->since ? steps - done : e->chunk - e->since;
+        if (rc == 0)
+            rc = time_loop(e, t0 + done, T);
         if (stn_par_any(rc) && rc == 0)
             rc = stn_error(-EIO, "another rank failed in its steps (its error is above)");
-        if (rc == 0)
+        done += T, e->since += T;
+        if (rc == 0 && (e->since == e->chunk || (done == steps && !open)))
             rc = exchange(e);
-        done += T;
     }
     if (!e->part)
         rc = time_loop(e, t0, steps);
@@ -704,6 +714,8 @@ int stn_incore_box(void *state, const stn_box_io *b) {
     stn_engine_copy_box(v, (size_t)e->d->elem_size, level_of(e, b->f, b->level), b);
     if (b->write)
         written(e, b->f, b->level);
+    if (b->write && e->part && e->since > 0) /* (its ghosts swapped before the next step) */
+        e->since = e->chunk;
     stn_stats_add_time(&e->res->st, STN_PHASE_COPY, t0);
     return 0;
 }

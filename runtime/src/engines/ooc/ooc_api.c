@@ -383,9 +383,11 @@ static int ooc_saves(const void *state) { return stn_ooc_snap_saves(&((const stn
 static int ooc_put_levels(void *state, int64_t k) {
     stn_ooc *s = state;
     ooc *e = &s->e;
-    if (e->alg2 || e->r->fold.W || (e->r->part && !stn_h5_parallel(e->r->snap)))
-        return 1; /* (read through box: alg2 refuses it, a folded grid's cells are not a chunk's, and a part
-                   * without parallel HDF5 sends its cells to rank 0) */
+    if (e->alg2 || e->r->fold.W ||
+        (e->r->part && (!stn_h5_parallel(e->r->snap) || stn_part_rings(e->r->part))))
+        return 1; /* (read through box: alg2 refuses it, a folded grid's cells are not a chunk's, a part
+                   * without parallel HDF5 sends its cells to rank 0, and on a ring of ranks a part also puts
+                   * the cells the boundary layer copies) */
     return stn_ooc_snap_levels(e, k, &s->extra_read);
 }
 static const struct stn_part *ooc_part(const void *state) {

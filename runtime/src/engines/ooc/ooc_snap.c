@@ -16,6 +16,7 @@
 #include "engines/ooc/stn_ooc_engine.h"
 
 #include "io/stn_hdf5.h"
+#include "mpi/stn_part.h"
 
 /* The cells of [0, n) along one axis of kind `kind` (stn_h5_map) a tile computing [lo, hi) of [L, H)
  * owns: iv[0] the interior run, iv[1] below L, iv[2] from H (each [iv[i][0], iv[i][1]), maybe empty). */
@@ -43,7 +44,11 @@ int stn_ooc_snap_saves(const ooc *e) {
     for (int i = 0; i < e->d->nfields; i++)
         if (e->d->fields[i].kind == STN_FIELD_STATE && e->d->fields[i].boundary == STN_BC_MIXED)
             return 0;
-    return e->r->snap && e->plan.schedule == STN_SCHED_REF && !e->plan.r.wrap && !e->r->fold.W && !e->r->part;
+    /* (an MPI part: under parallel HDF5, its own cells, and not on a ring of ranks, whose boundary layer
+     * the parts copy from across the grid; rank 0 gathering reads them through box at the stops) */
+    const stn_part *p = e->r->part;
+    return e->r->snap && e->plan.schedule == STN_SCHED_REF && !e->plan.r.wrap && !e->r->fold.W &&
+           (!p || (stn_h5_parallel(e->r->snap) && !stn_part_rings(p)));
 }
 
 int stn_ooc_snap_tile(ooc *e, int64_t r0, int64_t r1, int64_t q0, int64_t q1, int64_t t) {
@@ -52,15 +57,25 @@ int stn_ooc_snap_tile(ooc *e, int64_t r0, int64_t r1, int64_t q0, int64_t q1, in
     int64_t k = e->steps_before + t;
     if (r1 <= r0 || q1 <= q0 || !stn_h5_wants_any(r->snap, k))
         return 0;
+    const stn_part *p = r->part;
     const int64_t n[3] = {r->view.nx, r->view.ny, r->view.nz};
-    int64_t lo[3], hi[3], iv[3][3][2];
+    int64_t lo[3], hi[3], base[3] = {0, 0, 0}, whole[3], iv[3][3][2];
     stn_h5_map m;
     for (int a = 0; a < 3; a++) {
-        m.lo[a] = lo[a] = d->halo_lo[a], m.hi[a] = hi[a] = n[a] - d->halo_hi[a];
+        m.lo[a] = lo[a] = d->halo_lo[a], m.hi[a] = hi[a] = n[a] - d->halo_hi[a], whole[a] = n[a];
     }
     lo[e->plan.r.axis] = r0, hi[e->plan.r.axis] = r1;
     lo[e->plan.q.axis] = q0, hi[e->plan.q.axis] = q1;
+    for (int a = 0; p && a < 3; a++) { /* (a part: its own cells of the tile's, in whole-grid indices) */
+        const stn_cut *c = &p->ax[a];
+        base[a] = c->base, whole[a] = c->n, m.lo[a] = c->L, m.hi[a] = c->H;
+        lo[a] = (lo[a] > c->lo ? lo[a] : c->lo) + c->base;
+        hi[a] = (hi[a] < c->hi ? hi[a] : c->hi) + c->base;
+        if (hi[a] <= lo[a])
+            return 0;
+    }
     stn_view v = stn_ooc_view(e);
+    v.y0 += base[1], v.z0 += base[2];
     double t0 = stn_now();
     int rc = 0;
     for (int i = 0; rc == 0 && i < d->nfields; i++) {
@@ -70,9 +85,10 @@ int stn_ooc_snap_tile(ooc *e, int64_t r0, int64_t r1, int64_t q0, int64_t q1, in
             m.kind[a] = (d->fields[i].periodic >> a) & 1          ? 2
                         : d->fields[i].boundary == STN_BC_NEUMANN ? 1
                                                                   : 0;
-            owned(m.kind[a], n[a], m.lo[a], m.hi[a], lo[a], hi[a], iv[a]);
+            owned(m.kind[a], whole[a], m.lo[a], m.hi[a], lo[a], hi[a], iv[a]);
         }
-        const char *level = ooc_win(e, &e->f[i], ooc_arr(&e->f[i], e->lvl0 + t));
+        /* (the view's x is the whole grid's: the level's row starts at cell base[0]) */
+        const char *level = ooc_win(e, &e->f[i], ooc_arr(&e->f[i], e->lvl0 + t)) - base[0] * d->elem_size;
         for (int c = 0; rc == 0 && c < 27; c++) {
             stn_box b = {{iv[0][c % 3][0], iv[1][c / 3 % 3][0], iv[2][c / 9][0]},
                          {iv[0][c % 3][1], iv[1][c / 3 % 3][1], iv[2][c / 9][1]}};
