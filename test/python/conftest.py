@@ -188,3 +188,34 @@ def _validate_reports_left_in_tmp_path(request):
     if bad:
         pytest.fail("run reports left in tmp_path do not match docs/report.schema.json:\n  " + "\n  ".join(bad),
                     pytrace=False)
+
+
+def records_across_a_kill(common: list[str], tmp_path: Path, name: str, out: str = "rec") -> tuple[Path, Path, dict]:
+    """Runs ``common`` (an out-of-core command without --dir and --out) to its end in tmp_path/a, and again
+    in tmp_path/b killed (SIGKILL) once its first sweep is committed (NAME.ooc-state appears), then
+    --resume'd. Returns the uninterrupted run's --out file of record ``out``, the resumed run's, and the
+    resumed run's report; checks that the killed run left no --out file but its records file."""
+    import signal
+    import time
+
+    (tmp_path / "a").mkdir()
+    subprocess.run(common + ["--dir", str(tmp_path / "a"), "--out", f"{out}={tmp_path / 'a.npy'}"], check=True,
+                   timeout=300)
+    state = tmp_path / "b" / f"{name}.ooc-state"
+    (tmp_path / "b").mkdir()
+    for _ in range(5):
+        p = subprocess.Popen(common + ["--dir", str(tmp_path / "b"), "--out", f"{out}={tmp_path / 'b.npy'}"])
+        t0 = time.monotonic()
+        while not state.exists() and p.poll() is None and time.monotonic() - t0 < 60:
+            time.sleep(0.002)
+        if p.poll() is None:
+            os.kill(p.pid, signal.SIGKILL)
+            p.wait()
+            break
+    else:
+        pytest.fail("the run always ended before its first sweep committed: make it longer")
+    assert not (tmp_path / "b.npy").exists() and (tmp_path / "b" / f"{name}.records").exists()
+    r = subprocess.run(common + ["--dir", str(tmp_path / "b"), "--out", f"{out}={tmp_path / 'b.npy'}", "--resume",
+                                 "--report", str(tmp_path / "r.json")], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    return tmp_path / "a.npy", tmp_path / "b.npy", load_report(tmp_path / "r.json")

@@ -565,11 +565,9 @@ def test_pip_install_then_cmake_outside_the_repository(py_prog, hosts, tmp_path)
 # ------------------------------------------------------------------ Fortran
 
 
-def test_fortran_module_drives_the_simulation(hosts, tmp_path):
-    """`--emit=lib` ships NAME_api.f90; test/embed/heat3d_driver.f90, built with gfortran against it and
-    libheat3d.so, gets the command line's bits for the same writes (in-core, and out of core under a
-    --mem that cuts several blocks), and the runtime's messages; its checkpoint, report, restart (options
-    built by heat3d_option) and discard work."""
+def fortran_driver(tmp_path: Path) -> Path:
+    """test/embed/heat3d_driver.f90 built with gfortran against `--emit=lib`'s NAME_api.f90 and libheat3d.so
+    (in tmp_path/lib): the driver's path."""
     import shutil
 
     fc = shutil.which("gfortran")
@@ -585,6 +583,15 @@ def test_fortran_module_drives_the_simulation(hosts, tmp_path):
              REPO_ROOT / "test" / "embed" / "heat3d_driver.f90", "-L", prefix / "lib", "-lheat3d",
              f"-Wl,-rpath,{prefix / 'lib'}", "-o", exe], COMPILE_TIMEOUT_S)
     assert p.returncode == 0, p.stderr
+    return exe
+
+
+def test_fortran_module_drives_the_simulation(hosts, tmp_path):
+    """`--emit=lib` ships NAME_api.f90; test/embed/heat3d_driver.f90, built with gfortran against it and
+    libheat3d.so, gets the command line's bits for the same writes (in-core, and out of core under a
+    --mem that cuts several blocks), and the runtime's messages; its checkpoint, report, restart (options
+    built by heat3d_option) and discard work."""
+    exe = fortran_driver(tmp_path)
     _, cli = hosts("heat3d")  # the command line's bits: 3 steps, the box set in the .npy, 4 steps
     cli_run(cli, ["--size", "18,16,14", "--steps", "3", "--mode", "incore", "--out", f"u={tmp_path / 'u3.npy'}"])
     u3 = np.load(tmp_path / "u3.npy")

@@ -11,13 +11,10 @@ model's; the file is complete and no temporary is left.
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-
 import numpy as np
 import pytest
-from conftest import COMPILE_TIMEOUT_S, REPO_ROOT, RUN_TIMEOUT_S, stencilc_command
-from test_embed import _sh, cli_run, exact_bytes, host_run, hosts, modes  # noqa: F401 - hosts is a fixture
+from conftest import RUN_TIMEOUT_S
+from test_embed import _sh, cli_run, exact_bytes, fortran_driver, host_run, hosts, modes  # noqa: F401 - hosts is a fixture
 
 h5py = pytest.importorskip("h5py")
 
@@ -60,19 +57,7 @@ def test_the_fortran_module_saves_snapshots_with_a_write_between_advances(hosts,
     """test/embed/heat3d_driver.f90 advances 3 steps, writes 2.0 into a box, advances 4: with --save
     u:every=2 the file holds steps 0 and 2 of the plain run, and 4 and 6 of the run from the written
     state (the command line started from that state, as an --init file)."""
-    fc = shutil.which("gfortran")
-    if not fc:
-        pytest.fail("gfortran is missing: tools/setup.sh installs it")
-    cmd, env = stencilc_command()
-    prefix = tmp_path / "lib"
-    p = subprocess.run([*cmd, str(REPO_ROOT / "examples" / "heat3d.stn"), "--emit=lib", "-o", str(prefix)],
-                       capture_output=True, text=True, env=env, timeout=COMPILE_TIMEOUT_S, cwd=REPO_ROOT)
-    assert p.returncode == 0, p.stderr
-    exe = tmp_path / "driver"
-    p = _sh([fc, "-Wall", "-Werror", "-fopenmp", "-J", tmp_path, prefix / "include" / "heat3d_api.f90",
-             REPO_ROOT / "test" / "embed" / "heat3d_driver.f90", "-L", prefix / "lib", "-lheat3d",
-             f"-Wl,-rpath,{prefix / 'lib'}", "-o", exe], COMPILE_TIMEOUT_S)
-    assert p.returncode == 0, p.stderr
+    exe = fortran_driver(tmp_path)
     _, cli = hosts("heat3d")
     want = _stopped(cli, tmp_path, [0, 2, 3])
     u3w = want.pop(3)

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import reference as ref
-from conftest import load_report, stencilc_command
+from conftest import load_report, records_across_a_kill, stencilc_command
 from reference_driver import offgrid_corners, offgrid_sum
 
 EX = ref.EXAMPLES["seismic_surface"]
@@ -262,38 +262,15 @@ def test_ranks_with_points_on_the_cuts_give_the_bits_of_one_process(compile_exam
 def test_off_grid_records_survive_a_kill_and_resume(compile_example, tmp_path):
     """SIGKILL after a sweep has committed, then --resume: the corners' samples of the sweeps done are read
     back from the records file, and the summed records are the uninterrupted run's, bit for bit."""
-    import os
-    import signal
-
     exe = compile_example("seismic_surface")
     size, steps = (48, 48, 48), 60
     args = files(tmp_path, size, steps)
     common = [str(exe), "--size", ",".join(map(str, size)), "--steps", str(steps), "--quiet", "--mode", "ooc",
               "--block", "48,8,5", "--threads", "1", *args]
-    (tmp_path / "a").mkdir()
-    subprocess.run(common + ["--dir", str(tmp_path / "a"), "--out", f"rec={tmp_path / 'a.npy'}"], check=True,
-                   timeout=300)
-    state = tmp_path / "b" / "seismic_surface.ooc-state"
-    (tmp_path / "b").mkdir()
-    for _ in range(5):
-        p = subprocess.Popen(common + ["--dir", str(tmp_path / "b"), "--out", f"rec={tmp_path / 'b.npy'}"])
-        t0 = time.monotonic()
-        while not state.exists() and p.poll() is None and time.monotonic() - t0 < 60:
-            time.sleep(0.002)
-        if p.poll() is None:
-            os.kill(p.pid, signal.SIGKILL)
-            p.wait()
-            break
-    else:
-        pytest.fail("the run always ended before its first sweep committed: make it longer")
-    assert not (tmp_path / "b.npy").exists() and (tmp_path / "b" / "seismic_surface.records").exists()
-    r = subprocess.run(common + ["--dir", str(tmp_path / "b"), "--out", f"rec={tmp_path / 'b.npy'}", "--resume",
-                                 "--report", str(tmp_path / "r.json")], capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0, r.stderr
-    rep = load_report(tmp_path / "r.json")
+    a, b, rep = records_across_a_kill(common, tmp_path, "seismic_surface")
     assert rep["bytes_read"] == rep["predicted_bytes_read"] and rep["bytes_written"] == rep["predicted_bytes_written"]
-    assert np.load(tmp_path / "b.npy").tobytes() == np.load(tmp_path / "a.npy").tobytes()
-    assert np.load(tmp_path / "a.npy").shape == (steps, len(np.load(tmp_path / "rcv.npy")))
+    assert np.load(b).tobytes() == np.load(a).tobytes()
+    assert np.load(a).shape == (steps, len(np.load(tmp_path / "rcv.npy")))
 
 
 def test_a_1d_grid_takes_off_grid_points_on_its_fold(tmp_path, run_program):

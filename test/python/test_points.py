@@ -6,16 +6,13 @@ records surviving a SIGKILL and ``--resume``, and the refusals of bad points fil
 
 from __future__ import annotations
 
-import os
-import signal
 import subprocess
-import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 import reference as ref
-from conftest import REPO_ROOT, load_report, stencilc_command
+from conftest import REPO_ROOT, load_report, records_across_a_kill, stencilc_command
 
 DEVITO = REPO_ROOT / "build" / "bench" / "venvs" / "devito" / "bin" / "python"
 EX = ref.EXAMPLES["acoustic2d"]
@@ -105,29 +102,9 @@ def test_records_survive_a_kill_and_resume(compile_example, tmp_path):
     args = inputs(tmp_path, size, steps)
     common = [str(exe), "--size", "301,301", "--steps", str(steps), "--quiet", "--mode", "ooc", "--block", "60,10",
               "--threads", "1", *args]
-    (tmp_path / "a").mkdir()
-    subprocess.run(common + ["--dir", str(tmp_path / "a"), "--out", f"rec={tmp_path / 'a.npy'}"], check=True,
-                   timeout=300)
-    state = tmp_path / "b" / "acoustic2d.ooc-state"
-    (tmp_path / "b").mkdir()
-    for _ in range(5):
-        p = subprocess.Popen(common + ["--dir", str(tmp_path / "b"), "--out", f"rec={tmp_path / 'b.npy'}"])
-        t0 = time.monotonic()
-        while not state.exists() and p.poll() is None and time.monotonic() - t0 < 60:
-            time.sleep(0.002)
-        if p.poll() is None:
-            os.kill(p.pid, signal.SIGKILL)
-            p.wait()
-            break
-    else:
-        pytest.fail("the run always ended before its first sweep committed: make it longer")
-    assert not (tmp_path / "b.npy").exists() and (tmp_path / "b" / "acoustic2d.records").exists()
-    r = subprocess.run(common + ["--dir", str(tmp_path / "b"), "--out", f"rec={tmp_path / 'b.npy'}", "--resume",
-                                 "--report", str(tmp_path / "r.json")], capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0, r.stderr
-    rep = load_report(tmp_path / "r.json")
+    a, b, rep = records_across_a_kill(common, tmp_path, "acoustic2d")
     assert rep["bytes_read"] == rep["predicted_bytes_read"] and rep["bytes_written"] == rep["predicted_bytes_written"]
-    np.testing.assert_array_equal(np.load(tmp_path / "b.npy"), np.load(tmp_path / "a.npy"))
+    np.testing.assert_array_equal(np.load(b), np.load(a))
     assert not list((tmp_path / "b").glob("acoustic2d.*"))  # scratch, state and records removed
 
 
