@@ -154,6 +154,11 @@ typedef int (*stn_step_fn)(const double *params, const stn_view *v, const void *
 typedef int (*stn_step_pts_fn)(const double *params, const stn_view *v, const void *const *src,
                                void *const *dst, const stn_box *box, int64_t iy, int64_t iz,
                                const int64_t *const *pts, const int64_t *npts);
+/* stn_step_pts_fn with the corner weights of the off-grid sets (wts[s]: npts[s] weights, NULL for a set of
+ * integer points): an off-grid inject into a field read primed adds w[i] * value at corner i. */
+typedef int (*stn_step_pts_w_fn)(const double *params, const stn_view *v, const void *const *src,
+                                 void *const *dst, const stn_box *box, int64_t iy, int64_t iz,
+                                 const int64_t *const *pts, const int64_t *npts, const double *const *wts);
 /* Set the boundary cells of `field`'s new level `next` that lie in `box`:
  * dirichlet: copy them from `cur` (the level the step read); neumann: mirror `next`'s
  * own interior across each boundary face, x then y then z (cur is not read).
@@ -240,6 +245,9 @@ typedef struct stn_program_desc {
     stn_boundary_op_fn boundary_op;
     /* The inject with weights (required by an off-grid set of points; NULL in a descriptor before them). */
     stn_inject_w_fn inject_w;
+    /* The step with the injects into fields read primed, with the off-grid sets' weights (required when
+     * one of those injects is at off-grid points; the runtime then calls it instead of step_pts). */
+    stn_step_pts_w_fn step_pts_w;
 } stn_program_desc;
 
 /* Whether field fd's boundary mirrors or wraps (the in-place pass before a step reads a level: a

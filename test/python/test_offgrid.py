@@ -350,3 +350,46 @@ def test_the_python_api_injects_and_records_off_the_grid(compile_example, run_pr
     assert rep["mode"] == mode
     assert u.tobytes() == want["u"].tobytes()
     assert np.load(tmp_path / "rec.npy").tobytes() == want["rec"].tobytes()
+
+
+def test_off_grid_forces_into_fields_read_with_a_prime(tmp_path, run_program):
+    """test_points' staggered model with its sources off the grid: the step adds the velocities' forces
+    right after their updates, each corner weighted, so the pressure's update sees them (and the
+    boundary cells in x that wrap or mirror a corner). Every engine gives in-core's bits and NumPy's
+    values, with the bytes it predicts."""
+    from test_points import FORCE, RUNS, _force_numpy
+
+    cmd, env = stencilc_command()
+    (tmp_path / "force2d.stn").write_text(FORCE.replace("points src;", "points src real;"))
+    exe = tmp_path / "force2d"
+    r = subprocess.run(cmd + [str(tmp_path / "force2d.stn"), "-o", str(exe)], capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stderr
+    size, steps = (29, 23), 13
+    rng = np.random.default_rng(2)
+    src = np.array([[1.25, 5.5], [10.0, 10.75], [26.6, 3.2], [1.0, 20.9], [14.3, 12.1], [10.0, 10.75]])
+    files = {"w": np.sin(np.arange(steps + 2) * 0.3), "src": src,
+             "rcv": np.array([[5, 5], [20, 7], [1, 1], [27, 21]], dtype=np.int64),
+             "rho": 1 + 0.3 * rng.random(size[::-1]), "p": rng.random(size[::-1])}
+    args = []
+    for k, a in files.items():
+        np.save(tmp_path / f"{k}.npy", a)
+        args += ["--init", f"{k}={tmp_path / k}.npy"]
+    cells, wts = offgrid_corners(src)
+    want = _force_numpy(size, steps, files["w"], cells, files["rcv"], files["rho"], files["p"], wts)
+    got = {}
+    for how, extra in RUNS:
+        w = tmp_path / how
+        w.mkdir()
+        outs = [a for k in want for a in ("--out", f"{k}={w / k}.npy")]
+        rc, _, err = run_program(exe, ["--size", ",".join(map(str, size)), "--steps", str(steps), "--quiet", "--dir",
+                                       str(w), *args, *extra, *outs, "--report", str(w / "r.json")])
+        assert rc == 0, f"{how}: {err}"
+        rep = load_report(w / "r.json")
+        assert (rep["bytes_read"], rep["bytes_written"]) == (rep["predicted_bytes_read"],
+                                                             rep["predicted_bytes_written"]), how
+        got[how] = {k: np.load(w / f"{k}.npy") for k in want}
+    for k in want:
+        np.testing.assert_allclose(got["incore"][k], want[k], rtol=0, atol=1e-12, err_msg=k)
+        for how in got:
+            assert got[how][k].tobytes() == got["incore"][k].tobytes(), f"{how}: {k} is not in-core's bits"
+    assert np.abs(want["r"]).max() > 0

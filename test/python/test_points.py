@@ -171,9 +171,11 @@ stencil force2d {
 """
 
 
-def _force_numpy(size, steps, w, src, rcv, rho, p):
+def _force_numpy(size, steps, w, src, rcv, rho, p, wts=None):
     """FORCE in NumPy: each injection right after its field's update, before the updates that
-    read its new value, then the field's boundary (vx wraps x, vy mirrors, p keeps its own)."""
+    read its new value, then the field's boundary (vx wraps x, vy mirrors, p keeps its own).  With
+    ``wts`` (off-grid sources: ``src`` their corner cells), each corner's value times its weight."""
+    wts = np.ones(len(src)) if wts is None else wts
     nx, ny = size
     c = 0.4
     vx, vy, p = np.zeros((ny, nx)), np.zeros((ny, nx)), p.copy()
@@ -192,15 +194,15 @@ def _force_numpy(size, steps, w, src, rcv, rho, p):
     for t in range(steps):
         vx_n, vy_n, p_n = vx.copy(), vy.copy(), p.copy()
         vx_n[i] = vx[i] - c / rho[i] * (p[1:-1, 2:] - p[i])
-        for x, y in src:
-            vx_n[y, x] += 0.5 * w[t] / rho[y, x]
+        for (x, y), k in zip(src, wts):
+            vx_n[y, x] += k * (0.5 * w[t] / rho[y, x])
         vy_n[i] = vy[i] - c / rho[i] * (p[2:, 1:-1] - p[i])
-        for x, y in src:
-            vy_n[y, x] += 0.25 * w[t]
+        for (x, y), k in zip(src, wts):
+            vy_n[y, x] += k * (0.25 * w[t])
         wrapx(vx_n), mirror(vy_n)
         p_n[i] = p[i] - c * (vx_n[i] - vx_n[1:-1, :-2] + vy_n[i] - vy_n[:-2, 1:-1])
-        for x, y in src:
-            p_n[y, x] += 0.1 * w[t]
+        for (x, y), k in zip(src, wts):
+            p_n[y, x] += k * (0.1 * w[t])
         vx, vy, p = vx_n, vy_n, p_n
         rec.append([p[y, x] for x, y in rcv])
     return {"vx": vx, "vy": vy, "p": p, "r": np.array(rec)}

@@ -505,7 +505,7 @@ class PointOp:
     what: str  # the .stn-like text, for the comment
     field_index: int = -1  # inject: the field's NAME_FIELD_ index
     inner: bool = False  # inject into a field read primed: added inside the step, by each tile's scratch
-    offgrid: bool = False  # at off-grid points: an inject adds w[i] * expr (w the corner's weight)
+    offgrid: bool = False  # at off-grid points: an inject adds w[i] * expr (w the corner's weight; inner too)
 
     def __post_init__(self) -> None:
         if self.kind not in ("inject", "record") or (self.kind == "inject") != bool(self.target) or (
@@ -515,8 +515,6 @@ class PointOp:
         _nonneg(self, "points index", self.points_index)
         if self.target:
             _local(self, "target", self.target)
-        if self.inner and self.offgrid:
-            _fail(self, "an off-grid inject is never applied inside the step")
         if self.inner and self.kind != "inject":
             _fail(self, "only an inject is applied inside the step")
         _expr(self, self.expr)

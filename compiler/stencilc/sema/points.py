@@ -80,12 +80,6 @@ class PointChecks(CheckerBase):
         y or z is computed from the far side's cells, whose points may lie in another block: such
         a field is refused."""
         for d in self.injects:
-            u = self._primed_reader(d.field) if d.points in self.offgrid else None
-            if u is not None:
-                self.rep.error(f"'{d.points}' are off-grid points, and the update of '{u.name}' reads the new value "
-                               f"'{d.field}'': injections at off-grid points into a field read with a prime are not "
-                               f"supported (yet)", d.loc, [("read here", u.loc)])
-                return
             wraps = self.fields[d.field].periodic - {0} if d.field in self.fields else set()
             u = self._primed_reader(d.field) if wraps else None
             if u is not None:

@@ -135,9 +135,11 @@ static int step_call(const step_of *s, const stn_view *v, const void *const *src
     }
     /* (t < 0: a rate measured on a grid of its own, where the points are not) */
     const int64_t *const *pts = t >= 0 ? (const int64_t *const *)r->inputs.pts : NULL;
-    int rc = d->step_pts
-                 ? d->step_pts(pv, v, src, dst, box, tile[0], tile[1], pts, pts ? r->inputs.npts : NULL)
-                 : d->step(pv, v, src, dst, box, tile[0], tile[1]);
+    const int64_t *np = pts ? r->inputs.npts : NULL;
+    int rc = d->step_pts_w ? d->step_pts_w(pv, v, src, dst, box, tile[0], tile[1], pts, np,
+                                           pts ? (const double *const *)r->inputs.wts : NULL)
+             : d->step_pts ? d->step_pts(pv, v, src, dst, box, tile[0], tile[1], pts, np)
+                           : d->step(pv, v, src, dst, box, tile[0], tile[1]);
     if (rc == 0 && t >= 0 && r->inputs.pts) {
         /* a wrapped sweep's box runs on past H along the axis the engine wraps (v->own_axes): its
          * points there are those an interior's width below, held at the same memory */
