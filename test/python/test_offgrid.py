@@ -355,8 +355,8 @@ def test_the_python_api_injects_and_records_off_the_grid(compile_example, run_pr
 def test_off_grid_forces_into_fields_read_with_a_prime(tmp_path, run_program):
     """test_points' staggered model with its sources off the grid: the step adds the velocities' forces
     right after their updates, each corner weighted, so the pressure's update sees them (and the
-    boundary cells in x that wrap or mirror a corner). Every engine gives in-core's bits and NumPy's
-    values, with the bytes it predicts."""
+    boundary cells in x that wrap or mirror a corner). Every engine, and 2 and 3 MPI ranks, give in-core's
+    bits and NumPy's values, with the bytes they predict."""
     from test_points import FORCE, RUNS, _force_numpy
 
     cmd, env = stencilc_command()
@@ -388,6 +388,21 @@ def test_off_grid_forces_into_fields_read_with_a_prime(tmp_path, run_program):
         assert (rep["bytes_read"], rep["bytes_written"]) == (rep["predicted_bytes_read"],
                                                              rep["predicted_bytes_written"]), how
         got[how] = {k: np.load(w / f"{k}.npy") for k in want}
+    if MPIRUN and shutil.which("mpicc"):  # 2 and 3 ranks, cut along y through the forced cells
+        from test_mpi import MPI_FLAGS
+
+        r = subprocess.run(cmd + [str(tmp_path / "force2d.stn"), "--mpi", "-o", str(exe) + "-mpi"], capture_output=True,
+                           text=True, env=env)
+        assert r.returncode == 0, r.stderr
+        for P, extra in ((2, ("--mode", "ooc", "--block", "6,3")), (3, ("--mode", "incore"))):
+            w = tmp_path / f"mpi{P}"
+            w.mkdir()
+            outs = [a for k in want for a in ("--out", f"{k}={w / k}.npy")]
+            q = subprocess.run([MPIRUN, *MPI_FLAGS, "-np", str(P), str(exe) + "-mpi", "--size", ",".join(map(str, size)),
+                                "--steps", str(steps), "--quiet", "--dir", str(w / "s%r"), *args, *extra, *outs],
+                               capture_output=True, text=True, timeout=300)
+            assert q.returncode == 0, q.stderr
+            got[f"mpi{P}"] = {k: np.load(w / f"{k}.npy") for k in want}
     for k in want:
         np.testing.assert_allclose(got["incore"][k], want[k], rtol=0, atol=1e-12, err_msg=k)
         for how in got:
