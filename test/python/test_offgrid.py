@@ -357,7 +357,7 @@ def test_off_grid_forces_into_fields_read_with_a_prime(tmp_path, run_program):
     right after their updates, each corner weighted, so the pressure's update sees them (and the
     boundary cells in x that wrap or mirror a corner). Every engine, and 2 and 3 MPI ranks, give in-core's
     bits and NumPy's values, with the bytes they predict."""
-    from test_points import FORCE, RUNS, _force_numpy
+    from test_points import FORCE, _force_numpy, force_runs
 
     cmd, env = stencilc_command()
     (tmp_path / "force2d.stn").write_text(FORCE.replace("points src;", "points src real;"))
@@ -376,18 +376,7 @@ def test_off_grid_forces_into_fields_read_with_a_prime(tmp_path, run_program):
         args += ["--init", f"{k}={tmp_path / k}.npy"]
     cells, wts = offgrid_corners(src)
     want = _force_numpy(size, steps, files["w"], cells, files["rcv"], files["rho"], files["p"], wts)
-    got = {}
-    for how, extra in RUNS:
-        w = tmp_path / how
-        w.mkdir()
-        outs = [a for k in want for a in ("--out", f"{k}={w / k}.npy")]
-        rc, _, err = run_program(exe, ["--size", ",".join(map(str, size)), "--steps", str(steps), "--quiet", "--dir",
-                                       str(w), *args, *extra, *outs, "--report", str(w / "r.json")])
-        assert rc == 0, f"{how}: {err}"
-        rep = load_report(w / "r.json")
-        assert (rep["bytes_read"], rep["bytes_written"]) == (rep["predicted_bytes_read"],
-                                                             rep["predicted_bytes_written"]), how
-        got[how] = {k: np.load(w / f"{k}.npy") for k in want}
+    got = force_runs(run_program, exe, tmp_path, size, steps, args, want)
     if MPIRUN and shutil.which("mpicc"):  # 2 and 3 ranks, cut along y through the forced cells
         from test_mpi import MPI_FLAGS
 

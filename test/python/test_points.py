@@ -208,6 +208,24 @@ def _force_numpy(size, steps, w, src, rcv, rho, p, wts=None):
     return {"vx": vx, "vy": vy, "p": p, "r": np.array(rec)}
 
 
+def force_runs(run_program, exe, tmp_path, size, steps, args, want) -> dict:
+    """FORCE's program in every engine of RUNS, each in its own directory: {engine: {output: array}}, each
+    run's bytes as predicted."""
+    got = {}
+    for how, extra in RUNS:
+        w = tmp_path / how
+        w.mkdir()
+        outs = [a for k in want for a in ("--out", f"{k}={w / k}.npy")]
+        rc, _, err = run_program(exe, ["--size", ",".join(map(str, size)), "--steps", str(steps), "--quiet", "--dir",
+                                       str(w), *args, *extra, *outs, "--report", str(w / "r.json")])
+        assert rc == 0, f"{how}: {err}"
+        rep = load_report(w / "r.json")
+        assert (rep["bytes_read"], rep["bytes_written"]) == (rep["predicted_bytes_read"],
+                                                             rep["predicted_bytes_written"]), how
+        got[how] = {k: np.load(w / f"{k}.npy") for k in want}
+    return got
+
+
 def test_injections_into_a_field_read_with_a_prime(tmp_path, run_program):
     """Force sources into the velocities of a staggered model, which the pressure's update reads
     primed: the step adds them right after the velocities' updates (each tile's scratch, at the
@@ -230,18 +248,7 @@ def test_injections_into_a_field_read_with_a_prime(tmp_path, run_program):
         np.save(tmp_path / f"{k}.npy", a)
         args += ["--init", f"{k}={tmp_path / k}.npy"]
     want = _force_numpy(size, steps, files["w"], files["src"], files["rcv"], files["rho"], files["p"])
-    got = {}
-    for how, extra in RUNS:
-        w = tmp_path / how
-        w.mkdir()
-        outs = [a for k in want for a in ("--out", f"{k}={w / k}.npy")]
-        rc, _, err = run_program(exe, ["--size", ",".join(map(str, size)), "--steps", str(steps), "--quiet", "--dir",
-                                       str(w), *args, *extra, *outs, "--report", str(w / "r.json")])
-        assert rc == 0, f"{how}: {err}"
-        rep = load_report(w / "r.json")
-        assert (rep["bytes_read"], rep["bytes_written"]) == (rep["predicted_bytes_read"],
-                                                             rep["predicted_bytes_written"]), how
-        got[how] = {k: np.load(w / f"{k}.npy") for k in want}
+    got = force_runs(run_program, exe, tmp_path, size, steps, args, want)
     for k in want:
         np.testing.assert_allclose(got["incore"][k], want[k], rtol=0, atol=1e-12, err_msg=k)
         for how in got:
