@@ -84,12 +84,7 @@ def test_the_first_run_calibrates_and_the_second_reuses_it(heat3d, tmp_path):
 
 
 def test_a_probe_file_is_taken_as_a_probes(heat3d, tmp_path):
-    cache = tmp_path / "cache"
-    rep, _ = _run(heat3d, tmp_path, cache)
-    if rep["time_model"]["device_curves"] != "calibrated":
-        pytest.skip(f"no calibration on this file system: {rep['time_model']['device_source']}")
-    f = _device_file(cache, tmp_path / "scratch")
-    machine = json.loads(f.read_text())
+    cache, f, machine = _calibrated(heat3d, tmp_path)
     machine["description"] = "stencilc probe on 2026-11-27: written by hand for this test"
     f.write_text(json.dumps(machine))
     rep2, err2 = _run(heat3d, tmp_path, cache, name="r2.json")
