@@ -153,8 +153,10 @@ static void print_table(const stn_device *dev) {
                table_cell(&dev->mixed, r->request, r->depth, m, sizeof m),
                table_cell(&dev->mixed_new, r->request, r->depth, mn, sizeof mn));
     }
-    printf("  compute under IO: %.3f of the kernels' rate alone\n", dev->compute_under_io);
-    printf("  IO under compute: %.3f of the mixed bandwidth alone (64K @ 32)\n", dev->io_under_compute);
+    printf("  compute under IO: %.3f of the kernels' rate alone (64K @ 32), %.3f (1M @ 32)\n",
+           dev->compute_under_io, dev->compute_under_io_1m);
+    printf("  IO under compute: %.3f of the mixed bandwidth alone (64K @ 32), %.3f (1M @ 32)\n",
+           dev->io_under_compute, dev->io_under_compute_1m);
 }
 
 /* The command line. */

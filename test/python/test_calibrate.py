@@ -5,7 +5,8 @@ the report and the plan line say which curves the model used.
 
 Guarantees checked (each run's cache a fresh temporary directory through STENCILC_CACHE_DIR):
 * the first run calibrates (``device_curves`` calibrated, its seconds bounded, the plan line says so)
-  and leaves a machine file marked as a calibration, with read, write, mixed and mixed_new curves;
+  and leaves a machine file marked as a calibration, with read, write, mixed and mixed_new curves and
+  the shares under compute at 64K and at 1M, which the report gives;
 * the second run reuses it (cached, no calibration, the file untouched), and plans and predicts the
   same as from the same curves;
 * a file written by ``stencilc probe`` (a description of its own) is taken as a probe's;
@@ -71,6 +72,8 @@ def test_the_first_run_calibrates_and_the_second_reuses_it(heat3d, tmp_path):
         assert machine[key] and tm[key], key
         assert len(machine[key].split()) == (2 if key == "mixed_new" else 4), machine[key]
     assert str(f) in tm["device_source"]
+    for key in ("compute_under_io", "io_under_compute", "compute_under_io_1m", "io_under_compute_1m"):
+        assert 0.05 <= machine[key] <= 1 and tm[key] == pytest.approx(machine[key], abs=1e-3), key  # 64K and 1M
     before = f.stat().st_mtime_ns
 
     rep2, err2 = _run(heat3d, tmp_path, cache, name="r2.json")

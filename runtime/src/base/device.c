@@ -141,6 +141,27 @@ double stn_dev_bandwidth(const stn_dev_curve *c, uint64_t request, int depth) {
     return 1.0 / spb;
 }
 
+/* A share measured at 64K (small) and at 1M (big, 0: not measured): linear in log2(request)
+ * between, the nearer figure outside; 1 where nothing was measured. */
+static double share_at(double small, double big, uint64_t request) {
+    if (!(small > 0))
+        return 1;
+    if (!(big > 0) || request <= ((uint64_t)64 << 10))
+        return small;
+    if (request >= ((uint64_t)1 << 20))
+        return big;
+    double x = (log2((double)request) - 16) / 4; /* 64K = 2^16 .. 1M = 2^20 */
+    return (1 - x) * small + x * big;
+}
+
+double stn_dev_compute_share(const stn_device *d, uint64_t request) {
+    return share_at(d->compute_under_io, d->compute_under_io_1m, request);
+}
+
+double stn_dev_io_share(const stn_device *d, uint64_t request) {
+    return share_at(d->io_under_compute, d->io_under_compute_1m, request);
+}
+
 void stn_dev_default(stn_device *dev) {
     char err[256];
     memset(dev, 0, sizeof *dev); /* no mixed curves, no slowdown under IO: not measured */

@@ -294,6 +294,8 @@ static const jkey machine_keys[] = {
     {"io_under_compute", (size_t)-10, 0},
     {"device", (size_t)-11, 0},
     {"measured_at", (size_t)-12, 0},
+    {"compute_under_io_1m", (size_t)-13, 0},
+    {"io_under_compute_1m", (size_t)-14, 0},
 };
 #define N_MACHINE_KEYS ((int)(sizeof machine_keys / sizeof machine_keys[0]))
 
@@ -330,7 +332,9 @@ static int jrate(jreader *j, stn_hw *hw, const jkey *key) {
             text[k++] = *j->p++;
     text[k] = '\0';
     double v = strtod(text, &end);
-    int share = key->offset == (size_t)-8 || key->offset == (size_t)-10, copy = key->offset == (size_t)-9;
+    int share = key->offset == (size_t)-8 || key->offset == (size_t)-10 || key->offset == (size_t)-13 ||
+                key->offset == (size_t)-14,
+        copy = key->offset == (size_t)-9;
     if (!*text || *end || !(v > 0) || !isfinite(v) || (share && v > 1)) {
         char msg[160];
         j->p = at;
@@ -344,6 +348,10 @@ static int jrate(jreader *j, stn_hw *hw, const jkey *key) {
     }
     if (key->offset == (size_t)-10)
         hw->dev.io_under_compute = v;
+    else if (key->offset == (size_t)-13)
+        hw->dev.compute_under_io_1m = v;
+    else if (key->offset == (size_t)-14)
+        hw->dev.io_under_compute_1m = v;
     else if (share)
         hw->dev.compute_under_io = v;
     else if (copy)
@@ -374,7 +382,7 @@ static int jvalue(jreader *j, stn_hw *hw, const jkey *key) {
         key->offset == (size_t)-7)
         return jcurve(j, hw, key);
     if (key->offset == (size_t)-5 || key->offset == (size_t)-8 || key->offset == (size_t)-9 ||
-        key->offset == (size_t)-10)
+        key->offset == (size_t)-10 || key->offset == (size_t)-13 || key->offset == (size_t)-14)
         return jrate(j, hw, key);
     if (key->offset == (size_t)-1 || key->offset == (size_t)-2 || key->offset == (size_t)-11) {
         int rc = jstring(j, text, sizeof text);
@@ -442,11 +450,12 @@ static int parse_machine(jreader *j, stn_hw *hw) {
                 key = &machine_keys[k];
         if (!key) {
             j->p = at;
-            char msg[300];
+            char msg[400];
             snprintf(msg, sizeof msg,
                      "unknown key \"%s\" (known: name, description, cores, sockets, numa_nodes, "
                      "l2, l3, dram, reserve, device_block, read, write, mixed, mixed_new, compute_under_io, "
-                     "io_under_compute, cells_per_second, copy_bytes_per_second, device, measured_at)",
+                     "compute_under_io_1m, io_under_compute, io_under_compute_1m, cells_per_second, "
+                     "copy_bytes_per_second, device, measured_at)",
                      name);
             return jerr(j, msg);
         }
@@ -526,16 +535,26 @@ int stn_hw_load_machine(const char *path, stn_hw *hw) {
     if (hw->dev_keys == 1 || hw->dev_keys == 2)
         return stn_error(-EINVAL, "--machine %s: \"%s\" is given without \"%s\": a device needs both curves",
                          path, hw->dev_keys == 1 ? "read" : "write", hw->dev_keys == 1 ? "write" : "read");
-    const char *extra = hw->dev.mixed.n                ? "mixed"
-                        : hw->dev.mixed_new.n          ? "mixed_new"
-                        : hw->dev.compute_under_io > 0 ? "compute_under_io"
-                                                       : "io_under_compute";
-    if (hw->dev_keys != 3 && (hw->dev.mixed.n || hw->dev.mixed_new.n || hw->dev.compute_under_io > 0 ||
-                              hw->dev.io_under_compute > 0))
+    const stn_device *dv = &hw->dev;
+    const char *extra = dv->mixed.n                   ? "mixed"
+                        : dv->mixed_new.n             ? "mixed_new"
+                        : dv->compute_under_io > 0    ? "compute_under_io"
+                        : dv->compute_under_io_1m > 0 ? "compute_under_io_1m"
+                        : dv->io_under_compute > 0    ? "io_under_compute"
+                                                      : "io_under_compute_1m";
+    if (hw->dev_keys != 3 &&
+        (dv->mixed.n || dv->mixed_new.n || dv->compute_under_io > 0 || dv->compute_under_io_1m > 0 ||
+         dv->io_under_compute > 0 || dv->io_under_compute_1m > 0))
         return stn_error(-EINVAL,
                          "--machine %s: \"%s\" is given without \"read\" and \"write\": the time model "
                          "takes a device's figures together",
                          path, extra);
+    for (int k = 0; k < 2; k++) /* a share at 1M refines the one at 64K, never replaces it */
+        if ((k ? dv->io_under_compute_1m : dv->compute_under_io_1m) > 0 &&
+            !((k ? dv->io_under_compute : dv->compute_under_io) > 0))
+            return stn_error(-EINVAL, "--machine %s: \"%s_1m\" is given without \"%s\" (the share at 64K)",
+                             path, k ? "io_under_compute" : "compute_under_io",
+                             k ? "io_under_compute" : "compute_under_io");
     if (hw->dev_keys)
         snprintf(hw->dev.source, sizeof hw->dev.source, "%s", path);
     hw->described = 1;

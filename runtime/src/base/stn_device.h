@@ -38,11 +38,15 @@ typedef struct stn_dev_curve {
  *   compute_under_io  the share of the kernels' rate left while the device is busy, 0 to 1 (on
  *              a virtual machine the host's IO work takes CPU time from the guest; 1: none);
  *   io_under_compute  the other way round: the share of the mixed bandwidth left while the
- *              kernels run on every core (IO completes only as fast as a CPU takes it; 1: all). */
+ *              kernels run on every core (IO completes only as fast as a CPU takes it; 1: all).
+ * Both shares are measured under mixed requests of 64K; the _1m ones under requests of 1M (0: not
+ * measured, the 64K figure holds for every size).  On a virtual machine each request costs the
+ * guest CPU time, so the same bytes in larger requests take less of the kernels' speed
+ * (stn_dev_compute_share). */
 typedef struct stn_device {
     stn_dev_curve read, write, mixed, mixed_new;
-    double compute_under_io;
-    double io_under_compute;
+    double compute_under_io, compute_under_io_1m;
+    double io_under_compute, io_under_compute_1m;
     char source[512];         /* where the curves came from: a probe file, a machine file, the default */
     int origin;               /* which of them (stn_curves_origin); what the report's device_curves names */
     double calibrate_seconds; /* STN_CURVES_CALIBRATED: the calibration's seconds */
@@ -64,6 +68,12 @@ int stn_dev_parse_curve(const char *text, stn_dev_curve *c, char *err, size_t n)
 void stn_dev_format_curve(const stn_dev_curve *c, char *buf, size_t n);
 /* Bytes per second for requests of `request` bytes at `depth` in flight (see the top). */
 double stn_dev_bandwidth(const stn_dev_curve *c, uint64_t request, int depth);
+/* The share of the kernels' rate left while the device serves requests of `request` bytes
+ * (compute_under_io at 64K and below, compute_under_io_1m at 1M and above, linear in log2 of the
+ * size between; 1 where nothing was measured), and likewise the device's share while the kernels
+ * run (io_under_compute, io_under_compute_1m).  In (0, 1]. */
+double stn_dev_compute_share(const stn_device *d, uint64_t request);
+double stn_dev_io_share(const stn_device *d, uint64_t request);
 /* The built-in curves used when nothing was measured: a SATA-class SSD, deliberately modest
  * (read and write only; the rest of *dev cleared). */
 void stn_dev_default(stn_device *dev);

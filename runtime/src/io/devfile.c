@@ -90,6 +90,10 @@ int stn_devfile_json(const struct stn_hw *hw, const stn_device *dev, const char 
                       "  \"io_under_compute\": %.3f",
                       (unsigned long long)hw->dram.value, block, rd, wr, mx, mn, dev->compute_under_io,
                       dev->io_under_compute);
+    if (dev->compute_under_io_1m > 0 && w > 0 && (size_t)w < n) /* (measured at 1M: stn_device.h) */
+        w += snprintf(out + w, n - (size_t)w, ",\n  \"compute_under_io_1m\": %.3f", dev->compute_under_io_1m);
+    if (dev->io_under_compute_1m > 0 && w > 0 && (size_t)w < n)
+        w += snprintf(out + w, n - (size_t)w, ",\n  \"io_under_compute_1m\": %.3f", dev->io_under_compute_1m);
     char jdev[600];
     json_string(dev->device_id, jdev, sizeof jdev);
     if (dev->device_id[0] && w > 0 && (size_t)w < n) /* (what was measured, and when: program/setup.c) */
@@ -120,7 +124,9 @@ int stn_devfile_write(const char *path, const char *text, const stn_device *dev)
             rc = stn_error(rc, "the machine file does not read back (a bug): %s", stn_errmsg());
         else if (back.dev_keys != 3 || back.dev.read.n != dev->read.n || back.dev.write.n != dev->write.n ||
                  back.dev.mixed.n != dev->mixed.n || back.dev.mixed_new.n != dev->mixed_new.n ||
-                 !(back.dev.compute_under_io > 0) || !(back.dev.io_under_compute > 0))
+                 !(back.dev.compute_under_io > 0) || !(back.dev.io_under_compute > 0) ||
+                 (back.dev.compute_under_io_1m > 0) != (dev->compute_under_io_1m > 0) ||
+                 (back.dev.io_under_compute_1m > 0) != (dev->io_under_compute_1m > 0))
             rc = stn_error(-EIO, "the machine file does not read back (a bug): its curves differ");
     }
     if (rc) {

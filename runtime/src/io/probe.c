@@ -317,11 +317,11 @@ static int compute_piece(compute_run *cr, double seconds, io_load *l) {
     return rc;
 }
 
-/* compute_under_io (stn_device.h): the kernel's rate while mixed IO of 64K at depth 32 runs over
- * the test file, over its rate alone, in (0, 1] -- at least 0.05, so that a disturbed measurement
+/* compute_under_io (stn_device.h): the kernel's rate while mixed IO of `req` bytes at depth 32 runs
+ * over the test file, over its rate alone, in (0, 1] -- at least 0.05, so that a disturbed measurement
  * cannot make the model believe the kernels stop.  The two are measured in alternating pieces, so
  * that whatever else slows the machine meanwhile (other processes, the host) weighs on both. */
-static int measure_compute_under_io(probe_ctx *c, double *share, double *io_rate, int verbose) {
+static int measure_compute_under_io(probe_ctx *c, uint64_t req, double *share, double *io_rate, int verbose) {
     size_t bytes = (size_t)JACOBI_N * JACOBI_N * JACOBI_N * sizeof(double);
     compute_run cr = {{stn_alloc(bytes, 64), stn_alloc(bytes, 64)}, 0, 0, {0, 0}, {0, 0}};
     io_load *l = malloc(sizeof *l);
@@ -341,7 +341,7 @@ static int measure_compute_under_io(probe_ctx *c, double *share, double *io_rate
     for (int round = 0; round < rounds && !rc; round++) {
         rc = compute_piece(&cr, piece, NULL);
         if (!rc)
-            rc = load_start(l, c, &(point_spec){PROBE_MIXED, NULL, 0, (uint64_t)64 << 10, 32, HUGE_VAL, 0});
+            rc = load_start(l, c, &(point_spec){PROBE_MIXED, NULL, 0, req, 32, HUGE_VAL, 0});
         if (rc)
             break;
         int freed;
@@ -359,10 +359,10 @@ static int measure_compute_under_io(probe_ctx *c, double *share, double *io_rate
         *io_rate = io_seconds > 0 ? (double)io_bytes / io_seconds : 0;
         if (verbose)
             fprintf(stderr,
-                    "stencilc probe: compute   %.3g cells/s alone, %.3g under mixed IO of 64K @ 32 (%.1f "
+                    "stencilc probe: compute   %.3g cells/s alone, %.3g under mixed IO of %lluK @ 32 (%.1f "
                     "MiB/s): %.3f of the rate (%d threads; checksum %.3g)\n",
-                    alone, under, (double)io_bytes / io_seconds / (1 << 20), *share, stn_omp_max_threads(),
-                    cr.sink);
+                    alone, under, (unsigned long long)(req >> 10), (double)io_bytes / io_seconds / (1 << 20),
+                    *share, stn_omp_max_threads(), cr.sink);
     }
     stn_free(cr.g[0]);
     stn_free(cr.g[1]);
@@ -587,15 +587,14 @@ static int probe_run(const char *dir, uint64_t file_bytes, double seconds_per_po
         rc = probe_mixed(&c, file_bytes, align, seconds_per_point, out, verbose);
 
     /* 4. how much of the kernels' speed is left while the device is busy, and how much of the
-     * device's while the kernels run: the same mixed load (64K @ 32) as its point of the curve,
-     * timed the same way (issued, drained, made durable) */
-    double io_rate = 0;
-    if (!rc)
-        rc = measure_compute_under_io(&c, &out->compute_under_io, &io_rate, verbose);
-    if (!rc) {
-        double alone = stn_dev_bandwidth(&out->mixed, (uint64_t)64 << 10, 32),
-               g = alone > 0 ? io_rate / alone : 1;
-        out->io_under_compute = !(g > 0.05) ? 0.05 : g > 1 ? 1 : g;
+     * device's while the kernels run: the same mixed loads (64K and 1M @ 32) as their points of the
+     * curve, timed the same way (issued, drained, made durable) */
+    for (int k = 0; k < 2 && !rc; k++) {
+        uint64_t req = k ? (uint64_t)1 << 20 : (uint64_t)64 << 10;
+        double io_rate = 0, *f = k ? &out->compute_under_io_1m : &out->compute_under_io;
+        rc = measure_compute_under_io(&c, req, f, &io_rate, verbose);
+        double alone = stn_dev_bandwidth(&out->mixed, req, 32), g = alone > 0 ? io_rate / alone : 1;
+        *(k ? &out->io_under_compute_1m : &out->io_under_compute) = !(g > 0.05) ? 0.05 : g > 1 ? 1 : g;
     }
     if (rc)
         rc = stn_error(rc, "probing '%s' failed: %s", dir, stn_errmsg());
@@ -607,7 +606,7 @@ static int probe_run(const char *dir, uint64_t file_bytes, double seconds_per_po
         strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", &tm);
     snprintf(out->source, sizeof out->source,
              "%s in '%s' on %s: a %s file, %.2f s per point, %.1f s in all (read, write, mixed, "
-             "mixed_new, compute_under_io, io_under_compute%s)",
+             "mixed_new, compute_under_io and io_under_compute at 64K and 1M%s)",
              quick ? "calibrated" : "probed", dir, date, stn_fmt_bytes(hb, sizeof hb, file_bytes),
              seconds_per_point, stn_now() - t_start, quick ? "; 64K and 1M at depths 8 and 32" : "");
     stn_gridfile_close(&c.f);

@@ -177,7 +177,7 @@ void stn_ooc_predict(const stn_ooc_model *m, const stn_ooc_plan *p, int64_t firs
  * them (whole planes, where they are contiguous; y-blocked chunked files, docs/design/023: a chunk's rows
  * of the planes of a row of blocks, one run, the chunks' mean width), at most the queue's largest
  * request. */
-static uint64_t request_bytes(const stn_ooc_plan *p, uint64_t max_request) {
+uint64_t stn_ooc_request_bytes(const stn_ooc_plan *p, uint64_t max_request) {
     uint64_t b = (uint64_t)p->r.b;
     uint64_t req = p->r.axis == 2 ? b * p->slice_bytes : b * (uint64_t)p->row_bytes;
     int64_t e[STN_OOC_MAX_CHUNKS];
@@ -252,10 +252,10 @@ static void sweep_time(const stn_ooc_model *m, const stn_ooc_plan *p, int64_t s,
     out->npy += times * n;
     out->fill += times * io * edge;
     /* both at once, each slowed by the other while both run: the kernels to the share f of their
-     * rate, the device to the share g of its bandwidth; whichever ends first leaves the other
-     * alone at full speed.  (f = g = 1: max(dev, comp).) */
-    double f = tm->dev->compute_under_io > 0 ? tm->dev->compute_under_io : 1;
-    double g = tm->dev->io_under_compute > 0 ? tm->dev->io_under_compute : 1;
+     * rate, the device to the share g of its bandwidth (both at the plan's request size: fewer,
+     * larger requests cost the CPU less); whichever ends first leaves the other alone at full
+     * speed.  (f = g = 1: max(dev, comp).) */
+    double f = stn_dev_compute_share(tm->dev, req), g = stn_dev_io_share(tm->dev, req);
     double cf = comp / f, dg = dev / g;
     double both = cf <= dg ? dev + (1 - g) * cf : comp + (1 - f) * dg;
     out->total += times * (both + io * edge);
@@ -290,7 +290,7 @@ void stn_ooc_exchange(const stn_xchg_model *x, const stn_ooc_plan *p, int64_t bt
 void stn_ooc_predict_time(const stn_ooc_model *m, const stn_ooc_plan *p, int64_t first_sweep,
                           const stn_time_model *tm, stn_time_pred *out) {
     memset(out, 0, sizeof *out);
-    uint64_t req = request_bytes(p, tm->max_request), big = tm->max_request;
+    uint64_t req = stn_ooc_request_bytes(p, tm->max_request), big = tm->max_request;
     out->request = req;
     /* the share of a row's IO that nothing overlaps: block 0's window read, the last block written */
     double edge = p->r.n > 0 ? (double)(stn_ooc_window0(&p->r, p->r.b) + p->r.b) / (double)p->r.n : 1;

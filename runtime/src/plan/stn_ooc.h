@@ -225,9 +225,9 @@ typedef struct stn_time_model {
  * seconds alone (reads of block j+1, from scratch files or --init files, and writes of j-1: they
  * share the device) and the kernels need C seconds alone (with the copies of a z-strip kept in
  * DRAM, at copy_bytes_per_second); they run together, each slowed by the other while both run:
- * the kernels keep the share f = dev->compute_under_io of their speed, the device the share
- * g = dev->io_under_compute of its bandwidth.  If the kernels end first (C/f <= D/g), the
- * sweep takes D + (1 - g) C/f, else C + (1 - f) D/g (with f = g = 1: max(C, D)); plus one
+ * the kernels keep the share f = stn_dev_compute_share(dev, request) of their speed, the device the share
+ * g = stn_dev_io_share(dev, request) of its bandwidth, at the plan's request size.  If the kernels end first
+ * (C/f <= D/g), the sweep takes D + (1 - g) C/f, else C + (1 - f) D/g (with f = g = 1: max(C, D)); plus one
  * block's reads and writes per row of blocks that nothing overlaps.  D is bytes over the device curves'
  * bandwidth at the plan's request size and the queue's depth: reads and writes paired on the mixed curve
  * (mixed_new for the sweeps that write into new scratch files, the first two), the rest on the read or write
@@ -239,6 +239,9 @@ typedef struct stn_time_model {
  * (out->snap: their seconds).  Not modelled: fdatasync, page-cache effects, libhdf5's gathering. */
 void stn_ooc_predict_time(const stn_ooc_model *m, const stn_ooc_plan *p, int64_t first_sweep,
                           const stn_time_model *tm, stn_time_pred *out);
+/* The size of plan p's requests as the time model weighs them (a block's run along the file, at most
+ * max_request): what the device curves and the shares under compute are read at. */
+uint64_t stn_ooc_request_bytes(const stn_ooc_plan *p, uint64_t max_request);
 
 /* ------------------------------------------------------------------ tune.c: choosing a plan */
 

@@ -409,6 +409,10 @@ static void r_time(json *j, const stn_run *r, const stn_result *res) {
     j_kstr(j, "mixed_new", curve);
     j_num(j, "compute_under_io", r->dev.compute_under_io > 0 ? r->dev.compute_under_io : 1);
     j_num(j, "io_under_compute", r->dev.io_under_compute > 0 ? r->dev.io_under_compute : 1);
+    if (r->dev.compute_under_io_1m > 0) /* (measured at 1M too: the model reads both at request_bytes) */
+        j_num(j, "compute_under_io_1m", r->dev.compute_under_io_1m);
+    if (r->dev.io_under_compute_1m > 0)
+        j_num(j, "io_under_compute_1m", r->dev.io_under_compute_1m);
     j_kstr(j, "device_source", r->dev.source);
     j_kstr(j, "device_curves", stn_curves_origin_name(r->dev.origin));
     if (r->dev.origin == STN_CURVES_CALIBRATED)
