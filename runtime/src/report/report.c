@@ -287,6 +287,15 @@ static void r_numa(json *j, const stn_result *res) {
             j_i64(j, NULL, n->node[k].y1);
             j_close(j, ']');
         }
+        if (n->computed) { /* the rows its threads computed: the kernels' counts */
+            j_open(j, "computed", '{');
+            j_open(j, "rows", '[');
+            j_i64(j, NULL, n->node[k].cy0);
+            j_i64(j, NULL, n->node[k].cy1);
+            j_close(j, ']');
+            j_i64(j, "row_updates", n->node[k].crows);
+            j_close(j, '}');
+        }
         j_close(j, '}');
     }
     j_close(j, ']');

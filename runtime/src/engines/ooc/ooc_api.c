@@ -326,6 +326,7 @@ static int account(stn_ooc *s, int exports) {
     e->res->predicted_read += s->swept_read + s->extra_read + s->rec_read + s->xchg_read;
     e->res->predicted_written += s->swept_written + s->extra_written + s->rec_written + s->xchg_written;
     int rc = stn_ooc_model_time(e, s->first);
+    stn_ooc_dirs_computed(e);
     if (e->res->nreplans > 0) /* (re-planned: the prediction the run started with, as the plan line said) */
         e->res->time = e->time0;
     for (int i = 0; !exports && i < e->d->nfields && i < 1024; i++)
