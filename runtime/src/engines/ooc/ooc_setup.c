@@ -544,6 +544,8 @@ int stn_ooc_setup(ooc *e, int64_t *first_sweep) {
     rc = check_countable(e, *first_sweep);
     if (rc)
         return rc;
+    stn_ooc_in_place_choose(
+        e); /* (--tier pmem: the inputs read in the mapping, which the model counts apart) */
     stn_ooc_predict(&e->model, &e->plan, *first_sweep, &e->res->predicted_read, &e->res->predicted_written);
     /* and the ghosts' exchanges; resumed with the way down deferred, one first: the state committed
      * before the kill may lack the high ghosts that were still in flight (stn_ooc_advance) */
