@@ -37,15 +37,30 @@ int stn_error(int status, const char *fmt, ...) __attribute__((format(printf, 2,
 
 /* ------------------------------------------------------------------ kernel-facing types */
 
+/* The kernels' threads in groups (NUMA nodes, docs/design/022), each group computing the cache tiles of its
+ * own rows of y: group k is the OpenMP threads [first[k], first[k + 1]) and the rows [y[k], y[k + 1]) of y
+ * (global indices; rows below y[0] are group 0's, rows at or past y[n] the last group's).  seen: NULL, or
+ * 3 x first[n] counters the kernels add to, thread t's at seen[3t]: the lowest row it computed, one past the
+ * highest, and the rows (y, z pairs) it computed.  A team of another size than first[n] splits the tiles over
+ * all its threads (seen then says where they went). */
+#define STN_GROUPS_MAX 64
+typedef struct stn_groups {
+    int n; /* groups; < 2: the tiles are split over all threads as without groups */
+    int first[STN_GROUPS_MAX + 1];
+    int64_t y[STN_GROUPS_MAX + 1];
+    int64_t *seen;
+} stn_groups;
+
 /* Where a set of arrays lives relative to the global grid.  x is contiguous and always
  * complete (0..nx-1); an array holds rows y in [y0, y0 + ny_held) and planes z in
  * [z0, ...).  Element (x, y, z) is at data[(z - z0) * sz + (y - y0) * sy + x]. */
 typedef struct stn_view {
-    int64_t nx, ny, nz; /* the whole grid, boundary layer included (nz = 1 in 2d) */
-    int64_t sy, sz;     /* strides, in elements, of y and z (sy >= nx) */
-    int64_t y0, z0;     /* global index of the first row / plane held */
-    int64_t own_axes;   /* bit d: the engine fills the periodic boundary cells along axis d itself (an
-                         * out-of-core window along a periodic axis); the boundary function leaves them */
+    int64_t nx, ny, nz;       /* the whole grid, boundary layer included (nz = 1 in 2d) */
+    int64_t sy, sz;           /* strides, in elements, of y and z (sy >= nx) */
+    int64_t y0, z0;           /* global index of the first row / plane held */
+    int64_t own_axes;         /* bit d: the engine fills the periodic boundary cells along axis d itself (an
+                               * out-of-core window along a periodic axis); the boundary function leaves them */
+    const stn_groups *groups; /* NULL, or the threads' groups and their rows (stn_groups) */
 } stn_view;
 
 /* A half-open box of global indices: lo[d] <= i < hi[d], d = 0 (x), 1 (y), 2 (z). */

@@ -37,7 +37,7 @@ static int h_sync(void *ctx, int stream) { return (void)ctx, (void)stream, 0; }
 
 /* The initial arrays of every src[] slot: the init functions (prev = current without one). */
 static void initial(const stn_program_desc *d, const int64_t n[3], void **a, int64_t cells) {
-    const stn_view v = {n[0], n[1], n[2], n[0], n[0] * n[1], 0, 0, 0};
+    const stn_view v = {n[0], n[1], n[2], n[0], n[0] * n[1], 0, 0, 0, NULL};
     const stn_box whole = {{0, 0, 0}, {n[0], n[1], n[2]}};
     const double alpha = 0.1;
     for (int f = 0; f < d->nfields; f++) {
@@ -55,7 +55,7 @@ static void initial(const stn_program_desc *d, const int64_t n[3], void **a, int
 /* The in-core run: the whole grid, step by step (the plan of one block with bt = steps, run as the
  * in-core engine does: the interior, then the boundary, then the rotation). */
 static void in_core(const stn_program_desc *d, const int64_t n[3], void **a, int64_t steps, int64_t cells) {
-    const stn_view v = {n[0], n[1], n[2], n[0], n[0] * n[1], 0, 0, 0};
+    const stn_view v = {n[0], n[1], n[2], n[0], n[0] * n[1], 0, 0, 0, NULL};
     const stn_box whole = {{0, 0, 0}, {n[0], n[1], n[2]}};
     stn_box in;
     for (int e = 0; e < 3; e++)

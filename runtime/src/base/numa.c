@@ -24,7 +24,7 @@ static int nodes_of(hwloc_topology_t t, hwloc_obj_t *objs, stn_numa *n) {
             continue;
         objs[k] = o;
         n->node[k] = (stn_numa_node){
-            (int)o->os_index, pus, (uint64_t)o->attr->numanode.local_memory, 0, 0, NULL, 0, 0};
+            (int)o->os_index, pus, (uint64_t)o->attr->numanode.local_memory, 0, 0, NULL, 0, 0, 0, 0, 0};
         k++;
     }
     return k;

@@ -242,6 +242,7 @@ typedef struct stn_numa_node {
     int first_thread, threads; /* OpenMP threads [first_thread, first_thread + threads) run on it */
     const char *dir;           /* --dir a,b (one directory a node): its directory (NULL: one --dir) */
     int64_t y0, y1;            /* and its rows [y0, y1) of the grid, whose files live there */
+    int64_t cy0, cy1, crows;   /* computed: the rows [cy0, cy1) its threads computed, crows (y, z) rows */
 } stn_numa_node;
 typedef struct stn_numa {
     int nodes;         /* NUMA nodes with processing units; 1: nothing placed, nothing reported */
@@ -250,6 +251,7 @@ typedef struct stn_numa {
     char source[256];  /* the topology: this machine, HWLOC_XMLFILE or HWLOC_SYNTHETIC */
     char memory[160];  /* the memory policy set, or why none */
     int dirs;          /* --dir a,b: the directories, one a node (the out-of-core engine's slabs); 0: one */
+    int computed;      /* the nodes' computed rows are the kernels' counts (with dirs) */
     stn_numa_node node[STN_NUMA_MAX_NODES];
 } stn_numa;
 /* Place a run's nthreads OpenMP threads on the NUMA nodes hwloc finds (each node a contiguous group,

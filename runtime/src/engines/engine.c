@@ -88,7 +88,7 @@ static int put_piece(stn_engine *e, int f, int64_t k, const int64_t n[3], const 
         int rc = stn_par_to_root(&m, sizeof m);
         return rc ? rc : stn_par_to_root(buf, (size_t)m.bytes);
     }
-    stn_view v = {n[0], n[1], n[2], sy, sz, g->lo[1], g->lo[2], 0};
+    stn_view v = {n[0], n[1], n[2], sy, sz, g->lo[1], g->lo[2], 0, NULL};
     /* (the view's x is global: the piece starts at cell lo[0] of its row) */
     return stn_h5_put(r->snap, f, k, &v, buf - (size_t)g->lo[0] * (size_t)es, g, NULL, &e->res->st);
 }

@@ -23,7 +23,7 @@ static char *at(void *base, int64_t plane, int64_t plane_bytes) { return (char *
 /* The view of a window of planes [w0, ...) of the whole grid. */
 static stn_view window_view(const run_ctx *r, int64_t w0, int64_t w1) {
     const int64_t *n = r->size;
-    stn_view v = {n[0], n[1], n[2], n[0], n[0] * n[1], 0, 0, 0};
+    stn_view v = {n[0], n[1], n[2], n[0], n[0] * n[1], 0, 0, 0, NULL};
     if (r->p->axis == 2)
         v.z0 = w0;
     else

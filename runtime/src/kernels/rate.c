@@ -22,7 +22,7 @@ static stn_view rate_grid(const stn_program_desc *d, const stn_view *g, uint64_t
         else
             ny = ny / 2 > hy ? ny / 2 : hy;
     }
-    return (stn_view){nx, ny, nz, nx, nx * ny, 0, 0, 0};
+    return (stn_view){nx, ny, nz, nx, nx * ny, 0, 0, 0, NULL};
 }
 
 int stn_measure_rate(const stn_run *r, const int64_t tile[2], uint64_t cap, double *cps, char *source,

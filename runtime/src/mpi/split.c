@@ -314,7 +314,7 @@ static int part_copy(const split *sp, const int dims[3], const int coord[3], int
         ext[k] = cut_axis(sp, k, dims, coord, bt, &p->ax[k], &c->desc);
         c->opts.size[k] = ext[k];
     }
-    c->run.view = (stn_view){ext[0], ext[1], ext[2], ext[0], ext[0] * ext[1], 0, 0, r->view.own_axes};
+    c->run.view = (stn_view){ext[0], ext[1], ext[2], ext[0], ext[0] * ext[1], 0, 0, r->view.own_axes, NULL};
     if (d->ndim == 2)
         c->run.view.nz = 1, c->run.view.sz = ext[0] * ext[1];
     c->run.grid_bytes = (uint64_t)stn_grid_cells(&c->opts) * (uint64_t)d->elem_size;

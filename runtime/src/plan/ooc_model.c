@@ -113,13 +113,28 @@ static void sweep_bytes_T(const stn_ooc_model *m, const stn_ooc_plan *p, int i, 
         for (int l = 0; l < (f->state ? f->levels : 1); l++) {
             int src = stn_ooc_source_of(m, p, i, l, s);
             uint64_t whole = level_bytes(p, src);
-            r += f->state ? sweep_read_bytes(p, T, whole, src == STN_SRC_NPY) : whole;
+            r += f->state                          ? sweep_read_bytes(p, T, whole, src == STN_SRC_NPY)
+                 : stn_ooc_reads_in_place(m, p, i) ? 0 /* (the kernels read the mapping: no copy) */
+                                                   : whole;
             /* (a wrapped sweep writes the interior: no boundary slice is ever read back) */
             w += !f->state ? 0 : p->r.wrap ? (uint64_t)(p->r.H - p->r.L) * p->slice_bytes : scratch;
         }
     }
     *rd += times * r;
     *wr += times * w;
+}
+
+int stn_ooc_reads_in_place(const stn_ooc_model *m, const stn_ooc_plan *p, int f) {
+    const stn_ooc_fsrc *of = &m->f[f];
+    return of->in_place && !of->state && of->input == STN_SRC_SCRATCH && p->r.axis == 2 && !p->r.wrap &&
+           p->schedule != STN_SCHED_ALG2;
+}
+
+uint64_t stn_ooc_in_place_sweep(const stn_ooc_model *m, const stn_ooc_plan *p) {
+    uint64_t n = 0;
+    for (int i = 0; i < m->nfields; i++)
+        n += stn_ooc_reads_in_place(m, p, i) ? level_bytes(p, STN_SRC_SCRATCH) : 0;
+    return n;
 }
 
 /* What sweep s moves for field i (its steps from the plan), added to rd and wr `times` times. */

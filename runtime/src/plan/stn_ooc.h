@@ -172,6 +172,8 @@ typedef struct stn_ooc_fsrc {
     int input;               /* inputs: STN_SRC_SCRATCH (imported from --init), _INIT or _ZERO */
     int out[2];              /* --out writes level 0 / the previous level */
     int written;             /* an input of init or zero that a simulation wrote: now in its scratch file */
+    int in_place;            /* an imported input the kernels may read where it lies (--tier pmem's mapping,
+                              * docs/design/022): on a plan stn_ooc_reads_in_place accepts, never copied */
 } stn_ooc_fsrc;
 
 /* The fields' sources: what decides the bytes a plan moves, besides the plan. */
@@ -198,6 +200,12 @@ void stn_ooc_predict(const stn_ooc_model *m, const stn_ooc_plan *p, int64_t firs
 void stn_ooc_predict_import(const stn_ooc_model *m, const stn_ooc_plan *p, uint64_t *rd, uint64_t *wr);
 /* The bytes sweep s moves when it runs T steps (a simulation's sweeps are cut by its advances), added
  * to *rd and *wr. */
+/* Field f is read in place on plan p: an imported input marked in_place, the plan of whole planes without a
+ * wrap (the file's planes then lie as the window's: the kernels read the mapping as they would the ring). */
+int stn_ooc_reads_in_place(const stn_ooc_model *m, const stn_ooc_plan *p, int f);
+/* The bytes a sweep of p reads in place (not copied, so not in stn_ooc_predict's reads): its in-place inputs.
+ */
+uint64_t stn_ooc_in_place_sweep(const stn_ooc_model *m, const stn_ooc_plan *p);
 void stn_ooc_predict_sweep(const stn_ooc_model *m, const stn_ooc_plan *p, int64_t s, int64_t T, uint64_t *rd,
                            uint64_t *wr);
 

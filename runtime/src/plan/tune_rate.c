@@ -82,7 +82,7 @@ int stn_ooc_block_rate(const stn_run *r, const stn_ooc_plan *p, const int64_t ti
     uint64_t cap = stn_mem_block_rate(r->mem_budget, r->hw.l3.value);
     while ((uint64_t)ext[0] * rows > cap && ext[0] / 2 >= minx)
         ext[0] /= 2;
-    stn_view v = {ext[0], ext[1], ext[2], ext[0], ext[0] * ext[1], 0, 0, 0};
+    stn_view v = {ext[0], ext[1], ext[2], ext[0], ext[0] * ext[1], 0, 0, 0, NULL};
     size_t bytes = (size_t)(ext[0] * ext[1] * ext[2]) * (size_t)d->elem_size;
     void **arr = calloc((size_t)narr + 1, sizeof *arr);
     const void **src = calloc((size_t)d->nsrc + 1, sizeof *src);

@@ -24,7 +24,8 @@ int stn_program_setup(stn_program_run *pr, const stn_program_desc *d, const stn_
     r->o = o;
     r->log = &pr->log;
     r->t_start = t_start;
-    r->view = (stn_view){o->size[0], o->size[1], o->size[2], o->size[0], o->size[0] * o->size[1], 0, 0, 0};
+    r->view =
+        (stn_view){o->size[0], o->size[1], o->size[2], o->size[0], o->size[0] * o->size[1], 0, 0, 0, NULL};
     r->grid_bytes = (uint64_t)stn_grid_cells(o) * (uint64_t)d->elem_size;
     int rc = o->machine ? stn_hw_load_machine(o->machine, &r->hw) : stn_hw_discover(&r->hw);
     if (rc)

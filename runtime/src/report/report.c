@@ -258,6 +258,8 @@ static void r_tier(json *j, const stn_run *r, const stn_result *res) {
     if (r->o->tier == STN_TIER_PMEM && res->mapped_bytes > 0) {
         j_bool(j, "is_pmem", res->is_pmem);
         j_u64(j, "mapped_bytes", res->mapped_bytes);
+        j_u64(j, "read_in_place_bytes", res->read_in_place);
+        j_u64(j, "predicted_read_in_place_bytes", res->predicted_in_place);
     }
     j_close(j, '}');
 }
@@ -286,6 +288,15 @@ static void r_numa(json *j, const stn_result *res) {
             j_i64(j, NULL, n->node[k].y0);
             j_i64(j, NULL, n->node[k].y1);
             j_close(j, ']');
+        }
+        if (n->computed) { /* the rows its threads computed: the kernels' counts */
+            j_open(j, "computed", '{');
+            j_open(j, "rows", '[');
+            j_i64(j, NULL, n->node[k].cy0);
+            j_i64(j, NULL, n->node[k].cy1);
+            j_close(j, ']');
+            j_i64(j, "row_updates", n->node[k].crows);
+            j_close(j, '}');
         }
         j_close(j, '}');
     }

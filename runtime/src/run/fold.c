@@ -43,7 +43,7 @@ int stn_fold_map(const stn_fold *f, const stn_view *v, const stn_box *box, int i
     int64_t a = interior ? f->lo : 0, b = interior ? f->hi : f->n;
     lo = lo > a ? lo : a;
     hi = hi < b ? hi : b;
-    *v1 = (stn_view){f->n, 1, 1, f->n, f->n, 0, 0, 0};
+    *v1 = (stn_view){f->n, 1, 1, f->n, f->n, 0, 0, 0, NULL};
     *b1 = (stn_box){{lo, 0, 0}, {hi, 1, 1}};
     *shift = v->y0 * f->W - f->P;
     return hi > lo && box->hi[2] > box->lo[2] && box->hi[0] > box->lo[0];
@@ -88,7 +88,7 @@ int stn_fold_run(const stn_run *r, size_t align, stn_run_copy *c) {
     c->desc.fields = c->fields;
     c->run.d = &c->desc;
     c->opts.size[0] = f->W, c->opts.size[1] = f->rows, c->opts.size[2] = 1;
-    c->run.view = (stn_view){f->W, f->rows, 1, f->W, f->W * f->rows, 0, 0, 0};
+    c->run.view = (stn_view){f->W, f->rows, 1, f->W, f->W * f->rows, 0, 0, 0, NULL};
     c->run.grid_bytes = (uint64_t)f->W * (uint64_t)f->rows * (uint64_t)d->elem_size;
     /* --block BX,BT: BX cells, whole rows (0: one block, --block BT) */
     c->opts.block[0] = o->block[0] > 0 ? (o->block[0] + f->W - 1) / f->W : f->rows;

@@ -35,7 +35,7 @@
  *                they share); incore, mmap; gpu_sched (the GPU tier's
  *                schedule); ooc/: ooc_api, ooc_sweep,
  *                ooc_reader, ooc_wedge, ooc_ghosts, ooc_setup, ooc_window,
- *                ooc_xfer, ooc_state, ooc_snap, ooc_refine, ooc_chunks,
+ *                ooc_xfer, ooc_state, ooc_snap, ooc_refine, ooc_chunks, ooc_inplace,
  *                ooc_dirs (--dir a,b)
  *   8. report/   report                                                     the JSON report
  *   9. program/  program (stn_program_main), sim (the embedding API, a run  the program
@@ -248,10 +248,12 @@ typedef struct stn_result {
     stn_numa numa;                /* where the threads and buffers were placed (engines/engine.c) */
     uint64_t mapped_bytes;        /* ooc --tier pmem: the bytes of the scratch files mapped by libpmem */
     int is_pmem;                  /* and whether libpmem found every mapping persistent memory */
-    int scratch_chunked;          /* out of core: some scratch file chunked along y (docs/design/023) */
-    int nranks;                   /* MPI, rank 0 after the run: the ranks' figures (the fields above are */
-    uint64_t *ranks;              /* their sums): STN_RANK_FIGURES each, read, written, predicted read and
-                                   * written, message bytes sent and predicted */
+    uint64_t read_in_place; /* ooc --tier pmem: bytes of inputs the kernels read in the mapping, not copied */
+    uint64_t predicted_in_place; /* and what the model says they are */
+    int scratch_chunked;         /* out of core: some scratch file chunked along y (docs/design/023) */
+    int nranks;                  /* MPI, rank 0 after the run: the ranks' figures (the fields above are */
+    uint64_t *ranks;             /* their sums): STN_RANK_FIGURES each, read, written, predicted read and
+                                  * written, message bytes sent and predicted */
 } stn_result;
 #define STN_RANK_FIGURES 6
 

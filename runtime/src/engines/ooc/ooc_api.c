@@ -38,6 +38,7 @@ struct stn_ooc {
     int redo;                           /* --resume under MPI with the way down deferred: exchange first */
     uint64_t extra_read, extra_written; /* boxes and the materialization, as the model counts them */
     uint64_t swept_read, swept_written; /* the sweeps this process ran, each as long as it was */
+    uint64_t swept_in_place;            /* and what they read in place (--tier pmem's inputs) */
     uint64_t rec_read, rec_written;     /* the records file's, as the model counts them */
 };
 
@@ -203,6 +204,7 @@ static int ooc_advance(void *state, int64_t first, int64_t steps) {
         e->steps_before = s->steps;
         int durable = stn_ooc_commits(e, s->program, s->steps + T >= e->r->o->steps);
         stn_ooc_predict_sweep(&e->model, &e->plan, s->sweeps, T, &s->swept_read, &s->swept_written);
+        s->swept_in_place += stn_ooc_in_place_sweep(&e->model, &e->plan);
         double ts = stn_now(), cs = e->res->st.seconds[STN_PHASE_COMPUTE];
         rc = stn_ooc_sweep(e, s->sweeps, T, durable);
         int rcl = stn_ooc_ghosts_land(e, rc == 0); /* (landed by now unless the sweep failed first) */
@@ -324,8 +326,10 @@ static int account(stn_ooc *s, int exports) {
     if (e->model.imported && s->first == 0)
         stn_ooc_predict_import(&e->model, &e->plan, &e->res->predicted_read, &e->res->predicted_written);
     e->res->predicted_read += s->swept_read + s->extra_read + s->rec_read + s->xchg_read;
+    e->res->predicted_in_place = s->swept_in_place;
     e->res->predicted_written += s->swept_written + s->extra_written + s->rec_written + s->xchg_written;
     int rc = stn_ooc_model_time(e, s->first);
+    stn_ooc_dirs_computed(e);
     if (e->res->nreplans > 0) /* (re-planned: the prediction the run started with, as the plan line said) */
         e->res->time = e->time0;
     for (int i = 0; !exports && i < e->d->nfields && i < 1024; i++)

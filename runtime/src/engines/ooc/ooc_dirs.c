@@ -8,11 +8,43 @@
 #endif
 #include "engines/ooc/stn_ooc_engine.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 static const char *dir_of(const ooc *e, int k) { return e->fs.ndirs > 1 ? e->r->o->dirs[k] : e->r->o->dir; }
+
+/* The kernels' groups (stn_groups): node k's threads compute the tiles of its slab's rows, and count them. */
+static int groups(ooc *e) {
+    const stn_numa *nu = &e->res->numa;
+    stn_groups *g = &e->fs.groups;
+    if (!(g->seen = malloc(3 * sizeof *g->seen * (size_t)nu->nthreads)))
+        return stn_error(-ENOMEM, "out of memory");
+    for (int t = 0; t < nu->nthreads; t++)
+        g->seen[3 * t] = INT64_MAX, g->seen[3 * t + 1] = INT64_MIN, g->seen[3 * t + 2] = 0;
+    for (int k = 0; k <= e->fs.ndirs; k++)
+        g->first[k] = k < e->fs.ndirs ? nu->node[k].first_thread : nu->nthreads, g->y[k] = e->fs.slab[k];
+    g->n = e->fs.ndirs;
+    return 0;
+}
+
+void stn_ooc_dirs_computed(ooc *e) {
+    stn_numa *nu = &e->res->numa;
+    const stn_groups *g = &e->fs.groups;
+    for (int k = 0; g->n > 1 && k < nu->nodes; k++) {
+        stn_numa_node *nd = &nu->node[k];
+        nd->cy0 = INT64_MAX, nd->cy1 = INT64_MIN, nd->crows = 0;
+        for (int t = nd->first_thread; t < nd->first_thread + nd->threads; t++) {
+            nd->cy0 = g->seen[3 * t] < nd->cy0 ? g->seen[3 * t] : nd->cy0;
+            nd->cy1 = g->seen[3 * t + 1] > nd->cy1 ? g->seen[3 * t + 1] : nd->cy1;
+            nd->crows += g->seen[3 * t + 2];
+        }
+        if (nd->crows == 0)
+            nd->cy0 = nd->cy1 = 0;
+    }
+    nu->computed = g->n > 1;
+}
 
 int stn_ooc_dirs_slabs(ooc *e) {
     const stn_opts *o = e->r->o;
@@ -42,7 +74,7 @@ int stn_ooc_dirs_slabs(ooc *e) {
         nu->node[k].y0 = e->fs.slab[k], nu->node[k].y1 = e->fs.slab[k + 1];
     }
     nu->dirs = n;
-    return 0;
+    return groups(e);
 }
 
 int stn_ooc_open_grid(ooc *e, stn_gridfile *gf, const char *name, int64_t nz, int flags) {
@@ -82,6 +114,8 @@ void stn_ooc_dirs_unlock(ooc *e) {
         free(e->fs.dlock[k]);
         e->fs.dlock[k] = NULL, e->fs.dlock_fd[k] = -1;
     }
+    free(e->fs.groups.seen);
+    e->fs.groups.seen = NULL, e->fs.groups.n = 0;
 }
 
 int stn_ooc_dirs_space(ooc *e, uint64_t need) {

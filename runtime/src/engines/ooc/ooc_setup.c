@@ -383,10 +383,12 @@ static void predict_records(ooc *e, int64_t first) {
     e->res->predicted_written += (uint64_t)steps * row;
 }
 
-/* The run's bytes must fit the counters (uint64_t) that count them and the model that predicts them:
+/* The model's inputs read in place chosen (ooc_inplace.c), the run's bytes must fit the counters (uint64_t)
+ * that count them and the model that predicts them:
  * an estimate from one sweep's bytes, its ghosts' and its records' (long double: cannot overflow),
  * against 2^62, so that the closed forms below stay exact. */
 static int check_countable(ooc *e, int64_t first) {
+    stn_ooc_in_place_choose(e); /* (first: --tier pmem's inputs read in the mapping, counted apart) */
     int64_t n = e->plan.nsweeps;
     if (first >= n)
         return 0;

@@ -147,6 +147,12 @@ static int prefetch(ooc *e, int64_t sweep, int64_t r0, int64_t r1) {
         for (int l = 0; l < ooc_nlevels_read(f); l++) {
             if (stn_ooc_source_of(&e->model, &e->plan, i, l, sweep) != STN_SRC_SCRATCH)
                 continue;
+            if (!f->m->state && stn_ooc_in_place(e, i)) { /* (the kernels read it in the mapping) */
+                int rc = stn_ooc_in_place_count(e, i, r0, r1);
+                if (rc)
+                    return rc;
+                continue;
+            }
             stn_gridfile *gf = f->m->state ? &f->scratch[sweep % 2][l] : &f->scratch[0][0];
             int rc = stn_ooc_io_wrapped(e, 0, i, gf, f->ring[ooc_arr(f, -l)],
                                         &(ooc_rows){r0, r1, e->qnew, e->qhi}, &e->rgroup);
@@ -267,7 +273,9 @@ static int compute_step(ooc *e, const sub_tile *c, int64_t t) {
         const stn_field_desc *fd = &d->fields[i];
         ooc_field *f = &e->f[i];
         if (fd->src_slot >= 0)
-            e->src[fd->src_slot] = ooc_win(e, f, f->m->state ? ooc_arr(f, e->lvl0 + t - 1) : 0);
+            e->src[fd->src_slot] = !f->m->state && stn_ooc_in_place(e, i)
+                                       ? stn_ooc_in_place_win(e, f)
+                                       : ooc_win(e, f, f->m->state ? ooc_arr(f, e->lvl0 + t - 1) : 0);
         if (fd->prev_slot >= 0)
             e->src[fd->prev_slot] = ooc_win(e, f, ooc_arr(f, e->lvl0 + t - 2));
         if (fd->dst_slot >= 0)

@@ -16,11 +16,14 @@
 stn_view stn_ooc_view(const ooc *e) {
     const stn_view *g = &e->r->view;
     int64_t el = e->d->elem_size, row = e->plan.row_bytes / el, r0 = e->wr0 + e->rshift;
+    const stn_groups *gr =
+        e->fs.groups.n > 1 ? &e->fs.groups : NULL; /* (--dir a,b: a node's rows, its threads) */
     if (e->d->ndim == 2)
-        return (stn_view){g->nx, g->ny, 1, row, row * g->ny, r0, 0, e->own_axes};
+        return (stn_view){g->nx, g->ny, 1, row, row * g->ny, r0, 0, e->own_axes, gr};
     if (e->plan.r.axis == 2)
-        return (stn_view){g->nx, g->ny, g->nz, row, (int64_t)e->plan.slice_bytes / el, 0, r0, e->own_axes};
-    return (stn_view){g->nx, g->ny, g->nz, row, e->qstride / el, r0, e->qbase, e->own_axes};
+        return (stn_view){g->nx, g->ny, g->nz,       row, (int64_t)e->plan.slice_bytes / el,
+                          0,     r0,    e->own_axes, gr};
+    return (stn_view){g->nx, g->ny, g->nz, row, e->qstride / el, r0, e->qbase, e->own_axes, gr};
 }
 
 /* The box of r indices [r0, r1) and q indices [q0, q1), all of x. */

@@ -47,6 +47,7 @@ typedef struct ooc_files {
     int64_t slab[STN_NUMA_MAX_NODES + 1]; /* directory k holds the grid files' rows [slab[k], slab[k+1]) */
     char *dlock[STN_NUMA_MAX_NODES];      /* the lock files of directories 1 .. ndirs - 1 */
     int dlock_fd[STN_NUMA_MAX_NODES];     /* held as lock_fd; -1: none */
+    stn_groups groups; /* ndirs > 1: each node's threads compute the tiles of its slab (the views carry it) */
 } ooc_files;
 
 /* A block's cache tiles (ooc_setup.c chooses them, compute_block runs them). */
@@ -274,12 +275,27 @@ void stn_ooc_scratch_name(char *buf, size_t n, const ooc *e, int f, int set, int
 
 /* ooc_dirs.c: --dir a,b, one directory a NUMA node (docs/design/022).  slabs: the rows of each node (in
  * proportion to its threads), into e->fs and the report's numa object; a node without rows or threads is
- * refused.  open_grid: the grid file `name` of nz planes, opened (flags and the run's tier) in --dir or in
- * parts, a node's slab in its directory (io/gridparts.c).  lock: the other directories' lock files (the
- * first's is ooc_setup.c's); unlock: released and removed.  space: `need` bytes of files whose rows split
- * as the slabs, against each directory's free space.  text / check: the state file's `dirs` lines (only
- * with a list) and --resume's check that the list is the one the files were written in. */
+ * refused; the kernels' groups (e->fs.groups), each node's threads the tiles of its slab.  open_grid: the
+ * grid file `name` of nz planes, opened (flags and the run's tier) in --dir or in parts, a node's slab in its
+ * directory (io/gridparts.c).  lock: the other directories' lock files (the first's is ooc_setup.c's);
+ * unlock: released and removed.  space: `need` bytes of files whose rows split as the slabs, against each
+ * directory's free space.  text / check: the state file's `dirs` lines (only with a list) and --resume's
+ * check that the list is the one the files were written in. */
+/* ooc_inplace.c: --tier pmem, inputs read where they lie in the mapping (docs/design/022).  choose: which
+ * inputs may be (e->fsrc[i].in_place; before the model predicts).  in_place: field f is on this plan (the
+ * model's stn_ooc_reads_in_place), so its rows are not read into the ring; win: the pointer the kernels get
+ * instead of the ring's (the view's window); count: the rows [r0, r1) of a block's new slices that are not
+ * copied, added to the bytes read in place (an internal error if the file is not the mapping the plan
+ * needs). */
+void stn_ooc_in_place_choose(ooc *e);
+int stn_ooc_in_place(const ooc *e, int f);
+char *stn_ooc_in_place_win(const ooc *e, const ooc_field *f);
+int stn_ooc_in_place_count(ooc *e, int f, int64_t r0, int64_t r1);
+
 int stn_ooc_dirs_slabs(ooc *e);
+/* The rows each node's threads computed so far (the kernels' counts, stn_groups.seen), into the report's numa
+ * nodes (with a list only). */
+void stn_ooc_dirs_computed(ooc *e);
 int stn_ooc_open_grid(ooc *e, stn_gridfile *gf, const char *name, int64_t nz, int flags);
 int stn_ooc_dirs_lock(ooc *e, int (*lock)(const char *dir, const char *name, char *path, size_t n, int *fd));
 void stn_ooc_dirs_unlock(ooc *e);

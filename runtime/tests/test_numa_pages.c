@@ -1,0 +1,122 @@
+/* test_numa_pages.c -- where the pages of the engine's buffers land after base/numa.c placed a run (issue 33,
+ * docs/design/022): on a machine whose kernel has two NUMA nodes with memory or more, stn_numa_place on this
+ * machine's topology binds every thread, sets the memory policy (interleaved over the nodes), and a buffer
+ * allocated next as the engines allocate theirs (stn_alloc) and first written by the main thread has its
+ * pages on those nodes, every node a share (move_pages(2) asked with nodes NULL: where each page is).
+ * Exits 77 (skip), saying why, where that cannot be told: one node with memory (this VM), a kernel without
+ * move_pages, or a topology whose nodes with processing units are fewer than two. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "base/stn_internal.h"
+
+#include <errno.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define SKIP 77
+#define BUF_BYTES ((size_t)64 << 20)
+
+/* The nodes with memory the kernel lists (/sys/devices/system/node/has_memory, "0" or "0-1,3"): their count.
+ */
+static int kernel_nodes(char *list, size_t n) {
+    FILE *f = fopen("/sys/devices/system/node/has_memory", "r");
+    if (!f || !fgets(list, (int)n, f)) {
+        if (f)
+            fclose(f);
+        snprintf(list, n, "(unreadable)");
+        return 1;
+    }
+    fclose(f);
+    list[strcspn(list, "\n")] = '\0';
+    int count = 0;
+    for (char *p = list; *p;) {
+        long a = strtol(p, &p, 10), b = a;
+        if (*p == '-')
+            b = strtol(p + 1, &p, 10);
+        count += (int)(b - a + 1);
+        if (*p == ',')
+            p++;
+        else if (*p)
+            break;
+    }
+    return count;
+}
+
+int main(void) {
+    unsetenv("HWLOC_XMLFILE"), unsetenv("HWLOC_SYNTHETIC"); /* this machine's topology only */
+    char list[256];
+    int have = kernel_nodes(list, sizeof list);
+    if (have < 2) {
+        printf("SKIP: the kernel lists %d NUMA node%s with memory (/sys/devices/system/node/has_memory: %s): "
+               "every page is on node %s, so where the buffers land says nothing\n",
+               have, have == 1 ? "" : "s", list, list);
+        return SKIP;
+    }
+    long page = sysconf(_SC_PAGESIZE);
+    void *probe[1] = {&have};
+    int st[1] = {-1};
+    if (syscall(SYS_move_pages, 0, 1UL, probe, NULL, st, 0) != 0 && errno == ENOSYS) {
+        printf("SKIP: the kernel has no move_pages(2) (ENOSYS)\n");
+        return SKIP;
+    }
+    stn_numa n;
+    int threads = omp_get_max_threads() < 2 ? 2 : omp_get_max_threads();
+    stn_numa_place(&n, threads);
+    if (n.nodes < 2) {
+        printf(
+            "SKIP: %d nodes with memory (%s), but hwloc finds %d with processing units to place threads on\n",
+            have, list, n.nodes);
+        return SKIP;
+    }
+    int fail = 0;
+    if (n.threads_bound != n.nthreads)
+        printf("FAIL: %d of %d threads bound to their node\n", n.threads_bound, n.nthreads), fail = 1;
+    if (strncmp(n.memory, "interleaved", 11) != 0)
+        printf("FAIL: the memory policy: %s\n", n.memory), fail = 1;
+    char *buf = stn_alloc(BUF_BYTES, (size_t)page);
+    size_t pages = BUF_BYTES / (size_t)page;
+    void **addr = malloc(pages * sizeof *addr);
+    int *where = malloc(pages * sizeof *where);
+    if (!buf || !addr || !where) {
+        printf("FAIL: out of memory\n");
+        return 1;
+    }
+    memset(buf, 1, BUF_BYTES); /* first written by the main thread, as the engines do */
+    for (size_t i = 0; i < pages; i++)
+        addr[i] = buf + i * (size_t)page, where[i] = -1;
+    if (syscall(SYS_move_pages, 0, (unsigned long)pages, addr, NULL, where, 0) != 0) {
+        printf("FAIL: move_pages: %s\n", strerror(errno));
+        return 1;
+    }
+    size_t on[STN_NUMA_MAX_NODES] = {0}, elsewhere = 0;
+    for (size_t i = 0; i < pages; i++) {
+        int k = 0;
+        while (k < n.nodes && n.node[k].os_index != where[i])
+            k++;
+        if (k < n.nodes)
+            on[k]++;
+        else
+            elsewhere++;
+    }
+    if (elsewhere)
+        printf("FAIL: %zu of %zu pages on no node the threads were placed on (the first: node %d)\n",
+               elsewhere, pages, where[0]),
+            fail = 1;
+    for (int k = 0; k < n.nodes; k++) {
+        printf("node %d: %zu of %zu pages\n", n.node[k].os_index, on[k], pages);
+        if (on[k] <
+            pages / (size_t)n.nodes / 2) /* interleaved: about 1/nodes each (huge pages move in 512s) */
+            printf("FAIL: node %d holds %zu pages, under half its share of an interleaved buffer\n",
+                   n.node[k].os_index, on[k]),
+                fail = 1;
+    }
+    stn_free(buf);
+    free(addr);
+    free(where);
+    return fail;
+}

@@ -1,0 +1,128 @@
+"""--tier pmem: imported inputs read in place from the mapping (issue 33 point 1, docs/design/022 "Inputs read
+in place", docs/out-of-core.md).
+
+varheat's input ``c`` given by ``--init c=FILE.npy`` is imported into its scratch file once and only read
+afterwards.  On a plan of whole planes with ``--tier pmem`` the kernels read it where it lies in the mapped
+file instead of a copy in the window.
+
+Guarantees checked:
+* whole planes: the bits of in-core; ``bytes_read`` equal to ``predicted_bytes_read`` and smaller than the aio
+  tier's by exactly the bytes read in place; ``tier.read_in_place_bytes`` equal to its prediction and to one
+  padded copy of ``c`` a sweep; the bytes written unchanged;
+* y-blocked (the inputs' file chunked, the window's planes not the file's): nothing read in place, the bytes
+  those of the aio tier, the bits in-core's;
+* SIGKILLed after two committed sweeps, ``--resume`` goes on to in-core's bits, the resumed run's bytes and
+  bytes read in place as predicted.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import load_report
+
+ENV = {k: v for k, v in os.environ.items() if not k.startswith("HWLOC_")}
+ENV.update(OMP_NUM_THREADS="2", STENCILC_CALIBRATE="0")
+NX, NY, NZ = 64, 48, 40
+SIZE = f"{NX},{NY},{NZ}"
+
+
+def run(exe, args, timeout=600):
+    return subprocess.run([str(exe), *map(str, args)], capture_output=True, text=True, env=ENV, timeout=timeout)
+
+
+@pytest.fixture(scope="module")
+def varheat(compile_example):
+    return compile_example("varheat")
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    d = tmp_path_factory.mktemp("init")
+    rng = np.random.default_rng(3)
+    np.save(d / "c.npy", 0.2 + 0.8 * rng.random((NZ, NY, NX)))
+    np.save(d / "u0.npy", rng.random((NZ, NY, NX)))
+    return ["--init", f"c={d / 'c.npy'}", "--init", f"u={d / 'u0.npy'}"]
+
+
+def in_core(exe, files, steps, out):
+    r = run(exe, ["--size", SIZE, "--steps", steps, "--mode", "incore", *files, "--out", f"u={out}"])
+    assert r.returncode == 0, r.stderr
+    return out.read_bytes()
+
+
+def ooc(exe, files, tmp, tier, block, steps=9):
+    name = f"{tier}-{block.replace(',', '-')}"  # (a comma in --dir would make it a list)
+    d, out, rep = tmp / f"d-{name}", tmp / f"o-{name}.npy", tmp / f"r-{name}.json"
+    d.mkdir()
+    r = run(exe, ["--size", SIZE, "--steps", steps, "--mem", "8M", "--block", block, "--tier", tier, "--dir", d,
+                  *files, "--out", f"u={out}", "--report", rep, "--quiet"])
+    assert r.returncode == 0, r.stderr
+    got = load_report(rep)
+    assert got["bytes_read"] == got["predicted_bytes_read"], got
+    assert got["bytes_written"] == got["predicted_bytes_written"], got
+    return out.read_bytes(), got
+
+
+def test_whole_planes_read_the_input_in_place(varheat, files, tmp_path):
+    """9 steps, bt 3: three sweeps, each reads c in the mapping: 3 x 40 x 48 rows x 512 bytes (64 f64, the
+    rows padded to O_DIRECT's 512) not copied; the rest as the aio tier."""
+    ref = in_core(varheat, files, 9, tmp_path / "ic.npy")
+    bits_aio, aio = ooc(varheat, files, tmp_path, "aio", "48,4,3")
+    bits, pm = ooc(varheat, files, tmp_path, "pmem", "48,4,3")
+    assert bits == ref and bits_aio == ref
+    row = -(-NX * 8 // 512) * 512
+    inplace = 3 * NZ * NY * row
+    assert pm["tier"]["read_in_place_bytes"] == pm["tier"]["predicted_read_in_place_bytes"] == inplace, pm["tier"]
+    assert aio["bytes_read"] - pm["bytes_read"] == inplace, (aio["bytes_read"], pm["bytes_read"])
+    assert pm["bytes_written"] == aio["bytes_written"]
+
+
+def test_y_blocked_copies_every_input(varheat, files, tmp_path):
+    ref = in_core(varheat, files, 9, tmp_path / "ic.npy")
+    bits, pm = ooc(varheat, files, tmp_path, "pmem", "8,4,3")
+    _, aio = ooc(varheat, files, tmp_path, "aio", "8,4,3")
+    assert bits == ref
+    assert pm["tier"]["read_in_place_bytes"] == pm["tier"]["predicted_read_in_place_bytes"] == 0, pm["tier"]
+    assert pm["bytes_read"] == aio["bytes_read"]
+
+
+def test_sigkill_after_two_sweeps_resumes_reading_in_place(varheat, files, tmp_path):
+    """A long run (bt 2, 300 steps: 150 sweeps) SIGKILLed once two sweeps are committed; --resume goes on
+    from the state file, still reading c in place, to in-core's bits."""
+    steps = 300
+    ref = in_core(varheat, files, steps, tmp_path / "ic.npy")
+    d, out, rep = tmp_path / "d", tmp_path / "o.npy", tmp_path / "r.json"
+    d.mkdir()
+    common = ["--size", SIZE, "--steps", steps, "--mem", "8M", "--block", "48,4,2", "--tier", "pmem", "--dir", d,
+              *files, "--out", f"u={out}", "--quiet"]
+    p = subprocess.Popen([str(varheat), *map(str, common)], env=ENV, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE)
+    state, t0 = d / "varheat.ooc-state", time.monotonic()
+    while p.poll() is None and time.monotonic() - t0 < 300:
+        text = state.read_text() if state.exists() else ""
+        if "sweeps_done" in text and int(text.split("sweeps_done ")[1].split()[0]) >= 2:
+            break
+        time.sleep(0.002)
+    assert p.poll() is None, "the run ended before it could be killed: make it longer"
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+    done = int(state.read_text().split("sweeps_done ")[1].split()[0])
+    assert not out.exists()
+    r = run(varheat, [*common, "--resume", "--report", rep])
+    assert r.returncode == 0, r.stderr
+    assert out.read_bytes() == ref
+    got = load_report(rep)
+    assert got["bytes_read"] == got["predicted_bytes_read"], got
+    row = -(-NX * 8 // 512) * 512
+    left = steps // 2 - done  # the sweeps the resumed run made
+    assert 0 < left < steps // 2
+    assert got["tier"]["read_in_place_bytes"] == got["tier"]["predicted_read_in_place_bytes"] == \
+        left * NZ * NY * row, (got["tier"], done)
+    assert not list(Path(d).glob("*.grid"))
