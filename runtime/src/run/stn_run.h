@@ -249,9 +249,19 @@ typedef struct stn_result {
     uint64_t mapped_bytes;        /* ooc --tier pmem: the bytes of the scratch files mapped by libpmem */
     int is_pmem;                  /* and whether libpmem found every mapping persistent memory */
     int scratch_chunked;          /* out of core: some scratch file chunked along y (docs/design/023) */
-    int nranks;                   /* MPI, rank 0 after the run: the ranks' figures (the fields above are */
-    uint64_t *ranks;              /* their sums): STN_RANK_FIGURES each, read, written, predicted read and
-                                   * written, message bytes sent and predicted */
+    struct {                      /* --mode gpu / gpu-ooc (engines/gpu.c), the sums over its advances: */
+        int have;                 /* the GPU engine ran */
+        uint64_t h2d, d2h;        /* bytes copied host to device and back, counted at each copy */
+        uint64_t predicted_h2d, predicted_d2h; /* and what the plans predict (plan/stn_gpu.h) */
+        int64_t bz, bt, nblocks;               /* the last plan's blocks (planes), steps per sweep, blocks */
+        int streams;                           /* its streams */
+        uint64_t dev_bytes;                    /* its device memory (slots and inputs along an axis) */
+        uint64_t pinned_bytes; /* the pinned host memory the engine holds (the grid's host copies) */
+        uint64_t gpu_mem;      /* the device budget it planned for (--gpu-mem, else the free memory) */
+    } gpu;
+    int nranks;      /* MPI, rank 0 after the run: the ranks' figures (the fields above are */
+    uint64_t *ranks; /* their sums): STN_RANK_FIGURES each, read, written, predicted read and
+                      * written, message bytes sent and predicted */
 } stn_result;
 #define STN_RANK_FIGURES 6
 
