@@ -43,7 +43,7 @@ def test_every_example_renders_or_is_refused_at_the_construct(name):
         assert re.match(rf".*{name}\.stn:\d+:\d+: error: the CUDA target does not support {REFUSED[name]}", text)
         return
     files = _cuda(name)
-    assert set(files) == {f"{name}.h", f"{name}_cuda.h", f"{name}_cuda.cu"}
+    assert set(files) == {f"{name}.h", f"{name}_cuda.h", f"{name}_cuda.cu", f"{name}_cuda_api.cu"}
     cu = files[f"{name}_cuda.cu"]
     c = generate(driver.front(str(EXAMPLES_DIR / f"{name}.stn")))[f"{name}.c"]
     assert files[f"{name}.h"] == generate(driver.front(str(EXAMPLES_DIR / f"{name}.stn")))[f"{name}.h"]
