@@ -33,7 +33,7 @@
  *                and bytes), layout (the scratch files' chunks)
  *   7. engines/  engine (the engines' table: stn_engine.h), arrays (what    the engines
  *                they share); incore, mmap; gpu_sched (the GPU tier's
- *                schedule); ooc/: ooc_api, ooc_sweep,
+ *                schedule), gpu (--mode gpu, gpu-ooc); ooc/: ooc_api, ooc_sweep,
  *                ooc_reader, ooc_wedge, ooc_ghosts, ooc_setup, ooc_window,
  *                ooc_xfer, ooc_state, ooc_snap, ooc_refine, ooc_chunks,
  *                ooc_dirs (--dir a,b)
