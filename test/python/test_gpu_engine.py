@@ -223,3 +223,46 @@ def test_without_nvcc_target_cuda_exe_says_where_it_looked(tmp_path):
     assert r.returncode == 1
     assert "stencilc: error: --target cuda needs nvcc to build, and none was found ($CUDACXX" in r.stderr, r.stderr
     assert not (tmp_path / "h").exists()
+
+
+def test_a_simulation_in_the_gpu_modes_advances_in_pieces_with_writes_between(tmp_path, monkeypatch):
+    """The C API (NAME_api.h, test/embed/host.c) over --mode gpu and gpu-ooc: a host linking libNAME.a of
+    --emit=lib and libNAME_cuda.a of --target cuda --emit=lib (the entry points pulled in with -u, against the
+    host emulation) advances in pieces, with a write between them: the in-core simulation's bits (the step
+    index, the series and the written cells go on across the calls), and the report's gpu bytes as predicted."""
+    from stencilc import toolchain
+
+    monkeypatch.setenv("STENCILC_CUDA_EMU", str(EMU))
+    (tmp_path / "timed.stn").write_text(TIMED)
+    prefix, cudalib = tmp_path / "lib", tmp_path / "cuda"
+    for args in (["--emit=lib", "-o", str(prefix)], ["--target", "cuda", "--emit=lib", "-o", str(cudalib)]):
+        r = _stencilc([str(tmp_path / "timed.stn"), *args])
+        assert r.returncode == 0, r.stderr
+    cc, flags = toolchain._cc(None), toolchain._cflags(None)
+    host = tmp_path / "host"
+    r = subprocess.run([*cc, *flags, "-DSTN=timed", "-include", "timed_api.h", f"-I{prefix / 'include'}", "-o",
+                        str(host), str(REPO / "test" / "embed" / "host.c"), str(prefix / "lib" / "libtimed.a"),
+                        str(cudalib / "libtimed_cuda.a"), "-Wl,-u,timed_cuda_ops_", *toolchain.cuda_link_flags(),
+                        *toolchain._libs(flags)], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    np.save(tmp_path / "w.npy", np.cos(np.arange(40) * 0.7))
+    (tmp_path / "patch.raw").write_bytes(np.full((3, 4, 5), 0.25).tobytes())
+    ops = ["advance", "5", "write", "u", "2,2,40", "7,6,43", str(tmp_path / "patch.raw"), "advance", "11",
+           "advance", "7"]
+
+    def run(mode: str, *opts: str) -> bytes:
+        out = tmp_path / f"{mode}.raw"
+        rep = tmp_path / f"{mode}.json"
+        p = subprocess.run([str(host), "size=10,8,200", "steps=23", f"mode={mode}", f"report={rep}", "quiet",
+                            "--init", f"w={tmp_path / 'w.npy'}", *opts, "--", *ops,
+                            "read", "u", "0,0,0", "10,8,200", str(out)], capture_output=True, text=True, timeout=300)
+        assert p.returncode == 0, p.stdout + p.stderr
+        if mode != "incore":
+            g = load_report(rep)["gpu"]
+            assert g["h2d_bytes"] == g["predicted_h2d_bytes"] and g["d2h_bytes"] == g["predicted_d2h_bytes"], g
+            assert mode == "gpu" or g["blocks"] > 1, g
+        return out.read_bytes()
+
+    want = run("incore")
+    assert run("gpu") == want
+    assert run("gpu-ooc", "--gpu-mem", str(3 * 10 * 8 * 200 * 8 // 8)) == want
