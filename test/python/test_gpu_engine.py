@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -186,6 +187,7 @@ def test_the_device_budget_defaults_to_its_free_memory(emu_programs, tmp_path):
     r = subprocess.run([str(emu_programs["heat3d"]), "--size", "10,8,256", "--steps", "3", "--mode", "gpu-ooc",
                         "--report", str(rep)], capture_output=True, text=True, env=env, timeout=120)
     assert r.returncode == 0, r.stderr
+    assert re.search(r"; copied 160\.00 KiB to the device and 160\.00 KiB back \(as predicted\); ", r.stderr), r.stderr
     g = json.loads(rep.read_text())["gpu"]
     assert g["gpu_mem"] == 64 << 30 and g["blocks"] == 1  # the grid fits: in core
 
