@@ -314,11 +314,11 @@ def _cuda_compiler() -> tuple[list[str], bool]:
 
 
 def _emulated(text: str) -> str:
-    """A ``.cu`` file for the host emulation: each launch ``k<<<g, b, 0, s>>>(args)`` as ``EMU_LAUNCH_(g, b, k,
-    args)``."""
+    """A ``.cu`` file for the host emulation: each launch ``k<<<g, b, 0, s>>>(args)`` as ``EMU_LAUNCH_S_(s, g, b,
+    k, args)`` (queued on its stream)."""
     import re
 
-    return re.sub(r"(\w+)<<<([^,]+), ([^,]+), 0, ([^>]+)>>>\(", r"EMU_LAUNCH_(\2, \3, \1, ", text)
+    return re.sub(r"(\w+)<<<([^,]+), ([^,]+), 0, ([^>]+)>>>\(", r"EMU_LAUNCH_S_(\4, \2, \3, \1, ", text)
 
 
 def build_cuda(name: str, files: dict[str, str], out: Path) -> Path:

@@ -194,7 +194,7 @@ def _emulated_check(tmp_path: Path, name: str, stn: str) -> None:
     files = {**render_cuda(layout), **render_check(layout), f"{name}.c": generate(driver.front(stn))[f"{name}.c"]}
     for fname, text in files.items():
         if fname.endswith(".cu"):
-            text, n = re.subn(r"(\w+)<<<([^,]+), ([^,]+), 0, ([^>]+)>>>\(", r"EMU_LAUNCH_(\2, \3, \1, ", text)
+            text, n = re.subn(r"(\w+)<<<([^,]+), ([^,]+), 0, ([^>]+)>>>\(", r"EMU_LAUNCH_S_(\4, \2, \3, \1, ", text)
             assert n > 0 or fname.endswith(("_check.cu", "_api.cu"))
         (tmp_path / fname).write_text(text)
     import gpu_kernel_check  # tools/: the runtime's files the check links
