@@ -196,7 +196,7 @@ def build(program: ir.Program, files: dict[str, str], exe: Path, cc: str | None 
 
 
 def build_library(program: ir.Program, files: dict[str, str], outdir: Path, cc: str | None = None,
-                  cflags: str | None = None) -> Path:
+                  cflags: str | None = None, cuda_files: dict[str, str] | None = None) -> Path:
     """``--emit=lib``: the stencil as a library a host program links (docs/embedding.md), in a prefix
     layout under ``outdir``:
 
@@ -205,6 +205,10 @@ def build_library(program: ir.Program, files: dict[str, str], outdir: Path, cc: 
     * ``lib/libNAME.a`` (the kernels, the API and the whole runtime) and ``lib/libNAME.so`` (the same,
       position-independent, linked against OpenMP, libaio, hwloc, libpmem and libm);
     * ``lib/pkgconfig/NAME.pc``; ``src/``: the generated C, for reading.
+
+    With ``cuda_files`` (``codegen.cuda.render_cuda``'s), the CUDA kernels and entry points are compiled
+    (position-independent, ``cuda_objects``) into both libraries, and libNAME.so is linked with the CUDA
+    runtime: its descriptor then runs ``--mode gpu`` and ``gpu-ooc``.
 
     Everything is built in a temporary directory first and each file is renamed into place whole, so
     a failed build leaves no half-written library."""
@@ -232,12 +236,14 @@ def build_library(program: ir.Program, files: dict[str, str], outdir: Path, cc: 
             _run(ccmd + flags + ["-I", str(t / "include"), "-c", str(t / "src" / f"{stem}.c"), "-o", str(obj)],
                  f"generated code for '{name}'")
             objs.append(str(obj))
+        if cuda_files:
+            objs += [str(o) for o in cuda_objects(name, cuda_files, t / "cuda")]
         _run(["ar", "x", str(rtlib)], "unpacking the runtime library", cwd=t / "rt")
         rt_objs = sorted(str(o) for o in (t / "rt").glob("*.o"))
         _run(["ar", "qc", str(t / "lib" / f"lib{name}.a")] + objs + rt_objs, f"lib{name}.a")
         _run(["ranlib", str(t / "lib" / f"lib{name}.a")], f"lib{name}.a")
         _run(ccmd + flags + ["-shared", f"-Wl,-soname,lib{name}.so", "-o", str(t / "lib" / f"lib{name}.so")]
-             + objs + rt_objs + _libs(flags), f"lib{name}.so")
+             + objs + rt_objs + (cuda_link_flags() if cuda_files else []) + _libs(flags), f"lib{name}.so")
         private = " ".join(f for f in flags if f == "-fopenmp")
         (t / "lib" / "pkgconfig" / f"{name}.pc").write_text(
             f"# pkg-config file of the stencil '{name}', written by stencilc {__version__}\n"
@@ -319,6 +325,22 @@ def _emulated(text: str) -> str:
     import re
 
     return re.sub(r"(\w+)<<<([^,]+), ([^,]+), 0, ([^>]+)>>>\(", r"EMU_LAUNCH_S_(\4, \2, \3, \1, ", text)
+
+
+def cuda_objects(name: str, files: dict[str, str], out: Path) -> list[Path]:
+    """``NAME_cuda.o`` and ``NAME_cuda_api.o`` of the CUDA ``files``, position-independent (for a shared
+    library), compiled as ``build_cuda`` compiles them, in ``out``."""
+    cxx, emu = _cuda_compiler()
+    out.mkdir(parents=True, exist_ok=True)
+    for fname, text in files.items():
+        (out / fname).write_text(_emulated(text) if emu and fname.endswith(".cu") else text)
+    pic = ["-fPIC"] if emu else ["-Xcompiler", "-fPIC"]
+    objs = []
+    for stem in (f"{name}_cuda", f"{name}_cuda_api"):
+        _run([*cxx, *pic, f"-I{runtime_dir() / 'include'}", "-c", f"{stem}.cu", "-o", f"{stem}.o"],
+             f"{stem}.cu ({'host emulation' if emu else 'nvcc'})", cwd=out)
+        objs.append(out / f"{stem}.o")
+    return objs
 
 
 def build_cuda(name: str, files: dict[str, str], out: Path) -> Path:

@@ -268,3 +268,34 @@ def test_a_simulation_in_the_gpu_modes_advances_in_pieces_with_writes_between(tm
     want = run("incore")
     assert run("gpu") == want
     assert run("gpu-ooc", "--gpu-mem", str(3 * 10 * 8 * 200 * 8 // 8)) == want
+
+
+def test_the_python_api_in_the_gpu_modes(tmp_path, monkeypatch):
+    """``stencilc.compile(path, target="cuda")`` (against the host emulation): a simulation opened in
+    mode="gpu" and "gpu-ooc" (several blocks), advanced in pieces with a write between, reads the in-core
+    simulation's bits, its report's gpu bytes as predicted; the target is checked."""
+    import stencilc
+
+    monkeypatch.setenv("STENCILC_CUDA_EMU", str(EMU))
+    (tmp_path / "timed.stn").write_text(TIMED)
+    np.save(tmp_path / "w.npy", np.cos(np.arange(40) * 0.7))
+    prog = stencilc.compile(tmp_path / "timed.stn", target="cuda")
+    got = {}
+    for mode, opts in (("incore", []), ("gpu", []), ("gpu-ooc", ["--gpu-mem", str(3 * 10 * 8 * 200 * 8 // 8)])):
+        with prog.open(size=(10, 8, 200), steps=23, mode=mode, init={"w": tmp_path / "w.npy"}, options=opts) as sim:
+            sim.advance(5)
+            box = {"x": slice(2, 7), "y": slice(2, 6), "z": slice(40, 43)}
+            sim.write("u", np.full_like(sim.read("u", **box), 0.25), **box)
+            sim.advance(11)
+            sim.advance(7)
+            got[mode] = sim.read("u")
+            if mode != "incore":
+                g = sim.report()["gpu"]
+                assert g["h2d_bytes"] == g["predicted_h2d_bytes"] and g["d2h_bytes"] == g["predicted_d2h_bytes"], g
+                assert (g["blocks"] > 1) == (mode == "gpu-ooc"), g
+    assert got["gpu"].tobytes() == got["incore"].tobytes()
+    assert got["gpu-ooc"].tobytes() == got["incore"].tobytes()
+    with pytest.raises(stencilc.Error, match="target 'metal': expected 'c' or 'cuda'"):
+        stencilc.compile(tmp_path / "timed.stn", target="metal")
+    with pytest.raises(stencilc.CompileError, match="the CUDA target does not support sub-steps"):
+        stencilc.compile(EXAMPLES_DIR / "fdtd2d.stn", target="cuda")
