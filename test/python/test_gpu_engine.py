@@ -217,6 +217,26 @@ def test_target_cuda_builds_a_program_with_nvcc(tmp_path):
     assert " heat3d_cuda_ops_" in syms and "cudaMemcpyAsync" in syms
     r = _run(exe, ["--size", "16,16,16", "--steps", "2", "--mode", "incore", "--quiet"])
     assert r.returncode == 0, r.stderr
+    r = _run(exe, ["--size", "16,16,16", "--steps", "2", "--mode", "gpu", "--quiet"])  # (no GPU: a clear error)
+    assert r.returncode == 0 or (r.returncode == 1 and "heat3d: error: --mode gpu: opening the device failed: "
+                                 in r.stderr), r.stderr
+
+
+@pytest.mark.skipif(NVCC is None, reason="no nvcc (see above)")
+def test_the_python_library_builds_with_nvcc(monkeypatch):
+    import stencilc
+
+    monkeypatch.delenv("STENCILC_CUDA_EMU", raising=False)
+    prog = stencilc.compile(EXAMPLES_DIR / "heat3d.stn", target="cuda")
+    syms = subprocess.run(["nm", str(prog.prefix / "lib" / "libheat3d.so")], capture_output=True, text=True).stdout
+    assert " D heat3d_cuda_ops_" in syms
+    with prog.open(size=(16, 16, 16), steps=2, mode="incore") as sim:
+        sim.advance(2)
+    try:
+        with prog.open(size=(16, 16, 16), steps=2, mode="gpu") as sim:
+            sim.advance(2)
+    except stencilc.Error as e:  # (no GPU here)
+        assert "--mode gpu: opening the device failed: " in str(e), e
 
 
 def test_without_nvcc_target_cuda_exe_says_where_it_looked(tmp_path):
