@@ -190,6 +190,15 @@ def test_the_device_budget_defaults_to_its_free_memory(emu_programs, tmp_path):
     assert re.search(r"; copied 160\.00 KiB to the device and 160\.00 KiB back \(as predicted\); ", r.stderr), r.stderr
     g = json.loads(rep.read_text())["gpu"]
     assert g["gpu_mem"] == 64 << 30 and g["blocks"] == 1  # the grid fits: in core
+    # a --gpu-mem beyond what the device has: its allocation fails, and the run says so (no crash, no output)
+    env["EMU_DEVICE_MEM"] = str(100_000)
+    r = subprocess.run([str(emu_programs["heat3d"]), "--size", "10,8,256", "--steps", "3", "--mode", "gpu-ooc",
+                        "--gpu-mem", "1M", "--out", f"u={tmp_path / 'u.npy'}"], capture_output=True, text=True,
+                       env=env, timeout=120)
+    assert r.returncode == 1, r.stderr
+    assert "heat3d: error: --mode gpu-ooc: the device has no " in r.stderr and "left (out of memory)" in r.stderr, \
+        r.stderr
+    assert not (tmp_path / "u.npy").exists()
 
 
 def test_a_program_built_without_cuda_refuses_the_gpu_modes(compile_example, run_program):

@@ -2,6 +2,7 @@
 #include "engines/stn_gpu_sched.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -134,6 +135,13 @@ int stn_gpu_run(const stn_gpu_plan *p, const stn_program_desc *d, const int64_t 
                 host[slot] = other[slot], other[slot] = t;
             }
         }
+    }
+    if (rc) { /* a failed run: what is queued ends before its buffers go; the first failure's message stays */
+        char why[512];
+        snprintf(why, sizeof why, "%s", stn_errmsg());
+        for (int st = 0; st < slots; st++)
+            (void)ops->sync(ops->ctx, st);
+        stn_error(rc, "%s", why);
     }
     for (int i = 0; i < slots * narr; i++)
         if (bufs[i])

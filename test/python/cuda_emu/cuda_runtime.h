@@ -12,8 +12,8 @@
  * pseudo-random order (streams are concurrent; each stays in order).  So a host that reads what a copy has
  * not yet written, or one stream that needs another's result without waiting for it, gets stale data.
  * Only streams cudaStreamCreate* made (and not destroyed) are accepted, besides the default stream 0.
- * cudaMallocAsync memory starts as 0xff bytes (NaN in f32 and f64); cudaMemGetInfo gives $EMU_DEVICE_MEM
- * bytes (default 64 GiB). */
+ * cudaMallocAsync memory starts as 0xff bytes (NaN in f32 and f64), and fails (out of memory) past
+ * $EMU_DEVICE_MEM bytes in all (default 64 GiB), which cudaMemGetInfo gives as free. */
 #ifndef CUDA_EMU_RUNTIME_H
 #define CUDA_EMU_RUNTIME_H
 
@@ -22,6 +22,7 @@
 
 #include <deque>
 #include <functional>
+#include <map>
 
 #define __global__
 #define __device__
@@ -61,6 +62,8 @@ struct emu_device_ {
     std::deque<std::function<void()>> q[EMU_STREAMS_ + 1]; /* [0]: the default stream */
     unsigned rng = 12345u;
     int last = 0; /* the error cudaGetLastError gives next */
+    std::map<void *, size_t> held; /* cudaMallocAsync's blocks: their sum is at most $EMU_DEVICE_MEM */
+    size_t used = 0;
 };
 inline emu_device_ &emu_dev_() {
     static emu_device_ d;
@@ -124,7 +127,9 @@ static inline cudaError_t cudaGetLastError(void) {
     emu_last_ = 0;
     return e;
 }
-static inline const char *cudaGetErrorString(cudaError_t e) { return e ? "error" : "no error"; }
+static inline const char *cudaGetErrorString(cudaError_t e) {
+    return e == cudaErrorMemoryAllocation ? "out of memory" : e ? "error" : "no error";
+}
 static inline cudaError_t cudaMalloc(void **p, size_t n) { return (*p = malloc(n ? n : 1)) ? cudaSuccess : 2; }
 static inline cudaError_t cudaMemset(void *p, int c, size_t n) {
     emu_drain_all_();
@@ -149,13 +154,19 @@ static inline cudaError_t cudaFree(void *p) {
 static inline cudaError_t cudaMallocAsync(void **p, size_t n, cudaStream_t st) {
     if (!emu_stream_ok_(st))
         return cudaErrorInvalidValue;
-    if (!(*p = malloc(n ? n : 1)))
-        return cudaErrorMemoryAllocation;
+    if (emu_dev_().used + n > emu_device_mem_() || !(*p = malloc(n ? n : 1)))
+        return emu_last_ = cudaErrorMemoryAllocation;
     memset(*p, 0xff, n);
+    emu_dev_().held[*p] = n;
+    emu_dev_().used += n;
     return cudaSuccess;
 }
 static inline cudaError_t cudaFreeAsync(void *p, cudaStream_t st) {
-    return emu_enqueue_(st, [=]() { free(p); });
+    return emu_enqueue_(st, [=]() {
+        emu_dev_().used -= emu_dev_().held[p];
+        emu_dev_().held.erase(p);
+        free(p);
+    });
 }
 static inline cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned) {
     for (size_t k = 0; k < EMU_STREAMS_; k++)
