@@ -4,6 +4,7 @@
            --codegen.generate--> C files --toolchain.build--> program
                                          --toolchain.build_library--> libNAME.a, libNAME.so (--emit=lib)
            --codegen.cuda.render_cuda--> CUDA files --toolchain.build_cuda--> libNAME_cuda.a (--target cuda)
+                                         --toolchain.build_cuda_program--> the program with it (--target cuda)
 
 Each stage lives in its own module, with a docstring that states what it expects and
 what it guarantees; ``--emit`` stops after a stage and shows it.
@@ -19,7 +20,7 @@ from . import ast, frontend, ir, lower, sema
 from .codegen import build_layout, generate
 from .codegen.cuda import refuse_unsupported, render_cuda
 from .diagnostics import SourceFile
-from .toolchain import ToolchainError, build, build_cuda, build_library
+from .toolchain import ToolchainError, build, build_cuda, build_cuda_program, build_library
 
 __all__ = ["run", "ToolchainError"]
 
@@ -58,13 +59,10 @@ def write_sources(files: dict[str, str], output: str | None) -> None:
         (out / name).write_text(text)
 
 
-def run_cuda(path: str, emit: str, output: str | None) -> int:
-    """``--target cuda``: the CUDA sources (``--emit=c``), or those and ``libNAME_cuda.a`` built by
-    nvcc (``--emit=lib``) in ``output``.  No program yet: the GPU engine is not built (docs/design/024)."""
-    if emit == "exe":
-        raise ToolchainError("--target cuda builds no program yet (the engine of --mode gpu is not built, "
-                             "docs/design/024-gpu-tier.md): use --emit=c for the CUDA sources, or --emit=lib to "
-                             "compile them with nvcc")
+def run_cuda(path: str, emit: str, output: str | None, cc: str | None = None, cflags: str | None = None) -> int:
+    """``--target cuda``: the CUDA sources (``--emit=c``), those and ``libNAME_cuda.a`` built by nvcc
+    (``--emit=lib``) in ``output``, or the program (``exe``): the C program linked with ``libNAME_cuda.a`` and
+    the CUDA runtime, which runs ``--mode gpu`` and ``gpu-ooc`` (docs/design/024)."""
     program = front(path, target="cuda")
     if emit == "ir":
         _write_text(ir.format_program(program), output)
@@ -76,6 +74,10 @@ def run_cuda(path: str, emit: str, output: str | None) -> int:
     if emit == "c":
         write_sources(files, output)
         return 0
+    if emit == "exe":
+        exe = Path(output) if output else Path(Path(path).stem)
+        build_cuda_program(program, generate(program), files, exe, cc=cc, cflags=cflags)
+        return 0
     build_cuda(program.name, files, Path(output) if output else Path(f"{program.name}-cuda-lib"))
     return 0
 
@@ -85,7 +87,7 @@ def run(path: str, emit: str = "exe", output: str | None = None, cc: str | None 
     if target == "cuda" and emit != "ast":
         if mpi:
             raise ToolchainError("--target cuda takes no --mpi yet (docs/design/024-gpu-tier.md)")
-        return run_cuda(path, emit, output)
+        return run_cuda(path, emit, output, cc=cc, cflags=cflags)
     if mpi:  # the runtime's MPI build (runtime/src/mpi/par.c), cached apart by its flags
         cc = cc or "mpicc"
         cflags = " ".join(filter(None, [cflags if cflags is not None else os.environ.get("STENCILC_CFLAGS", ""),

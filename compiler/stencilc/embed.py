@@ -37,6 +37,7 @@ from typing import Any
 
 from . import __version__, toolchain
 from .codegen import build_layout, render
+from .codegen.cuda import render_cuda
 from .diagnostics import CompileError, Error, InternalError, SourceFile
 
 __all__ = ["CompileError", "Error", "Program", "Simulation", "compile"]
@@ -74,9 +75,13 @@ class _Box(ctypes.Structure):
     _fields_ = [("lo", ctypes.c_int64 * 3), ("hi", ctypes.c_int64 * 3)]
 
 
-def compile(path: str | os.PathLike, cc: str | None = None, cflags: str | None = None) -> Program:  # noqa: A001
+def compile(path: str | os.PathLike, cc: str | None = None, cflags: str | None = None,  # noqa: A001
+            target: str = "c") -> Program:
     """The stencil of ``path``, built (or found in the cache) as a shared library.  A wrong .stn file
-    raises ``CompileError``, a missing C compiler ``ToolchainError`` (both ``stencilc.Error``)."""
+    raises ``CompileError``, a missing C compiler ``ToolchainError`` (both ``stencilc.Error``).  ``target``
+    "cuda": the library carries the CUDA kernels and entry points too (nvcc, else ``ToolchainError``), so
+    its simulations also open in ``mode="gpu"`` and ``"gpu-ooc"``; constructs the CUDA target does not
+    carry are refused (``CompileError``)."""
     from . import frontend, lower, sema
 
     path = _text("compile", path, path=True)
@@ -84,15 +89,26 @@ def compile(path: str | os.PathLike, cc: str | None = None, cflags: str | None =
         if v is not None:
             _text(f"compile: {what}", v)
     try:
+        if target not in ("c", "cuda"):
+            raise Error(f"compile: target {target!r}: expected 'c' or 'cuda'")
         source = SourceFile.read(path)
-        program = lower.lower(sema.check(frontend.parse(source), source))
+        checked = sema.check(frontend.parse(source), source)
+        if target == "cuda":
+            from .codegen.cuda import refuse_unsupported
+
+            refuse_unsupported(checked.tree, source)
+        program = lower.lower(checked)
     except CompileError as e:  # (a stencilc.Error) with the diagnostics rendered as the CLI prints them
         e.args = (e.render(),)
         raise e from None
     ccmd, flags = toolchain._cc(cc), toolchain._cflags(cflags)
     rtlib = toolchain.runtime_library(ccmd, flags + ["-fPIC"])  # its path names the runtime's sources
     h = hashlib.sha256()
-    for part in (__version__, shlex.join(ccmd + flags), str(rtlib), Path(path).name, source.text):
+    cuda = target == "cuda" and os.environ.get(toolchain.CUDA_EMU_ENV) or ""
+    if target == "cuda":
+        toolchain._cuda_compiler()  # (no nvcc: the error before anything is built)
+        cuda = f"cuda {cuda or shlex.join(toolchain.find_nvcc() or [])}"  # the emulation or nvcc: the key
+    for part in (__version__, shlex.join(ccmd + flags), str(rtlib), Path(path).name, source.text, cuda):
         h.update(part.encode() + b"\0")
     prefix = toolchain.cache_dir() / f"lib-{program.name}-{h.hexdigest()[:16]}"
     so = prefix / "lib" / f"lib{program.name}.so"
@@ -101,7 +117,9 @@ def compile(path: str | os.PathLike, cc: str | None = None, cflags: str | None =
         with tempfile.TemporaryDirectory(dir=prefix.parent, prefix=".building-") as tmp:
             staged = Path(tmp) / "stage"
             try:
-                toolchain.build_library(program, render(build_layout(program)), staged, cc=cc, cflags=cflags)
+                layout = build_layout(program)
+                toolchain.build_library(program, render(layout), staged, cc=cc, cflags=cflags,
+                                        cuda_files=render_cuda(layout) if target == "cuda" else None)
             except InternalError as e:
                 if cc is None and cflags is None:
                     raise

@@ -167,7 +167,9 @@ def runtime_tool(name: str, cc: str | None = None, cflags: str | None = None) ->
 
 
 def build(program: ir.Program, files: dict[str, str], exe: Path, cc: str | None = None,
-          cflags: str | None = None) -> Path:
+          cflags: str | None = None, extra: list[str] | None = None) -> Path:
+    """The program ``exe`` of the generated C ``files`` and the runtime library; ``extra``: more to link
+    (before the system libraries)."""
     ccmd = _cc(cc)
     flags = _cflags(cflags)
     lib = runtime_library(ccmd, flags)
@@ -184,7 +186,8 @@ def build(program: ir.Program, files: dict[str, str], exe: Path, cc: str | None 
         tmp_exe = out_dir / f".{exe.name}.partial-{os.getpid()}"
         try:
             _run(ccmd + flags + ["-I", tmp, "-I", str(runtime_dir() / "include")] + sources
-                 + [str(lib), "-o", str(tmp_exe)] + _libs(flags), f"generated code for '{program.name}'")
+                 + [str(lib), *(extra or []), "-o", str(tmp_exe)] + _libs(flags),
+                 f"generated code for '{program.name}'")
             os.replace(tmp_exe, exe)
         finally:
             if tmp_exe.exists():
@@ -193,7 +196,7 @@ def build(program: ir.Program, files: dict[str, str], exe: Path, cc: str | None 
 
 
 def build_library(program: ir.Program, files: dict[str, str], outdir: Path, cc: str | None = None,
-                  cflags: str | None = None) -> Path:
+                  cflags: str | None = None, cuda_files: dict[str, str] | None = None) -> Path:
     """``--emit=lib``: the stencil as a library a host program links (docs/embedding.md), in a prefix
     layout under ``outdir``:
 
@@ -202,6 +205,10 @@ def build_library(program: ir.Program, files: dict[str, str], outdir: Path, cc: 
     * ``lib/libNAME.a`` (the kernels, the API and the whole runtime) and ``lib/libNAME.so`` (the same,
       position-independent, linked against OpenMP, libaio, hwloc, libpmem and libm);
     * ``lib/pkgconfig/NAME.pc``; ``src/``: the generated C, for reading.
+
+    With ``cuda_files`` (``codegen.cuda.render_cuda``'s), the CUDA kernels and entry points are compiled
+    (position-independent, ``cuda_objects``) into both libraries, and libNAME.so is linked with the CUDA
+    runtime: its descriptor then runs ``--mode gpu`` and ``gpu-ooc``.
 
     Everything is built in a temporary directory first and each file is renamed into place whole, so
     a failed build leaves no half-written library."""
@@ -229,12 +236,14 @@ def build_library(program: ir.Program, files: dict[str, str], outdir: Path, cc: 
             _run(ccmd + flags + ["-I", str(t / "include"), "-c", str(t / "src" / f"{stem}.c"), "-o", str(obj)],
                  f"generated code for '{name}'")
             objs.append(str(obj))
+        if cuda_files:
+            objs += [str(o) for o in cuda_objects(name, cuda_files, t / "cuda")]
         _run(["ar", "x", str(rtlib)], "unpacking the runtime library", cwd=t / "rt")
         rt_objs = sorted(str(o) for o in (t / "rt").glob("*.o"))
         _run(["ar", "qc", str(t / "lib" / f"lib{name}.a")] + objs + rt_objs, f"lib{name}.a")
         _run(["ranlib", str(t / "lib" / f"lib{name}.a")], f"lib{name}.a")
         _run(ccmd + flags + ["-shared", f"-Wl,-soname,lib{name}.so", "-o", str(t / "lib" / f"lib{name}.so")]
-             + objs + rt_objs + _libs(flags), f"lib{name}.so")
+             + objs + rt_objs + (cuda_link_flags() if cuda_files else []) + _libs(flags), f"lib{name}.so")
         private = " ".join(f for f in flags if f == "-fopenmp")
         (t / "lib" / "pkgconfig" / f"{name}.pc").write_text(
             f"# pkg-config file of the stencil '{name}', written by stencilc {__version__}\n"
@@ -285,25 +294,105 @@ def find_nvcc() -> list[str] | None:
     return None
 
 
-def build_cuda(name: str, files: dict[str, str], out: Path) -> Path:
-    """Writes the CUDA sources into ``out`` and compiles ``NAME_cuda.cu`` with nvcc (``--fmad=false``) into
-    ``out/libNAME_cuda.a``.  Raises ``ToolchainError`` when there is no nvcc (saying where it looked); a
-    generated file nvcc refuses is a bug (``InternalError``)."""
+CUDA_EMU_ENV = "STENCILC_CUDA_EMU"
+
+
+def _cuda_compiler() -> tuple[list[str], bool]:
+    """The compiler of the ``.cu`` files and whether it is the host emulation: nvcc (``find_nvcc``), or, where
+    ``$STENCILC_CUDA_EMU`` names a directory holding an emulated ``cuda_runtime.h`` (the tests'
+    test/python/cuda_emu), the host C++ compiler against it (``$CXX``, else c++), which runs every launch on the
+    CPU in order.  Raises ``ToolchainError`` when there is neither."""
     from .codegen.cuda import NVCC_FLAGS
 
+    emu = os.environ.get(CUDA_EMU_ENV)
+    if emu:
+        if not (Path(emu) / "cuda_runtime.h").is_file():
+            raise ToolchainError(f"${CUDA_EMU_ENV}={emu}: no cuda_runtime.h there")
+        cxx = shlex.split(os.environ.get("CXX") or "c++")
+        if not cxx or shutil.which(cxx[0]) is None:
+            raise ToolchainError(f"${CUDA_EMU_ENV}: C++ compiler '{cxx[0] if cxx else ''}' not found")
+        return [*cxx, "-O1", "-ffp-contract=off", "-std=c++14", "-w", f"-I{emu}", "-x", "c++"], True
     nvcc = find_nvcc()
     if nvcc is None:
         raise ToolchainError(f"--target cuda needs nvcc to build, and none was found ({CUDA_SEARCH}); "
                              "--emit=c writes the CUDA sources without it")
+    return [*nvcc, *NVCC_FLAGS], False
+
+
+def _emulated(text: str) -> str:
+    """A ``.cu`` file for the host emulation: each launch ``k<<<g, b, 0, s>>>(args)`` as ``EMU_LAUNCH_S_(s, g, b,
+    k, args)`` (queued on its stream)."""
+    import re
+
+    return re.sub(r"(\w+)<<<([^,]+), ([^,]+), 0, ([^>]+)>>>\(", r"EMU_LAUNCH_S_(\4, \2, \3, \1, ", text)
+
+
+def cuda_objects(name: str, files: dict[str, str], out: Path) -> list[Path]:
+    """``NAME_cuda.o`` and ``NAME_cuda_api.o`` of the CUDA ``files``, position-independent (for a shared
+    library), compiled as ``build_cuda`` compiles them, in ``out``."""
+    cxx, emu = _cuda_compiler()
+    out.mkdir(parents=True, exist_ok=True)
+    for fname, text in files.items():
+        (out / fname).write_text(_emulated(text) if emu and fname.endswith(".cu") else text)
+    pic = ["-fPIC"] if emu else ["-Xcompiler", "-fPIC"]
+    objs = []
+    for stem in (f"{name}_cuda", f"{name}_cuda_api"):
+        _run([*cxx, *pic, f"-I{runtime_dir() / 'include'}", "-c", f"{stem}.cu", "-o", f"{stem}.o"],
+             f"{stem}.cu ({'host emulation' if emu else 'nvcc'})", cwd=out)
+        objs.append(out / f"{stem}.o")
+    return objs
+
+
+def build_cuda(name: str, files: dict[str, str], out: Path) -> Path:
+    """Writes the CUDA sources into ``out`` and compiles ``NAME_cuda.cu`` and ``NAME_cuda_api.cu`` (when given)
+    with nvcc (``--fmad=false``; or the host emulation, ``_cuda_compiler``) into ``out/libNAME_cuda.a``.  Raises
+    ``ToolchainError`` when there is no nvcc (saying where it looked); a generated file nvcc refuses is a bug
+    (``InternalError``)."""
+    cxx, emu = _cuda_compiler()
     try:
         out.mkdir(parents=True, exist_ok=True)
         for fname, text in files.items():
-            (out / fname).write_text(text)
+            (out / fname).write_text(_emulated(text) if emu and fname.endswith(".cu") else text)
     except OSError as e:
         raise ToolchainError(f"cannot write {out}: {e}") from e
-    obj = out / f"{name}_cuda.o"
-    _run([*nvcc, *NVCC_FLAGS, "-c", f"{name}_cuda.cu", "-o", obj.name], f"{name}_cuda.cu (nvcc)", cwd=out)
+    objs = []
+    for stem in (f"{name}_cuda", f"{name}_cuda_api"):
+        if f"{stem}.cu" not in files:
+            continue
+        obj = out / f"{stem}.o"
+        _run([*cxx, f"-I{runtime_dir() / 'include'}", "-c", f"{stem}.cu", "-o", obj.name],
+             f"{stem}.cu ({'host emulation' if emu else 'nvcc'})", cwd=out)
+        objs.append(obj)
     lib = out / f"lib{name}_cuda.a"
-    _run(["ar", "rcs", lib.name, obj.name], f"lib{name}_cuda.a (ar)", cwd=out)
-    obj.unlink()
+    _run(["ar", "rcs", lib.name, *[o.name for o in objs]], f"lib{name}_cuda.a (ar)", cwd=out)
+    for obj in objs:
+        obj.unlink()
     return lib
+
+
+def cuda_link_flags() -> list[str]:
+    """What a program linking ``libNAME_cuda.a`` adds: the CUDA runtime (``cudart_static`` from the toolkit or the
+    wheel that nvcc came from, and what it needs) and the C++ library; under the host emulation, the C++ library
+    alone."""
+    if os.environ.get(CUDA_EMU_ENV):
+        return ["-lstdc++"]
+    nvcc = find_nvcc() or []
+    dirs = [f for f in nvcc[1:] if f.startswith("-L")]
+    if nvcc and not dirs:
+        root = Path(nvcc[0]).resolve().parent.parent
+        dirs = [f"-L{root / d}" for d in ("lib64", "lib") if (root / d).is_dir()]
+    return [*dirs, "-lcudart_static", "-ldl", "-lrt", "-lpthread", "-lstdc++"]
+
+
+def build_cuda_program(program: ir.Program, files: dict[str, str], cuda_files: dict[str, str], exe: Path,
+                       cc: str | None = None, cflags: str | None = None) -> Path:
+    """``--target cuda``: the C program of ``files`` (as ``build``) linked with ``libNAME_cuda.a`` of
+    ``cuda_files`` (``build_cuda``: the kernels and the runtime's CUDA entry points, which the descriptor refers to
+    weakly, so ``-u NAME_cuda_ops_`` pulls them in) and the CUDA runtime.  Raises ``ToolchainError`` where there
+    is no nvcc, as ``build_cuda``."""
+    name = program.name
+    _cuda_compiler()  # (no nvcc: the error before anything is built)
+    with tempfile.TemporaryDirectory(prefix=f"stencilc-{name}-cuda-") as tmp:
+        lib = build_cuda(name, cuda_files, Path(tmp))
+        extra = [str(lib), f"-Wl,-u,{name}_cuda_ops_", *cuda_link_flags()]
+        return build(program, files, exe, cc=cc, cflags=cflags, extra=extra)

@@ -200,6 +200,30 @@ typedef struct stn_tuned_desc {
     const char *schedule; /* "ref", "alg1" or "alg2" */
 } stn_tuned_desc;
 
+/* The CUDA entry points of a program built with `stencilc --target cuda` (its generated NAME_cuda_api.cu;
+ * the descriptor's `cuda` is NULL in a program built without them): what --mode gpu and gpu-ooc run on
+ * (docs/design/024-gpu-tier.md).  Every call returns 0 or a negative errno (-ENOMEM: out of device or
+ * pinned memory; -EIO: a CUDA call failed, `error` says why); the copies and kernels are queued on
+ * stream `stream` (0 .. the streams of open - 1) and do not wait. */
+typedef struct stn_cuda_ops {
+    /* Create `streams` streams (at most 16); *free_bytes: the device memory free now. */
+    int (*open)(int streams, void **ctx, uint64_t *free_bytes);
+    void (*close)(void *ctx);                                            /* and destroy the streams */
+    int (*dev_alloc)(void *ctx, void **ptr, uint64_t bytes, int stream); /* cudaMallocAsync */
+    void (*dev_free)(void *ctx, void *ptr, int stream);                  /* cudaFreeAsync */
+    int (*host_alloc)(void **ptr, uint64_t bytes);                       /* pinned: cudaMallocHost */
+    void (*host_free)(void *ptr);
+    /* cudaMemcpyAsync, host to device (up = 1) or device to host (up = 0) */
+    int (*copy)(void *ctx, void *dst, const void *src, uint64_t bytes, int up, int stream);
+    /* NAME_cuda_step_box with the runtime's vector of params (the params, t, the series terms) */
+    int (*step)(void *ctx, const double *params, const stn_view *v, const void *const *src, void *const *dst,
+                const stn_box *box, int stream);
+    int (*boundary)(void *ctx, int field, const stn_view *v, const void *cur, void *next, const stn_box *box,
+                    int stream);        /* NAME_cuda_boundary_box */
+    int (*sync)(void *ctx, int stream); /* wait for what is queued on `stream` */
+    const char *(*error)(void);         /* the last CUDA error, in words */
+} stn_cuda_ops;
+
 typedef struct stn_program_desc {
     const char *name;             /* the stencil's name */
     const char *source;           /* the .stn file it was generated from */
@@ -263,6 +287,8 @@ typedef struct stn_program_desc {
     /* The step with the injects into fields read primed, with the off-grid sets' weights (required when
      * one of those injects is at off-grid points; the runtime then calls it instead of step_pts). */
     stn_step_pts_w_fn step_pts_w;
+    /* The CUDA entry points (built with --target cuda), else NULL: --mode gpu and gpu-ooc are refused. */
+    const stn_cuda_ops *cuda;
 } stn_program_desc;
 
 /* Whether field fd's boundary mirrors or wraps (the in-place pass before a step reads a level: a

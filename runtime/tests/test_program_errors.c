@@ -125,8 +125,12 @@ static void test_option_errors(void) {
            "--mem 2X: expected a byte count");
     expect(t_run(&heat_d, "--size", "8,8,8", "--steps", "1", "--mem", "0", NULL), 2, "must be positive");
     expect(t_run(&heat_d, "--size", "8,8,8", "--steps", "1", "--threads", "0", NULL), 2, "--threads 0");
-    expect(t_run(&heat_d, "--size", "8,8,8", "--steps", "1", "--mode", "gpu", NULL), 2,
-           "--mode gpu: expected one of incore, ooc, mmap");
+    expect(t_run(&heat_d, "--size", "8,8,8", "--steps", "1", "--mode", "gpux", NULL), 2,
+           "--mode gpux: expected one of incore, ooc, mmap, gpu, gpu-ooc");
+    expect(t_run(&heat_d, "--size", "8,8,8", "--steps", "1", "--mode", "gpu-ooc", NULL), 2,
+           "--mode gpu-ooc: this program was built without CUDA");
+    expect(t_run(&heat_d, "--size", "8,8,8", "--steps", "1", "--gpu-mem", "0", NULL), 2,
+           "--gpu-mem 0: expected a positive byte count");
     expect(t_run(&heat_d, "--size", "8,8,8", "--steps", "1", "--tuner", "x", NULL), 2,
            "expected one of blk, naive");
     expect(t_run(&heat_d, "--size", "8,8,8", "--steps", "1", "--schedule", "alg3", NULL), 2,

@@ -43,7 +43,7 @@ def test_every_example_renders_or_is_refused_at_the_construct(name):
         assert re.match(rf".*{name}\.stn:\d+:\d+: error: the CUDA target does not support {REFUSED[name]}", text)
         return
     files = _cuda(name)
-    assert set(files) == {f"{name}.h", f"{name}_cuda.h", f"{name}_cuda.cu"}
+    assert set(files) == {f"{name}.h", f"{name}_cuda.h", f"{name}_cuda.cu", f"{name}_cuda_api.cu"}
     cu = files[f"{name}_cuda.cu"]
     c = generate(driver.front(str(EXAMPLES_DIR / f"{name}.stn")))[f"{name}.c"]
     assert files[f"{name}.h"] == generate(driver.front(str(EXAMPLES_DIR / f"{name}.stn")))[f"{name}.h"]
@@ -194,8 +194,8 @@ def _emulated_check(tmp_path: Path, name: str, stn: str) -> None:
     files = {**render_cuda(layout), **render_check(layout), f"{name}.c": generate(driver.front(stn))[f"{name}.c"]}
     for fname, text in files.items():
         if fname.endswith(".cu"):
-            text, n = re.subn(r"(\w+)<<<([^,]+), ([^,]+), 0, ([^>]+)>>>\(", r"EMU_LAUNCH_(\2, \3, \1, ", text)
-            assert n > 0 or fname.endswith("_check.cu")
+            text, n = re.subn(r"(\w+)<<<([^,]+), ([^,]+), 0, ([^>]+)>>>\(", r"EMU_LAUNCH_S_(\4, \2, \3, \1, ", text)
+            assert n > 0 or fname.endswith(("_check.cu", "_api.cu"))
         (tmp_path / fname).write_text(text)
     import gpu_kernel_check  # tools/: the runtime's files the check links
 

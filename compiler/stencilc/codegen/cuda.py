@@ -5,12 +5,14 @@ makes of its IR (for ``render_cuda``).  Guarantees: the constructs the CUDA kern
 yet -- sub-steps (a read of a new value, ``u'``), ``inject``, ``record`` and a boundary per face
 (``boundary u dirichlet z+;``) -- are refused with a
 located ``CompileError`` naming the construct, before any text is printed; for every other program,
-three files named after the stencil --
+four files named after the stencil --
 
 * ``NAME.h``       the public kernel header of the C target (the view, box, params and slots);
 * ``NAME_cuda.h``  the device kernels' C-callable entry points (step, boundary, init on a box);
 * ``NAME_cuda.cu`` the kernels: one thread a cell, the point update printed by the same
-                   ``cexpr.CPrinter`` into the same row pointers as ``NAME.c``.
+                   ``cexpr.CPrinter`` into the same row pointers as ``NAME.c``;
+* ``NAME_cuda_api.cu`` the runtime's CUDA entry points (``stn_cuda_ops``: streams, device and pinned
+                   memory, asynchronous copies, the kernels), which ``NAME_api.c`` refers to weakly.
 
 The templates (``kernel.cu.j2``, ``kernel_cuda.h.j2``) render with StrictUndefined through the
 same environment as the C.  The printed expressions never contract a multiply and an add (the
@@ -30,7 +32,8 @@ __all__ = ["NVCC_FLAGS", "refuse_unsupported", "render_check", "render_cuda"]
 
 NVCC_FLAGS = ("-O3", "--fmad=false", "-std=c++14")
 
-_FILES = (("{}.h", "kernel.h.j2"), ("{}_cuda.h", "kernel_cuda.h.j2"), ("{}_cuda.cu", "kernel.cu.j2"))
+_FILES = (("{}.h", "kernel.h.j2"), ("{}_cuda.h", "kernel_cuda.h.j2"), ("{}_cuda.cu", "kernel.cu.j2"),
+          ("{}_cuda_api.cu", "cuda_api.cu.j2"))
 
 _NOT_YET = "the CUDA target does not support {} yet (docs/design/024-gpu-tier.md); use the C target"
 

@@ -149,6 +149,7 @@ enum {
     OPT_VERSION,
     OPT_SAVE,
     OPT_SAVE_TO,
+    OPT_GPU_MEM,
 };
 
 typedef struct opt_spec {
@@ -186,6 +187,7 @@ static const opt_spec opt_specs[] = {
     {"save", OPT_SAVE, 1, 1},
     {"save-to", OPT_SAVE_TO, 1, 0},
     {"tier", OPT_TIER, 1, 0},
+    {"gpu-mem", OPT_GPU_MEM, 1, 0},
 };
 #define N_OPTS ((int)(sizeof opt_specs / sizeof opt_specs[0]))
 
@@ -234,6 +236,16 @@ static int opt_mem(parser *p) {
     if (p->o->mem == 0)
         return stn_error(-EINVAL, "--mem %s: the DRAM budget must be positive", p->val);
     p->o->mem_given = 1;
+    return 0;
+}
+
+/* --gpu-mem: the device memory --mode gpu and gpu-ooc may use (engines/gpu.c). */
+static int opt_gpu_mem(parser *p) {
+    if (stn_parse_bytes(p->val, &p->o->gpu_mem) != 0 || p->o->gpu_mem == 0)
+        return stn_error(
+            -EINVAL,
+            "--gpu-mem %s: expected a positive byte count such as 4096, 512M, 2G or 1.5T (binary units)",
+            p->val);
     return 0;
 }
 
@@ -519,6 +531,8 @@ static int apply(parser *p) {
         return opt_name(p, &o->dir, "a directory");
     case OPT_MEM:
         return opt_mem(p);
+    case OPT_GPU_MEM:
+        return opt_gpu_mem(p);
     case OPT_INIT:
         return opt_field_file(p, o->init_path);
     case OPT_OUT:

@@ -233,6 +233,12 @@ int stn_opts_check(const stn_program_desc *d, stn_opts *o, int nranks) {
                        "(--mode %s keeps its levels %s)",
                        stn_mode_names[o->mode],
                        o->mode == STN_MODE_MMAP ? "in mapped files of its own" : "in DRAM");
+    if (rc == 0 && (o->mode == STN_MODE_GPU || o->mode == STN_MODE_GPU_OOC) && !d->cuda)
+        rc = stn_error(-EINVAL,
+                       "--mode %s: this program was built without CUDA; build it with `stencilc --target "
+                       "cuda --emit=exe` "
+                       "(docs/cli.md)",
+                       stn_mode_names[o->mode]);
     if (rc == 0 && o->plan_only && o->mode != STN_MODE_OOC)
         rc = stn_error(-EINVAL, "--plan-only shows the out-of-core plan: it needs --mode ooc");
     if (rc == 0 && o->machine && !o->plan_only)

@@ -358,6 +358,7 @@ typedef struct stn_opts {
     char *dirs_buf; /* (the list's copy that dirs point into; stn_opts_free frees it) */
     uint64_t mem;
     int mem_given;
+    uint64_t gpu_mem; /* --gpu-mem: the device memory of --mode gpu / gpu-ooc (0: the device's free memory) */
     const char **init_path;   /* [2 * nfields]: [2f] current level, [2f + 1] previous; NULL: none */
     const char **out_path;    /* [2 * nfields], the same indexing */
     const char **series_path; /* [nseries]: --init NAME=FILE of each series; NULL: not given */

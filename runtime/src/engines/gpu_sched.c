@@ -2,6 +2,7 @@
 #include "engines/stn_gpu_sched.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,6 +17,7 @@ typedef struct run_ctx {
     const stn_gpu_dev_ops *ops;
     void **bufs; /* slot st's arrays: bufs[st * (nsrc + ndst) + i] */
     stn_gpu_counts *c;
+    int64_t t0; /* the sweep's first step in this run */
 } run_ctx;
 
 static char *at(void *base, int64_t plane, int64_t plane_bytes) { return (char *)base + plane * plane_bytes; }
@@ -46,6 +48,8 @@ static int window_step(const run_ctx *r, const stn_view *v, int64_t w0, int64_t 
     box.lo[a] = v0 > p->L ? v0 : p->L, box.hi[a] = v1 < p->H ? v1 : p->H;
     whole.lo[a] = v0, whole.hi[a] = v1;
     int rc = 0;
+    if (r->ops->at_step)
+        r->ops->at_step(r->ops->ctx, r->t0 + t - 1);
     if (box.hi[a] > box.lo[a])
         rc = r->ops->step(r->ops->ctx, r->params, v, src, dst, &box, st);
     for (int f = 0; f < d->nfields && !rc; f++)
@@ -112,12 +116,13 @@ int stn_gpu_run(const stn_gpu_plan *p, const stn_program_desc *d, const int64_t 
     void **bufs = calloc((size_t)(slots * narr), sizeof *bufs);
     if (!bufs)
         return stn_error(-ENOMEM, "--mode gpu: no memory for %d device buffers", slots * narr);
-    run_ctx r = {p, d, size, params, host, other, ops, bufs, c};
+    run_ctx r = {p, d, size, params, host, other, ops, bufs, c, 0};
     int rc = 0;
     for (int i = 0; i < slots * narr && !rc; i++)
         rc = ops->alloc(ops->ctx, &bufs[i], (uint64_t)(p->window_max * p->plane_bytes));
     for (int64_t s = 0; s < p->nsweeps && !rc; s++) {
         const int64_t T = s + 1 < p->nsweeps ? p->bt : p->steps - s * p->bt;
+        r.t0 = s * p->bt;
         for (int64_t k = 0; k < p->nblocks && !rc; k++)
             rc = run_block(&r, k, T, (int)(k % slots));
         for (int st = 0; st < slots && !rc; st++)
@@ -130,6 +135,13 @@ int stn_gpu_run(const stn_gpu_plan *p, const stn_program_desc *d, const int64_t 
                 host[slot] = other[slot], other[slot] = t;
             }
         }
+    }
+    if (rc) { /* a failed run: what is queued ends before its buffers go; the first failure's message stays */
+        char why[512];
+        snprintf(why, sizeof why, "%s", stn_errmsg());
+        for (int st = 0; st < slots; st++)
+            (void)ops->sync(ops->ctx, st);
+        stn_error(rc, "%s", why);
     }
     for (int i = 0; i < slots * narr; i++)
         if (bufs[i])

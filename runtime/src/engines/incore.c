@@ -701,6 +701,36 @@ static void written(engine *e, int f, int level) {
         fb->bc_initial[b] = b == fb->cur;
 }
 
+void stn_incore_slots(void *state, void **slot, void **spare) {
+    engine *e = state;
+    for (int i = 0; i < e->d->nfields; i++) {
+        const stn_field_desc *fd = &e->d->fields[i];
+        const field_bufs *fb = &e->f[i];
+        if (fd->src_slot < 0)
+            continue;
+        slot[fd->src_slot] = fb->buf[fb->cur];
+        spare[fd->src_slot] = fb->next >= 0 ? fb->buf[fb->next] : NULL;
+        if (fb->prev >= 0 && fd->prev_slot >= 0)
+            slot[fd->prev_slot] = fb->buf[fb->prev], spare[fd->prev_slot] = NULL;
+    }
+}
+
+void stn_incore_rebind(void *state, void *const *slot, void *const *spare) {
+    engine *e = state;
+    for (int i = 0; i < e->d->nfields; i++) {
+        const stn_field_desc *fd = &e->d->fields[i];
+        field_bufs *fb = &e->f[i];
+        if (fd->src_slot < 0)
+            continue;
+        fb->buf[fb->cur] = slot[fd->src_slot];
+        if (fb->next >= 0)
+            fb->buf[fb->next] = spare[fd->src_slot];
+        if (fb->prev >= 0 && fd->prev_slot >= 0)
+            fb->buf[fb->prev] = slot[fd->prev_slot];
+        memset(fb->bc_initial, 0, sizeof fb->bc_initial);
+    }
+}
+
 int64_t stn_incore_steps_done(const void *state) {
     (void)state;
     return 0;

@@ -1,8 +1,8 @@
 /*
  * stn_gpu_sched.h -- the schedule of --mode gpu / gpu-ooc (gpu_sched.c, docs/design/024-gpu-tier.md §2):
  * a plan's sweeps run block by block through a device's memory, over a table of device operations.
- * The CUDA table (cudaMemcpyAsync on `streams` streams, the generated NAME_cuda_* kernels) is not
- * built yet; runtime/tests/test_gpu_sched.c runs the schedule over a table on the host (memcpy, the
+ * The CUDA table (cudaMemcpyAsync on `streams` streams, the generated NAME_cuda_* kernels) is
+ * engines/gpu.c's; runtime/tests/test_gpu_sched.c runs the schedule over a table on the host (memcpy, the
  * C kernels), which checks the windows, the steps, the boundaries and the rotations against an
  * in-core run, bit for bit, and the bytes moved against the plan's.
  */
@@ -23,6 +23,9 @@ typedef struct stn_gpu_dev_ops {
     int (*boundary)(void *ctx, int field, const stn_view *v, const void *cur, void *next, const stn_box *box,
                     int stream);
     int (*sync)(void *ctx, int stream); /* wait for everything queued on `stream` */
+    /* Before each step's kernels (NULL: none): that step's index, 0 the first step of this run, so that
+     * the params the next `step` passes are that step's (t, the series' values). */
+    void (*at_step)(void *ctx, int64_t t);
 } stn_gpu_dev_ops;
 
 /* What the schedule moved and computed: compare with the plan's predictions. */

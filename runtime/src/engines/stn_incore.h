@@ -31,6 +31,13 @@ int stn_incore_account(void *state, stn_result *out);
 int stn_incore_finish(void *state);
 void stn_incore_close(void *state, int keep);
 
+/* For an engine that advances the levels elsewhere (engines/gpu.c) and uses this one for the rest (open,
+ * box, --out): slot[s] the array of the kernel's src[] slot s now (s < nsrc), spare[s] a spare array of the
+ * grid's size for a state field's current-level slot (its next level's buffer; NULL for the others).
+ * rebind takes them back after such an advance (the same arrays, in any order within a field). */
+void stn_incore_slots(void *state, void **slot, void **spare);
+void stn_incore_rebind(void *state, void *const *slot, void *const *spare);
+
 /* The table of an engine on the in-core loop: its --mode name, whether MPI ranks split it, its open. */
 /* MPI: the rank's part (NULL: none, or a folded 1d grid's). */
 const struct stn_part *stn_incore_part(const void *state);

@@ -78,10 +78,8 @@ static void point_ops(const step_of *s, const stn_view *v, const void *const *sr
 static int step_call(const step_of *s, const stn_view *v, const void *const *src, void *const *dst,
                      const stn_box *box, int wrapped);
 
-int stn_step(const stn_run *r, int64_t t, const stn_view *v, const void *const *src, void *const *dst,
-             const stn_box *box, const int64_t tile[2]) {
+void stn_step_params(const stn_run *r, int64_t t, double *pv) {
     const stn_program_desc *d = r->d;
-    double pv[d->nparams + 1 + d->nterms]; /* the params, t, the series terms (stn_series_term) */
     for (int k = 0; k < d->nparams; k++)
         pv[k] = r->o->params[k];
     pv[d->nparams] = t < 0 ? 0 : (double)t;
@@ -92,6 +90,13 @@ int stn_step(const stn_run *r, int64_t t, const stn_view *v, const void *const *
                                      ? r->inputs.series[term->series][i]
                                      : 0;
     }
+}
+
+int stn_step(const stn_run *r, int64_t t, const stn_view *v, const void *const *src, void *const *dst,
+             const stn_box *box, const int64_t tile[2]) {
+    const stn_program_desc *d = r->d;
+    double pv[d->nparams + 1 + d->nterms]; /* the params, t, the series terms (stn_series_term) */
+    stn_step_params(r, t, pv);
     const step_of one = {r, t, pv, tile};
     /* a folded 1d grid: the kernels see its cells, the window's pointers moved to its first cell; a
      * rank's slab: the whole grid's coordinates, of a ring in pieces (stn_map_call) */

@@ -15,6 +15,9 @@
  * the kernels, no injects, no records). */
 int stn_step(const stn_run *r, int64_t t, const stn_view *v, const void *const *src, void *const *dst,
              const stn_box *box, const int64_t tile[2]);
+/* The kernels' vector of params at step t (as stn_step gives them): pv[0 .. nparams - 1] the params,
+ * pv[nparams] = t, then the series terms (stn_series_term); pv holds nparams + 1 + nterms values. */
+void stn_step_params(const stn_run *r, int64_t t, double *pv);
 /* d->boundary and d->init on a box of the run's grid, through stn_map_call, as stn_step does for the
  * steps. */
 void stn_run_boundary(const stn_run *r, int field, const stn_view *v, const void *cur, void *next,

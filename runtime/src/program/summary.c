@@ -85,6 +85,20 @@ static void memory_text(char *buf, size_t n, const stn_run *r, const stn_result 
         stn_fmt_bytes(budget, sizeof budget, r->mem_budget));
 }
 
+/* --mode gpu / gpu-ooc: "; copied X to the device and Y back (as predicted)", else "". */
+static void gpu_text(char *buf, size_t n, const stn_result *res) {
+    char up[32], down[32], pu[32], pd[32];
+    buf[0] = 0;
+    if (!res->gpu.have)
+        return;
+    int same = res->gpu.h2d == res->gpu.predicted_h2d && res->gpu.d2h == res->gpu.predicted_d2h;
+    snprintf(buf, n, "; copied %s to the device and %s back (%s%s%s%s)",
+             stn_fmt_bytes(up, sizeof up, res->gpu.h2d), stn_fmt_bytes(down, sizeof down, res->gpu.d2h),
+             same ? "as predicted" : "predicted ",
+             same ? "" : stn_fmt_bytes(pu, sizeof pu, res->gpu.predicted_h2d), same ? "" : " and ",
+             same ? "" : stn_fmt_bytes(pd, sizeof pd, res->gpu.predicted_d2h));
+}
+
 void stn_summary_end(const stn_run *r, const stn_result *res) {
     if (r->o->quiet)
         return;
@@ -130,10 +144,12 @@ void stn_summary_end(const stn_run *r, const stn_result *res) {
                  res->is_pmem ? "true" : "false");
     }
     memory_text(mem, sizeof mem, r, res);
-    fprintf(stderr, "%s: done: %" PRId64 " steps of %s in %.2f s%s; read %s, written %s%s; %s\n", r->d->name,
-            o->steps, size, stn_now() - (r->t_job > 0 ? r->t_job : r->t_start), loop,
+    char gpu[192];
+    gpu_text(gpu, sizeof gpu, res);
+    fprintf(stderr, "%s: done: %" PRId64 " steps of %s in %.2f s%s; read %s, written %s%s%s; %s\n",
+            r->d->name, o->steps, size, stn_now() - (r->t_job > 0 ? r->t_job : r->t_start), loop,
             stn_fmt_bytes(rd, sizeof rd, res->st.bytes_read),
-            stn_fmt_bytes(wr, sizeof wr, res->st.bytes_written), pred, mem);
+            stn_fmt_bytes(wr, sizeof wr, res->st.bytes_written), pred, gpu, mem);
     fflush(stderr);
 }
 

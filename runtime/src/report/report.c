@@ -500,6 +500,25 @@ static void r_files(json *j, const char *key, const stn_run *r, const char *cons
     j_close(j, '}');
 }
 
+/* --mode gpu / gpu-ooc: the copies over PCIe, counted and predicted, and the plan (engines/gpu.c). */
+static void r_gpu(json *j, const stn_result *res) {
+    if (!res->gpu.have)
+        return;
+    j_open(j, "gpu", '{');
+    j_u64(j, "h2d_bytes", res->gpu.h2d);
+    j_u64(j, "predicted_h2d_bytes", res->gpu.predicted_h2d);
+    j_u64(j, "d2h_bytes", res->gpu.d2h);
+    j_u64(j, "predicted_d2h_bytes", res->gpu.predicted_d2h);
+    j_i64(j, "bz", res->gpu.bz);
+    j_i64(j, "bt", res->gpu.bt);
+    j_i64(j, "blocks", res->gpu.nblocks);
+    j_i64(j, "streams", res->gpu.streams);
+    j_u64(j, "dev_bytes", res->gpu.dev_bytes);
+    j_u64(j, "pinned_bytes", res->gpu.pinned_bytes);
+    j_u64(j, "gpu_mem", res->gpu.gpu_mem);
+    j_close(j, '}');
+}
+
 static void r_figures(json *j, const stn_run *r, const stn_result *res, double total) {
     j_u64(j, "bytes_read", res->st.bytes_read);
     j_u64(j, "bytes_written", res->st.bytes_written);
@@ -509,6 +528,7 @@ static void r_figures(json *j, const stn_run *r, const stn_result *res, double t
         j_u64(j, "paging_bytes_read", res->paging_read);
         j_u64(j, "paging_bytes_written", res->paging_written);
     }
+    r_gpu(j, res);
     j_open(j, "seconds", '{');
     j_num(j, "total", total);
     j_num(j, "job", stn_now() - (r->t_job > 0 ? r->t_job : r->t_start)); /* (a run set up by hand: t_start) */

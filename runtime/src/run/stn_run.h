@@ -33,7 +33,7 @@
  *                and bytes), layout (the scratch files' chunks)
  *   7. engines/  engine (the engines' table: stn_engine.h), arrays (what    the engines
  *                they share); incore, mmap; gpu_sched (the GPU tier's
- *                schedule); ooc/: ooc_api, ooc_sweep,
+ *                schedule), gpu (--mode gpu, gpu-ooc); ooc/: ooc_api, ooc_sweep,
  *                ooc_reader, ooc_wedge, ooc_ghosts, ooc_setup, ooc_window,
  *                ooc_xfer, ooc_state, ooc_snap, ooc_refine, ooc_chunks, ooc_inplace,
  *                ooc_dirs (--dir a,b)
@@ -250,10 +250,20 @@ typedef struct stn_result {
     int is_pmem;                  /* and whether libpmem found every mapping persistent memory */
     uint64_t read_in_place; /* ooc --tier pmem: bytes of inputs the kernels read in the mapping, not copied */
     uint64_t predicted_in_place; /* and what the model says they are */
-    int scratch_chunked;         /* out of core: some scratch file chunked along y (docs/design/023) */
-    int nranks;                  /* MPI, rank 0 after the run: the ranks' figures (the fields above are */
-    uint64_t *ranks;             /* their sums): STN_RANK_FIGURES each, read, written, predicted read and
-                                  * written, message bytes sent and predicted */
+    int scratch_chunked;          /* out of core: some scratch file chunked along y (docs/design/023) */
+    struct {                      /* --mode gpu / gpu-ooc (engines/gpu.c), the sums over its advances: */
+        int have;                 /* the GPU engine ran */
+        uint64_t h2d, d2h;        /* bytes copied host to device and back, counted at each copy */
+        uint64_t predicted_h2d, predicted_d2h; /* and what the plans predict (plan/stn_gpu.h) */
+        int64_t bz, bt, nblocks;               /* the last plan's blocks (planes), steps per sweep, blocks */
+        int streams;                           /* its streams */
+        uint64_t dev_bytes;                    /* its device memory (slots and inputs along an axis) */
+        uint64_t pinned_bytes; /* the pinned host memory the engine holds (the grid's host copies) */
+        uint64_t gpu_mem;      /* the device budget it planned for (--gpu-mem, else the free memory) */
+    } gpu;
+    int nranks;      /* MPI, rank 0 after the run: the ranks' figures (the fields above are */
+    uint64_t *ranks; /* their sums): STN_RANK_FIGURES each, read, written, predicted read and
+                      * written, message bytes sent and predicted */
 } stn_result;
 #define STN_RANK_FIGURES 6
 

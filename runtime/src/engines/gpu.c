@@ -1,0 +1,302 @@
+/* gpu.c -- --mode gpu and --mode gpu-ooc (docs/design/024-gpu-tier.md): the grid's levels live in pinned
+ * host memory, held by the in-core engine (engines/incore.c: the initial values, box, --out), and each
+ * advance runs the schedule of engines/gpu_sched.c on the device through the program's CUDA entry points
+ * (stn_program_desc.cuda, filled by the generated NAME_cuda_api.cu of a program built with --target cuda;
+ * a program built without them is refused at its command line, base/args_check.c).
+ *
+ * --mode gpu: one block, the whole grid on the device (a plan of one slot), every step of an advance in
+ * one sweep: up once, the steps, down once.  --mode gpu-ooc: the plan of stn_gpu_plan_for within
+ * --gpu-mem (else the device's free memory), blocks of bz planes advanced bt steps each on 3 streams.
+ * Both count the bytes of every copy (the report's `gpu` object) against the plan's prediction. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "engines/stn_gpu_sched.h"
+#include "engines/stn_incore.h"
+#include "kernels/stn_kernels.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define GPU_STREAMS 3
+
+typedef struct gpu {
+    void *in; /* the in-core engine on pinned memory: the levels between advances */
+    const stn_run *r;
+    stn_result *res;
+    const stn_cuda_ops *cu;
+    const char *mode;
+    int ooc;                       /* gpu-ooc: blocks within the budget; else one block or a refusal */
+    void *ctx;                     /* the CUDA entry points' (streams) */
+    uint64_t free_bytes;           /* the device's free memory at open */
+    void **slot, **spare, **other; /* [nsrc]: the levels, the in-core spares, the second copies */
+    double *pv;                    /* the kernels' params at the step being queued */
+    int64_t t0;                    /* the first step of the advance running */
+} gpu;
+
+/* ------------------------------------------------------------------ pinned host memory
+ * The in-core engine's arrays, and the second copies of the levels, are pinned (cudaMallocHost), so the
+ * copies run asynchronously; counted as engine memory (base/alloc.c), as every engine's. */
+
+static const stn_cuda_ops *pin_ops; /* the program's entry points (one program a process) */
+static uint64_t pinned_now;
+
+static int pin_alloc(const stn_run *r, int f, int b, size_t bytes, void **out) {
+    (void)r, (void)f, (void)b;
+    *out = NULL;
+    if (pin_ops->host_alloc(out, bytes) != 0)
+        *out = NULL;
+    if (*out) {
+        stn_mem_account((int64_t)bytes);
+        pinned_now += bytes;
+    }
+    return 0;
+}
+
+static void pin_release(void *p, size_t bytes) {
+    if (!p)
+        return;
+    pin_ops->host_free(p);
+    stn_mem_account(-(int64_t)bytes);
+    pinned_now -= bytes;
+}
+
+static const stn_incore_kind pinned_gpu = {"gpu", NULL, pin_alloc, pin_release, NULL};
+static const stn_incore_kind pinned_gpu_ooc = {"gpu-ooc", NULL, pin_alloc, pin_release, NULL};
+
+/* ------------------------------------------------------------------ the device table over CUDA */
+
+static int cuda_failed(gpu *g, int rc, const char *what) {
+    if (rc == 0)
+        return 0;
+    return stn_error(rc, "--mode %s: %s failed: %s", g->mode, what, g->cu->error());
+}
+
+static int d_alloc(void *c, void **ptr, uint64_t bytes) {
+    gpu *g = c;
+    int rc = g->cu->dev_alloc(g->ctx, ptr, bytes, 0);
+    if (rc == -ENOMEM) {
+        char b[32];
+        return stn_error(rc, "--mode %s: the device has no %s left (%s)", g->mode,
+                         stn_fmt_bytes(b, sizeof b, bytes), g->cu->error());
+    }
+    return cuda_failed(g, rc, "cudaMallocAsync");
+}
+
+static void d_release(void *c, void *ptr) {
+    gpu *g = c;
+    g->cu->dev_free(g->ctx, ptr, 0);
+}
+
+static int d_up(void *c, void *dev, const void *host, uint64_t bytes, int st) {
+    gpu *g = c;
+    g->res->gpu.h2d += bytes; /* counted at the copy */
+    return cuda_failed(g, g->cu->copy(g->ctx, dev, host, bytes, 1, st), "cudaMemcpyAsync (up)");
+}
+
+static int d_down(void *c, void *host, const void *dev, uint64_t bytes, int st) {
+    gpu *g = c;
+    g->res->gpu.d2h += bytes;
+    return cuda_failed(g, g->cu->copy(g->ctx, host, dev, bytes, 0, st), "cudaMemcpyAsync (down)");
+}
+
+static int d_step(void *c, const double *params, const stn_view *v, const void *const *src, void *const *dst,
+                  const stn_box *box, int st) {
+    gpu *g = c;
+    (void)params;
+    return cuda_failed(g, g->cu->step(g->ctx, g->pv, v, src, dst, box, st), "the step's kernels");
+}
+
+static int d_boundary(void *c, int field, const stn_view *v, const void *cur, void *next, const stn_box *box,
+                      int st) {
+    gpu *g = c;
+    return cuda_failed(g, g->cu->boundary(g->ctx, field, v, cur, next, box, st), "the boundary's kernels");
+}
+
+static int d_sync(void *c, int st) {
+    gpu *g = c;
+    return cuda_failed(g, g->cu->sync(g->ctx, st), "cudaStreamSynchronize");
+}
+
+static void d_at_step(void *c, int64_t t) {
+    gpu *g = c;
+    stn_step_params(g->r, g->t0 + t, g->pv);
+}
+
+/* ------------------------------------------------------------------ the plan of an advance */
+
+static int plan_advance(gpu *g, int64_t steps, stn_gpu_plan *p) {
+    const stn_run *r = g->r;
+    stn_gpu_request q;
+    memset(&q, 0, sizeof q);
+    q.d = r->d;
+    memcpy(q.size, r->o->size, sizeof q.size);
+    q.steps = steps;
+    q.streams = GPU_STREAMS;
+    q.gpu_mem = r->o->gpu_mem ? r->o->gpu_mem : g->free_bytes;
+    g->res->gpu.gpu_mem = q.gpu_mem;
+    const char *budget = r->o->gpu_mem ? "--gpu-mem" : "the device's free memory";
+    char b0[32], b1[32];
+    if (g->ooc) {
+        int rc = stn_gpu_plan_for(&q, p);
+        if (rc == -ENOMEM && !r->o->gpu_mem) /* (the planner's message names --gpu-mem) */
+            return stn_error(rc, "--mode gpu-ooc: %s (no --gpu-mem: the device's free memory)", stn_errmsg());
+        if (rc == -ENOMEM)
+            return stn_error(rc, "--mode gpu-ooc: %s", stn_errmsg());
+        return rc;
+    }
+    int rc = stn_gpu_make_plan(&q, q.size[r->d->ndim - 1], 1, p); /* one block: in core */
+    if (rc == 0 && p->dev_bytes > q.gpu_mem)
+        rc = stn_error(-ENOMEM,
+                       "--mode gpu: the grid's %d arrays need %s on the device, more than %s (%s); "
+                       "--mode gpu-ooc streams it through in blocks",
+                       p->dev_arrays, stn_fmt_bytes(b0, sizeof b0, p->dev_bytes), budget,
+                       stn_fmt_bytes(b1, sizeof b1, q.gpu_mem));
+    return rc;
+}
+
+/* The second copy of every level (the in-core engine's spare for a current level, a pinned array of our
+ * own for a previous level); the schedule writes each sweep into it. */
+static int second_copies(gpu *g) {
+    const stn_program_desc *d = g->r->d;
+    stn_incore_slots(g->in, g->slot, g->spare);
+    for (int f = 0; f < d->nfields; f++) {
+        const stn_field_desc *fd = &d->fields[f];
+        if (fd->kind != STN_FIELD_STATE || fd->src_slot < 0)
+            continue;
+        g->other[fd->src_slot] = g->spare[fd->src_slot];
+        if (fd->levels == 2 && fd->prev_slot >= 0 && !g->other[fd->prev_slot]) {
+            pin_alloc(g->r, f, 3, (size_t)g->r->grid_bytes, &g->other[fd->prev_slot]);
+            if (!g->other[fd->prev_slot])
+                return stn_error(-ENOMEM,
+                                 "--mode %s: no pinned host memory for a second copy of '%s.prev' (%" PRIu64
+                                 " bytes)",
+                                 g->mode, fd->name, g->r->grid_bytes);
+        }
+    }
+    return 0;
+}
+
+/* The in-core engine's arrays are the levels again (the schedule swapped the copies sweep by sweep). */
+static void give_back(gpu *g) {
+    const stn_program_desc *d = g->r->d;
+    for (int f = 0; f < d->nfields; f++) {
+        const stn_field_desc *fd = &d->fields[f];
+        if (fd->kind == STN_FIELD_STATE && fd->src_slot >= 0)
+            g->spare[fd->src_slot] = g->other[fd->src_slot];
+    }
+    stn_incore_rebind(g->in, g->slot, g->spare);
+}
+
+static int gpu_advance(void *state, int64_t t0, int64_t steps) {
+    gpu *g = state;
+    if (steps <= 0)
+        return 0;
+    stn_gpu_plan p;
+    int rc = plan_advance(g, steps, &p);
+    if (rc == 0)
+        rc = second_copies(g);
+    if (rc)
+        return rc;
+    g->t0 = t0;
+    const stn_gpu_dev_ops ops = {g, d_alloc, d_release, d_up, d_down, d_step, d_boundary, d_sync, d_at_step};
+    stn_gpu_counts c;
+    double c0 = stn_now();
+    const int64_t size[3] = {g->r->o->size[0], g->r->o->size[1], g->r->o->size[2]};
+    rc = stn_gpu_run(&p, g->r->d, size, g->pv, g->slot, g->other, &ops, &c);
+    give_back(g);
+    double dt = stn_now() - c0;
+    g->res->loop_seconds += dt;
+    g->res->st.seconds[STN_PHASE_COMPUTE] += dt;
+    g->res->gpu.predicted_h2d += p.h2d_bytes;
+    g->res->gpu.predicted_d2h += p.d2h_bytes;
+    g->res->gpu.bz = p.bz, g->res->gpu.bt = p.bt, g->res->gpu.nblocks = p.nblocks;
+    g->res->gpu.streams = p.nblocks <= 1 ? 1 : p.streams;
+    g->res->gpu.dev_bytes = p.dev_bytes > g->res->gpu.dev_bytes ? p.dev_bytes : g->res->gpu.dev_bytes;
+    g->res->gpu.pinned_bytes = pinned_now > g->res->gpu.pinned_bytes ? pinned_now : g->res->gpu.pinned_bytes;
+    return rc;
+}
+
+/* ------------------------------------------------------------------ the rest of the table */
+
+static void gpu_close(void *state, int keep) {
+    gpu *g = state;
+    if (!g)
+        return;
+    stn_incore_close(g->in, keep);
+    const stn_program_desc *d = g->r->d;
+    for (int f = 0; g->other && f < d->nfields; f++) {
+        const stn_field_desc *fd = &d->fields[f];
+        if (fd->kind == STN_FIELD_STATE && fd->levels == 2 && fd->prev_slot >= 0)
+            pin_release(g->other[fd->prev_slot], (size_t)g->r->grid_bytes);
+    }
+    if (g->ctx)
+        g->cu->close(g->ctx);
+    free(g->slot), free(g->spare), free(g->other), free(g->pv);
+    free(g);
+}
+
+static int gpu_open_as(const stn_run *r, stn_result *res, int ooc, void **state) {
+    const stn_program_desc *d = r->d;
+    const char *mode = ooc ? "gpu-ooc" : "gpu";
+    *state = NULL;
+    if (!d->cuda) /* (the command line refuses it first: base/args_check.c) */
+        return stn_error(-ENOTSUP, "--mode %s: this program was built without CUDA", mode);
+    if (d->nalong > 0 || d->ninjects > 0 || d->nrecords > 0 || d->step_pts)
+        return stn_error(-ENOTSUP,
+                         "--mode %s does not carry inputs along an axis, injects or records yet "
+                         "(docs/design/024-gpu-tier.md)",
+                         mode);
+    gpu *g = calloc(1, sizeof *g);
+    if (!g)
+        return stn_error(-ENOMEM, "out of memory");
+    g->r = r, g->res = res, g->cu = d->cuda, g->mode = mode, g->ooc = ooc;
+    g->slot = calloc((size_t)d->nsrc + 1, sizeof *g->slot);
+    g->spare = calloc((size_t)d->nsrc + 1, sizeof *g->spare);
+    g->other = calloc((size_t)d->nsrc + 1, sizeof *g->other);
+    g->pv = calloc((size_t)(d->nparams + 1 + d->nterms), sizeof *g->pv);
+    int rc = g->slot && g->spare && g->other && g->pv ? 0 : stn_error(-ENOMEM, "out of memory");
+    if (rc == 0)
+        rc = cuda_failed(g, g->cu->open(GPU_STREAMS, &g->ctx, &g->free_bytes), "opening the device");
+    pin_ops = d->cuda;
+    if (rc == 0)
+        rc = stn_incore_open(r, res, ooc ? &pinned_gpu_ooc : &pinned_gpu, &g->in);
+    if (rc) {
+        gpu_close(g, 0);
+        return rc;
+    }
+    res->gpu.have = 1;
+    res->gpu.pinned_bytes = pinned_now;
+    *state = g;
+    return 0;
+}
+
+static int gpu_open(const stn_run *r, stn_result *res, stn_ooc_result *plan, int program, void **state) {
+    (void)plan, (void)program;
+    return gpu_open_as(r, res, 0, state);
+}
+
+static int gpu_ooc_open(const stn_run *r, stn_result *res, stn_ooc_result *plan, int program, void **state) {
+    (void)plan, (void)program;
+    return gpu_open_as(r, res, 1, state);
+}
+
+static int64_t gpu_steps_done(const void *state) {
+    (void)state;
+    return 0;
+}
+
+static int gpu_box(void *state, const stn_box_io *b) { return stn_incore_box(((gpu *)state)->in, b); }
+
+static int gpu_account(void *state, stn_result *out) { return stn_incore_account(((gpu *)state)->in, out); }
+
+static int gpu_finish(void *state) { return stn_incore_finish(((gpu *)state)->in); }
+
+const stn_engine_ops stn_gpu_engine = {"gpu",       {0},     gpu_open,    gpu_steps_done,
+                                       gpu_advance, gpu_box, gpu_account, gpu_finish,
+                                       gpu_close,   NULL,    NULL,        NULL};
+const stn_engine_ops stn_gpu_ooc_engine = {"gpu-ooc",   {0},     gpu_ooc_open, gpu_steps_done,
+                                           gpu_advance, gpu_box, gpu_account,  gpu_finish,
+                                           gpu_close,   NULL,    NULL,         NULL};

@@ -1,0 +1,330 @@
+"""The GPU engine (``--mode gpu``, ``--mode gpu-ooc``; docs/design/024-gpu-tier.md) on a machine without a GPU.
+
+Every example the CUDA target carries is built as a whole program with ``stencilc --target cuda --emit=exe``
+against the host emulation of the CUDA runtime (``$STENCILC_CUDA_EMU`` = test/python/cuda_emu: the ``.cu`` files
+compiled as C++ by the host compiler, every launch run on the CPU, streams checked, device memory filled with
+NaN), and run in ``--mode gpu`` and ``--mode gpu-ooc --gpu-mem`` 1/8 of the grid's arrays (several blocks and
+sweeps): every level of every state field written by ``--out`` is the CPU in-core run's, byte for byte, and the
+report's bytes copied each way equal the plan's prediction.  A construct the engine does not carry yet (inputs
+along an axis; a field periodic along the streamed axis past one block) is refused with its reason.  Also:
+the refusals (a program built without CUDA, a ``--gpu-mem`` too small), and, where nvcc is found, a real
+``--target cuda`` program built with it (skipped with the reason where it is not).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import EXAMPLES_DIR, load_report
+from stencilc import driver
+from stencilc.codegen import build_layout
+from stencilc.diagnostics import CompileError
+from stencilc.toolchain import find_nvcc
+
+EMU = Path(__file__).resolve().parent / "cuda_emu"
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _carried() -> list[str]:
+    names = []
+    for p in sorted(EXAMPLES_DIR.glob("*.stn")):
+        try:
+            driver.front(str(p), target="cuda")
+        except CompileError:
+            continue
+        names.append(p.stem)
+    return names
+
+
+CARRIED = _carried()
+
+
+def _stencilc(args: list[str], env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    e = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "compiler"), *sys.path]), **(env or {})}
+    return subprocess.run([sys.executable, "-m", "stencilc", *args], capture_output=True, text=True, env=e,
+                          timeout=600)
+
+
+@pytest.fixture(scope="module")
+def emu_programs(tmp_path_factory):
+    """name -> the example's program built with --target cuda against the host emulation."""
+    out = tmp_path_factory.mktemp("gpu-emu")
+
+    def one(name: str) -> tuple[str, Path]:
+        exe = out / name
+        r = _stencilc([str(EXAMPLES_DIR / f"{name}.stn"), "--target", "cuda", "--emit=exe", "-o", str(exe)],
+                      {"STENCILC_CUDA_EMU": str(EMU)})
+        assert r.returncode == 0, r.stderr
+        return name, exe
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        return dict(pool.map(one, CARRIED))
+
+
+def _run(exe: Path, args: list[str]) -> subprocess.CompletedProcess:
+    return subprocess.run([str(exe), *args], capture_output=True, text=True, timeout=300)
+
+
+def _setup(name: str):
+    """The run's size, the --out of every level of every state field, the grid's arrays' bytes, and what the
+    engine cannot carry for this program (None: everything)."""
+    layout = build_layout(driver.front(str(EXAMPLES_DIR / f"{name}.stn"), target="cuda"))
+    size = [10, 8, 256] if layout.ndim == 3 else [16, 256]
+    cells = int(np.prod(size))
+    es = 4 if layout.dtype == "f32" else 8
+    levels = []
+    for f in layout.fields:
+        if f.kind == "state":
+            levels.append(f.run_name)
+            if f.levels == 2:
+                levels.append(f"{f.run_name}.prev")
+    arrays = (len(layout.src_slots) + len(layout.dst_slots)) * cells * es
+    refused = None
+    if layout.alongs:
+        refused = ("both", "does not carry inputs along an axis")
+    elif any(layout.ndim - 1 in f.periodic for f in layout.fields if f.kind == "state"):
+        refused = ("ooc", "periodic along")
+    return size, levels, arrays, refused
+
+
+@pytest.mark.parametrize("name", CARRIED)
+def test_the_gpu_modes_give_the_cpu_bits_and_the_predicted_bytes(emu_programs, tmp_path, name):
+    exe = emu_programs[name]
+    size, levels, arrays, refused = _setup(name)
+    common = ["--size", ",".join(map(str, size)), "--steps", "9", "--quiet"]
+
+    def outs(tag: str) -> list[str]:
+        return [a for lv in levels for a in ("--out", f"{lv}={tmp_path / f'{tag}.{lv}.npy'}")]
+
+    r = _run(exe, [*common, "--mode", "incore", *outs("cpu")])
+    assert r.returncode == 0, r.stderr
+    runs = {"gpu": ["--mode", "gpu"], "ooc": ["--mode", "gpu-ooc", "--gpu-mem", str(arrays // 8)]}
+    for tag, mode in runs.items():
+        rep = tmp_path / f"{tag}.json"
+        r = _run(exe, [*common, *mode, *outs(tag), "--report", str(rep)])
+        if refused and refused[0] in ("both", tag):
+            assert r.returncode == 1 and refused[1] in r.stderr, f"{name} {mode}: {r.stderr}"
+            continue
+        assert r.returncode == 0, f"{name} {mode}: {r.stderr}"
+        for lv in levels:
+            a, b = (tmp_path / f"cpu.{lv}.npy").read_bytes(), (tmp_path / f"{tag}.{lv}.npy").read_bytes()
+            assert a == b, f"{name} {mode}: {lv} is not the CPU in-core run's bits"
+        g = load_report(rep)["gpu"]
+        assert g["h2d_bytes"] == g["predicted_h2d_bytes"] > 0, g
+        assert g["d2h_bytes"] == g["predicted_d2h_bytes"] > 0, g
+        if tag == "ooc":
+            assert g["blocks"] > 1 and g["dev_bytes"] <= arrays // 8 and g["streams"] == 3, g
+        else:
+            assert g["blocks"] == 1 and g["bt"] == 9, g
+
+
+TIMED = """
+stencil timed {
+  grid 3d f64;
+  param a = 0.1;
+  series w;
+  state u levels 2;
+  u' = u + a * (u[1,0,0] + u[-1,0,0] + u[0,1,0] + u[0,-1,0] + u[0,0,1] + u[0,0,-1] - 6 * u) - 0.01 * u.prev
+       + 0.001 * sin(0.1 * t) + 0.01 * w[t] - 0.005 * w[t-1];
+  init u = sin(0.3 * x) + cos(0.2 * z);
+  boundary neumann;
+}
+"""
+
+
+def test_the_step_index_and_the_series_go_on_across_blocks_and_sweeps(tmp_path):
+    """A stencil reading t, w[t] and w[t-1] (each step's params queued with its kernels) and a neumann field of
+    two levels: gpu-ooc over several blocks and sweeps of several steps gives the CPU's bits."""
+    (tmp_path / "timed.stn").write_text(TIMED)
+    exe = tmp_path / "timed"
+    r = _stencilc([str(tmp_path / "timed.stn"), "--target", "cuda", "--emit=exe", "-o", str(exe)],
+                  {"STENCILC_CUDA_EMU": str(EMU)})
+    assert r.returncode == 0, r.stderr
+    np.save(tmp_path / "w.npy", np.cos(np.arange(40) * 0.7))
+    common = ["--size", "10,8,200", "--steps", "23", "--init", f"w={tmp_path / 'w.npy'}", "--quiet"]
+    r = _run(exe, [*common, "--out", f"u={tmp_path / 'cpu.npy'}", "--out", f"u.prev={tmp_path / 'cpup.npy'}"])
+    assert r.returncode == 0, r.stderr
+    arrays = 3 * 10 * 8 * 200 * 8
+    for budget in (arrays // 8, arrays // 3):
+        rep = tmp_path / f"r{budget}.json"
+        r = _run(exe, [*common, "--mode", "gpu-ooc", "--gpu-mem", str(budget), "--out", f"u={tmp_path / 'g.npy'}",
+                       "--out", f"u.prev={tmp_path / 'gp.npy'}", "--report", str(rep)])
+        assert r.returncode == 0, r.stderr
+        g = load_report(rep)["gpu"]
+        assert g["blocks"] > 1 and g["bt"] > 1 and g["h2d_bytes"] == g["predicted_h2d_bytes"], g
+        assert (tmp_path / "g.npy").read_bytes() == (tmp_path / "cpu.npy").read_bytes(), budget
+        assert (tmp_path / "gp.npy").read_bytes() == (tmp_path / "cpup.npy").read_bytes(), budget
+
+
+def test_gpu_mem_too_small_names_the_budget_and_the_smallest_plan(emu_programs):
+    r = _run(emu_programs["heat3d"], ["--size", "10,8,256", "--steps", "3", "--mode", "gpu-ooc", "--gpu-mem", "4K"])
+    assert r.returncode == 1
+    assert "heat3d: error: --mode gpu-ooc: --gpu-mem 4096 bytes is below the smallest plan" in r.stderr, r.stderr
+    r = _run(emu_programs["heat3d"], ["--size", "10,8,256", "--steps", "3", "--mode", "gpu", "--gpu-mem", "64K"])
+    assert r.returncode == 1
+    assert "--mode gpu: the grid's 2 arrays need 320.00 KiB on the device, more than --gpu-mem" in r.stderr, r.stderr
+    assert "--mode gpu-ooc streams it through" in r.stderr
+    r = _run(emu_programs["heat3d"], ["--size", "10,8,256", "--steps", "3", "--mode", "gpu", "--gpu-mem", "x"])
+    assert r.returncode == 2 and "--gpu-mem x: expected a positive byte count" in r.stderr, r.stderr
+
+
+def test_the_device_budget_defaults_to_its_free_memory(emu_programs, tmp_path):
+    """Without --gpu-mem, gpu-ooc plans within the device's free memory (the emulation's EMU_DEVICE_MEM)."""
+    rep = tmp_path / "r.json"
+    env = {**os.environ, "EMU_DEVICE_MEM": str(10 * 8 * 8 * 3 * 2 * 3)}  # 3 planes of 2 arrays in 3 streams: too few
+    r = subprocess.run([str(emu_programs["heat3d"]), "--size", "10,8,256", "--steps", "3", "--mode", "gpu-ooc"],
+                       capture_output=True, text=True, env=env, timeout=120)
+    assert r.returncode == 1 and "no --gpu-mem: the device's free memory" in r.stderr, r.stderr
+    env["EMU_DEVICE_MEM"] = str(64 << 30)
+    r = subprocess.run([str(emu_programs["heat3d"]), "--size", "10,8,256", "--steps", "3", "--mode", "gpu-ooc",
+                        "--report", str(rep)], capture_output=True, text=True, env=env, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert re.search(r"; copied 160\.00 KiB to the device and 160\.00 KiB back \(as predicted\); ", r.stderr), r.stderr
+    g = json.loads(rep.read_text())["gpu"]
+    assert g["gpu_mem"] == 64 << 30 and g["blocks"] == 1  # the grid fits: in core
+    # a --gpu-mem beyond what the device has: its allocation fails, and the run says so (no crash, no output)
+    env["EMU_DEVICE_MEM"] = str(100_000)
+    r = subprocess.run([str(emu_programs["heat3d"]), "--size", "10,8,256", "--steps", "3", "--mode", "gpu-ooc",
+                        "--gpu-mem", "1M", "--out", f"u={tmp_path / 'u.npy'}"], capture_output=True, text=True,
+                       env=env, timeout=120)
+    assert r.returncode == 1, r.stderr
+    assert "heat3d: error: --mode gpu-ooc: the device has no " in r.stderr and "left (out of memory)" in r.stderr, \
+        r.stderr
+    assert not (tmp_path / "u.npy").exists()
+
+
+def test_a_program_built_without_cuda_refuses_the_gpu_modes(compile_example, run_program):
+    exe = compile_example("heat3d")
+    for mode in ("gpu", "gpu-ooc"):
+        rc, _, err = run_program(exe, ["--size", "16,16,16", "--steps", "1", "--mode", mode])
+        assert rc == 2
+        assert (f"heat3d: error: --mode {mode}: this program was built without CUDA; build it with "
+                "`stencilc --target cuda --emit=exe`") in err, err
+
+
+NVCC = find_nvcc()
+
+
+@pytest.mark.skipif(NVCC is None, reason="no nvcc ($CUDACXX, PATH, /usr/local/cuda, or PyPI's nvidia-cuda-nvcc "
+                    "in this Python: tools/setup.sh installs it where it can)")
+def test_target_cuda_builds_a_program_with_nvcc(tmp_path):
+    """nvcc compiles the kernels and the entry points, and the program links against the CUDA runtime
+    (cudart_static); it runs --mode gpu only on a GPU (tools/gpu-check.sh), the CPU modes anywhere."""
+    exe = tmp_path / "heat3d"
+    r = _stencilc([str(EXAMPLES_DIR / "heat3d.stn"), "--target", "cuda", "--emit=exe", "-o", str(exe)],
+                  {"STENCILC_CUDA_EMU": ""})
+    assert r.returncode == 0, r.stderr
+    syms = subprocess.run(["nm", str(exe)], capture_output=True, text=True).stdout
+    assert " heat3d_cuda_ops_" in syms and "cudaMemcpyAsync" in syms
+    r = _run(exe, ["--size", "16,16,16", "--steps", "2", "--mode", "incore", "--quiet"])
+    assert r.returncode == 0, r.stderr
+    r = _run(exe, ["--size", "16,16,16", "--steps", "2", "--mode", "gpu", "--quiet"])  # (no GPU: a clear error)
+    assert r.returncode == 0 or (r.returncode == 1 and "heat3d: error: --mode gpu: opening the device failed: "
+                                 in r.stderr), r.stderr
+
+
+@pytest.mark.skipif(NVCC is None, reason="no nvcc (see above)")
+def test_the_python_library_builds_with_nvcc(monkeypatch):
+    import stencilc
+
+    monkeypatch.delenv("STENCILC_CUDA_EMU", raising=False)
+    prog = stencilc.compile(EXAMPLES_DIR / "heat3d.stn", target="cuda")
+    syms = subprocess.run(["nm", str(prog.prefix / "lib" / "libheat3d.so")], capture_output=True, text=True).stdout
+    assert " D heat3d_cuda_ops_" in syms
+    with prog.open(size=(16, 16, 16), steps=2, mode="incore") as sim:
+        sim.advance(2)
+    try:
+        with prog.open(size=(16, 16, 16), steps=2, mode="gpu") as sim:
+            sim.advance(2)
+    except stencilc.Error as e:  # (no GPU here)
+        assert "--mode gpu: opening the device failed: " in str(e), e
+
+
+def test_without_nvcc_target_cuda_exe_says_where_it_looked(tmp_path):
+    r = _stencilc([str(EXAMPLES_DIR / "heat3d.stn"), "--target", "cuda", "--emit=exe", "-o", str(tmp_path / "h")],
+                  {"CUDACXX": str(tmp_path / "no-nvcc"), "STENCILC_CUDA_EMU": ""})
+    assert r.returncode == 1
+    assert "stencilc: error: --target cuda needs nvcc to build, and none was found ($CUDACXX" in r.stderr, r.stderr
+    assert not (tmp_path / "h").exists()
+
+
+def test_a_simulation_in_the_gpu_modes_advances_in_pieces_with_writes_between(tmp_path, monkeypatch):
+    """The C API (NAME_api.h, test/embed/host.c) over --mode gpu and gpu-ooc: a host linking libNAME.a of
+    --emit=lib and libNAME_cuda.a of --target cuda --emit=lib (the entry points pulled in with -u, against the
+    host emulation) advances in pieces, with a write between them: the in-core simulation's bits (the step
+    index, the series and the written cells go on across the calls), and the report's gpu bytes as predicted."""
+    from stencilc import toolchain
+
+    monkeypatch.setenv("STENCILC_CUDA_EMU", str(EMU))
+    (tmp_path / "timed.stn").write_text(TIMED)
+    prefix, cudalib = tmp_path / "lib", tmp_path / "cuda"
+    for args in (["--emit=lib", "-o", str(prefix)], ["--target", "cuda", "--emit=lib", "-o", str(cudalib)]):
+        r = _stencilc([str(tmp_path / "timed.stn"), *args])
+        assert r.returncode == 0, r.stderr
+    cc, flags = toolchain._cc(None), toolchain._cflags(None)
+    host = tmp_path / "host"
+    r = subprocess.run([*cc, *flags, "-DSTN=timed", "-include", "timed_api.h", f"-I{prefix / 'include'}", "-o",
+                        str(host), str(REPO / "test" / "embed" / "host.c"), str(prefix / "lib" / "libtimed.a"),
+                        str(cudalib / "libtimed_cuda.a"), "-Wl,-u,timed_cuda_ops_", *toolchain.cuda_link_flags(),
+                        *toolchain._libs(flags)], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    np.save(tmp_path / "w.npy", np.cos(np.arange(40) * 0.7))
+    (tmp_path / "patch.raw").write_bytes(np.full((3, 4, 5), 0.25).tobytes())
+    ops = ["advance", "5", "write", "u", "2,2,40", "7,6,43", str(tmp_path / "patch.raw"), "advance", "11",
+           "advance", "7"]
+
+    def run(mode: str, *opts: str) -> bytes:
+        out = tmp_path / f"{mode}.raw"
+        rep = tmp_path / f"{mode}.json"
+        p = subprocess.run([str(host), "size=10,8,200", "steps=23", f"mode={mode}", f"report={rep}", "quiet",
+                            "--init", f"w={tmp_path / 'w.npy'}", *opts, "--", *ops,
+                            "read", "u", "0,0,0", "10,8,200", str(out)], capture_output=True, text=True, timeout=300)
+        assert p.returncode == 0, p.stdout + p.stderr
+        if mode != "incore":
+            g = load_report(rep)["gpu"]
+            assert g["h2d_bytes"] == g["predicted_h2d_bytes"] and g["d2h_bytes"] == g["predicted_d2h_bytes"], g
+            assert mode == "gpu" or g["blocks"] > 1, g
+        return out.read_bytes()
+
+    want = run("incore")
+    assert run("gpu") == want
+    assert run("gpu-ooc", "--gpu-mem", str(3 * 10 * 8 * 200 * 8 // 8)) == want
+
+
+def test_the_python_api_in_the_gpu_modes(tmp_path, monkeypatch):
+    """``stencilc.compile(path, target="cuda")`` (against the host emulation): a simulation opened in
+    mode="gpu" and "gpu-ooc" (several blocks), advanced in pieces with a write between, reads the in-core
+    simulation's bits, its report's gpu bytes as predicted; the target is checked."""
+    import stencilc
+
+    monkeypatch.setenv("STENCILC_CUDA_EMU", str(EMU))
+    (tmp_path / "timed.stn").write_text(TIMED)
+    np.save(tmp_path / "w.npy", np.cos(np.arange(40) * 0.7))
+    prog = stencilc.compile(tmp_path / "timed.stn", target="cuda")
+    got = {}
+    for mode, opts in (("incore", []), ("gpu", []), ("gpu-ooc", ["--gpu-mem", str(3 * 10 * 8 * 200 * 8 // 8)])):
+        with prog.open(size=(10, 8, 200), steps=23, mode=mode, init={"w": tmp_path / "w.npy"}, options=opts) as sim:
+            sim.advance(5)
+            box = {"x": slice(2, 7), "y": slice(2, 6), "z": slice(40, 43)}
+            sim.write("u", np.full_like(sim.read("u", **box), 0.25), **box)
+            sim.advance(11)
+            sim.advance(7)
+            got[mode] = sim.read("u")
+            if mode != "incore":
+                g = sim.report()["gpu"]
+                assert g["h2d_bytes"] == g["predicted_h2d_bytes"] and g["d2h_bytes"] == g["predicted_d2h_bytes"], g
+                assert (g["blocks"] > 1) == (mode == "gpu-ooc"), g
+    assert got["gpu"].tobytes() == got["incore"].tobytes()
+    assert got["gpu-ooc"].tobytes() == got["incore"].tobytes()
+    with pytest.raises(stencilc.Error, match="target 'metal': expected 'c' or 'cuda'"):
+        stencilc.compile(tmp_path / "timed.stn", target="metal")
+    with pytest.raises(stencilc.CompileError, match="the CUDA target does not support sub-steps"):
+        stencilc.compile(EXAMPLES_DIR / "fdtd2d.stn", target="cuda")
