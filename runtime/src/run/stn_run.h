@@ -250,10 +250,10 @@ typedef struct stn_result {
     int is_pmem;                  /* and whether libpmem found every mapping persistent memory */
     uint64_t read_in_place; /* ooc --tier pmem: bytes of inputs the kernels read in the mapping, not copied */
     uint64_t predicted_in_place; /* and what the model says they are */
-    int scratch_chunked;          /* out of core: some scratch file chunked along y (docs/design/023) */
-    struct {                      /* --mode gpu / gpu-ooc (engines/gpu.c), the sums over its advances: */
-        int have;                 /* the GPU engine ran */
-        uint64_t h2d, d2h;        /* bytes copied host to device and back, counted at each copy */
+    int scratch_chunked;         /* out of core: some scratch file chunked along y (docs/design/023) */
+    struct {                     /* --mode gpu / gpu-ooc (engines/gpu.c), the sums over its advances: */
+        int have;                /* the GPU engine ran */
+        uint64_t h2d, d2h;       /* bytes copied host to device and back, counted at each copy */
         uint64_t predicted_h2d, predicted_d2h; /* and what the plans predict (plan/stn_gpu.h) */
         int64_t bz, bt, nblocks;               /* the last plan's blocks (planes), steps per sweep, blocks */
         int streams;                           /* its streams */
