@@ -189,9 +189,6 @@ int stn_save_check(const stn_program_desc *d, stn_opts *o, int nranks) {
                          "stencilc --mpi)",
                          o->save_to, nranks);
 #endif
-    if (nranks > 1 && stn_dims(d) == 1)
-        return stn_error(-ENOTSUP, "--save-to %s: a 1d grid's snapshots are not written by %d MPI ranks",
-                         o->save_to, nranks);
     for (f = 0; f < d->nfields; f++) {
         stn_save *s = &o->save[f];
         if (s->every && s->from > o->steps)

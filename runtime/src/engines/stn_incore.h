@@ -32,8 +32,8 @@ int stn_incore_finish(void *state);
 void stn_incore_close(void *state, int keep);
 
 /* The table of an engine on the in-core loop: its --mode name, whether MPI ranks split it, its open. */
-/* MPI: the rank's part (NULL: none, or a folded 1d grid's). */
-const struct stn_part *stn_incore_part(const void *state);
+/* MPI: the rank's part (NULL: none), and a 1d grid's fold (stn_engine_ops.part). */
+const struct stn_part *stn_incore_part(const void *state, const stn_fold **fold);
 #define STN_INCORE_OPS(mode, split, open_fn)                                                                 \
     {                                                                                                        \
         mode, {.splits = split}, open_fn, stn_incore_steps_done, stn_incore_advance, stn_incore_box,         \
