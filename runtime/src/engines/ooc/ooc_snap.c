@@ -44,11 +44,11 @@ int stn_ooc_snap_saves(const ooc *e) {
     for (int i = 0; i < e->d->nfields; i++)
         if (e->d->fields[i].kind == STN_FIELD_STATE && e->d->fields[i].boundary == STN_BC_MIXED)
             return 0;
-    /* (an MPI part: under parallel HDF5, its own cells, and not on a ring of ranks, whose boundary layer
-     * the parts copy from across the grid; rank 0 gathering reads them through box at the stops) */
+    /* (an MPI part: under parallel HDF5, its own cells, on a ring of ranks also the boundary cells that wrap
+     * to them; rank 0 gathering reads them through box at the stops) */
     const stn_part *p = e->r->part;
     return e->r->snap && e->plan.schedule == STN_SCHED_REF && !e->plan.r.wrap && !e->r->fold.W &&
-           (!p || (stn_h5_parallel(e->r->snap) && !stn_part_rings(p)));
+           (!p || stn_h5_parallel(e->r->snap));
 }
 
 int stn_ooc_snap_tile(ooc *e, int64_t r0, int64_t r1, int64_t q0, int64_t q1, int64_t t) {
@@ -81,10 +81,10 @@ int stn_ooc_snap_tile(ooc *e, int64_t r0, int64_t r1, int64_t q0, int64_t q1, in
     for (int i = 0; rc == 0 && i < d->nfields; i++) {
         if (!stn_h5_wants(r->snap, i, k))
             continue;
-        for (int a = 0; a < 3; a++) {
-            m.kind[a] = (d->fields[i].periodic >> a) & 1          ? 2
-                        : d->fields[i].boundary == STN_BC_NEUMANN ? 1
-                                                                  : 0;
+        for (int a = 0; a < 3; a++) { /* (a part's run does not wrap a ring of ranks: the grid does) */
+            m.kind[a] = ((d->fields[i].periodic | stn_part_rings(p)) >> a) & 1 ? 2
+                        : d->fields[i].boundary == STN_BC_NEUMANN              ? 1
+                                                                               : 0;
             owned(m.kind[a], whole[a], m.lo[a], m.hi[a], lo[a], hi[a], iv[a]);
         }
         /* (the view's x is the whole grid's: the level's row starts at cell base[0]) */
