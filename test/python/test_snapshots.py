@@ -123,16 +123,21 @@ def test_out_of_core_snapshots_are_the_run_stopped_at_each_step(compile_example,
 
 @pytest.mark.parametrize("name,block", [("heat3d", "5,4,5"), ("heat3d", "11,9,5"), ("wave3d", "6,3,4"),
                                         ("grayscott2d", "7,5"), ("heat3d_f32", "4,2,6"), ("staggered3d", "5,3,4"),
-                                        ("staggered3d", "11,4,5"), ("advect2d", "6,4"), ("star2", "6,4,5")])
+                                        ("staggered3d", "11,4,5"), ("advect2d", "6,4"), ("star2", "6,4,5"),
+                                        ("heat3d", "11,2,3:alg1"), ("heat3d", "11,9,5:alg1"), ("wave3d", "11,3,4:alg1"),
+                                        ("grayscott2d", "5,3:alg1"), ("staggered3d", "11,3,4:alg1")])
 def test_out_of_core_snapshots_add_no_sweep(compile_example, run_program, tmp_path, stopped, name, block):
-    """The reference schedule puts each snapshot as its tiles compute the step: the run reads what it reads
-    without snapshots (no sweep ends at a saved step; bt does not divide K) and writes the snapshots more."""
+    """The reference schedule and alg1 put each snapshot as their tiles compute the step (alg1: each block
+    its own cells of the widened region it computes): the run reads what it reads without snapshots (no
+    sweep ends at a saved step; bt does not divide K) and writes the snapshots more."""
+    block, _, schedule = block.partition(":")
     exe, want, reps = compile_example(name), stopped(name), []
     for save in (False, True):
         saves = [a for f in _state(name) for a in ("--save", f"{f}:every=3:from=1:stride=2")] if save else []
         rep = tmp_path / f"r{save}.json"
         rc, _, err = run_program(exe, ["--size", ",".join(map(str, _size(name))), "--steps", str(STEPS), "--quiet",
                                        "--mode", "ooc", "--dir", tmp_path, "--block", block, *saves,
+                                       "--schedule", schedule or "ref",
                                        *(["--save-to", tmp_path / "w.h5"] if save else []), "--report", rep])
         assert rc == 0, err
         reps.append(load_report(rep))

@@ -6,7 +6,8 @@
  * its mirror in the interior along a neumann one, its wrap along a periodic one (as the boundary functions
  * set the in-core levels: x, then y, then z, each over the others' whole extent, so the maps compose).  Its
  * owner is the tile that computes the interior cell map(c) clamped into the interior: every interior cell
- * is computed once a step (the reference schedule), so every snapshot cell is put once.  Along an axis the
+ * is computed once a step (the reference schedule; alg1's tiles are cut to their block's own cells first),
+ * so every snapshot cell is put once.  Along an axis the
  * cells a tile computing [lo, hi) of the interior [L, H) owns are [lo, hi) and two runs of the boundary
  * layer (below, above).  A dirichlet boundary cell reads itself: every level's array holds it in the
  * window (placed with its slice, converted for step 2 by the tile that owns it, before_step). */
@@ -38,8 +39,8 @@ static void owned(int kind, int64_t n, int64_t L, int64_t H, int64_t lo, int64_t
 }
 
 int stn_ooc_snap_saves(const ooc *e) {
-    /* (the others fall back to engine.c's stops: alg1 computes the cells blocks share twice, alg2 keeps
-     * no ring of levels, a wrapped sweep's last block and a folded 1d grid place cells of their own) */
+    /* (the others fall back to engine.c's stops: alg2 keeps no ring of levels, a wrapped sweep's last block
+     * and a folded 1d grid place cells of their own; alg1's blocks put their own cells, ooc_sweep.c) */
     /* (a field with a boundary per face has no one owner rule per axis, stn_h5_map's kind: the stops too) */
     for (int i = 0; i < e->d->nfields; i++)
         if (e->d->fields[i].kind == STN_FIELD_STATE && e->d->fields[i].boundary == STN_BC_MIXED)
@@ -47,7 +48,7 @@ int stn_ooc_snap_saves(const ooc *e) {
     /* (an MPI part: under parallel HDF5, its own cells, on a ring of ranks also the boundary cells that wrap
      * to them; rank 0 gathering reads them through box at the stops) */
     const stn_part *p = e->r->part;
-    return e->r->snap && e->plan.schedule == STN_SCHED_REF && !e->plan.r.wrap && !e->r->fold.W &&
+    return e->r->snap && e->plan.schedule != STN_SCHED_ALG2 && !e->plan.r.wrap && !e->r->fold.W &&
            (!p || stn_h5_parallel(e->r->snap));
 }
 
