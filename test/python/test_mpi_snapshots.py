@@ -138,18 +138,21 @@ def test_every_rank_writes_its_own_cells(mpi_exe, tmp_path):
 @pytest.mark.parametrize("P", [2, 3])
 @pytest.mark.parametrize("name,mode", [
     ("heat3d", ["--mode", "incore"]), ("heat3d", ["--mode", "ooc", "--block", "14,12,3"]),
-    ("heat3d", ["--mode", "ooc", "--block", "7,5,3"]), ("d2q9", ["--mode", "ooc", "--block", "8,3"])],
-    ids=["incore", "planes", "yblocked", "ring"])
+    ("heat3d", ["--mode", "ooc", "--block", "7,5,3"]), ("d2q9", ["--mode", "ooc", "--block", "8,3"]),
+    ("jacobi1d", ["--mode", "ooc", "--block", "1500,3"])],
+    ids=["incore", "planes", "yblocked", "ring", "1d"])
 def test_the_ranks_snapshots_add_no_sweep_or_exchange(mpi_exe, tmp_path, P, name, mode):
     """The saved steps do not end the ranks' advances: out of core each rank's tiles put their own cells as
     they compute a saved step (whole planes and y-blocked tiles, the saved steps inside sweeps; on a ring of
-    ranks, d2q9 periodic along the y the ranks cut, also the boundary cells that copy them), in core a chunk
+    ranks, d2q9 periodic along the y the ranks cut, also the boundary cells that copy them; a 1d grid's ranks
+    the cells of their folded rows), in core a chunk
     of steps goes on past a saved step.  So every rank reads what it reads without snapshots and sends the
     same messages (the same sweeps and exchanges), writes the snapshots more (as predicted, rank by rank),
     and the file is one process's."""
     exe = mpi_exe(name)
-    save = ["--save", f"{'f0' if name == 'd2q9' else 'u'}:every=3:from=1:stride=2"]
-    base = ["--size", "23,41" if name == "d2q9" else "14,12,29", "--steps", STEPS, "--quiet", *mode]
+    save = ["--save", f"{ {'d2q9': 'f0', 'jacobi1d': 'A'}.get(name, 'u')}:every=3:from=1:stride=2"]
+    size = {"d2q9": "23,41", "jacobi1d": "20011"}.get(name, "14,12,29")
+    base = ["--size", size, "--steps", STEPS, "--quiet", *mode]
     h5one = tmp_path / "one.h5"
     rc, err = _run(1, exe, [*base, "--dir", tmp_path, *save, "--save-to", h5one])
     assert rc == 0, err

@@ -125,7 +125,8 @@ def test_out_of_core_snapshots_are_the_run_stopped_at_each_step(compile_example,
                                         ("grayscott2d", "7,5"), ("heat3d_f32", "4,2,6"), ("staggered3d", "5,3,4"),
                                         ("staggered3d", "11,4,5"), ("advect2d", "6,4"), ("star2", "6,4,5"),
                                         ("heat3d", "11,2,3:alg1"), ("heat3d", "11,9,5:alg1"), ("wave3d", "11,3,4:alg1"),
-                                        ("grayscott2d", "5,3:alg1"), ("staggered3d", "11,3,4:alg1")])
+                                        ("grayscott2d", "5,3:alg1"), ("staggered3d", "11,3,4:alg1"),
+                                        ("jacobi1d", "3"), ("jacobi1d", "3:alg1")])
 def test_out_of_core_snapshots_add_no_sweep(compile_example, run_program, tmp_path, stopped, name, block):
     """The reference schedule and alg1 put each snapshot as their tiles compute the step (alg1: each block
     its own cells of the widened region it computes): the run reads what it reads without snapshots (no
