@@ -123,16 +123,22 @@ def test_out_of_core_snapshots_are_the_run_stopped_at_each_step(compile_example,
 
 @pytest.mark.parametrize("name,block", [("heat3d", "5,4,5"), ("heat3d", "11,9,5"), ("wave3d", "6,3,4"),
                                         ("grayscott2d", "7,5"), ("heat3d_f32", "4,2,6"), ("staggered3d", "5,3,4"),
-                                        ("staggered3d", "11,4,5"), ("advect2d", "6,4"), ("star2", "6,4,5")])
+                                        ("staggered3d", "11,4,5"), ("advect2d", "6,4"), ("star2", "6,4,5"),
+                                        ("heat3d", "11,2,3:alg1"), ("heat3d", "11,9,5:alg1"), ("wave3d", "11,3,4:alg1"),
+                                        ("grayscott2d", "5,3:alg1"), ("staggered3d", "11,3,4:alg1"),
+                                        ("jacobi1d", "3"), ("jacobi1d", "3:alg1")])
 def test_out_of_core_snapshots_add_no_sweep(compile_example, run_program, tmp_path, stopped, name, block):
-    """The reference schedule puts each snapshot as its tiles compute the step: the run reads what it reads
-    without snapshots (no sweep ends at a saved step; bt does not divide K) and writes the snapshots more."""
+    """The reference schedule and alg1 put each snapshot as their tiles compute the step (alg1: each block
+    its own cells of the widened region it computes): the run reads what it reads without snapshots (no
+    sweep ends at a saved step; bt does not divide K) and writes the snapshots more."""
+    block, _, schedule = block.partition(":")
     exe, want, reps = compile_example(name), stopped(name), []
     for save in (False, True):
         saves = [a for f in _state(name) for a in ("--save", f"{f}:every=3:from=1:stride=2")] if save else []
         rep = tmp_path / f"r{save}.json"
         rc, _, err = run_program(exe, ["--size", ",".join(map(str, _size(name))), "--steps", str(STEPS), "--quiet",
                                        "--mode", "ooc", "--dir", tmp_path, "--block", block, *saves,
+                                       "--schedule", schedule or "ref",
                                        *(["--save-to", tmp_path / "w.h5"] if save else []), "--report", rep])
         assert rc == 0, err
         reps.append(load_report(rep))
@@ -463,3 +469,44 @@ def _bandwidth(text: str) -> float:
     """'438M' -> 438 * 2**20 (the curves' units, docs/machines.md)."""
     units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
     return float(text[:-1]) * units[text[-1]] if text[-1] in units else float(text)
+
+
+def test_a_failed_write_never_leaves_a_wrong_file(compile_example, tmp_path):
+    """Each of the file's writes failed in turn (the fault shim fails the N-th pwrite with EIO, every N the
+    run makes): the run either fails cleanly (status 1, an error naming the file, neither the file nor its
+    temporary left) or, where libhdf5 writes the failed piece again at its next flush, gives the right file,
+    bit for bit.  (A failed write of a dimension scale, flushed by libhdf5 when the scale's dataset closed,
+    went unseen: the run succeeded with zeros among the steps saved; a failure in the last flush crashed.  The
+    close's own last write still does, in libhdf5 1.10 as it shuts down, after the error and with no file
+    under the name asked for: design 021, "Not in this version".)"""
+    shim = tmp_path / "faultshim.so"
+    here = os.path.dirname(os.path.abspath(__file__))
+    p = subprocess.run(["cc", "-shared", "-fPIC", "-O2", "-o", str(shim),
+                        os.path.join(here, "..", "..", "runtime", "tests", "faultshim.c"), "-ldl"],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    exe = compile_example("heat3d")
+    args = [str(exe), "--size", "24,20,30", "--steps", "12", "--quiet", "--mode", "incore", "--dir", str(tmp_path),
+            "--save", "u:every=1"]
+    counts = tmp_path / "counts"
+    subprocess.run([*args, "--save-to", str(tmp_path / "want.h5")], check=True, timeout=120,
+                   env={**os.environ, "LD_PRELOAD": str(shim), "STN_FAULT_COUNT": str(counts)})
+    writes = int(dict(line.split() for line in counts.read_text().splitlines())["pwrite"])
+    assert writes > 13, writes  # (the snapshots' chunks and libhdf5's metadata)
+    with h5py.File(tmp_path / "want.h5", "r") as f:
+        want = {k: f[k][...].tobytes() for k in f}
+    h5 = tmp_path / "got.h5"
+    for n in range(1, writes + 1):
+        r = subprocess.run([*args, "--save-to", str(h5)], capture_output=True, text=True, timeout=120,
+                           env={**os.environ, "LD_PRELOAD": str(shim), "STN_FAULT": f"pwrite:{n}:EIO"})
+        if r.returncode == -signal.SIGSEGV and n == writes:  # (libhdf5 1.10: the close's own last write)
+            assert "got.h5" in r.stderr and not h5.exists(), (n, r.stderr)
+            continue
+        assert r.returncode in (0, 1), (n, r.returncode, r.stderr[-2000:])
+        assert not list(tmp_path.glob(".got.h5.partial-*")), n
+        if r.returncode:
+            assert "got.h5" in r.stderr and not h5.exists(), (n, r.stderr)
+            continue
+        with h5py.File(h5, "r") as f:
+            assert f.attrs["complete"] == 1 and {k: f[k][...].tobytes() for k in f} == want, n
+        h5.unlink()

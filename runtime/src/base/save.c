@@ -181,16 +181,11 @@ int stn_save_check(const stn_program_desc *d, stn_opts *o, int nranks) {
             "--save-to %s: --schedule alg2 keeps its levels in place, in the paper's layout, where "
             "no snapshot is read; use ref or alg1",
             o->save_to);
-#ifndef STN_H5_PARALLEL
-    if (nranks > 1 && o->resume) /* (rank 0 alone writes the file, gathering: engines/engine.c) */
+    if (nranks > 1 && o->resume && !stn_save_together(nranks)) /* (rank 0 writes alone: engines/engine.c) */
         return stn_error(-ENOTSUP,
                          "--save-to %s with --resume: a run of %d MPI ranks does not resume its snapshots "
                          "without parallel HDF5 (install libhdf5-openmpi-dev and build it again with "
                          "stencilc --mpi)",
-                         o->save_to, nranks);
-#endif
-    if (nranks > 1 && stn_dims(d) == 1)
-        return stn_error(-ENOTSUP, "--save-to %s: a 1d grid's snapshots are not written by %d MPI ranks",
                          o->save_to, nranks);
     for (f = 0; f < d->nfields; f++) {
         stn_save *s = &o->save[f];
@@ -207,6 +202,15 @@ int stn_save_check(const stn_program_desc *d, stn_opts *o, int nranks) {
             s->to = o->steps;
     }
     return save_to_files(d, o);
+}
+
+int stn_save_together(int nranks) {
+#ifdef STN_H5_PARALLEL
+    const char *g = getenv("STENCILC_H5_GATHER");
+    return nranks > 1 && !(g && g[0] && strcmp(g, "0") != 0);
+#else
+    return (void)nranks, 0;
+#endif
 }
 
 int stn_save_wants(const stn_save *s, int64_t k) {

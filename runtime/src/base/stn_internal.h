@@ -424,6 +424,11 @@ void stn_opts_bound_bt(stn_opts *o, int open);
 #endif
 #endif
 
+/* Whether the ranks write the snapshot file together: the MPI build against the parallel libhdf5
+ * (STN_H5_PARALLEL), several ranks, and not STENCILC_H5_GATHER=1 in the environment, which forces rank 0's
+ * gathering with the parallel library too (for tests: the fallback's file against the parallel one). */
+int stn_save_together(int nranks);
+
 /* --save TEXT into o->save (the field's entry): 0 or -EINVAL naming the option, the value and what
  * would be accepted. */
 int stn_save_parse(const stn_program_desc *d, const char *text, stn_opts *o);

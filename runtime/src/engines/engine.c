@@ -56,12 +56,20 @@ uint64_t stn_engine_snap_bytes(const stn_run *r) {
 
 /* The part's cells along axis a that its snapshots hold, in pieces pc[j] = {lo, hi, shift}: local [lo, hi)
  * going to whole-grid index local + shift; its own [lo, hi), and on a ring of ranks also those the grid's
- * boundary layer copies (stn_part_out).  *n: the whole grid's extent.  The number of pieces (no part: the
- * grid, one piece). */
-static int own_cells(const stn_run *r, const stn_part *p, int a, int64_t pc[3][3], int64_t *n) {
-    *n = p ? p->ax[a].n : r->o->size[a];
-    if (!p) {
+ * boundary layer copies (stn_part_out); a slab of a folded 1d grid's rows (fo), the 1d cells of its own
+ * rows.  *n: the whole grid's extent.  The number of pieces (no part: the grid, one piece). */
+static int own_cells(const stn_run *r, const stn_part *p, const stn_fold *fo, int a, int64_t pc[3][3],
+                     int64_t *n) {
+    *n = p && !fo ? p->ax[a].n : r->o->size[a];
+    if (!p || (fo && a > 0)) {
         pc[0][0] = 0, pc[0][1] = *n, pc[0][2] = 0;
+        return 1;
+    }
+    if (fo) { /* the cells of its own rows [base + lo, base + hi), local cell i the grid's i + base W */
+        const stn_cut *s = stn_part_slab(p);
+        int64_t c0 = (s->base + s->lo) * fo->W - fo->P, c1 = (s->base + s->hi) * fo->W - fo->P;
+        c0 = c0 > 0 ? c0 : 0, c1 = c1 < fo->n ? c1 : fo->n;
+        pc[0][0] = c0 - s->base * fo->W, pc[0][1] = c1 - s->base * fo->W, pc[0][2] = s->base * fo->W;
         return 1;
     }
     int np;
@@ -157,9 +165,10 @@ static int put_field(stn_engine *e, int f, int64_t k, char *buf) {
     const stn_run *r = e->r;
     int rc = 0, np[3];
     int64_t pc[3][3][3], n[3];
-    const stn_part *p = e->ops->part ? e->ops->part(e->state) : NULL;
+    const stn_fold *fo = NULL;
+    const stn_part *p = e->ops->part ? e->ops->part(e->state, &fo) : NULL;
     for (int a = 0; a < 3; a++)
-        np[a] = own_cells(r, p, a, pc[a], &n[a]);
+        np[a] = own_cells(r, p, fo, a, pc[a], &n[a]);
     for (int i = 0; rc == 0 && i < np[0] * np[1] * np[2]; i++) {
         const int64_t *x = pc[0][i % np[0]], *y = pc[1][i / np[0] % np[1]], *z = pc[2][i / (np[0] * np[1])];
         int64_t lo[3] = {x[0], y[0], z[0]}, hi[3] = {x[1], y[1], z[1]}, base[3] = {x[2], y[2], z[2]};
@@ -188,7 +197,8 @@ uint64_t stn_engine_snap_written(const stn_engine *e, int64_t first) {
         return stn_par_rank() > 0
                    ? 0
                    : stn_h5_bytes(r->d, o, o->steps) - (first > 0 ? stn_h5_bytes(r->d, o, first - 1) : 0);
-    const stn_part *p = e->ops->part ? e->ops->part(e->state) : NULL;
+    const stn_fold *fo = NULL;
+    const stn_part *p = e->ops->part ? e->ops->part(e->state, &fo) : NULL;
     uint64_t total = 0;
     for (int f = 0; f < r->d->nfields; f++) {
         const stn_save *s = &o->save[f];
@@ -197,7 +207,7 @@ uint64_t stn_engine_snap_written(const stn_engine *e, int64_t first) {
         uint64_t cells = 1; /* the kept cells of the part's own (own_cells) */
         for (int a = 0; a < stn_dims(r->d); a++) {
             int64_t pc[3][3], n, kept = 0;
-            for (int j = 0, np = own_cells(r, p, a, pc, &n); j < np; j++)
+            for (int j = 0, np = own_cells(r, p, fo, a, pc, &n); j < np; j++)
                 kept += stn_save_kept(pc[j][0] + pc[j][2], pc[j][1] + pc[j][2], s->stride);
             cells *= (uint64_t)kept;
         }

@@ -739,9 +739,13 @@ int64_t stn_incore_steps_done(const void *state) {
 int stn_incore_box(void *state, const stn_box_io *b) {
     engine *e = state;
     double t0 = stn_now();
-    /* (MPI: the part's local indices, as its arrays) */
+    /* (MPI: the part's local indices, as its arrays; a slab of a folded 1d grid's rows: local cell i is
+     * its arrays' cell i + P, stn_engine_ops.part) */
     const stn_view *v = e->part && !e->fold ? &e->r->view : &e->given->view;
-    stn_engine_copy_box(v, (size_t)e->d->elem_size, level_of(e, b->f, b->level), b);
+    stn_box_io c = *b;
+    if (e->fold)
+        c.lo[0] += e->r->fold.P, c.hi[0] += e->r->fold.P;
+    stn_engine_copy_box(v, (size_t)e->d->elem_size, level_of(e, b->f, b->level), &c);
     if (b->write)
         written(e, b->f, b->level);
     if (b->write && e->part && e->since > 0) /* (its ghosts swapped before the next step) */
@@ -750,9 +754,10 @@ int stn_incore_box(void *state, const stn_box_io *b) {
     return 0;
 }
 
-const struct stn_part *stn_incore_part(const void *state) {
+const struct stn_part *stn_incore_part(const void *state, const stn_fold **fold) {
     const engine *e = state;
-    return e->part && !e->fold ? e->part->part : NULL;
+    *fold = e->part && e->fold ? &e->r->fold : NULL;
+    return e->part ? e->part->part : NULL;
 }
 
 int stn_incore_account(void *state, stn_result *out) {

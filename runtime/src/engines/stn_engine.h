@@ -52,8 +52,11 @@ typedef struct stn_engine_ops {
      * it reads through box.  The levels at open are put by put_levels, else through box. */
     int (*saves)(const void *state);
     /* part (NULL, or NULL back: none): MPI, this rank's part of the grid (mpi/stn_part.h), whose local
-     * indices box then takes; engine.c puts the part's own cells of each snapshot through rank 0. */
-    const struct stn_part *(*part)(const void *state);
+     * indices box then takes; engine.c puts the part's own cells of each snapshot (itself under parallel
+     * HDF5, else through rank 0).  A 1d grid's part is a slab of its folded rows: *fold is then the fold
+     * (else NULL), and box takes the 1d cells of the part's rows, local cell i the whole grid's cell
+     * i + base W of the slab's base row (design 014). */
+    const struct stn_part *(*part)(const void *state, const stn_fold **fold);
     /* put_levels (NULL: never): the levels after step k (the levels at open) of the fields that save step k
      * put into r->snap by the engine itself, in the order its storage is cheapest to read in (the
      * out-of-core engine: chunk by chunk of its window, each read once), 0; or 1 when it does not for this

@@ -39,8 +39,8 @@ void stn_incore_slots(void *state, void **slot, void **spare);
 void stn_incore_rebind(void *state, void *const *slot, void *const *spare);
 
 /* The table of an engine on the in-core loop: its --mode name, whether MPI ranks split it, its open. */
-/* MPI: the rank's part (NULL: none, or a folded 1d grid's). */
-const struct stn_part *stn_incore_part(const void *state);
+/* MPI: the rank's part (NULL: none), and a 1d grid's fold (stn_engine_ops.part). */
+const struct stn_part *stn_incore_part(const void *state, const stn_fold **fold);
 #define STN_INCORE_OPS(mode, split, open_fn)                                                                 \
     {                                                                                                        \
         mode, {.splits = split}, open_fn, stn_incore_steps_done, stn_incore_advance, stn_incore_box,         \

@@ -463,8 +463,9 @@ static int attach(stn_h5 *h, hid_t ds, const char *name, int rank, const char *c
         rc = scale(h, sname, n[a], first[a], step[a], &sc);
         if (rc == 0 && H5DSattach_scale(ds, sc, (unsigned)a) < 0)
             rc = h5_fail(h, "attaching a dimension scale");
-        if (sc >= 0)
-            H5Dclose(sc);
+        /* (the close writes what libhdf5 kept of the scale's values: a failure there is the write's) */
+        if (sc >= 0 && H5Dclose(sc) < 0 && rc == 0)
+            rc = h5_fail(h, "writing a dimension scale");
     }
     return rc;
 }
@@ -528,8 +529,8 @@ int stn_h5_record(stn_h5 *h, const char *name, const void *data, int64_t steps, 
     if (rc == 0 && st && h->par.rank == 0)
         st->bytes_written += (uint64_t)(steps * n) * (uint64_t)h->d->elem_size;
     H5Sclose(space);
-    if (ds >= 0)
-        H5Dclose(ds);
+    if (ds >= 0 && H5Dclose(ds) < 0 && rc == 0) /* (the close writes what libhdf5 kept: checked) */
+        rc = h5_fail(h, "writing a record");
     return rc;
 }
 
@@ -570,11 +571,16 @@ int stn_h5_close(stn_h5 *h, int64_t done) {
     int64_t one = 1; /* the last attribute: the file is whole */
     if (rc == 0 && attr_scalar(h->file, "complete", &one, NULL) < 0)
         rc = h5_fail(h, "writing the attribute 'complete'");
-    for (int f = 0; f < h->d->nfields; f++)
-        if (h->dset[f] >= 0)
-            H5Dclose(h->dset[f]);
+    for (int f = 0; f < h->d->nfields; f++) /* (a close writes the chunks libhdf5 kept: checked) */
+        if (h->dset[f] >= 0 && H5Dclose(h->dset[f]) < 0 && rc == 0)
+            rc = h5_fail(h, "writing the snapshots");
     for (int f = 0; f < h->d->nfields; f++)
         h->dset[f] = -1;
+    /* the last writes in a flush of their own: libhdf5 1.10 keeps a half-closed handle after a close whose
+     * writes failed, and crashes (SIGSEGV) closing it again as it shuts down; a failed flush is reported
+     * and leaves the close only its own last write (design 021, "Not in this version") */
+    if (H5Fflush(h->file, H5F_SCOPE_LOCAL) < 0 && rc == 0)
+        rc = h5_fail(h, "writing it");
     if (H5Fclose(h->file) < 0 && rc == 0)
         rc = h5_fail(h, "closing it");
     h->file = -1;

@@ -223,7 +223,7 @@ int stn_par_from(int src, void *buf, size_t n) { return stn_par_sendrecv(NULL, 0
 #ifdef STN_H5_PARALLEL
 #include <hdf5.h>
 
-int stn_par_h5_parallel(void) { return stn_par_size() > 1; }
+int stn_par_h5_parallel(void) { return stn_save_together(stn_par_size()); }
 int stn_par_h5_fapl(int64_t fapl) {
     return H5Pset_fapl_mpio((hid_t)fapl, MPI_COMM_WORLD, MPI_INFO_NULL) < 0 ? -1 : 0;
 }

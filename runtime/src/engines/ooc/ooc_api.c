@@ -394,9 +394,10 @@ static int ooc_put_levels(void *state, int64_t k) {
                    * the cells the boundary layer copies) */
     return stn_ooc_snap_levels(e, k, &s->extra_read);
 }
-static const struct stn_part *ooc_part(const void *state) {
+static const struct stn_part *ooc_part(const void *state, const stn_fold **fold) {
     const stn_ooc *s = state;
-    return s->fold.part ? NULL : s->c.part;
+    *fold = s->c.part && s->e.r->fold.W ? &s->e.r->fold : NULL;
+    return s->c.part;
 }
 
 const stn_engine_ops stn_ooc_engine = {"ooc",       {.plans = 1, .device = 1, .resumes = 1, .splits = 1},

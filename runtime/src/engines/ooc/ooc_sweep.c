@@ -288,6 +288,21 @@ static int compute_step(ooc *e, const sub_tile *c, int64_t t) {
     return rc;
 }
 
+/* The snapshot cells of tile c of block j after step t: alg1's blocks compute widened regions that
+ * overlap, each cell of the block's own [Z_j, Z_j+1) (its region at step T) right at every step, so the
+ * tile puts those alone and every cell is put once (ooc_snap.c). */
+static int snap_tile(ooc *e, int64_t j, const sub_tile *c, int64_t t, int64_t T) {
+    const stn_ooc_plan *p = &e->plan;
+    int64_t r0 = c->r0, r1 = c->r1, q0 = c->q0, q1 = c->q1, a, b;
+    if (p->schedule == STN_SCHED_ALG1) {
+        stn_ooc_step_range(p, &p->r, j, T, T, &a, &b);
+        r0 = r0 > a ? r0 : a, r1 = r1 < b ? r1 : b;
+        stn_ooc_step_range(p, &p->q, e->row, T, T, &a, &b);
+        q0 = q0 > a ? q0 : a, q1 = q1 < b ? q1 : b;
+    }
+    return stn_ooc_snap_tile(e, r0, r1, q0, q1, t);
+}
+
 /* Block j's T steps, in cache tiles: the block's region at each step cut into tiles of
  * sub_w[0] x sub_w[1] (r x q) with the block's own skew, finer; each tile advances sub_t steps
  * while it is in cache, tiles row by row (q outer), as the in-core engine's time tiles do
@@ -320,7 +335,7 @@ static int compute_block(ooc *e, int64_t j, int64_t T) {
                     if (rc == 0)
                         rc = compute_step(e, &st, t);
                     if (rc == 0 && e->r->snap && stn_ooc_snap_saves(e)) /* (its snapshot cells, now) */
-                        rc = stn_ooc_snap_tile(e, st.r0, st.r1, st.q0, st.q1, t);
+                        rc = snap_tile(e, j, &st, t, T);
                     if (rc == 0 && p->r.wrap && t < T)
                         stn_ooc_wedge_keep(e, t, st.r0, st.r1);
                 }

@@ -226,8 +226,9 @@ int stn_ooc_sweep(ooc *e, int64_t sweep, int64_t T, int durable);
 /* ------------------------------------------------------------------ ooc_snap.c: snapshots as tiles compute
  */
 
-/* Whether this engine, as opened, puts the snapshots itself (the reference schedule, no wrapped sweep, no
- * fold, no MPI part; else engine.c stops its advances at the saved steps). */
+/* Whether this engine, as opened, puts the snapshots itself (the reference schedule or alg1, no wrapped
+ * sweep, an MPI part only under parallel HDF5, no field with a boundary per face; else engine.c
+ * stops its advances at the saved steps). */
 int stn_ooc_snap_saves(const ooc *e);
 /* After a cache tile computed step t (sweep-local) on [r0, r1) x [q0, q1): the snapshot cells it owns of
  * every field that saves step steps_before + t, put from the ring. */
