@@ -18,7 +18,6 @@ import os
 import re
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -53,20 +52,27 @@ def _stencilc(args: list[str], env: dict[str, str] | None = None) -> subprocess.
                           timeout=600)
 
 
-@pytest.fixture(scope="module")
-def emu_programs(tmp_path_factory):
-    """name -> the example's program built with --target cuda against the host emulation."""
-    out = tmp_path_factory.mktemp("gpu-emu")
+class _Programs(dict):
+    """name -> the example's program built with --target cuda against the host emulation, built on first
+    use: each xdist worker builds only the examples its tests run (building them all in every worker
+    cost each two minutes on the CI machine)."""
 
-    def one(name: str) -> tuple[str, Path]:
-        exe = out / name
+    def __init__(self, out: Path):
+        super().__init__()
+        self.out = out
+
+    def __missing__(self, name: str) -> Path:
+        exe = self.out / name
         r = _stencilc([str(EXAMPLES_DIR / f"{name}.stn"), "--target", "cuda", "--emit=exe", "-o", str(exe)],
                       {"STENCILC_CUDA_EMU": str(EMU)})
         assert r.returncode == 0, r.stderr
-        return name, exe
+        self[name] = exe
+        return exe
 
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        return dict(pool.map(one, CARRIED))
+
+@pytest.fixture(scope="module")
+def emu_programs(tmp_path_factory):
+    return _Programs(tmp_path_factory.mktemp("gpu-emu"))
 
 
 def _run(exe: Path, args: list[str]) -> subprocess.CompletedProcess:
