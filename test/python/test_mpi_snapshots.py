@@ -75,6 +75,22 @@ def _content(path) -> dict:
         return out
 
 
+def _files_of_ranks(exe, ranks, args: list, tmp_path) -> dict:
+    """The snapshot file's content of each run under P ranks (args + --save-to, --report), each run's bytes
+    written as predicted, rank by rank."""
+    files = {}
+    for P in ranks:
+        h5, rep = tmp_path / f"p{P}.h5", tmp_path / f"p{P}.json"
+        rc, err = _run(P, exe, [*args, "--save-to", h5, "--report", rep])
+        assert rc == 0, (P, err)
+        r = load_report(rep)
+        assert r["bytes_written"] == r["predicted_bytes_written"], (P, r["bytes_written"])
+        for k, rk in enumerate(r.get("mpi", {}).get("per_rank", [])):
+            assert rk["bytes_written"] == rk["predicted_bytes_written"], (P, k, rk)
+        files[P] = _content(h5)
+    return files
+
+
 @pytest.mark.parametrize("name,size,mode", [
     ("heat3d", "14,12,29", ["--mode", "incore"]),
     ("heat3d", "14,12,29", ["--mode", "ooc", "--block", "12,4,2"]),
@@ -89,18 +105,9 @@ def test_the_ranks_file_is_one_process_file(mpi_exe, tmp_path, name, size, mode)
     state = "f0" if name == "d2q9" else "u"
     for every, start, stride in ((1, 0, 1), (1, 0, 2), (3, 0, 1), (3, 1, 2), (7, 1, 1), (7, 0, 3)):
         save = ["--save", f"{state}:every={every}:from={start}:stride={stride}"]
-        files = {}
         ranks = (1, 2, 3, 4) if (every, start, stride) == (3, 1, 2) else (1, 2, 3)  # (4 ranks: one spec a case)
-        for P in ranks:
-            h5, rep = tmp_path / f"p{P}.h5", tmp_path / f"p{P}.json"
-            rc, err = _run(P, exe, ["--size", size, "--steps", STEPS, "--quiet", "--dir", tmp_path, *mode, *save,
-                                    "--save-to", h5, "--report", rep])
-            assert rc == 0, (P, err)
-            r = load_report(rep)
-            assert r["bytes_written"] == r["predicted_bytes_written"], (P, r["bytes_written"])
-            for k, rk in enumerate(r.get("mpi", {}).get("per_rank", [])):
-                assert rk["bytes_written"] == rk["predicted_bytes_written"], (P, k, rk)
-            files[P] = _content(h5)
+        files = _files_of_ranks(exe, ranks, ["--size", size, "--steps", STEPS, "--quiet", "--dir", tmp_path, *mode,
+                                             *save], tmp_path)
         assert all(sorted(files[P]) == sorted(files[1]) for P in ranks)
         for P in ranks[1:]:
             for k, v in files[1].items():
@@ -182,18 +189,9 @@ def test_the_ranks_1d_file_is_one_process_file(mpi_exe, tmp_path, mode):
     for a, b in (((1, 0, 2), (1, 0, 1)), ((3, 1, 2), (3, 0, 1)), ((7, 0, 3), (7, 1, 1))):
         save = ["--save", "A:every={}:from={}:stride={}".format(*a), "--save", "B:every={}:from={}:stride={}".format(*b)]
         every, stride = a[0], a[2]
-        files = {}
         ranks = (1, 2, 3, 4) if every > 1 else (1, 2, 3)
-        for P in ranks:
-            h5, rep = tmp_path / f"p{P}.h5", tmp_path / f"p{P}.json"
-            rc, err = _run(P, exe, ["--size", 20011, "--steps", STEPS, "--quiet", "--dir", tmp_path, *mode, *save,
-                                    "--save-to", h5, "--report", rep])
-            assert rc == 0, (P, err)
-            r = load_report(rep)
-            assert r["bytes_written"] == r["predicted_bytes_written"], (P, r["bytes_written"])
-            for k, rk in enumerate(r.get("mpi", {}).get("per_rank", [])):
-                assert rk["bytes_written"] == rk["predicted_bytes_written"], (P, k, rk)
-            files[P] = _content(h5)
+        files = _files_of_ranks(exe, ranks, ["--size", 20011, "--steps", STEPS, "--quiet", "--dir", tmp_path, *mode,
+                                             *save], tmp_path)
         for P in ranks[1:]:
             assert sorted(files[P]) == sorted(files[1])
             for k, v in files[1].items():
