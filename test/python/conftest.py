@@ -23,6 +23,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -104,6 +105,18 @@ def compile_example(tmp_path_factory):
         return exe
 
     return build
+
+
+@pytest.fixture(scope="session")
+def two_node_xml(tmp_path_factory) -> Path:
+    """An hwloc XML topology of two NUMA nodes of two cores each (HWLOC_XMLFILE), made by Debian's lstopo;
+    the tests that take it skip without lstopo."""
+    if not shutil.which("lstopo"):
+        pytest.skip("lstopo (Debian's hwloc) is not installed")
+    p = tmp_path_factory.mktemp("topo") / "two-nodes.xml"
+    two_nodes = "pack:2 numa:1(memory=1GB) l3:1(size=4MB) l2:1(size=1MB) core:2 pu:1"
+    subprocess.run(["lstopo", "-i", two_nodes, "--of", "xml", str(p)], check=True)
+    return p
 
 
 # ------------------------------------------------------------------ run reports

@@ -29,7 +29,6 @@ import numpy as np
 import pytest
 from conftest import EXAMPLES_DIR, load_report, stencilc_command
 
-TWO_NODES = "pack:2 numa:1(memory=1GB) l3:1(size=4MB) l2:1(size=1MB) core:2 pu:1"
 BASE = {k: v for k, v in os.environ.items() if not k.startswith("HWLOC_")}
 ENV = dict(BASE, OMP_NUM_THREADS="3", STENCILC_CALIBRATE="0")  # threads [0] on node 0, [1, 2] on node 1
 SIZE, NY, NZ = "128,96,40", 96, 40
@@ -38,15 +37,6 @@ SIZE, NY, NZ = "128,96,40", 96, 40
 @pytest.fixture(scope="module")
 def heat3d(compile_example):
     return compile_example("heat3d")
-
-
-@pytest.fixture(scope="module")
-def xml(tmp_path_factory):
-    if not shutil.which("lstopo"):
-        pytest.skip("lstopo (Debian's hwloc) is not installed")
-    p = tmp_path_factory.mktemp("topo") / "two-nodes.xml"
-    subprocess.run(["lstopo", "-i", TWO_NODES, "--of", "xml", str(p)], check=True)
-    return p
 
 
 @pytest.fixture(scope="module")
@@ -92,13 +82,13 @@ def binding(rep: dict) -> list:
                                       ["--block", "16,4,2", "--strip", "file", "--tier", "pmem"],
                                       ["--block", "96,4,2", "--tier", "pmem"]],
                          ids=["whole-planes", "y-blocked", "y-blocked-spilled", "pmem-y-blocked", "pmem-planes"])
-def test_two_directories_keep_the_bits_and_the_bytes(heat3d, xml, start, in_core, tmp_path, blocking):
+def test_two_directories_keep_the_bits_and_the_bytes(heat3d, two_node_xml, start, in_core, tmp_path, blocking):
     """Four sweeps (bt 2 over 7 steps), from an --init .npy: in-core's bits, the bytes as predicted, the
     binding reported; the files are gone at the end, from both directories, the locks too."""
     d0, d1 = dirs(tmp_path, "n0", "n1")
     out, rep = tmp_path / "u.npy", tmp_path / "r.json"
     r = run(heat3d, ["--size", SIZE, "--steps", 7, "--mem", "8M", *blocking, "--init", f"u={start}", "--dir",
-                     f"{d0},{d1}", "--out", f"u={out}", "--report", rep], dict(ENV, HWLOC_XMLFILE=str(xml)))
+                     f"{d0},{d1}", "--out", f"u={out}", "--report", rep], dict(ENV, HWLOC_XMLFILE=str(two_node_xml)))
     assert r.returncode == 0, r.stderr
     assert out.read_bytes() == in_core
     got = exact(rep)
@@ -115,14 +105,14 @@ def part_sizes(d0: Path, d1: Path) -> dict:
 
 
 @pytest.mark.parametrize("tier", ["aio", "pmem"])
-def test_sigkill_mid_run_resumes_with_the_same_list_only(heat3d, xml, tmp_path, tier):
+def test_sigkill_mid_run_resumes_with_the_same_list_only(heat3d, two_node_xml, tmp_path, tier):
     """A y-blocked run spilling its z-strip: while it goes, each directory holds its slab's part of the
     state's files (16 and 32 rows of 48); SIGKILLed after two commits, a resume naming other directories
     or one directory is refused, the same list resumes to the bits of a run never killed."""
     size, ny, nz, steps = "64,48,24", 48, 24, 400
     common = ["--size", size, "--steps", steps, "--mem", "4M", "--block", "8,4,2", "--strip", "file", "--tier",
               tier]
-    env = dict(ENV, HWLOC_XMLFILE=str(xml))
+    env = dict(ENV, HWLOC_XMLFILE=str(two_node_xml))
     ref = tmp_path / "ref.npy"
     r = run(heat3d, ["--size", size, "--steps", steps, "--mode", "incore", "--out", f"u={ref}"], ENV)
     assert r.returncode == 0, r.stderr
@@ -161,19 +151,19 @@ def test_sigkill_mid_run_resumes_with_the_same_list_only(heat3d, xml, tmp_path, 
     assert list(d0.iterdir()) == [] and list(d1.iterdir()) == []
 
 
-def test_one_directory_reports_no_binding(heat3d, xml, tmp_path):
+def test_one_directory_reports_no_binding(heat3d, two_node_xml, tmp_path):
     d = dirs(tmp_path, "d")[0]
     rep = tmp_path / "r.json"
     r = run(heat3d, ["--size", "32,32,32", "--steps", 4, "--mem", "2M", "--dir", d, "--report", rep],
-            dict(ENV, HWLOC_XMLFILE=str(xml)))
+            dict(ENV, HWLOC_XMLFILE=str(two_node_xml)))
     assert r.returncode == 0, r.stderr
     nodes = load_report(rep)["numa"]["nodes"]
     assert len(nodes) == 2 and all("dir" not in n and "rows" not in n for n in nodes), nodes
 
 
-def test_lists_that_do_not_fit_are_refused(heat3d, xml, tmp_path):
+def test_lists_that_do_not_fit_are_refused(heat3d, two_node_xml, tmp_path):
     d0, d1, d2 = dirs(tmp_path, "a", "b", "c")
-    two = dict(ENV, HWLOC_XMLFILE=str(xml))
+    two = dict(ENV, HWLOC_XMLFILE=str(two_node_xml))
     base = ["--size", "32,32,32", "--steps", 2, "--mem", "2M"]
     for args, env, code, want in [
         (["--dir", f"{d0},{d1},{d2}"], two, 2,
@@ -201,14 +191,14 @@ def faultshim(tmp_path_factory):
     return shim
 
 
-def test_the_parts_are_the_one_directory_file_cut_at_the_slab_edge(heat3d, xml, start, tmp_path, faultshim):
+def test_the_parts_are_the_one_directory_file_cut_at_the_slab_edge(heat3d, two_node_xml, start, tmp_path, faultshim):
     """Two threads: the slabs are rows [0, 48) and [48, 96), and 48 is already a chunk edge of the plan
     (by 16), so the layouts agree: stopped after two sweeps (the third commit fails), each file set's two
     parts, one after the other, are the one-directory run's file byte for byte."""
     env = dict(ENV, OMP_NUM_THREADS="2", LD_PRELOAD=str(faultshim), STN_FAULT="rename:3:EIO")
     one, d0, d1 = dirs(tmp_path, "one", "n0", "n1")
     common = ["--size", SIZE, "--steps", 7, "--mem", "8M", "--block", "16,4,2", "--init", f"u={start}"]
-    for d, extra in ((str(one), {}), (f"{d0},{d1}", {"HWLOC_XMLFILE": str(xml)})):
+    for d, extra in ((str(one), {}), (f"{d0},{d1}", {"HWLOC_XMLFILE": str(two_node_xml)})):
         r = run(heat3d, [*common, "--dir", d, "--out", f"u={tmp_path / 'u.npy'}"], dict(env, **extra))
         assert r.returncode == 1 and "cannot save the run's state" in r.stderr, r.stderr
     chunks = [ln for ln in (one / "heat3d.ooc-state").read_text().splitlines() if ln.startswith("chunks 0")]

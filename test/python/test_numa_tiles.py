@@ -19,14 +19,12 @@ in DRAM and spilled, ``--tier pmem``):
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 from conftest import load_report
 
-TWO_NODES = "pack:2 numa:1(memory=1GB) l3:1(size=4MB) l2:1(size=1MB) core:2 pu:1"
 BASE = {k: v for k, v in os.environ.items() if not k.startswith("HWLOC_")}
 ENV = dict(BASE, OMP_NUM_THREADS="3", STENCILC_CALIBRATE="0")  # threads [0] on node 0, [1, 2] on node 1
 
@@ -37,15 +35,6 @@ CASES = {
     "jacobi2d": ("256,96", "u"),
 }
 STEPS = 7
-
-
-@pytest.fixture(scope="module")
-def xml(tmp_path_factory):
-    if not shutil.which("lstopo"):
-        pytest.skip("lstopo (Debian's hwloc) is not installed")
-    p = tmp_path_factory.mktemp("topo") / "two-nodes.xml"
-    subprocess.run(["lstopo", "-i", TWO_NODES, "--of", "xml", str(p)], check=True)
-    return p
 
 
 def run(exe, args, env, timeout=600):
@@ -87,7 +76,7 @@ def two_dirs(tmp: Path) -> tuple[Path, Path]:
     ("jacobi2d", ["--block", "8,2"]),
 ], ids=["heat3d-planes", "heat3d-y-blocked", "heat3d-spilled", "heat3d-pmem", "staggered3d-planes",
         "staggered3d-spilled", "staggered3d-pmem", "jacobi2d"])
-def test_each_node_computes_its_slab(in_core, xml, tmp_path, name, blocking):
+def test_each_node_computes_its_slab(in_core, two_node_xml, tmp_path, name, blocking):
     """Each node's threads computed the interior rows of its slab, each once a step; in-core's bits; the
     bytes as predicted."""
     exe, ref = in_core(name)
@@ -97,7 +86,7 @@ def test_each_node_computes_its_slab(in_core, xml, tmp_path, name, blocking):
     d0, d1 = two_dirs(tmp_path)
     out, rep = tmp_path / "o.npy", tmp_path / "r.json"
     r = run(exe, ["--size", size, "--steps", STEPS, "--mem", "8M", *blocking, "--dir", f"{d0},{d1}",
-                  "--out", f"{field}={out}", "--report", rep], dict(ENV, HWLOC_XMLFILE=str(xml)))
+                  "--out", f"{field}={out}", "--report", rep], dict(ENV, HWLOC_XMLFILE=str(two_node_xml)))
     assert r.returncode == 0, r.stderr
     assert out.read_bytes() == ref
     got = load_report(rep)
@@ -111,12 +100,12 @@ def test_each_node_computes_its_slab(in_core, xml, tmp_path, name, blocking):
         assert nd["computed"] == {"rows": [lo, hi], "row_updates": STEPS * (hi - lo) * planes}, nodes
 
 
-def test_one_directory_or_one_node_reports_no_computed_rows(in_core, xml, tmp_path):
+def test_one_directory_or_one_node_reports_no_computed_rows(in_core, two_node_xml, tmp_path):
     """One --dir under the two-node topology: the nodes as before (no computed, dir or rows); no topology
     (one node): no numa object; the bits in-core's both ways."""
     exe, ref = in_core("heat3d")
     size, field = CASES["heat3d"]
-    for env, key in ((dict(ENV, HWLOC_XMLFILE=str(xml)), True), (ENV, False)):
+    for env, key in ((dict(ENV, HWLOC_XMLFILE=str(two_node_xml)), True), (ENV, False)):
         d = tmp_path / ("xml" if key else "one")
         d.mkdir()
         out, rep = d / "o.npy", d / "r.json"
