@@ -6,7 +6,7 @@ compiled as C++ by the host compiler, every launch run on the CPU, streams check
 NaN), and run in ``--mode gpu`` and ``--mode gpu-ooc --gpu-mem`` 1/8 of the grid's arrays (several blocks and
 sweeps): every level of every state field written by ``--out`` is the CPU in-core run's, byte for byte, and the
 report's bytes copied each way equal the plan's prediction.  A construct the engine does not carry yet (inputs
-along an axis; a field periodic along the streamed axis past one block) is refused with its reason.  Also:
+a field periodic along the streamed axis past one block) is refused with its reason.  Also:
 the refusals (a program built without CUDA, a ``--gpu-mem`` too small), and, where nvcc is found, a real
 ``--target cuda`` program built with it (skipped with the reason where it is not).
 """
@@ -94,9 +94,7 @@ def _setup(name: str):
                 levels.append(f"{f.run_name}.prev")
     arrays = (len(layout.src_slots) + len(layout.dst_slots)) * cells * es
     refused = None
-    if layout.alongs:
-        refused = ("both", "does not carry inputs along an axis")
-    elif any(layout.ndim - 1 in f.periodic for f in layout.fields if f.kind == "state"):
+    if any(layout.ndim - 1 in f.periodic for f in layout.fields if f.kind == "state"):
         refused = ("ooc", "periodic along")
     return size, levels, arrays, refused
 

@@ -31,7 +31,8 @@ typedef struct gpu {
     int ooc;                       /* gpu-ooc: blocks within the budget; else one block or a refusal */
     void *ctx;                     /* the CUDA entry points' (streams) */
     uint64_t free_bytes;           /* the device's free memory at open */
-    void **slot, **spare, **other; /* [nsrc]: the levels, the in-core spares, the second copies */
+    void **slot, **spare, **other; /* [nsrc + nalong]: the levels (then the inputs along an axis), the in-core
+                                      spares, the second copies */
     double *pv;                    /* the kernels' params at the step being queued */
     int64_t t0;                    /* the first step of the advance running */
 } gpu;
@@ -205,6 +206,8 @@ static int gpu_advance(void *state, int64_t t0, int64_t steps) {
     stn_gpu_counts c;
     double c0 = stn_now();
     const int64_t size[3] = {g->r->o->size[0], g->r->o->size[1], g->r->o->size[2]};
+    for (int j = 0; j < g->r->d->nalong; j++) /* (the schedule uploads them once an advance) */
+        g->slot[g->r->d->nsrc + j] = g->r->inputs.along[j];
     rc = stn_gpu_run(&p, g->r->d, size, g->pv, g->slot, g->other, &ops, &c);
     give_back(g);
     double dt = stn_now() - c0;
@@ -244,18 +247,19 @@ static int gpu_open_as(const stn_run *r, stn_result *res, int ooc, void **state)
     *state = NULL;
     if (!d->cuda) /* (the command line refuses it first: base/args_check.c) */
         return stn_error(-ENOTSUP, "--mode %s: this program was built without CUDA", mode);
-    if (d->nalong > 0 || d->ninjects > 0 || d->nrecords > 0 || d->step_pts)
+    if (d->ninjects > 0 || d->nrecords > 0 || d->step_pts)
         return stn_error(-ENOTSUP,
-                         "--mode %s does not carry inputs along an axis, injects or records yet "
+                         "--mode %s does not carry injects or records yet "
                          "(docs/design/024-gpu-tier.md)",
                          mode);
     gpu *g = calloc(1, sizeof *g);
     if (!g)
         return stn_error(-ENOMEM, "out of memory");
     g->r = r, g->res = res, g->cu = d->cuda, g->mode = mode, g->ooc = ooc;
-    g->slot = calloc((size_t)d->nsrc + 1, sizeof *g->slot);
-    g->spare = calloc((size_t)d->nsrc + 1, sizeof *g->spare);
-    g->other = calloc((size_t)d->nsrc + 1, sizeof *g->other);
+    const size_t nslots = (size_t)(d->nsrc + d->nalong) + 1;
+    g->slot = calloc(nslots, sizeof *g->slot);
+    g->spare = calloc(nslots, sizeof *g->spare);
+    g->other = calloc(nslots, sizeof *g->other);
     g->pv = calloc((size_t)(d->nparams + 1 + d->nterms), sizeof *g->pv);
     int rc = g->slot && g->spare && g->other && g->pv ? 0 : stn_error(-ENOMEM, "out of memory");
     if (rc == 0)

@@ -15,7 +15,8 @@ typedef struct run_ctx {
     const double *params;
     void **host, **other;
     const stn_gpu_dev_ops *ops;
-    void **bufs; /* slot st's arrays: bufs[st * (nsrc + ndst) + i] */
+    void **bufs;  /* slot st's arrays: bufs[st * (nsrc + ndst) + i] */
+    void **along; /* [nalong]: the inputs along an axis on the device, whole, shared by every slot */
     stn_gpu_counts *c;
     int64_t t0; /* the sweep's first step in this run */
 } run_ctx;
@@ -88,6 +89,8 @@ static int run_block(const run_ctx *r, int64_t k, int64_t T, int st) {
         rc = r->ops->up(r->ops->ctx, buf[s], at(r->host[s], w0, pb), (uint64_t)((w1 - w0) * pb), st);
         r->c->h2d_bytes += (uint64_t)((w1 - w0) * pb);
     }
+    for (int j = 0; j < d->nalong; j++)
+        src[d->nsrc + j] = r->along[j];
     for (int s = 0; s < d->ndst; s++)
         dst[s] = buf[d->nsrc + s];
     const stn_view v = window_view(r, w0, w1);
@@ -105,21 +108,36 @@ static int run_block(const run_ctx *r, int64_t k, int64_t T, int st) {
     return rc;
 }
 
+/* The inputs along an axis (host[nsrc + j]) on the device, whole: uploaded once on stream 0, which is
+ * waited for, so that every stream's kernels may read them. */
+static int up_alongs(const run_ctx *r) {
+    const stn_program_desc *d = r->d;
+    int rc = 0;
+    for (int j = 0; j < d->nalong && !rc; j++) {
+        const uint64_t bytes = (uint64_t)d->elem_size * (uint64_t)r->size[d->alongs[j].axis];
+        rc = r->ops->alloc(r->ops->ctx, &r->along[j], bytes);
+        if (rc == 0)
+            rc = r->ops->up(r->ops->ctx, r->along[j], r->host[d->nsrc + j], bytes, 0);
+        r->c->h2d_bytes += rc == 0 ? bytes : 0;
+    }
+    return rc == 0 && d->nalong > 0 ? r->ops->sync(r->ops->ctx, 0) : rc;
+}
+
 int stn_gpu_run(const stn_gpu_plan *p, const stn_program_desc *d, const int64_t size[3], const double *params,
                 void **host, void **other, const stn_gpu_dev_ops *ops, stn_gpu_counts *c) {
     memset(c, 0, sizeof *c);
-    if (d->nalong > 0 || d->nsrc + d->ndst > MAX_ARRAYS)
-        return stn_error(-ENOTSUP,
-                         "--mode gpu: inputs along an axis, or more than %d arrays, are not carried yet",
-                         MAX_ARRAYS);
+    if (d->nsrc + d->nalong + d->ndst > MAX_ARRAYS)
+        return stn_error(-ENOTSUP, "--mode gpu: more than %d arrays are not carried yet", MAX_ARRAYS);
     const int slots = p->nblocks <= 1 ? 1 : p->streams, narr = d->nsrc + d->ndst;
-    void **bufs = calloc((size_t)(slots * narr), sizeof *bufs);
+    void **bufs = calloc((size_t)(slots * narr + d->nalong + 1), sizeof *bufs);
     if (!bufs)
         return stn_error(-ENOMEM, "--mode gpu: no memory for %d device buffers", slots * narr);
-    run_ctx r = {p, d, size, params, host, other, ops, bufs, c, 0};
+    run_ctx r = {p, d, size, params, host, other, ops, bufs, bufs + slots * narr, c, 0};
     int rc = 0;
     for (int i = 0; i < slots * narr && !rc; i++)
         rc = ops->alloc(ops->ctx, &bufs[i], (uint64_t)(p->window_max * p->plane_bytes));
+    if (rc == 0)
+        rc = up_alongs(&r);
     for (int64_t s = 0; s < p->nsweeps && !rc; s++) {
         const int64_t T = s + 1 < p->nsweeps ? p->bt : p->steps - s * p->bt;
         r.t0 = s * p->bt;
@@ -143,7 +161,7 @@ int stn_gpu_run(const stn_gpu_plan *p, const stn_program_desc *d, const int64_t 
             (void)ops->sync(ops->ctx, st);
         stn_error(rc, "%s", why);
     }
-    for (int i = 0; i < slots * narr; i++)
+    for (int i = 0; i < slots * narr + d->nalong; i++)
         if (bufs[i])
             ops->release(ops->ctx, bufs[i]);
     free(bufs);

@@ -34,9 +34,10 @@ typedef struct stn_gpu_counts {
 } stn_gpu_counts;
 
 /* Runs plan `p` of program `d` on the grid `size`: host[s] (s < d->nsrc, dense arrays, the kernel's
- * src[] slots) holds the grid; other[s] is the second copy of each state level's slot (NULL for
+ * src[] slots) holds the grid, host[d->nsrc + j] (j < d->nalong) the inputs along an axis (each
+ * uploaded once, whole, and counted in `c`); other[s] is the second copy of each state level's slot (NULL for
  * inputs).  On return host[] holds the final levels (the pointers of host[] and other[] swapped
- * as the sweeps alternate).  The inputs along an axis are not carried yet (d->nalong must be 0).
+ * as the sweeps alternate).
  * Returns 0 or a negative errno (stn_errmsg says why); `c` counts what moved. */
 int stn_gpu_run(const stn_gpu_plan *p, const stn_program_desc *d, const int64_t size[3], const double *params,
                 void **host, void **other, const stn_gpu_dev_ops *ops, stn_gpu_counts *c);
