@@ -2,8 +2,7 @@
 
 Expects: a checked AST (for ``refuse_unsupported``) and the ``KernelLayout`` that ``build_layout``
 makes of its IR (for ``render_cuda``).  Guarantees: the constructs the CUDA kernels do not carry
-yet -- sub-steps (a read of a new value, ``u'``), ``inject``, ``record`` and a boundary per face
-(``boundary u dirichlet z+;``) -- are refused with a
+yet -- sub-steps (a read of a new value, ``u'``), ``inject`` and ``record`` -- are refused with a
 located ``CompileError`` naming the construct, before any text is printed; for every other program,
 four files named after the stencil --
 
@@ -63,8 +62,6 @@ def refuse_unsupported(tree: ast.Stencil, source: SourceFile) -> None:
             rep.error(_NOT_YET.format("'inject' (sources)"), d.loc)
         elif isinstance(d, ast.RecordDecl):
             rep.error(_NOT_YET.format("'record' (receivers)"), d.loc)
-        elif isinstance(d, ast.BoundaryDecl) and d.kind != "periodic" and d.axes:
-            rep.error(_NOT_YET.format(f"a boundary per face ('{d.axes[0]}')"), d.axes_locs[0])
         elif isinstance(d, (ast.UpdateDecl, ast.LetDecl)):
             ref = _first_prime(d)
             if ref is not None:
@@ -75,9 +72,8 @@ def refuse_unsupported(tree: ast.Stencil, source: SourceFile) -> None:
 def _render(layout: KernelLayout, files: tuple[tuple[str, str], ...]) -> dict[str, str]:
     from . import _render_files  # (the C target's environment and names: one set of rules for both)
 
-    if layout.stages or layout.injects or layout.records or layout.has_mixed:
-        raise InternalError("a layout with sub-steps, injects, records or a boundary per face reached the CUDA "
-                            "templates")
+    if layout.stages or layout.injects or layout.records:
+        raise InternalError("a layout with sub-steps, injects or records reached the CUDA templates")
     return _render_files(layout, files)
 
 
