@@ -79,11 +79,12 @@ def _run(exe: Path, args: list[str]) -> subprocess.CompletedProcess:
     return subprocess.run([str(exe), *args], capture_output=True, text=True, timeout=300)
 
 
-def _setup(name: str):
-    """The run's size, the --out of every level of every state field, the grid's arrays' bytes, and what the
-    engine cannot carry for this program (None: everything)."""
+def _setup(name: str, tmp_path: Path):
+    """The run's size, the --out of every level of every state field, the grid's arrays' bytes, the --init of
+    every series (values written under ``tmp_path``), and what the engine cannot carry for this program
+    (None: everything)."""
     layout = build_layout(driver.front(str(EXAMPLES_DIR / f"{name}.stn"), target="cuda"))
-    size = [10, 8, 256] if layout.ndim == 3 else [16, 256]
+    size = [10, 8, 256] if layout.ndim == 3 else [16, 256] if layout.dims == 2 else [512]
     cells = int(np.prod(size))
     es = 4 if layout.dtype == "f32" else 8
     levels = []
@@ -93,17 +94,23 @@ def _setup(name: str):
             if f.levels == 2:
                 levels.append(f"{f.run_name}.prev")
     arrays = (len(layout.src_slots) + len(layout.dst_slots)) * cells * es
+    inits = []
+    for k, w in enumerate(layout.series):
+        np.save(tmp_path / f"series.{w}.npy", np.cos(np.arange(40) * (0.3 + 0.1 * k)).astype(f"<f{es}"))
+        inits += ["--init", f"{w}={tmp_path / f'series.{w}.npy'}"]
     refused = None
-    if any(layout.ndim - 1 in f.periodic for f in layout.fields if f.kind == "state"):
+    if layout.dims == 1:
+        refused = ("ooc", "a 1d grid is one row, not cut into blocks")
+    elif any(layout.ndim - 1 in f.periodic for f in layout.fields if f.kind == "state"):
         refused = ("ooc", "periodic along")
-    return size, levels, arrays, refused
+    return size, levels, arrays, inits, refused
 
 
 @pytest.mark.parametrize("name", CARRIED)
 def test_the_gpu_modes_give_the_cpu_bits_and_the_predicted_bytes(emu_programs, tmp_path, name):
     exe = emu_programs[name]
-    size, levels, arrays, refused = _setup(name)
-    common = ["--size", ",".join(map(str, size)), "--steps", "9", "--quiet"]
+    size, levels, arrays, inits, refused = _setup(name, tmp_path)
+    common = ["--size", ",".join(map(str, size)), "--steps", "9", *inits, "--quiet"]
 
     def outs(tag: str) -> list[str]:
         return [a for lv in levels for a in ("--out", f"{lv}={tmp_path / f'{tag}.{lv}.npy'}")]

@@ -2,8 +2,8 @@
 
 Expects: a checked AST (for ``refuse_unsupported``) and the ``KernelLayout`` that ``build_layout``
 makes of its IR (for ``render_cuda``).  Guarantees: the constructs the CUDA kernels do not carry
-yet -- sub-steps (a read of a new value, ``u'``), ``inject`` and ``record`` -- are refused with a
-located ``CompileError`` naming the construct, before any text is printed; for every other program,
+yet -- ``inject``, ``record`` and sub-steps reading a periodic field's new value (``u'``) -- are refused
+with a located ``CompileError`` naming the construct, before any text is printed; for every other program,
 four files named after the stencil --
 
 * ``NAME.h``       the public kernel header of the C target (the view, box, params and slots);
@@ -57,6 +57,7 @@ def _first_prime(node: object) -> ast.Ref | None:
 def refuse_unsupported(tree: ast.Stencil, source: SourceFile) -> None:
     """Raises ``CompileError`` at each construct of ``tree`` the CUDA kernels do not carry yet."""
     rep = Reporter(source)
+    periodic = {d.field for d in tree.decls if isinstance(d, ast.BoundaryDecl) and d.kind == "periodic"}
     for d in tree.decls:
         if isinstance(d, ast.InjectDecl):
             rep.error(_NOT_YET.format("'inject' (sources)"), d.loc)
@@ -64,16 +65,18 @@ def refuse_unsupported(tree: ast.Stencil, source: SourceFile) -> None:
             rep.error(_NOT_YET.format("'record' (receivers)"), d.loc)
         elif isinstance(d, (ast.UpdateDecl, ast.LetDecl)):
             ref = _first_prime(d)
-            if ref is not None:
-                rep.error(_NOT_YET.format(f"sub-steps (the new value {ref.id}' read in a step)"), ref.loc)
+            if ref is not None and (None in periodic or ref.id in periodic):
+                rep.error(_NOT_YET.format(f"sub-steps reading a periodic field's new value ({ref.id}')"), ref.loc)
     rep.check()
 
 
 def _render(layout: KernelLayout, files: tuple[tuple[str, str], ...]) -> dict[str, str]:
     from . import _render_files  # (the C target's environment and names: one set of rules for both)
 
-    if layout.stages or layout.injects or layout.records:
-        raise InternalError("a layout with sub-steps, injects or records reached the CUDA templates")
+    if layout.injects or layout.records or any(sc.wrap_x or sc.wrap_y or sc.wrap_z for st in layout.stages
+                                                for sc in st.scratch):
+        raise InternalError("a layout with injects, records or sub-steps of a periodic field reached the CUDA "
+                            "templates")
     return _render_files(layout, files)
 
 

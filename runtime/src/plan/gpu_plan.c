@@ -184,6 +184,11 @@ int stn_gpu_plan_for(const stn_gpu_request *q, stn_gpu_plan *p) {
                              "stream along: it needs the whole grid in --gpu-mem, %" PRIu64 " bytes "
                              "(docs/design/024-gpu-tier.md)",
                              q->d->fields[f].name, "xyz"[g.axis], p -> dev_bytes);
+    if (g.n == 1) /* a 1d grid: its one row is the one plane */
+        return stn_error(-ENOMEM,
+                         "--gpu-mem %" PRIu64 " bytes: a 1d grid is one row, not cut into blocks "
+                         "(docs/design/024-gpu-tier.md): it needs all of it on the device, %" PRIu64 " bytes",
+                         q->gpu_mem, p->dev_bytes);
     const uint64_t slot_plane = (uint64_t)g.streams * (uint64_t)g.dev_arrays * (uint64_t)g.plane_bytes;
     const int64_t need = min_block(&g);
     stn_gpu_plan best, cand;
