@@ -1,8 +1,8 @@
 """The CUDA target (``--target cuda``, docs/design/024-gpu-tier.md) on a machine without a GPU.
 
-Pins: every example is either rendered as CUDA or refused at a located construct (sub-steps,
-inject, record); a rendered one prints each let and update with the same text as the C target
-(one printer), and no ``fma``; the .stn names never meet the CUDA template's own identifiers; and,
+Pins: every example is either rendered as CUDA or refused at a located construct (inject, record;
+sub-steps reading a periodic field's new value); a rendered one prints each let and update with the
+same text as the C target (one printer; with sub-steps, those of every stage), and no ``fma``; the .stn names never meet the CUDA template's own identifiers; and,
 where nvcc is found (tools/setup.sh installs PyPI's), every rendered example compiles with
 ``nvcc --fmad=false`` into ``libNAME_cuda.a`` (skipped with the reason where it is not).
 """
