@@ -104,7 +104,7 @@ _MARK = "\x03"
 # a function (the templates put its body's braces alone at the start of a line) in which no name of the
 # .stn file is declared: its parameters and locals cannot meet one
 _FUNCTION = re.compile(r"^([^\n;{}#]*?)\(([^;{}]*?)\)[ \t]*\n\{\n(.*?)^\}\n", re.M | re.S)
-_KERNELS = ("kernel.h.j2", "kernel.c.j2", "substeps.c.j2", "kernel.cu.j2")  # where the .stn file's names are C locals
+_KERNELS = ("kernel.h.j2", "kernel.c.j2", "substeps.c.j2", "kernel.cu.j2", "substeps.cu.j2")  # where the .stn file's names are C locals
 
 # The hand-kept list the scan replaced: these stay renamed, so that no program's C names change (a
 # host's ``config.params.c_`` keeps its spelling).
