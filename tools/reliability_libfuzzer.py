@@ -26,19 +26,36 @@ FUZZ_FLAGS = ["-g", "-O1", "-fsanitize=fuzzer,address,undefined", "-fno-sanitize
 FUZZ_PROGRAMS = ("jacobi1d", "fdtd2d", "wave3d")  # fuzz_args.c's descriptors: 1d, 2d, 3d
 
 
+def _compile(src: Path, obj: Path, flags: list[str]) -> Path:
+    subprocess.run([FUZZ_CC, *flags, "-c", str(src), "-o", str(obj)], check=True, capture_output=True, text=True)
+    return obj
+
+
 def _fuzzers() -> dict[str, Path]:
     """runtime/fuzz/fuzz_npy.c and fuzz_args.c, built with clang's libFuzzer and ASan + UBSan against the
-    runtime's sources (fuzz_args.c also against three generated programs' descriptors)."""
+    runtime's sources (fuzz_args.c also against three generated programs' descriptors).  The runtime's
+    objects are compiled once for both harnesses, on every core (`-fsanitize=fuzzer-no-link`: instrumented
+    for coverage, the harness's link brings libFuzzer's main)."""
+    from concurrent.futures import ThreadPoolExecutor
+
     out = BUILD / "libfuzzer"
-    gen = out / "gen"
+    gen, objs = out / "gen", out / "obj"
+    objs.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ, PYTHONPATH=str(REPO / "compiler"))
     for name in FUZZ_PROGRAMS:
         subprocess.run([sys.executable, "-m", "stencilc", str(REPO / "examples" / f"{name}.stn"), "--emit=c", "-o",
                         str(gen / name)], check=True, env=env)
-    runtime = sorted(str(p) for p in (REPO / "runtime" / "src").rglob("*.c"))
-    inc = ["-I", str(REPO / "runtime" / "include"), "-I", str(REPO / "runtime" / "src")]
+    src_dir = REPO / "runtime" / "src"
+    inc = ["-I", str(REPO / "runtime" / "include"), "-I", str(src_dir)]
+    flags = [f.replace("fuzzer,", "fuzzer-no-link,") for f in FUZZ_FLAGS] + inc
+    jobs = [(p, objs / (str(p.relative_to(src_dir)).replace("/", "__") + ".o"), flags) for p in sorted(src_dir.rglob("*.c"))]
+    jobs += [(gen / n / f"{n}{part}.c", objs / f"gen__{n}{part}.o", [*flags, "-I", str(gen / n)])
+             for n in FUZZ_PROGRAMS for part in ("", "_api")]
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        built = list(pool.map(lambda j: _compile(*j), jobs))
+    runtime = [str(o) for o in built if not o.name.startswith("gen__")]
+    progs = [str(o) for o in built if o.name.startswith("gen__")]
     libs = ["-laio", "-lhwloc", "-lpmem", "-lm", "-lpthread"]
-    progs = [a for n in FUZZ_PROGRAMS for a in ("-I", str(gen / n), str(gen / n / f"{n}.c"), str(gen / n / f"{n}_api.c"))]
     exes = {}
     for harness, extra in (("npy", []), ("args", progs)):
         exe = out / f"fuzz_{harness}"
@@ -87,9 +104,31 @@ def _fuzz_seeds(exe_help: list[Path]) -> dict[str, tuple[Path, Path]]:
     return {"npy": (npy, out / "none.dict"), "args": (args, d)}
 
 
-def part_libfuzzer(profile: str) -> dict:
+def _fuzz(harness: str, exe: Path, seeds: tuple[Path, Path], seconds: int) -> dict:
+    """One harness for `seconds` from its seeds and the corpus earlier campaigns left: its row of the part."""
     import re
+
+    corpus = BUILD / "libfuzzer" / f"corpus-{harness}"  # kept between campaigns: the fuzzer goes on from it
+    crashes = BUILD / "libfuzzer" / f"crashes-{harness}"
+    corpus.mkdir(parents=True, exist_ok=True)
+    crashes.mkdir(parents=True, exist_ok=True)
+    seed_dir, dic = seeds
+    cmd = [str(exe), f"-max_total_time={seconds}", "-print_final_stats=1", "-timeout=10", "-rss_limit_mb=2048",
+           f"-artifact_prefix={crashes}/", *([f"-dict={dic}"] if dic.exists() else []), str(corpus), str(seed_dir)]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds + 300, cwd=BUILD / "libfuzzer")
+    (BUILD / "libfuzzer" / f"fuzz_{harness}.log").write_text(p.stderr[-200_000:])
+    stat = dict(re.findall(r"stat::(\w+):\s+(\d+)", p.stderr))
+    cov = re.findall(r"cov: (\d+) ft: (\d+)", p.stderr)
+    return {"harness": harness, "execs": int(stat.get("number_of_executed_units", 0)),
+            "per_second": int(stat.get("average_exec_per_sec", 0)),
+            "cov": int(cov[-1][0]) if cov else 0, "features": int(cov[-1][1]) if cov else 0,
+            "corpus": len(list(corpus.iterdir())), "seconds": seconds, "exit": p.returncode,
+            "artifacts": sorted(x.name for x in crashes.iterdir())}
+
+
+def part_libfuzzer(profile: str) -> dict:
     import shutil
+    from concurrent.futures import ThreadPoolExecutor
 
     if not shutil.which(FUZZ_CC):
         return {"part": "libfuzzer", "tried": 0, "failed": 1, "notes": [f"{FUZZ_CC} is missing: make setup installs it"]}
@@ -103,31 +142,12 @@ def part_libfuzzer(profile: str) -> dict:
                        check=True, env=env)
         helps.append(exe)
     seeds = _fuzz_seeds(helps)
-    rows, notes, failed, tried = [], [], 0, 0
-    for harness, exe in exes.items():
-        corpus = BUILD / "libfuzzer" / f"corpus-{harness}"  # kept between campaigns: the fuzzer goes on from it
-        crashes = BUILD / "libfuzzer" / f"crashes-{harness}"
-        corpus.mkdir(parents=True, exist_ok=True)
-        crashes.mkdir(parents=True, exist_ok=True)
-        seed_dir, dic = seeds[harness]
-        cmd = [str(exe), f"-max_total_time={seconds}", "-print_final_stats=1", "-timeout=10", "-rss_limit_mb=2048",
-               f"-artifact_prefix={crashes}/", *([f"-dict={dic}"] if dic.exists() else []), str(corpus), str(seed_dir)]
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds + 300, cwd=BUILD / "libfuzzer")
-        (BUILD / "libfuzzer" / f"fuzz_{harness}.log").write_text(p.stderr[-200_000:])
-        stat = dict(re.findall(r"stat::(\w+):\s+(\d+)", p.stderr))
-        cov = re.findall(r"cov: (\d+) ft: (\d+)", p.stderr)
-        found = sorted(x.name for x in crashes.iterdir())
-        bad = int(p.returncode != 0) or len(found)
-        failed += bad
-        execs = int(stat.get("number_of_executed_units", 0))
-        tried += execs
-        rows.append({"harness": harness, "execs": execs, "per_second": int(stat.get("average_exec_per_sec", 0)),
-                     "cov": int(cov[-1][0]) if cov else 0, "features": int(cov[-1][1]) if cov else 0,
-                     "corpus": len(list(corpus.iterdir())), "seconds": seconds, "exit": p.returncode,
-                     "artifacts": found})
-        if bad:
-            notes.append(f"fuzz_{harness}: exit {p.returncode}, artifacts {found}; the log: "
-                         f"build/reliability/libfuzzer/fuzz_{harness}.log")
-    return {"part": "libfuzzer", "tried": tried, "failed": failed, "rows": rows, "notes": notes,
-            "command": f"python tools/reliability.py --parts libfuzzer --profile {profile} (each harness "
-                       f"{seconds} s: build/reliability/libfuzzer/fuzz_npy -max_total_time={seconds} CORPUS SEEDS)"}
+    with ThreadPoolExecutor(max_workers=len(exes)) as pool:  # the harnesses side by side, each its own seconds
+        rows = list(pool.map(lambda h: _fuzz(h, exes[h], seeds[h], seconds), exes))
+    notes = [f"fuzz_{r['harness']}: exit {r['exit']}, artifacts {r['artifacts']}; the log: "
+             f"build/reliability/libfuzzer/fuzz_{r['harness']}.log" for r in rows if r["exit"] != 0 or r["artifacts"]]
+    return {"part": "libfuzzer", "tried": sum(r["execs"] for r in rows), "failed": len(notes), "rows": rows,
+            "notes": notes,
+            "command": f"python tools/reliability.py --parts libfuzzer --profile {profile} (the two harnesses side "
+                       f"by side, {seconds} s each: build/reliability/libfuzzer/fuzz_npy -max_total_time={seconds} "
+                       "CORPUS SEEDS)"}
