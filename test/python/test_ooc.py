@@ -421,6 +421,21 @@ def test_planes_too_big_for_the_budget_are_tiled_in_y(heat3d, tmp_path):
         assert np.array_equal(np.load(tmp_path / "ooc.npy"), np.load(tmp_path / "in.npy")), (extra, r["params"])
 
 
+def test_a_given_plan_without_a_strip_in_dram_does_not_measure_the_copy_rate(heat3d, tmp_path):
+    """The copy rate prices only a z-strip copied in DRAM: blocks given as whole planes, or y-blocked with the
+    strip in a file, leave it unmeasured and say why (its buffers cost a small run more than its loop); the
+    time model then has no copy seconds, and a tuned run (which may weigh strips) still measures it."""
+    common = ["--size", "40,36,30", "--steps", "4", "--quiet", "--dir", str(tmp_path)]
+    for extra in (["--block", "36,4,2"], ["--block", "9,4,2", "--strip", "file"]):
+        run(heat3d, *common, *extra, "--report", str(tmp_path / "r.json"))
+        tm = load_report(tmp_path / "r.json")["time_model"]
+        assert tm["copy_bytes_per_second"] == 0 and tm["copy"] == 0, (extra, tm)
+        assert tm["copy_source"] == "not measured: this plan copies no z-strip in DRAM", (extra, tm)
+    run(heat3d, *common, "--mem", "8M", "--report", str(tmp_path / "t.json"))
+    tm = load_report(tmp_path / "t.json")["time_model"]
+    assert tm["copy_bytes_per_second"] > 0 and tm["copy_source"].startswith("measured at startup"), tm
+
+
 @pytest.mark.parametrize("size,block,steps", [("256,64,24", "16,4,3", 7), ("97,61,31", "7,5,4", 9)])
 def test_the_strip_copies_in_dram_are_counted_and_timed(heat3d, tmp_path, size, block, steps):
     """y-blocked with the z-strip in DRAM: every row of z-blocks copies its strip out of the ring

@@ -116,6 +116,8 @@ int stn_copy_rate(const stn_run *r, stn_result *res) {
     n = n < ((size_t)16 << 20) ? (size_t)16 << 20 : n > ((size_t)64 << 20) ? (size_t)64 << 20 : n;
     if (n > stn_mem_copy_buffers(r->mem_budget))
         n = (size_t)stn_mem_copy_buffers(r->mem_budget);
+    if (r->grid_bytes > 0 && n > 2 * r->grid_bytes) /* a small grid's strip copies: as fast as its cache */
+        n = (size_t)(2 * r->grid_bytes);
     n = n < ((size_t)1 << 20) ? (size_t)1 << 20 : n;
     char *a = stn_scratch_map(n), *b = stn_scratch_map(n);
     if (!a || !b) {

@@ -97,12 +97,15 @@ static int replan(const ooc *e, int64_t left, double rate, const stn_device *dev
     rc.o = &o;
     rc.dev = *dev;
     rc.hw.cells_per_second = rate;
+    int err = e->res->copy_bytes_per_second > 0 ? 0 : stn_copy_rate(e->r, e->res); /* (not measured yet) */
+    if (err)
+        return err;
     rc.hw.copy_bytes_per_second = e->res->copy_bytes_per_second;
     stn_ooc_result out = {0};
     stn_result *res = calloc(1, sizeof *res);
     if (!res)
         return -ENOMEM;
-    int err = stn_ooc_choose(&rc, &e->model, (size_t)e->plan.align, NULL, np, &out, res);
+    err = stn_ooc_choose(&rc, &e->model, (size_t)e->plan.align, NULL, np, &out, res);
     free(res);
     return err;
 }

@@ -284,7 +284,14 @@ int stn_ooc_model_time(ooc *e, int64_t first_sweep) {
                                       sizeof res->rate_source);
     if (rc)
         return rc;
-    rc = stn_copy_rate(r, res);
+    /* the copy rate only costs a plan whose z-strip is copied in DRAM: with the blocks given and no such
+     * strip it is left unmeasured (its buffers, up to 128 MiB, would outweigh a small run); a forced re-plan
+     * measures it when it weighs such plans (ooc_refine.c) */
+    if (!r->o->have_block || (e->plan.strip == STN_STRIP_DRAM && e->plan.q.nblocks > 1))
+        rc = stn_copy_rate(r, res);
+    else if (res->copy_bytes_per_second <= 0)
+        snprintf(res->copy_source, sizeof res->copy_source,
+                 "not measured: this plan copies no z-strip in DRAM");
     if (rc)
         return rc;
     stn_xchg_model xm;
