@@ -9,10 +9,12 @@ Guarantees checked:
 * whole planes: the bits of in-core; ``bytes_read`` equal to ``predicted_bytes_read`` and smaller than the aio
   tier's by exactly the bytes read in place; ``tier.read_in_place_bytes`` equal to its prediction and to one
   padded copy of ``c`` a sweep; the bytes written unchanged;
+* 2d (flux2d's input ``k``; a slice is a row, the file's rows lie as the window's): the same, one padded copy
+  of ``k`` a sweep read in place;
 * y-blocked (the inputs' file chunked, the window's planes not the file's): nothing read in place, the bytes
   those of the aio tier, the bits in-core's;
 * SIGKILLed after two committed sweeps, ``--resume`` goes on to in-core's bits, the resumed run's bytes and
-  bytes read in place as predicted.
+  bytes read in place as predicted (3d whole planes and 2d).
 """
 
 from __future__ import annotations
@@ -93,18 +95,16 @@ def test_y_blocked_copies_every_input(varheat, files, tmp_path):
     assert pm["bytes_read"] == aio["bytes_read"]
 
 
-def test_sigkill_after_two_sweeps_resumes_reading_in_place(varheat, files, tmp_path):
-    """A long run (bt 2, 300 steps: 150 sweeps) SIGKILLed once two sweeps are committed; --resume goes on
-    from the state file, still reading c in place, to in-core's bits."""
-    steps = 300
-    ref = in_core(varheat, files, steps, tmp_path / "ic.npy")
-    d, out, rep = tmp_path / "d", tmp_path / "o.npy", tmp_path / "r.json"
+def kill_and_resume(exe, files, tmp, size, block, steps):
+    """Runs ``exe`` with --tier pmem, SIGKILLs it once two sweeps (bt 2) are committed, resumes it; returns the
+    resumed run's --out bytes, its report and the sweeps the resumed run made."""
+    d, out, rep = tmp / "d", tmp / "o.npy", tmp / "r.json"
     d.mkdir()
-    common = ["--size", SIZE, "--steps", steps, "--mem", "8M", "--block", "48,4,2", "--tier", "pmem", "--dir", d,
+    common = ["--size", size, "--steps", steps, "--mem", "8M", "--block", block, "--tier", "pmem", "--dir", d,
               *files, "--out", f"u={out}", "--quiet"]
-    p = subprocess.Popen([str(varheat), *map(str, common)], env=ENV, stdout=subprocess.DEVNULL,
+    p = subprocess.Popen([str(exe), *map(str, common)], env=ENV, stdout=subprocess.DEVNULL,
                          stderr=subprocess.PIPE)
-    state, t0 = d / "varheat.ooc-state", time.monotonic()
+    state, t0 = d / f"{Path(exe).name}.ooc-state", time.monotonic()
     while p.poll() is None and time.monotonic() - t0 < 300:
         text = state.read_text() if state.exists() else ""
         if "sweeps_done" in text and int(text.split("sweeps_done ")[1].split()[0]) >= 2:
@@ -115,14 +115,77 @@ def test_sigkill_after_two_sweeps_resumes_reading_in_place(varheat, files, tmp_p
     p.wait()
     done = int(state.read_text().split("sweeps_done ")[1].split()[0])
     assert not out.exists()
-    r = run(varheat, [*common, "--resume", "--report", rep])
+    r = run(exe, [*common, "--resume", "--report", rep])
     assert r.returncode == 0, r.stderr
-    assert out.read_bytes() == ref
     got = load_report(rep)
     assert got["bytes_read"] == got["predicted_bytes_read"], got
-    row = -(-NX * 8 // 512) * 512
+    assert not list(Path(d).glob("*.grid"))
     left = steps // 2 - done  # the sweeps the resumed run made
     assert 0 < left < steps // 2
+    return out.read_bytes(), got, left
+
+
+def test_sigkill_after_two_sweeps_resumes_reading_in_place(varheat, files, tmp_path):
+    """A long run (bt 2, 300 steps: 150 sweeps) SIGKILLed once two sweeps are committed; --resume goes on
+    from the state file, still reading c in place, to in-core's bits."""
+    steps = 300
+    ref = in_core(varheat, files, steps, tmp_path / "ic.npy")
+    bits, got, left = kill_and_resume(varheat, files, tmp_path, SIZE, "48,4,2", steps)
+    assert bits == ref
+    row = -(-NX * 8 // 512) * 512
     assert got["tier"]["read_in_place_bytes"] == got["tier"]["predicted_read_in_place_bytes"] == \
-        left * NZ * NY * row, (got["tier"], done)
-    assert not list(Path(d).glob("*.grid"))
+        left * NZ * NY * row, got["tier"]
+
+
+# ---------------------------------------------------------------- 2d: flux2d's input k, a slice a row
+NY2 = 600
+SIZE2 = f"{NX},{NY2}"
+
+
+@pytest.fixture(scope="module")
+def flux2d(compile_example):
+    return compile_example("flux2d")
+
+
+@pytest.fixture(scope="module")
+def files2d(tmp_path_factory):
+    d = tmp_path_factory.mktemp("init2d")
+    rng = np.random.default_rng(5)
+    np.save(d / "k.npy", 0.1 + 0.9 * rng.random((NY2, NX)))
+    np.save(d / "u0.npy", rng.random((NY2, NX)))
+    return ["--init", f"k={d / 'k.npy'}", "--init", f"u={d / 'u0.npy'}"]
+
+
+def run2d(exe, files, tmp, tier, steps, extra):
+    d, out, rep = tmp / f"d2-{tier}", tmp / f"o2-{tier}.npy", tmp / f"r2-{tier}.json"
+    d.mkdir()
+    r = run(exe, ["--size", SIZE2, "--steps", steps, *extra, *files, "--out", f"u={out}", "--report", rep,
+                  "--quiet"] + (["--tier", tier, "--dir", d] if tier != "incore" else []))
+    assert r.returncode == 0, r.stderr
+    got = load_report(rep)
+    if tier != "incore":
+        assert got["bytes_read"] == got["predicted_bytes_read"], got
+        assert got["bytes_written"] == got["predicted_bytes_written"], got
+    return out.read_bytes(), got
+
+
+def test_2d_reads_the_input_in_place(flux2d, files2d, tmp_path):
+    """9 steps, blocks of 40 rows, bt 3: three sweeps, each reads k in the mapping: 3 x 600 rows x 512 bytes
+    (64 f64, padded to O_DIRECT's 512) not copied; the bits in-core's, the writes the aio tier's."""
+    ref, _ = run2d(flux2d, files2d, tmp_path, "incore", 9, ["--mode", "incore"])
+    bits_aio, aio = run2d(flux2d, files2d, tmp_path, "aio", 9, ["--mem", "8M", "--block", "40,3"])
+    bits, pm = run2d(flux2d, files2d, tmp_path, "pmem", 9, ["--mem", "8M", "--block", "40,3"])
+    assert bits == ref and bits_aio == ref
+    inplace = 3 * NY2 * (-(-NX * 8 // 512) * 512)
+    assert pm["tier"]["read_in_place_bytes"] == pm["tier"]["predicted_read_in_place_bytes"] == inplace, pm["tier"]
+    assert aio["bytes_read"] - pm["bytes_read"] == inplace, (aio["bytes_read"], pm["bytes_read"])
+    assert pm["bytes_written"] == aio["bytes_written"]
+
+
+def test_2d_sigkill_after_two_sweeps_resumes_reading_in_place(flux2d, files2d, tmp_path):
+    steps = 400
+    ref, _ = run2d(flux2d, files2d, tmp_path, "incore", steps, ["--mode", "incore"])
+    bits, got, left = kill_and_resume(flux2d, files2d, tmp_path, SIZE2, "40,2", steps)
+    assert bits == ref
+    assert got["tier"]["read_in_place_bytes"] == got["tier"]["predicted_read_in_place_bytes"] == \
+        left * NY2 * (-(-NX * 8 // 512) * 512), got["tier"]

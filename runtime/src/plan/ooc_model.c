@@ -126,8 +126,8 @@ static void sweep_bytes_T(const stn_ooc_model *m, const stn_ooc_plan *p, int i, 
 
 int stn_ooc_reads_in_place(const stn_ooc_model *m, const stn_ooc_plan *p, int f) {
     const stn_ooc_fsrc *of = &m->f[f];
-    return of->in_place && !of->state && of->input == STN_SRC_SCRATCH && p->r.axis == 2 && !p->r.wrap &&
-           p->schedule != STN_SCHED_ALG2;
+    return of->in_place && !of->state && of->input == STN_SRC_SCRATCH && p->strip == STN_STRIP_NONE &&
+           !p->r.wrap && p->schedule != STN_SCHED_ALG2; /* (no strip: whole planes in 3d, any 2d plan) */
 }
 
 uint64_t stn_ooc_in_place_sweep(const stn_ooc_model *m, const stn_ooc_plan *p) {
