@@ -200,9 +200,9 @@ void stn_ooc_predict(const stn_ooc_model *m, const stn_ooc_plan *p, int64_t firs
 void stn_ooc_predict_import(const stn_ooc_model *m, const stn_ooc_plan *p, uint64_t *rd, uint64_t *wr);
 /* The bytes sweep s moves when it runs T steps (a simulation's sweeps are cut by its advances), added
  * to *rd and *wr. */
-/* Field f is read in place on plan p: an imported input marked in_place, a plan without a z-strip (whole planes
- * in 3d, every 2d plan) and without a wrap (the file's slices then lie as the window's: the kernels read the
- * mapping as they would the ring). */
+/* Field f is read in place on plan p: an imported input marked in_place, a plan without a z-strip (whole
+ * planes in 3d, every 2d plan) and without a wrap (the file's slices then lie as the window's: the kernels
+ * read the mapping as they would the ring). */
 int stn_ooc_reads_in_place(const stn_ooc_model *m, const stn_ooc_plan *p, int f);
 /* The bytes a sweep of p reads in place (not copied, so not in stn_ooc_predict's reads): its in-place inputs.
  */
