@@ -11,6 +11,8 @@ Guarantees checked:
   padded copy of ``c`` a sweep; the bytes written unchanged;
 * 2d (flux2d's input ``k``; a slice is a row, the file's rows lie as the window's): the same, one padded copy
   of ``k`` a sweep read in place;
+* an input read in place has no ring: the plan's DRAM (``mem_plan_bytes``, and the engine's allocations) is the
+  aio tier's less ``tier.in_place_dram_bytes``, and Blk-Tune fits bigger blocks under the same ``--mem``;
 * y-blocked (the inputs' file chunked, the window's planes not the file's): nothing read in place, the bytes
   those of the aio tier, the bits in-core's;
 * SIGKILLed after two committed sweeps, ``--resume`` goes on to in-core's bits, the resumed run's bytes and
@@ -84,6 +86,15 @@ def test_whole_planes_read_the_input_in_place(varheat, files, tmp_path):
     assert pm["tier"]["read_in_place_bytes"] == pm["tier"]["predicted_read_in_place_bytes"] == inplace, pm["tier"]
     assert aio["bytes_read"] - pm["bytes_read"] == inplace, (aio["bytes_read"], pm["bytes_read"])
     assert pm["bytes_written"] == aio["bytes_written"]
+    ring_left_out(aio, pm)
+
+
+def ring_left_out(aio, pm):
+    """The input read in place has no ring: the pmem plan's DRAM is the aio plan's less that ring (the report's
+    ``tier.in_place_dram_bytes``), and the engine allocates exactly its plan."""
+    dram = pm["tier"]["in_place_dram_bytes"]
+    assert dram > 0 and aio["mem_plan_bytes"] - pm["mem_plan_bytes"] == dram, (aio["mem_plan_bytes"], pm)
+    assert pm["engine_bytes"] == pm["mem_plan_bytes"] and aio["engine_bytes"] == aio["mem_plan_bytes"]
 
 
 def test_y_blocked_copies_every_input(varheat, files, tmp_path):
@@ -93,6 +104,39 @@ def test_y_blocked_copies_every_input(varheat, files, tmp_path):
     assert bits == ref
     assert pm["tier"]["read_in_place_bytes"] == pm["tier"]["predicted_read_in_place_bytes"] == 0, pm["tier"]
     assert pm["bytes_read"] == aio["bytes_read"]
+    assert pm["tier"]["in_place_dram_bytes"] == 0 and pm["mem_plan_bytes"] == aio["mem_plan_bytes"]
+
+
+def blocks(rep):
+    return rep["params"]["bz"] * rep["params"]["bt"]
+
+
+def test_blk_tune_takes_bigger_blocks_under_the_same_mem(varheat, files, tmp_path):
+    """--mem 2M, the tuner's choice: with the input's ring left out of the pmem tier's plans, Blk-Tune fits a
+    bigger block (bz x bt) under the same budget; the run's engine allocations stay under it, its bits and bytes
+    as they must be.  A block that fits only without that ring (48,11,9) is refused with the aio tier and runs
+    with the pmem tier."""
+    ref = in_core(varheat, files, 9, tmp_path / "ic.npy")
+    got = {}
+    for tier in ("aio", "pmem"):
+        d, out, rep = tmp_path / f"t-{tier}", tmp_path / f"t-{tier}.npy", tmp_path / f"t-{tier}.json"
+        d.mkdir()
+        r = run(varheat, ["--size", SIZE, "--steps", 9, "--mem", "2M", "--tier", tier, "--dir", d, *files,
+                          "--out", f"u={out}", "--report", rep, "--quiet"])
+        assert r.returncode == 0, r.stderr
+        got[tier] = load_report(rep)
+        assert out.read_bytes() == ref
+        assert got[tier]["bytes_read"] == got[tier]["predicted_bytes_read"], got[tier]
+        assert got[tier]["engine_bytes"] <= got[tier]["mem_plan_bytes"] <= 2 << 20, got[tier]
+    assert blocks(got["pmem"]) > blocks(got["aio"]), (got["pmem"]["params"], got["aio"]["params"])
+    assert got["pmem"]["tier"]["in_place_dram_bytes"] > 0
+    for tier, rc in (("aio", 1), ("pmem", 0)):
+        d = tmp_path / f"m-{tier}"
+        d.mkdir()
+        r = run(varheat, ["--size", SIZE, "--steps", 9, "--mem", "2M", "--block", "48,11,9", "--tier", tier,
+                          "--dir", d, *files, "--plan-only"])
+        assert r.returncode == rc, (tier, r.stderr)
+        assert ("more than the budget of 2.00 MiB (--mem)" in r.stderr) == (rc == 1), r.stderr
 
 
 def kill_and_resume(exe, files, tmp, size, block, steps):
@@ -180,6 +224,7 @@ def test_2d_reads_the_input_in_place(flux2d, files2d, tmp_path):
     assert pm["tier"]["read_in_place_bytes"] == pm["tier"]["predicted_read_in_place_bytes"] == inplace, pm["tier"]
     assert aio["bytes_read"] - pm["bytes_read"] == inplace, (aio["bytes_read"], pm["bytes_read"])
     assert pm["bytes_written"] == aio["bytes_written"]
+    ring_left_out(aio, pm)
 
 
 def test_2d_sigkill_after_two_sweeps_resumes_reading_in_place(flux2d, files2d, tmp_path):

@@ -260,6 +260,7 @@ static void r_tier(json *j, const stn_run *r, const stn_result *res) {
         j_u64(j, "mapped_bytes", res->mapped_bytes);
         j_u64(j, "read_in_place_bytes", res->read_in_place);
         j_u64(j, "predicted_read_in_place_bytes", res->predicted_in_place);
+        j_u64(j, "in_place_dram_bytes", res->in_place_dram);
     }
     j_close(j, '}');
 }
