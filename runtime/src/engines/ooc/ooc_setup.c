@@ -507,7 +507,7 @@ int stn_ooc_setup(ooc *e, int64_t *first_sweep) {
     if (have_saved < 0)
         return have_saved;
     rc = classify_sources(e);
-    if (rc == 0)             /* a resumed run goes on with the blocks its files were written with */
+    if (rc == 0) /* a resumed run goes on with the blocks its files were written with */
         rc = stn_ooc_choose(r, &e->model, align, have_saved ? &saved : NULL, &e->plan, e->out, e->res);
     if (rc)
         return rc;
