@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* The nodes with processing units, in hwloc's order (at most STN_NUMA_MAX_NODES). */
 static int nodes_of(hwloc_topology_t t, hwloc_obj_t *objs, stn_numa *n) {
@@ -24,7 +25,7 @@ static int nodes_of(hwloc_topology_t t, hwloc_obj_t *objs, stn_numa *n) {
             continue;
         objs[k] = o;
         n->node[k] = (stn_numa_node){
-            (int)o->os_index, pus, (uint64_t)o->attr->numanode.local_memory, 0, 0, NULL, 0, 0, 0, 0, 0};
+            (int)o->os_index, pus, (uint64_t)o->attr->numanode.local_memory, 0, 0, NULL, 0, 0, 0, 0, 0, 0};
         k++;
     }
     return k;
@@ -127,4 +128,50 @@ int stn_numa_count(void) {
     int k = hwloc_topology_load(t) == 0 ? nodes_of(t, objs, &n) : 1;
     hwloc_topology_destroy(t);
     return k < 1 ? 1 : k;
+}
+
+/* The whole pages of [a, b) bound to node k's memory; 0 or hwloc's errno. */
+static int bind_area(hwloc_topology_t t, hwloc_obj_t node, char *a, char *b, size_t page) {
+    uintptr_t lo = ((uintptr_t)a + page - 1) / page * page, hi = (uintptr_t)b / page * page;
+    if (hi <= lo)
+        return 0;
+    return hwloc_set_area_membind(t, (void *)lo, hi - lo, node->nodeset, HWLOC_MEMBIND_BIND,
+                                  HWLOC_MEMBIND_BYNODESET) == 0
+               ? 0
+               : errno;
+}
+
+void stn_numa_bind_rows(stn_numa *n, char *const *bufs, int nbufs, size_t slot, int64_t nslots, size_t row) {
+    for (int k = 0; k < n->nodes; k++)
+        n->node[k].buffer_bytes = 0;
+    hwloc_topology_t t;
+    hwloc_obj_t objs[STN_NUMA_MAX_NODES];
+    stn_numa got;
+    if (hwloc_topology_init(&t) != 0)
+        return;
+    if (hwloc_topology_load(t) != 0 || nodes_of(t, objs, &got) != n->nodes) {
+        snprintf(n->buffers, sizeof n->buffers, "not bound: hwloc's topology changed");
+        hwloc_topology_destroy(t);
+        return;
+    }
+    int apply = hwloc_topology_is_thissystem(t), err = 0;
+    long page = sysconf(_SC_PAGESIZE);
+    for (int k = 0; k < n->nodes; k++)
+        for (int b = 0; b < nbufs; b++)
+            for (int64_t s = 0; s < nslots; s++) {
+                char *at = bufs[b] + (size_t)s * slot;
+                size_t from = (size_t)n->node[k].y0 * row, to = (size_t)n->node[k].y1 * row;
+                n->node[k].buffer_bytes += to - from;
+                if (apply && !err)
+                    err = bind_area(t, objs[k], at + from, at + to, (size_t)(page > 0 ? page : 4096));
+            }
+    if (!apply)
+        snprintf(n->buffers, sizeof n->buffers,
+                 "not bound: the topology is not this system's (planned: each node's rows of the windows)");
+    else if (err)
+        snprintf(n->buffers, sizeof n->buffers, "not bound: hwloc_set_area_membind: %s", strerror(err));
+    else
+        snprintf(n->buffers, sizeof n->buffers,
+                 "each node's rows of the windows bound to it (hwloc_set_area_membind)");
+    hwloc_topology_destroy(t);
 }

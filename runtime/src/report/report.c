@@ -273,6 +273,8 @@ static void r_numa(json *j, const stn_result *res) {
     j_i64(j, "threads", n->nthreads);
     j_i64(j, "threads_bound", n->threads_bound);
     j_kstr(j, "memory", n->memory);
+    if (n->dirs && n->buffers[0]) /* --dir a,b: the engine's buffers per node */
+        j_kstr(j, "buffers", n->buffers);
     j_open(j, "nodes", '[');
     for (int k = 0; k < n->nodes; k++) {
         j_open(j, NULL, '{');
@@ -285,6 +287,7 @@ static void r_numa(json *j, const stn_result *res) {
         j_close(j, ']');
         if (n->dirs) { /* --dir a,b: its directory and the rows of y whose files live there */
             j_kstr(j, "dir", n->node[k].dir);
+            j_u64(j, "buffer_bytes", n->node[k].buffer_bytes);
             j_open(j, "rows", '[');
             j_i64(j, NULL, n->node[k].y0);
             j_i64(j, NULL, n->node[k].y1);

@@ -174,7 +174,7 @@ static int alloc_buffers(ooc *e) {
             if (p->strip == STN_STRIP_DRAM && strip > 0 && !(e->f[i].strip[a] = stn_alloc(strip, 4096)))
                 return -ENOMEM;
         }
-    return 0;
+    return stn_ooc_dirs_bind(e);
 }
 
 void stn_ooc_remove_scratch(ooc *e) {

@@ -298,6 +298,10 @@ char *stn_ooc_in_place_win(const ooc *e, const ooc_field *f);
 int stn_ooc_in_place_count(ooc *e, int f, int64_t r0, int64_t r1);
 
 int stn_ooc_dirs_slabs(ooc *e);
+/* --dir a,b on a plan of whole planes: node k's rows of every ring slot bound to node k (base/numa.c's
+ * stn_numa_bind_rows), counted in its buffer_bytes; a y-blocked or 2d plan's are not (the report says why).
+ */
+int stn_ooc_dirs_bind(ooc *e);
 /* The rows each node's threads computed so far (the kernels' counts, stn_groups.seen), into the report's numa
  * nodes (with a list only). */
 void stn_ooc_dirs_computed(ooc *e);
