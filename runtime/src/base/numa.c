@@ -15,6 +15,8 @@
 #include <string.h>
 #include <unistd.h>
 
+static int place(stn_numa *n, int nthreads, int local_rank);
+
 /* The nodes with processing units, in hwloc's order (at most STN_NUMA_MAX_NODES). */
 static int nodes_of(hwloc_topology_t t, hwloc_obj_t *objs, stn_numa *n) {
     int k = 0, all = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_NUMANODE);
@@ -82,9 +84,33 @@ static void bind_memory(hwloc_topology_t t, hwloc_obj_t *objs, stn_numa *n) {
     hwloc_bitmap_free(set);
 }
 
-int stn_numa_place(stn_numa *n, int nthreads) {
+int stn_numa_place(stn_numa *n, int nthreads) { return place(n, nthreads, -1); }
+
+int stn_numa_place_rank(stn_numa *n, int nthreads, int local_rank) {
+    return place(n, nthreads, local_rank < 0 ? 0 : local_rank);
+}
+
+/* A rank's threads all on node `on`: the nodes before it start at thread 0 with none, those after at
+ * nthreads. */
+static void rank_threads(stn_numa *n, int nthreads, int on) {
+    for (int k = 0; k < n->nodes; k++)
+        n->node[k].first_thread = k <= on ? 0 : nthreads, n->node[k].threads = k == on ? nthreads : 0;
+}
+
+/* The memory of a rank bound to its node. */
+static void bind_rank_memory(hwloc_topology_t t, hwloc_obj_t node, stn_numa *n) {
+    if (hwloc_set_membind(t, node->nodeset, HWLOC_MEMBIND_BIND,
+                          HWLOC_MEMBIND_PROCESS | HWLOC_MEMBIND_BYNODESET) == 0)
+        snprintf(n->memory, sizeof n->memory, "bound to node %u (hwloc_set_membind)", node->os_index);
+    else
+        snprintf(n->memory, sizeof n->memory, "not bound: hwloc_set_membind: %s", strerror(errno));
+}
+
+/* local_rank < 0: one process, its threads over every node; else an MPI rank, on node local_rank mod nodes.
+ */
+static int place(stn_numa *n, int nthreads, int local_rank) {
     memset(n, 0, sizeof *n);
-    n->nodes = 1;
+    n->nodes = 1, n->local_rank = -1;
     hwloc_topology_t t;
     if (hwloc_topology_init(&t) != 0)
         return 0; /* no topology: one node, as hw.c assumes */
@@ -100,7 +126,10 @@ int stn_numa_place(stn_numa *n, int nthreads) {
     }
     n->nodes = k;
     n->nthreads = nthreads;
-    share_threads(n, nthreads);
+    if (local_rank >= 0)
+        n->local_rank = local_rank, n->rank_node = local_rank % k, rank_threads(n, nthreads, n->rank_node);
+    else
+        share_threads(n, nthreads);
     const char *xml = getenv("HWLOC_XMLFILE"), *syn = getenv("HWLOC_SYNTHETIC");
     if (xml && *xml)
         snprintf(n->source, sizeof n->source, "hwloc: HWLOC_XMLFILE=%.200s", xml);
@@ -113,7 +142,10 @@ int stn_numa_place(stn_numa *n, int nthreads) {
                  "not bound: the topology is not this system's (HWLOC_THISSYSTEM=1 applies it)");
     } else {
         n->threads_bound = bind_threads(t, objs, n);
-        bind_memory(t, objs, n);
+        if (local_rank >= 0)
+            bind_rank_memory(t, objs[n->rank_node], n);
+        else
+            bind_memory(t, objs, n);
     }
     hwloc_topology_destroy(t);
     return 0;

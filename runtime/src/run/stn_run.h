@@ -266,9 +266,10 @@ typedef struct stn_result {
     } gpu;
     int nranks;      /* MPI, rank 0 after the run: the ranks' figures (the fields above are */
     uint64_t *ranks; /* their sums): STN_RANK_FIGURES each, read, written, predicted read and
-                      * written, message bytes sent and predicted */
+                      * written, message bytes sent and predicted, and 1 + its NUMA node's os_index
+                      * (0: not placed, stn_numa_place_rank) */
 } stn_result;
-#define STN_RANK_FIGURES 6
+#define STN_RANK_FIGURES 7
 
 /* What the out-of-core engine adds: its plan and how it was chosen. */
 /* A plan Blk-Tune measured before choosing (stn_ooc_choose). */
