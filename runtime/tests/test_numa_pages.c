@@ -2,7 +2,8 @@
  * docs/design/022): on a machine whose kernel has two NUMA nodes with memory or more, stn_numa_place on this
  * machine's topology binds every thread, sets the memory policy (interleaved over the nodes), and a buffer
  * allocated next as the engines allocate theirs (stn_alloc) and first written by the main thread has its
- * pages on those nodes, every node a share (move_pages(2) asked with nodes NULL: where each page is).
+ * pages on those nodes, every node a share (move_pages(2) asked with nodes NULL: where each page is); and a
+ * window ring whose rows are bound per node (stn_numa_bind_rows, --dir a,b) has each node's rows on it.
  * Exits 77 (skip), saying why, where that cannot be told: one node with memory (this VM), a kernel without
  * move_pages, or a topology whose nodes with processing units are fewer than two. */
 #ifndef _GNU_SOURCE
@@ -45,6 +46,59 @@ static int kernel_nodes(char *list, size_t n) {
             break;
     }
     return count;
+}
+
+/* Where each of `pages` pages from buf lies (move_pages with nodes NULL); 0 or -1 (said why). */
+static int pages_at(char *buf, size_t pages, long page, int *where) {
+    void **addr = malloc(pages * sizeof *addr);
+    if (!addr) {
+        printf("FAIL: out of memory\n");
+        return -1;
+    }
+    for (size_t i = 0; i < pages; i++)
+        addr[i] = buf + i * (size_t)page, where[i] = -1;
+    long rc = syscall(SYS_move_pages, 0, (unsigned long)pages, addr, NULL, where, 0);
+    free(addr);
+    if (rc != 0)
+        printf("FAIL: move_pages: %s\n", strerror(errno));
+    return rc != 0 ? -1 : 0;
+}
+
+/* The out-of-core window with --dir a,b: a ring as the engine allocates it (stn_ring_alloc), SLOTS slots of
+ * ROWS rows of 4 pages, node k's rows [y0, y1) of every slot bound to it (stn_numa_bind_rows) and then first
+ * written by the main thread: every page of node k's rows must be on node k. */
+#define SLOTS 4
+#define ROWS 16
+static int rows_on_their_nodes(stn_numa *n, long page) {
+    size_t row = 4 * (size_t)page, slot = ROWS * row, pages = SLOTS * slot / (size_t)page;
+    for (int k = 0; k < n->nodes; k++)
+        n->node[k].y0 = ROWS * k / n->nodes, n->node[k].y1 = ROWS * (k + 1) / n->nodes;
+    char *ring = stn_ring_alloc(SLOTS * slot, 1);
+    int *where = malloc(pages * sizeof *where), fail = 0;
+    if (!ring || !where) {
+        printf("FAIL: out of memory\n");
+        return 1;
+    }
+    stn_numa_bind_rows(n, &ring, 1, slot, SLOTS, row);
+    printf("buffers: %s\n", n->buffers);
+    if (strncmp(n->buffers, "each node's rows", 16) != 0)
+        fail = 1;
+    memset(ring, 1, SLOTS * slot);
+    if (pages_at(ring, pages, page, where) != 0)
+        fail = 1;
+    for (size_t i = 0; !fail && i < pages; i++) {
+        int64_t y = (int64_t)((i * (size_t)page) % slot / row);
+        int k = 0;
+        while (k + 1 < n->nodes && y >= n->node[k].y1)
+            k++;
+        if (where[i] != n->node[k].os_index)
+            printf("FAIL: page %zu (row %lld) on node %d, not its node %d\n", i, (long long)y, where[i],
+                   n->node[k].os_index),
+                fail = 1;
+    }
+    stn_ring_free(ring, SLOTS * slot, 1);
+    free(where);
+    return fail;
 }
 
 int main(void) {
@@ -118,5 +172,5 @@ int main(void) {
     stn_free(buf);
     free(addr);
     free(where);
-    return fail;
+    return rows_on_their_nodes(&n, page) || fail;
 }

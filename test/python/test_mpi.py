@@ -434,3 +434,31 @@ def test_the_pmem_tier_under_ranks_gives_the_bits_of_one_process(name, compile_e
         for k in r["mpi"]["per_rank"]:
             assert (k["bytes_read"], k["bytes_written"]) == (k["predicted_bytes_read"], k["predicted_bytes_written"])
         assert not list(d.glob("s*/*.grid")), "scratch files left behind"
+
+
+def test_ranks_sharing_a_machine_are_placed_one_node_each(compile_mpi, two_node_xml, tmp_path):
+    """Three ranks on this machine under a two-node topology (HWLOC_XMLFILE): each rank on one node, round robin
+    by its rank on the machine (0, 1, 0), its threads listed on that node alone, planned (the XML topology is not
+    this system's); rank 0's report says so in ``numa`` and every rank's node in ``mpi.per_rank``.  On this
+    machine's own topology (one node) nothing is placed and nothing reported, as before."""
+    exe = compile_mpi("heat3d")
+    for xml in (two_node_xml, None):
+        d, rep = tmp_path / f"d{xml is None}", tmp_path / f"r{xml is None}.json"
+        d.mkdir()
+        env = {k: v for k, v in os.environ.items() if not k.startswith("HWLOC_")}
+        env.update(OMP_NUM_THREADS="1", STENCILC_CALIBRATE="0", **({"HWLOC_XMLFILE": str(xml)} if xml else {}))
+        fwd = [a for k in ("HWLOC_XMLFILE", "OMP_NUM_THREADS", "STENCILC_CALIBRATE") if k in env for a in ("-x", k)]
+        p = subprocess.run([MPIRUN, *MPI_FLAGS, *fwd, "-np", "3", str(exe), "--size", "32,32,64", "--steps", "4",
+                            "--mode", "ooc", "--mem", "16M", "--dir", str(d / "r%r"), "--report", str(rep), "--quiet"],
+                           capture_output=True, text=True, timeout=300, env=env)
+        assert p.returncode == 0, p.stderr
+        got = load_report(rep)
+        nodes = [q.get("numa_node") for q in got["mpi"]["per_rank"]]
+        if xml is None:
+            assert "numa" not in got and nodes == [None] * 3, (got.get("numa"), nodes)
+            continue
+        n = got["numa"]
+        assert nodes == [0, 1, 0], nodes
+        assert (n["local_rank"], n["rank_node"], n["threads"]) == (0, 0, 1), n
+        assert [x["threads"] for x in n["nodes"]] == [[0], []], n["nodes"]
+        assert n["memory"].startswith("not bound: the topology is not this system's"), n

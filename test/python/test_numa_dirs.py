@@ -11,7 +11,10 @@ Guarantees checked (heat3d, out of core):
   another list (or one directory) is refused, and so is a second run sharing a directory (its lock);
 * refused up front (exit 2): a count that is neither 1 nor the nodes', an empty name, another engine;
   at the start of the run: one directory twice, a node without threads;
-* one directory under the same topology: the report's nodes have no ``dir`` and no ``rows``; where the
+* the engine's window rings per node: with whole planes node k's rows of every slot bound to node k (planned
+  under the XML topology), the report's ``numa.buffers`` and nodes' ``buffer_bytes`` in proportion to the rows;
+  y-blocked: none, and the report says why;
+* one directory under the same topology: the report's nodes have no ``dir``, ``rows`` or ``buffer_bytes``; where the
   slab edge is a chunk edge, the parts one after the other are the one-directory file byte for byte;
 * under MPI ranks a list is refused (status 2).
 """
@@ -94,6 +97,19 @@ def test_two_directories_keep_the_bits_and_the_bytes(heat3d, two_node_xml, start
     got = exact(rep)
     assert binding(got) == [(str(d0), [0, 32], [0]), (str(d1), [32, 96], [1, 2])], got["numa"]
     assert list(d0.iterdir()) == [] and list(d1.iterdir()) == []
+    buffers_per_node(got, blocking[1] == "96,4,2")
+
+
+def buffers_per_node(got: dict, whole_planes: bool) -> None:
+    """The report's per-node buffers: with whole planes each node's rows of every ring slot, so node 0's 32 rows
+    and node 1's 64 rows of 1024 bytes (128 f64) in the same slots (planned: the XML topology is not this
+    system's); a y-blocked window's slots hold every node's rows in turn: none placed per node, and said why."""
+    b = [n["buffer_bytes"] for n in got["numa"]["nodes"]]
+    if whole_planes:
+        assert b[0] > 0 and b[0] % (32 * 1024) == 0 and b[1] == 2 * b[0], b
+        assert got["numa"]["buffers"].startswith("not bound: the topology is not this system's"), got["numa"]
+    else:
+        assert b == [0, 0] and got["numa"]["buffers"].startswith("interleaved: a y-blocked window"), got["numa"]
 
 
 def part_sizes(d0: Path, d1: Path) -> dict:
@@ -158,7 +174,8 @@ def test_one_directory_reports_no_binding(heat3d, two_node_xml, tmp_path):
             dict(ENV, HWLOC_XMLFILE=str(two_node_xml)))
     assert r.returncode == 0, r.stderr
     nodes = load_report(rep)["numa"]["nodes"]
-    assert len(nodes) == 2 and all("dir" not in n and "rows" not in n for n in nodes), nodes
+    assert len(nodes) == 2 and all("dir" not in n and "rows" not in n and "buffer_bytes" not in n for n in nodes)
+    assert "buffers" not in load_report(rep)["numa"]
 
 
 def test_lists_that_do_not_fit_are_refused(heat3d, two_node_xml, tmp_path):

@@ -13,6 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+static int place(stn_numa *n, int nthreads, int local_rank);
 
 /* The nodes with processing units, in hwloc's order (at most STN_NUMA_MAX_NODES). */
 static int nodes_of(hwloc_topology_t t, hwloc_obj_t *objs, stn_numa *n) {
@@ -24,7 +27,7 @@ static int nodes_of(hwloc_topology_t t, hwloc_obj_t *objs, stn_numa *n) {
             continue;
         objs[k] = o;
         n->node[k] = (stn_numa_node){
-            (int)o->os_index, pus, (uint64_t)o->attr->numanode.local_memory, 0, 0, NULL, 0, 0, 0, 0, 0};
+            (int)o->os_index, pus, (uint64_t)o->attr->numanode.local_memory, 0, 0, NULL, 0, 0, 0, 0, 0, 0};
         k++;
     }
     return k;
@@ -81,9 +84,33 @@ static void bind_memory(hwloc_topology_t t, hwloc_obj_t *objs, stn_numa *n) {
     hwloc_bitmap_free(set);
 }
 
-int stn_numa_place(stn_numa *n, int nthreads) {
+int stn_numa_place(stn_numa *n, int nthreads) { return place(n, nthreads, -1); }
+
+int stn_numa_place_rank(stn_numa *n, int nthreads, int local_rank) {
+    return place(n, nthreads, local_rank < 0 ? 0 : local_rank);
+}
+
+/* A rank's threads all on node `on`: the nodes before it start at thread 0 with none, those after at
+ * nthreads. */
+static void rank_threads(stn_numa *n, int nthreads, int on) {
+    for (int k = 0; k < n->nodes; k++)
+        n->node[k].first_thread = k <= on ? 0 : nthreads, n->node[k].threads = k == on ? nthreads : 0;
+}
+
+/* The memory of a rank bound to its node. */
+static void bind_rank_memory(hwloc_topology_t t, hwloc_obj_t node, stn_numa *n) {
+    if (hwloc_set_membind(t, node->nodeset, HWLOC_MEMBIND_BIND,
+                          HWLOC_MEMBIND_PROCESS | HWLOC_MEMBIND_BYNODESET) == 0)
+        snprintf(n->memory, sizeof n->memory, "bound to node %u (hwloc_set_membind)", node->os_index);
+    else
+        snprintf(n->memory, sizeof n->memory, "not bound: hwloc_set_membind: %s", strerror(errno));
+}
+
+/* local_rank < 0: one process, its threads over every node; else an MPI rank, on node local_rank mod nodes.
+ */
+static int place(stn_numa *n, int nthreads, int local_rank) {
     memset(n, 0, sizeof *n);
-    n->nodes = 1;
+    n->nodes = 1, n->local_rank = -1;
     hwloc_topology_t t;
     if (hwloc_topology_init(&t) != 0)
         return 0; /* no topology: one node, as hw.c assumes */
@@ -99,7 +126,10 @@ int stn_numa_place(stn_numa *n, int nthreads) {
     }
     n->nodes = k;
     n->nthreads = nthreads;
-    share_threads(n, nthreads);
+    if (local_rank >= 0)
+        n->local_rank = local_rank, n->rank_node = local_rank % k, rank_threads(n, nthreads, n->rank_node);
+    else
+        share_threads(n, nthreads);
     const char *xml = getenv("HWLOC_XMLFILE"), *syn = getenv("HWLOC_SYNTHETIC");
     if (xml && *xml)
         snprintf(n->source, sizeof n->source, "hwloc: HWLOC_XMLFILE=%.200s", xml);
@@ -112,7 +142,10 @@ int stn_numa_place(stn_numa *n, int nthreads) {
                  "not bound: the topology is not this system's (HWLOC_THISSYSTEM=1 applies it)");
     } else {
         n->threads_bound = bind_threads(t, objs, n);
-        bind_memory(t, objs, n);
+        if (local_rank >= 0)
+            bind_rank_memory(t, objs[n->rank_node], n);
+        else
+            bind_memory(t, objs, n);
     }
     hwloc_topology_destroy(t);
     return 0;
@@ -127,4 +160,50 @@ int stn_numa_count(void) {
     int k = hwloc_topology_load(t) == 0 ? nodes_of(t, objs, &n) : 1;
     hwloc_topology_destroy(t);
     return k < 1 ? 1 : k;
+}
+
+/* The whole pages of [a, b) bound to node k's memory; 0 or hwloc's errno. */
+static int bind_area(hwloc_topology_t t, hwloc_obj_t node, char *a, char *b, size_t page) {
+    uintptr_t lo = ((uintptr_t)a + page - 1) / page * page, hi = (uintptr_t)b / page * page;
+    if (hi <= lo)
+        return 0;
+    return hwloc_set_area_membind(t, (void *)lo, hi - lo, node->nodeset, HWLOC_MEMBIND_BIND,
+                                  HWLOC_MEMBIND_BYNODESET) == 0
+               ? 0
+               : errno;
+}
+
+void stn_numa_bind_rows(stn_numa *n, char *const *bufs, int nbufs, size_t slot, int64_t nslots, size_t row) {
+    for (int k = 0; k < n->nodes; k++)
+        n->node[k].buffer_bytes = 0;
+    hwloc_topology_t t;
+    hwloc_obj_t objs[STN_NUMA_MAX_NODES];
+    stn_numa got;
+    if (hwloc_topology_init(&t) != 0)
+        return;
+    if (hwloc_topology_load(t) != 0 || nodes_of(t, objs, &got) != n->nodes) {
+        snprintf(n->buffers, sizeof n->buffers, "not bound: hwloc's topology changed");
+        hwloc_topology_destroy(t);
+        return;
+    }
+    int apply = hwloc_topology_is_thissystem(t), err = 0;
+    long page = sysconf(_SC_PAGESIZE);
+    for (int k = 0; k < n->nodes; k++)
+        for (int b = 0; b < nbufs; b++)
+            for (int64_t s = 0; s < nslots; s++) {
+                char *at = bufs[b] + (size_t)s * slot;
+                size_t from = (size_t)n->node[k].y0 * row, to = (size_t)n->node[k].y1 * row;
+                n->node[k].buffer_bytes += to - from;
+                if (apply && !err)
+                    err = bind_area(t, objs[k], at + from, at + to, (size_t)(page > 0 ? page : 4096));
+            }
+    if (!apply)
+        snprintf(n->buffers, sizeof n->buffers,
+                 "not bound: the topology is not this system's (planned: each node's rows of the windows)");
+    else if (err)
+        snprintf(n->buffers, sizeof n->buffers, "not bound: hwloc_set_area_membind: %s", strerror(err));
+    else
+        snprintf(n->buffers, sizeof n->buffers,
+                 "each node's rows of the windows bound to it (hwloc_set_area_membind)");
+    hwloc_topology_destroy(t);
 }

@@ -243,6 +243,7 @@ typedef struct stn_numa_node {
     const char *dir;           /* --dir a,b (one directory a node): its directory (NULL: one --dir) */
     int64_t y0, y1;            /* and its rows [y0, y1) of the grid, whose files live there */
     int64_t cy0, cy1, crows;   /* computed: the rows [cy0, cy1) its threads computed, crows (y, z) rows */
+    uint64_t buffer_bytes;     /* the engine's buffers of its rows, bound to it (stn_numa_bind_rows) */
 } stn_numa_node;
 typedef struct stn_numa {
     int nodes;         /* NUMA nodes with processing units; 1: nothing placed, nothing reported */
@@ -252,6 +253,9 @@ typedef struct stn_numa {
     char memory[160];  /* the memory policy set, or why none */
     int dirs;          /* --dir a,b: the directories, one a node (the out-of-core engine's slabs); 0: one */
     int computed;      /* the nodes' computed rows are the kernels' counts (with dirs) */
+    char buffers[160]; /* with dirs: how the engine's buffers were placed per node, or why they were not */
+    int local_rank;    /* MPI ranks on one machine (stn_numa_place_rank): this rank's among them, else -1 */
+    int rank_node;     /* and the node (index into node[]) it runs on and allocates from */
     stn_numa_node node[STN_NUMA_MAX_NODES];
 } stn_numa;
 /* Place a run's nthreads OpenMP threads on the NUMA nodes hwloc finds (each node a contiguous group,
@@ -262,6 +266,18 @@ int stn_numa_place(stn_numa *n, int nthreads);
 /* The NUMA nodes with processing units hwloc finds (HWLOC_XMLFILE and HWLOC_SYNTHETIC apply): 1 without a
  * topology.  (--dir a,b is checked against it.) */
 int stn_numa_count(void);
+/* MPI: an MPI rank that shares the machine with others (local_rank of them on this machine) placed whole on
+ * one node, round robin (node local_rank mod nodes): its nthreads threads bound to that node's units and its
+ * memory bound to that node's (hwloc_set_membind, HWLOC_MEMBIND_BIND); the other nodes listed without
+ * threads. Planned, not applied, under a topology not this system's; one node: nothing (*n says 1).  Never
+ * fails: 0. */
+int stn_numa_place_rank(stn_numa *n, int nthreads, int local_rank);
+/* Node k's rows [y0, y1) of every slot of each buffer (nbufs buffers of nslots slots of `slot` bytes, a row
+ * `row` bytes at y x row in a slot) bound to node k's memory (hwloc_set_area_membind, the whole pages inside
+ * the rows; a page two nodes' rows share keeps the interleaved policy), node k's buffer_bytes counting its
+ * rows' bytes and `buffers` saying what was done; a topology not this system's is planned (counted), not
+ * applied.  Never fails the run. */
+void stn_numa_bind_rows(stn_numa *n, char *const *bufs, int nbufs, size_t slot, int64_t nslots, size_t row);
 
 /* ------------------------------------------------------------------ hw.c: the machine */
 

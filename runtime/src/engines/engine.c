@@ -248,7 +248,9 @@ int stn_engine_open(const stn_run *r, stn_result *res, stn_ooc_result *plan, int
     if (!h)
         return stn_error(-ENOMEM, "out of memory");
     h->ops = ops, h->r = r, h->res = res;
-    if (res && !r->part) /* (MPI ranks share a machine's nodes: not placed) */
+    if (res && stn_par_node_size() > 1) /* (MPI ranks sharing the machine: one node each, round robin) */
+        stn_numa_place_rank(&res->numa, stn_omp_max_threads(), stn_par_node_rank());
+    else if (res)
         stn_numa_place(&res->numa, stn_omp_max_threads());
     if (res) /* (what the process holds before the engine's buffers: the report sets them apart) */
         res->pss_at_open = stn_pss_bytes();

@@ -12,7 +12,7 @@
 #ifdef STN_MPI
 #include <mpi.h>
 
-static int inited, rank_, size_ = 1, node_size_ = 1;
+static int inited, rank_, size_ = 1, node_size_ = 1, node_rank_;
 
 int stn_par_init(int *argc, char ***argv) {
     int have = 0, provided = 0;
@@ -25,6 +25,7 @@ int stn_par_init(int *argc, char ***argv) {
     MPI_Comm node;
     if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
         MPI_Comm_size(node, &node_size_);
+        MPI_Comm_rank(node, &node_rank_);
         MPI_Comm_free(&node);
     }
     return 0;
@@ -40,6 +41,7 @@ void stn_par_abort(int status) { MPI_Abort(MPI_COMM_WORLD, status); }
 int stn_par_rank(void) { return rank_; }
 int stn_par_size(void) { return size_; }
 int stn_par_node_size(void) { return node_size_; }
+int stn_par_node_rank(void) { return node_rank_; }
 
 int stn_par_any(int bad) {
     int in = bad != 0, out = in;
@@ -175,6 +177,7 @@ void stn_par_abort(int status) { (void)status; }
 int stn_par_rank(void) { return 0; }
 int stn_par_size(void) { return 1; }
 int stn_par_node_size(void) { return 1; }
+int stn_par_node_rank(void) { return 0; }
 int stn_par_any(int bad) { return bad != 0; }
 int64_t stn_par_min(int64_t v) { return v; }
 uint64_t stn_par_sum(uint64_t v) { return v; }

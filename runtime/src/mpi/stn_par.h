@@ -14,6 +14,7 @@ void stn_par_abort(int status); /* the program's main only: ends every rank (MPI
 int stn_par_rank(void);
 int stn_par_size(void);
 int stn_par_node_size(void); /* ranks on this machine */
+int stn_par_node_rank(void); /* this rank's among them (0 .. node_size - 1) */
 int stn_par_any(int bad);    /* 1 when some rank passes nonzero */
 int64_t stn_par_min(int64_t v);
 uint64_t stn_par_sum(uint64_t v);

@@ -126,8 +126,14 @@ static void sweep_bytes_T(const stn_ooc_model *m, const stn_ooc_plan *p, int i, 
 
 int stn_ooc_reads_in_place(const stn_ooc_model *m, const stn_ooc_plan *p, int f) {
     const stn_ooc_fsrc *of = &m->f[f];
-    return of->in_place && !of->state && of->input == STN_SRC_SCRATCH && p->r.axis == 2 && !p->r.wrap &&
-           p->schedule != STN_SCHED_ALG2;
+    return of->in_place && !of->state && of->input == STN_SRC_SCRATCH && p->in_place_ok;
+}
+
+int stn_ooc_in_place_inputs(const stn_ooc_model *m) {
+    int n = 0;
+    for (int i = 0; m && i < m->nfields; i++)
+        n += m->f[i].in_place && !m->f[i].state && m->f[i].input == STN_SRC_SCRATCH;
+    return n;
 }
 
 uint64_t stn_ooc_in_place_sweep(const stn_ooc_model *m, const stn_ooc_plan *p) {

@@ -305,10 +305,11 @@ static uint64_t wedge_slices(const stn_ooc_plan *p, const stn_program_desc *d) {
 }
 
 /* Bytes of DRAM the engine allocates for this plan (the budget constraint): one ring per array
- * (levels + 1 per state field, one per input), the z-strip when it stays in DRAM, the wedge, the IO
- * queue, the kernels' scratch, and what the run holds beside them. */
+ * (levels + 1 per state field, one per input but those read in place), the z-strip when it stays in DRAM, the
+ * wedge, the IO queue, the kernels' scratch, and what the run holds beside them. */
 static uint64_t plan_memory(const stn_ooc_plan *p, const stn_program_desc *d) {
-    uint64_t arrays = stn_total_arrays(d), wedge = wedge_slices(p, d) * p->slice_bytes;
+    uint64_t arrays = stn_total_arrays(d) - (uint64_t)p->in_place,
+             wedge = wedge_slices(p, d) * p->slice_bytes;
     uint64_t ring = (uint64_t)p->qplanes * p->ring_bytes;
     uint64_t strip = p->strip == STN_STRIP_DRAM
                          ? (uint64_t)p->strip_planes * (uint64_t)p->r.n * (uint64_t)p->row_bytes
@@ -380,6 +381,9 @@ int stn_ooc_make_plan(const stn_plan_request *q, stn_ooc_plan *p) {
         p->qplanes = 1;
         p->qcap = p->q.n;
     }
+    p->in_place_ok = p->strip == STN_STRIP_NONE && !p->r.wrap && p->schedule != STN_SCHED_ALG2 &&
+                     !((stn_ooc_periodic_axes(d) >> p->r.axis) & 1);
+    p->in_place = p->in_place_ok ? q->in_place : 0;
     p->mem_bytes = plan_memory(p, d);
     return 0;
 }
@@ -485,6 +489,6 @@ uint64_t stn_ooc_mem_floor(const stn_program_desc *d, const stn_ooc_plan *p, int
     uint64_t ring =
         yb ? (uint64_t)stn_ooc_window0(&p->q, p->q.b) * (uint64_t)max64(min_ring, 1) * p->slice_bytes
            : (uint64_t)stn_ooc_ring_floor(p, p->r.b) * p->slice_bytes;
-    return stn_total_arrays(d) * ring + stn_aio_footprint(STN_AIO_DEFAULT_DEPTH) +
+    return (stn_total_arrays(d) - (uint64_t)p->in_place) * ring + stn_aio_footprint(STN_AIO_DEFAULT_DEPTH) +
            stn_kernel_scratch(d, p->nx, p->r.n, p->q.n);
 }

@@ -53,6 +53,9 @@ typedef struct stn_ooc_plan {
     int64_t nx;             /* the grid's x extent */
     stn_fold fold;          /* a 1d grid folded into rows (W = 0: not): .npy bytes are its cells' */
     uint64_t held;          /* DRAM the run holds beside the engine's buffers (stn_run.held): in mem_bytes */
+    int in_place_ok;        /* imported inputs may be read in place on this plan (--tier pmem): no z-strip, no
+                             * wrap, not alg2, not periodic along r (the file's slices lie as the window's) */
+    int in_place; /* the inputs read in place: no ring of their own, not in mem_bytes (0 unless ok) */
 } stn_ooc_plan;
 
 /* What a plan is asked for: the program, the grid and its steps, the schedule, the blocks by x bz and
@@ -68,6 +71,7 @@ typedef struct stn_plan_request {
     size_t align;
     const stn_fold *fold; /* a 1d grid folded into rows, or NULL */
     uint64_t held;        /* stn_run.held */
+    int in_place;         /* stn_run.in_place: the inputs a plan that allows it reads in place */
 } stn_plan_request;
 
 /* Fill `p` for the request q (no feasibility check). */
@@ -200,12 +204,15 @@ void stn_ooc_predict(const stn_ooc_model *m, const stn_ooc_plan *p, int64_t firs
 void stn_ooc_predict_import(const stn_ooc_model *m, const stn_ooc_plan *p, uint64_t *rd, uint64_t *wr);
 /* The bytes sweep s moves when it runs T steps (a simulation's sweeps are cut by its advances), added
  * to *rd and *wr. */
-/* Field f is read in place on plan p: an imported input marked in_place, the plan of whole planes without a
- * wrap (the file's planes then lie as the window's: the kernels read the mapping as they would the ring). */
+/* Field f is read in place on plan p: an imported input marked in_place, a plan whose in_place_ok is set (no
+ * z-strip: whole planes in 3d, every 2d plan; no wrap; not alg2; not periodic along r: the file's slices then
+ * lie as the window's, and the kernels read the mapping as they would the ring). */
 int stn_ooc_reads_in_place(const stn_ooc_model *m, const stn_ooc_plan *p, int f);
 /* The bytes a sweep of p reads in place (not copied, so not in stn_ooc_predict's reads): its in-place inputs.
  */
 uint64_t stn_ooc_in_place_sweep(const stn_ooc_model *m, const stn_ooc_plan *p);
+/* The inputs marked in_place (m NULL: 0): what a plan request's in_place says. */
+int stn_ooc_in_place_inputs(const stn_ooc_model *m);
 void stn_ooc_predict_sweep(const stn_ooc_model *m, const stn_ooc_plan *p, int64_t s, int64_t T, uint64_t *rd,
                            uint64_t *wr);
 

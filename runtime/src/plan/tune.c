@@ -31,7 +31,7 @@ static void plan_of(const stn_tune_problem *pb, int64_t by, int64_t bz, int64_t 
                           by,        bz,
                           bt,        strip,
                           pb->align, pb->fold,
-                          pb->held};
+                          pb->held,  stn_ooc_in_place_inputs(pb->m)};
     stn_ooc_make_plan(&q, p);
 }
 
@@ -486,7 +486,7 @@ static void run_plan(const stn_run *r, size_t align, int64_t by, int64_t bz, int
                           by,       bz,
                           bt,       strip,
                           align,    fold_of(r),
-                          r->held};
+                          r->held,  r->in_place};
     stn_ooc_make_plan(&q, p);
 }
 
@@ -633,12 +633,15 @@ static void plan_for_steps(const stn_run *r, size_t align, const stn_ooc_plan *q
                             by,          bz,
                             q->bt,       q->strip,
                             align,       fold_of(r),
-                            r->held};
+                            r->held,     r->in_place};
     stn_ooc_make_plan(&req, p);
 }
 
-int stn_ooc_choose(const stn_run *r, const stn_ooc_model *m, size_t align, const stn_saved_plan *saved,
+int stn_ooc_choose(const stn_run *run, const stn_ooc_model *m, size_t align, const stn_saved_plan *saved,
                    stn_ooc_plan *p, stn_ooc_result *res, stn_result *out) {
+    stn_run copy = *run; /* (with the inputs the model reads in place: their rings leave the plans' DRAM) */
+    copy.in_place = stn_ooc_in_place_inputs(m);
+    const stn_run *r = &copy;
     const stn_opts *o = r->o;
     char need[32], have[32];
     stn_iblock_pick *ib = &out->ib;

@@ -123,8 +123,15 @@ static size_t record_slot_bytes(const stn_run *r, int k) {
 
 /* Under MPI: every rank's counters to rank 0, whose report gives them per rank and their sums. */
 static void gather_ranks(stn_result *res) {
-    uint64_t mine[STN_RANK_FIGURES] = {res->st.bytes_read,     res->st.bytes_written, res->predicted_read,
-                                       res->predicted_written, res->msg_sent,         res->msg_predicted};
+    const stn_numa *nu = &res->numa;
+    uint64_t node = nu->nodes > 1 && nu->local_rank >= 0 ? 1 + (uint64_t)nu->node[nu->rank_node].os_index : 0;
+    uint64_t mine[STN_RANK_FIGURES] = {res->st.bytes_read,
+                                       res->st.bytes_written,
+                                       res->predicted_read,
+                                       res->predicted_written,
+                                       res->msg_sent,
+                                       res->msg_predicted,
+                                       node};
     int P = stn_par_size();
     uint64_t *all = stn_par_rank() == 0 ? calloc((size_t)P * STN_RANK_FIGURES, sizeof *all) : NULL;
     uint64_t scratch[STN_RANK_FIGURES];

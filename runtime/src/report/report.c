@@ -260,6 +260,7 @@ static void r_tier(json *j, const stn_run *r, const stn_result *res) {
         j_u64(j, "mapped_bytes", res->mapped_bytes);
         j_u64(j, "read_in_place_bytes", res->read_in_place);
         j_u64(j, "predicted_read_in_place_bytes", res->predicted_in_place);
+        j_u64(j, "in_place_dram_bytes", res->in_place_dram);
     }
     j_close(j, '}');
 }
@@ -272,6 +273,12 @@ static void r_numa(json *j, const stn_result *res) {
     j_i64(j, "threads", n->nthreads);
     j_i64(j, "threads_bound", n->threads_bound);
     j_kstr(j, "memory", n->memory);
+    if (n->dirs && n->buffers[0]) /* --dir a,b: the engine's buffers per node */
+        j_kstr(j, "buffers", n->buffers);
+    if (n->local_rank >= 0) { /* an MPI rank among several on the machine: on one node */
+        j_i64(j, "local_rank", n->local_rank);
+        j_i64(j, "rank_node", n->node[n->rank_node].os_index);
+    }
     j_open(j, "nodes", '[');
     for (int k = 0; k < n->nodes; k++) {
         j_open(j, NULL, '{');
@@ -284,6 +291,7 @@ static void r_numa(json *j, const stn_result *res) {
         j_close(j, ']');
         if (n->dirs) { /* --dir a,b: its directory and the rows of y whose files live there */
             j_kstr(j, "dir", n->node[k].dir);
+            j_u64(j, "buffer_bytes", n->node[k].buffer_bytes);
             j_open(j, "rows", '[');
             j_i64(j, NULL, n->node[k].y0);
             j_i64(j, NULL, n->node[k].y1);
@@ -317,13 +325,16 @@ static void r_mpi(json *j, const stn_run *r, const stn_result *res) {
     j_u64(j, "message_bytes", res->msg_sent);
     j_u64(j, "predicted_message_bytes", res->msg_predicted);
     j_open(j, "per_rank", '[');
-    static const char *const keys[STN_RANK_FIGURES] = {"bytes_read",           "bytes_written",
-                                                       "predicted_bytes_read", "predicted_bytes_written",
-                                                       "message_bytes",        "predicted_message_bytes"};
+    static const char *const keys[STN_RANK_FIGURES - 1] = {"bytes_read",           "bytes_written",
+                                                           "predicted_bytes_read", "predicted_bytes_written",
+                                                           "message_bytes",        "predicted_message_bytes"};
     for (int k = 0; k < res->nranks; k++) {
+        const uint64_t *f = res->ranks + (size_t)k * STN_RANK_FIGURES;
         j_open(j, NULL, '{');
-        for (int i = 0; i < STN_RANK_FIGURES; i++)
-            j_u64(j, keys[i], res->ranks[(size_t)k * STN_RANK_FIGURES + (size_t)i]);
+        for (int i = 0; i < STN_RANK_FIGURES - 1; i++)
+            j_u64(j, keys[i], f[i]);
+        if (f[STN_RANK_FIGURES - 1]) /* (placed on one NUMA node of several: stn_numa_place_rank) */
+            j_i64(j, "numa_node", (int64_t)f[STN_RANK_FIGURES - 1] - 1);
         j_close(j, '}');
     }
     j_close(j, ']');

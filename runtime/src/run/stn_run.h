@@ -135,6 +135,8 @@ typedef struct stn_run {
     stn_fold fold;     /* the out-of-core engine's run of a 1d grid: its rows (W = 0 otherwise) */
     uint64_t held; /* DRAM the run holds whole beside the engine's buffers, which its plan counts: a folded
                     * 1d grid's inputs along x, an MPI rank's ghosts in flight (stn_part.defer) */
+    int in_place; /* ooc --tier pmem: the inputs a plan that allows it reads in place (their rings left out of
+                   * its DRAM; set by stn_ooc_choose from the model's choice, 0 elsewhere) */
     const struct stn_part *part; /* MPI: this rank's part of the grid (mpi/stn_part.h); NULL: all of it */
     stn_net net;                 /* MPI: the network, measured at startup (stn_par_network) */
     struct stn_h5 *snap;         /* --save-to: the snapshot file (io/stn_hdf5.h); NULL: none */
@@ -250,6 +252,7 @@ typedef struct stn_result {
     int is_pmem;                  /* and whether libpmem found every mapping persistent memory */
     uint64_t read_in_place; /* ooc --tier pmem: bytes of inputs the kernels read in the mapping, not copied */
     uint64_t predicted_in_place; /* and what the model says they are */
+    uint64_t in_place_dram;      /* the rings those inputs do not have: DRAM left out of the first plan */
     int scratch_chunked;         /* out of core: some scratch file chunked along y (docs/design/023) */
     struct {                     /* --mode gpu / gpu-ooc (engines/gpu.c), the sums over its advances: */
         int have;                /* the GPU engine ran */
@@ -263,9 +266,10 @@ typedef struct stn_result {
     } gpu;
     int nranks;      /* MPI, rank 0 after the run: the ranks' figures (the fields above are */
     uint64_t *ranks; /* their sums): STN_RANK_FIGURES each, read, written, predicted read and
-                      * written, message bytes sent and predicted */
+                      * written, message bytes sent and predicted, and 1 + its NUMA node's os_index
+                      * (0: not placed, stn_numa_place_rank) */
 } stn_result;
-#define STN_RANK_FIGURES 6
+#define STN_RANK_FIGURES 7
 
 /* What the out-of-core engine adds: its plan and how it was chosen. */
 /* A plan Blk-Tune measured before choosing (stn_ooc_choose). */

@@ -9,6 +9,7 @@
 #include "engines/ooc/stn_ooc_engine.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -75,6 +76,32 @@ int stn_ooc_dirs_slabs(ooc *e) {
     }
     nu->dirs = n;
     return groups(e);
+}
+
+int stn_ooc_dirs_bind(ooc *e) {
+    stn_numa *nu = &e->res->numa;
+    if (e->fs.ndirs <= 1)
+        return 0;
+    if (e->plan.r.axis != 2) { /* (a slot of a y-blocked or 2d window holds every node's rows in turn) */
+        for (int k = 0; k < nu->nodes; k++)
+            nu->node[k].buffer_bytes = 0;
+        snprintf(nu->buffers, sizeof nu->buffers,
+                 "interleaved: a %s window's slots hold every node's rows in turn",
+                 e->d->ndim == 2 ? "2d" : "y-blocked");
+        return 0;
+    }
+    char **bufs = malloc(3 * sizeof *bufs * (size_t)e->d->nfields);
+    int n = 0;
+    if (!bufs)
+        return stn_error(-ENOMEM, "out of memory");
+    for (int i = 0; i < e->d->nfields; i++)
+        for (int a = 0; a < 3; a++)
+            if (e->f[i].ring[a])
+                bufs[n++] = e->f[i].ring[a];
+    stn_numa_bind_rows(nu, bufs, n, (size_t)e->plan.slice_bytes, e->plan.ring_slices,
+                       (size_t)e->plan.row_bytes);
+    free(bufs);
+    return 0;
 }
 
 int stn_ooc_open_grid(ooc *e, stn_gridfile *gf, const char *name, int64_t nz, int flags) {

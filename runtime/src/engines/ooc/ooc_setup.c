@@ -63,6 +63,7 @@ static int classify_sources(ooc *e) {
                 return stn_error(rc, "--init %s%s=%s: %s", fd->name, l ? ".prev" : "", path, stn_errmsg());
         }
     }
+    stn_ooc_in_place_pre(e); /* (--tier pmem: inputs read in the mapping, whose rings the plans leave out) */
     return 0;
 }
 
@@ -166,12 +167,14 @@ static int alloc_buffers(ooc *e) {
         return -ENOMEM;
     for (int i = 0; i < e->d->nfields; i++)
         for (int a = 0; a < e->f[i].m->narr; a++) {
+            if (!e->f[i].m->state && stn_ooc_reads_in_place(&e->model, p, i))
+                continue; /* (--tier pmem: the kernels read it in the mapping, the plan has no ring for it) */
             if (!(e->f[i].ring[a] = stn_ring_alloc(bytes, p->qplanes)))
                 return -ENOMEM;
             if (p->strip == STN_STRIP_DRAM && strip > 0 && !(e->f[i].strip[a] = stn_alloc(strip, 4096)))
                 return -ENOMEM;
         }
-    return 0;
+    return stn_ooc_dirs_bind(e);
 }
 
 void stn_ooc_remove_scratch(ooc *e) {

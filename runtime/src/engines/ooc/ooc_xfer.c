@@ -70,7 +70,8 @@ int stn_ooc_import_inputs(ooc *e) {
         ooc_field *f = &e->f[i];
         if (f->m->state || f->m->input != STN_SRC_SCRATCH)
             continue;
-        int rc = for_chunks(e, import_chunk, &i);
+        int rc = f->ring[0] ? for_chunks(e, import_chunk, &i)
+                            : stn_ooc_in_place_import(e, i); /* (read in place: no ring, the mapping) */
         if (rc == 0)
             rc = stn_gridfile_sync(&f->scratch[0][0]);
         if (rc)
@@ -398,9 +399,15 @@ int stn_ooc_box_io(ooc *e, stn_ooc_boxio *b) {
     int level = b->level;
     if (b->src == STN_SRC_COPY) /* no previous level of its own yet: it is the current one */
         b->level = 0, b->src = stn_ooc_source_of(&e->model, &e->plan, b->f, 0, e->plan.nsweeps);
+    ooc_field *of = &e->f[b->f];
+    int lent = !of->ring[0]; /* (an input read in place has no ring: one for this call, beside the plan) */
+    if (lent && !(of->ring[0] = stn_ring_alloc((size_t)e->plan.ring_bytes, e->plan.qplanes)))
+        return stn_error(-ENOMEM, "cannot allocate a window for input '%s'", e->d->fields[b->f].name);
     e->exporting = 1;
     int rc = for_chunks(e, box_chunk, b);
     e->exporting = 0;
+    if (lent)
+        stn_ring_free(of->ring[0], (size_t)e->plan.ring_bytes, e->plan.qplanes), of->ring[0] = NULL;
     b->level = level;
     return rc;
 }

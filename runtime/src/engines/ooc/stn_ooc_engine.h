@@ -282,18 +282,26 @@ void stn_ooc_scratch_name(char *buf, size_t n, const ooc *e, int f, int set, int
  * unlock: released and removed.  space: `need` bytes of files whose rows split as the slabs, against each
  * directory's free space.  text / check: the state file's `dirs` lines (only with a list) and --resume's
  * check that the list is the one the files were written in. */
-/* ooc_inplace.c: --tier pmem, inputs read where they lie in the mapping (docs/design/022).  choose: which
- * inputs may be (e->fsrc[i].in_place; before the model predicts).  in_place: field f is on this plan (the
- * model's stn_ooc_reads_in_place), so its rows are not read into the ring; win: the pointer the kernels get
- * instead of the ring's (the view's window); count: the rows [r0, r1) of a block's new slices that are not
- * copied, added to the bytes read in place (an internal error if the file is not the mapping the plan
- * needs). */
+/* ooc_inplace.c: --tier pmem, inputs read where they lie in the mapping (docs/design/022).  pre: which
+ * inputs may be (e->fsrc[i].in_place), before the plan is chosen (whose DRAM leaves their rings out); choose:
+ * kept only if the first plan allows it (before the model predicts), the DRAM left out noted.  in_place:
+ * field f is on this plan (the model's stn_ooc_reads_in_place), so its rows are not read into the ring; win:
+ * the pointer the kernels get instead of the ring's (the view's window); count: the rows [r0, r1) of a
+ * block's new slices that are not copied, added to the bytes read in place (an internal error if the file is
+ * not the mapping the plan needs).  import: such an input's --init .npy straight into its mapped file (it has
+ * no ring). */
+void stn_ooc_in_place_pre(ooc *e);
 void stn_ooc_in_place_choose(ooc *e);
+int stn_ooc_in_place_import(ooc *e, int f);
 int stn_ooc_in_place(const ooc *e, int f);
 char *stn_ooc_in_place_win(const ooc *e, const ooc_field *f);
 int stn_ooc_in_place_count(ooc *e, int f, int64_t r0, int64_t r1);
 
 int stn_ooc_dirs_slabs(ooc *e);
+/* --dir a,b on a plan of whole planes: node k's rows of every ring slot bound to node k (base/numa.c's
+ * stn_numa_bind_rows), counted in its buffer_bytes; a y-blocked or 2d plan's are not (the report says why).
+ */
+int stn_ooc_dirs_bind(ooc *e);
 /* The rows each node's threads computed so far (the kernels' counts, stn_groups.seen), into the report's numa
  * nodes (with a list only). */
 void stn_ooc_dirs_computed(ooc *e);
