@@ -1,4 +1,4 @@
-"""The .stn fuzzer's CI profile (issue 16, part 5; the campaign is `make reliability`): a few
+"""The .stn fuzzer's CI profile (issue 16, part 5; the campaign is `make reliability`): about a
 thousand mutated programs through the compiler in-process, a fixed seed so that a failure
 reproduces.  None may raise anything but a located CompileError or hang, and the C of a sample
 of those accepted must compile."""
@@ -15,8 +15,8 @@ import fuzz_stn  # noqa: E402
 
 
 def test_the_fuzzers_ci_profile_finds_nothing(tmp_path):
-    stats = fuzz_stn.campaign(inputs=2500, seed=20261125, compile_n=15, timeout=60.0, save_dir=tmp_path)
-    assert stats["inputs"] == 2500 and stats["accepted"] > 50 and stats["refused"] > 1000, stats
+    stats = fuzz_stn.campaign(inputs=1200, seed=20261125, compile_n=15, timeout=60.0, save_dir=tmp_path)
+    assert stats["inputs"] == 1200 and stats["accepted"] > 40 and stats["refused"] > 800, stats
     assert stats["compiled"] >= 15
     assert not stats["failures"], "\n\n".join(f"{f['kind']}: {f.get('file')}\n{f['detail']}"
                                              for f in stats["failures"][:5])
