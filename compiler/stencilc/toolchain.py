@@ -104,26 +104,44 @@ def runtime_key(cc: list[str], cflags: list[str]) -> str:
 
 
 def runtime_library(cc: list[str], cflags: list[str]) -> Path:
-    """The runtime as a static library for this compiler and these flags (built once)."""
+    """The runtime as a static library for this compiler and these flags (built once, its sources compiled
+    on every core).  The key is taken again after the build: sources that changed while they were being
+    compiled (an edit in a checkout) are built again under their new key, never published under the old."""
+    for _ in range(3):
+        key = runtime_key(cc, cflags)
+        lib = cache_dir() / f"runtime-{key}" / "libstnrt.a"
+        if lib.exists():
+            return lib
+        lib.parent.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=lib.parent.parent) as tmp:
+            staged = _build_runtime(cc, cflags, Path(tmp))
+            if runtime_key(cc, cflags) == key:
+                _publish(staged, lib)
+                return lib
+    raise ToolchainError(f"the runtime's sources under {runtime_dir()} kept changing while they were compiled")
+
+
+def _build_runtime(cc: list[str], cflags: list[str], tmp: Path) -> Path:
+    """Every runtime source compiled into ``tmp`` (in parallel) and archived: the staged directory holding
+    ``libstnrt.a``."""
+    from concurrent.futures import ThreadPoolExecutor
+
     rt = runtime_dir()
-    lib = cache_dir() / f"runtime-{runtime_key(cc, cflags)}" / "libstnrt.a"
-    if lib.exists():
-        return lib
-    lib.parent.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=lib.parent.parent) as tmp:
-        objs = []
-        for src in runtime_sources():
-            obj = Path(tmp) / (src.stem + ".o")
-            _run(cc + cflags + ["-I", str(rt / "include"), "-I", str(rt / "src"), "-c", str(src), "-o", str(obj)],
-                 f"runtime {src.relative_to(rt / 'src').as_posix()}")
-            objs.append(str(obj))
-        tmp_lib = Path(tmp) / "libstnrt.a"
-        _run(["ar", "rcs", str(tmp_lib)] + objs, "runtime library")
-        staged = Path(tmp) / "stage"
-        staged.mkdir()
-        shutil.move(str(tmp_lib), staged / "libstnrt.a")
-        _publish(staged, lib)
-    return lib
+
+    def one(src: Path) -> str:
+        obj = tmp / (src.stem + ".o")
+        _run(cc + cflags + ["-I", str(rt / "include"), "-I", str(rt / "src"), "-c", str(src), "-o", str(obj)],
+             f"runtime {src.relative_to(rt / 'src').as_posix()}")
+        return str(obj)
+
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        objs = list(pool.map(one, runtime_sources()))
+    tmp_lib = tmp / "libstnrt.a"
+    _run(["ar", "rcs", str(tmp_lib)] + objs, "runtime library")
+    staged = tmp / "stage"
+    staged.mkdir()
+    shutil.move(str(tmp_lib), staged / "libstnrt.a")
+    return staged
 
 
 def _publish(staged: Path, target: Path) -> None:

@@ -47,6 +47,35 @@ def test_the_cache_key_covers_the_files_in_folders(tmp_path, monkeypatch):
     assert toolchain.runtime_key(["cc"], ["-O2"]) != before
 
 
+def test_sources_edited_during_the_build_are_never_cached_under_the_old_key(tmp_path, monkeypatch):
+    """runtime_library takes the key again after compiling: an edit while the sources were being compiled
+    (a checkout's runtime changed under a running build) must not leave a library of the old sources under
+    the new key, nor of the new under the old; it is built again under the key of what it compiled."""
+    copy = tmp_path / "runtime"
+    shutil.copytree(REPO / "runtime" / "src", copy / "src")
+    shutil.copytree(REPO / "runtime" / "include", copy / "include")
+    monkeypatch.setattr(toolchain, "runtime_dir", lambda: copy)
+    monkeypatch.setenv("STENCILC_CACHE_DIR", str(tmp_path / "cache"))
+    header = copy / "include" / "stn_rt.h"
+    builds = []
+
+    def build(cc, cflags, tmp):  # (stands for the compile: records what it saw, edits during the first)
+        builds.append(header.read_text())
+        if len(builds) == 1:
+            header.write_text(header.read_text() + "\n/* edited during the build */\n")
+        staged = tmp / "stage"
+        staged.mkdir()
+        (staged / "libstnrt.a").write_text(builds[-1])
+        return staged
+
+    monkeypatch.setattr(toolchain, "_build_runtime", build)
+    first_key = toolchain.runtime_key(["cc"], ["-O2"])
+    lib = toolchain.runtime_library(["cc"], ["-O2"])
+    assert len(builds) == 2 and lib.read_text() == header.read_text(), "built again from the edited sources"
+    assert lib.parent.name == f"runtime-{toolchain.runtime_key(['cc'], ['-O2'])}" != f"runtime-{first_key}"
+    assert not (tmp_path / "cache" / f"runtime-{first_key}").exists(), "nothing published under the old key"
+
+
 def test_the_runtime_dir_is_the_checkouts():
     assert resources.runtime_dir() == REPO / "runtime"
 
