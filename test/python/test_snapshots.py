@@ -126,11 +126,14 @@ def test_out_of_core_snapshots_are_the_run_stopped_at_each_step(compile_example,
                                         ("staggered3d", "11,4,5"), ("advect2d", "6,4"), ("star2", "6,4,5"),
                                         ("heat3d", "11,2,3:alg1"), ("heat3d", "11,9,5:alg1"), ("wave3d", "11,3,4:alg1"),
                                         ("grayscott2d", "5,3:alg1"), ("staggered3d", "11,3,4:alg1"),
-                                        ("jacobi1d", "3"), ("jacobi1d", "3:alg1")])
+                                        ("jacobi1d", "3"), ("jacobi1d", "3:alg1"),
+                                        ("heat3d", "11,9,5:alg2"), ("wave3d", "11,3,4:alg2"),
+                                        ("grayscott2d", "7,5:alg2"), ("jacobi1d", "3:alg2")])
 def test_out_of_core_snapshots_add_no_sweep(compile_example, run_program, tmp_path, stopped, name, block):
-    """The reference schedule and alg1 put each snapshot as their tiles compute the step (alg1: each block
-    its own cells of the widened region it computes): the run reads what it reads without snapshots (no
-    sweep ends at a saved step; bt does not divide K) and writes the snapshots more."""
+    """Every schedule puts each snapshot as its tiles compute the step (alg1: each block its own cells of the
+    widened region it computes; alg2: from the ring, before the block's levels go back in place): the run
+    reads what it reads without snapshots (no sweep ends at a saved step; bt does not divide K) and writes
+    the snapshots more."""
     block, _, schedule = block.partition(":")
     exe, want, reps = compile_example(name), stopped(name), []
     for save in (False, True):
@@ -263,14 +266,11 @@ def test_records_go_into_the_same_file(compile_example, run_program, tmp_path):
     (["--save", "u:every=2", "--save-to", "{d}/x.h5", "--out", "u={d}/x.h5"], "is also the --out file of u"),
     (["--save", "u:every=2", "--save-to", "{d}/x.h5", "--report", "{d}/x.h5"], "is also the --report file"),
     (["--save", "u:every=2", "--save-to", ""], "--save-to: expected an HDF5 file name"),
-    (["--save", "u:every=2", "--save-to", "{d}/x.h5", "--schedule", "alg2"],
-     "--schedule alg2 keeps its levels in place"),
 ])
 def test_bad_save_options_are_refused_before_any_file(compile_example, run_program, tmp_path, args, msg):
     exe = compile_example("heat3d")
     args = [a.replace("{d}", str(tmp_path)) for a in args]
-    mode = [] if "alg2" in args else ["--mode", "incore"]
-    rc, _, err = run_program(exe, ["--size", "14,11,9", "--steps", "8", *mode, *args])
+    rc, _, err = run_program(exe, ["--size", "14,11,9", "--steps", "8", "--mode", "incore", *args])
     assert rc == 2 and msg in err, err
     assert list(tmp_path.iterdir()) == []  # nothing made
 

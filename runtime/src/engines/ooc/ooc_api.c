@@ -274,7 +274,7 @@ static int ooc_box(void *state, const stn_box_io *bx) {
     int f = bx->f, level = bx->level, write = bx->write;
     const int64_t *lo = bx->lo, *hi = bx->hi, *st = bx->st;
     char *buf = bx->buf;
-    if (e->alg2)
+    if (e->alg2 && (write || s->sweeps > 0)) /* (before its first sweep the levels are their sources') */
         return stn_error(-ENOTSUP, "--schedule alg2 keeps its levels in place, in the paper's layout: a "
                                    "simulation's boxes need the reference schedule (ref)");
     int rc = write ? ensure_imported(s) : 0;
@@ -387,11 +387,10 @@ static int ooc_saves(const void *state) { return stn_ooc_snap_saves(&((const stn
 static int ooc_put_levels(void *state, int64_t k) {
     stn_ooc *s = state;
     ooc *e = &s->e;
-    if (e->alg2 || e->r->fold.W ||
-        (e->r->part && (!stn_h5_parallel(e->r->snap) || stn_part_rings(e->r->part))))
-        return 1; /* (read through box: alg2 refuses it, a folded grid's cells are not a chunk's, a part
-                   * without parallel HDF5 sends its cells to rank 0, and on a ring of ranks a part also puts
-                   * the cells the boundary layer copies) */
+    if (e->r->fold.W || (e->r->part && (!stn_h5_parallel(e->r->snap) || stn_part_rings(e->r->part))))
+        return 1; /* (read through box: a folded grid's cells are not a chunk's, a part without parallel HDF5
+                   * sends its cells to rank 0, and on a ring of ranks a part also puts the cells the
+                   * boundary layer copies; alg2's levels at open are its sources', as ref's) */
     return stn_ooc_snap_levels(e, k, &s->extra_read);
 }
 static const struct stn_part *ooc_part(const void *state, const stn_fold **fold) {
