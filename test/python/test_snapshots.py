@@ -355,6 +355,53 @@ def test_the_python_api_saves_snapshots_across_advances(repo_root, tmp_path, sto
         prog.open(size=_size("wave3d"), mode="incore", save={"u": "every=2"}, save_to=h5)
 
 
+def test_the_python_api_reads_the_snapshots_back(compile_example, run_program, tmp_path, stopped):
+    """stencilc.snapshots(path): each saved field's steps and spec, its snapshots as lazy h5py datasets (and by
+    step, and in order), the records beside them, the run's attributes; a file that is missing, not HDF5, or
+    not complete, and a field or step not saved, raise stencilc.Error."""
+    import stencilc
+
+    exe, size = compile_example("acoustic2d"), "30,26"
+    init = ref.EXAMPLES["acoustic2d"].initial((30, 26))
+    pts = []
+    for k, a in {"wavelet": ref.ricker(9), "src": init["src"], "rcv": init["rcv"]}.items():
+        np.save(tmp_path / f"{k}.npy", a)
+        pts += ["--init", f"{k}={tmp_path / k}.npy"]
+    want = {}
+    for k in (1, 4, 7):
+        rc, _, err = run_program(exe, ["--size", size, "--steps", str(k), "--quiet", "--mode", "incore", *pts,
+                                       "--out", f"u={tmp_path / f'u{k}.npy'}"])
+        assert rc == 0, err
+        want[k] = np.load(tmp_path / f"u{k}.npy")[::2, ::2]
+    h5 = tmp_path / "run.h5"
+    rc, _, err = run_program(exe, ["--size", size, "--steps", "8", "--quiet", "--mode", "incore", *pts,
+                                   "--save", "u:every=3:from=1:stride=2", "--save-to", h5,
+                                   "--out", f"rec={tmp_path / 'rec.npy'}"])
+    assert rc == 0, err
+    with stencilc.snapshots(h5) as s:
+        assert set(s.fields) == {"u"} and "u" in s and s.attrs["stencil"] == "acoustic2d" and s.attrs["steps"] == 8
+        p = s["u"]
+        assert isinstance(p.data, h5py.Dataset) and p.data.shape == (3, *want[1].shape)  # lazy: nothing read
+        assert list(p.steps) == [1, 4, 7] and (p.every, p.start, p.to, p.stride) == (3, 1, 8, 2) and len(p) == 3
+        assert p.at(4).tobytes() == want[4].tobytes()
+        assert [(k, a.tobytes()) for k, a in p] == [(k, want[k].tobytes()) for k in (1, 4, 7)]
+        with pytest.raises(stencilc.Error, match="step 5 is not saved"):
+            p.at(5)
+        with pytest.raises(stencilc.Error, match="'q' is not saved in .*; its saved fields are: u"):
+            s["q"]
+        assert list(s.records) == ["rec"] and s.records["rec"][:].tobytes() == np.load(tmp_path / "rec.npy").tobytes()
+    with pytest.raises((ValueError, OSError)):  # closed with the block
+        p.data[0]
+    (tmp_path / "junk.h5").write_bytes(b"not hdf5")
+    for path, msg in ((tmp_path / "none.h5", "no such file"), (tmp_path / "junk.h5", "not an HDF5 file")):
+        with pytest.raises(stencilc.Error, match=msg):
+            stencilc.snapshots(path)
+    with h5py.File(h5, "r+") as f:
+        f.attrs["complete"] = 0
+    with pytest.raises(stencilc.Error, match="did not complete it"):
+        stencilc.snapshots(h5)
+
+
 def _kill_after_a_sweep(cmd: list[str], state) -> None:
     for _ in range(5):
         p = subprocess.Popen(cmd, stderr=subprocess.DEVNULL)
