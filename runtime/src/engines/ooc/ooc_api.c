@@ -207,6 +207,8 @@ static int ooc_advance(void *state, int64_t first, int64_t steps) {
         s->swept_in_place += stn_ooc_in_place_sweep(&e->model, &e->plan);
         double ts = stn_now(), cs = e->res->st.seconds[STN_PHASE_COMPUTE];
         rc = stn_ooc_sweep(e, s->sweeps, T, durable);
+        int rcg = stn_h5_sweep_end(e->r->snap, &e->res->st); /* (rank 0 gathering: every piece taken) */
+        rc = rc ? rc : rcg;
         int rcl = stn_ooc_ghosts_land(e, rc == 0); /* (landed by now unless the sweep failed first) */
         rc = stn_ooc_agree(e, rc ? rc : rcl, "in its sweep");
         if (rc == 0 && e->r->part && s->steps + T < e->r->o->steps) { /* the next sweep's ghosts */

@@ -61,11 +61,12 @@ static void faces_of(const stn_field_desc *fd, int rings, int a, int k[2], int h
 int stn_ooc_snap_saves(const ooc *e) {
     /* (every schedule: alg1's blocks put their own cells, ooc_sweep.c; alg2's regions are ref's, its ring
      * holds every level a block computes before it goes back in place; a folded 1d grid puts its rows'; a
-     * wrapped sweep's last block the cells past H.  An MPI part: under parallel HDF5, its own cells, on a
-     * ring of ranks also the boundary cells that wrap to them, not in a wrapped sweep; rank 0 gathering
-     * reads them through box at engine.c's stops) */
+     * wrapped sweep's last block the cells past H.  An MPI part, not in a wrapped sweep: its own cells, on a
+     * ring of ranks also the boundary cells that wrap to them, into the file under parallel HDF5, else sent
+     * to rank 0, which takes them between its tiles and at the sweep's end, stn_h5_take) */
     const stn_part *p = e->r->part;
-    return e->r->snap && (!p || (stn_h5_parallel(e->r->snap) && !e->plan.r.wrap));
+    return e->r->snap &&
+           (!p || ((stn_h5_parallel(e->r->snap) || stn_h5_gathers(e->r->snap)) && !e->plan.r.wrap));
 }
 
 /* A folded 1d grid (design 014): the tile's rows [r0, r1) (a part's: of its own) are the grid's cells
