@@ -351,3 +351,30 @@ def test_a_failed_gathered_file_is_never_complete(mpi_exe, tmp_path):
     assert mark.exists() and p.returncode != 0 and "rank 0 gathers" in p.stderr, p.stderr
     assert "error: --save-to" in p.stderr and "fsync of" in p.stderr and "b.h5" in p.stderr, p.stderr
     assert not h5.exists() and not list(tmp_path.glob(".b.h5.partial-*")), sorted(os.listdir(tmp_path))
+
+
+@pytest.mark.parametrize("name,size,mode", [
+    ("heat3d", "14,12,29", ["--block", "12,4,2"]),  # y-blocked tiles
+    ("d2q9", "23,41", ["--block", "8,3"]),  # a ring of ranks
+])
+def test_the_gathered_snapshots_add_no_sweep(mpi_exe, tmp_path, name, size, mode):
+    """Out of core, rank 0 gathering (STENCILC_H5_GATHER=1): each rank's tiles send their own cells as they
+    compute a saved step and rank 0 takes them between its tiles and at each sweep's end, so every rank reads
+    what it reads without snapshots (no sweep ends at a saved step), rank 0 writes the snapshot bytes more,
+    as predicted, and the file is the parallel one's."""
+    exe, state = mpi_exe(name), {"d2q9": "f0"}.get(name, "u")
+    base = ["--size", size, "--steps", str(STEPS), "--quiet", "--dir", str(tmp_path), "--mode", "ooc", *mode]
+    save = ["--save", f"{state}:every=3:from=1:stride=2"]
+    reps = []
+    for gather, extra in ((True, []), (True, [*save, "--save-to", str(tmp_path / "g.h5")]),
+                          (False, [*save, "--save-to", str(tmp_path / "p.h5")])):
+        rep = tmp_path / f"r{len(reps)}.json"
+        p = subprocess.run([MPIRUN, *MPI_FLAGS, "-np", "2", str(exe), *base, *extra, "--report", str(rep)],
+                           capture_output=True, text=True, timeout=300, env=_gather_env(gather))
+        assert p.returncode == 0, p.stderr
+        reps.append(load_report(rep)["mpi"]["per_rank"])
+    none, got = reps[0], reps[1]
+    assert [rk["bytes_read"] for rk in got] == [rk["bytes_read"] for rk in none]
+    assert all(rk["bytes_written"] == rk["predicted_bytes_written"] for rk in got)
+    assert got[1]["bytes_written"] == none[1]["bytes_written"] and got[0]["bytes_written"] > none[0]["bytes_written"]
+    assert _content(tmp_path / "g.h5") == _content(tmp_path / "p.h5")

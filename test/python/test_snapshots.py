@@ -126,11 +126,14 @@ def test_out_of_core_snapshots_are_the_run_stopped_at_each_step(compile_example,
                                         ("staggered3d", "11,4,5"), ("advect2d", "6,4"), ("star2", "6,4,5"),
                                         ("heat3d", "11,2,3:alg1"), ("heat3d", "11,9,5:alg1"), ("wave3d", "11,3,4:alg1"),
                                         ("grayscott2d", "5,3:alg1"), ("staggered3d", "11,3,4:alg1"),
-                                        ("jacobi1d", "3"), ("jacobi1d", "3:alg1")])
+                                        ("jacobi1d", "3"), ("jacobi1d", "3:alg1"),
+                                        ("heat3d", "11,9,5:alg2"), ("wave3d", "11,3,4:alg2"),
+                                        ("grayscott2d", "7,5:alg2"), ("jacobi1d", "3:alg2")])
 def test_out_of_core_snapshots_add_no_sweep(compile_example, run_program, tmp_path, stopped, name, block):
-    """The reference schedule and alg1 put each snapshot as their tiles compute the step (alg1: each block
-    its own cells of the widened region it computes): the run reads what it reads without snapshots (no
-    sweep ends at a saved step; bt does not divide K) and writes the snapshots more."""
+    """Every schedule puts each snapshot as its tiles compute the step (alg1: each block its own cells of the
+    widened region it computes; alg2: from the ring, before the block's levels go back in place): the run
+    reads what it reads without snapshots (no sweep ends at a saved step; bt does not divide K) and writes
+    the snapshots more."""
     block, _, schedule = block.partition(":")
     exe, want, reps = compile_example(name), stopped(name), []
     for save in (False, True):
@@ -263,14 +266,11 @@ def test_records_go_into_the_same_file(compile_example, run_program, tmp_path):
     (["--save", "u:every=2", "--save-to", "{d}/x.h5", "--out", "u={d}/x.h5"], "is also the --out file of u"),
     (["--save", "u:every=2", "--save-to", "{d}/x.h5", "--report", "{d}/x.h5"], "is also the --report file"),
     (["--save", "u:every=2", "--save-to", ""], "--save-to: expected an HDF5 file name"),
-    (["--save", "u:every=2", "--save-to", "{d}/x.h5", "--schedule", "alg2"],
-     "--schedule alg2 keeps its levels in place"),
 ])
 def test_bad_save_options_are_refused_before_any_file(compile_example, run_program, tmp_path, args, msg):
     exe = compile_example("heat3d")
     args = [a.replace("{d}", str(tmp_path)) for a in args]
-    mode = [] if "alg2" in args else ["--mode", "incore"]
-    rc, _, err = run_program(exe, ["--size", "14,11,9", "--steps", "8", *mode, *args])
+    rc, _, err = run_program(exe, ["--size", "14,11,9", "--steps", "8", "--mode", "incore", *args])
     assert rc == 2 and msg in err, err
     assert list(tmp_path.iterdir()) == []  # nothing made
 
@@ -353,6 +353,53 @@ def test_the_python_api_saves_snapshots_across_advances(repo_root, tmp_path, sto
         prog.open(size=_size("wave3d"), steps=4, mode="incore", save={"u": {"each": 2}}, save_to=h5)
     with pytest.raises(stencilc.Error, match="--steps is required with --save"):
         prog.open(size=_size("wave3d"), mode="incore", save={"u": "every=2"}, save_to=h5)
+
+
+def test_the_python_api_reads_the_snapshots_back(compile_example, run_program, tmp_path, stopped):
+    """stencilc.snapshots(path): each saved field's steps and spec, its snapshots as lazy h5py datasets (and by
+    step, and in order), the records beside them, the run's attributes; a file that is missing, not HDF5, or
+    not complete, and a field or step not saved, raise stencilc.Error."""
+    import stencilc
+
+    exe, size = compile_example("acoustic2d"), "30,26"
+    init = ref.EXAMPLES["acoustic2d"].initial((30, 26))
+    pts = []
+    for k, a in {"wavelet": ref.ricker(9), "src": init["src"], "rcv": init["rcv"]}.items():
+        np.save(tmp_path / f"{k}.npy", a)
+        pts += ["--init", f"{k}={tmp_path / k}.npy"]
+    want = {}
+    for k in (1, 4, 7):
+        rc, _, err = run_program(exe, ["--size", size, "--steps", str(k), "--quiet", "--mode", "incore", *pts,
+                                       "--out", f"u={tmp_path / f'u{k}.npy'}"])
+        assert rc == 0, err
+        want[k] = np.load(tmp_path / f"u{k}.npy")[::2, ::2]
+    h5 = tmp_path / "run.h5"
+    rc, _, err = run_program(exe, ["--size", size, "--steps", "8", "--quiet", "--mode", "incore", *pts,
+                                   "--save", "u:every=3:from=1:stride=2", "--save-to", h5,
+                                   "--out", f"rec={tmp_path / 'rec.npy'}"])
+    assert rc == 0, err
+    with stencilc.snapshots(h5) as s:
+        assert set(s.fields) == {"u"} and "u" in s and s.attrs["stencil"] == "acoustic2d" and s.attrs["steps"] == 8
+        p = s["u"]
+        assert isinstance(p.data, h5py.Dataset) and p.data.shape == (3, *want[1].shape)  # lazy: nothing read
+        assert list(p.steps) == [1, 4, 7] and (p.every, p.start, p.to, p.stride) == (3, 1, 8, 2) and len(p) == 3
+        assert p.at(4).tobytes() == want[4].tobytes()
+        assert [(k, a.tobytes()) for k, a in p] == [(k, want[k].tobytes()) for k in (1, 4, 7)]
+        with pytest.raises(stencilc.Error, match="step 5 is not saved"):
+            p.at(5)
+        with pytest.raises(stencilc.Error, match="'q' is not saved in .*; its saved fields are: u"):
+            s["q"]
+        assert list(s.records) == ["rec"] and s.records["rec"][:].tobytes() == np.load(tmp_path / "rec.npy").tobytes()
+    with pytest.raises((ValueError, OSError)):  # closed with the block
+        p.data[0]
+    (tmp_path / "junk.h5").write_bytes(b"not hdf5")
+    for path, msg in ((tmp_path / "none.h5", "no such file"), (tmp_path / "junk.h5", "not an HDF5 file")):
+        with pytest.raises(stencilc.Error, match=msg):
+            stencilc.snapshots(path)
+    with h5py.File(h5, "r+") as f:
+        f.attrs["complete"] = 0
+    with pytest.raises(stencilc.Error, match="did not complete it"):
+        stencilc.snapshots(h5)
 
 
 def _kill_after_a_sweep(cmd: list[str], state) -> None:

@@ -175,12 +175,6 @@ int stn_save_check(const stn_program_desc *d, stn_opts *o, int nranks) {
 #endif
     if (o->plan_only)
         return stn_error(-EINVAL, "--plan-only computes nothing, so it writes no --save-to (%s)", o->save_to);
-    if (o->mode == STN_MODE_OOC && o->schedule == STN_SCHED_ALG2)
-        return stn_error(
-            -ENOTSUP,
-            "--save-to %s: --schedule alg2 keeps its levels in place, in the paper's layout, where "
-            "no snapshot is read; use ref or alg1",
-            o->save_to);
     if (nranks > 1 && o->resume && !stn_save_together(nranks)) /* (rank 0 writes alone: engines/engine.c) */
         return stn_error(-ENOTSUP,
                          "--save-to %s with --resume: a run of %d MPI ranks does not resume its snapshots "

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 /* The cells kept of each axis of the grid (x, y, z) and their count; 1 for an axis the grid lacks. */
@@ -60,6 +61,9 @@ struct stn_h5 {
     stn_h5_ranks par; /* the ranks that write the file together (parallel HDF5), else {0, 1} */
     int parallel;     /* par.size > 1: every call but put is made by every rank alike (libhdf5's rule) */
     int closed;       /* stn_h5_close has made the file whole: what is left is the rename */
+    stn_h5_gather g;  /* rank 0 gathering (g.size > 1): the pieces the other ranks send as they compute */
+    int grc;          /* rank 0: the first failure of a piece taken (the later ones are taken and dropped) */
+    int ends;         /* rank 0: the ranks that have sent the end of their sweep's pieces */
 };
 
 /* The file access: the oldest format that holds the file (readable by HDF5 1.8 on); under parallel HDF5
@@ -360,26 +364,59 @@ static void gather(stn_h5 *h, const stn_view *v, const char *data, const int64_t
         }
 }
 
+/* h->stage of at least `bytes`. */
+static int stage(stn_h5 *h, size_t bytes) {
+    if (bytes <= h->stage_bytes)
+        return 0;
+    stn_free(h->stage);
+    h->stage_bytes = 0;
+    if (!(h->stage = stn_alloc(bytes, 64)))
+        return stn_error(-ENOMEM, "--save-to %s: out of memory for %zu bytes of a snapshot", h->o->save_to,
+                         bytes);
+    h->stage_bytes = bytes;
+    return 0;
+}
+
+/* A piece a rank but 0 sends as it computes (rank 0 gathering): where it goes, then (bytes >= 0) its cells
+ * in a message of their own; bytes < 0: the end of the rank's pieces of a sweep. */
+typedef struct gather_msg {
+    int64_t f, bytes, start[4], count[4];
+} gather_msg;
+
+static int write_slab(stn_h5 *h, int f, const hsize_t *start, const hsize_t *count, size_t bytes,
+                      stn_stats *st);
+
 /* The kept cells [a, a + c S) of field f into snapshot `idx`, gathered and written in one piece. */
 static int put_piece(stn_h5 *h, int f, int64_t idx, const stn_view *v, const char *data, const int64_t a[3],
                      const int64_t c[3], const stn_h5_map *m, stn_stats *st) {
     int64_t S = h->o->save[f].stride;
     int dims = stn_dims(h->d), rank = dims + 1;
     size_t bytes = (size_t)(c[0] * c[1] * c[2]) * (size_t)h->d->elem_size;
-    if (bytes > h->stage_bytes) {
-        stn_free(h->stage);
-        h->stage_bytes = 0;
-        if (!(h->stage = stn_alloc(bytes, 64)))
-            return stn_error(-ENOMEM, "--save-to %s: out of memory for %zu bytes of a snapshot",
-                             h->o->save_to, bytes);
-        h->stage_bytes = bytes;
-    }
+    int rc0 = stage(h, bytes);
+    if (rc0)
+        return rc0;
     gather(h, v, data, a, c, S, m);
     hsize_t start[4], count[4];
     start[0] = (hsize_t)idx, count[0] = 1;
     for (int ax = 0; ax < dims; ax++) {
         start[rank - 1 - ax] = (hsize_t)(a[ax] / S);
         count[rank - 1 - ax] = (hsize_t)c[ax];
+    }
+    return write_slab(h, f, start, count, bytes, st);
+}
+
+/* The piece in h->stage into field f's dataset at start (count), counted in st; a rank but 0 that gathers
+ * sends it to rank 0 instead (counted there). */
+static int write_slab(stn_h5 *h, int f, const hsize_t *start, const hsize_t *count, size_t bytes,
+                      stn_stats *st) {
+    int rank = stn_dims(h->d) + 1;
+    if (h->remote) {
+        gather_msg g = {f, (int64_t)bytes, {0}, {0}};
+        for (int i = 0; i < rank; i++)
+            g.start[i] = (int64_t)start[i], g.count[i] = (int64_t)count[i];
+        int rc =
+            h->g.send ? h->g.send(&g, sizeof g) : stn_error(-EINVAL, "internal error: a put without a file");
+        return rc ? rc : h->g.send(h->stage, bytes);
     }
     hid_t fs = H5Dget_space(h->dset[f]), ms = H5Screate_simple(rank, count, NULL);
     int rc = fs >= 0 && ms >= 0 && H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL) >= 0 &&
@@ -424,6 +461,65 @@ int stn_h5_put(stn_h5 *h, int f, int64_t k, const stn_view *v, const void *data,
                 rc = put_piece(h, f, stn_save_before(s, k), v, data, pa, pc, m, st);
             }
     return rc;
+}
+
+void stn_h5_set_gather(stn_h5 *h, const stn_h5_gather *g) {
+    h->g = *g;
+    if (h->remote)
+        h->piece = (int64_t)g->piece;
+}
+
+int stn_h5_gathers(const stn_h5 *h) { return h && h->g.size > 1; }
+
+/* Rank 0: the next message from src, a piece written (or dropped after a failure) or an end counted. */
+static int take_from(stn_h5 *h, int src, stn_stats *st, int *ends) {
+    gather_msg g;
+    int rc = h->g.recv(src, &g, sizeof g), rank = stn_dims(h->d) + 1;
+    if (rc || g.bytes < 0) {
+        *ends += rc == 0;
+        return rc;
+    }
+    if ((rc = stage(h, (size_t)g.bytes)) != 0 || (rc = h->g.recv(src, h->stage, (size_t)g.bytes)) != 0)
+        return rc;
+    hsize_t start[4], count[4];
+    for (int i = 0; i < rank; i++)
+        start[i] = (hsize_t)g.start[i], count[i] = (hsize_t)g.count[i];
+    if (h->grc == 0 && (g.f < 0 || g.f >= h->d->nfields || h->dset[g.f] < 0))
+        h->grc = stn_error(-EINVAL, "internal error: rank %d sent a piece of field %" PRId64, src, g.f);
+    if (h->grc == 0)
+        h->grc = write_slab(h, (int)g.f, start, count, (size_t)g.bytes, st);
+    return 0;
+}
+
+int stn_h5_take(stn_h5 *h, stn_stats *st) {
+    int src, rc = 0;
+    size_t n;
+    while (rc == 0 && stn_h5_gathers(h) && !h->remote && h->g.probe(&src, &n))
+        rc = n == sizeof(gather_msg) ? take_from(h, src, st, &h->ends)
+                                     : stn_error(-EIO, "internal error: a snapshot piece out of order");
+    return rc ? rc : h ? h->grc : 0;
+}
+
+int stn_h5_sweep_end(stn_h5 *h, stn_stats *st) {
+    if (!stn_h5_gathers(h))
+        return 0;
+    if (h->remote) {
+        gather_msg end = {-1, -1, {0}, {0}};
+        return h->g.send(&end, sizeof end);
+    }
+    int src, rc = 0;
+    size_t n;
+    while (rc == 0 && h->ends < h->g.size - 1) {
+        if (!h->g.probe(&src, &n)) {
+            nanosleep(&(struct timespec){0, 20000}, NULL); /* (the other ranks are still in their sweeps) */
+            continue;
+        }
+        rc = n == sizeof(gather_msg) ? take_from(h, src, st, &h->ends)
+                                     : stn_error(-EIO, "internal error: a snapshot piece out of order");
+    }
+    int grc = h->grc;
+    h->grc = 0, h->ends = 0;
+    return rc ? rc : grc;
 }
 
 /* Dataset ds written whole from data, by one process: under parallel HDF5 rank 0 alone writes it (an
@@ -627,6 +723,10 @@ int stn_h5_open(const stn_program_desc *d, const stn_opts *o, uint64_t piece, co
 int stn_h5_open_remote(const stn_program_desc *d, const stn_opts *o, stn_h5 **h) {
     return (void)d, (void)o, *h = NULL, no_hdf5();
 }
+void stn_h5_set_gather(stn_h5 *h, const stn_h5_gather *g) { (void)h, (void)g; }
+int stn_h5_gathers(const stn_h5 *h) { return (void)h, 0; }
+int stn_h5_take(stn_h5 *h, stn_stats *st) { return (void)h, (void)st, 0; }
+int stn_h5_sweep_end(stn_h5 *h, stn_stats *st) { return (void)h, (void)st, 0; }
 int stn_h5_wants(const stn_h5 *h, int f, int64_t k) { return (void)h, (void)f, (void)k, 0; }
 int stn_h5_wants_any(const stn_h5 *h, int64_t k) { return (void)h, (void)k, 0; }
 int stn_h5_put(stn_h5 *h, int f, int64_t k, const stn_view *v, const void *data, const stn_box *b,

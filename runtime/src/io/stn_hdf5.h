@@ -34,6 +34,28 @@ typedef struct stn_h5_ranks {
  * the message naming the file and the cause. */
 int stn_h5_open(const stn_program_desc *d, const stn_opts *o, uint64_t piece, const stn_h5_ranks *ranks,
                 stn_h5 **h);
+/* MPI without parallel HDF5 (rank 0 gathering; docs/design/021): the channel the ranks' out-of-core tiles
+ * send the pieces of their own cells on to rank 0 as they compute them (mpi/par.c's stn_par_snap_*); the
+ * most bytes a piece gathers (as stn_h5_open's). */
+typedef struct stn_h5_gather {
+    int rank, size;
+    uint64_t piece;
+    int (*send)(const void *buf, size_t n);    /* n bytes to rank 0, blocking */
+    int (*probe)(int *src, size_t *n);         /* rank 0: 1 and a message's source and bytes, else 0 */
+    int (*recv)(int src, void *buf, size_t n); /* rank 0: that message */
+} stn_h5_gather;
+/* The channel given to rank 0's file and to the other ranks' handles: from then on a put on a rank but 0
+ * gathers the kept cells as it would for the file and sends them (the piece's place, then its cells), which
+ * rank 0 writes (and counts) when it takes them; stn_h5_gathers says whether h has it. */
+void stn_h5_set_gather(stn_h5 *h, const stn_h5_gather *g);
+int stn_h5_gathers(const stn_h5 *h);
+/* Rank 0, between its tiles: the pieces that have come, written; nothing elsewhere.  A failure to write is
+ * kept and returned, the later pieces taken and dropped (the senders never wait on a rank that failed). */
+int stn_h5_take(stn_h5 *h, stn_stats *st);
+/* After each sweep, every rank, also after a failure: a rank but 0 sends the end of its sweep's pieces;
+ * rank 0 takes pieces until it has every other rank's end (so no rank is left in a send while rank 0 waits
+ * in a collective).  0, or the sweep's first failure to write. */
+int stn_h5_sweep_end(stn_h5 *h, stn_stats *st);
 /* MPI, every rank but 0: a handle without a file, for stn_h5_wants (the engine sends its cells of each
  * saved step to rank 0, which puts them: engines/engine.c); flush does nothing, put is not called. */
 int stn_h5_open_remote(const stn_program_desc *d, const stn_opts *o, stn_h5 **h);

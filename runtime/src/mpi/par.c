@@ -123,6 +123,33 @@ int stn_par_wait(stn_par_req *q) {
                : stn_error(-EIO, "MPI_Waitall on the ghosts in flight failed");
 }
 
+/* The snapshot pieces sent to rank 0 as the wavefront passes (rank 0 gathering): a tag of their own. */
+#define SNAP_TAG 23
+
+int stn_par_snap_send(const void *buf, size_t n) {
+    if (n > (size_t)0x7fffffff)
+        return stn_error(-EOVERFLOW, "a message of %zu bytes is more than MPI counts in one call", n);
+    return MPI_Send(buf, (int)n, MPI_BYTE, 0, SNAP_TAG, MPI_COMM_WORLD) == MPI_SUCCESS
+               ? 0
+               : stn_error(-EIO, "MPI_Send of a snapshot piece to rank 0 failed");
+}
+
+int stn_par_snap_probe(int *src, size_t *n) {
+    int flag = 0, count = 0;
+    MPI_Status st;
+    if (MPI_Iprobe(MPI_ANY_SOURCE, SNAP_TAG, MPI_COMM_WORLD, &flag, &st) != MPI_SUCCESS || !flag)
+        return 0;
+    MPI_Get_count(&st, MPI_BYTE, &count);
+    *src = st.MPI_SOURCE, *n = (size_t)count;
+    return 1;
+}
+
+int stn_par_snap_recv(int src, void *buf, size_t n) {
+    return MPI_Recv(buf, (int)n, MPI_BYTE, src, SNAP_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE) == MPI_SUCCESS
+               ? 0
+               : stn_error(-EIO, "MPI_Recv of a snapshot piece from rank %d failed", src);
+}
+
 int stn_par_network(double *bytes_per_second, double *latency, char *source, size_t n) {
     *bytes_per_second = *latency = 0;
     snprintf(source, n, "one rank: no messages");
@@ -187,6 +214,15 @@ void stn_par_gather_u64(const uint64_t *mine, int n, uint64_t *all) {
 void stn_par_bcast(void *buf, size_t n, int root) { (void)buf, (void)n, (void)root; }
 void stn_par_barrier(void) {}
 void stn_par_or_to_root(void *buf, size_t n) { (void)buf, (void)n; }
+int stn_par_snap_send(const void *buf, size_t n) {
+    (void)buf, (void)n;
+    return stn_error(-EINVAL, "internal error: a message between ranks of a run of one");
+}
+int stn_par_snap_probe(int *src, size_t *n) { return (void)src, (void)n, 0; }
+int stn_par_snap_recv(int src, void *buf, size_t n) {
+    (void)src, (void)buf, (void)n;
+    return stn_error(-EINVAL, "internal error: a message between ranks of a run of one");
+}
 int stn_par_sendrecv(const void *sbuf, size_t sn, int dest, void *rbuf, size_t rn, int src) {
     (void)sbuf, (void)sn, (void)rbuf, (void)rn;
     return dest < 0 && src < 0

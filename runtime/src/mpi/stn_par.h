@@ -30,6 +30,12 @@ int stn_par_sendrecv(const void *sbuf, size_t sn, int dest, void *rbuf, size_t r
  * that rank 0 writes (engines/engine.c). */
 int stn_par_to_root(const void *buf, size_t n);
 int stn_par_from(int src, void *buf, size_t n);
+/* The snapshot pieces that rank 0 writes, sent as each rank's tiles compute them (out of core, rank 0
+ * gathering; io/hdf5.c calls these through stn_h5_gather): a blocking send of n bytes to rank 0 on a tag of
+ * their own; rank 0's probe for one from any rank (1 and its source and bytes, else 0) and its receive. */
+int stn_par_snap_send(const void *buf, size_t n);
+int stn_par_snap_probe(int *src, size_t *n);
+int stn_par_snap_recv(int src, void *buf, size_t n);
 /* A send and a receive in flight (MPI_Isend, MPI_Irecv); opaque. */
 typedef struct stn_par_req {
     _Alignas(8) unsigned char h[64];

@@ -207,6 +207,8 @@ static int ooc_advance(void *state, int64_t first, int64_t steps) {
         s->swept_in_place += stn_ooc_in_place_sweep(&e->model, &e->plan);
         double ts = stn_now(), cs = e->res->st.seconds[STN_PHASE_COMPUTE];
         rc = stn_ooc_sweep(e, s->sweeps, T, durable);
+        int rcg = stn_h5_sweep_end(e->r->snap, &e->res->st); /* (rank 0 gathering: every piece taken) */
+        rc = rc ? rc : rcg;
         int rcl = stn_ooc_ghosts_land(e, rc == 0); /* (landed by now unless the sweep failed first) */
         rc = stn_ooc_agree(e, rc ? rc : rcl, "in its sweep");
         if (rc == 0 && e->r->part && s->steps + T < e->r->o->steps) { /* the next sweep's ghosts */
@@ -274,7 +276,7 @@ static int ooc_box(void *state, const stn_box_io *bx) {
     int f = bx->f, level = bx->level, write = bx->write;
     const int64_t *lo = bx->lo, *hi = bx->hi, *st = bx->st;
     char *buf = bx->buf;
-    if (e->alg2)
+    if (e->alg2 && (write || s->sweeps > 0)) /* (before its first sweep the levels are their sources') */
         return stn_error(-ENOTSUP, "--schedule alg2 keeps its levels in place, in the paper's layout: a "
                                    "simulation's boxes need the reference schedule (ref)");
     int rc = write ? ensure_imported(s) : 0;
@@ -387,11 +389,10 @@ static int ooc_saves(const void *state) { return stn_ooc_snap_saves(&((const stn
 static int ooc_put_levels(void *state, int64_t k) {
     stn_ooc *s = state;
     ooc *e = &s->e;
-    if (e->alg2 || e->r->fold.W ||
-        (e->r->part && (!stn_h5_parallel(e->r->snap) || stn_part_rings(e->r->part))))
-        return 1; /* (read through box: alg2 refuses it, a folded grid's cells are not a chunk's, a part
-                   * without parallel HDF5 sends its cells to rank 0, and on a ring of ranks a part also puts
-                   * the cells the boundary layer copies) */
+    if (e->r->fold.W || (e->r->part && (!stn_h5_parallel(e->r->snap) || stn_part_rings(e->r->part))))
+        return 1; /* (read through box: a folded grid's cells are not a chunk's, a part without parallel HDF5
+                   * sends its cells to rank 0, and on a ring of ranks a part also puts the cells the
+                   * boundary layer copies; alg2's levels at open are its sources', as ref's) */
     return stn_ooc_snap_levels(e, k, &s->extra_read);
 }
 static const struct stn_part *ooc_part(const void *state, const stn_fold **fold) {

@@ -48,6 +48,7 @@
 #define _GNU_SOURCE
 #endif
 #include "engines/ooc/stn_ooc_engine.h"
+#include "io/stn_hdf5.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -322,6 +323,8 @@ static int compute_block(ooc *e, int64_t j, int64_t T) {
                 for (int64_t t = t0 + 1; rc == 0 && t <= T && t <= t0 + ts; t++) {
                     if (!first && rc == 0) /* keep the device busy: the queue holds more than its slots */
                         rc = stn_aio_poll(e->q, &e->res->st);
+                    if (!first && rc == 0 && e->r->snap) /* (rank 0 gathering: the other ranks' pieces) */
+                        rc = stn_h5_take(e->r->snap, &e->res->st);
                     first = 0;
                     int64_t a, b, c, d;
                     stn_ooc_step_range(p, &p->r, j, t, T, &a, &b);

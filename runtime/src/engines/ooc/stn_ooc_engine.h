@@ -226,17 +226,16 @@ int stn_ooc_sweep(ooc *e, int64_t sweep, int64_t T, int durable);
 /* ------------------------------------------------------------------ ooc_snap.c: snapshots as tiles compute
  */
 
-/* Whether this engine, as opened, puts the snapshots itself (the reference schedule or alg1, no wrapped
- * sweep, an MPI part only under parallel HDF5, no field with a boundary per face; else engine.c
- * stops its advances at the saved steps). */
+/* Whether this engine, as opened, puts the snapshots itself (every schedule; an MPI part only under parallel
+ * HDF5 and in no wrapped sweep; else engine.c stops its advances at the saved steps). */
 int stn_ooc_snap_saves(const ooc *e);
 /* After a cache tile computed step t (sweep-local) on [r0, r1) x [q0, q1): the snapshot cells it owns of
  * every field that saves step steps_before + t, put from the ring. */
 int stn_ooc_snap_tile(ooc *e, int64_t r0, int64_t r1, int64_t q0, int64_t q1, int64_t t);
 /* ooc_xfer.c: the current levels (step k: the levels at open) of the fields that save step k, put chunk by
  * chunk of the window, each chunk of each level read once from its source; the bytes read as the model
- * counts them added to *model_read.  An MPI part puts its own cells (parallel HDF5 only).  Not for alg2 or
- * a folded 1d grid. */
+ * counts them added to *model_read.  An MPI part puts its own cells (parallel HDF5 only).  Not for a folded
+ * 1d grid. */
 int stn_ooc_snap_levels(ooc *e, int64_t k, uint64_t *model_read);
 /* Start reading the --init rows of slices [r0, r1) of the current row on the reader thread, if the
  * sweep has any (and the reads can run beside the compute); join it (its bytes counted, its failure
