@@ -471,12 +471,15 @@ void stn_h5_set_gather(stn_h5 *h, const stn_h5_gather *g) {
 
 int stn_h5_gathers(const stn_h5 *h) { return h && h->g.size > 1; }
 
-/* Rank 0: the next message from src, a piece written (or dropped after a failure) or an end counted. */
-static int take_from(stn_h5 *h, int src, stn_stats *st, int *ends) {
+/* Rank 0: the message of n bytes probed from src, a piece written (or dropped after a failure) or the end of
+ * src's sweep counted in h->ends. */
+static int take_from(stn_h5 *h, int src, size_t n, stn_stats *st) {
+    if (n != sizeof(gather_msg))
+        return stn_error(-EIO, "internal error: a snapshot piece out of order");
     gather_msg g;
     int rc = h->g.recv(src, &g, sizeof g), rank = stn_dims(h->d) + 1;
     if (rc || g.bytes < 0) {
-        *ends += rc == 0;
+        h->ends += rc == 0;
         return rc;
     }
     if ((rc = stage(h, (size_t)g.bytes)) != 0 || (rc = h->g.recv(src, h->stage, (size_t)g.bytes)) != 0)
@@ -495,8 +498,7 @@ int stn_h5_take(stn_h5 *h, stn_stats *st) {
     int src, rc = 0;
     size_t n;
     while (rc == 0 && stn_h5_gathers(h) && !h->remote && h->g.probe(&src, &n))
-        rc = n == sizeof(gather_msg) ? take_from(h, src, st, &h->ends)
-                                     : stn_error(-EIO, "internal error: a snapshot piece out of order");
+        rc = take_from(h, src, n, st);
     return rc ? rc : h ? h->grc : 0;
 }
 
@@ -510,12 +512,10 @@ int stn_h5_sweep_end(stn_h5 *h, stn_stats *st) {
     int src, rc = 0;
     size_t n;
     while (rc == 0 && h->ends < h->g.size - 1) {
-        if (!h->g.probe(&src, &n)) {
-            nanosleep(&(struct timespec){0, 20000}, NULL); /* (the other ranks are still in their sweeps) */
-            continue;
-        }
-        rc = n == sizeof(gather_msg) ? take_from(h, src, st, &h->ends)
-                                     : stn_error(-EIO, "internal error: a snapshot piece out of order");
+        if (h->g.probe(&src, &n))
+            rc = take_from(h, src, n, st);
+        else /* (the other ranks are still in their sweeps) */
+            nanosleep(&(struct timespec){0, 20000}, NULL);
     }
     int grc = h->grc;
     h->grc = 0, h->ends = 0;

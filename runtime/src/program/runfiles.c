@@ -66,27 +66,27 @@ static int open_writer(const char *path, const char *descr, int ndim, const int6
 /* The snapshot file: made by every rank together (parallel HDF5), else by rank 0, the others holding a
  * handle without a file (engines/engine.c sends their cells to rank 0, which says so). */
 static int open_snapshots(stn_run *r) {
-    stn_h5_ranks ranks = {stn_par_rank(), stn_par_size(), stn_par_bcast, stn_par_h5_fapl};
-    stn_h5_gather g = {stn_par_rank(),    stn_par_size(),     stn_mem_snap_piece(r->mem_budget),
-                       stn_par_snap_send, stn_par_snap_probe, stn_par_snap_recv};
-    int together = stn_par_h5_parallel(), rc;
-    if (!together && stn_par_size() > 1) { /* (rank 0 gathers: the out-of-core tiles send as they compute) */
-        rc = stn_par_rank() > 0 ? stn_h5_open_remote(r->d, r->o, &r->snap)
-                                : stn_h5_open(r->d, r->o, g.piece, NULL, &r->snap);
-        if (rc == 0)
-            stn_h5_set_gather(r->snap, &g);
-        if (rc || stn_par_rank() > 0)
-            return rc;
+    uint64_t piece = stn_mem_snap_piece(r->mem_budget);
+    int together = stn_par_h5_parallel();
+    if (together || stn_par_size() < 2) {
+        stn_h5_ranks ranks = {stn_par_rank(), stn_par_size(), stn_par_bcast, stn_par_h5_fapl};
+        return stn_h5_open(r->d, r->o, piece, together ? &ranks : NULL, &r->snap);
     }
-    if (!together && stn_par_size() > 1) /* (rank 0's file, opened above) */
+    /* rank 0 gathers: the out-of-core tiles send their pieces to it as they compute */
+    stn_h5_gather g = {stn_par_rank(),    stn_par_size(),     piece,
+                       stn_par_snap_send, stn_par_snap_probe, stn_par_snap_recv};
+    int rc = stn_par_rank() > 0 ? stn_h5_open_remote(r->d, r->o, &r->snap)
+                                : stn_h5_open(r->d, r->o, piece, NULL, &r->snap);
+    if (rc)
+        return rc;
+    stn_h5_set_gather(r->snap, &g);
+    if (stn_par_rank() == 0)
         stn_warn(r->log,
                  "--save-to %s: this program's libhdf5 is not the parallel one, so rank 0 gathers the %d "
                  "ranks' cells and writes them alone (install libhdf5-openmpi-dev and build it again with "
                  "stencilc --mpi for every rank to write its own)",
                  r->o->save_to, stn_par_size());
-    return together || stn_par_size() < 2 ? stn_h5_open(r->d, r->o, stn_mem_snap_piece(r->mem_budget),
-                                                        together ? &ranks : NULL, &r->snap)
-                                          : 0;
+    return 0;
 }
 
 int stn_outputs_open(stn_run *r, stn_afile *report) {

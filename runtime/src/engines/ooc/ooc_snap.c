@@ -108,9 +108,9 @@ static int snap_fold(ooc *e, int64_t r0, int64_t r1, int64_t t) {
 }
 
 /* What a tile computed, for the puts: the interior cells [lo, hi) along each axis (whole-grid indices), the
- * whole grid's extent n and interior [L, H), and the window as a view of the level (its x from x0). */
+ * whole grid's extent n and interior [L, H), and the window as a view of the level. */
 typedef struct snap_at {
-    int64_t lo[3], hi[3], n[3], L[3], H[3], x0;
+    int64_t lo[3], hi[3], n[3], L[3], H[3];
     stn_view v;
 } snap_at;
 
@@ -165,13 +165,13 @@ static int snap_region(ooc *e, int64_t r0, int64_t r1, int64_t q0, int64_t q1, i
             return 0;
     }
     s.v = stn_ooc_view(e);
-    s.v.y0 += base[1] - (e->plan.r.axis == 1 ? shift : 0),
-        s.v.z0 += base[2] - (e->plan.r.axis == 2 ? shift : 0);
+    s.v.y0 += base[1] - (e->plan.r.axis == 1 ? shift : 0);
+    s.v.z0 += base[2] - (e->plan.r.axis == 2 ? shift : 0);
     double t0 = stn_now();
     int rc = 0;
+    /* (the view's x is the whole grid's: the level's row starts at base[0]) */
     for (int i = 0; rc == 0 && i < d->nfields; i++)
-        if (stn_h5_wants(r->snap, i,
-                         k)) /* (the view's x is the whole grid's: the level's row starts at base) */
+        if (stn_h5_wants(r->snap, i, k))
             rc = put_owned(e, &s, i, k,
                            ooc_win(e, &e->f[i], ooc_arr(&e->f[i], e->lvl0 + t)) - base[0] * d->elem_size);
     stn_stats_add_time(&e->res->st, STN_PHASE_WRITE, t0);
