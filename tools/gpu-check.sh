@@ -4,7 +4,7 @@
 # Run on a machine with an NVIDIA GPU, nvcc, CMake and Python (stencilc's .venv, or python3 with
 # jinja2 and antlr4-python3-runtime); installs nothing and reaches no network.  One line per check:
 #   PASS|FAIL|SKIP  what  (why)
-# then "gpu-check: N passed, N failed, N skipped" and exit 0 only when nothing failed.  A missing tool
+# (notes on stderr begin with "# ") then "gpu-check: N passed, N failed, N skipped" and exit 0 only when nothing failed.  A missing tool
 # is a FAIL, never a pass.  Checks:
 #   1. the tools: nvcc (stencilc's search: $CUDACXX, PATH, /usr/local/cuda, PyPI's wheels), a GPU, cmake;
 #   2. the planner's C tests (test_gpu_plan, CTest);
@@ -16,7 +16,15 @@
 #   5. every example's program (stencilc --target cuda --emit=exe) in --mode gpu and --mode gpu-ooc (--gpu-mem
 #      1/8 of the grid's arrays) against the CPU's in-core bits, and bytes predicted == counted (the report's gpu
 #      figures); SKIP, with the engine's reason, for what it does not carry yet.
-# Env: GPU_CHECK_DIR (default build/gpu-check), BENCH_STEPS (default 50), PYTHON; GPU_CHECK_SIZE3, GPU_CHECK_SIZE2
+#   6. the bench of gpu-ooc: heat3d (512^3, and 128x128x8192: the same cells in smaller planes) f64 in --mode gpu
+#      and in --mode gpu-ooc at 1/4 and 1/8 of the grid's arrays, cells/s side by side in one run: >= 0.8 of gpu.
+# What the machine lacks is carried: tools/gpu-deps.sh (run where apt-get and pip reach their archives) puts the
+# runtime's libraries (libaio, hwloc, libpmem, as Debian's .deb files) and the ANTLR runtime's wheel in
+# .gpu-carry; here they are unpacked under GPU_CHECK_DIR/deps (never into /) and found through CPATH,
+# LIBRARY_PATH, LD_LIBRARY_PATH and CMAKE_PREFIX_PATH.  The builds run side by side on every core
+# (GPU_CHECK_JOBS), the runs one at a time.
+# Env: GPU_CHECK_DIR (default build/gpu-check), BENCH_STEPS (default 50), BENCH_OOC_STEPS (default 256), PYTHON,
+# GPU_CHECK_CARRY (default .gpu-carry), GPU_CHECK_JOBS (default: the cores); GPU_CHECK_SIZE3, GPU_CHECK_SIZE2
 # and GPU_CHECK_STEPS, the grids and steps of check 5 (default 96,96,512, 256,4096 and 20).
 # GPU_CHECK_EMU=1, the dry path for a machine without a GPU: checks 1-4 are SKIPs and check 5 runs against the
 # host emulation of CUDA (test/python/cuda_emu through STENCILC_CUDA_EMU; small grids by default), which checks
@@ -35,12 +43,44 @@ line() { # STATUS WHAT [WHY]
     printf '%-4s  %s%s\n' "$1" "$2" "${3:+  ($3)}"
     case $1 in PASS) npass=$((npass + 1)) ;; FAIL) nfail=$((nfail + 1)) ;; *) nskip=$((nskip + 1)) ;; esac
 }
+START=$(date +%s)
 finish() {
-    echo "gpu-check: $npass passed, $nfail failed, $nskip skipped"
+    echo "gpu-check: $npass passed, $nfail failed, $nskip skipped ($(($(date +%s) - START)) s)"
     [ "$nfail" = 0 ]
     exit $?
 }
 first() { tr '\n' ' ' <"$1" | cut -c1-200; }
+JOBS=${GPU_CHECK_JOBS:-$(nproc)}
+par() { # run "$@" in the background, at most $JOBS at once (`wait` for the last ones)
+    while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done
+    "$@" &
+}
+
+# ---- 0. what the machine lacks, carried (tools/gpu-deps.sh): unpacked under $OUT/deps, never into /
+CARRY=${GPU_CHECK_CARRY:-$ROOT/.gpu-carry}
+if [ -d "$CARRY" ]; then
+    deps="$OUT/deps" arch=$(gcc -dumpmachine 2>/dev/null || echo x86_64-linux-gnu)
+    mkdir -p "$deps"
+    for deb in "$CARRY"/*.deb; do
+        [ -e "$deb" ] || continue
+        case $(basename "$deb") in # the system's own udev, uuid and kmod where it has them
+        libudev1_* | libuuid1_* | libkmod2_*)
+            so=$(dpkg-deb -c "$deb" | awk '{print $6}' | grep -o '[^/]*\.so\.[0-9]*$' | head -1)
+            [ -n "$so" ] && ldconfig -p | grep -q "^[[:space:]]*$so " && continue ;;
+        esac
+        dpkg-deb -x "$deb" "$deps" || { line FAIL "carried $(basename "$deb")" "dpkg-deb -x failed"; finish; }
+    done
+    libs="$deps/usr/lib/$arch:$deps/lib/$arch"
+    export CPATH="$deps/usr/include${CPATH:+:$CPATH}" LIBRARY_PATH="$libs${LIBRARY_PATH:+:$LIBRARY_PATH}"
+    export LD_LIBRARY_PATH="$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    export CMAKE_PREFIX_PATH="$deps/usr${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}"
+    if ls "$CARRY"/*.whl >/dev/null 2>&1; then
+        "$PY" -m pip install -q --no-index --no-deps --no-compile --target "$OUT/site" "$CARRY"/*.whl \
+            >"$OUT/pip.log" 2>&1 || { line FAIL "carried wheels" "$(first "$OUT/pip.log")"; finish; }
+        export PYTHONPATH="$PYTHONPATH:$OUT/site"
+    fi
+    echo "# carried: $(ls "$CARRY" | tr '\n' ' ')" >&2
+fi
 
 SIZE3=${GPU_CHECK_SIZE3:-96,96,512} SIZE2=${GPU_CHECK_SIZE2:-256,4096} STEPS=${GPU_CHECK_STEPS:-20}
 if [ -n "${GPU_CHECK_EMU:-}" ]; then # the dry path: no device, check 5 on the host emulation
@@ -62,6 +102,17 @@ if gpu=$(nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,no
 else
     line FAIL "gpu" "nvidia-smi: ${gpu:-no output}"
 fi
+# nvcc's code for this GPU (-arch=native, through nvcc's own NVCC_APPEND_FLAGS), not only PTX for the driver to
+# compile at each program's start, where nvcc can build for it; else the default (said so)
+if [ -z "${NVCC_APPEND_FLAGS+x}" ]; then
+    printf '__global__ void k(int *p) { *p = 1; }\nint main() { return 0; }\n' >"$OUT/arch.cu"
+    if (cd "$OUT" && ${nvcc%% *} -arch=native arch.cu -o arch >arch.log 2>&1); then
+        export NVCC_APPEND_FLAGS=-arch=native
+        echo "# nvcc builds for this GPU: NVCC_APPEND_FLAGS=-arch=native" >&2
+    else
+        echo "# nvcc -arch=native failed ($(first "$OUT/arch.log")): nvcc's default architecture" >&2
+    fi
+fi
 command -v cmake >/dev/null && line PASS "cmake: $(cmake --version | head -1)" || line FAIL "cmake" "not on PATH"
 
 # ---- 2. the planner and its byte model (C unit tests)
@@ -76,11 +127,18 @@ else
     line FAIL "planner" "the CMake build failed: $OUT/cmake.log"
 fi
 
-# ---- 3. the CUDA kernels against the C kernels, every example
+# ---- 3. the CUDA kernels against the C kernels, every example (built side by side, run one at a time)
+build_kernel() { # STN NAME: $OUT/NAME.build.{out,err,rc}
+    "$PY" tools/gpu_kernel_check.py "$1" "$OUT/kernels/$2" >"$OUT/$2.build.out" 2>"$OUT/$2.build.err"
+    echo $? >"$OUT/$2.build.rc"
+}
+for stn in examples/*.stn; do par build_kernel "$stn" "$(basename "$stn" .stn)"; done
+wait
+echo "# kernel checks built: $(($(date +%s) - START)) s" >&2
 for stn in examples/*.stn; do
     name=$(basename "$stn" .stn)
-    dir="$OUT/kernels/$name"
-    if ! exe=$("$PY" tools/gpu_kernel_check.py "$stn" "$dir" 2>"$OUT/$name.build.err"); then
+    exe=$(cat "$OUT/$name.build.out")
+    if [ "$(cat "$OUT/$name.build.rc")" != 0 ]; then
         if grep -q "the CUDA target does not support" "$OUT/$name.build.err"; then
             line SKIP "kernels $name" "$(grep -o 'does not support [^(]*' "$OUT/$name.build.err" | head -1)"
         else
@@ -139,12 +197,11 @@ fi # (GPU_CHECK_EMU: checks 1-4 skipped)
 # the plan's.  A construct the engine does not carry yet (periodic along the streamed axis past one block; a 1d
 # grid, one row, in gpu-ooc under a budget smaller than it) is a SKIP with the engine's reason.  Each series is
 # given values of our own (--init NAME=FILE.npy).
-for stn in examples/*.stn; do
-    name=$(basename "$stn" .stn)
-    dir="$OUT/runs/$name"
+prep_engine() { # STN NAME: $dir/info (or info.err and rc 1), then the program (build.log, build.rc)
+    local dir="$OUT/runs/$2"
     mkdir -p "$dir"
     # the grid (GPU_CHECK_SIZE3 / GPU_CHECK_SIZE2), 1/8 of the bytes its arrays take, every state level's name
-    if ! info=$("$PY" - "$stn" "$SIZE3" "$SIZE2" "$dir" "$STEPS" 2>"$dir/info.err" <<'EOF'
+    if ! "$PY" - "$1" "$SIZE3" "$SIZE2" "$dir" "$STEPS" >"$dir/info" 2>"$dir/info.err" <<'EOF'
 import sys
 from stencilc import driver
 from stencilc.codegen import build_layout
@@ -172,7 +229,25 @@ for k, w in enumerate(lay.series):
     inits.append("%s=%s" % (w, path))
 print(",".join(map(str, size)), cells * lay.elem_size * arrays // 8, ",".join(inits) or "-", *levels)
 EOF
-    ); then
+    then
+        echo 1 >"$dir/info.rc"
+        return
+    fi
+    echo 0 >"$dir/info.rc"
+    "$PY" -m stencilc "$1" --target cuda --emit=exe -o "$dir/$2" >"$dir/build.log" 2>&1
+    echo $? >"$dir/build.rc"
+}
+prep_engine examples/heat3d.stn heat3d # (first alone: it builds the runtime library the others take from the cache)
+for stn in examples/*.stn; do
+    name=$(basename "$stn" .stn)
+    [ "$name" = heat3d ] || par prep_engine "$stn" "$name"
+done
+wait
+echo "# programs built: $(($(date +%s) - START)) s" >&2
+for stn in examples/*.stn; do
+    name=$(basename "$stn" .stn)
+    dir="$OUT/runs/$name"
+    if [ "$(cat "$dir/info.rc")" != 0 ]; then
         if grep -q "the CUDA target does not support" "$dir/info.err"; then
             line SKIP "engine $name" "$(grep -o 'does not support [^(]*' "$dir/info.err" | head -1)"
         else
@@ -180,13 +255,13 @@ EOF
         fi
         continue
     fi
-    read -r size gpumem series fields <<<"$info"
+    read -r size gpumem series fields <"$dir/info"
     inits=()
     if [ "$series" != - ]; then
         IFS=, read -r -a list <<<"$series"
         for s in "${list[@]}"; do inits+=(--init "$s"); done
     fi
-    if ! "$PY" -m stencilc "$stn" --target cuda --emit=exe -o "$dir/$name" >"$dir/build.log" 2>&1; then
+    if [ "$(cat "$dir/build.rc")" != 0 ]; then
         line FAIL "engine $name" "stencilc --target cuda: $(first "$dir/build.log")"
         continue
     fi
@@ -230,4 +305,44 @@ sys.exit(0 if (r["h2d_bytes"], r["d2h_bytes"]) == (r["predicted_h2d_bytes"], r["
         fi
     done
 done
+
+# ---- 6. the bench of gpu-ooc: heat3d f64 in --mode gpu and in gpu-ooc at 1/4 and 1/8 of the grid's arrays, in one
+# run; cells/s of each beside gpu's (the loop: uploads, steps, downloads), >= 0.8 of it.  Two shapes of the same
+# cells: 512^3, and 128x128x8192 (planes 16x smaller, so the same budget holds a deeper window and a longer sweep).
+exe="$OUT/runs/heat3d/heat3d"
+if [ -n "${GPU_CHECK_EMU:-}" ]; then
+    line SKIP "bench gpu-ooc" "GPU_CHECK_EMU: no device"
+elif [ ! -x "$exe" ]; then
+    line FAIL "bench gpu-ooc" "the heat3d program was not built"
+else
+    for shape in 512,512,512 128,128,8192; do
+        arrays=$((512 * 512 * 512 * 8 * 2)) # (both shapes: 2^27 cells, two f64 arrays)
+        rate() { # MODE [--gpu-mem N]: "cells/s bz bt blocks h2d loop_s" of the report, or the error
+            timeout 300 "$exe" --size "$shape" --steps "${BENCH_OOC_STEPS:-256}" --mode "$@" --quiet \
+                --report "$OUT/bench.json" >"$OUT/bench.log" 2>&1 || { first "$OUT/bench.log"; return 1; }
+            "$PY" -c 'import json, sys; r = json.load(open(sys.argv[1])); g = r["gpu"]
+print("%.4g %d %d %d %d %.3g" % (r["cells_per_second"], g["bz"], g["bt"], g["blocks"], g["h2d_bytes"],
+      r["seconds"]["loop"]))' "$OUT/bench.json"
+        }
+        if ! base=$(rate gpu); then
+            line FAIL "bench gpu-ooc $shape: --mode gpu" "$base"
+            continue
+        fi
+        for div in 4 8; do
+            if ! got=$(rate gpu-ooc --gpu-mem $((arrays / div))); then
+                line FAIL "bench gpu-ooc $shape at 1/$div" "$got"
+                continue
+            fi
+            read -r r0 _ _ _ _ s0 <<<"$base"
+            read -r r1 bz bt nb h2d s1 <<<"$got"
+            ratio=$(awk -v a="$r1" -v b="$r0" 'BEGIN { printf "%.3f", a / b }')
+            why="gpu $r0 cells/s (${s0} s), gpu-ooc $r1 (${s1} s): ratio $ratio; $nb blocks of $bz planes, bt $bt, h2d $h2d bytes"
+            if awk -v r="$ratio" 'BEGIN { exit !(r >= 0.8) }'; then
+                line PASS "bench gpu-ooc $shape at 1/$div >= 0.8 of gpu" "$why"
+            else
+                line FAIL "bench gpu-ooc $shape at 1/$div >= 0.8 of gpu" "$why"
+            fi
+        done
+    done
+fi
 finish
