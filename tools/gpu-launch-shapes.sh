@@ -36,7 +36,9 @@ for s in "${shapes[@]}"; do
 done
 if [ -n "${GPU_SHAPES_NCU:-}" ]; then
     exe=$(cat "$OUT/${shapes[0]}.out")
-    ncu --metrics gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,dram__bytes_read.sum,\
+    ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+    [ -n "$ncu" ] || { echo "ncu: not found"; exit 1; }
+    "$ncu" --metrics gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,dram__bytes_read.sum,\
 dram__bytes_write.sum,lts__t_bytes.sum,l1tex__t_bytes.sum,sm__warps_active.avg.pct_of_peak_sustained_active,\
 smsp__inst_executed.sum "$exe" 512 512 512 1 bench 2>&1 | grep -E "^  [a-z_]+.*\(|gpu__|dram__|lts__|l1tex__|sm__|smsp__" |
         sed 's/  */ /g'
