@@ -24,7 +24,7 @@
 # LIBRARY_PATH, LD_LIBRARY_PATH and CMAKE_PREFIX_PATH.  The builds run side by side on every core
 # (GPU_CHECK_JOBS), the runs one at a time.
 # Env: GPU_CHECK_DIR (default build/gpu-check), BENCH_STEPS (default 50), BENCH_OOC_STEPS (default 256), PYTHON,
-# GPU_CHECK_CARRY (default .gpu-carry), GPU_CHECK_JOBS (default: the cores); GPU_CHECK_SIZE3, GPU_CHECK_SIZE2
+# GPU_CHECK_CARRY (default .gpu-carry), GPU_CHECK_JOBS (default: the cores), GPU_CHECK_QUICK (checks 1-4 only); GPU_CHECK_SIZE3, GPU_CHECK_SIZE2
 # and GPU_CHECK_STEPS, the grids and steps of check 5 (default 96,96,512, 256,4096 and 20).
 # GPU_CHECK_EMU=1, the dry path for a machine without a GPU: checks 1-4 are SKIPs and check 5 runs against the
 # host emulation of CUDA (test/python/cuda_emu through STENCILC_CUDA_EMU; small grids by default), which checks
@@ -189,6 +189,11 @@ else
 fi
 
 fi # (GPU_CHECK_EMU: checks 1-4 skipped)
+
+if [ -n "${GPU_CHECK_QUICK:-}" ]; then # (checks 1-4 only: the kernels, their schedule and their speed)
+    line SKIP "engine" "GPU_CHECK_QUICK: checks 1-4 only"
+    finish
+fi
 
 # ---- 5. the engine: --mode gpu and gpu-ooc against the CPU's in-core bits, bytes predicted == counted
 # Each example the CUDA target carries is built with `stencilc --target cuda --emit=exe`; its in-core run on the
