@@ -375,6 +375,30 @@ int stn_sim_close(stn_sim *sim);
 /* Free everything and write nothing: no --out file, no report (a host that gives up). */
 void stn_sim_discard(stn_sim *sim);
 
+/* ------------------------------------------------------------------ snapshot files, read back */
+
+/* A --save-to file (docs/snapshots.md) opened read-only: the snapshots of each saved field, read one at a
+ * time, nothing read before it is asked for.  stn_snapshots_open refuses a missing file (-ENOENT), one
+ * that is not HDF5 or not a run's snapshots (-EINVAL), one the run did not complete (-EINVAL: its
+ * attribute `complete` is missing: a run that failed), and, in a runtime built without libhdf5,
+ * everything (-ENOTSUP).  A field the file does not hold, or a step it did not save, is -ENOENT; a buffer
+ * of another size than the snapshot's, -EINVAL.  Every message names the file. */
+typedef struct stn_snapshots stn_snapshots;
+int stn_snapshots_open(const char *path, stn_snapshots **snaps);
+/* The number of snapshots of `field` (>= 0), or a negative errno. */
+int64_t stn_snapshots_count(const stn_snapshots *snaps, const char *field);
+/* The steps saved of `field`, in order, into steps[0 .. min(n, count) - 1]. */
+int stn_snapshots_steps(const stn_snapshots *snaps, const char *field, int64_t *steps, int64_t n);
+/* The cells a snapshot of `field` holds along x, y, z (1 along an axis the grid lacks; ceil(n / stride)
+ * along each), and the bytes of one element (8 or 4). */
+int stn_snapshots_shape(const stn_snapshots *snaps, const char *field, int64_t shape[3], int *elem_size);
+/* The snapshot of `field` at step `step` into buf (`bytes`: shape[0] x shape[1] x shape[2] x elem_size),
+ * x fastest. */
+int stn_snapshots_read(const stn_snapshots *snaps, const char *field, int64_t step, void *buf,
+                       uint64_t bytes);
+/* Close the file and free the handle (NULL is fine). */
+void stn_snapshots_close(stn_snapshots *snaps);
+
 /* ------------------------------------------------------------------ statistics */
 
 enum {

@@ -13,8 +13,17 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import RUN_TIMEOUT_S
-from test_embed import _sh, cli_run, exact_bytes, fortran_driver, host_run, hosts, modes  # noqa: F401 - hosts is a fixture
+from conftest import COMPILE_TIMEOUT_S, REPO_ROOT, RUN_TIMEOUT_S, stencilc_command
+from test_embed import (  # noqa: F401 - hosts is a fixture
+    _sh,
+    cli_run,
+    exact_bytes,
+    fortran_driver,
+    host_run,
+    hosts,
+    modes,
+    ooc_blocks,
+)
 
 h5py = pytest.importorskip("h5py")
 
@@ -71,3 +80,87 @@ def test_the_fortran_module_saves_snapshots_with_a_write_between_advances(hosts,
         assert p.returncode == 0, p.stdout + p.stderr
         _check(h5, want, 2)
         exact_bytes(tmp_path, "ooc" if "--mem" in mode else "incore")
+
+
+# ------------------------------------------------------------------ reading the file back (stn_snapshots_*)
+
+
+@pytest.fixture(scope="module")
+def readers(tmp_path_factory):
+    """(the C reader test/embed/snapread.c, the Fortran one test/embed/heat3d_snapread.f90), each built against
+    heat3d's `--emit=lib` (its stn_rt.h and NAME_api.f90, libheat3d.so)."""
+    import shutil
+
+    d = tmp_path_factory.mktemp("readers")
+    cmd, env = stencilc_command()
+    prefix = d / "lib"
+    p = _sh([*cmd, REPO_ROOT / "examples" / "heat3d.stn", "--emit=lib", "-o", prefix], COMPILE_TIMEOUT_S, cwd=REPO_ROOT)
+    assert p.returncode == 0, p.stderr
+    link = ["-L", prefix / "lib", "-lheat3d", f"-Wl,-rpath,{prefix / 'lib'}"]
+    c = _sh(["cc", "-Wall", "-Wextra", "-Werror", "-I", prefix / "include", REPO_ROOT / "test" / "embed" / "snapread.c",
+             *link, "-o", d / "snapread"], COMPILE_TIMEOUT_S)
+    assert c.returncode == 0, c.stderr
+    fc = shutil.which("gfortran")
+    if not fc:
+        pytest.fail("gfortran is missing: tools/setup.sh installs it")
+    f = _sh([fc, "-Wall", "-Werror", "-fopenmp", "-J", d, prefix / "include" / "heat3d_api.f90",
+             REPO_ROOT / "test" / "embed" / "heat3d_snapread.f90", *link, "-o", d / "fsnapread"], COMPILE_TIMEOUT_S)
+    assert f.returncode == 0, f.stderr
+    return d / "snapread", d / "fsnapread"
+
+
+def _saved(hosts, tmp_path, spec="u:every=3:stride=2"):  # noqa: F811 - the fixture
+    """A run's file (heat3d 18x16x14, 10 steps, out of core in two sweeps) and what h5py reads of it."""
+    _, cli = hosts("heat3d")
+    h5 = tmp_path / "run.h5"
+    cli_run(cli, ["--size", SZ, "--steps", "10", "--mode", "ooc", "--dir", str(tmp_path), *ooc_blocks(SIZE, 5),
+                  "--save", spec, "--save-to", str(h5)])
+    with h5py.File(h5, "r") as f:
+        return h5, list(f["u_step"][:]), f["u"][:]
+
+
+@pytest.mark.parametrize("lang", ["c", "fortran"])
+def test_the_c_and_fortran_apis_read_the_snapshots_back(readers, hosts, tmp_path, lang):  # noqa: F811
+    """The snapshots' count, steps and shape (x first) as saved, and each snapshot's bits as h5py reads them."""
+    h5, steps, data = _saved(hosts, tmp_path)
+    out = tmp_path / "out"
+    out.mkdir()
+    exe = readers[0] if lang == "c" else readers[1]
+    p = _sh([exe, h5, "u", out] if lang == "c" else [exe, h5, out], RUN_TIMEOUT_S)
+    assert p.returncode == 0, p.stdout + p.stderr
+    lines = p.stdout.splitlines()
+    assert lines[0] == f"count {len(steps)}" and lines[1] == "steps " + " ".join(map(str, steps)), lines
+    shape = data.shape[1:][::-1]  # (x, y, z): ceil(n / 2) each
+    assert shape == (9, 8, 7) and lines[2] == "shape " + " ".join(map(str, shape)) + (" 8" if lang == "c" else "")
+    for i, k in enumerate(steps):
+        assert (out / f"{k}.raw").read_bytes() == data[i].tobytes(), f"step {k}"
+    if lang == "fortran":  # (its errors: a step not saved, a buffer one element short)
+        assert lines[3].startswith("missing -2: ") and "step 999999 of 'u' was not saved" in lines[3], lines
+        assert lines[4].startswith("small -22: ") and "is 4032 bytes (9x8x7 of 8); the buffer is 4024" in lines[4]
+
+
+def test_the_c_reader_refuses_what_is_not_a_runs_snapshots(readers, hosts, tmp_path):  # noqa: F811
+    """A missing file, a file that is not HDF5, an HDF5 file the run did not complete, a field not saved, a step
+    not saved and a buffer of the wrong size: each a clear error naming the file, nothing read."""
+    exe = readers[0]
+    h5, steps, data = _saved(hosts, tmp_path, "u:every=4")
+    (tmp_path / "text.h5").write_text("not hdf5\n")
+    with h5py.File(tmp_path / "cut.h5", "w") as f:  # (a run's layout, without the attribute `complete`)
+        f["u"] = data
+        f["u"].attrs["every"] = 4
+    one = data[0].nbytes
+    cases = [
+        ([tmp_path / "none.h5", "u", tmp_path], "error -2: ", "none.h5: No such file or directory"),
+        ([tmp_path / "text.h5", "u", tmp_path], "error -22: ", "text.h5: not an HDF5 file (9 bytes)"),
+        ([tmp_path / "cut.h5", "u", tmp_path], "error -22: ", "cut.h5: not the complete snapshots of a run"),
+        ([h5, "v", tmp_path], "error -2: ", "run.h5: no snapshots of a field 'v' in it"),
+        ([h5, "u_step", tmp_path], "error -2: ", "no snapshots of a field 'u_step'"),
+        ([h5, "u", "3", str(one)], "error -2: ", "step 3 of 'u' was not saved (3 snapshots)"),
+        ([h5, "u", "4", str(one + 8)], "error -22: ", f"a snapshot of 'u' is {one} bytes (18x16x14 of 8)"),
+    ]
+    for args, code, why in cases:
+        p = _sh([exe, *args], RUN_TIMEOUT_S)
+        assert p.returncode == 1 and p.stdout.startswith(code) and why in p.stdout, (args, p.stdout, p.stderr)
+    assert steps == [0, 4, 8]
+    p = _sh([exe, h5, "u", "8", str(one)], RUN_TIMEOUT_S)  # (and the right size reads)
+    assert p.returncode == 0, p.stdout
