@@ -320,21 +320,21 @@ if [ -n "${GPU_CHECK_EMU:-}" ]; then
 elif [ ! -x "$exe" ]; then
     line FAIL "bench gpu-ooc" "the heat3d program was not built"
 else
-    for shape in 512,512,512 128,128,8192; do
-        arrays=$((512 * 512 * 512 * 8 * 2)) # (both shapes: 2^27 cells, two f64 arrays)
-        rate() { # MODE [--gpu-mem N]: "cells/s bz bt blocks h2d loop_s" of the report, or the error
-            timeout 300 "$exe" --size "$shape" --steps "${BENCH_OOC_STEPS:-256}" --mode "$@" --quiet \
-                --report "$OUT/bench.json" >"$OUT/bench.log" 2>&1 || { first "$OUT/bench.log"; return 1; }
-            "$PY" -c 'import json, sys; r = json.load(open(sys.argv[1])); g = r["gpu"]
+    arrays=$((512 * 512 * 512 * 8 * 2)) # (both shapes: 2^27 cells, two f64 arrays)
+    rate() { # SHAPE MODE [--gpu-mem N]: "cells/s bz bt blocks h2d loop_s" of the report, or the error
+        timeout 300 "$exe" --size "$1" --steps "${BENCH_OOC_STEPS:-256}" --mode "${@:2}" --quiet \
+            --report "$OUT/bench.json" >"$OUT/bench.log" 2>&1 || { first "$OUT/bench.log"; return 1; }
+        "$PY" -c 'import json, sys; r = json.load(open(sys.argv[1])); g = r["gpu"]
 print("%.4g %d %d %d %d %.3g" % (r["cells_per_second"], g["bz"], g["bt"], g["blocks"], g["h2d_bytes"],
       r["seconds"]["loop"]))' "$OUT/bench.json"
-        }
-        if ! base=$(rate gpu); then
+    }
+    for shape in 512,512,512 128,128,8192; do
+        if ! base=$(rate "$shape" gpu); then
             line FAIL "bench gpu-ooc $shape: --mode gpu" "$base"
             continue
         fi
         for div in 4 8; do
-            if ! got=$(rate gpu-ooc --gpu-mem $((arrays / div))); then
+            if ! got=$(rate "$shape" gpu-ooc --gpu-mem $((arrays / div))); then
                 line FAIL "bench gpu-ooc $shape at 1/$div" "$got"
                 continue
             fi

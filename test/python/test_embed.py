@@ -565,25 +565,33 @@ def test_pip_install_then_cmake_outside_the_repository(py_prog, hosts, tmp_path)
 # ------------------------------------------------------------------ Fortran
 
 
-def fortran_driver(tmp_path: Path) -> Path:
-    """test/embed/heat3d_driver.f90 built with gfortran against `--emit=lib`'s NAME_api.f90 and libheat3d.so
-    (in tmp_path/lib): the driver's path."""
-    import shutil
-
-    fc = shutil.which("gfortran")
-    if not fc:
-        pytest.fail("gfortran is missing: tools/setup.sh installs it")
+def heat3d_lib(tmp_path: Path) -> Path:
+    """heat3d's `--emit=lib` in tmp_path/lib (its headers, NAME_api.f90, libheat3d.so): the prefix."""
     cmd, env = stencilc_command()
     prefix = tmp_path / "lib"
     p = subprocess.run([*cmd, str(REPO_ROOT / "examples" / "heat3d.stn"), "--emit=lib", "-o", str(prefix)],
                        capture_output=True, text=True, env=env, timeout=COMPILE_TIMEOUT_S, cwd=REPO_ROOT)
     assert p.returncode == 0, p.stderr
-    exe = tmp_path / "driver"
-    p = _sh([fc, "-Wall", "-Werror", "-fopenmp", "-J", tmp_path, prefix / "include" / "heat3d_api.f90",
-             REPO_ROOT / "test" / "embed" / "heat3d_driver.f90", "-L", prefix / "lib", "-lheat3d",
-             f"-Wl,-rpath,{prefix / 'lib'}", "-o", exe], COMPILE_TIMEOUT_S)
+    return prefix
+
+
+def fortran_program(prefix: Path, source: Path, exe: Path) -> Path:
+    """A Fortran program built with gfortran against heat3d_lib's NAME_api.f90 and libheat3d.so: its path."""
+    import shutil
+
+    fc = shutil.which("gfortran")
+    if not fc:
+        pytest.fail("gfortran is missing: tools/setup.sh installs it")
+    p = _sh([fc, "-Wall", "-Werror", "-fopenmp", "-J", exe.parent, prefix / "include" / "heat3d_api.f90", source,
+             "-L", prefix / "lib", "-lheat3d", f"-Wl,-rpath,{prefix / 'lib'}", "-o", exe], COMPILE_TIMEOUT_S)
     assert p.returncode == 0, p.stderr
     return exe
+
+
+def fortran_driver(tmp_path: Path) -> Path:
+    """test/embed/heat3d_driver.f90 built against heat3d's `--emit=lib` (in tmp_path/lib): the driver's path."""
+    return fortran_program(heat3d_lib(tmp_path), REPO_ROOT / "test" / "embed" / "heat3d_driver.f90",
+                           tmp_path / "driver")
 
 
 def test_fortran_module_drives_the_simulation(hosts, tmp_path):

@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import COMPILE_TIMEOUT_S, REPO_ROOT, RUN_TIMEOUT_S, stencilc_command
+from conftest import COMPILE_TIMEOUT_S, REPO_ROOT, RUN_TIMEOUT_S
 from test_embed import (  # noqa: F401 - hosts is a fixture
     _sh,
     cli_run,
     exact_bytes,
     fortran_driver,
+    fortran_program,
+    heat3d_lib,
     host_run,
     hosts,
     modes,
@@ -89,24 +91,12 @@ def test_the_fortran_module_saves_snapshots_with_a_write_between_advances(hosts,
 def readers(tmp_path_factory):
     """(the C reader test/embed/snapread.c, the Fortran one test/embed/heat3d_snapread.f90), each built against
     heat3d's `--emit=lib` (its stn_rt.h and NAME_api.f90, libheat3d.so)."""
-    import shutil
-
     d = tmp_path_factory.mktemp("readers")
-    cmd, env = stencilc_command()
-    prefix = d / "lib"
-    p = _sh([*cmd, REPO_ROOT / "examples" / "heat3d.stn", "--emit=lib", "-o", prefix], COMPILE_TIMEOUT_S, cwd=REPO_ROOT)
-    assert p.returncode == 0, p.stderr
-    link = ["-L", prefix / "lib", "-lheat3d", f"-Wl,-rpath,{prefix / 'lib'}"]
+    prefix = heat3d_lib(d)
     c = _sh(["cc", "-Wall", "-Wextra", "-Werror", "-I", prefix / "include", REPO_ROOT / "test" / "embed" / "snapread.c",
-             *link, "-o", d / "snapread"], COMPILE_TIMEOUT_S)
+             "-L", prefix / "lib", "-lheat3d", f"-Wl,-rpath,{prefix / 'lib'}", "-o", d / "snapread"], COMPILE_TIMEOUT_S)
     assert c.returncode == 0, c.stderr
-    fc = shutil.which("gfortran")
-    if not fc:
-        pytest.fail("gfortran is missing: tools/setup.sh installs it")
-    f = _sh([fc, "-Wall", "-Werror", "-fopenmp", "-J", d, prefix / "include" / "heat3d_api.f90",
-             REPO_ROOT / "test" / "embed" / "heat3d_snapread.f90", *link, "-o", d / "fsnapread"], COMPILE_TIMEOUT_S)
-    assert f.returncode == 0, f.stderr
-    return d / "snapread", d / "fsnapread"
+    return d / "snapread", fortran_program(prefix, REPO_ROOT / "test" / "embed" / "heat3d_snapread.f90", d / "fsnapread")
 
 
 def _saved(hosts, tmp_path, spec="u:every=3:stride=2"):  # noqa: F811 - the fixture

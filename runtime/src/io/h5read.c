@@ -21,28 +21,60 @@ struct stn_snapshots {
     char path[4096];
 };
 
-/* The dataset of saved field `field` (its attribute "every" marks a field's snapshots, not a record's),
- * and its dims (snapshots first); -ENOENT when the file holds none of that name. */
-static int field_dataset(const stn_snapshots *s, const char *field, hid_t *ds, hsize_t dims[4], int *rank) {
+/* A saved field's dataset (its attribute "every" marks a field's snapshots, not a record's): its dims
+ * (snapshots first, then z, y, x as in C order), rank and element bytes. */
+typedef struct field_ds {
+    hid_t ds;
+    hsize_t dims[4];
+    int rank, elem;
+} field_ds;
+
+/* Open `field`'s dataset into f (closed by the caller with H5Dclose(f->ds)); -ENOENT when the file holds
+ * none of that name. */
+static int field_open(const stn_snapshots *s, const char *field, field_ds *f) {
     if (!s || !field || !*field || strchr(field, '/'))
         return stn_error(-EINVAL, "snapshots: %s", !s ? "no file (NULL)" : "a field name is needed");
-    *ds = H5Lexists(s->file, field, H5P_DEFAULT) > 0 ? H5Dopen2(s->file, field, H5P_DEFAULT) : -1;
-    if (*ds < 0 || H5Aexists(*ds, "every") <= 0) {
-        if (*ds >= 0)
-            H5Dclose(*ds);
+    f->ds = H5Lexists(s->file, field, H5P_DEFAULT) > 0 ? H5Dopen2(s->file, field, H5P_DEFAULT) : -1;
+    if (f->ds < 0 || H5Aexists(f->ds, "every") <= 0) {
+        if (f->ds >= 0)
+            H5Dclose(f->ds);
         H5Eclear2(H5E_DEFAULT);
         return stn_error(-ENOENT, "%s: no snapshots of a field '%s' in it", s->path, field);
     }
-    hid_t sp = H5Dget_space(*ds);
-    *rank = sp >= 0 ? H5Sget_simple_extent_ndims(sp) : -1;
-    if (*rank < 2 || *rank > 4 || H5Sget_simple_extent_dims(sp, dims, NULL) < 0) {
-        H5Sclose(sp);
-        H5Dclose(*ds);
-        return stn_error(-EINVAL, "%s: dataset '%s' is not a field's snapshots (rank %d)", s->path, field,
-                         *rank);
-    }
+    hid_t sp = H5Dget_space(f->ds), t = H5Dget_type(f->ds);
+    f->rank = sp >= 0 ? H5Sget_simple_extent_ndims(sp) : -1;
+    f->elem = t >= 0 ? (int)H5Tget_size(t) : 0;
+    int bad = f->rank < 2 || f->rank > 4 || H5Sget_simple_extent_dims(sp, f->dims, NULL) < 0;
+    if (t >= 0)
+        H5Tclose(t);
     H5Sclose(sp);
+    if (bad) {
+        H5Dclose(f->ds);
+        return stn_error(-EINVAL, "%s: dataset '%s' is not a field's snapshots (rank %d)", s->path, field,
+                         f->rank);
+    }
     return 0;
+}
+
+/* The cells of one snapshot along x, y, z (1 along an axis the grid lacks). */
+static void field_shape(const field_ds *f, int64_t shape[3]) {
+    for (int a = 0; a < 3; a++)
+        shape[a] = a < f->rank - 1 ? (int64_t)f->dims[f->rank - 1 - a] : 1;
+}
+
+/* Every step saved of `field` (its dimension scale FIELD_step, count entries) into steps. */
+static int field_steps(const stn_snapshots *s, const char *field, int64_t count, int64_t *steps) {
+    char name[512];
+    snprintf(name, sizeof name, "%s_step", field);
+    hid_t ds = H5Lexists(s->file, name, H5P_DEFAULT) > 0 ? H5Dopen2(s->file, name, H5P_DEFAULT) : -1;
+    int bad =
+        ds < 0 || (count > 0 && H5Dread(ds, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, steps) < 0);
+    if (ds >= 0)
+        H5Dclose(ds);
+    H5Eclear2(H5E_DEFAULT);
+    return bad ? stn_error(-EINVAL, "%s: the steps of '%s' (dataset %s) could not be read", s->path, field,
+                           name)
+               : 0;
 }
 
 int stn_snapshots_open(const char *path, stn_snapshots **snaps) {
@@ -94,13 +126,12 @@ int stn_snapshots_open(const char *path, stn_snapshots **snaps) {
 }
 
 int64_t stn_snapshots_count(const stn_snapshots *snaps, const char *field) {
-    hid_t ds;
-    hsize_t dims[4];
-    int rank, rc = field_dataset(snaps, field, &ds, dims, &rank);
+    field_ds f;
+    int rc = field_open(snaps, field, &f);
     if (rc)
         return rc;
-    H5Dclose(ds);
-    return (int64_t)dims[0];
+    H5Dclose(f.ds);
+    return (int64_t)f.dims[0];
 }
 
 int stn_snapshots_steps(const stn_snapshots *snaps, const char *field, int64_t *steps, int64_t n) {
@@ -109,82 +140,72 @@ int stn_snapshots_steps(const stn_snapshots *snaps, const char *field, int64_t *
         return (int)count;
     if (n < 0 || (n > 0 && !steps))
         return stn_error(-EINVAL, "%s: steps of '%s': a buffer of %" PRId64 " steps", snaps->path, field, n);
-    char name[512];
-    snprintf(name, sizeof name, "%s_step", field);
-    int64_t *all = malloc((size_t)(count > 0 ? count : 1) * sizeof *all);
-    hid_t ds = H5Lexists(snaps->file, name, H5P_DEFAULT) > 0 ? H5Dopen2(snaps->file, name, H5P_DEFAULT) : -1;
-    int bad = !all || ds < 0 ||
-              (count > 0 && H5Dread(ds, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, all) < 0);
-    if (ds >= 0)
-        H5Dclose(ds);
-    H5Eclear2(H5E_DEFAULT);
-    if (bad) {
-        free(all);
-        return stn_error(all ? -EINVAL : -ENOMEM, "%s: the steps of '%s' (dataset %s) could not be read",
-                         snaps->path, field, name);
-    }
-    memcpy(steps, all, (size_t)(n < count ? n : count) * sizeof *all);
+    if (n >= count) /* (the whole list fits: read into the caller's buffer) */
+        return field_steps(snaps, field, count, steps);
+    int64_t *all = malloc((size_t)count * sizeof *all);
+    if (!all)
+        return stn_error(-ENOMEM, "%s: no memory for the steps of '%s'", snaps->path, field);
+    int rc = field_steps(snaps, field, count, all);
+    if (rc == 0)
+        memcpy(steps, all, (size_t)n * sizeof *all);
     free(all);
-    return 0;
+    return rc;
 }
 
 int stn_snapshots_shape(const stn_snapshots *snaps, const char *field, int64_t shape[3], int *elem_size) {
-    hid_t ds;
-    hsize_t dims[4];
-    int rank, rc = field_dataset(snaps, field, &ds, dims, &rank);
+    field_ds f;
+    int rc = field_open(snaps, field, &f);
     if (rc)
         return rc;
-    hid_t t = H5Dget_type(ds);
-    int elem = t >= 0 ? (int)H5Tget_size(t) : 0;
-    if (t >= 0)
-        H5Tclose(t);
-    H5Dclose(ds);
-    for (int a = 0; a < 3; a++) /* (dims: snapshots, then z, y, x as in C order; x first here) */
-        shape[a] = a < rank - 1 ? (int64_t)dims[rank - 1 - a] : 1;
+    H5Dclose(f.ds);
+    field_shape(&f, shape);
     if (elem_size)
-        *elem_size = elem;
+        *elem_size = f.elem;
     return 0;
 }
 
-int stn_snapshots_read(const stn_snapshots *snaps, const char *field, int64_t step, void *buf,
-                       uint64_t bytes) {
-    int64_t count = stn_snapshots_count(snaps, field), shape[3];
-    int elem = 0;
-    if (count < 0)
-        return (int)count;
-    int64_t *steps = malloc((size_t)(count > 0 ? count : 1) * sizeof *steps);
+/* The index of `step` among f's count snapshots, or -ENOENT (the message says which). */
+static int64_t snapshot_index(const stn_snapshots *s, const char *field, const field_ds *f, int64_t step) {
+    const int64_t count = (int64_t)f->dims[0];
+    int64_t *steps = malloc((size_t)(count > 0 ? count : 1) * sizeof *steps), i = 0;
     if (!steps)
-        return stn_error(-ENOMEM, "%s: no memory for the steps of '%s'", snaps->path, field);
-    int rc = stn_snapshots_steps(snaps, field, steps, count);
-    int64_t i = 0;
+        return stn_error(-ENOMEM, "%s: no memory for the steps of '%s'", s->path, field);
+    int rc = field_steps(s, field, count, steps);
     while (rc == 0 && i < count && steps[i] != step)
         i++;
     free(steps);
     if (rc == 0 && i == count)
-        rc = stn_error(-ENOENT, "%s: step %" PRId64 " of '%s' was not saved (%" PRId64 " snapshots)",
-                       snaps->path, step, field, count);
-    if (rc == 0)
-        rc = stn_snapshots_shape(snaps, field, shape, &elem);
+        rc = stn_error(-ENOENT, "%s: step %" PRId64 " of '%s' was not saved (%" PRId64 " snapshots)", s->path,
+                       step, field, count);
+    return rc ? rc : i;
+}
+
+int stn_snapshots_read(const stn_snapshots *snaps, const char *field, int64_t step, void *buf,
+                       uint64_t bytes) {
+    field_ds f;
+    int64_t shape[3];
+    int rc = field_open(snaps, field, &f);
     if (rc)
         return rc;
-    const uint64_t want = (uint64_t)shape[0] * (uint64_t)shape[1] * (uint64_t)shape[2] * (uint64_t)elem;
-    if (!buf || bytes != want)
-        return stn_error(-EINVAL,
-                         "%s: a snapshot of '%s' is %" PRIu64 " bytes (%" PRId64 "x%" PRId64 "x%" PRId64
-                         " of %d); the buffer is %" PRIu64,
-                         snaps->path, field, want, shape[0], shape[1], shape[2], elem, buf ? bytes : 0);
-    hid_t ds;
-    hsize_t dims[4], start[4] = {(hsize_t)i, 0, 0, 0}, cnt[4];
-    int rank;
-    if ((rc = field_dataset(snaps, field, &ds, dims, &rank)) != 0)
-        return rc;
-    memcpy(cnt, dims, sizeof cnt);
+    int64_t i = snapshot_index(snaps, field, &f, step);
+    field_shape(&f, shape);
+    const uint64_t want = (uint64_t)shape[0] * (uint64_t)shape[1] * (uint64_t)shape[2] * (uint64_t)f.elem;
+    if (i >= 0 && (!buf || bytes != want))
+        i = stn_error(-EINVAL,
+                      "%s: a snapshot of '%s' is %" PRIu64 " bytes (%" PRId64 "x%" PRId64 "x%" PRId64
+                      " of %d); the buffer is %" PRIu64,
+                      snaps->path, field, want, shape[0], shape[1], shape[2], f.elem, buf ? bytes : 0);
+    if (i < 0) {
+        H5Dclose(f.ds);
+        return (int)i;
+    }
+    hsize_t start[4] = {(hsize_t)i, 0, 0, 0}, cnt[4];
+    memcpy(cnt, f.dims, sizeof cnt);
     cnt[0] = 1;
-    hid_t t = H5Dget_type(ds), fs = H5Dget_space(ds), ms = H5Screate_simple(rank, cnt, NULL);
-    int bad = t < 0 || fs < 0 || ms < 0 ||
-              H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, cnt, NULL) < 0 ||
-              H5Dread(ds, elem == 8 ? H5T_NATIVE_DOUBLE : H5T_NATIVE_FLOAT, ms, fs, H5P_DEFAULT, buf) < 0;
-    H5Sclose(ms), H5Sclose(fs), H5Tclose(t), H5Dclose(ds);
+    hid_t fs = H5Dget_space(f.ds), ms = H5Screate_simple(f.rank, cnt, NULL);
+    int bad = fs < 0 || ms < 0 || H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, cnt, NULL) < 0 ||
+              H5Dread(f.ds, f.elem == 8 ? H5T_NATIVE_DOUBLE : H5T_NATIVE_FLOAT, ms, fs, H5P_DEFAULT, buf) < 0;
+    H5Sclose(ms), H5Sclose(fs), H5Dclose(f.ds);
     H5Eclear2(H5E_DEFAULT);
     return bad ? stn_error(-EIO, "%s: reading snapshot %" PRId64 " (step %" PRId64 ") of '%s' failed",
                            snaps->path, i, step, field)
