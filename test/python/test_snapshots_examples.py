@@ -2,27 +2,59 @@
 
 test_snapshots.py checks K, stride and from in depth on a few examples; this file runs every
 ``examples/NAME.stn`` once in each engine that saves: in-core (every 3 from 1, stride 2), out of core in
-whole planes (every 1, from 1) and, in 3d, in y-blocked tiles (every 7, stride 3).  Every snapshot of step k
+whole planes (every 1, from 1), in 3d in y-blocked tiles (every 7, stride 3), and where OpenMPI and
+parallel HDF5 are installed under two MPI ranks out of core (every 2 from 1, stride 2).  Every snapshot of step k
 is compared, bit for bit, with the ``--out`` of an in-core run stopped at step k; out of core the run
 with snapshots reads exactly the bytes of the same plan without them (no sweep is added) and the bytes
 written are the predicted ones.  Examples with a series or points get the reference's defaults as
-``--init`` files, as test_examples.py's runs do.
+``--init`` files, as test_examples.py's runs do.  Where MPI is installed every run uses the example's
+``--mpi`` build (one process without mpirun), so each example is compiled once here.
 """
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+
 import numpy as np
 import pytest
 import reference as ref
-from conftest import load_report
+from conftest import EXAMPLES_DIR, load_report, stencilc_command
 
 h5py = pytest.importorskip("h5py")
 
 STEPS = 8
-SIZES = {3: (14, 11, 9), 2: (23, 17), 1: (2003,)}
+SIZES = {3: (14, 11, 13), 2: (23, 17), 1: (2003,)}
 # out-of-core plans (--block): several blocks and sweeps of STEPS at these sizes
 PLANES = {3: "11,3,3", 2: "4,3", 1: "1,3"}  # 3d: by = ny, whole planes
 TILES = {3: "4,3,2"}  # y-blocked tiles of 4 rows x 3 planes
+RANKS = {3: "11,3,2", 2: "4,2", 1: "1,2"}  # each of two ranks' parts (a halo of 2: 4 planes) holds bt x skew
+MPIRUN = shutil.which("mpirun")
+MPI = bool(MPIRUN and shutil.which("mpicc") and shutil.which("pkg-config")
+           and subprocess.run(["pkg-config", "--exists", "hdf5-openmpi"]).returncode == 0)
+MPI_FLAGS = ["--oversubscribe", "--bind-to", "none", "--mca", "btl", "self,vader"]
+if os.geteuid() == 0:
+    MPI_FLAGS.insert(0, "--allow-run-as-root")
+
+
+@pytest.fixture(scope="module")
+def program(compile_example, tmp_path_factory):
+    """program(name): the example's --mpi build where MPI is installed, else the session's plain build."""
+    out, built = tmp_path_factory.mktemp("snap-examples-bin"), {}
+
+    def build(name: str):
+        if not MPI:
+            return compile_example(name)
+        if name not in built:
+            cmd, env = stencilc_command()
+            p = subprocess.run([*cmd, str(EXAMPLES_DIR / f"{name}.stn"), "--mpi", "-o", str(out / name)],
+                               capture_output=True, text=True, env=env)
+            assert p.returncode == 0, p.stderr
+            built[name] = out / name
+        return built[name]
+
+    return build
 
 
 def _inits(ex: ref.Example, size: tuple[int, ...], d) -> list[str]:
@@ -49,9 +81,9 @@ def _check(path, ex: ref.Example, stopped: dict, steps: list[int], stride: int) 
 
 
 @pytest.mark.parametrize("name", sorted(ref.EXAMPLES))
-def test_every_example_saves_the_runs_stopped_at_each_step(compile_example, run_program, tmp_path, name):
+def test_every_example_saves_the_runs_stopped_at_each_step(program, run_program, tmp_path, name):
     ex = ref.EXAMPLES[name]
-    exe, size = compile_example(name), SIZES[ex.ndim]
+    exe, size = program(name), SIZES[ex.ndim]
     base = ["--size", ",".join(map(str, size)), "--quiet", *_inits(ex, size, tmp_path)]
     stopped = {}
     for k in range(STEPS + 1):
@@ -60,11 +92,17 @@ def test_every_example_saves_the_runs_stopped_at_each_step(compile_example, run_
         assert rc == 0, err
         stopped[k] = {f: np.load(tmp_path / f"{f}{k}.npy") for f in ex.state}
 
-    def run(tag: str, every: int, start: int, stride: int, mode: list, save: bool = True) -> dict:
+    def run(tag: str, every: int, start: int, stride: int, mode: list, save: bool = True, ranks: int = 1) -> dict:
         saves = [a for f in ex.state for a in ("--save", f"{f}:every={every}:from={start}:stride={stride}")]
         rep = tmp_path / f"{tag}.json"
-        rc, _, err = run_program(exe, [*base, "--steps", STEPS, *mode, "--report", rep,
-                                       *([*saves, "--save-to", tmp_path / f"{tag}.h5"] if save else [])])
+        args = [*base, "--steps", STEPS, *mode, "--report", rep,
+                *([*saves, "--save-to", tmp_path / f"{tag}.h5"] if save else [])]
+        if ranks > 1:
+            p = subprocess.run([MPIRUN, *MPI_FLAGS, "-np", str(ranks), str(exe), *map(str, args)],
+                               capture_output=True, text=True, timeout=300)
+            rc, err = p.returncode, p.stderr
+        else:
+            rc, _, err = run_program(exe, args)
         assert rc == 0, f"{name} {tag}: {err}"
         r = load_report(rep)
         assert (r["bytes_written"], r["bytes_read"]) == (r["predicted_bytes_written"], r["predicted_bytes_read"])
@@ -83,3 +121,5 @@ def test_every_example_saves_the_runs_stopped_at_each_step(compile_example, run_
         # no sweep added: the same bytes read (from 1: no step-0 snapshot reads the level again)
         assert saved["bytes_read"] == none["bytes_read"], (name, tag)
         assert saved["bytes_written"] > none["bytes_written"], (name, tag)
+    if MPI:  # two ranks, each out of core on its part: the file holds one process's cells
+        run("ranks", 2, 1, 2, [*ooc, "--block", RANKS[ex.ndim]], ranks=2)
