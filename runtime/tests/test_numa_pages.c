@@ -3,9 +3,10 @@
  * machine's topology binds every thread, sets the memory policy (interleaved over the nodes), and a buffer
  * allocated next as the engines allocate theirs (stn_alloc) and first written by the main thread has its
  * pages on those nodes, every node a share (move_pages(2) asked with nodes NULL: where each page is); and a
- * window ring whose rows are bound per node (stn_numa_bind_rows, --dir a,b) has each node's rows on it.
- * Exits 77 (skip), saying why, where that cannot be told: one node with memory (this VM), a kernel without
- * move_pages, or a topology whose nodes with processing units are fewer than two. */
+ * window ring whose rows are bound per node (stn_numa_bind_rows, --dir a,b) has each node's rows on it, and
+ * an in-core array whose planes are cut into slabs (stn_numa_bind_slabs) each node's planes. Exits 77 (skip),
+ * saying why, where that cannot be told: one node with memory (this VM), a kernel without move_pages, or a
+ * topology whose nodes with processing units are fewer than two. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -101,6 +102,41 @@ static int rows_on_their_nodes(stn_numa *n, long page) {
     return fail;
 }
 
+/* The in-core engine: an array of PLANES planes of 4 pages (stn_alloc, as dram_alloc), cut into one slab a
+ * node by the nodes' threads and bound (stn_numa_bind_slabs), then first written by the main thread: every
+ * page of node k's planes must be on node k. */
+#define PLANES 24
+static int slabs_on_their_nodes(stn_numa *n, long page) {
+    size_t plane = 4 * (size_t)page, pages = PLANES * plane / (size_t)page;
+    char *buf = stn_alloc(PLANES * plane, (size_t)page);
+    int *where = malloc(pages * sizeof *where), fail = 0;
+    if (!buf || !where) {
+        printf("FAIL: out of memory\n");
+        return 1;
+    }
+    /* nx x ny = one plane of 4 pages of doubles */
+    stn_numa_bind_slabs(n, &buf, 1, (int64_t)(plane / 8 / 2), 2, PLANES, 8);
+    printf("in-core buffers: %s\n", n->buffers);
+    if (n->slab_axis != 2 || strncmp(n->buffers, "each node's planes of z", 23) != 0)
+        fail = 1;
+    memset(buf, 1, PLANES * plane);
+    if (pages_at(buf, pages, page, where) != 0)
+        fail = 1;
+    for (size_t i = 0; !fail && i < pages; i++) {
+        int64_t z = (int64_t)(i * (size_t)page / plane);
+        int k = 0;
+        while (k + 1 < n->nodes && z >= n->node[k].s1)
+            k++;
+        if (where[i] != n->node[k].os_index)
+            printf("FAIL: page %zu (plane %lld) on node %d, not its node %d\n", i, (long long)z, where[i],
+                   n->node[k].os_index),
+                fail = 1;
+    }
+    stn_free(buf);
+    free(where);
+    return fail;
+}
+
 int main(void) {
     unsetenv("HWLOC_XMLFILE"), unsetenv("HWLOC_SYNTHETIC"); /* this machine's topology only */
     char list[256];
@@ -172,5 +208,6 @@ int main(void) {
     stn_free(buf);
     free(addr);
     free(where);
-    return rows_on_their_nodes(&n, page) || fail;
+    int rows = rows_on_their_nodes(&n, page), slabs = slabs_on_their_nodes(&n, page);
+    return rows || slabs || fail;
 }

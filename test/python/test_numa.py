@@ -75,3 +75,59 @@ def test_more_nodes_than_threads_leave_a_node_without_threads(compile_example, t
     xml = topology(tmp_path, cores=1)
     rep, _ = run(exe, tmp_path, "one", "incore", 1, {"HWLOC_XMLFILE": str(xml)})
     assert [n["threads"] for n in rep["numa"]["nodes"]] == [[], [0]], rep["numa"]
+
+
+@pytest.mark.parametrize("name,size,axis,plane", [("heat3d", "32,32,32", "z", 32 * 32 * 8),
+                                                  ("jacobi2d", "40,30", "y", 40 * 8)])
+def test_in_core_arrays_are_cut_into_one_slab_a_node(compile_example, tmp_path, name, size, axis, plane):
+    """In-core, the arrays' planes of z (a 2d grid's rows) go to the nodes in proportion to their threads, the
+    split the kernels' static schedule gives each node's contiguous threads, each slab bound to its node (planned
+    under a topology not this system's); the bits do not change, and on one node the report has no numa key."""
+    exe, xml = compile_example(name), topology(tmp_path, cores=3)
+    extent = int(size.split(",")[-1])
+
+    def go(tag, threads, env):
+        out, rep = tmp_path / f"{tag}.npy", tmp_path / f"{tag}.json"
+        env = {**{k: v for k, v in os.environ.items() if not k.startswith("HWLOC_")}, **env}
+        r = subprocess.run([str(exe), "--size", size, "--steps", "5", "--mode", "incore", "--threads", str(threads),
+                            "--quiet", "--report", str(rep), "--out", f"u={out}"], capture_output=True, text=True,
+                           env=env, timeout=120)
+        assert r.returncode == 0, r.stderr
+        return load_report(rep), np.load(out)
+
+    plain, want = go("plain", 4, {})
+    assert "numa" not in plain
+    rep, got = go("two", 5, {"HWLOC_XMLFILE": str(xml)})  # 5 threads over two nodes: an uneven split
+    numa = rep["numa"]
+    first = len(numa["nodes"][0]["threads"])
+    assert sorted([first, len(numa["nodes"][1]["threads"])]) == [2, 3], numa
+    assert numa["slab_axis"] == axis, numa
+    assert numa["buffers"] == f"not bound: the topology is not this system's (planned: each node's " \
+                              f"{'planes of z' if axis == 'z' else 'rows'} of every array)", numa
+    cut = extent * first // 5
+    assert [n["slab"] for n in numa["nodes"]] == [[0, cut], [cut, extent]], numa
+    assert [n["buffer_bytes"] for n in numa["nodes"]] == [2 * cut * plane, 2 * (extent - cut) * plane], numa
+    np.testing.assert_array_equal(got, want)
+
+
+def test_in_core_slabs_are_bound_where_the_topology_is_this_systems(compile_example, tmp_path):
+    """HWLOC_THISSYSTEM=1: the slabs are bound with hwloc_set_area_membind, or the report says why not (this
+    kernel has one node, so node 1's memory is refused)."""
+    exe, xml = compile_example("heat3d"), topology(tmp_path, cores=1)
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("HWLOC_")}, "HWLOC_XMLFILE": str(xml),
+           "HWLOC_THISSYSTEM": "1"}
+    rep = tmp_path / "r.json"
+    r = subprocess.run([str(exe), "--size", "16,16,64", "--steps", "2", "--mode", "incore", "--threads", "2",
+                        "--quiet", "--report", str(rep)], capture_output=True, text=True, env=env, timeout=120)
+    assert r.returncode == 0, r.stderr
+    numa = load_report(rep)["numa"]
+    assert numa["buffers"].startswith(("each node's planes of z of every array bound to it",
+                                       "not bound: hwloc_set_area_membind")), numa
+    assert [n["slab"] for n in numa["nodes"]] == [[0, 32], [32, 64]], numa
+
+
+def test_mmap_and_ooc_runs_have_no_in_core_slabs(compile_example, tmp_path):
+    exe, xml = compile_example("heat3d"), topology(tmp_path, cores=2)
+    for mode in ("mmap", "ooc"):
+        rep, _ = run(exe, tmp_path, mode, mode, 4, {"HWLOC_XMLFILE": str(xml)})
+        assert "slab_axis" not in rep["numa"] and all("slab" not in n for n in rep["numa"]["nodes"]), rep["numa"]

@@ -27,7 +27,7 @@ static int nodes_of(hwloc_topology_t t, hwloc_obj_t *objs, stn_numa *n) {
             continue;
         objs[k] = o;
         n->node[k] = (stn_numa_node){
-            (int)o->os_index, pus, (uint64_t)o->attr->numanode.local_memory, 0, 0, NULL, 0, 0, 0, 0, 0, 0};
+            .os_index = (int)o->os_index, .pus = pus, .memory = (uint64_t)o->attr->numanode.local_memory};
         k++;
     }
     return k;
@@ -173,7 +173,10 @@ static int bind_area(hwloc_topology_t t, hwloc_obj_t node, char *a, char *b, siz
                : errno;
 }
 
-void stn_numa_bind_rows(stn_numa *n, char *const *bufs, int nbufs, size_t slot, int64_t nslots, size_t row) {
+/* Node k's units [lo[k], hi[k]) of `unit` bytes in every slot of each buffer bound to node k; `what` names
+ * what was bound, in the report's `buffers`. */
+static void bind_units(stn_numa *n, char *const *bufs, int nbufs, size_t slot, int64_t nslots, size_t unit,
+                       const int64_t *lo, const int64_t *hi, const char *what) {
     for (int k = 0; k < n->nodes; k++)
         n->node[k].buffer_bytes = 0;
     hwloc_topology_t t;
@@ -192,18 +195,43 @@ void stn_numa_bind_rows(stn_numa *n, char *const *bufs, int nbufs, size_t slot, 
         for (int b = 0; b < nbufs; b++)
             for (int64_t s = 0; s < nslots; s++) {
                 char *at = bufs[b] + (size_t)s * slot;
-                size_t from = (size_t)n->node[k].y0 * row, to = (size_t)n->node[k].y1 * row;
+                size_t from = (size_t)lo[k] * unit, to = (size_t)hi[k] * unit;
                 n->node[k].buffer_bytes += to - from;
                 if (apply && !err)
                     err = bind_area(t, objs[k], at + from, at + to, (size_t)(page > 0 ? page : 4096));
             }
     if (!apply)
-        snprintf(n->buffers, sizeof n->buffers,
-                 "not bound: the topology is not this system's (planned: each node's rows of the windows)");
+        snprintf(n->buffers, sizeof n->buffers, "not bound: the topology is not this system's (planned: %s)",
+                 what);
     else if (err)
         snprintf(n->buffers, sizeof n->buffers, "not bound: hwloc_set_area_membind: %s", strerror(err));
     else
-        snprintf(n->buffers, sizeof n->buffers,
-                 "each node's rows of the windows bound to it (hwloc_set_area_membind)");
+        snprintf(n->buffers, sizeof n->buffers, "%s bound to it (hwloc_set_area_membind)", what);
     hwloc_topology_destroy(t);
+}
+
+void stn_numa_bind_rows(stn_numa *n, char *const *bufs, int nbufs, size_t slot, int64_t nslots, size_t row) {
+    int64_t lo[STN_NUMA_MAX_NODES], hi[STN_NUMA_MAX_NODES];
+    for (int k = 0; k < n->nodes; k++)
+        lo[k] = n->node[k].y0, hi[k] = n->node[k].y1;
+    bind_units(n, bufs, nbufs, slot, nslots, row, lo, hi, "each node's rows of the windows");
+}
+
+void stn_numa_bind_slabs(stn_numa *n, char *const *bufs, int nbufs, int64_t nx, int64_t ny, int64_t nz,
+                         size_t elem) {
+    if (n->nodes <= 1 || n->local_rank >= 0 || n->nthreads < 1)
+        return; /* (one node, or an MPI rank: on one node, bound whole) */
+    if (nz <= 1 && ny <= 1) {
+        snprintf(n->buffers, sizeof n->buffers, "interleaved: a 1d grid's one row is every node's");
+        return;
+    }
+    int64_t extent = nz > 1 ? nz : ny, lo[STN_NUMA_MAX_NODES], hi[STN_NUMA_MAX_NODES];
+    size_t unit = (size_t)nx * elem * (size_t)(nz > 1 ? ny : 1);
+    n->slab_axis = nz > 1 ? 2 : 1;
+    for (int k = 0; k < n->nodes; k++) {
+        lo[k] = n->node[k].s0 = extent * n->node[k].first_thread / n->nthreads;
+        hi[k] = n->node[k].s1 = extent * (n->node[k].first_thread + n->node[k].threads) / n->nthreads;
+    }
+    bind_units(n, bufs, nbufs, unit * (size_t)extent, 1, unit, lo, hi,
+               nz > 1 ? "each node's planes of z of every array" : "each node's rows of every array");
 }

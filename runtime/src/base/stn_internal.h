@@ -243,7 +243,9 @@ typedef struct stn_numa_node {
     const char *dir;           /* --dir a,b (one directory a node): its directory (NULL: one --dir) */
     int64_t y0, y1;            /* and its rows [y0, y1) of the grid, whose files live there */
     int64_t cy0, cy1, crows;   /* computed: the rows [cy0, cy1) its threads computed, crows (y, z) rows */
-    uint64_t buffer_bytes;     /* the engine's buffers of its rows, bound to it (stn_numa_bind_rows) */
+    uint64_t
+        buffer_bytes; /* the engine's buffers of its rows (slab), bound to it (stn_numa_bind_rows, _slabs) */
+    int64_t s0, s1;   /* in-core: its slab [s0, s1) along slab_axis of every array */
 } stn_numa_node;
 typedef struct stn_numa {
     int nodes;         /* NUMA nodes with processing units; 1: nothing placed, nothing reported */
@@ -253,7 +255,8 @@ typedef struct stn_numa {
     char memory[160];  /* the memory policy set, or why none */
     int dirs;          /* --dir a,b: the directories, one a node (the out-of-core engine's slabs); 0: one */
     int computed;      /* the nodes' computed rows are the kernels' counts (with dirs) */
-    char buffers[160]; /* with dirs: how the engine's buffers were placed per node, or why they were not */
+    char buffers[160]; /* with dirs or slabs: how the engine's buffers were placed per node, or why not */
+    int slab_axis;     /* in-core, one process: the axis (2: z; 1: a 2d grid's y) cut into one slab a node */
     int local_rank;    /* MPI ranks on one machine (stn_numa_place_rank): this rank's among them, else -1 */
     int rank_node;     /* and the node (index into node[]) it runs on and allocates from */
     stn_numa_node node[STN_NUMA_MAX_NODES];
@@ -278,6 +281,13 @@ int stn_numa_place_rank(stn_numa *n, int nthreads, int local_rank);
  * rows' bytes and `buffers` saying what was done; a topology not this system's is planned (counted), not
  * applied.  Never fails the run. */
 void stn_numa_bind_rows(stn_numa *n, char *const *bufs, int nbufs, size_t slot, int64_t nslots, size_t row);
+/* In-core, one process on several nodes: the arrays (nbufs of nx x ny x nz elements of `elem` bytes) cut
+ * along their slowest axis (z; y in 2d) into one slab a node in proportion to its threads, the split the
+ * kernels' static schedule gives each node's contiguous threads, and each slab bound to its node
+ * (slab_axis, the nodes' s0, s1, buffer_bytes and `buffers` say so).  A 1d grid (one row) or an MPI
+ * rank (bound whole to one node): nothing bound.  Never fails the run. */
+void stn_numa_bind_slabs(stn_numa *n, char *const *bufs, int nbufs, int64_t nx, int64_t ny, int64_t nz,
+                         size_t elem);
 
 /* ------------------------------------------------------------------ hw.c: the machine */
 

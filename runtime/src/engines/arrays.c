@@ -36,3 +36,23 @@ void stn_engine_copy_box(const stn_view *v, size_t es, char *level, const stn_bo
             }
         }
 }
+
+/* Thread t of T gets bytes [n*t/T, n*(t+1)/T): the same static split the kernels' outer loops use, so
+ * pages are first touched by (roughly) the thread that computes on them. */
+void stn_engine_par_zero(void *p, size_t n) {
+    STN_OMP_PARALLEL {
+        size_t t = (size_t)stn_omp_thread_num(), nt = (size_t)stn_omp_num_threads(), chunk = n / nt;
+        size_t lo = chunk * t, hi = t + 1 == nt ? n : lo + chunk;
+        memset((char *)p + lo, 0, hi - lo);
+    }
+}
+
+void stn_engine_par_copy(void *dst, const void *src, size_t n, stn_stats *st) {
+    double t0 = stn_now();
+    STN_OMP_PARALLEL {
+        size_t t = (size_t)stn_omp_thread_num(), nt = (size_t)stn_omp_num_threads(), chunk = n / nt;
+        size_t lo = chunk * t, hi = t + 1 == nt ? n : lo + chunk;
+        memcpy((char *)dst + lo, (const char *)src + lo, hi - lo);
+    }
+    stn_stats_add_time(st, STN_PHASE_COPY, t0);
+}

@@ -82,35 +82,16 @@ static void dram_release(void *p, size_t bytes) {
 
 static const stn_incore_kind dram = {"incore", NULL, dram_alloc, dram_release, NULL};
 
-/* ------------------------------------------------------------------ parallel memory helpers */
-
-/* Thread t of T gets bytes [n*t/T, n*(t+1)/T): the same static split the kernels' outer
- * loops use, so pages are first touched by (roughly) the thread that computes on them. */
-static void par_zero(void *p, size_t n) {
-    STN_OMP_PARALLEL {
-        size_t t = (size_t)stn_omp_thread_num(), nt = (size_t)stn_omp_num_threads(), chunk = n / nt;
-        size_t lo = chunk * t, hi = t + 1 == nt ? n : lo + chunk;
-        memset((char *)p + lo, 0, hi - lo);
-    }
-}
-
-static void par_copy(void *dst, const void *src, size_t n, stn_stats *st) {
-    double t0 = stn_now();
-    STN_OMP_PARALLEL {
-        size_t t = (size_t)stn_omp_thread_num(), nt = (size_t)stn_omp_num_threads(), chunk = n / nt;
-        size_t lo = chunk * t, hi = t + 1 == nt ? n : lo + chunk;
-        memcpy((char *)dst + lo, (const char *)src + lo, hi - lo);
-    }
-    stn_stats_add_time(st, STN_PHASE_COPY, t0);
-}
-
 /* ------------------------------------------------------------------ setup */
 
 static int alloc_buffers(engine *e) {
     const stn_program_desc *d = e->d;
     size_t bytes = (size_t)e->r->grid_bytes;
     double t0 = stn_now();
-    int rc = e->kind->reserve ? e->kind->reserve(e->r, bytes, stn_total_arrays(d)) : 0;
+    char **bufs = calloc((size_t)stn_total_arrays(d) + 1, sizeof *bufs);
+    int n = 0, rc = bufs ? 0 : stn_error(-ENOMEM, "out of memory");
+    if (rc == 0 && e->kind->reserve)
+        rc = e->kind->reserve(e->r, bytes, stn_total_arrays(d));
     for (int i = 0; rc == 0 && i < d->nfields; i++) {
         const stn_field_desc *fd = &d->fields[i];
         field_bufs *fb = &e->f[i];
@@ -120,15 +101,24 @@ static int alloc_buffers(engine *e) {
         fb->prev = fb->nbuf > 2 ? 2 : -1;
         for (int b = 0; b < fb->nbuf; b++) {
             if ((rc = e->kind->alloc(e->r, i, b, bytes, &fb->buf[b])) != 0)
-                return rc;
-            if (!fb->buf[b])
-                return stn_error(-ENOMEM,
-                                 "in-core run: cannot allocate level %d of field '%s' (%d of %d buffers of "
-                                 "%zu bytes): %s",
-                                 b, fd->name, b + 1, fb->nbuf, bytes, stn_errmsg());
-            par_zero(fb->buf[b], bytes); /* first touch, and the zero of fields without init */
+                break;
+            if (!fb->buf[b]) {
+                rc = stn_error(-ENOMEM,
+                               "in-core run: cannot allocate level %d of field '%s' (%d of %d buffers of "
+                               "%zu bytes): %s",
+                               b, fd->name, b + 1, fb->nbuf, bytes, stn_errmsg());
+                break;
+            }
+            bufs[n++] = fb->buf[b];
         }
     }
+    if (rc == 0 &&
+        e->kind == &dram) /* several NUMA nodes: each node's slab of every array bound to it, untouched */
+        stn_numa_bind_slabs(&e->res->numa, bufs, n, e->r->view.nx, e->r->view.ny, e->r->view.nz,
+                            d->elem_size);
+    for (int k = 0; rc == 0 && k < n; k++)
+        stn_engine_par_zero(bufs[k], bytes); /* first touch, and the zero of fields without init */
+    free(bufs);
     stn_stats_add_time(&e->res->st, STN_PHASE_INIT, t0);
     return rc;
 }
@@ -181,9 +171,9 @@ static int initial_values(engine *e) {
         if (neumann && prev_given)
             mirror(e, i, fb->buf[fb->prev]);
         if (fb->prev >= 0 && !prev_given)
-            par_copy(fb->buf[fb->prev], fb->buf[fb->cur], bytes, &e->res->st);
+            stn_engine_par_copy(fb->buf[fb->prev], fb->buf[fb->cur], bytes, &e->res->st);
         if (fb->next >= 0)
-            par_copy(fb->buf[fb->next], fb->buf[fb->cur], bytes, &e->res->st);
+            stn_engine_par_copy(fb->buf[fb->next], fb->buf[fb->cur], bytes, &e->res->st);
         fb->bc_initial[fb->cur] = 1;
         if (fb->next >= 0)
             fb->bc_initial[fb->next] = 1;

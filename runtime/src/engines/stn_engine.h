@@ -105,5 +105,10 @@ int stn_engine_arrays(const stn_program_desc *d, size_t field_size, void **f, co
 /* Copy box b between the caller's buffer and `level`, an array laid out as v with elements of `es`
  * bytes (b->write: into the level). */
 void stn_engine_copy_box(const stn_view *v, size_t es, char *level, const stn_box_io *b);
+/* n bytes zeroed (copied, its time counted as copy in st) by every OpenMP thread, thread t its t-th share:
+ * the static split of the kernels' outer loops, so a page is first touched by (about) a thread that
+ * computes on it. */
+void stn_engine_par_zero(void *p, size_t n);
+void stn_engine_par_copy(void *dst, const void *src, size_t n, stn_stats *st);
 
 #endif /* STN_ENGINE_H */

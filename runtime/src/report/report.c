@@ -273,8 +273,10 @@ static void r_numa(json *j, const stn_result *res) {
     j_i64(j, "threads", n->nthreads);
     j_i64(j, "threads_bound", n->threads_bound);
     j_kstr(j, "memory", n->memory);
-    if (n->dirs && n->buffers[0]) /* --dir a,b: the engine's buffers per node */
+    if (n->buffers[0]) /* --dir a,b, or in-core slabs: the engine's buffers per node */
         j_kstr(j, "buffers", n->buffers);
+    if (n->slab_axis) /* in-core: the axis of the nodes' slabs */
+        j_kstr(j, "slab_axis", n->slab_axis == 2 ? "z" : "y");
     if (n->local_rank >= 0) { /* an MPI rank among several on the machine: on one node */
         j_i64(j, "local_rank", n->local_rank);
         j_i64(j, "rank_node", n->node[n->rank_node].os_index);
@@ -295,6 +297,13 @@ static void r_numa(json *j, const stn_result *res) {
             j_open(j, "rows", '[');
             j_i64(j, NULL, n->node[k].y0);
             j_i64(j, NULL, n->node[k].y1);
+            j_close(j, ']');
+        }
+        if (n->slab_axis) { /* in-core: its slab of every array, bound to it */
+            j_u64(j, "buffer_bytes", n->node[k].buffer_bytes);
+            j_open(j, "slab", '[');
+            j_i64(j, NULL, n->node[k].s0);
+            j_i64(j, NULL, n->node[k].s1);
             j_close(j, ']');
         }
         if (n->computed) { /* the rows its threads computed: the kernels' counts */
