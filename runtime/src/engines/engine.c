@@ -254,8 +254,12 @@ int stn_engine_open(const stn_run *r, stn_result *res, stn_ooc_result *plan, int
         stn_numa_place(&res->numa, stn_omp_max_threads());
     if (res) /* (what the process holds before the engine's buffers: the report sets them apart) */
         res->pss_at_open = stn_pss_bytes();
-    int rc = ops->open(r, res, plan, program, &h->state);
+    /* under MPI a rank's open can fail alone (its files, its plan): every rank agrees before the snapshots'
+     * collective puts below, and an open that failed agrees too */
+    int rc = stn_par_agree(ops->open(r, res, plan, program, &h->state), "to open its engine");
     if (rc) {
+        if (h->state) /* (opened here, another rank failed: a resumed run's files stay) */
+            ops->close(h->state, r->o->resume);
         free(h);
         return rc;
     }

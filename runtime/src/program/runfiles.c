@@ -115,9 +115,7 @@ int stn_outputs_open(stn_run *r, stn_afile *report) {
     /* the report's temporary, empty until the run is over (rank 0 writes it) */
     if (rc == 0 && r->o->report && stn_par_rank() == 0 && stn_afile_open(report, r->o->report, 0) != 0)
         rc = stn_error(-EINVAL, "--report %s: %s", r->o->report, stn_errmsg());
-    if (stn_par_size() > 1 && stn_par_any(rc) && rc == 0)
-        rc = stn_error(-EIO, "rank 0 could not create the report's file (its error is above)");
-    return rc;
+    return stn_par_agree(rc, "to open the outputs");
 }
 
 uint64_t stn_record_bytes(const stn_run *r, int k) {
