@@ -42,9 +42,15 @@ static int ranks_options(stn_sim *s) {
     return 0;
 }
 
-/* The rank's --dir: %r its number (0 without MPI), its folder made if missing. */
+/* The rank's --dir: under MPI a list's entry of the node the rank runs on (design 022), then %r its number (0
+ * without MPI), its folder made if missing. */
 static int rank_dir(stn_sim *s) {
     int rank = stn_par_rank();
+    if (s->o.rank_dirs > 1) { /* (stn_engine_open places the rank on the same node: the same function) */
+        int by, spans, k = stn_numa_rank_node(stn_par_node_rank(), &by, &spans);
+        s->o.dir_entry = k < s->o.rank_dirs ? k : 0; /* (a machine of one node: 0, the first) */
+        s->o.dir = s->o.dirs[s->o.dir_entry];
+    }
     const char *d = s->o.dir, *at = d ? strstr(d, "%r") : NULL;
     if (!at)
         return 0;
