@@ -16,13 +16,12 @@ Guarantees checked (heat3d, out of core):
   y-blocked: none, and the report says why;
 * one directory under the same topology: the report's nodes have no ``dir``, ``rows`` or ``buffer_bytes``; where the
   slab edge is a chunk edge, the parts one after the other are the one-directory file byte for byte;
-* under MPI ranks a list is refused (status 2).
+* under MPI ranks each rank takes its node's entry of a list: test_mpi_dirs.py.
 """
 
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
 import time
@@ -30,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import EXAMPLES_DIR, load_report, stencilc_command
+from conftest import load_report
 
 BASE = {k: v for k, v in os.environ.items() if not k.startswith("HWLOC_")}
 ENV = dict(BASE, OMP_NUM_THREADS="3", STENCILC_CALIBRATE="0")  # threads [0] on node 0, [1, 2] on node 1
@@ -189,7 +188,8 @@ def test_lists_that_do_not_fit_are_refused(heat3d, two_node_xml, tmp_path):
         (["--dir", f"{d0},{d1}"], BASE, 2, f"--dir {d0},{d1}: 2 directories, but hwloc finds 1 NUMA node "),
         (["--dir", f"{d0},,{d1}"], two, 2, f"--dir {d0},,{d1}: directory 2 of the list is empty"),
         (["--dir", f"{d0},{d1}", "--mode", "incore"], two, 2, "it needs --mode ooc (--mode incore keeps one"),
-        (["--dir", f"{d0}%r,{d1}"], two, 2, "a list of directories (one per NUMA node) is for one process; MPI ranks"),
+        (["--dir", f"{d0}%r,{d1}"], two, 2, f"--dir {d0}%r,{d1}: %r is an MPI rank's number; in one process a list of "
+         "directories gives each NUMA node its directory: name them without %r"),
         (["--dir", f"{d0},{d0}"], two, 1, f"--dir: directories 1 ({d0}) and 2 ({d0}) of the list are the same one"),
         (["--dir", f"{d0},{d1}", "--threads", "1"], two, 1,
          f"--dir: directory 1 ({d0}) is NUMA node 0's, which runs no thread"),
@@ -224,21 +224,3 @@ def test_the_parts_are_the_one_directory_file_cut_at_the_slab_edge(heat3d, two_n
         whole = (one / name).read_bytes()
         a, b = (d0 / name).read_bytes(), (d1 / name).read_bytes()
         assert len(a) == len(b) == len(whole) // 2 and a + b == whole, name
-
-
-@pytest.mark.skipif(not (shutil.which("mpirun") and shutil.which("mpicc")), reason="OpenMPI is not installed")
-def test_a_list_under_mpi_ranks_is_refused(tmp_path):
-    """Two ranks: each rank is one process with one directory (--dir DIR%r); a list is refused up front."""
-    cmd, cenv = stencilc_command()
-    exe = tmp_path / "heat3d-mpi"
-    p = subprocess.run([*cmd, str(EXAMPLES_DIR / "heat3d.stn"), "--mpi", "-o", str(exe)], capture_output=True,
-                       text=True, env=cenv)
-    assert p.returncode == 0, p.stderr
-    flags = ["--oversubscribe", "--bind-to", "none", "--mca", "btl", "self,vader"]
-    if os.geteuid() == 0:
-        flags.insert(0, "--allow-run-as-root")
-    d0, d1 = dirs(tmp_path, "a", "b")
-    r = subprocess.run([shutil.which("mpirun"), *flags, "-np", "2", str(exe), "--size", "32,32,32", "--steps", "2",
-                        "--dir", f"{d0},{d1}"], capture_output=True, text=True, env=ENV, timeout=600)
-    assert r.returncode == 2, r.stderr
-    assert f"--dir {d0},{d1}: a list of directories (one per NUMA node) is for one process" in r.stderr, r.stderr

@@ -150,10 +150,11 @@ static int check_ranks(const stn_opts *o, int nranks) {
 
 /* --dir a,b,...: one directory per NUMA node (docs/cli.md), the out-of-core engine's files split along y
  * over them.  A list is cut at its commas into o->dirs (o->dir its first); one directory is left as it is.
- * Refused: an empty name, more than one directory but not one a node, under MPI ranks (their files are
- * split by --dir with %r), and with an engine other than ooc. */
+ * Under MPI ranks each rank takes one entry, its node's (o->rank_dirs: program.c picks it, %r allowed), and
+ * a machine of one node takes the first.  Refused: an empty name, more than one directory but not one a
+ * node, %r in one process, and with an engine other than ooc. */
 static int check_dirs(stn_opts *o, int nranks) {
-    o->ndirs = 1, o->dirs[0] = o->dir;
+    o->ndirs = 1, o->dirs[0] = o->dir, o->rank_dirs = 0, o->dir_entry = 0;
     if (!o->dir || !strchr(o->dir, ','))
         return 0;
     free(o->dirs_buf);
@@ -172,10 +173,10 @@ static int check_dirs(stn_opts *o, int nranks) {
         if (!c)
             break;
     }
-    if (nranks > 1 || strstr(o->dir, "%r"))
+    if (nranks == 1 && strstr(o->dir, "%r"))
         return stn_error(-EINVAL,
-                         "--dir %s: a list of directories (one per NUMA node) is for one process; MPI ranks "
-                         "each take one directory (--dir DIR%%r, one per rank)",
+                         "--dir %s: %%r is an MPI rank's number; in one process a list of directories gives "
+                         "each NUMA node its directory: name them without %%r",
                          o->dir);
     if (o->mode != STN_MODE_OOC)
         return stn_error(-EINVAL,
@@ -183,6 +184,10 @@ static int check_dirs(stn_opts *o, int nranks) {
                          "NUMA nodes: it needs --mode ooc (--mode %s keeps one directory)",
                          o->dir, stn_mode_names[o->mode]);
     int nodes = stn_numa_count();
+    if (nranks > 1 && (nodes == 1 || n == nodes)) { /* (each rank its node's entry; one node: the first) */
+        o->rank_dirs = n, o->dir = o->dirs[0];
+        return 0;
+    }
     if (n != nodes)
         return stn_error(
             -EINVAL,

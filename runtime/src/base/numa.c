@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <hwloc.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,8 +107,46 @@ static void bind_rank_memory(hwloc_topology_t t, hwloc_obj_t node, stn_numa *n) 
         snprintf(n->memory, sizeof n->memory, "not bound: hwloc_set_membind: %s", strerror(errno));
 }
 
-/* local_rank < 0: one process, its threads over every node; else an MPI rank, on node local_rank mod nodes.
- */
+/* The node of an MPI rank (stn_numa_rank_node) among the k nodes objs. */
+static int rank_node_of(hwloc_obj_t *objs, int k, int local_rank, int *by, int *spans) {
+    cpu_set_t cs;
+    int hit = 0, hits = 0;
+    CPU_ZERO(&cs);
+    if (sched_getaffinity(0, sizeof cs, &cs) == 0)
+        for (int i = 0; i < k; i++) {
+            int meets = 0, pu;
+            hwloc_bitmap_foreach_begin(pu, objs[i]->cpuset) {
+                if (pu < CPU_SETSIZE && CPU_ISSET(pu, &cs))
+                    meets = 1;
+            }
+            hwloc_bitmap_foreach_end();
+            if (meets)
+                hit = i, hits++;
+        }
+    /* (affine to every online CPU: not bound, whatever nodes an XML topology's units make it meet) */
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    if (hits == 1 && online > 0 && CPU_COUNT(&cs) >= online)
+        hits = -1;
+    *spans = hits;
+    *by = hits == 1 ? STN_NUMA_BY_CPUSET : STN_NUMA_BY_RANK;
+    return hits == 1 ? hit : local_rank % k;
+}
+
+int stn_numa_rank_node(int local_rank, int *by, int *spans) {
+    *by = 0, *spans = 0;
+    hwloc_topology_t t;
+    if (hwloc_topology_init(&t) != 0)
+        return 0;
+    stn_numa n;
+    hwloc_obj_t objs[STN_NUMA_MAX_NODES];
+    int k = hwloc_topology_load(t) == 0 ? nodes_of(t, objs, &n) : 1, node = 0;
+    if (k > 1)
+        node = rank_node_of(objs, k, local_rank < 0 ? 0 : local_rank, by, spans);
+    hwloc_topology_destroy(t);
+    return node;
+}
+
+/* local_rank < 0: one process, its threads over every node; else an MPI rank, on its node (rank_node_of). */
 static int place(stn_numa *n, int nthreads, int local_rank) {
     memset(n, 0, sizeof *n);
     n->nodes = 1, n->local_rank = -1;
@@ -127,7 +166,9 @@ static int place(stn_numa *n, int nthreads, int local_rank) {
     n->nodes = k;
     n->nthreads = nthreads;
     if (local_rank >= 0)
-        n->local_rank = local_rank, n->rank_node = local_rank % k, rank_threads(n, nthreads, n->rank_node);
+        n->local_rank = local_rank,
+        n->rank_node = rank_node_of(objs, k, local_rank, &n->rank_by, &n->rank_spans),
+        rank_threads(n, nthreads, n->rank_node);
     else
         share_threads(n, nthreads);
     const char *xml = getenv("HWLOC_XMLFILE"), *syn = getenv("HWLOC_SYNTHETIC");

@@ -259,6 +259,8 @@ typedef struct stn_numa {
     int slab_axis;     /* in-core, one process: the axis (2: z; 1: a 2d grid's y) cut into one slab a node */
     int local_rank;    /* MPI ranks on one machine (stn_numa_place_rank): this rank's among them, else -1 */
     int rank_node;     /* and the node (index into node[]) it runs on and allocates from */
+    int rank_by;       /* how rank_node was chosen: STN_NUMA_BY_CPUSET or STN_NUMA_BY_RANK (0: not placed) */
+    int rank_spans;    /* STN_NUMA_BY_RANK: the nodes its binding meets (0: none of them; -1: not bound) */
     stn_numa_node node[STN_NUMA_MAX_NODES];
 } stn_numa;
 /* Place a run's nthreads OpenMP threads on the NUMA nodes hwloc finds (each node a contiguous group,
@@ -269,12 +271,20 @@ int stn_numa_place(stn_numa *n, int nthreads);
 /* The NUMA nodes with processing units hwloc finds (HWLOC_XMLFILE and HWLOC_SYNTHETIC apply): 1 without a
  * topology.  (--dir a,b is checked against it.) */
 int stn_numa_count(void);
-/* MPI: an MPI rank that shares the machine with others (local_rank of them on this machine) placed whole on
- * one node, round robin (node local_rank mod nodes): its nthreads threads bound to that node's units and its
- * memory bound to that node's (hwloc_set_membind, HWLOC_MEMBIND_BIND); the other nodes listed without
- * threads. Planned, not applied, under a topology not this system's; one node: nothing (*n says 1).  Never
- * fails: 0. */
+/* MPI: an MPI rank that shares the machine with others (local_rank of them on this machine), or is given a
+ * --dir list, placed whole on one node, stn_numa_rank_node's (its binding's, else local_rank mod nodes): its
+ * nthreads threads bound to that node's units and its memory bound to that node's (hwloc_set_membind,
+ * HWLOC_MEMBIND_BIND); the other nodes listed without threads. Planned, not applied, under a topology not
+ * this system's; one node: nothing (*n says 1).  Never fails: 0. */
 int stn_numa_place_rank(stn_numa *n, int nthreads, int local_rank);
+/* MPI: the node (index among the nodes with processing units, hwloc's order: a --dir list's entry) an MPI
+ * rank runs on: the one node whose units its binding (sched_getaffinity, matched to the topology's units by
+ * their os_index, so that an XML topology reads this machine's binding) meets (*by STN_NUMA_BY_CPUSET), else,
+ * when it meets several or none, or it is not bound (affine to every online CPU), local_rank mod nodes (*by
+ * STN_NUMA_BY_RANK, *spans the nodes it meets, -1 not bound).  One node (or no topology): 0, *by 0.
+ * stn_numa_place_rank places a rank on this node. */
+enum { STN_NUMA_BY_CPUSET = 1, STN_NUMA_BY_RANK = 2 };
+int stn_numa_rank_node(int local_rank, int *by, int *spans);
 /* Node k's rows [y0, y1) of every slot of each buffer (nbufs buffers of nslots slots of `slot` bytes, a row
  * `row` bytes at y x row in a slot) bound to node k's memory (hwloc_set_area_membind, the whole pages inside
  * the rows; a page two nodes' rows share keeps the interleaved policy), node k's buffer_bytes counting its
@@ -382,6 +392,8 @@ typedef struct stn_opts {
     int ndirs;       /* --dir a,b,...: the directories (1: one; several: one a NUMA node, args_check.c) */
     const char *dirs[STN_NUMA_MAX_NODES];
     char *dirs_buf; /* (the list's copy that dirs point into; stn_opts_free frees it) */
+    int rank_dirs;  /* MPI, --dir a,b: the list's length; each rank takes one entry (dir_entry), ndirs is 1 */
+    int dir_entry;  /* and the entry this rank took: its node's (stn_numa_rank_node; one node: 0) */
     uint64_t mem;
     int mem_given;
     uint64_t gpu_mem; /* --gpu-mem: the device memory of --mode gpu / gpu-ooc (0: the device's free memory) */

@@ -248,14 +248,26 @@ int stn_engine_open(const stn_run *r, stn_result *res, stn_ooc_result *plan, int
     if (!h)
         return stn_error(-ENOMEM, "out of memory");
     h->ops = ops, h->r = r, h->res = res;
-    if (res && stn_par_node_size() > 1) /* (MPI ranks sharing the machine: one node each, round robin) */
+    /* (MPI ranks sharing the machine, or given a --dir list: one node each, their binding's, else round
+     * robin) */
+    if (res && (stn_par_node_size() > 1 || r->o->rank_dirs > 1))
         stn_numa_place_rank(&res->numa, stn_omp_max_threads(), stn_par_node_rank());
     else if (res)
         stn_numa_place(&res->numa, stn_omp_max_threads());
+    /* (program.c chose the rank's --dir entry by the same function: a binding changed in between) */
+    int rc = 0;
+    if (res && r->o->rank_dirs > 1 && res->numa.nodes > 1 && res->numa.rank_node != r->o->dir_entry)
+        rc = stn_error(-EIO, "--dir: this rank took directory %d (%s), but runs on NUMA node %d (entry %d)",
+                       r->o->dir_entry + 1, r->o->dir, res->numa.node[res->numa.rank_node].os_index,
+                       res->numa.rank_node + 1);
     if (res) /* (what the process holds before the engine's buffers: the report sets them apart) */
         res->pss_at_open = stn_pss_bytes();
-    int rc = ops->open(r, res, plan, program, &h->state);
+    /* under MPI a rank's open can fail alone (its files, its plan): every rank agrees before the snapshots'
+     * collective puts below, and an open that failed agrees too */
+    rc = stn_par_agree(rc ? rc : ops->open(r, res, plan, program, &h->state), "to open its engine");
     if (rc) {
+        if (h->state) /* (opened here, another rank failed: a resumed run's files stay) */
+            ops->close(h->state, r->o->resume);
         free(h);
         return rc;
     }

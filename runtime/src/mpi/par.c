@@ -253,6 +253,12 @@ int stn_par_wait(stn_par_req *q) {
 
 #endif
 
+int stn_par_agree(int rc, const char *what) {
+    if (stn_par_size() > 1 && stn_par_any(rc) && rc == 0)
+        rc = stn_error(-EIO, "another rank failed %s (its error is above); this rank stops there too", what);
+    return rc;
+}
+
 int stn_par_to_root(const void *buf, size_t n) { return stn_par_sendrecv(buf, n, 0, NULL, 0, -1); }
 
 int stn_par_from(int src, void *buf, size_t n) { return stn_par_sendrecv(NULL, 0, -1, buf, n, src); }

@@ -16,6 +16,10 @@ int stn_par_size(void);
 int stn_par_node_size(void); /* ranks on this machine */
 int stn_par_node_rank(void); /* this rank's among them (0 .. node_size - 1) */
 int stn_par_any(int bad);    /* 1 when some rank passes nonzero */
+/* The agreement after a step a rank can fail alone (design 018): rc, or on a rank that did not fail while
+ * another did, -EIO and "another rank failed WHAT (its error is above)".  Every rank calls it, failed or
+ * not, so that none goes on to a collective the others never reach; with one rank, rc. */
+int stn_par_agree(int rc, const char *what);
 int64_t stn_par_min(int64_t v);
 uint64_t stn_par_sum(uint64_t v);
 void stn_par_gather_u64(const uint64_t *mine, int n, uint64_t *all); /* all[rank * n + i] on rank 0 */

@@ -24,8 +24,7 @@ static void print_error(const stn_program_desc *d, const char *msg) {
     fflush(stderr);
 }
 
-/* Under MPI: ranks other than 0 print no progress and write no report; --mode mmap is not split.
- * --dir's %r is the rank's number, 0 without MPI (its folder made if missing). */
+/* Under MPI: ranks other than 0 print no progress and write no report; --mode mmap is not split. */
 static int ranks_options(stn_sim *s) {
     int P = stn_par_size(), rank = stn_par_rank(), node = stn_par_node_size();
     if (rank > 0)
@@ -40,6 +39,18 @@ static int ranks_options(stn_sim *s) {
         return stn_error(-ENOTSUP,
                          "--mode %s with %d MPI ranks: the ranks split --mode ooc and --mode incore",
                          stn_mode_names[s->o.mode], P);
+    return 0;
+}
+
+/* The rank's --dir: under MPI a list's entry of the node the rank runs on (design 022), then %r its number (0
+ * without MPI), its folder made if missing. */
+static int rank_dir(stn_sim *s) {
+    int rank = stn_par_rank();
+    if (s->o.rank_dirs > 1) { /* (stn_engine_open places the rank on the same node: the same function) */
+        int by, spans, k = stn_numa_rank_node(stn_par_node_rank(), &by, &spans);
+        s->o.dir_entry = k < s->o.rank_dirs ? k : 0; /* (a machine of one node: 0, the first) */
+        s->o.dir = s->o.dirs[s->o.dir_entry];
+    }
     const char *d = s->o.dir, *at = d ? strstr(d, "%r") : NULL;
     if (!at)
         return 0;
@@ -87,12 +98,19 @@ static int program_main(const stn_program_desc *given, int argc, char **argv) {
         return 1;
     }
     stn_program_desc desc = s->desc; /* for the messages, after s is gone */
-    if (stn_opts_parse(&s->desc, argc, argv, stn_par_size(), &s->o) != 0 || ranks_options(s) != 0) {
+    int rc = stn_opts_parse(&s->desc, argc, argv, stn_par_size(), &s->o), status = 2;
+    if (rc == 0)
+        rc = ranks_options(s);
+    if (rc == 0 && !s->o.help && !s->o.version)
+        status = 1, rc = rank_dir(s); /* (a run-time failure: the file system's) */
+    /* (a rank whose folder cannot be made fails alone: every rank stops, none waits at a collective) */
+    rc = stn_par_agree(rc, "with its options or its --dir");
+    if (rc) {
         print_error(&desc, stn_errmsg());
         stn_sim_discard(s);
-        return 2;
+        return status;
     }
-    int status = 0;
+    status = 0;
     if (s->o.help) {
         stn_usage(&desc, stdout);
     } else if (s->o.version) {
@@ -101,9 +119,7 @@ static int program_main(const stn_program_desc *given, int argc, char **argv) {
     } else {
         s->program = 1;
         s->t_job = t_job;
-        int rc = stn_sim_start(s, t_start);
-        if (stn_par_size() > 1 && stn_par_any(rc) && rc == 0)
-            rc = stn_error(-EIO, "another rank failed to start (its error is above)");
+        rc = stn_par_agree(stn_sim_start(s, t_start), "to start");
         if (rc == 0 && !s->o.plan_only && stn_par_rank() == 0)
             stn_interrupt_arm(&s->pr.in); /* (SIGINT, SIGTERM: says whether --resume continues it) */
         if (rc == 0 && !s->o.plan_only)

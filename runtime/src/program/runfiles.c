@@ -115,9 +115,7 @@ int stn_outputs_open(stn_run *r, stn_afile *report) {
     /* the report's temporary, empty until the run is over (rank 0 writes it) */
     if (rc == 0 && r->o->report && stn_par_rank() == 0 && stn_afile_open(report, r->o->report, 0) != 0)
         rc = stn_error(-EINVAL, "--report %s: %s", r->o->report, stn_errmsg());
-    if (stn_par_size() > 1 && stn_par_any(rc) && rc == 0)
-        rc = stn_error(-EIO, "rank 0 could not create the report's file (its error is above)");
-    return rc;
+    return stn_par_agree(rc, "to open the outputs");
 }
 
 uint64_t stn_record_bytes(const stn_run *r, int k) {
@@ -132,16 +130,19 @@ static size_t record_slot_bytes(const stn_run *r, int k) {
 }
 
 /* Under MPI: every rank's counters to rank 0, whose report gives them per rank and their sums. */
-static void gather_ranks(stn_result *res) {
+static void gather_ranks(const stn_run *r, stn_result *res) {
     const stn_numa *nu = &res->numa;
-    uint64_t node = nu->nodes > 1 && nu->local_rank >= 0 ? 1 + (uint64_t)nu->node[nu->rank_node].os_index : 0;
+    int placed = nu->nodes > 1 && nu->local_rank >= 0;
+    uint64_t node = placed ? 1 + (uint64_t)nu->node[nu->rank_node].os_index : 0;
     uint64_t mine[STN_RANK_FIGURES] = {res->st.bytes_read,
                                        res->st.bytes_written,
                                        res->predicted_read,
                                        res->predicted_written,
                                        res->msg_sent,
                                        res->msg_predicted,
-                                       node};
+                                       node,
+                                       r->o->rank_dirs > 1 ? 1 + (uint64_t)r->o->dir_entry : 0,
+                                       placed ? (uint64_t)nu->rank_by : 0};
     int P = stn_par_size();
     uint64_t *all = stn_par_rank() == 0 ? calloc((size_t)P * STN_RANK_FIGURES, sizeof *all) : NULL;
     uint64_t scratch[STN_RANK_FIGURES];
@@ -214,7 +215,7 @@ int stn_outputs_commit(stn_run *r, stn_result *res, const stn_ooc_result *plan, 
                            r->o->save_to);
     }
     if (rc == 0 && stn_par_size() > 1)
-        gather_ranks(res);
+        gather_ranks(r, res);
     if (rc == 0 && stn_par_rank() > 0)
         return 0; /* rank 0 renames (stn_outputs_abort closes the joined files, unlinking nothing) */
     if (rc == 0 && report->tmp) /* the report, complete and synced before any output is renamed */

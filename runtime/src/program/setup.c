@@ -244,6 +244,7 @@ int stn_program_prepare(stn_program_run *pr) {
         if (!r->writers)
             rc = stn_error(-ENOMEM, "out of memory");
     }
+    rc = stn_par_agree(rc, "to read its inputs"); /* (the outputs' opens are collective) */
     if (rc == 0)
         rc = stn_outputs_open(r, &pr->report);
     if (rc == 0 && r->snap) /* the pieces the snapshots are read and written in (engine.c, io/hdf5.c) */
@@ -252,7 +253,9 @@ int stn_program_prepare(stn_program_run *pr) {
         rc = find_device(r);
     if (rc == 0 && eng->has.device)
         find_curves(r);
-    return rc;
+    /* (its --dir is a rank's own: one rank's unusable directory stops every rank here, before the engines'
+     * collectives) */
+    return stn_par_agree(rc, "to find its --dir");
 }
 
 void stn_program_extra_io(const stn_program_run *pr, uint64_t *rd, uint64_t *wr) {

@@ -80,6 +80,9 @@ int stn_sim_start(stn_sim *s, double t_start) {
     int rc = stn_program_setup(&s->pr, &s->desc, &s->o, t_start);
     s->pr.in.t_job = s->t_job > 0 && s->t_job <= t_start ? s->t_job : t_start;
     threads_in(s);
+    /* under MPI each step a rank can fail alone ends in an agreement (design 018): prepare starts with a
+     * collective, and ends with one (its inputs, outputs and --dir); the engine's open agrees inside */
+    rc = stn_par_agree(rc, "to set up (the machine, --mem)");
     if (rc == 0)
         rc = stn_program_prepare(&s->pr);
     if (rc == 0)

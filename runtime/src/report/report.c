@@ -280,6 +280,15 @@ static void r_numa(json *j, const stn_result *res) {
     if (n->local_rank >= 0) { /* an MPI rank among several on the machine: on one node */
         j_i64(j, "local_rank", n->local_rank);
         j_i64(j, "rank_node", n->node[n->rank_node].os_index);
+        char by[96];
+        if (n->rank_by == STN_NUMA_BY_CPUSET)
+            snprintf(by, sizeof by, "cpuset");
+        else if (n->rank_spans < 0)
+            snprintf(by, sizeof by, "rank: not bound (affine to every CPU), so local_rank mod nodes");
+        else
+            snprintf(by, sizeof by, "rank: its binding meets %s%d nodes' units, so local_rank mod nodes",
+                     n->rank_spans ? "" : "none of the ", n->rank_spans ? n->rank_spans : n->nodes);
+        j_kstr(j, "rank_node_by", by);
     }
     j_open(j, "nodes", '[');
     for (int k = 0; k < n->nodes; k++) {
@@ -321,6 +330,17 @@ static void r_numa(json *j, const stn_result *res) {
     j_close(j, '}');
 }
 
+/* A --dir list's entry as rank k took it: %r its number. */
+static void entry_of(const char *e, int k, char *out, size_t n) {
+    size_t at = 0;
+    for (; *e && at + 12 < n; e++)
+        if (e[0] == '%' && e[1] == 'r')
+            at += (size_t)snprintf(out + at, n - at, "%d", k), e++;
+        else
+            out[at++] = *e;
+    out[at] = '\0';
+}
+
 /* MPI: each rank's figures; the report's are their sums. */
 static void r_mpi(json *j, const stn_run *r, const stn_result *res) {
     j_open(j, "mpi", '{');
@@ -334,16 +354,24 @@ static void r_mpi(json *j, const stn_run *r, const stn_result *res) {
     j_u64(j, "message_bytes", res->msg_sent);
     j_u64(j, "predicted_message_bytes", res->msg_predicted);
     j_open(j, "per_rank", '[');
-    static const char *const keys[STN_RANK_FIGURES - 1] = {"bytes_read",           "bytes_written",
-                                                           "predicted_bytes_read", "predicted_bytes_written",
-                                                           "message_bytes",        "predicted_message_bytes"};
+    static const char *const keys[STN_RANK_NODE] = {"bytes_read",           "bytes_written",
+                                                    "predicted_bytes_read", "predicted_bytes_written",
+                                                    "message_bytes",        "predicted_message_bytes"};
     for (int k = 0; k < res->nranks; k++) {
         const uint64_t *f = res->ranks + (size_t)k * STN_RANK_FIGURES;
         j_open(j, NULL, '{');
-        for (int i = 0; i < STN_RANK_FIGURES - 1; i++)
+        for (int i = 0; i < STN_RANK_NODE; i++)
             j_u64(j, keys[i], f[i]);
-        if (f[STN_RANK_FIGURES - 1]) /* (placed on one NUMA node of several: stn_numa_place_rank) */
-            j_i64(j, "numa_node", (int64_t)f[STN_RANK_FIGURES - 1] - 1);
+        if (f[STN_RANK_NODE]) { /* (placed on one NUMA node of several: stn_numa_place_rank) */
+            j_i64(j, "numa_node", (int64_t)f[STN_RANK_NODE] - 1);
+            j_kstr(j, "numa_by", f[STN_RANK_NODE + 2] == STN_NUMA_BY_CPUSET ? "cpuset" : "rank");
+        }
+        uint64_t entry = f[STN_RANK_NODE + 1];
+        if (entry && (int)entry <= r->o->rank_dirs) { /* (a --dir list under MPI: the entry it took) */
+            char dir[4096];
+            entry_of(r->o->dirs[entry - 1], k, dir, sizeof dir);
+            j_kstr(j, "dir", dir);
+        }
         j_close(j, '}');
     }
     j_close(j, ']');

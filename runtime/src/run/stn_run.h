@@ -266,10 +266,12 @@ typedef struct stn_result {
     } gpu;
     int nranks;      /* MPI, rank 0 after the run: the ranks' figures (the fields above are */
     uint64_t *ranks; /* their sums): STN_RANK_FIGURES each, read, written, predicted read and
-                      * written, message bytes sent and predicted, and 1 + its NUMA node's os_index
-                      * (0: not placed, stn_numa_place_rank) */
+                      * written, message bytes sent and predicted, 1 + its NUMA node's os_index
+                      * (0: not placed, stn_numa_place_rank), 1 + its --dir list entry (0: one
+                      * --dir) and how its node was chosen (STN_NUMA_BY_*, 0: not placed) */
 } stn_result;
-#define STN_RANK_FIGURES 7
+#define STN_RANK_FIGURES 9
+#define STN_RANK_NODE 6 /* (the figures after the counters) */
 
 /* What the out-of-core engine adds: its plan and how it was chosen. */
 /* A plan Blk-Tune measured before choosing (stn_ooc_choose). */

@@ -119,8 +119,8 @@ static int ooc_open(const stn_run *r, stn_result *res, stn_ooc_result *out, int 
         }
         if (tuned && !saved)
             rc = stn_tune_ranks(r, res, out, blk, &ghost);
-        if (rc == 0)
-            rc = part_run(s, r, ghost, tuned ? blk : NULL);
+        if (rc == 0) /* (a resumed part's setup agrees with the others': all reach it, or none) */
+            rc = stn_par_agree(part_run(s, r, ghost, tuned ? blk : NULL), "to cut its part");
         s->tuned = tuned;
     }
     if (rc) {

@@ -501,21 +501,20 @@ int stn_ooc_setup(ooc *e, int64_t *first_sweep) {
                          "--resume: --schedule alg2 updates its files in place (the paper's algorithm 2), "
                          "so an interrupted run cannot be resumed; use the default schedule (ref) for that");
     snprintf(e->fs.state, sizeof e->fs.state, "%s/%s.ooc-state", r->o->dir, e->d->name);
-    int rc = stn_ooc_dirs_slabs(e); /* (--dir a,b: each node's rows) */
-    if (rc)
-        return rc;
-    if (!r->o->plan_only) { /* (--plan-only touches no file of --dir; --machine implies it) */
+    int rc = stn_ooc_dirs_slabs(e);  /* (--dir a,b: each node's rows) */
+    if (rc == 0 && !r->o->plan_only) /* (--plan-only touches no file of --dir; --machine implies it) */
         rc = lock_dir(e);
-        if (rc)
-            return rc;
-    }
     stn_saved_plan saved;
-    int have_saved = r->o->resume ? stn_ooc_saved_plan(e->fs.state, &saved) : 0;
+    int have_saved = rc == 0 && r->o->resume ? stn_ooc_saved_plan(e->fs.state, &saved) : 0;
     if (have_saved < 0)
-        return have_saved;
-    rc = classify_sources(e);
+        rc = have_saved, have_saved = 0;
+    if (rc == 0)
+        rc = classify_sources(e);
     if (rc == 0) /* a resumed run goes on with the blocks its files were written with */
         rc = stn_ooc_choose(r, &e->model, align, have_saved ? &saved : NULL, &e->plan, e->out, e->res);
+    /* (the ranks read their states together below: a lock or a plan that failed alone stops them all) */
+    if (r->o->resume)
+        rc = stn_ooc_agree(e, rc, "to lock or plan its --dir");
     if (rc)
         return rc;
     report_plan(e);
