@@ -166,15 +166,19 @@ def test_sigkill_mid_run_resumes_with_the_same_list_only(heat3d, two_node_xml, t
     assert list(d0.iterdir()) == [] and list(d1.iterdir()) == []
 
 
-def test_one_directory_reports_no_binding(heat3d, two_node_xml, tmp_path):
+def test_one_directory_keeps_its_files_whole(heat3d, two_node_xml, tmp_path):
+    """One --dir on two nodes: no directory or file rows a node; a plan of whole planes still cuts the window's
+    rows into one slab a node (test_numa_tiles.py), a y-blocked one does not (no binding, no slab)."""
     d = dirs(tmp_path, "d")[0]
-    rep = tmp_path / "r.json"
-    r = run(heat3d, ["--size", "32,32,32", "--steps", 4, "--mem", "2M", "--dir", d, "--report", rep],
-            dict(ENV, HWLOC_XMLFILE=str(two_node_xml)))
-    assert r.returncode == 0, r.stderr
-    nodes = load_report(rep)["numa"]["nodes"]
-    assert len(nodes) == 2 and all("dir" not in n and "rows" not in n and "buffer_bytes" not in n for n in nodes)
-    assert "buffers" not in load_report(rep)["numa"]
+    for block, whole in (("32,30,6", True), ("8,8,2", False)):
+        rep = tmp_path / "r.json"
+        r = run(heat3d, ["--size", "32,32,32", "--steps", 4, "--mem", "2M", "--block", block, "--dir", d,
+                         "--report", rep], dict(ENV, HWLOC_XMLFILE=str(two_node_xml)))
+        assert r.returncode == 0, r.stderr
+        numa = load_report(rep)["numa"]
+        assert len(numa["nodes"]) == 2 and all("dir" not in n and "rows" not in n for n in numa["nodes"]), numa
+        assert all(("slab" in n and "buffer_bytes" in n) == whole for n in numa["nodes"]), numa
+        assert ("buffers" in numa) == whole and list(d.iterdir()) == [], numa
 
 
 def test_lists_that_do_not_fit_are_refused(heat3d, two_node_xml, tmp_path):

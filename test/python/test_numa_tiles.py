@@ -100,9 +100,35 @@ def test_each_node_computes_its_slab(in_core, two_node_xml, tmp_path, name, bloc
         assert nd["computed"] == {"rows": [lo, hi], "row_updates": STEPS * (hi - lo) * planes}, nodes
 
 
+@pytest.mark.parametrize("name,block", [("heat3d", "96,4,2"), ("staggered3d", "48,4,2")])
+def test_one_directory_in_whole_planes_computes_each_nodes_slab(in_core, two_node_xml, tmp_path, name, block):
+    """One --dir on two nodes, a plan of whole planes: the rows cut into one slab a node as a list cuts them (no
+    dir, the files whole), each node's threads computed its slab's interior rows, each once a step, and its rows
+    of the rings are its buffer_bytes (planned: the topology is not this system's); in-core's bits."""
+    exe, ref = in_core(name)
+    size, field = CASES[name]
+    n = [int(s) for s in size.split(",")]
+    out, rep = tmp_path / "o.npy", tmp_path / "r.json"
+    r = run(exe, ["--size", size, "--steps", STEPS, "--mem", "8M", "--block", block, "--dir", tmp_path,
+                  "--out", f"{field}={out}", "--report", rep], dict(ENV, HWLOC_XMLFILE=str(two_node_xml)))
+    assert r.returncode == 0, r.stderr
+    assert out.read_bytes() == ref
+    got = load_report(rep)
+    numa = got["numa"]
+    assert numa["slab_axis"] == "y" and "dir" not in numa["nodes"][0], numa
+    assert numa["buffers"].startswith("not bound: the topology is not this system's (planned: each node's rows"), numa
+    cut = n[1] * 1 // 3  # thread 0 on node 0, threads 1 and 2 on node 1
+    assert [nd["slab"] for nd in numa["nodes"]] == [[0, cut], [cut, n[1]]], numa
+    assert numa["nodes"][1]["buffer_bytes"] == 2 * numa["nodes"][0]["buffer_bytes"] > 0, numa
+    for nd in numa["nodes"]:
+        lo, hi = max(nd["slab"][0], 1), min(nd["slab"][1], n[1] - 1)
+        assert nd["computed"] == {"rows": [lo, hi], "row_updates": STEPS * (hi - lo) * (n[2] - 2)}, numa
+
+
 def test_one_directory_or_one_node_reports_no_computed_rows(in_core, two_node_xml, tmp_path):
-    """One --dir under the two-node topology: the nodes as before (no computed, dir or rows); no topology
-    (one node): no numa object; the bits in-core's both ways."""
+    """One --dir under the two-node topology, y-blocked: the nodes as before (no computed, dir, rows or slab: a
+    y-blocked block is a few rows, one node's alone); no topology (one node): no numa object; the bits in-core's
+    both ways."""
     exe, ref = in_core("heat3d")
     size, field = CASES["heat3d"]
     for env, key in ((dict(ENV, HWLOC_XMLFILE=str(two_node_xml)), True), (ENV, False)):

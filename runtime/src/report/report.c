@@ -275,7 +275,7 @@ static void r_numa(json *j, const stn_result *res) {
     j_kstr(j, "memory", n->memory);
     if (n->buffers[0]) /* --dir a,b, or in-core slabs: the engine's buffers per node */
         j_kstr(j, "buffers", n->buffers);
-    if (n->slab_axis) /* in-core: the axis of the nodes' slabs */
+    if (n->slab_axis) /* in-core, or one --dir's whole planes: the axis of the nodes' slabs */
         j_kstr(j, "slab_axis", n->slab_axis == 2 ? "z" : "y");
     if (n->local_rank >= 0) { /* an MPI rank among several on the machine: on one node */
         j_i64(j, "local_rank", n->local_rank);
@@ -308,7 +308,7 @@ static void r_numa(json *j, const stn_result *res) {
             j_i64(j, NULL, n->node[k].y1);
             j_close(j, ']');
         }
-        if (n->slab_axis) { /* in-core: its slab of every array, bound to it */
+        if (n->slab_axis) { /* in-core (every array) or one --dir (the rings): its slab, bound to it */
             j_u64(j, "buffer_bytes", n->node[k].buffer_bytes);
             j_open(j, "slab", '[');
             j_i64(j, NULL, n->node[k].s0);

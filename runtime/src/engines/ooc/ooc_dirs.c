@@ -2,7 +2,8 @@
  * rows are cut into one slab a node, in proportion to the node's threads (base/numa.c's groups); every grid
  * file of the engine lives in parts, slab k's rows in directory k (io/gridparts.c); the state, records
  * and lock files stay in the first directory, and each other directory has a lock file of its own.  One
- * directory: none of this runs, and nothing changes. */
+ * directory on several nodes: a plan of whole planes gets the slabs, the groups and the rings' binding, the
+ * files stay whole (one_dir_slabs); on one node nothing of this runs. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -16,24 +17,65 @@
 
 static const char *dir_of(const ooc *e, int k) { return e->fs.ndirs > 1 ? e->r->o->dirs[k] : e->r->o->dir; }
 
-/* The kernels' groups (stn_groups): node k's threads compute the tiles of its slab's rows, and count them. */
-static int groups(ooc *e) {
+/* The kernels' groups (stn_groups): node k of n's threads compute the tiles of its slab's rows (e->fs.slab),
+ * and count them (the counters kept across calls: a replan's second call starts none anew). */
+static int groups(ooc *e, int n) {
     const stn_numa *nu = &e->res->numa;
     stn_groups *g = &e->fs.groups;
-    if (!(g->seen = malloc(3 * sizeof *g->seen * (size_t)nu->nthreads)))
-        return stn_error(-ENOMEM, "out of memory");
-    for (int t = 0; t < nu->nthreads; t++)
-        g->seen[3 * t] = INT64_MAX, g->seen[3 * t + 1] = INT64_MIN, g->seen[3 * t + 2] = 0;
-    for (int k = 0; k <= e->fs.ndirs; k++)
-        g->first[k] = k < e->fs.ndirs ? nu->node[k].first_thread : nu->nthreads, g->y[k] = e->fs.slab[k];
-    g->n = e->fs.ndirs;
+    if (!g->seen) {
+        if (!(g->seen = malloc(3 * sizeof *g->seen * (size_t)nu->nthreads)))
+            return stn_error(-ENOMEM, "out of memory");
+        for (int t = 0; t < nu->nthreads; t++)
+            g->seen[3 * t] = INT64_MAX, g->seen[3 * t + 1] = INT64_MIN, g->seen[3 * t + 2] = 0;
+    }
+    for (int k = 0; k <= n; k++)
+        g->first[k] = k < n ? nu->node[k].first_thread : nu->nthreads, g->y[k] = e->fs.slab[k];
+    g->n = n;
     return 0;
+}
+
+/* One --dir on several nodes (one process, or a rank alone on its machine), a plan of whole planes: the rows
+ * cut into one slab a node as with a list (each node's threads compute its slab, each node's rows of every
+ * slot bound to it), the files in the one directory.  Any other plan keeps the interleaved window and the
+ * threads' plain split (a y-blocked or 2d block is a few rows: one node's alone); 0 and nothing changed when
+ * a node has no thread or no row. */
+static int one_dir_slabs(ooc *e) {
+    stn_numa *nu = &e->res->numa;
+    int64_t ny = e->r->view.ny, slab[STN_NUMA_MAX_NODES + 1];
+    e->fs.groups.n = 0;
+    if (nu->nodes <= 1 || nu->local_rank >= 0 || nu->nthreads < 1 || nu->nodes > STN_GROUPS_MAX)
+        return 0;
+    if (e->d->ndim != 3 || e->plan.r.axis != 2) {
+        for (int k = 0; nu->slab_axis && k < nu->nodes;
+             k++) /* (an earlier plan's slabs: its rings are gone) */
+            nu->node[k].buffer_bytes = 0;
+        if (nu->slab_axis)
+            snprintf(nu->buffers, sizeof nu->buffers,
+                     "interleaved: a %s window's slots hold every node's rows "
+                     "in turn",
+                     e->d->ndim == 2 ? "2d" : "y-blocked");
+        return 0;
+    }
+    slab[0] = 0, slab[nu->nodes] = ny;
+    for (int k = 1; k < nu->nodes; k++)
+        slab[k] = ny * nu->node[k].first_thread / nu->nthreads;
+    for (int k = 0; k < nu->nodes; k++)
+        if (nu->node[k].threads == 0 || slab[k + 1] <= slab[k])
+            return 0;
+    for (int k = 0; k < nu->nodes; k++) {
+        e->fs.slab[k] = slab[k], e->fs.slab[k + 1] = slab[k + 1];
+        nu->node[k].y0 = nu->node[k].s0 = slab[k], nu->node[k].y1 = nu->node[k].s1 = slab[k + 1];
+    }
+    nu->slab_axis = 1;
+    return groups(e, nu->nodes);
 }
 
 void stn_ooc_dirs_computed(ooc *e) {
     stn_numa *nu = &e->res->numa;
     const stn_groups *g = &e->fs.groups;
-    for (int k = 0; g->n > 1 && k < nu->nodes; k++) {
+    if (!g->seen) /* (no slabs ever, or one --dir's plan that never had them) */
+        return;
+    for (int k = 0; k < nu->nodes; k++) {
         stn_numa_node *nd = &nu->node[k];
         nd->cy0 = INT64_MAX, nd->cy1 = INT64_MIN, nd->crows = 0;
         for (int t = nd->first_thread; t < nd->first_thread + nd->threads; t++) {
@@ -44,7 +86,7 @@ void stn_ooc_dirs_computed(ooc *e) {
         if (nd->crows == 0)
             nd->cy0 = nd->cy1 = 0;
     }
-    nu->computed = g->n > 1;
+    nu->computed = 1;
 }
 
 int stn_ooc_dirs_slabs(ooc *e) {
@@ -75,13 +117,16 @@ int stn_ooc_dirs_slabs(ooc *e) {
         nu->node[k].y0 = e->fs.slab[k], nu->node[k].y1 = e->fs.slab[k + 1];
     }
     nu->dirs = n;
-    return groups(e);
+    return groups(e, n);
 }
 
 int stn_ooc_dirs_bind(ooc *e) {
     stn_numa *nu = &e->res->numa;
-    if (e->fs.ndirs <= 1)
-        return 0;
+    if (e->fs.ndirs <= 1) {
+        int rc = one_dir_slabs(e);
+        if (rc || e->fs.groups.n <= 1)
+            return rc;
+    }
     if (e->plan.r.axis != 2) { /* (a slot of a y-blocked or 2d window holds every node's rows in turn) */
         for (int k = 0; k < nu->nodes; k++)
             nu->node[k].buffer_bytes = 0;

@@ -17,7 +17,9 @@ stn_view stn_ooc_view(const ooc *e) {
     const stn_view *g = &e->r->view;
     int64_t el = e->d->elem_size, row = e->plan.row_bytes / el, r0 = e->wr0 + e->rshift;
     const stn_groups *gr =
-        e->fs.groups.n > 1 ? &e->fs.groups : NULL; /* (--dir a,b: a node's rows, its threads) */
+        e->fs.groups.n > 1
+            ? &e->fs.groups
+            : NULL; /* (--dir a,b, or whole planes on several nodes: a node's rows, its threads) */
     if (e->d->ndim == 2)
         return (stn_view){g->nx, g->ny, 1, row, row * g->ny, r0, 0, e->own_axes, gr};
     if (e->plan.r.axis == 2)
