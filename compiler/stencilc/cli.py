@@ -8,6 +8,7 @@ Parses arguments, calls the driver, and turns failures into exit statuses:
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import traceback
 
@@ -183,6 +184,12 @@ def _main(argv: list[str] | None = None) -> int:
         return 70
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # the reader of --emit's stdout closed it (| head): stop quietly, as a SIGPIPE would
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # (no second error at exit's flush)
+        except OSError:
+            pass
+        return 141
     except RecursionError:
         sys.stderr.write("stencilc: error: the program nests too deeply for the compiler (an expression of more "
                          "than about 10000 levels, or a sum of as many terms): split it with lets\n")

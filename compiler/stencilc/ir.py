@@ -314,6 +314,7 @@ class Program:
     injects: list[Inject] = field(default_factory=list)  # source order
     records: list[Record] = field(default_factory=list)  # source order
     saves: list[Save] = field(default_factory=list)  # source order: the default snapshots
+    source_text: str = ""  # the .stn file's text, as read (the runtime writes it into --save-to's file)
 
     # -- lookups
     def field(self, name: str) -> Field:

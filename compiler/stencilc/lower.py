@@ -225,7 +225,7 @@ def lower(c: Checked) -> ir.Program:
         series=list(c.series), points=list(c.points), offgrid=dict(c.offgrid),
         injects=[ir.Inject(d.field, d.points, low.expr(d.value, {})) for d in c.injects],
         records=[ir.Record(d.name, d.points, low.expr(d.value, {})) for d in c.records],
-        saves=[_save(d) for d in c.saves],
+        saves=[_save(d) for d in c.saves], source_text=c.source.text,
     )
     program.facts = program.derive_facts()
     program.validate()

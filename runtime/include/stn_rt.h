@@ -289,6 +289,9 @@ typedef struct stn_program_desc {
     stn_step_pts_w_fn step_pts_w;
     /* The CUDA entry points (built with --target cuda), else NULL: --mode gpu and gpu-ooc are refused. */
     const stn_cuda_ops *cuda;
+    /* The .stn file's text as stencilc read it (NULL in a descriptor before it): --save-to's file keeps it in
+     * its root attribute `source_text`, so that the file says what computed it. */
+    const char *source_text;
 } stn_program_desc;
 
 /* Whether field fd's boundary mirrors or wraps (the in-place pass before a step reads a level: a

@@ -432,3 +432,19 @@ def test_the_tune_sample_in_the_docs_is_what_tune_prints(tmp_path):
         return re.sub(r"in [0-9.]+ ms", "in N ms", s)
 
     assert masked(r.stdout) == masked(sample), r.stdout
+
+
+def test_a_closed_pipe_ends_emit_quietly(repo_root):
+    """`stencilc --emit=c FILE | head -1`: the reader closes the pipe early; stencilc stops without an internal
+    error (status 141, as a process killed by SIGPIPE would show), nothing on stderr."""
+    import subprocess
+
+    from conftest import stencilc_command
+
+    cmd, env = stencilc_command()
+    p = subprocess.Popen([*cmd, str(repo_root / "examples" / "heat3d.stn"), "--emit=c"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, env=env)
+    assert p.stdout.readline().startswith(b"// ---- file:")
+    p.stdout.close()  # (the reader goes away after one line, as head -1 does)
+    err = p.stderr.read().decode()
+    assert p.wait(timeout=120) == 141 and err == "", err

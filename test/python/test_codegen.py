@@ -458,3 +458,25 @@ def test_names_that_c_reserves_or_predefines_still_build(tmp_path):
         p = subprocess.run(["cc", "-std=gnu11", "-fopenmp", "-Wall", "-Werror", "-c", "-I", str(runtime_dir() / "include"),
                             "-I", str(Path(f).parent), f, "-o", f + ".o"], capture_output=True, text=True, cwd=tmp_path)
         assert p.returncode == 0, p.stderr
+
+
+def test_source_text_literals_give_the_text_back_byte_for_byte(tmp_path):
+    """The .stn text the descriptor carries (c_text_literals): a C compiler turns the literals back into the
+    same bytes, whatever the text holds (quotes, backslashes, trigraph-like ??=, tabs, CRLF, UTF-8, control
+    bytes, no final newline)."""
+    import shutil
+    import subprocess
+
+    from stencilc.codegen.parts import c_text_literals
+
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if not cc:
+        pytest.skip("no C compiler")
+    text = 'stencil a { // "q" \\ ??= ??/\n\tparam x = 1;\r\n// é ∂ \x01\x7f end'
+    src = tmp_path / "t.c"
+    src.write_text('#include <stdio.h>\nint main(void) {\n    fputs(' + "\n        ".join(c_text_literals(text))
+                   + ', stdout);\n    return 0;\n}\n')
+    subprocess.run([cc, "-std=gnu11", "-Wall", "-Werror", "-o", str(tmp_path / "t"), str(src)], check=True)
+    out = subprocess.run([str(tmp_path / "t")], capture_output=True, check=True).stdout
+    assert out == text.encode("utf-8")
+    assert c_text_literals("") == ('""',)

@@ -228,6 +228,18 @@ def test_xarray_and_h5py_open_the_file_lazily(compile_example, run_program, tmp_
         assert f["u"].id.get_storage_size() > 0 and f["u"][3, 5, 7] == stopped("grayscott2d")[6]["u"][5, 7]
 
 
+def test_the_file_keeps_the_stn_source_text(compile_example, run_program, tmp_path, repo_root):
+    """The root attribute source_text is the .stn file's text, byte for byte (the compiler's C literals of it)."""
+    exe = compile_example("heat3d")
+    rc, _, err = run_program(exe, ["--size", "14,11,9", "--steps", 2, "--quiet", "--save", "u:every=1",
+                                   "--save-to", tmp_path / "s.h5"])
+    assert rc == 0, err
+    with h5py.File(tmp_path / "s.h5", "r") as f:
+        text = f.attrs["source_text"]
+    text = text.decode() if isinstance(text, bytes) else text
+    assert text == (repo_root / "examples" / "heat3d.stn").read_text()
+
+
 def test_records_go_into_the_same_file(compile_example, run_program, tmp_path):
     ex = ref.EXAMPLES["acoustic2d"]
     exe, size, steps = compile_example("acoustic2d"), (41, 31), 12

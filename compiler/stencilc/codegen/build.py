@@ -45,6 +45,7 @@ from .parts import (
     StageLoop,
     StepValue,
     Tuned,
+    c_text_literals,
 )
 
 TILE_BYTES = 256 * 1024  # the default cache tile: about this many bytes of rows per thread
@@ -156,6 +157,7 @@ def build_layout(program: ir.Program, tuned: Tuned | None = None) -> KernelLayou
         points_spacing=tuple(-2 if s not in program.offgrid else -1 if not program.offgrid[s]
                              else [q.name for q in program.params].index(program.offgrid[s]) for s in program.points),
         injects=injects, records=records, alongs=alongs, saves=tuple(s.spec() for s in program.saves),
+        source_text=c_text_literals(program.source_text),
         coord_axes=tuple(sorted({n.axis for e in program.kernel_exprs() for n in ir.walk(e)
                                  if isinstance(n, ir.Coord) and n.axis > 0})),
     )

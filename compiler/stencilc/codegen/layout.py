@@ -105,6 +105,7 @@ class KernelLayout:
     alongs: tuple[AlongDesc, ...] = ()  # inputs along one axis, after the grid slots
     saves: tuple[str, ...] = ()  # the .stn's `save` statements as --save specs (the runtime's defaults)
     dims: int = 0  # the grid as written: 1 for a 1d grid, run as a 2d grid of one row (ndim 2); 0: ndim
+    source_text: tuple[str, ...] = ('""',)  # the .stn's text as C string literals, one a line (c_text_literals)
     coord_axes: tuple[int, ...] = ()  # y (1), z (2): the coordinates of its row the kernels read (yc_, zc_)
 
     # -- sub-steps

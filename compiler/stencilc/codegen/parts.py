@@ -37,6 +37,23 @@ def c_string(s: str) -> str:
     return s.replace("\\", "\\\\").replace('"', '\\"')
 
 
+_C_ESC = {9: "\\t", 10: "\\n", 13: "\\r"}
+
+
+def c_text_literals(text: str) -> tuple[str, ...]:
+    """``text`` as C string literals, one a line (each ending in its newline), which the compiler concatenates:
+    printable ASCII as itself (``\\``, ``"`` and ``?`` escaped: no trigraph), tab, newline and carriage return as
+    ``\\t``, ``\\n``, ``\\r``, every other byte of the UTF-8 encoding in octal.  An empty text is one empty literal."""
+    out = []
+    for line in text.splitlines(keepends=True) or [""]:
+        body = []
+        for b in line.encode("utf-8"):
+            ch = chr(b)
+            body.append("\\" + ch if ch in '\\"?' else ch if 32 <= b < 127 else _C_ESC.get(b, f"\\{b:03o}"))
+        out.append('"' + "".join(body) + '"')
+    return tuple(out)
+
+
 def _fail(what: object, msg: str) -> None:
     raise InternalError(f"bad {type(what).__name__}: {msg} (in {what!r})")
 
