@@ -381,3 +381,33 @@ def test_the_gathered_snapshots_add_no_sweep(mpi_exe, tmp_path, name, size, mode
     assert all(rk["bytes_written"] == rk["predicted_bytes_written"] for rk in got)
     assert got[1]["bytes_written"] == none[1]["bytes_written"] and got[0]["bytes_written"] > none[0]["bytes_written"]
     assert _content(tmp_path / "g.h5") == _content(tmp_path / "p.h5")
+
+
+def test_a_failed_last_write_of_the_close_ends_with_status_1(mpi_exe, tmp_path):
+    """The very last write of the gathered file's close (rank 0, STENCILC_H5_GATHER=1; its superblock, made
+    by H5Fclose after the last flush) fails: libhdf5 1.10 keeps the half-closed file's handle and crashed
+    (SIGSEGV) closing it again at MPI_Finalize.  The runtime starts libhdf5 before MPI_Init, without its exit
+    handler, and does not terminate it after a failed close: the run ends with status 1 and the error naming
+    the file, the write's size and the cause, no file under the name asked for and no temporary."""
+    shim = tmp_path / "faultshim.so"
+    p = subprocess.run(["cc", "-shared", "-fPIC", "-O2", "-o", str(shim),
+                        str(EXAMPLES_DIR.parent / "runtime" / "tests" / "faultshim.c"), "-ldl"],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    exe, counts = mpi_exe("heat3d"), tmp_path / "counts"
+    args = [str(exe), "--size", "24,20,30", "--steps", "6", "--mode", "incore", "--dir", str(tmp_path),
+            "--save", "u:every=1", "--save-to"]
+    held = ["env", f"LD_PRELOAD={shim}"]
+    p = subprocess.run([MPIRUN, *MPI_FLAGS, "-np", "1", *held, f"STN_FAULT_COUNT={counts}", *args,
+                        str(tmp_path / "a.h5"), ":", "-np", "1", *args, str(tmp_path / "a.h5")],
+                       capture_output=True, text=True, timeout=300, env=_gather_env(True))
+    assert p.returncode == 0, p.stderr
+    last = int(dict(line.split() for line in counts.read_text().splitlines())["pwrite"])
+    h5 = tmp_path / "b.h5"
+    p = subprocess.run([MPIRUN, *MPI_FLAGS, "-np", "1", *held, f"STN_FAULT=pwrite:{last}:EIO", *args, str(h5), ":",
+                        "-np", "1", *args, str(h5)], capture_output=True, text=True, timeout=300,
+                       env=_gather_env(True))
+    assert p.returncode == 1 and "signal" not in p.stderr, (p.returncode, p.stderr[-3000:])
+    assert "closing it" in p.stderr and "bytes into '.b.h5.partial-" in p.stderr, p.stderr
+    assert "Input/output error" in p.stderr, p.stderr
+    assert not h5.exists() and not list(tmp_path.glob(".b.h5.partial-*")), sorted(os.listdir(tmp_path))

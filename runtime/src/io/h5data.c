@@ -151,6 +151,7 @@ int stn_h5_extract(const char *arg, const char *descr, int ndim, const int64_t *
     if (rc <= 0)
         return rc ? rc : stn_error(-EINVAL, "%s: not an HDF5 dataset (FILE.h5:/DATASET)", arg);
     char msg[256];
+    stn_h5_start();
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     int fd = stn_open_input(r.file); /* (a missing file, a FIFO: the usual message) */
     if (fd < 0)
@@ -163,7 +164,7 @@ int stn_h5_extract(const char *arg, const char *descr, int ndim, const int64_t *
     hid_t ds = H5Lexists(f, r.dset, H5P_DEFAULT) > 0 ? H5Dopen2(f, r.dset, H5P_DEFAULT) : -1;
     if (ds < 0) {
         H5Eclear2(H5E_DEFAULT);
-        H5Fclose(f);
+        stn_h5_fclose(f);
         return stn_error(-ENOENT, "%s: %s has no dataset %s", arg, r.file, r.dset);
     }
     hsize_t first[1];
@@ -189,7 +190,7 @@ int stn_h5_extract(const char *arg, const char *descr, int ndim, const int64_t *
     }
     free(buf);
     H5Dclose(ds);
-    H5Fclose(f);
+    stn_h5_fclose(f);
     if (rc == 0 && (rc = stn_npy_writer_finish(w)) == 0)
         rc = stn_npy_writer_commit(w);
     else
@@ -208,6 +209,7 @@ int stn_h5_out_open(const char *path, stn_h5_out **out) {
     if (!h)
         return stn_error(-ENOMEM, "out of memory");
     h->af.fd = -1, h->file = -1;
+    stn_h5_start();
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     int rc = stn_afile_open(&h->af, path, 0);
     char msg[256];
@@ -273,7 +275,7 @@ int stn_h5_out_finish(stn_h5_out *h) {
     long long one = 1;
     char msg[256];
     int rc = H5LTset_attribute_long_long(h->file, "/", "complete", &one, 1) < 0 ? -EIO : 0;
-    if (H5Fclose(h->file) < 0)
+    if (stn_h5_fclose(h->file) < 0)
         rc = -EIO;
     h->file = -1;
     if (rc)
@@ -295,7 +297,7 @@ void stn_h5_out_abort(stn_h5_out *h) {
     if (!h)
         return;
     if (h->file >= 0)
-        H5Fclose(h->file);
+        stn_h5_fclose(h->file);
     stn_afile_abort(&h->af);
     free(h);
 }

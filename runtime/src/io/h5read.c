@@ -4,7 +4,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "base/stn_internal.h"
+#include "io/stn_hdf5.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -102,6 +102,7 @@ int stn_snapshots_open(const char *path, stn_snapshots **snaps) {
     if (!s)
         return stn_error(-ENOMEM, "%s: no memory for the handle", path);
     snprintf(s->path, sizeof s->path, "%s", path);
+    stn_h5_start();
     s->file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     int complete = 0;
     if (s->file >= 0 && H5Aexists(s->file, "complete") > 0) {
@@ -216,7 +217,7 @@ void stn_snapshots_close(stn_snapshots *snaps) {
     if (!snaps)
         return;
     if (snaps->file >= 0)
-        H5Fclose(snaps->file);
+        stn_h5_fclose(snaps->file);
     free(snaps);
 }
 

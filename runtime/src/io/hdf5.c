@@ -100,11 +100,58 @@ static int share_tmp(stn_h5 *h, int rc, int *found) {
     return 0;
 }
 
-/* The innermost message of libhdf5's error stack (its first entry). */
+/* The innermost message of libhdf5's error stack (its first entry); a failed write or read of its POSIX
+ * driver (sec2: "file write failed: time = ..., filename = '...', ..., errno = 5, ..., total write size =
+ * 96, ...") said as the write of how many bytes of which file, and the cause (its "offset" is not the
+ * write's with pwrite, 1.10.8). */
 static herr_t first_error(unsigned n, const H5E_error2_t *e, void *out) {
-    if (n == 0)
-        snprintf(out, 256, "%s (%s)", e->desc ? e->desc : "?", e->func_name ? e->func_name : "?");
+    if (n != 0)
+        return 0;
+    const char *d = e->desc ? e->desc : "?", *name = strstr(d, "filename = '"), *er = strstr(d, "errno = "),
+               *sz = strstr(d, " size = ");
+    int eno = 0, len = 0;
+    long long bytes = 0;
+    if (name && er && sz && sscanf(er, "errno = %d", &eno) == 1 && sscanf(sz, " size = %lld", &bytes) == 1 &&
+        sscanf(name, "filename = '%*[^']%n", &len) >= 0 && len > 12) {
+        const char *base = memrchr(name + 12, '/', (size_t)len - 12);
+        base = base ? base + 1 : name + 12;
+        int w = strstr(d, "write") != NULL;
+        snprintf(out, 256, "the %s of %lld bytes %s '%.*s' failed: %s (%s)", w ? "write" : "read", bytes,
+                 w ? "into" : "from", (int)(name + len - base), base, strerror(eno),
+                 e->func_name ? e->func_name : "?");
+    } else
+        snprintf(out, 256, "%s (%s)", d, e->func_name ? e->func_name : "?");
     return 0;
+}
+
+/* libhdf5 1.10 keeps a file's ID after a close that failed to write (its H5F__dest freed the file but
+ * returned an error, so the ID stays, pointing at it) and closes it again as it terminates, at exit (its
+ * atexit handler) or at MPI_Finalize (an attribute it sets on MPI_COMM_SELF when it starts with MPI up):
+ * SIGSEGV.  So the runtime starts libhdf5 itself, before MPI_Init and without its exit handler
+ * (H5dont_atexit), and terminates it at exit itself, unless a close has failed: then it is left as it is
+ * (the process is ending; every other file of the runtime is closed).  A process in which something else
+ * started libhdf5 first keeps libhdf5's own handler. */
+static int h5_lost;
+
+static void h5_at_exit(void) {
+    if (!h5_lost)
+        H5close();
+}
+
+void stn_h5_start(void) {
+    static int started;
+    if (__atomic_exchange_n(&started, 1, __ATOMIC_ACQ_REL))
+        return;
+    if (H5dont_atexit() >= 0)
+        atexit(h5_at_exit);
+    H5open();
+}
+
+int stn_h5_fclose(int64_t file) {
+    if (H5Fclose((hid_t)file) >= 0)
+        return 0;
+    h5_lost = 1; /* (its ID dangles: libhdf5 must not be terminated) */
+    return -1;
 }
 
 static int h5_fail(const stn_h5 *h, const char *what) {
@@ -208,7 +255,7 @@ static int adopt(stn_h5 *h) {
         rc = share_tmp(h, rc, &any);
     if (rc == 0 && any && (rc = reopen(h, found)) != 0) { /* (not ours: given back, untouched) */
         if (h->file >= 0)
-            H5Fclose(h->file);
+            stn_h5_fclose(h->file);
         h->file = -1;
         if (h->par.rank == 0)
             rename(h->af.tmp, found);
@@ -282,6 +329,7 @@ int stn_h5_open(const stn_program_desc *d, const stn_opts *o, uint64_t piece, co
     h->parallel = h->par.size > 1;
     for (int f = 0; f < d->nfields; f++)
         h->dset[f] = -1;
+    stn_h5_start();
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* (errors are ours to report, not printed by the library) */
     int rc = o->resume ? adopt(h) : 0;
     if (rc == 0 && !h->resumed)
@@ -677,12 +725,12 @@ int stn_h5_close(stn_h5 *h, int64_t done) {
             rc = h5_fail(h, "writing the snapshots");
     for (int f = 0; f < h->d->nfields; f++)
         h->dset[f] = -1;
-    /* the last writes in a flush of their own: libhdf5 1.10 keeps a half-closed handle after a close whose
-     * writes failed, and crashes (SIGSEGV) closing it again as it shuts down; a failed flush is reported
-     * and leaves the close only its own last write (design 021, "Not in this version") */
+    /* the last writes in a flush of their own, so that the close has only its own (the superblock's status
+     * flags); libhdf5 1.10 keeps a half-closed handle after a close whose writes failed, and would crash
+     * closing it again as it terminates: stn_h5_fclose then leaves libhdf5 unterminated (design 021) */
     if (H5Fflush(h->file, H5F_SCOPE_LOCAL) < 0 && rc == 0)
         rc = h5_fail(h, "writing it");
-    if (H5Fclose(h->file) < 0 && rc == 0)
+    if (stn_h5_fclose(h->file) < 0 && rc == 0)
         rc = h5_fail(h, "closing it");
     h->file = -1;
     h->closed = rc == 0;
@@ -704,7 +752,7 @@ void stn_h5_abort(stn_h5 *h) {
         if (h->dset[f] >= 0)
             H5Dclose(h->dset[f]);
     if (h->file >= 0)
-        H5Fclose(h->file);
+        stn_h5_fclose(h->file);
     stn_afile_abort(&h->af);
     stn_free(h->stage);
     free(h->dset);
@@ -749,4 +797,6 @@ int stn_h5_parallel(const stn_h5 *h) { return (void)h, 0; }
 int stn_h5_resumed(const stn_h5 *h) { return (void)h, 0; }
 int stn_h5_flush(stn_h5 *h) { return (void)h, no_hdf5(); }
 void stn_h5_abort(stn_h5 *h) { (void)h; }
+void stn_h5_start(void) {}
+int stn_h5_fclose(int64_t file) { return (void)file, -1; }
 #endif

@@ -103,6 +103,12 @@ int stn_h5_close(stn_h5 *h, int64_t done);
 int stn_h5_commit(stn_h5 *h, int64_t done);
 /* The temporary removed, the writer freed (NULL is fine). */
 void stn_h5_abort(stn_h5 *h);
+/* libhdf5 started by the runtime (once; before MPI_Init in a program, before any other call here), without
+ * its exit handler: the runtime terminates it at exit itself, unless a file's close failed, after which
+ * libhdf5 1.10 would crash terminating (the failed file's handle dangles; hdf5.c).  No-op without libhdf5. */
+void stn_h5_start(void);
+/* H5Fclose of `file` (a hid_t): 0, or -1 when it failed (libhdf5 is then not terminated at exit). */
+int stn_h5_fclose(int64_t file);
 
 /* ------------------------------------------------------------------ h5data.c: datasets as --init and --out
  */

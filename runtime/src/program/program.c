@@ -76,6 +76,7 @@ static int rank_dir(stn_sim *s) {
 static int program_main(const stn_program_desc *given, int argc, char **argv);
 
 int stn_program_main(const stn_program_desc *given, int argc, char **argv) {
+    stn_h5_start(); /* (before MPI: libhdf5 then ties its end to no MPI_Finalize, io/hdf5.c) */
     if (stn_par_init(&argc, &argv) != 0) {
         print_error(given, stn_errmsg());
         return 1;

@@ -61,12 +61,14 @@ static void faces_of(const stn_field_desc *fd, int rings, int a, int k[2], int h
 int stn_ooc_snap_saves(const ooc *e) {
     /* (every schedule: alg1's blocks put their own cells, ooc_sweep.c; alg2's regions are ref's, its ring
      * holds every level a block computes before it goes back in place; a folded 1d grid puts its rows'; a
-     * wrapped sweep's last block the cells past H.  An MPI part, not in a wrapped sweep: its own cells, on a
-     * ring of ranks also the boundary cells that wrap to them, into the file under parallel HDF5, else sent
-     * to rank 0, which takes them between its tiles and at the sweep's end, stn_h5_take) */
+     * wrapped sweep's last block the cells past H.  An MPI part: its own cells, on a ring of ranks also the
+     * boundary cells that wrap to them, into the file under parallel HDF5, else sent to rank 0, which takes
+     * them between its tiles and at the sweep's end, stn_h5_take.  A part's sweep wraps only along an axis
+     * no rank cuts (cutting it makes a ring of ranks, or of one rank: split.c), so along r its local indices
+     * are the whole grid's and the wedge's cells past H are moved as one process's; across the rows its
+     * tiles are cut to its own cells and moved by its base as any part's, snap_region) */
     const stn_part *p = e->r->part;
-    return e->r->snap &&
-           (!p || ((stn_h5_parallel(e->r->snap) || stn_h5_gathers(e->r->snap)) && !e->plan.r.wrap));
+    return e->r->snap && (!p || stn_h5_parallel(e->r->snap) || stn_h5_gathers(e->r->snap));
 }
 
 /* A folded 1d grid (design 014): the tile's rows [r0, r1) (a part's: of its own) are the grid's cells

@@ -226,8 +226,8 @@ int stn_ooc_sweep(ooc *e, int64_t sweep, int64_t T, int durable);
 /* ------------------------------------------------------------------ ooc_snap.c: snapshots as tiles compute
  */
 
-/* Whether this engine, as opened, puts the snapshots itself (every schedule; an MPI part only under parallel
- * HDF5 and in no wrapped sweep; else engine.c stops its advances at the saved steps). */
+/* Whether this engine, as opened, puts the snapshots itself (every schedule; an MPI part, its sweeps wrapped
+ * or not, under parallel HDF5 or rank 0 gathering; else engine.c stops its advances at the saved steps). */
 int stn_ooc_snap_saves(const ooc *e);
 /* After a cache tile computed step t (sweep-local) on [r0, r1) x [q0, q1): the snapshot cells it owns of
  * every field that saves step steps_before + t, put from the ring. */
