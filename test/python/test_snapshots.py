@@ -519,9 +519,10 @@ def test_the_time_model_weighs_the_snapshot_writes(compile_example, run_program,
     best = max(_bandwidth(p.split(":")[1]) for p in tm["write"].split())
     assert s >= snap_bytes / best * 0.99, (s, tm["write"])  # (the report rounds the curves to 3 digits)
     # the device's time is a floor of a sweep's (the kernels overlap it, never shorten it): the snapshots
-    # are in the prediction, and they are more than twice the device time of the run without them
+    # are in the prediction, which grows by them (how much against the sweeps' own IO depends on the
+    # device's curves at each request size: a calibration made under load shapes them differently)
     assert snap["predicted_seconds"] >= tm["io"] + s, (snap["predicted_seconds"], tm)
-    assert s > 2 * (none["time_model"]["io"] + none["time_model"]["fill"]), (s, none["time_model"])
+    assert snap["predicted_seconds"] > none["predicted_seconds"], (snap["predicted_seconds"], none["time_model"])
 
 
 def _bandwidth(text: str) -> float:

@@ -86,7 +86,7 @@ static int snap_fold(ooc *e, int64_t r0, int64_t r1, int64_t t) {
     lo = lo > fo->lo ? lo : fo->lo, hi = hi < fo->hi ? hi : fo->hi;
     if (hi <= lo)
         return 0;
-    stn_view v = {fo->n, 1, 1, fo->n, fo->n, 0, 0, 0};
+    stn_view v = {fo->n, 1, 1, fo->n, fo->n, 0, 0, 0, NULL};
     int64_t shift = (stn_ooc_view(e).y0 + base) * fo->W - fo->P;
     stn_h5_map m = {{0, 0, 0}, {fo->lo, 0, 0}, {fo->hi, 1, 1}};
     double t0 = stn_now();
