@@ -4,8 +4,10 @@ Every example the CUDA target carries is built as a whole program with ``stencil
 against the host emulation of the CUDA runtime (``$STENCILC_CUDA_EMU`` = test/python/cuda_emu: the ``.cu`` files
 compiled as C++ by the host compiler, every launch run on the CPU, streams checked, device memory filled with
 NaN), and run in ``--mode gpu`` and ``--mode gpu-ooc --gpu-mem`` 1/8 of the grid's arrays (several blocks and
-sweeps): every level of every state field written by ``--out`` is the CPU in-core run's, byte for byte, and the
-report's bytes copied each way equal the plan's prediction.  A construct the engine does not carry yet (a
+sweeps): every level of every state field written by ``--out`` is the CPU in-core run's, byte for byte, and so
+are the samples of every record (acoustic2d, seismic_surface: sets of points of the test's own, on and off the
+grid, in several blocks, one point twice), and the report's bytes copied each way (the points up, the samples
+down included) equal the plan's prediction.  A construct the engine does not carry yet (a
 field periodic along the streamed axis past one block) is refused with its reason.  Also:
 the refusals (a program built without CUDA, a ``--gpu-mem`` too small), and, where nvcc is found, a real
 ``--target cuda`` program built with it (skipped with the reason where it is not).
