@@ -1,7 +1,7 @@
 """The CUDA target (``--target cuda``, docs/design/024-gpu-tier.md) on a machine without a GPU.
 
-Pins: every example is either rendered as CUDA or refused at a located construct (an inject into a field a
-sub-step reads primed; sub-steps reading a periodic field's new value); a rendered one prints each let and update with the
+Pins: every example is either rendered as CUDA or refused at a located construct (sub-steps reading a
+periodic field's new value); a rendered one prints each let and update with the
 same text as the C target (one printer; with sub-steps, those of every stage), and no ``fma``; the .stn names never meet the CUDA template's own identifiers; and,
 where nvcc is found (tools/setup.sh installs PyPI's), every rendered example compiles with
 ``nvcc --fmad=false`` into ``libNAME_cuda.a`` (skipped with the reason where it is not).
@@ -124,7 +124,7 @@ def test_the_kernel_check_refuses_what_the_target_refuses(tmp_path):
     tool = Path(__file__).resolve().parents[2] / "tools" / "gpu_kernel_check.py"
     refused = Path(__file__).resolve().parents[2] / "test" / "lit" / "cuda" / "cuda_unsupported.stn"
     r = subprocess.run([sys.executable, str(tool), str(refused), str(tmp_path)], capture_output=True, text=True)
-    assert r.returncode == 1 and "the CUDA target does not support 'inject' into a field" in r.stderr
+    assert r.returncode == 1 and "the CUDA target does not support sub-steps reading a periodic field's" in r.stderr
 
 
 def test_the_device_check_fails_clearly_without_nvcc(tmp_path):

@@ -2,9 +2,9 @@
 
 Expects: a checked AST (for ``refuse_unsupported``) and the ``KernelLayout`` that ``build_layout``
 makes of its IR (for ``render_cuda``).  Guarantees: the constructs the CUDA kernels do not carry
-yet -- an ``inject`` into a field a sub-step reads with a prime, and sub-steps reading a periodic field's
-new value (``u'``) -- are refused with a located ``CompileError`` naming the construct, before any text is
-printed; for every other program, four files named after the stencil --
+yet -- sub-steps reading a periodic field's new value (``u'``) -- are refused with a located
+``CompileError`` naming the construct, before any text is printed; for every other program, four files
+named after the stencil --
 
 * ``NAME.h``       the public kernel header of the C target (the view, box, params and slots);
 * ``NAME_cuda.h``  the device kernels' C-callable entry points (step, boundary, init, inject, record on a
@@ -55,30 +55,12 @@ def _first_prime(node: object) -> ast.Ref | None:
     return None
 
 
-def _all_primes(node: object, out: set[str]) -> None:
-    """The fields read with a prime (``u'``) anywhere in ``node``, added to ``out``."""
-    if isinstance(node, ast.Ref) and node.new:
-        out.add(node.id)
-    if dataclasses.is_dataclass(node) and not isinstance(node, type):
-        for f in dataclasses.fields(node):
-            _all_primes(getattr(node, f.name), out)
-    elif isinstance(node, (tuple, list)):
-        for item in node:
-            _all_primes(item, out)
-
-
 def refuse_unsupported(tree: ast.Stencil, source: SourceFile) -> None:
     """Raises ``CompileError`` at each construct of ``tree`` the CUDA kernels do not carry yet."""
     rep = Reporter(source)
     periodic = {d.field for d in tree.decls if isinstance(d, ast.BoundaryDecl) and d.kind == "periodic"}
-    primed: set[str] = set()  # the fields a sub-step reads with a prime
     for d in tree.decls:
         if isinstance(d, (ast.UpdateDecl, ast.LetDecl)):
-            _all_primes(d, primed)
-    for d in tree.decls:
-        if isinstance(d, ast.InjectDecl) and d.field in primed:
-            rep.error(_NOT_YET.format(f"'inject' into a field a sub-step reads with a prime ({d.field}')"), d.loc)
-        elif isinstance(d, (ast.UpdateDecl, ast.LetDecl)):
             ref = _first_prime(d)
             if ref is not None and (None in periodic or ref.id in periodic):
                 rep.error(_NOT_YET.format(f"sub-steps reading a periodic field's new value ({ref.id}')"), ref.loc)
@@ -88,10 +70,8 @@ def refuse_unsupported(tree: ast.Stencil, source: SourceFile) -> None:
 def _render(layout: KernelLayout, files: tuple[tuple[str, str], ...]) -> dict[str, str]:
     from . import _render_files  # (the C target's environment and names: one set of rules for both)
 
-    if layout.inner_injects or any(sc.wrap_x or sc.wrap_y or sc.wrap_z for st in layout.stages
-                                   for sc in st.scratch):
-        raise InternalError("a layout with injects into a field read primed, or sub-steps of a periodic field, "
-                            "reached the CUDA templates")
+    if any(sc.wrap_x or sc.wrap_y or sc.wrap_z for st in layout.stages for sc in st.scratch):
+        raise InternalError("a layout with sub-steps of a periodic field reached the CUDA templates")
     return _render_files(layout, files)
 
 

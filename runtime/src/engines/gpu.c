@@ -116,6 +116,11 @@ static int d_step(void *c, const double *params, const stn_view *v, const void *
                   const stn_box *box, int st) {
     gpu *g = c;
     (void)params;
+    if (g->cu->step_pts && (g->r->d->step_pts || g->r->d->step_pts_w)) /* (the injects a sub-step reads) */
+        return cuda_failed(g,
+                           g->cu->step_pts(g->ctx, g->pv, v, src, dst, box, (const int64_t *const *)g->pts,
+                                           g->r->inputs.npts, (const double *const *)g->wts, st),
+                           "the step's kernels");
     return cuda_failed(g, g->cu->step(g->ctx, g->pv, v, src, dst, box, st), "the step's kernels");
 }
 
@@ -413,7 +418,7 @@ static int gpu_open_as(const stn_run *r, stn_result *res, int ooc, void **state)
     *state = NULL;
     if (!d->cuda) /* (the command line refuses it first: base/args_check.c) */
         return stn_error(-ENOTSUP, "--mode %s: this program was built without CUDA", mode);
-    if (d->step_pts || d->step_pts_w || (d->ninjects > 0 && !d->cuda->inject) ||
+    if (((d->step_pts || d->step_pts_w) && !d->cuda->step_pts) || (d->ninjects > 0 && !d->cuda->inject) ||
         (d->nrecords > 0 && !d->cuda->record))
         return stn_error(-ENOTSUP,
                          "--mode %s does not carry injects into a field a sub-step reads with a prime yet "
