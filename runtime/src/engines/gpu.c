@@ -421,8 +421,9 @@ static int gpu_open_as(const stn_run *r, stn_result *res, int ooc, void **state)
     if (((d->step_pts || d->step_pts_w) && !d->cuda->step_pts) || (d->ninjects > 0 && !d->cuda->inject) ||
         (d->nrecords > 0 && !d->cuda->record))
         return stn_error(-ENOTSUP,
-                         "--mode %s does not carry injects into a field a sub-step reads with a prime yet "
-                         "(docs/design/024-gpu-tier.md)",
+                         "--mode %s: the program's CUDA entry points lack the inject, record or step kernels "
+                         "its sources and receivers need (docs/design/024-gpu-tier.md): rebuild it with "
+                         "`stencilc --target cuda`",
                          mode);
     gpu *g = calloc(1, sizeof *g);
     if (!g)
