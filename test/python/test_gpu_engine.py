@@ -226,13 +226,14 @@ stencil force2d {
 """
 
 
-def test_injects_a_sub_step_reads_primed_give_the_cpu_bits(tmp_path):
+@pytest.mark.parametrize("offgrid", [False, True])
+def test_injects_a_sub_step_reads_primed_give_the_cpu_bits(tmp_path, offgrid):
     """Force sources in the velocities of a staggered model, which the pressure's update reads primed (the CUDA
     step adds them right after the velocities' stage, on its region, before that region's boundary cells mirror
-    them): points on the first and last interior rows and columns, one twice; --mode gpu and gpu-ooc under
-    three budgets (several blocks, bt 1 to 3) give every field's and the record's CPU in-core bits, bytes as
-    predicted."""
-    (tmp_path / "force2d.stn").write_text(FORCE)
+    them): points on the first and last interior rows and columns, one twice (or off the grid: weighted corners,
+    NAME_cuda_step_box_pts's weights); --mode gpu and gpu-ooc under three budgets (several blocks, bt 1 to 3)
+    give every field's and the record's CPU in-core bits, bytes as predicted."""
+    (tmp_path / "force2d.stn").write_text(FORCE.replace("points src;", "points src real;") if offgrid else FORCE)
     exe = tmp_path / "force2d"
     r = _stencilc([str(tmp_path / "force2d.stn"), "--target", "cuda", "--emit=exe", "-o", str(exe)],
                   {"STENCILC_CUDA_EMU": str(EMU)})
@@ -242,6 +243,8 @@ def test_injects_a_sub_step_reads_primed_give_the_cpu_bits(tmp_path):
              "src": np.array([[1, 5], [10, 10], [27, 3], [1, 62], [14, 32], [10, 10], [5, 40]], dtype=np.int64),
              "rcv": np.array([[5, 5], [20, 7], [1, 1], [27, 62], [10, 11], [14, 33]], dtype=np.int64),
              "rho": 1 + 0.3 * np.random.default_rng(1).random(size[::-1])}
+    if offgrid:  # (each point's 4 corners, weighted: the first two the same point)
+        files["src"] = np.array([[1.5, 5.25], [1.5, 5.25], [26.75, 3.5], [10.125, 61.5], [14.5, 32.5]])
     common = ["--size", "29,64", "--steps", str(steps), "--quiet"]
     for k, a in files.items():
         np.save(tmp_path / f"{k}.npy", a)
@@ -261,7 +264,7 @@ def test_injects_a_sub_step_reads_primed_give_the_cpu_bits(tmp_path):
     want = run("cpu", "--mode", "incore")
     assert np.count_nonzero(np.load(tmp_path / "cpu.r.npy")) > 0
     assert run("gpu", "--mode", "gpu") == want
-    for budget in (20000, 40000, 70000):
+    for budget in (22000, 40000, 70000):
         assert run(f"ooc{budget}", "--mode", "gpu-ooc", "--gpu-mem", str(budget)) == want, budget
 
 
