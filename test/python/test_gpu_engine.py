@@ -432,3 +432,35 @@ def test_the_python_api_in_the_gpu_modes(tmp_path, monkeypatch):
         stencilc.compile(tmp_path / "timed.stn", target="metal")
     with pytest.raises(stencilc.CompileError, match="the CUDA target does not support sub-steps reading a periodic"):
         stencilc.compile(REPO / "test" / "lit" / "cuda" / "cuda_unsupported.stn", target="cuda")
+
+
+def test_a_simulation_records_in_the_gpu_modes_advanced_in_pieces(tmp_path, monkeypatch):
+    """acoustic2d opened through the Python API (``stencilc.compile(path, target="cuda")``, the host emulation) in
+    mode="gpu" and "gpu-ooc" (several blocks) and advanced in pieces of 4, 1 and 6 steps: each piece's samples
+    land in their steps' rows (``out={"rec": FILE}``, written at close) and the field, as in the in-core
+    simulation, byte for byte."""
+    import stencilc
+
+    monkeypatch.setenv("STENCILC_CUDA_EMU", str(EMU))
+    size = [16, 256]
+    np.save(tmp_path / "wavelet.npy", np.cos(np.arange(20) * 0.4))
+    init = {"wavelet": tmp_path / "wavelet.npy"}
+    for k, ps in enumerate(("src", "rcv")):
+        np.save(tmp_path / f"{ps}.npy", _points(size, k, -2, []))
+        init[ps] = tmp_path / f"{ps}.npy"
+    prog = stencilc.compile(EXAMPLES_DIR / "acoustic2d.stn", target="cuda")
+    got = {}
+    for mode, opts in (("incore", []), ("gpu", []), ("gpu-ooc", ["--gpu-mem", str(4 * 16 * 256 * 8 // 8)])):
+        rec = tmp_path / f"{mode}.rec.npy"
+        with prog.open(size=tuple(size), steps=11, mode=mode, init=init, out={"rec": rec}, options=opts) as sim:
+            for n in (4, 1, 6):
+                sim.advance(n)
+            u = sim.read("u")
+            if mode != "incore":
+                g = sim.report()["gpu"]
+                assert g["h2d_bytes"] == g["predicted_h2d_bytes"] and g["d2h_bytes"] == g["predicted_d2h_bytes"], g
+                assert (g["blocks"] > 1) == (mode == "gpu-ooc"), g
+        got[mode] = (u.tobytes(), rec.read_bytes())
+    assert np.count_nonzero(np.load(tmp_path / "incore.rec.npy")[5:]) > 0
+    assert got["gpu"] == got["incore"]
+    assert got["gpu-ooc"] == got["incore"]
