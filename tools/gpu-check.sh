@@ -8,14 +8,15 @@
 # is a FAIL, never a pass.  Checks:
 #   1. the tools: nvcc (stencilc's search: $CUDACXX, PATH, /usr/local/cuda, PyPI's wheels), a GPU, cmake;
 #   2. the planner's C tests (test_gpu_plan, CTest);
-#   3. every example: the CUDA kernels against the C kernels, bit for bit (tools/gpu_kernel_check.py),
-#      SKIP for the constructs the CUDA target refuses (sub-steps, inject, record), with the reason;
+#   3. every example: the CUDA kernels against the C kernels, bit for bit (tools/gpu_kernel_check.py; the injects
+#      and records at points of its own too), SKIP for the constructs the CUDA target refuses, with the reason;
 #   4. the device-to-device copy bandwidth and heat3d 512^3 f64: cells/s x 16 bytes >= 70% of it;
 #   3b. the schedule of --mode gpu and gpu-ooc (1/8 of the grid) with the CUDA kernels on CUDA streams, in
 #      the kernel check: the C kernels' in-core bits, bytes counted == predicted;
 #   5. every example's program (stencilc --target cuda --emit=exe) in --mode gpu and --mode gpu-ooc (--gpu-mem
-#      1/8 of the grid's arrays) against the CPU's in-core bits, and bytes predicted == counted (the report's gpu
-#      figures); SKIP, with the engine's reason, for what it does not carry yet.
+#      1/8 of the grid's arrays) against the CPU's in-core bits (every state level, and every record's samples at
+#      points of our own), and bytes predicted == counted (the report's gpu figures); SKIP, with the engine's
+#      reason, for what it does not carry yet.
 #   6. the bench of gpu-ooc: heat3d (512^3, and 128x128x8192: the same cells in smaller planes) f64 in --mode gpu
 #      and in --mode gpu-ooc at 1/4 and 1/8 of the grid's arrays, cells/s side by side in one run: >= 0.8 of gpu.
 # What the machine lacks is carried: tools/gpu-deps.sh (run where apt-get and pip reach their archives) puts the
@@ -200,8 +201,8 @@ fi
 # CPU writes every level of every state field, and so do --mode gpu and --mode gpu-ooc --gpu-mem (1/8 of the
 # grid's arrays: several blocks); the .npy files must be the same bytes and the report's gpu byte counts equal
 # the plan's.  A construct the engine does not carry yet (periodic along the streamed axis past one block; a 1d
-# grid, one row, in gpu-ooc under a budget smaller than it) is a SKIP with the engine's reason.  Each series is
-# given values of our own (--init NAME=FILE.npy).
+# grid, one row, in gpu-ooc under a budget smaller than it) is a SKIP with the engine's reason.  Each series, and
+# each set of points, is given values of our own (--init NAME=FILE.npy), and each record's samples are compared.
 prep_engine() { # STN NAME: $dir/info (or info.err and rc 1), then the program (build.log, build.rc)
     local dir="$OUT/runs/$2"
     mkdir -p "$dir"
@@ -232,6 +233,26 @@ for k, w in enumerate(lay.series):
         f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(head)) + head.encode())
         f.write(struct.pack("<%d%s" % (len(vals), "f" if lay.elem_size == 4 else "d"), *vals))
     inits.append("%s=%s" % (w, path))
+def npy(path, descr, shape, fmt, vals):  # (.npy by hand: no numpy here)
+    head = "{'descr': '%s', 'fortran_order': False, 'shape': (%s), }" % (descr, "".join("%d," % n for n in shape))
+    head += " " * (63 - (10 + len(head)) % 64) + "\n"
+    with open(path, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(head)) + head.encode())
+        f.write(struct.pack("<%d%s" % (len(vals), fmt), *vals))
+for k, ps in enumerate(lay.points):  # every set of points: in the interior, in several blocks, two the same
+    n = size[-1]
+    along = [2, 3, n // 2, n // 2, n // 2 + 1, n // 3 + k, n - 4, n - 3]
+    at = [[2 + (i + k) % (c - 5) for c in size[:-1]] + [z] for i, z in enumerate(along)]
+    at[3] = list(at[2])
+    path = "%s/points.%s.npy" % (sys.argv[4], ps)
+    sp = lay.points_spacing[k]
+    if sp <= -2:  # grid points
+        npy(path, "<i8", (len(at), len(size)), "q", [c for p in at for c in p])
+    else:  # off-grid, in units of the spacing param: a fraction of a cell off each
+        h = lay.params[sp].value if sp >= 0 else 1.0
+        npy(path, "<f8", (len(at), len(size)), "d", [(c + 0.25 + 0.125 * j) * h for p in at for j, c in enumerate(p)])
+    inits.append("%s=%s" % (ps, path))
+levels += [o.name for o in lay.records]  # every record's samples
 print(",".join(map(str, size)), cells * lay.elem_size * arrays // 8, ",".join(inits) or "-", *levels)
 EOF
     then

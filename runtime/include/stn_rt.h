@@ -222,6 +222,20 @@ typedef struct stn_cuda_ops {
                     int stream);        /* NAME_cuda_boundary_box */
     int (*sync)(void *ctx, int stream); /* wait for what is queued on `stream` */
     const char *(*error)(void);         /* the last CUDA error, in words */
+    /* NAME_cuda_inject_box: inject number `which` at the points pts[3 * n] (device memory) in `box`, one
+     * thread in point order; w: the corner weights of an off-grid set (device memory), NULL for 1 */
+    int (*inject)(void *ctx, int which, const double *params, const stn_view *v, const void *const *src,
+                  void *const *dst, const stn_box *box, const int64_t *pts, const double *w, int64_t n,
+                  int stream);
+    /* NAME_cuda_record_box: record number `which` into out[i] (device memory) for the points in `box` */
+    int (*record)(void *ctx, int which, const double *params, const stn_view *v, const void *const *src,
+                  void *const *dst, const stn_box *box, const int64_t *pts, int64_t n, void *out, int stream);
+    /* NAME_cuda_step_box_pts (a stencil that injects into a field a later sub-step reads primed, else NULL):
+     * the step with those injects, at the points of set s in pts[s] (device memory), npts[s] of them, wts[s]
+     * the weights of an off-grid set (device memory) or NULL */
+    int (*step_pts)(void *ctx, const double *params, const stn_view *v, const void *const *src,
+                    void *const *dst, const stn_box *box, const int64_t *const *pts, const int64_t *npts,
+                    const double *const *wts, int stream);
 } stn_cuda_ops;
 
 typedef struct stn_program_desc {

@@ -1,7 +1,9 @@
 /* test_gpu_plan.c -- the GPU tier's plan and byte model (plan/gpu_plan.c) on their own: no device.
  *
  * Over many random small problems (2d and 3d, one- and two-level state fields, inputs, inputs along
- * an axis, asymmetric halos and reaches, f32 and f64) and random --gpu-mem budgets:
+ * an axis, asymmetric halos and reaches, f32 and f64, a third with the points and samples of injects and
+ * records: points up once a run, each step's samples down, both held on the device) and random --gpu-mem
+ * budgets:
  *   - a plan that is found fits the budget (device memory), its blocks cover the grid, and past one
  *     block each, the last one included, is at least twice the boundary layer thick (a thinner
  *     remainder joins the last block);
@@ -14,7 +16,8 @@
  * block by block in the plan's windows with the region still exact shrinking each step, gives the whole-grid
  * run's values after every sweep;
  *   - no (bz, bt) of a brute-force search over every block size and bt <= 64 that fits the
- *     budget is predicted faster than the plan chosen;
+ *     budget is predicted faster than the plan chosen (with samples, the in-core plan may not fit where
+ *     a window clipped at the grid's faces does: the chooser then tries every block size);
  *   - one block is the in-core plan (--mode gpu): every array up once, every level down once;
  *   - no plan below the smallest is -ENOMEM, and a field periodic along the streamed axis is
  *     -ENOTSUP, each with a message naming the cause.
@@ -77,13 +80,20 @@ static void make_problem(problem *P) {
     q->h2d_bps = (double)between(5, 50) * 1e9;
     q->d2h_bps = q->h2d_bps;
     q->dev_bps = (double)between(500, 3000) * 1e9;
+    if (between(0, 2) ==
+        0) { /* sources and receivers: points up once, samples down each sweep (or in core) */
+        q->points_bytes = (uint64_t)between(0, 200) * 24;
+        q->sample_step_bytes = (uint64_t)between(1, 40) * (uint64_t)d->elem_size;
+        q->gpu_mem += (uint64_t)between(0, 2) * q->sample_step_bytes * (uint64_t)q->steps;
+    }
 }
 
 /* Brute force: the bytes the schedule moves, plane by plane, from the dependency cone. */
-static void count_bytes(const stn_gpu_plan *p, uint64_t *h2d, uint64_t *d2h) {
-    *h2d = p->along_bytes, *d2h = 0;
+static void count_bytes(const stn_gpu_plan *p, const stn_gpu_request *q, uint64_t *h2d, uint64_t *d2h) {
+    *h2d = p->along_bytes + q->points_bytes, *d2h = 0; /* (the points: once a run) */
     for (int64_t s = 0; s < p->nsweeps; s++) {
         const int64_t T = s * p->bt + p->bt <= p->steps ? p->bt : p->steps - s * p->bt;
+        *d2h += (uint64_t)T * q->sample_step_bytes; /* the sweep's samples */
         for (int64_t k = 0; k < p->nblocks; k++) {
             const int64_t z0 = p->nblocks == 1 ? 0 : k * p->bz; /* bz each, the last block the rest */
             const int64_t z1 = p->nblocks == 1 || k == p->nblocks - 1 ? p->n : z0 + p->bz;
@@ -211,7 +221,7 @@ static void check_problem(problem *P, int i) {
         t_failures++;
     }
     uint64_t h2d, d2h;
-    count_bytes(&p, &h2d, &d2h);
+    count_bytes(&p, q, &h2d, &d2h);
     if (h2d != p.h2d_bytes || d2h != p.d2h_bytes) {
         fprintf(stderr,
                 "problem %d: predicted %" PRIu64 "/%" PRIu64 " bytes up/down, counted %" PRIu64 "/%" PRIu64
@@ -233,8 +243,10 @@ static void check_problem(problem *P, int i) {
     }
     if (p.nblocks == 1 && q->steps > 0) { /* in core: everything up once, down once */
         CHECK(p.nsweeps == 1);
-        CHECK(p.h2d_bytes == (uint64_t)p.in_arrays * (uint64_t)(p.n * p.plane_bytes) + p.along_bytes);
-        CHECK(p.d2h_bytes == (uint64_t)p.out_arrays * (uint64_t)(p.n * p.plane_bytes));
+        CHECK(p.h2d_bytes ==
+              (uint64_t)p.in_arrays * (uint64_t)(p.n * p.plane_bytes) + p.along_bytes + q->points_bytes);
+        CHECK(p.d2h_bytes == (uint64_t)p.out_arrays * (uint64_t)(p.n * p.plane_bytes) +
+                                 (uint64_t)q->steps * q->sample_step_bytes);
     }
 }
 

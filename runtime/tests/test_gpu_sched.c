@@ -2,7 +2,9 @@
  * for the copies, the C kernels for the kernels (the hand-written heat3d, dirichlet and neumann, and the 2d
  * f32 wave with two levels and an input of test_kernels.h).  For many plans (in core, and blocks and bt
  * chosen under budgets of 1/2 to 1/16 of the grid, and given), the run gives the in-core run's bits, and the
- * bytes it moved and the planes it computed are the plan's predictions. */
+ * bytes it moved and the planes it computed are the plan's predictions.  With sources and receivers (points
+ * injected into and sampled after each step, the samples on the "device" for a sweep, or in core in pieces of
+ * a few steps): the in-core run's bits and samples, the point and sample bytes as predicted. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -52,9 +54,81 @@ static void initial(const stn_program_desc *d, const int64_t n[3], void **a, int
     }
 }
 
+/* ------------------------------------------------------------------ sources and receivers
+ * NPTS cells (two the same, several along z: in several blocks); step t adds 0.01 (t + 1) to the field's new
+ * level at each (an inject), then samples it there (a record); the samples of the steps [0, STEPS). */
+#define NPTS 6
+#define STEPS 13
+static const int64_t pts_[3 * NPTS] = {3, 3, 2, 3, 3, 2, 4, 2, 100, 4, 2, 100, 2, 5, 101, 5, 4, 198};
+static double rec_ref[STEPS * NPTS], rec_got[STEPS * NPTS];
+typedef struct pts_dev {
+    const stn_program_desc *d;
+    int64_t t;       /* the step queued (at_step) */
+    double *samples; /* the device's: sample_rows rows */
+    int64_t rows;
+} pts_dev;
+
+static void inject_record(const stn_view *v, void *const *dst, const stn_box *box, const stn_box *own,
+                          int64_t t, double *out) {
+    double *u = dst[0];
+    for (int i = 0; i < NPTS; i++) {
+        const int64_t *c = &pts_[3 * i];
+        const int64_t at = (c[2] - v->z0) * v->sz + (c[1] - v->y0) * v->sy + c[0];
+        int in = 1, mine = 1;
+        for (int e = 0; e < 3; e++)
+            in &= c[e] >= box->lo[e] && c[e] < box->hi[e], mine &= c[e] >= own->lo[e] && c[e] < own->hi[e];
+        if (in)
+            u[at] += 0.01 * (double)(t + 1);
+        (void)mine;
+    }
+    for (int i = 0; i < NPTS; i++) {
+        const int64_t *c = &pts_[3 * i];
+        int mine = 1;
+        for (int e = 0; e < 3; e++)
+            mine &= c[e] >= own->lo[e] && c[e] < own->hi[e];
+        if (mine)
+            out[i] = u[(c[2] - v->z0) * v->sz + (c[1] - v->y0) * v->sy + c[0]];
+    }
+}
+
+static int h_pstep(void *ctx, const double *params, const stn_view *v, const void *const *src,
+                   void *const *dst, const stn_box *box, int stream) {
+    (void)stream;
+    return ((pts_dev *)ctx)->d->step(params, v, src, dst, box, 0, 0);
+}
+static int h_pboundary(void *ctx, int field, const stn_view *v, const void *cur, void *next,
+                       const stn_box *box, int stream) {
+    (void)stream;
+    ((pts_dev *)ctx)->d->boundary(field, v, cur, next, box);
+    return 0;
+}
+static void h_at_step(void *ctx, int64_t t) { ((pts_dev *)ctx)->t = t; }
+static int h_points(void *ctx, uint64_t *bytes) {
+    pts_dev *g = ctx;
+    *bytes = sizeof pts_;
+    g->samples = calloc((size_t)(g->rows ? g->rows : 1) * NPTS, sizeof(double));
+    return g->samples ? 0 : -ENOMEM;
+}
+static int h_point_ops(void *ctx, const stn_view *v, const void *const *src, void *const *dst,
+                       const stn_box *box, const stn_box *own, int64_t row, int stream) {
+    pts_dev *g = ctx;
+    (void)src, (void)stream;
+    CHECK(row >= 0 && row < g->rows);
+    inject_record(v, dst, box, own, g->t, g->samples + row * NPTS);
+    return 0;
+}
+static int h_samples(void *ctx, int64_t t, int64_t rows, uint64_t *bytes) {
+    pts_dev *g = ctx;
+    CHECK(rows <= g->rows && t + rows <= STEPS);
+    memcpy(rec_got + t * NPTS, g->samples, (size_t)rows * NPTS * sizeof(double));
+    *bytes = (uint64_t)rows * NPTS * sizeof(double);
+    return 0;
+}
+
 /* The in-core run: the whole grid, step by step (the plan of one block with bt = steps, run as the
  * in-core engine does: the interior, then the boundary, then the rotation). */
-static void in_core(const stn_program_desc *d, const int64_t n[3], void **a, int64_t steps, int64_t cells) {
+static void in_core(const stn_program_desc *d, const int64_t n[3], void **a, int64_t steps, int64_t cells,
+                    int points) {
     const stn_view v = {n[0], n[1], n[2], n[0], n[0] * n[1], 0, 0, 0, NULL};
     const stn_box whole = {{0, 0, 0}, {n[0], n[1], n[2]}};
     stn_box in;
@@ -66,6 +140,8 @@ static void in_core(const stn_program_desc *d, const int64_t n[3], void **a, int
         dst[s] = calloc((size_t)cells, (size_t)d->elem_size);
     for (int64_t t = 0; t < steps; t++) {
         d->step(&alpha, &v, (const void *const *)a, dst, &in, 0, 0);
+        if (points)
+            inject_record(&v, dst, &in, &in, t, rec_ref + t * NPTS);
         for (int f = 0; f < d->nfields; f++) {
             const stn_field_desc *fd = &d->fields[f];
             if (fd->kind != STN_FIELD_STATE)
@@ -98,7 +174,7 @@ static void check(const stn_program_desc *d, const int64_t n[3], int64_t steps, 
         }
     initial(d, n, ref, cells);
     initial(d, n, host, cells);
-    in_core(d, n, ref, steps, cells);
+    in_core(d, n, ref, steps, cells, 0);
     const uint64_t grid = (uint64_t)(d->nsrc + d->ndst) * (uint64_t)cells * (uint64_t)d->elem_size;
     stn_gpu_request q = {d, {n[0], n[1], n[2]}, steps, grid / (uint64_t)div, 2, bz, bt, 25e9, 25e9, 2e12};
     stn_gpu_plan p;
@@ -130,6 +206,44 @@ static void check(const stn_program_desc *d, const int64_t n[3], int64_t steps, 
         free(ref[s]), free(host[s]), free(other[s]);
 }
 
+/* heat_n with the points of pts_: in core (the samples down in pieces of `chunk` steps when > 0) or within
+ * 1/div of the grid: the in-core bits and samples, the bytes as predicted. */
+static void check_points(int64_t div, int64_t chunk) {
+    const stn_program_desc *d = &heat_n;
+    const int64_t n[3] = {8, 7, 201}, cells = n[0] * n[1] * n[2];
+    void *ref[1] = {calloc((size_t)cells, 8)}, *host[1] = {calloc((size_t)cells, 8)},
+         *other[1] = {calloc((size_t)cells, 8)};
+    initial(d, n, ref, cells);
+    initial(d, n, host, cells);
+    memset(rec_ref, 0, sizeof rec_ref), memset(rec_got, 0, sizeof rec_got);
+    in_core(d, n, ref, STEPS, cells, 1);
+    const uint64_t grid = 2 * (uint64_t)cells * 8;
+    stn_gpu_request q = {
+        d,           {n[0], n[1], n[2]},   STEPS, grid / (uint64_t)div + 4096, 2, 0, 0, 25e9, 25e9, 2e12,
+        sizeof pts_, NPTS * sizeof(double)};
+    stn_gpu_plan p;
+    CHECK(stn_gpu_plan_for(&q, &p) == 0);
+    CHECK(p.points_bytes == sizeof pts_ && p.sample_rows == (p.nblocks > 1 ? p.bt : STEPS));
+    CHECK((div == 1) == (p.nblocks == 1));
+    if (chunk > 0)
+        p.sample_rows = chunk; /* (the in-core plan's pieces of a long run) */
+    pts_dev g = {d, 0, NULL, p.sample_rows};
+    const stn_gpu_dev_ops ops = {&g,          h_alloc, h_release, h_copy,   h_copy,      h_pstep,
+                                 h_pboundary, h_sync,  h_at_step, h_points, h_point_ops, h_samples};
+    stn_gpu_counts c;
+    CHECK(stn_gpu_run(&p, d, n, (const double[]){0.1}, host, other, &ops, &c) == 0);
+    const int same = !memcmp(host[0], ref[0], (size_t)cells * 8) && !memcmp(rec_got, rec_ref, sizeof rec_ref);
+    if (!same || c.h2d_bytes != p.h2d_bytes || c.d2h_bytes != p.d2h_bytes || rec_ref[STEPS * NPTS - 1] == 0) {
+        fprintf(stderr,
+                "points 1/%" PRId64 " chunk %" PRId64 ": %s; bytes up %" PRIu64 "/%" PRIu64 " down %" PRIu64
+                "/%" PRIu64 " (counted/predicted)\n",
+                div, chunk, same ? "the in-core bits and samples" : "NOT the in-core bits and samples",
+                c.h2d_bytes, p.h2d_bytes, c.d2h_bytes, p.d2h_bytes);
+        t_failures++;
+    }
+    free(g.samples), free(ref[0]), free(host[0]), free(other[0]);
+}
+
 int main(void) {
     static const int64_t n3[3] = {8, 7, 201}, n2[3] = {17, 301, 1};
     const stn_program_desc *ds[] = {&heat_d, &heat_n, &wave_d, &wave_n};
@@ -149,6 +263,10 @@ int main(void) {
     CHECK(stn_gpu_plan_for(&q, &p) == 0 && p.nblocks == 100);
     stn_gpu_block(&p, 99, &z0, &z1);
     CHECK(z0 == 198 && z1 == 201);
+    for (int64_t div = 1; div <= 8; div *= 2)
+        check_points(div, 0);
+    check_points(1, 3); /* in core, the samples down every 3 steps (and the last 1) */
+    check_points(1, 1);
     printf("test_gpu_sched: %d failures\n", t_failures);
     return t_failures ? 1 : 0;
 }

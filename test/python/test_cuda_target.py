@@ -1,7 +1,7 @@
 """The CUDA target (``--target cuda``, docs/design/024-gpu-tier.md) on a machine without a GPU.
 
-Pins: every example is either rendered as CUDA or refused at a located construct (inject, record;
-sub-steps reading a periodic field's new value); a rendered one prints each let and update with the
+Pins: every example is either rendered as CUDA or refused at a located construct (sub-steps reading a
+periodic field's new value); a rendered one prints each let and update with the
 same text as the C target (one printer; with sub-steps, those of every stage), and no ``fma``; the .stn names never meet the CUDA template's own identifiers; and,
 where nvcc is found (tools/setup.sh installs PyPI's), every rendered example compiles with
 ``nvcc --fmad=false`` into ``libNAME_cuda.a`` (skipped with the reason where it is not).
@@ -25,7 +25,7 @@ from stencilc.toolchain import ToolchainError, build_cuda, find_nvcc
 
 EXAMPLES = sorted(p.stem for p in EXAMPLES_DIR.glob("*.stn"))
 # the examples the CUDA kernels do not carry yet, and the construct each is refused at
-REFUSED = {"acoustic2d": "'inject'", "seismic_surface": "'inject'"}
+REFUSED: dict[str, str] = {}  # (none since inject and record are carried)
 
 
 def _cuda(name: str) -> dict[str, str]:
@@ -102,6 +102,48 @@ def test_every_rendered_example_compiles_with_nvcc(tmp_path):
         assert lib.is_file() and lib.stat().st_size > 0
 
 
+FORCE = """
+stencil force2d {
+  grid 2d f64;
+  param c = 0.4;
+  state vx;
+  state p;
+  input rho;
+  series w;
+  points src real;
+  points rcv;
+  vx' = vx - c / rho * (p[1,0] - p);
+  p' = p - c * (vx' - vx'[-1,0]);
+  inject vx at src += 0.5 * w[t] / rho;
+  inject p at rcv += 0.1 * w[t];
+  record r = p' at rcv;
+  boundary vx neumann;
+}
+"""
+
+
+def test_injects_and_records_render_and_a_sub_steps_inject_goes_in_the_step(tmp_path):
+    """A stencil injecting into a field a later sub-step reads primed (at off-grid points) and into another:
+    NAME_cuda_step_box_pts adds the first right after its stage on one thread; NAME_cuda_inject_box adds the
+    other on one thread and skips the first; the record runs a thread a point; nvcc compiles it (where found), and
+    the emulated kernel check gives the C kernels' bits and samples."""
+    (tmp_path / "force2d.stn").write_text(FORCE)
+    files = render_cuda(build_layout(driver.front(str(tmp_path / "force2d.stn"), target="cuda")))
+    cu, h = files["force2d_cuda.cu"], files["force2d_cuda.h"]
+    assert "int force2d_cuda_step_box_pts(" in h and "int force2d_cuda_inject_box(" in h
+    assert "int force2d_cuda_record_box(" in h
+    assert cu.count("force2d_inject_kernel_<<<1, 1, 0, ") == 2  # (the step's, and NAME_cuda_inject_box's)
+    assert "vx_next[at] += (w ? (double)w[i] : (double)1) * (0.5 * w_t0 / rho[at]);" in cu
+    assert "p__next[at] += 0.1 * w_t0;" in cu  # (p: renamed, the kernels name their params p)
+    assert "force2d_cuda_step_pts_" in files["force2d_cuda_api.cu"]
+    if NVCC is not None:
+        lib = build_cuda("force2d", files, tmp_path / "lib")
+        assert lib.is_file() and lib.stat().st_size > 0
+    check = tmp_path / "check"
+    check.mkdir()
+    _emulated_check(check, "force2d", str(tmp_path / "force2d.stn"))  # (the kernel check: the other inject, the record)
+
+
 @pytest.mark.skipif(NVCC is None, reason="no nvcc (see above)")
 @pytest.mark.parametrize("name", ["heat3d", "d2q9", "sponge2d", "upwind_limiter", "wave3d", "heat3d_f32"])
 def test_the_kernel_check_builds(tmp_path, name):
@@ -122,9 +164,9 @@ def test_the_kernel_check_refuses_what_the_target_refuses(tmp_path):
     import sys
 
     tool = Path(__file__).resolve().parents[2] / "tools" / "gpu_kernel_check.py"
-    r = subprocess.run([sys.executable, str(tool), str(EXAMPLES_DIR / "acoustic2d.stn"), str(tmp_path)],
-                       capture_output=True, text=True)
-    assert r.returncode == 1 and "the CUDA target does not support 'inject'" in r.stderr
+    refused = Path(__file__).resolve().parents[2] / "test" / "lit" / "cuda" / "cuda_unsupported.stn"
+    r = subprocess.run([sys.executable, str(tool), str(refused), str(tmp_path)], capture_output=True, text=True)
+    assert r.returncode == 1 and "the CUDA target does not support sub-steps reading a periodic field's" in r.stderr
 
 
 def test_the_device_check_fails_clearly_without_nvcc(tmp_path):

@@ -4,8 +4,10 @@ Every example the CUDA target carries is built as a whole program with ``stencil
 against the host emulation of the CUDA runtime (``$STENCILC_CUDA_EMU`` = test/python/cuda_emu: the ``.cu`` files
 compiled as C++ by the host compiler, every launch run on the CPU, streams checked, device memory filled with
 NaN), and run in ``--mode gpu`` and ``--mode gpu-ooc --gpu-mem`` 1/8 of the grid's arrays (several blocks and
-sweeps): every level of every state field written by ``--out`` is the CPU in-core run's, byte for byte, and the
-report's bytes copied each way equal the plan's prediction.  A construct the engine does not carry yet (a
+sweeps): every level of every state field written by ``--out`` is the CPU in-core run's, byte for byte, and so
+are the samples of every record (acoustic2d, seismic_surface: sets of points of the test's own, on and off the
+grid, in several blocks, one point twice), and the report's bytes copied each way (the points up, the samples
+down included) equal the plan's prediction.  A construct the engine does not carry yet (a
 field periodic along the streamed axis past one block) is refused with its reason.  Also:
 the refusals (a program built without CUDA, a ``--gpu-mem`` too small), and, where nvcc is found, a real
 ``--target cuda`` program built with it (skipped with the reason where it is not).
@@ -98,12 +100,35 @@ def _setup(name: str, tmp_path: Path):
     for k, w in enumerate(layout.series):
         np.save(tmp_path / f"series.{w}.npy", np.cos(np.arange(40) * (0.3 + 0.1 * k)).astype(f"<f{es}"))
         inits += ["--init", f"{w}={tmp_path / f'series.{w}.npy'}"]
+    for k, ps in enumerate(layout.points):
+        np.save(tmp_path / f"points.{ps}.npy", _points(size, k, layout.points_spacing[k], layout.params))
+        inits += ["--init", f"{ps}={tmp_path / f'points.{ps}.npy'}"]
+    levels += [o.name for o in layout.records]  # (each record's samples, --out NAME=FILE)
     refused = None
     if layout.dims == 1:
         refused = ("ooc", "a 1d grid is one row, not cut into blocks")
     elif any(layout.ndim - 1 in f.periodic for f in layout.fields if f.kind == "state"):
         refused = ("ooc", "periodic along")
     return size, levels, arrays, inits, refused
+
+
+def _records(name: str) -> list[str]:
+    return [o.name for o in build_layout(driver.front(str(EXAMPLES_DIR / f"{name}.stn"), target="cuda")).records]
+
+
+def _points(size: list[int], k: int, spacing: int, params) -> np.ndarray:
+    """Set k of points on the grid `size`, in the interior: a point twice (coinciding sources add in the C
+    order), points near one another and on the streamed axis near the ends and the middle (in several blocks
+    of gpu-ooc, and in the cones of their neighbours); an off-grid set (spacing > -2) at fractions of a cell,
+    in units of its spacing param (-1: cells)."""
+    n = size[-1]
+    along = [2, 3, n // 2, n // 2, n // 2 + 1, n // 3 + k, n - 4, n - 3]
+    cells = [[2 + (i + k) % (c - 5) for c in size[:-1]] + [z] for i, z in enumerate(along)]
+    cells[3] = list(cells[2])
+    if spacing <= -2:
+        return np.array(cells, dtype=np.int64)
+    h = params[spacing].value if spacing >= 0 else 1.0
+    return (np.array(cells, dtype=np.float64) + [0.25 + 0.125 * j for j in range(len(size))]) * h
 
 
 @pytest.mark.parametrize("name", CARRIED)
@@ -117,6 +142,8 @@ def test_the_gpu_modes_give_the_cpu_bits_and_the_predicted_bytes(emu_programs, t
 
     r = _run(exe, [*common, "--mode", "incore", *outs("cpu")])
     assert r.returncode == 0, r.stderr
+    for rec in _records(name):  # (samples that a wrong step, point or row would change)
+        assert np.count_nonzero(np.load(tmp_path / f"cpu.{rec}.npy")) > 0, rec
     runs = {"gpu": ["--mode", "gpu"], "ooc": ["--mode", "gpu-ooc", "--gpu-mem", str(arrays // 8)]}
     for tag, mode in runs.items():
         rep = tmp_path / f"{tag}.json"
@@ -173,6 +200,72 @@ def test_the_step_index_and_the_series_go_on_across_blocks_and_sweeps(tmp_path):
         assert g["blocks"] > 1 and g["bt"] > 1 and g["h2d_bytes"] == g["predicted_h2d_bytes"], g
         assert (tmp_path / "g.npy").read_bytes() == (tmp_path / "cpu.npy").read_bytes(), budget
         assert (tmp_path / "gp.npy").read_bytes() == (tmp_path / "cpup.npy").read_bytes(), budget
+
+
+FORCE = """
+stencil force2d {
+  grid 2d f64;
+  param c = 0.4;
+  state vx;
+  state vy;
+  state p;
+  input rho;
+  series w;
+  points src;
+  points rcv;
+  vx' = vx - c / rho * (p[1,0] - p);
+  vy' = vy - c / rho * (p[0,1] - p);
+  p' = p - c * (vx' - vx'[-1,0] + vy' - vy'[0,-1]);
+  inject vx at src += 0.5 * w[t] / rho;
+  inject vy at src += 0.25 * w[t];
+  inject p at src += 0.1 * w[t];
+  record r = p' at rcv;
+  boundary vx neumann;
+  boundary vy neumann;
+}
+"""
+
+
+@pytest.mark.parametrize("offgrid", [False, True])
+def test_injects_a_sub_step_reads_primed_give_the_cpu_bits(tmp_path, offgrid):
+    """Force sources in the velocities of a staggered model, which the pressure's update reads primed (the CUDA
+    step adds them right after the velocities' stage, on its region, before that region's boundary cells mirror
+    them): points on the first and last interior rows and columns, one twice (or off the grid: weighted corners,
+    NAME_cuda_step_box_pts's weights); --mode gpu and gpu-ooc under three budgets (several blocks, bt 1 to 3)
+    give every field's and the record's CPU in-core bits, bytes as predicted."""
+    (tmp_path / "force2d.stn").write_text(FORCE.replace("points src;", "points src real;") if offgrid else FORCE)
+    exe = tmp_path / "force2d"
+    r = _stencilc([str(tmp_path / "force2d.stn"), "--target", "cuda", "--emit=exe", "-o", str(exe)],
+                  {"STENCILC_CUDA_EMU": str(EMU)})
+    assert r.returncode == 0, r.stderr
+    size, steps = (29, 64), 13
+    files = {"w": np.sin(np.arange(steps + 2) * 0.3),
+             "src": np.array([[1, 5], [10, 10], [27, 3], [1, 62], [14, 32], [10, 10], [5, 40]], dtype=np.int64),
+             "rcv": np.array([[5, 5], [20, 7], [1, 1], [27, 62], [10, 11], [14, 33]], dtype=np.int64),
+             "rho": 1 + 0.3 * np.random.default_rng(1).random(size[::-1])}
+    if offgrid:  # (each point's 4 corners, weighted: the first two the same point)
+        files["src"] = np.array([[1.5, 5.25], [1.5, 5.25], [26.75, 3.5], [10.125, 61.5], [14.5, 32.5]])
+    common = ["--size", "29,64", "--steps", str(steps), "--quiet"]
+    for k, a in files.items():
+        np.save(tmp_path / f"{k}.npy", a)
+        common += ["--init", f"{k}={tmp_path / k}.npy"]
+
+    def run(tag: str, *mode: str) -> dict:
+        rep = tmp_path / f"{tag}.json"
+        outs = [a for f in ("vx", "vy", "p", "r") for a in ("--out", f"{f}={tmp_path / f'{tag}.{f}.npy'}")]
+        r = _run(exe, [*common, *mode, *outs, "--report", str(rep)])
+        assert r.returncode == 0, f"{mode}: {r.stderr}"
+        if tag != "cpu":
+            g = load_report(rep)["gpu"]
+            assert g["h2d_bytes"] == g["predicted_h2d_bytes"] and g["d2h_bytes"] == g["predicted_d2h_bytes"], g
+            assert (g["blocks"] > 1) == (tag != "gpu"), g
+        return {f: (tmp_path / f"{tag}.{f}.npy").read_bytes() for f in ("vx", "vy", "p", "r")}
+
+    want = run("cpu", "--mode", "incore")
+    assert np.count_nonzero(np.load(tmp_path / "cpu.r.npy")) > 0
+    assert run("gpu", "--mode", "gpu") == want
+    for budget in (22000, 40000, 70000):
+        assert run(f"ooc{budget}", "--mode", "gpu-ooc", "--gpu-mem", str(budget)) == want, budget
 
 
 def test_gpu_mem_too_small_names_the_budget_and_the_smallest_plan(emu_programs):
@@ -337,5 +430,37 @@ def test_the_python_api_in_the_gpu_modes(tmp_path, monkeypatch):
     assert got["gpu-ooc"].tobytes() == got["incore"].tobytes()
     with pytest.raises(stencilc.Error, match="target 'metal': expected 'c' or 'cuda'"):
         stencilc.compile(tmp_path / "timed.stn", target="metal")
-    with pytest.raises(stencilc.CompileError, match="the CUDA target does not support 'inject'"):
-        stencilc.compile(EXAMPLES_DIR / "acoustic2d.stn", target="cuda")
+    with pytest.raises(stencilc.CompileError, match="the CUDA target does not support sub-steps reading a periodic"):
+        stencilc.compile(REPO / "test" / "lit" / "cuda" / "cuda_unsupported.stn", target="cuda")
+
+
+def test_a_simulation_records_in_the_gpu_modes_advanced_in_pieces(tmp_path, monkeypatch):
+    """acoustic2d opened through the Python API (``stencilc.compile(path, target="cuda")``, the host emulation) in
+    mode="gpu" and "gpu-ooc" (several blocks) and advanced in pieces of 4, 1 and 6 steps: each piece's samples
+    land in their steps' rows (``out={"rec": FILE}``, written at close) and the field, as in the in-core
+    simulation, byte for byte."""
+    import stencilc
+
+    monkeypatch.setenv("STENCILC_CUDA_EMU", str(EMU))
+    size = [16, 256]
+    np.save(tmp_path / "wavelet.npy", np.cos(np.arange(20) * 0.4))
+    init = {"wavelet": tmp_path / "wavelet.npy"}
+    for k, ps in enumerate(("src", "rcv")):
+        np.save(tmp_path / f"{ps}.npy", _points(size, k, -2, []))
+        init[ps] = tmp_path / f"{ps}.npy"
+    prog = stencilc.compile(EXAMPLES_DIR / "acoustic2d.stn", target="cuda")
+    got = {}
+    for mode, opts in (("incore", []), ("gpu", []), ("gpu-ooc", ["--gpu-mem", str(4 * 16 * 256 * 8 // 8)])):
+        rec = tmp_path / f"{mode}.rec.npy"
+        with prog.open(size=tuple(size), steps=11, mode=mode, init=init, out={"rec": rec}, options=opts) as sim:
+            for n in (4, 1, 6):
+                sim.advance(n)
+            u = sim.read("u")
+            if mode != "incore":
+                g = sim.report()["gpu"]
+                assert g["h2d_bytes"] == g["predicted_h2d_bytes"] and g["d2h_bytes"] == g["predicted_d2h_bytes"], g
+                assert (g["blocks"] > 1) == (mode == "gpu-ooc"), g
+        got[mode] = (u.tobytes(), rec.read_bytes())
+    assert np.count_nonzero(np.load(tmp_path / "incore.rec.npy")[5:]) > 0
+    assert got["gpu"] == got["incore"]
+    assert got["gpu-ooc"] == got["incore"]

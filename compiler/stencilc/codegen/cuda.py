@@ -2,12 +2,13 @@
 
 Expects: a checked AST (for ``refuse_unsupported``) and the ``KernelLayout`` that ``build_layout``
 makes of its IR (for ``render_cuda``).  Guarantees: the constructs the CUDA kernels do not carry
-yet -- ``inject``, ``record`` and sub-steps reading a periodic field's new value (``u'``) -- are refused
-with a located ``CompileError`` naming the construct, before any text is printed; for every other program,
-four files named after the stencil --
+yet -- sub-steps reading a periodic field's new value (``u'``) -- are refused with a located
+``CompileError`` naming the construct, before any text is printed; for every other program, four files
+named after the stencil --
 
 * ``NAME.h``       the public kernel header of the C target (the view, box, params and slots);
-* ``NAME_cuda.h``  the device kernels' C-callable entry points (step, boundary, init on a box);
+* ``NAME_cuda.h``  the device kernels' C-callable entry points (step, boundary, init, inject, record on a
+                   box);
 * ``NAME_cuda.cu`` the kernels: one thread a cell, the point update printed by the same
                    ``cexpr.CPrinter`` into the same row pointers as ``NAME.c``;
 * ``NAME_cuda_api.cu`` the runtime's CUDA entry points (``stn_cuda_ops``: streams, device and pinned
@@ -59,11 +60,7 @@ def refuse_unsupported(tree: ast.Stencil, source: SourceFile) -> None:
     rep = Reporter(source)
     periodic = {d.field for d in tree.decls if isinstance(d, ast.BoundaryDecl) and d.kind == "periodic"}
     for d in tree.decls:
-        if isinstance(d, ast.InjectDecl):
-            rep.error(_NOT_YET.format("'inject' (sources)"), d.loc)
-        elif isinstance(d, ast.RecordDecl):
-            rep.error(_NOT_YET.format("'record' (receivers)"), d.loc)
-        elif isinstance(d, (ast.UpdateDecl, ast.LetDecl)):
+        if isinstance(d, (ast.UpdateDecl, ast.LetDecl)):
             ref = _first_prime(d)
             if ref is not None and (None in periodic or ref.id in periodic):
                 rep.error(_NOT_YET.format(f"sub-steps reading a periodic field's new value ({ref.id}')"), ref.loc)
@@ -73,10 +70,8 @@ def refuse_unsupported(tree: ast.Stencil, source: SourceFile) -> None:
 def _render(layout: KernelLayout, files: tuple[tuple[str, str], ...]) -> dict[str, str]:
     from . import _render_files  # (the C target's environment and names: one set of rules for both)
 
-    if layout.injects or layout.records or any(sc.wrap_x or sc.wrap_y or sc.wrap_z for st in layout.stages
-                                                for sc in st.scratch):
-        raise InternalError("a layout with injects, records or sub-steps of a periodic field reached the CUDA "
-                            "templates")
+    if any(sc.wrap_x or sc.wrap_y or sc.wrap_z for st in layout.stages for sc in st.scratch):
+        raise InternalError("a layout with sub-steps of a periodic field reached the CUDA templates")
     return _render_files(layout, files)
 
 

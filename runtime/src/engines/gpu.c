@@ -35,6 +35,15 @@ typedef struct gpu {
                                       spares, the second copies */
     double *pv;                    /* the kernels' params at the step being queued */
     int64_t t0;                    /* the first step of the advance running */
+    /* Sources and receivers, for the advance running (docs/design/024-gpu-tier.md): the point sets on the
+     * device (pts[s], wts[s]: NULL for a set no inject or record uses, or of no weights), the samples on the
+     * device (samp[k]: sample_rows rows of record k's points), the pinned staging of both. */
+    int64_t **pts;
+    double **wts;
+    void **samp;
+    void *dev_points, *dev_samples, *pin_points, *pin_samples;
+    uint64_t points_bytes, sample_step_bytes, pin_points_bytes, pin_samples_bytes;
+    int64_t sample_rows;
 } gpu;
 
 /* ------------------------------------------------------------------ pinned host memory
@@ -107,6 +116,11 @@ static int d_step(void *c, const double *params, const stn_view *v, const void *
                   const stn_box *box, int st) {
     gpu *g = c;
     (void)params;
+    if (g->cu->step_pts && (g->r->d->step_pts || g->r->d->step_pts_w)) /* (the injects a sub-step reads) */
+        return cuda_failed(g,
+                           g->cu->step_pts(g->ctx, g->pv, v, src, dst, box, (const int64_t *const *)g->pts,
+                                           g->r->inputs.npts, (const double *const *)g->wts, st),
+                           "the step's kernels");
     return cuda_failed(g, g->cu->step(g->ctx, g->pv, v, src, dst, box, st), "the step's kernels");
 }
 
@@ -126,6 +140,144 @@ static void d_at_step(void *c, int64_t t) {
     stn_step_params(g->r, g->t0 + t, g->pv);
 }
 
+/* ------------------------------------------------------------------ sources and receivers
+ * The point sets the injects and records use go up once an advance (staged through pinned memory), the
+ * records' samples are written on the device into sample_rows rows and come down (through pinned memory)
+ * into the run's records, r->rec[k], row t for step t, exactly where the CPU engines write them. */
+
+/* Whether set s is used by an inject or a record, and its bytes on the device (points, then weights). */
+static uint64_t set_bytes(const stn_run *r, int s) {
+    const stn_program_desc *d = r->d;
+    int used = 0;
+    for (int k = 0; k < d->ninjects; k++)
+        used |= d->injects[k].points == s;
+    for (int k = 0; k < d->nrecords; k++)
+        used |= d->records[k].points == s;
+    const uint64_t n = used ? (uint64_t)r->inputs.npts[s] : 0;
+    return n * 3 * sizeof(int64_t) + (r->inputs.wts && r->inputs.wts[s] ? n * sizeof(double) : 0);
+}
+
+/* The bytes the plan counts: every used set once, and one step's samples of every record. */
+static void point_sizes(gpu *g) {
+    const stn_run *r = g->r;
+    g->points_bytes = g->sample_step_bytes = 0;
+    for (int s = 0; r->inputs.npts && s < r->d->npointsets; s++)
+        g->points_bytes += set_bytes(r, s);
+    for (int k = 0; k < r->d->nrecords; k++)
+        g->sample_step_bytes += (uint64_t)r->inputs.npts[r->d->records[k].points] * (uint64_t)r->d->elem_size;
+}
+
+/* The point sets up, once an advance (stream 0, waited for); the device's samples allocated. */
+static int d_points(void *c, uint64_t *bytes) {
+    gpu *g = c;
+    const stn_run *r = g->r;
+    const uint64_t samp = (uint64_t)g->sample_rows * g->sample_step_bytes;
+    int rc = 0;
+    if (g->points_bytes && (rc = d_alloc(g, &g->dev_points, g->points_bytes)) == 0) {
+        pin_alloc(r, -1, 4, (size_t)g->points_bytes, &g->pin_points);
+        if (!g->pin_points)
+            return stn_error(-ENOMEM, "--mode %s: no pinned host memory for the points (%" PRIu64 " bytes)",
+                             g->mode, g->points_bytes);
+        g->pin_points_bytes = g->points_bytes;
+    }
+    if (rc == 0 && samp && (rc = d_alloc(g, &g->dev_samples, samp)) == 0) {
+        pin_alloc(r, -1, 5, (size_t)samp, &g->pin_samples);
+        if (!g->pin_samples)
+            return stn_error(-ENOMEM, "--mode %s: no pinned host memory for the samples (%" PRIu64 " bytes)",
+                             g->mode, samp);
+        g->pin_samples_bytes = samp;
+    }
+    char *dev = g->dev_points, *pin = g->pin_points;
+    for (int s = 0; rc == 0 && s < r->d->npointsets; s++) {
+        const uint64_t b = set_bytes(r, s), np = (uint64_t)r->inputs.npts[s] * 3 * sizeof(int64_t);
+        if (!b)
+            continue;
+        memcpy(pin, r->inputs.pts[s], np);
+        if (b > np)
+            memcpy(pin + np, r->inputs.wts[s], b - np);
+        g->pts[s] = (int64_t *)dev, g->wts[s] = b > np ? (double *)(dev + np) : NULL;
+        dev += b, pin += b;
+    }
+    if (rc == 0 && g->points_bytes) {
+        g->res->gpu.h2d += g->points_bytes;
+        rc = cuda_failed(g, g->cu->copy(g->ctx, g->dev_points, g->pin_points, g->points_bytes, 1, 0),
+                         "cudaMemcpyAsync (the points, up)");
+        rc = rc ? rc : cuda_failed(g, g->cu->sync(g->ctx, 0), "cudaStreamSynchronize");
+    }
+    char *o = g->dev_samples;
+    for (int k = 0; k < r->d->nrecords; k++) {
+        g->samp[k] = o;
+        o += (uint64_t)g->sample_rows * (uint64_t)r->inputs.npts[r->d->records[k].points] *
+             (uint64_t)r->d->elem_size;
+    }
+    *bytes = rc == 0 ? g->points_bytes : 0;
+    return rc;
+}
+
+/* After a step's kernels on `box`: every inject at its points in `box`, in the order of the .stn file (as
+ * kernels/step.c), then every record at its points in `own` into row `row` of its samples. */
+static int d_point_ops(void *c, const stn_view *v, const void *const *src, void *const *dst,
+                       const stn_box *box, const stn_box *own, int64_t row, int st) {
+    gpu *g = c;
+    const stn_run *r = g->r;
+    const stn_program_desc *d = r->d;
+    int rc = 0;
+    for (int k = 0; k < d->ninjects && !rc; k++) {
+        const int s = d->injects[k].points;
+        rc = cuda_failed(
+            g, g->cu->inject(g->ctx, k, g->pv, v, src, dst, box, g->pts[s], g->wts[s], r->inputs.npts[s], st),
+            "the inject kernel");
+    }
+    for (int k = 0; k < d->nrecords && !rc; k++) {
+        const int s = d->records[k].points;
+        char *out = (char *)g->samp[k] + (size_t)row * (size_t)r->inputs.npts[s] * (size_t)d->elem_size;
+        rc = cuda_failed(
+            g, g->cu->record(g->ctx, k, g->pv, v, src, dst, own, g->pts[s], r->inputs.npts[s], out, st),
+            "the record kernel");
+    }
+    return rc;
+}
+
+/* Rows [0, rows) of the device's samples, steps t .. t + rows - 1 of the advance: down through the pinned
+ * staging (stream 0, waited for), then into the run's records (the rows of steps past --steps left out, as
+ * kernels/step.c leaves them). */
+static int d_samples(void *c, int64_t t, int64_t rows, uint64_t *bytes) {
+    gpu *g = c;
+    const stn_run *r = g->r;
+    const stn_program_desc *d = r->d;
+    int rc = 0;
+    *bytes = 0;
+    char *pin = g->pin_samples;
+    for (int k = 0; k < d->nrecords && !rc; k++) {
+        const uint64_t rb = (uint64_t)r->inputs.npts[d->records[k].points] * (uint64_t)d->elem_size,
+                       b = (uint64_t)rows * rb;
+        if (!b)
+            continue;
+        g->res->gpu.d2h += b;
+        *bytes += b;
+        rc = cuda_failed(g, g->cu->copy(g->ctx, pin, g->samp[k], b, 0, 0),
+                         "cudaMemcpyAsync (the samples, down)");
+        rc = rc ? rc : cuda_failed(g, g->cu->sync(g->ctx, 0), "cudaStreamSynchronize");
+        const int64_t t1 = g->t0 + t + rows < r->o->steps ? g->t0 + t + rows : r->o->steps;
+        if (rc == 0 && t1 > g->t0 + t)
+            memcpy((char *)r->rec[k] + (size_t)(g->t0 + t) * rb, pin, (size_t)(t1 - g->t0 - t) * rb);
+    }
+    return rc;
+}
+
+/* What an advance put on the device and in pinned memory for its points, given back (its streams are done).
+ */
+static void points_free(gpu *g) {
+    if (g->dev_points)
+        g->cu->dev_free(g->ctx, g->dev_points, 0);
+    if (g->dev_samples)
+        g->cu->dev_free(g->ctx, g->dev_samples, 0);
+    pin_release(g->pin_points, (size_t)g->pin_points_bytes);
+    pin_release(g->pin_samples, (size_t)g->pin_samples_bytes);
+    g->dev_points = g->dev_samples = g->pin_points = g->pin_samples = NULL;
+    g->pin_points_bytes = g->pin_samples_bytes = 0;
+}
+
 /* ------------------------------------------------------------------ the plan of an advance */
 
 static int plan_advance(gpu *g, int64_t steps, stn_gpu_plan *p) {
@@ -137,6 +289,9 @@ static int plan_advance(gpu *g, int64_t steps, stn_gpu_plan *p) {
     q.steps = steps;
     q.streams = GPU_STREAMS;
     q.gpu_mem = r->o->gpu_mem ? r->o->gpu_mem : g->free_bytes;
+    point_sizes(g);
+    q.points_bytes = g->points_bytes;
+    q.sample_step_bytes = g->sample_step_bytes;
     g->res->gpu.gpu_mem = q.gpu_mem;
     const char *budget = r->o->gpu_mem ? "--gpu-mem" : "the device's free memory";
     char b0[32], b1[32];
@@ -202,13 +357,28 @@ static int gpu_advance(void *state, int64_t t0, int64_t steps) {
     if (rc)
         return rc;
     g->t0 = t0;
-    const stn_gpu_dev_ops ops = {g, d_alloc, d_release, d_up, d_down, d_step, d_boundary, d_sync, d_at_step};
+    g->sample_rows = p.sample_rows;
+    const int pts = g->r->d->ninjects + g->r->d->nrecords > 0;
+    const stn_gpu_dev_ops ops = {g,
+                                 d_alloc,
+                                 d_release,
+                                 d_up,
+                                 d_down,
+                                 d_step,
+                                 d_boundary,
+                                 d_sync,
+                                 d_at_step,
+                                 pts ? d_points : NULL,
+                                 pts ? d_point_ops : NULL,
+                                 pts ? d_samples : NULL};
     stn_gpu_counts c;
     double c0 = stn_now();
     const int64_t size[3] = {g->r->o->size[0], g->r->o->size[1], g->r->o->size[2]};
     for (int j = 0; j < g->r->d->nalong; j++) /* (the schedule uploads them once an advance) */
         g->slot[g->r->d->nsrc + j] = g->r->inputs.along[j];
     rc = stn_gpu_run(&p, g->r->d, size, g->pv, g->slot, g->other, &ops, &c);
+    g->res->gpu.pinned_bytes = pinned_now > g->res->gpu.pinned_bytes ? pinned_now : g->res->gpu.pinned_bytes;
+    points_free(g);
     give_back(g);
     double dt = stn_now() - c0;
     g->res->loop_seconds += dt;
@@ -238,6 +408,7 @@ static void gpu_close(void *state, int keep) {
     if (g->ctx)
         g->cu->close(g->ctx);
     free(g->slot), free(g->spare), free(g->other), free(g->pv);
+    free(g->pts), free(g->wts), free(g->samp);
     free(g);
 }
 
@@ -247,10 +418,12 @@ static int gpu_open_as(const stn_run *r, stn_result *res, int ooc, void **state)
     *state = NULL;
     if (!d->cuda) /* (the command line refuses it first: base/args_check.c) */
         return stn_error(-ENOTSUP, "--mode %s: this program was built without CUDA", mode);
-    if (d->ninjects > 0 || d->nrecords > 0 || d->step_pts)
+    if (((d->step_pts || d->step_pts_w) && !d->cuda->step_pts) || (d->ninjects > 0 && !d->cuda->inject) ||
+        (d->nrecords > 0 && !d->cuda->record))
         return stn_error(-ENOTSUP,
-                         "--mode %s does not carry injects or records yet "
-                         "(docs/design/024-gpu-tier.md)",
+                         "--mode %s: the program's CUDA entry points lack the inject, record or step kernels "
+                         "its sources and receivers need (docs/design/024-gpu-tier.md): rebuild it with "
+                         "`stencilc --target cuda`",
                          mode);
     gpu *g = calloc(1, sizeof *g);
     if (!g)
@@ -261,7 +434,12 @@ static int gpu_open_as(const stn_run *r, stn_result *res, int ooc, void **state)
     g->spare = calloc(nslots, sizeof *g->spare);
     g->other = calloc(nslots, sizeof *g->other);
     g->pv = calloc((size_t)(d->nparams + 1 + d->nterms), sizeof *g->pv);
-    int rc = g->slot && g->spare && g->other && g->pv ? 0 : stn_error(-ENOMEM, "out of memory");
+    g->pts = calloc((size_t)d->npointsets + 1, sizeof *g->pts);
+    g->wts = calloc((size_t)d->npointsets + 1, sizeof *g->wts);
+    g->samp = calloc((size_t)d->nrecords + 1, sizeof *g->samp);
+    int rc = g->slot && g->spare && g->other && g->pv && g->pts && g->wts && g->samp
+                 ? 0
+                 : stn_error(-ENOMEM, "out of memory");
     if (rc == 0)
         rc = cuda_failed(g, g->cu->open(GPU_STREAMS, &g->ctx, &g->free_bytes), "opening the device");
     pin_ops = d->cuda;

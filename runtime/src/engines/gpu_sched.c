@@ -34,9 +34,36 @@ static stn_view window_view(const run_ctx *r, int64_t w0, int64_t w1) {
     return v;
 }
 
-/* Step t of a window [w0, w1) of a sweep: the kernels on what is still exact, the levels rotated. */
-static int window_step(const run_ctx *r, const stn_view *v, int64_t w0, int64_t w1, int64_t t,
-                       const void **src, void **dst, int st) {
+/* The injects and records after step t's kernels on `box` of block [z0, z1) (the records at its own planes),
+ * into row (t - 1) mod sample_rows of the device's samples. */
+static int point_ops(const run_ctx *r, const stn_view *v, const stn_box *box, int64_t z0, int64_t z1,
+                     int64_t t, const void **src, void **dst, int st) {
+    if (!r->ops->point_ops || box->hi[r->p->axis] <= box->lo[r->p->axis])
+        return 0;
+    stn_box own = *box;
+    const int a = r->p->axis;
+    own.lo[a] = own.lo[a] > z0 ? own.lo[a] : z0, own.hi[a] = own.hi[a] < z1 ? own.hi[a] : z1;
+    const int64_t row = r->p->sample_rows ? (t - 1) % r->p->sample_rows : 0;
+    return r->ops->point_ops(r->ops->ctx, v, src, (void *const *)dst, box, &own, row, st);
+}
+
+/* The samples of the steps [t, t + rows) of this run, once stream st (the only one: in core) is done. */
+static int samples_down(const run_ctx *r, int64_t t, int64_t rows, int st) {
+    if (!r->ops->samples || !r->p->sample_rows || rows < 1)
+        return 0;
+    uint64_t bytes = 0;
+    int rc = r->ops->sync(r->ops->ctx, st);
+    if (rc == 0)
+        rc = r->ops->samples(r->ops->ctx, t, rows, &bytes);
+    r->c->d2h_bytes += bytes;
+    return rc;
+}
+
+/* Step t of a window [w0, w1) of a sweep (block [z0, z1)): the kernels on what is still exact, the injects
+ * and records, the boundaries, the levels rotated. */
+static int window_step(const run_ctx *r, const stn_view *v, const int64_t wz[4], int64_t t, const void **src,
+                       void **dst, int st) {
+    const int64_t w0 = wz[0], w1 = wz[1];
     const stn_gpu_plan *p = r->p;
     const stn_program_desc *d = r->d;
     const int a = p->axis;
@@ -53,6 +80,8 @@ static int window_step(const run_ctx *r, const stn_view *v, int64_t w0, int64_t 
         r->ops->at_step(r->ops->ctx, r->t0 + t - 1);
     if (box.hi[a] > box.lo[a])
         rc = r->ops->step(r->ops->ctx, r->params, v, src, dst, &box, st);
+    if (rc == 0)
+        rc = point_ops(r, v, &box, wz[2], wz[3], t, src, dst, st);
     for (int f = 0; f < d->nfields && !rc; f++)
         if (d->fields[f].kind == STN_FIELD_STATE)
             rc = r->ops->boundary(r->ops->ctx, f, v, src[d->fields[f].src_slot], dst[d->fields[f].dst_slot],
@@ -94,8 +123,12 @@ static int run_block(const run_ctx *r, int64_t k, int64_t T, int st) {
     for (int s = 0; s < d->ndst; s++)
         dst[s] = buf[d->nsrc + s];
     const stn_view v = window_view(r, w0, w1);
-    for (int64_t t = 1; t <= T && !rc; t++)
-        rc = window_step(r, &v, w0, w1, t, src, dst, st);
+    const int64_t wz[4] = {w0, w1, z0, z1}, rows = p->sample_rows;
+    for (int64_t t = 1; t <= T && !rc; t++) {
+        rc = window_step(r, &v, wz, t, src, dst, st);
+        if (rc == 0 && p->nblocks <= 1 && rows && (t % rows == 0 || t == T)) /* in core: as they fill */
+            rc = samples_down(r, r->t0 + (t - 1) / rows * rows, t - (t - 1) / rows * rows, st);
+    }
     for (int f = 0; f < d->nfields && !rc; f++) {
         const stn_field_desc *fd = &d->fields[f];
         for (int l = 0; l < (fd->kind == STN_FIELD_STATE ? fd->levels : 0) && !rc; l++) {
@@ -138,6 +171,11 @@ int stn_gpu_run(const stn_gpu_plan *p, const stn_program_desc *d, const int64_t 
         rc = ops->alloc(ops->ctx, &bufs[i], (uint64_t)(p->window_max * p->plane_bytes));
     if (rc == 0)
         rc = up_alongs(&r);
+    if (rc == 0 && ops->points && p->nsweeps > 0) { /* the point sets, once a run */
+        uint64_t bytes = 0;
+        rc = ops->points(ops->ctx, &bytes);
+        c->h2d_bytes += bytes;
+    }
     for (int64_t s = 0; s < p->nsweeps && !rc; s++) {
         const int64_t T = s + 1 < p->nsweeps ? p->bt : p->steps - s * p->bt;
         r.t0 = s * p->bt;
@@ -145,6 +183,8 @@ int stn_gpu_run(const stn_gpu_plan *p, const stn_program_desc *d, const int64_t 
             rc = run_block(&r, k, T, (int)(k % slots));
         for (int st = 0; st < slots && !rc; st++)
             rc = ops->sync(ops->ctx, st);
+        if (rc == 0 && p->nblocks > 1) /* the sweep's samples, every block's done */
+            rc = samples_down(&r, r.t0, T, 0);
         for (int f = 0; f < d->nfields; f++) { /* the other copy is the grid now */
             const stn_field_desc *fd = &d->fields[f];
             for (int l = 0; l < (fd->kind == STN_FIELD_STATE ? fd->levels : 0); l++) {

@@ -26,6 +26,16 @@ typedef struct stn_gpu_dev_ops {
     /* Before each step's kernels (NULL: none): that step's index, 0 the first step of this run, so that
      * the params the next `step` passes are that step's (t, the series' values). */
     void (*at_step)(void *ctx, int64_t t);
+    /* Sources and receivers (NULL: the program has none; docs/design/024-gpu-tier.md).  `points`: before the
+     * first sweep, the point sets go up (and are waited for); *bytes: what that moved.  `point_ops`: after a
+     * step's kernels on `box`, before its boundaries, the injects at the points in `box` and the records at
+     * those in `own` (the block's own planes of it) into row `row` of the device's samples.  `samples`: once
+     * what filled them is done, rows [0, rows) of the device's samples are steps t .. t + rows - 1 of this
+     * run: down into the records; *bytes: what that moved. */
+    int (*points)(void *ctx, uint64_t *bytes);
+    int (*point_ops)(void *ctx, const stn_view *v, const void *const *src, void *const *dst,
+                     const stn_box *box, const stn_box *own, int64_t row, int stream);
+    int (*samples)(void *ctx, int64_t t, int64_t rows, uint64_t *bytes);
 } stn_gpu_dev_ops;
 
 /* What the schedule moved and computed: compare with the plan's predictions. */

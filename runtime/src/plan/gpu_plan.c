@@ -94,6 +94,16 @@ static void add_sweeps(stn_gpu_plan *p, int64_t T, int64_t times) {
     p->planes_computed += cells * (uint64_t)times;
 }
 
+/* The steps of samples the device holds: a sweep's (they come down when its blocks are done); in core, a
+ * run's at most STN_GPU_SAMPLE_CHUNK bytes of them (brought down each time they fill), at least one step. */
+static int64_t sample_rows(const stn_gpu_plan *p) {
+    if (!p->sample_step_bytes || p->steps < 1)
+        return 0;
+    if (p->nblocks > 1)
+        return min64(p->bt, p->steps);
+    return max64(1, min64(p->steps, (int64_t)(STN_GPU_SAMPLE_CHUNK / p->sample_step_bytes)));
+}
+
 int stn_gpu_make_plan(const stn_gpu_request *q, int64_t bz, int64_t bt, stn_gpu_plan *p) {
     int rc = geometry(q, p);
     if (rc)
@@ -125,21 +135,26 @@ int stn_gpu_make_plan(const stn_gpu_request *q, int64_t bz, int64_t bt, stn_gpu_
     }
     p->bt = bt;
     p->nsweeps = q->steps == 0 ? 0 : (q->steps + bt - 1) / bt;
+    p->points_bytes = q->points_bytes;
+    p->sample_step_bytes = q->sample_step_bytes;
+    p->sample_rows = sample_rows(p);
     const int64_t widest = max64(p->bz, p->n - (p->nblocks - 1) * p->bz); /* (the last block may be wider) */
     p->window_max = p->nblocks <= 1 ? p->n : min64(p->n, widest + bt * (p->rlo + p->rhi));
     const int slots = p->nblocks <= 1 ? 1 : p->streams;
     p->dev_bytes =
         (uint64_t)slots * (uint64_t)p->dev_arrays * (uint64_t)p->window_max * (uint64_t)p->plane_bytes +
-        p->along_bytes;
+        p->along_bytes + p->points_bytes + (uint64_t)p->sample_rows * p->sample_step_bytes;
     p->pinned_bytes =
         (uint64_t)slots *
-        ((uint64_t)p->in_arrays * (uint64_t)p->window_max + (uint64_t)p->out_arrays * (uint64_t)widest) *
-        (uint64_t)p->plane_bytes;
+            ((uint64_t)p->in_arrays * (uint64_t)p->window_max + (uint64_t)p->out_arrays * (uint64_t)widest) *
+            (uint64_t)p->plane_bytes +
+        p->points_bytes + (uint64_t)p->sample_rows * p->sample_step_bytes;
     if (p->nsweeps > 0) { /* nsweeps - 1 sweeps of bt steps, and the last of what is left */
         add_sweeps(p, bt, p->nsweeps - 1);
         add_sweeps(p, q->steps - (p->nsweeps - 1) * bt, 1);
     }
-    p->h2d_bytes += p->along_bytes;
+    p->h2d_bytes += p->along_bytes + p->points_bytes;
+    p->d2h_bytes += (uint64_t)q->steps * p->sample_step_bytes; /* every step's samples, once */
     const int64_t plane_cells = p->plane_bytes / q->d->elem_size;
     const double up = (double)p->h2d_bytes / (q->h2d_bps > 0 ? q->h2d_bps : 25e9);
     const double down = (double)p->d2h_bytes / (q->d2h_bps > 0 ? q->d2h_bps : 25e9);
@@ -194,10 +209,12 @@ int stn_gpu_plan_for(const stn_gpu_request *q, stn_gpu_plan *p) {
     stn_gpu_plan best, cand;
     int found = 0;
     for (int64_t bt = 1; bt <= min64(max64(q->steps, 1), BT_MAX); bt++) {
-        if (q->gpu_mem <= g.along_bytes)
+        const uint64_t fixed = g.along_bytes + q->points_bytes + (uint64_t)bt * q->sample_step_bytes;
+        if (q->gpu_mem <= fixed)
             break;
-        const int64_t w = (int64_t)((q->gpu_mem - g.along_bytes) / slot_plane); /* the widest window */
-        const int64_t top = min64(w, g.n) - bt * (g.rlo + g.rhi);
+        const int64_t w = (int64_t)((q->gpu_mem - fixed) / slot_plane); /* the widest window */
+        /* a window clipped at the grid's faces (w >= n): every block size fits, whatever bt's cone */
+        const int64_t top = w >= g.n ? g.n - 1 : w - bt * (g.rlo + g.rhi);
         if (top < need)
             break; /* (a longer sweep needs a wider window still) */
         for (int64_t bz = need; bz <= top && bz < g.n; bz++) { /* every block size: two blocks or more */
@@ -208,11 +225,12 @@ int stn_gpu_plan_for(const stn_gpu_request *q, stn_gpu_plan *p) {
     }
     if (!found) {
         const int64_t w = min64(g.n, need + g.rlo + g.rhi);
-        return stn_error(
-            -ENOMEM,
-            "--gpu-mem %" PRIu64 " bytes is below the smallest plan: %" PRId64 " planes of %" PRId64
-            " bytes for each of %d arrays in each of %d streams, %" PRIu64 " bytes",
-            q->gpu_mem, w, g.plane_bytes, g.dev_arrays, g.streams, (uint64_t)w * slot_plane + g.along_bytes);
+        return stn_error(-ENOMEM,
+                         "--gpu-mem %" PRIu64 " bytes is below the smallest plan: %" PRId64
+                         " planes of %" PRId64 " bytes for each of %d arrays in each of %d streams, %" PRIu64
+                         " bytes",
+                         q->gpu_mem, w, g.plane_bytes, g.dev_arrays, g.streams,
+                         (uint64_t)w * slot_plane + g.along_bytes + q->points_bytes + q->sample_step_bytes);
     }
     *p = best;
     return 0;

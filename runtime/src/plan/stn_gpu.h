@@ -20,7 +20,9 @@
  * go up once per run.
  *
  * Device memory: `streams` slots, each the window of every src[] and dst[] array (the steps
- * rotate them on the device), and the inputs along an axis once.  Pinned host memory: `streams`
+ * rotate them on the device), the inputs along an axis once, the point sets of the injects and
+ * records once (uploaded once a run), and sample_rows steps of the records' samples (brought down
+ * after each sweep; in core, each time sample_rows steps have filled them).  Pinned host memory: `streams`
  * staging slots, each a window of every src[] array (up) and a block of every state level (down).
  */
 #ifndef STN_GPU_H
@@ -42,7 +44,13 @@ typedef struct stn_gpu_request {
     double h2d_bps;   /* host-to-device bytes/s the model assumes (<= 0: 25e9) */
     double d2h_bps;   /* device-to-host bytes/s (<= 0: 25e9) */
     double dev_bps;   /* the device's memory bytes/s for the kernels (<= 0: 2e12) */
+    /* Sources and receivers (docs/design/011, 024): the bytes of the point sets (and off-grid weights) the
+     * injects and records use, uploaded once a run; the bytes one step's samples of every record take. */
+    uint64_t points_bytes, sample_step_bytes;
 } stn_gpu_request;
+
+/* The most bytes of samples the device holds in core (--mode gpu): a long run's come down in pieces. */
+#define STN_GPU_SAMPLE_CHUNK (16u << 20)
 
 typedef struct stn_gpu_plan {
     int axis;            /* the streamed axis: 2 (z) in 3d, 1 (y) in 2d */
@@ -64,8 +72,12 @@ typedef struct stn_gpu_plan {
     uint64_t host_bytes;   /* the host's two copies of the grid's arrays */
     uint64_t h2d_bytes;    /* host to device, the whole run: exact */
     uint64_t d2h_bytes;    /* device to host, the whole run: exact */
-    uint64_t planes_computed; /* plane updates the device computes (all steps), redundant ones included */
-    double predicted_s;       /* the model's time: max(up, down, kernels), all overlapped */
+    uint64_t planes_computed;   /* plane updates the device computes (all steps), redundant ones included */
+    uint64_t points_bytes;      /* the point sets on the device, uploaded once a run (in h2d_bytes) */
+    uint64_t sample_step_bytes; /* one step's samples of every record (steps x this: in d2h_bytes) */
+    int64_t sample_rows; /* the steps of samples the device holds: a sweep's past one block; in core at most
+                            STN_GPU_SAMPLE_CHUNK bytes of them, brought down as they fill (0: no records) */
+    double predicted_s;  /* the model's time: max(up, down, kernels), all overlapped */
 } stn_gpu_plan;
 
 /* Block k's own planes [*z0, *z1): bz each, the last one the rest (up to bz + 2 max(halo) - 1). */
