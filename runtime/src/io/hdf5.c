@@ -685,15 +685,11 @@ static int root_attributes(stn_h5 *h, int64_t done) {
     int64_t size[3] = {h->o->size[0], h->o->size[1], h->o->size[2]};
     const char *keys[6] = {"stencil",         "source", "stencilc_version",
                            "runtime_version", "dtype",  "source_text"};
-    const char *vals[6] = {d->name,
-                           d->source ? d->source : "",
-                           d->compiler_version ? d->compiler_version : "",
-                           STN_RT_VERSION,
-                           d->npy_descr,
-                           d->source_text ? d->source_text : ""};
+    const char *vals[6] = {d->name,        d->source,    d->compiler_version,
+                           STN_RT_VERSION, d->npy_descr, d->source_text};
     int rc = 0;
-    for (int k = 0; !rc && k < 6; k++)
-        rc = attr_scalar(root, keys[k], NULL, vals[k]);
+    for (int k = 0; !rc && k < 6; k++) /* (a descriptor without one: "") */
+        rc = attr_scalar(root, keys[k], NULL, vals[k] ? vals[k] : "");
     rc = rc ||
          H5LTset_attribute_long_long(root, "/", "size", (const long long *)size, (size_t)stn_dims(d)) < 0 ||
          attr_scalar(root, "steps", &done, NULL) < 0;
