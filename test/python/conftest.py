@@ -108,6 +108,23 @@ def compile_example(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
+def compile_mpi(tmp_path_factory):
+    """``compile_mpi(name) -> Path`` of the example's ``stencilc --mpi`` build, once per session."""
+    outdir, built = tmp_path_factory.mktemp("mpi-bin"), {}
+
+    def build(name: str) -> Path:
+        if name not in built:
+            cmd, env = stencilc_command()
+            rc, out, err = _run([*cmd, str(EXAMPLES_DIR / f"{name}.stn"), "--mpi", "-o", str(outdir / name)],
+                                COMPILE_TIMEOUT_S, env=env, cwd=REPO_ROOT)
+            assert rc == 0, f"stencilc --mpi failed on {name}.stn (exit {rc}):\n{out}{err}"
+            built[name] = outdir / name
+        return built[name]
+
+    return build
+
+
+@pytest.fixture(scope="session")
 def two_node_xml(tmp_path_factory) -> Path:
     """An hwloc XML topology of two NUMA nodes of two cores each (HWLOC_XMLFILE), made by Debian's lstopo;
     the tests that take it skip without lstopo."""

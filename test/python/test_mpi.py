@@ -7,7 +7,6 @@ model's.  What this version does not split yet is refused with the reason."""
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
 import time
@@ -16,35 +15,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 import reference as ref
-from conftest import EXAMPLES_DIR, load_report, stencilc_command
+from conftest import load_report, stencilc_command
+from mpi_common import MPI_FLAGS, MPIRUN, needs_mpi
 from test_examples import random_fields, run_stencil
 
-MPIRUN = shutil.which("mpirun")
-pytestmark = pytest.mark.skipif(not (MPIRUN and shutil.which("mpicc")),
-                                reason="OpenMPI is not installed here (make setup installs openmpi-bin, libopenmpi-dev)")
-MPI_FLAGS = ["--oversubscribe", "--bind-to", "none", "--mca", "btl", "self,vader"]
-if os.geteuid() == 0:
-    MPI_FLAGS.insert(0, "--allow-run-as-root")
+pytestmark = needs_mpi
 SPLIT = sorted(ref.EXAMPLES)  # (d2q9: a ring of ranks along y; jacobi1d: its rows, design 014)
 SIZE = {1: (20011,), 2: (23, 41), 3: (14, 12, 29)}
-
-
-@pytest.fixture(scope="module")
-def compile_mpi(tmp_path_factory):
-    out = tmp_path_factory.mktemp("mpi-bin")
-    built: dict[str, Path] = {}
-
-    def build(name: str) -> Path:
-        if name not in built:
-            cmd, env = stencilc_command()
-            exe = out / name
-            p = subprocess.run([*cmd, str(EXAMPLES_DIR / f"{name}.stn"), "--mpi", "-o", str(exe)],
-                               capture_output=True, text=True, env=env)
-            assert p.returncode == 0, p.stderr
-            built[name] = exe
-        return built[name]
-
-    return build
 
 
 def mpirun(P: int):

@@ -22,13 +22,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import EXAMPLES_DIR, load_report, stencilc_command
+from mpi_common import MPI_FLAGS, MPIRUN, needs_mpi
 
-MPIRUN = shutil.which("mpirun")
-pytestmark = pytest.mark.skipif(not (MPIRUN and shutil.which("mpicc")),
-                                reason="OpenMPI is not installed here (make setup installs openmpi-bin, libopenmpi-dev)")
-MPI_FLAGS = ["--oversubscribe", "--bind-to", "none", "--mca", "btl", "self,vader"]
-if os.geteuid() == 0:
-    MPI_FLAGS.insert(0, "--allow-run-as-root")
+pytestmark = needs_mpi
 BASE = {k: v for k, v in os.environ.items() if not k.startswith("HWLOC_")}
 SIZE, NX, NY, NZ = "24,20,30", 24, 20, 30
 HANG_S = 60  # a rank waiting forever at a collective fails the test here, never hangs CI

@@ -10,7 +10,6 @@ steps add no sweep and no exchange of ghosts (each rank reads and sends what it 
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
 import time
@@ -18,36 +17,15 @@ import time
 import numpy as np
 import pytest
 import reference as ref
-from conftest import EXAMPLES_DIR, load_report, stencilc_command
+from conftest import EXAMPLES_DIR, load_report
+from mpi_common import MPI_FLAGS, MPIRUN, PARALLEL_HDF5, needs_mpi
 
 h5py = pytest.importorskip("h5py")
-MPIRUN = shutil.which("mpirun")
-pytestmark = pytest.mark.skipif(not (MPIRUN and shutil.which("mpicc")),
-                                reason="OpenMPI is not installed here (make setup installs openmpi-bin, libopenmpi-dev)")
-MPI_FLAGS = ["--oversubscribe", "--bind-to", "none", "--mca", "btl", "self,vader"]
-if os.geteuid() == 0:
-    MPI_FLAGS.insert(0, "--allow-run-as-root")
+pytestmark = needs_mpi
 STEPS = 8
-PARALLEL = subprocess.run(["pkg-config", "--exists", "hdf5-openmpi"]).returncode == 0 if shutil.which("pkg-config") \
-    else False
+PARALLEL = PARALLEL_HDF5
 needs_parallel = pytest.mark.skipif(not PARALLEL, reason="libhdf5-openmpi-dev is not installed (make setup installs "
                                     "it): rank 0 gathers and writes")
-
-
-@pytest.fixture(scope="module")
-def mpi_exe(tmp_path_factory):
-    out, built = tmp_path_factory.mktemp("mpi-snap-bin"), {}
-
-    def build(name: str):
-        if name not in built:
-            cmd, env = stencilc_command()
-            p = subprocess.run([*cmd, str(EXAMPLES_DIR / f"{name}.stn"), "--mpi", "-o", str(out / name)],
-                               capture_output=True, text=True, env=env)
-            assert p.returncode == 0, p.stderr
-            built[name] = out / name
-        return built[name]
-
-    return build
 
 
 def _run(P: int, exe, args):
@@ -100,8 +78,8 @@ def _files_of_ranks(exe, ranks, args: list, tmp_path) -> dict:
     ("d2q9", "23,41", ["--mode", "incore"]),  # (periodic: a ring of ranks along y, the boundary rows copied)
     ("d2q9", "23,41", ["--mode", "ooc", "--block", "8,2"]),
 ])
-def test_the_ranks_file_is_one_process_file(mpi_exe, tmp_path, name, size, mode):
-    exe = mpi_exe(name)
+def test_the_ranks_file_is_one_process_file(compile_mpi, tmp_path, name, size, mode):
+    exe = compile_mpi(name)
     state = "f0" if name == "d2q9" else "u"
     # every spec against one process and ranks in turn (each K with and without stride; 2, 3 and 4 ranks all
     # met by each case): 13 runs a case where every spec under 1-3 ranks took 19
@@ -118,11 +96,11 @@ def test_the_ranks_file_is_one_process_file(mpi_exe, tmp_path, name, size, mode)
 
 
 @needs_parallel
-def test_every_rank_writes_its_own_cells(mpi_exe, tmp_path):
+def test_every_rank_writes_its_own_cells(compile_mpi, tmp_path):
     """Parallel HDF5: saving adds to each rank's bytes written the kept cells of its own part (every rank's
     share > 0, as predicted rank by rank), which sum to one process's; no rank gathers.  (In core: the
     saved steps add no exchange there either, test_the_ranks_snapshots_add_no_sweep_or_exchange.)"""
-    exe = mpi_exe("heat3d")
+    exe = compile_mpi("heat3d")
     save = ["--save", "u:every=3:from=1:stride=2"]
     base = ["--size", "14,12,29", "--steps", STEPS, "--dir", tmp_path, "--mode", "incore"]
     rc, err = _run(1, exe, [*base, "--quiet", *save, "--save-to", tmp_path / "one.h5", "--report", tmp_path / "1.json"])
@@ -151,7 +129,7 @@ def test_every_rank_writes_its_own_cells(mpi_exe, tmp_path):
     ("heat3d", ["--mode", "ooc", "--block", "7,5,3"]), ("d2q9", ["--mode", "ooc", "--block", "8,3"]),
     ("jacobi1d", ["--mode", "ooc", "--block", "1500,3"])],
     ids=["incore", "planes", "yblocked", "ring", "1d"])
-def test_the_ranks_snapshots_add_no_sweep_or_exchange(mpi_exe, tmp_path, P, name, mode):
+def test_the_ranks_snapshots_add_no_sweep_or_exchange(compile_mpi, tmp_path, P, name, mode):
     """The saved steps do not end the ranks' advances: out of core each rank's tiles put their own cells as
     they compute a saved step (whole planes and y-blocked tiles, the saved steps inside sweeps; on a ring of
     ranks, d2q9 periodic along the y the ranks cut, also the boundary cells that copy them; a 1d grid's ranks
@@ -159,7 +137,7 @@ def test_the_ranks_snapshots_add_no_sweep_or_exchange(mpi_exe, tmp_path, P, name
     of steps goes on past a saved step.  So every rank reads what it reads without snapshots and sends the
     same messages (the same sweeps and exchanges), writes the snapshots more (as predicted, rank by rank),
     and the file is one process's."""
-    exe = mpi_exe(name)
+    exe = compile_mpi(name)
     save = ["--save", f"{ {'d2q9': 'f0', 'jacobi1d': 'A'}.get(name, 'u')}:every=3:from=1:stride=2"]
     size = {"d2q9": "23,41", "jacobi1d": "20011"}.get(name, "14,12,29")
     base = ["--size", size, "--steps", STEPS, "--quiet", *mode]
@@ -183,11 +161,11 @@ def test_the_ranks_snapshots_add_no_sweep_or_exchange(mpi_exe, tmp_path, P, name
 
 @pytest.mark.parametrize("mode", [["--mode", "incore"], ["--mode", "ooc", "--block", "1500,2"],
                                   ["--mode", "ooc", "--block", "700,3"]], ids=["incore", "ooc", "ooc-rows"])
-def test_the_ranks_1d_file_is_one_process_file(mpi_exe, tmp_path, mode):
+def test_the_ranks_1d_file_is_one_process_file(compile_mpi, tmp_path, mode):
     """A 1d grid's ranks split its folded rows (design 014): each rank puts the cells of its own rows, and the
     file is one process's for 1 to 4 ranks, K = 1, 3 and 7 with and without a stride, the bytes as predicted
     rank by rank.  (Several ranks were refused, exit status 2.)"""
-    exe = mpi_exe("jacobi1d")
+    exe = compile_mpi("jacobi1d")
     # the two fields take the two specs of a K in one run: K = 1, 3, 7 each with and without a stride
     for a, b in (((1, 0, 2), (1, 0, 1)), ((3, 1, 2), (3, 0, 1)), ((7, 0, 3), (7, 1, 1))):
         save = ["--save", "A:every={}:from={}:stride={}".format(*a), "--save", "B:every={}:from={}:stride={}".format(*b)]
@@ -201,19 +179,19 @@ def test_the_ranks_1d_file_is_one_process_file(mpi_exe, tmp_path, mode):
                 assert v == files[P][k], f"jacobi1d {P} ranks, {k}, every {every} stride {stride}"
 
 
-def test_what_mpi_does_not_save_is_refused(mpi_exe, tmp_path):
+def test_what_mpi_does_not_save_is_refused(compile_mpi, tmp_path):
     if not PARALLEL:
-        rc, err = _run(2, mpi_exe("heat3d"), ["--size", "14,12,29", "--steps", 4, "--mode", "ooc", "--dir", tmp_path,
+        rc, err = _run(2, compile_mpi("heat3d"), ["--size", "14,12,29", "--steps", 4, "--mode", "ooc", "--dir", tmp_path,
                                              "--save", "u:every=2", "--save-to", tmp_path / "a.h5", "--resume"])
         assert rc == 2 and "does not resume its snapshots without parallel HDF5" in err, err
 
 
 @needs_parallel
-def test_the_ranks_snapshots_survive_a_kill_and_resume(mpi_exe, tmp_path):
+def test_the_ranks_snapshots_survive_a_kill_and_resume(compile_mpi, tmp_path):
     """A rank SIGKILLed once a sweep has committed (mpirun ends the others): no file under the name asked for,
     the temporary left; --resume under the same ranks adopts it and gives the uninterrupted run's file, bit
     for bit, the bytes as predicted rank by rank."""
-    exe = mpi_exe("heat3d")
+    exe = compile_mpi("heat3d")
     common = ["--size", "96,96,96", "--steps", "60", "--quiet", "--mode", "ooc", "--block", "96,96,6",
               "--threads", "1", "--save", "u:every=7:from=2:stride=3"]
     rc, err = _run(2, exe, [*common, "--dir", tmp_path / "a%r", "--save-to", tmp_path / "a.h5"])
@@ -251,7 +229,7 @@ def test_the_ranks_snapshots_survive_a_kill_and_resume(mpi_exe, tmp_path):
     assert _content(tmp_path / "a.h5") == _content(tmp_path / "b.h5")
 
 
-def test_the_records_go_into_the_ranks_file(mpi_exe, tmp_path):
+def test_the_records_go_into_the_ranks_file(compile_mpi, tmp_path):
     """A record sampled by the ranks (gathered on rank 0) goes into the snapshot file as one process's does:
     under parallel HDF5 every rank makes its dataset and scales, rank 0 writes its samples."""
     ex, steps = ref.EXAMPLES["acoustic2d"], 12
@@ -262,7 +240,7 @@ def test_the_records_go_into_the_ranks_file(mpi_exe, tmp_path):
     files = {}
     for P in (1, 2):
         rep = tmp_path / f"r{P}.json"
-        rc, err = _run(P, mpi_exe("acoustic2d"), ["--size", "41,31", "--steps", steps, "--quiet", *args, "--mode",
+        rc, err = _run(P, compile_mpi("acoustic2d"), ["--size", "41,31", "--steps", steps, "--quiet", *args, "--mode",
                                                    "incore", "--save", "u:every=5", "--save-to", tmp_path / f"{P}.h5",
                                                    "--out", f"rec={tmp_path / f'rec{P}.npy'}", "--report", rep])
         assert rc == 0, err
@@ -274,7 +252,7 @@ def test_the_records_go_into_the_ranks_file(mpi_exe, tmp_path):
 
 
 @needs_parallel
-def test_the_ranks_step_0_snapshot_reads_each_part_once(mpi_exe, tmp_path):
+def test_the_ranks_step_0_snapshot_reads_each_part_once(compile_mpi, tmp_path):
     """Out of core under parallel HDF5, each rank puts its own cells of the levels at open chunk by chunk of
     its window, each chunk read once: saving step 0 alone (every=8 over 4 steps: no saved step ends a sweep)
     reads, over the ranks, the level once and the parts' ghost planes, not a chunk per piece."""
@@ -283,7 +261,7 @@ def test_the_ranks_step_0_snapshot_reads_each_part_once(mpi_exe, tmp_path):
     reps = []
     for save in (False, True):
         rep = tmp_path / f"r{save}.json"
-        rc, err = _run(2, mpi_exe("heat3d"), ["--size", "128,96,40", "--steps", 4, "--quiet", "--mode", "ooc",
+        rc, err = _run(2, compile_mpi("heat3d"), ["--size", "128,96,40", "--steps", 4, "--quiet", "--mode", "ooc",
                                               "--dir", tmp_path / f"d{save}%r", "--mem", "8M", "--block", "16,4,2",
                                               "--init", f"u={tmp_path / 'start.npy'}", "--report", rep,
                                               *(["--save", "u:every=8", "--save-to", tmp_path / "w.h5"] if save
@@ -308,12 +286,12 @@ def _gather_env(on: bool) -> dict:
     ("d2q9", "23,41", ["--mode", "ooc", "--block", "8,3"]),
     ("jacobi1d", "20011", ["--mode", "incore"]),
 ])
-def test_the_gathered_file_is_the_parallel_one(mpi_exe, tmp_path, name, size, mode):
+def test_the_gathered_file_is_the_parallel_one(compile_mpi, tmp_path, name, size, mode):
     """The fallback without parallel HDF5 (rank 0 gathers every rank's cells and writes the file alone),
     forced by STENCILC_H5_GATHER=1 (for tests: the parallel libhdf5 is linked here): rank 0 warns that it
     gathers, counts and predicts every snapshot byte (the other ranks none), and the file is the parallel
     one's (and one process's) bit for bit, chunks, scales and attributes."""
-    exe, state = mpi_exe(name), {"d2q9": "f0", "jacobi1d": "A"}.get(name, "u")
+    exe, state = compile_mpi(name), {"d2q9": "f0", "jacobi1d": "A"}.get(name, "u")
     save = ["--save", f"{state}:every=3:from=1:stride=2"]
     files = {}
     for P, gather in ((1, False), (2, False), (2, True), (3, True)):
@@ -335,7 +313,7 @@ def test_the_gathered_file_is_the_parallel_one(mpi_exe, tmp_path, name, size, mo
         assert got == files[(1, False)], f"{name} {key}"
 
 
-def test_a_failed_gathered_file_is_never_complete(mpi_exe, tmp_path):
+def test_a_failed_gathered_file_is_never_complete(compile_mpi, tmp_path):
     """The fallback's writer (rank 0, STENCILC_H5_GATHER=1) fails as it makes the gathered file durable (the
     fault shim fails its fsync with EIO, after every snapshot was put and 'complete' written): every rank ends
     with an error naming the file, and neither the file asked for nor its temporary is left, so no file
@@ -345,7 +323,7 @@ def test_a_failed_gathered_file_is_never_complete(mpi_exe, tmp_path):
                         str(EXAMPLES_DIR.parent / "runtime" / "tests" / "faultshim.c"), "-ldl"],
                        capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
-    exe, h5, mark = mpi_exe("heat3d"), tmp_path / "b.h5", tmp_path / "reached"
+    exe, h5, mark = compile_mpi("heat3d"), tmp_path / "b.h5", tmp_path / "reached"
     args = [str(exe), "--size", "24,20,30", "--steps", "12", "--mode", "incore", "--dir", str(tmp_path),
             "--save", "u:every=1", "--save-to", str(h5)]
     held = ["env", f"LD_PRELOAD={shim}", "STN_FAULT=fsync:1:EIO", f"STN_FAULT_MARK={mark}"]
@@ -360,12 +338,12 @@ def test_a_failed_gathered_file_is_never_complete(mpi_exe, tmp_path):
     ("heat3d", "14,12,29", ["--block", "12,4,2"]),  # y-blocked tiles
     ("d2q9", "23,41", ["--block", "8,3"]),  # a ring of ranks
 ])
-def test_the_gathered_snapshots_add_no_sweep(mpi_exe, tmp_path, name, size, mode):
+def test_the_gathered_snapshots_add_no_sweep(compile_mpi, tmp_path, name, size, mode):
     """Out of core, rank 0 gathering (STENCILC_H5_GATHER=1): each rank's tiles send their own cells as they
     compute a saved step and rank 0 takes them between its tiles and at each sweep's end, so every rank reads
     what it reads without snapshots (no sweep ends at a saved step), rank 0 writes the snapshot bytes more,
     as predicted, and the file is the parallel one's."""
-    exe, state = mpi_exe(name), {"d2q9": "f0"}.get(name, "u")
+    exe, state = compile_mpi(name), {"d2q9": "f0"}.get(name, "u")
     base = ["--size", size, "--steps", str(STEPS), "--quiet", "--dir", str(tmp_path), "--mode", "ooc", *mode]
     save = ["--save", f"{state}:every=3:from=1:stride=2"]
     reps = []
@@ -383,7 +361,7 @@ def test_the_gathered_snapshots_add_no_sweep(mpi_exe, tmp_path, name, size, mode
     assert _content(tmp_path / "g.h5") == _content(tmp_path / "p.h5")
 
 
-def test_a_failed_last_write_of_the_close_ends_with_status_1(mpi_exe, tmp_path):
+def test_a_failed_last_write_of_the_close_ends_with_status_1(compile_mpi, tmp_path):
     """The very last write of the gathered file's close (rank 0, STENCILC_H5_GATHER=1; its superblock, made
     by H5Fclose after the last flush) fails: libhdf5 1.10 keeps the half-closed file's handle and crashed
     (SIGSEGV) closing it again at MPI_Finalize.  The runtime starts libhdf5 before MPI_Init, without its exit
@@ -394,7 +372,7 @@ def test_a_failed_last_write_of_the_close_ends_with_status_1(mpi_exe, tmp_path):
                         str(EXAMPLES_DIR.parent / "runtime" / "tests" / "faultshim.c"), "-ldl"],
                        capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
-    exe, counts = mpi_exe("heat3d"), tmp_path / "counts"
+    exe, counts = compile_mpi("heat3d"), tmp_path / "counts"
     args = [str(exe), "--size", "24,20,30", "--steps", "6", "--mode", "incore", "--dir", str(tmp_path),
             "--save", "u:every=1", "--save-to"]
     held = ["env", f"LD_PRELOAD={shim}"]

@@ -16,20 +16,15 @@ predicted ones rank by rank and grow by the snapshots' bytes, and every snapshot
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 
 import numpy as np
 import pytest
 from conftest import load_report, stencilc_command
+from mpi_common import MPI_FLAGS, MPIRUN, needs_mpi
 
 h5py = pytest.importorskip("h5py")
-MPIRUN = shutil.which("mpirun")
-pytestmark = pytest.mark.skipif(not (MPIRUN and shutil.which("mpicc")),
-                                reason="OpenMPI is not installed here (make setup installs openmpi-bin, libopenmpi-dev)")
-MPI_FLAGS = ["--oversubscribe", "--bind-to", "none", "--mca", "btl", "self,vader"]
-if os.geteuid() == 0:
-    MPI_FLAGS.insert(0, "--allow-run-as-root")
+pytestmark = needs_mpi
 STEPS = 8
 SPECS = ((1, 0, 1), (3, 0, 1), (7, 0, 1), (1, 2, 2), (3, 1, 2), (7, 0, 3))
 

@@ -13,14 +13,13 @@ written are the predicted ones.  Examples with a series or points get the refere
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
 
 import numpy as np
 import pytest
 import reference as ref
-from conftest import EXAMPLES_DIR, load_report, stencilc_command
+from conftest import load_report
+from mpi_common import HAVE_MPI, MPI_FLAGS, MPIRUN, PARALLEL_HDF5
 
 h5py = pytest.importorskip("h5py")
 
@@ -30,31 +29,13 @@ SIZES = {3: (14, 11, 13), 2: (23, 17), 1: (2003,)}
 PLANES = {3: "11,3,3", 2: "4,3", 1: "1,3"}  # 3d: by = ny, whole planes
 TILES = {3: "4,3,2"}  # y-blocked tiles of 4 rows x 3 planes
 RANKS = {3: "11,3,2", 2: "4,2", 1: "1,2"}  # each of two ranks' parts (a halo of 2: 4 planes) holds bt x skew
-MPIRUN = shutil.which("mpirun")
-MPI = bool(MPIRUN and shutil.which("mpicc") and shutil.which("pkg-config")
-           and subprocess.run(["pkg-config", "--exists", "hdf5-openmpi"]).returncode == 0)
-MPI_FLAGS = ["--oversubscribe", "--bind-to", "none", "--mca", "btl", "self,vader"]
-if os.geteuid() == 0:
-    MPI_FLAGS.insert(0, "--allow-run-as-root")
+MPI = HAVE_MPI and PARALLEL_HDF5
 
 
 @pytest.fixture(scope="module")
-def program(compile_example, tmp_path_factory):
+def program(compile_example, compile_mpi):
     """program(name): the example's --mpi build where MPI is installed, else the session's plain build."""
-    out, built = tmp_path_factory.mktemp("snap-examples-bin"), {}
-
-    def build(name: str):
-        if not MPI:
-            return compile_example(name)
-        if name not in built:
-            cmd, env = stencilc_command()
-            p = subprocess.run([*cmd, str(EXAMPLES_DIR / f"{name}.stn"), "--mpi", "-o", str(out / name)],
-                               capture_output=True, text=True, env=env)
-            assert p.returncode == 0, p.stderr
-            built[name] = out / name
-        return built[name]
-
-    return build
+    return compile_mpi if MPI else compile_example
 
 
 def _inits(ex: ref.Example, size: tuple[int, ...], d) -> list[str]:
