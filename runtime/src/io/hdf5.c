@@ -721,13 +721,15 @@ int stn_h5_close(stn_h5 *h, int64_t done) {
             rc = h5_fail(h, "writing the snapshots");
     for (int f = 0; f < h->d->nfields; f++)
         h->dset[f] = -1;
-    /* the last writes in a flush of their own, so that the close has only its own (the superblock's status
-     * flags); libhdf5 1.10 keeps a half-closed handle after a close whose writes failed, and would crash
-     * closing it again as it terminates: stn_h5_fclose then leaves libhdf5 unterminated (design 021) */
+    /* the last writes in a flush of their own (the close's own: the superblock's flags); after a failed close
+     * stn_h5_fclose leaves libhdf5 unterminated, and the ranks' collective close is watched (design 021) */
+    int watched = h->parallel && stn_h5_watch(h->d->name, h->o->save_to, h->af.tmp);
     if (H5Fflush(h->file, H5F_SCOPE_LOCAL) < 0 && rc == 0)
         rc = h5_fail(h, "writing it");
     if (stn_h5_fclose(h->file) < 0 && rc == 0)
         rc = h5_fail(h, "closing it");
+    if (watched)
+        stn_h5_unwatch();
     h->file = -1;
     h->closed = rc == 0;
     return rc;

@@ -109,6 +109,12 @@ void stn_h5_abort(stn_h5 *h);
 void stn_h5_start(void);
 /* H5Fclose of `file` (a hid_t): 0, or -1 when it failed (libhdf5 is then not terminated at exit). */
 int stn_h5_fclose(int64_t file);
+/* h5watch.c: the watchdog over a file's collective flush and close under parallel HDF5 (libhdf5 1.10
+ * deadlocks there after a rank's failed write): armed, 1 (0: STENCILC_H5_CLOSE_SECONDS=0, or not armed); past
+ * its time the rank prints the error naming `program` and `path`, removes `tmp` (NULL: none) and ends with
+ * _exit(1). */
+int stn_h5_watch(const char *program, const char *path, const char *tmp);
+void stn_h5_unwatch(void); /* disarmed (nothing when not armed) */
 
 /* ------------------------------------------------------------------ h5data.c: datasets as --init and --out
  */

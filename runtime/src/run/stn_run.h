@@ -15,7 +15,9 @@
  *                probe_pmem (--tier pmem's curves), devfile (a machine file
  *                with the curves), checkpoint (a checkpoint's manifest),
  *                mapfile (--mode mmap's files), hdf5 (the snapshot file),
- *                h5data (HDF5 datasets as --init and --out), h5read (a --save-to file read back), pmem
+ *                h5data (HDF5 datasets as --init and --out), h5read (a
+ *                --save-to file read back), h5watch (a watchdog over the
+ *                ranks' collective close), pmem
  *                (--tier pmem's mapped files), gridchunks (grid files
  *                chunked along y), gridparts (a grid file in parts
  *                along y, one a directory)
