@@ -89,12 +89,12 @@ int stn_dev_parse_curve(const char *text, stn_dev_curve *c, char *err, size_t n)
 static const char *unit(double v, char *buf, size_t n) {
     static const char *u[] = {"", "K", "M", "G", "T"};
     int k = 0;
-    while (k < 4 && v >= 1000.0) /* 1000 to 1023 in the next unit: "0.98G", not "1e+03M" */
+    while (k < 4 && v >= 999.5) /* what %.3g rounds to 1000 in the next unit: not "1e+03M" */
         v /= 1024.0, k++;
     if (v == floor(v))
         snprintf(buf, n, "%.0f%s", v, u[k]);
-    else
-        snprintf(buf, n, "%.3g%s", v, u[k]);
+    else /* (under 1 of a unit: four digits, so that the text read back gives the same text) */
+        snprintf(buf, n, v < 1 ? "%.4g%s" : "%.3g%s", v, u[k]);
     return buf;
 }
 
