@@ -258,6 +258,12 @@ void stn_numa_bind_rows(stn_numa *n, char *const *bufs, int nbufs, size_t slot, 
     bind_units(n, bufs, nbufs, slot, nslots, row, lo, hi, "each node's rows of the windows");
 }
 
+void stn_numa_cut(const stn_numa *n, int64_t extent, int64_t *cut) {
+    cut[0] = 0, cut[n->nodes] = extent;
+    for (int k = 1; k < n->nodes; k++)
+        cut[k] = extent * n->node[k].first_thread / n->nthreads;
+}
+
 void stn_numa_bind_slabs(stn_numa *n, char *const *bufs, int nbufs, int64_t nx, int64_t ny, int64_t nz,
                          size_t elem) {
     if (n->nodes <= 1 || n->local_rank >= 0 || n->nthreads < 1)
@@ -266,13 +272,12 @@ void stn_numa_bind_slabs(stn_numa *n, char *const *bufs, int nbufs, int64_t nx, 
         snprintf(n->buffers, sizeof n->buffers, "interleaved: a 1d grid's one row is every node's");
         return;
     }
-    int64_t extent = nz > 1 ? nz : ny, lo[STN_NUMA_MAX_NODES], hi[STN_NUMA_MAX_NODES];
+    int64_t extent = nz > 1 ? nz : ny, cut[STN_NUMA_MAX_NODES + 1];
     size_t unit = (size_t)nx * elem * (size_t)(nz > 1 ? ny : 1);
     n->slab_axis = nz > 1 ? 2 : 1;
-    for (int k = 0; k < n->nodes; k++) {
-        lo[k] = n->node[k].s0 = extent * n->node[k].first_thread / n->nthreads;
-        hi[k] = n->node[k].s1 = extent * (n->node[k].first_thread + n->node[k].threads) / n->nthreads;
-    }
-    bind_units(n, bufs, nbufs, unit * (size_t)extent, 1, unit, lo, hi,
+    stn_numa_cut(n, extent, cut);
+    for (int k = 0; k < n->nodes; k++)
+        n->node[k].s0 = cut[k], n->node[k].s1 = cut[k + 1];
+    bind_units(n, bufs, nbufs, unit * (size_t)extent, 1, unit, cut, cut + 1,
                nz > 1 ? "each node's planes of z of every array" : "each node's rows of every array");
 }

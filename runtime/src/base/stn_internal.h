@@ -291,6 +291,9 @@ int stn_numa_rank_node(int local_rank, int *by, int *spans);
  * rows' bytes and `buffers` saying what was done; a topology not this system's is planned (counted), not
  * applied.  Never fails the run. */
 void stn_numa_bind_rows(stn_numa *n, char *const *bufs, int nbufs, size_t slot, int64_t nslots, size_t row);
+/* [0, extent) cut into one slab a node in proportion to its threads (the nodes' groups are contiguous): node
+ * k the slab [cut[k], cut[k + 1]) (cut: nodes + 1 entries; n->nthreads > 0). */
+void stn_numa_cut(const stn_numa *n, int64_t extent, int64_t *cut);
 /* In-core, one process on several nodes: the arrays (nbufs of nx x ny x nz elements of `elem` bytes) cut
  * along their slowest axis (z; y in 2d) into one slab a node in proportion to its threads, the split the
  * kernels' static schedule gives each node's contiguous threads, and each slab bound to its node

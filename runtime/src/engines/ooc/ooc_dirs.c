@@ -46,19 +46,16 @@ static int one_dir_slabs(ooc *e) {
     if (nu->nodes <= 1 || nu->local_rank >= 0 || nu->nthreads < 1 || nu->nodes > STN_GROUPS_MAX)
         return 0;
     if (e->d->ndim != 3 || e->plan.r.axis != 2) {
-        for (int k = 0; nu->slab_axis && k < nu->nodes;
-             k++) /* (an earlier plan's slabs: its rings are gone) */
+        if (!nu->slab_axis)
+            return 0;
+        for (int k = 0; k < nu->nodes; k++) /* (an earlier plan's slabs: its rings are gone) */
             nu->node[k].buffer_bytes = 0;
-        if (nu->slab_axis)
-            snprintf(nu->buffers, sizeof nu->buffers,
-                     "interleaved: a %s window's slots hold every node's rows "
-                     "in turn",
-                     e->d->ndim == 2 ? "2d" : "y-blocked");
+        snprintf(nu->buffers, sizeof nu->buffers,
+                 "interleaved: a %s window's slots hold every node's rows in turn",
+                 e->d->ndim == 2 ? "2d" : "y-blocked");
         return 0;
     }
-    slab[0] = 0, slab[nu->nodes] = ny;
-    for (int k = 1; k < nu->nodes; k++)
-        slab[k] = ny * nu->node[k].first_thread / nu->nthreads;
+    stn_numa_cut(nu, ny, slab);
     for (int k = 0; k < nu->nodes; k++)
         if (nu->node[k].threads == 0 || slab[k + 1] <= slab[k])
             return 0;
@@ -102,8 +99,7 @@ int stn_ooc_dirs_slabs(ooc *e) {
         return stn_error(-EINVAL,
                          "--dir %s...: %d directories, but the run's threads were placed on %d NUMA node%s",
                          o->dir, n, nu->nodes, nu->nodes == 1 ? "" : "s");
-    for (int k = 1; k < n; k++)
-        e->fs.slab[k] = ny * nu->node[k].first_thread / nu->nthreads;
+    stn_numa_cut(nu, ny, e->fs.slab);
     for (int k = 0; k < n; k++) {
         if (nu->node[k].threads == 0 || e->fs.slab[k + 1] <= e->fs.slab[k])
             return stn_error(-EINVAL,
