@@ -29,6 +29,7 @@ import sys
 from pathlib import Path
 
 import jsonschema
+import numpy as np
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -105,6 +106,31 @@ def compile_example(tmp_path_factory):
         return exe
 
     return build
+
+
+def build_and_stop(d: Path, name: str, text: str, size: tuple, levels: tuple, steps: int, seed: int,
+                   extra: tuple = ()) -> tuple:
+    """A stencil of the tests' own (`text`) compiled into `d` (`extra`: stencilc's further options, --mpi), its
+    levels given random --init files (a seeded generator), and the --out of in-core runs stopped at each step
+    k = 0 .. steps.  -> (program, its --init arguments, stopped[k][field], size, the fields)."""
+    (d / f"{name}.stn").write_text(text)
+    cmd, env = stencilc_command()
+    r = subprocess.run([*cmd, str(d / f"{name}.stn"), *extra, "-o", str(d / name)], capture_output=True, text=True,
+                       env=env)
+    assert r.returncode == 0, r.stderr
+    rng, inits = np.random.default_rng(seed), []
+    for lv in levels:
+        np.save(d / f"i-{lv}.npy", rng.random(size[::-1]))
+        inits += ["--init", f"{lv}={d / f'i-{lv}.npy'}"]
+    fields = [lv for lv in levels if "." not in lv]
+    stopped = {}
+    for k in range(steps + 1):
+        outs = [a for f in fields for a in ("--out", f"{f}={d / f'{f}{k}.npy'}")]
+        r = subprocess.run([str(d / name), "--size", ",".join(map(str, size)), "--steps", str(k), "--mode", "incore",
+                            "--quiet", *inits, *outs], capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        stopped[k] = {f: np.load(d / f"{f}{k}.npy") for f in fields}
+    return d / name, inits, stopped, size, fields
 
 
 @pytest.fixture(scope="session")

@@ -20,7 +20,7 @@ import subprocess
 
 import numpy as np
 import pytest
-from conftest import load_report, stencilc_command
+from conftest import build_and_stop, load_report
 from mpi_common import MPI_FLAGS, MPIRUN, needs_mpi
 
 h5py = pytest.importorskip("h5py")
@@ -69,25 +69,8 @@ def built(tmp_path_factory):
     def get(name: str):
         if name not in cache:
             text, size, levels = STENCILS[name]
-            d = tmp_path_factory.mktemp(name)
-            (d / f"{name}.stn").write_text(text)
-            cmd, env = stencilc_command()
-            r = subprocess.run([*cmd, str(d / f"{name}.stn"), "--mpi", "-o", str(d / name)], capture_output=True,
-                               text=True, env=env)
-            assert r.returncode == 0, r.stderr
-            rng, inits = np.random.default_rng(11), []
-            for lv in levels:
-                np.save(d / f"i-{lv}.npy", rng.random(size[::-1]))
-                inits += ["--init", f"{lv}={d / f'i-{lv}.npy'}"]
-            fields = [lv for lv in levels if "." not in lv]
-            stopped = {}
-            for k in range(STEPS + 1):
-                outs = [a for f in fields for a in ("--out", f"{f}={d / f'{f}{k}.npy'}")]
-                r = subprocess.run([str(d / name), "--size", ",".join(map(str, size)), "--steps", str(k),
-                                    "--mode", "incore", "--quiet", *inits, *outs], capture_output=True, text=True)
-                assert r.returncode == 0, r.stderr
-                stopped[k] = {f: np.load(d / f"{f}{k}.npy") for f in fields}
-            cache[name] = (d / name, inits, stopped, size, fields)
+            cache[name] = build_and_stop(tmp_path_factory.mktemp(name), name, text, size, levels, STEPS, 11,
+                                         ("--mpi",))
         return cache[name]
 
     return get
