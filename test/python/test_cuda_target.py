@@ -224,6 +224,57 @@ def test_the_cuda_kernels_give_the_c_kernels_bits_with_every_function(tmp_path):
         assert build_cuda("allfn", files, tmp_path / "nvcc").stat().st_size > 0
 
 
+SHELLS = {"shells3": """
+stencil shells3 {
+  grid 3d f64;
+  state a;
+  state b;
+  state c levels 2;
+  state d;
+  boundary a neumann;
+  boundary a periodic y;
+  boundary b dirichlet;
+  boundary b periodic x;
+  boundary c neumann;
+  boundary c dirichlet z+ x-;
+  boundary d periodic y;
+  boundary d neumann x z-;
+  a' = a + 0.1 * (a[-2,0,0] + a[1,0,0] + a[0,-1,0] + a[0,2,0] + a[0,0,-1] + a[0,0,2] - 6*a) + 0.01 * d;
+  b' = b + 0.1 * (b[-1,0,0] + b[2,0,0] + b[0,-1,0] + b[0,1,0] + b[0,0,-2] + b[0,0,1] - 6*b) + 0.02 * a;
+  c' = 2*c - c.prev + 0.05 * (c[-1,0,0] + c[1,0,0] + c[0,-2,0] + c[0,1,0] + c[0,0,-1] + c[0,0,2] - 6*c) + 0.01 * b;
+  d' = d + 0.1 * (d[-1,0,0] + d[2,0,0] + d[0,-1,0] + d[0,1,0] + d[0,0,-2] + d[0,0,1] - 6*d) + 0.03 * c;
+  init a = sin(0.3 * x) + cos(0.2 * y) * z;
+  init b = cos(0.1 * x * y) + 0.2 * z;
+  init c = 0.1 * x - 0.05 * y + cos(0.3 * z);
+  init d = sin(0.7 * x + 0.3 * y - 0.2 * z);
+}
+""", "shells3z": """
+stencil shells3z {
+  grid 3d f64;
+  state a;
+  state b;
+  boundary a neumann;
+  boundary a periodic z x;
+  boundary b periodic z;
+  boundary b neumann x- y;
+  a' = a + 0.1 * (a[-2,0,0] + a[1,0,0] + a[0,-1,0] + a[0,2,0] + a[0,0,-1] + a[0,0,2] - 6*a);
+  b' = b + 0.1 * (b[-1,0,0] + b[2,0,0] + b[0,-1,0] + b[0,1,0] + b[0,0,-2] + b[0,0,1] - 6*b) + 0.02 * a;
+  init a = sin(0.3 * x) + cos(0.2 * y) * z;
+  init b = cos(0.1 * x * y) + 0.2 * z;
+}
+"""}
+
+
+@pytest.mark.parametrize("name", sorted(SHELLS))
+def test_the_one_launch_boundary_gives_the_c_phases_bits(tmp_path, name):
+    """The boundary kernel (one launch over the shell, each cell the composition of the C phases) on the
+    combinations no example has: neumann or dirichlet with periodic axes, per-face boundaries with and without
+    a periodic axis, halos of two cells on one side, two levels; the kernel check's whole grid and (shells3) the
+    gpu-ooc schedule's slabs, bit for bit against the C kernels."""
+    (tmp_path / f"{name}.stn").write_text(SHELLS[name])
+    _emulated_check(tmp_path, name, str(tmp_path / f"{name}.stn"))
+
+
 def _emulated_check(tmp_path: Path, name: str, stn: str) -> None:
     """The CUDA kernels of the stencil ``name`` in ``stn`` against its C kernels, emulated on the host."""
     import shutil

@@ -164,6 +164,38 @@ def test_the_gpu_modes_give_the_cpu_bits_and_the_predicted_bytes(emu_programs, t
             assert g["blocks"] == 1 and g["bt"] == 9, g
 
 
+def _launches(log: Path) -> dict[str, int]:
+    """The emulation's count of each kernel's launches ($EMU_LAUNCH_LOG, cuda_emu/cuda_runtime.h)."""
+    return {k: int(n) for k, n in (ln.split() for ln in log.read_text().splitlines())}
+
+
+@pytest.mark.parametrize("boundary", ["dirichlet", "neumann"])
+def test_a_step_of_heat3d_on_the_gpu_is_two_launches(tmp_path, boundary):
+    """--mode gpu, heat3d (its dirichlet boundary, and neumann): each step launches the step kernel once and the
+    boundary kernel once (the whole boundary shell in one launch, docs/design/024-gpu-tier.md), counted by the
+    emulation as the launches of 5 steps less those of 1; and the neumann variant gives the CPU's bits."""
+    stn = (EXAMPLES_DIR / "heat3d.stn").read_text()
+    assert "boundary dirichlet;" in stn
+    (tmp_path / "heat3d.stn").write_text(stn.replace("boundary dirichlet;", f"boundary {boundary};"))
+    exe = tmp_path / "heat3d"
+    r = _stencilc([str(tmp_path / "heat3d.stn"), "--target", "cuda", "--emit=exe", "-o", str(exe)],
+                  {"STENCILC_CUDA_EMU": str(EMU)})
+    assert r.returncode == 0, r.stderr
+    counts = {}
+    for steps in (1, 5):
+        log, out = tmp_path / f"launches.{steps}", tmp_path / f"gpu.{steps}.npy"
+        r = subprocess.run([str(exe), "--size", "16,12,10", "--steps", str(steps), "--mode", "gpu", "--quiet",
+                            "--out", f"u={out}"], capture_output=True, text=True, timeout=120,
+                           env={**os.environ, "EMU_LAUNCH_LOG": str(log)})
+        assert r.returncode == 0, r.stderr
+        counts[steps] = _launches(log)
+    per4 = {k: n - counts[1].get(k, 0) for k, n in counts[5].items() if n != counts[1].get(k, 0)}
+    assert per4 == {"heat3d_step_kernel_": 4, "heat3d_boundary_kernel_": 4}, per4
+    r = _run(exe, ["--size", "16,12,10", "--steps", "5", "--quiet", "--out", f"u={tmp_path / 'cpu.npy'}"])
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "cpu.npy").read_bytes() == (tmp_path / "gpu.5.npy").read_bytes()
+
+
 TIMED = """
 stencil timed {
   grid 3d f64;

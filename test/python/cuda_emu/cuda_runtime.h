@@ -13,16 +13,20 @@
  * not yet written, or one stream that needs another's result without waiting for it, gets stale data.
  * Only streams cudaStreamCreate* made (and not destroyed) are accepted, besides the default stream 0.
  * cudaMallocAsync memory starts as 0xff bytes (NaN in f32 and f64), and fails (out of memory) past
- * $EMU_DEVICE_MEM bytes in all (default 64 GiB), which cudaMemGetInfo gives as free. */
+ * $EMU_DEVICE_MEM bytes in all (default 64 GiB), which cudaMemGetInfo gives as free.  Launches are counted,
+ * each kernel's by its name: with $EMU_LAUNCH_LOG set, the program writes there at exit a line "NAME COUNT"
+ * a kernel (test_gpu_engine.py counts a step's launches). */
 #ifndef CUDA_EMU_RUNTIME_H
 #define CUDA_EMU_RUNTIME_H
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <deque>
 #include <functional>
 #include <map>
+#include <string>
 
 #define __global__
 #define __device__
@@ -64,6 +68,15 @@ struct emu_device_ {
     int last = 0; /* the error cudaGetLastError gives next */
     std::map<void *, size_t> held; /* cudaMallocAsync's blocks: their sum is at most $EMU_DEVICE_MEM */
     size_t used = 0;
+    std::map<std::string, unsigned long> launches; /* kernel name -> its launches */
+    ~emu_device_() {
+        const char *path = getenv("EMU_LAUNCH_LOG");
+        FILE *f = path && *path ? fopen(path, "w") : NULL;
+        for (auto it = launches.begin(); f && it != launches.end(); ++it)
+            fprintf(f, "%s %lu\n", it->first.c_str(), it->second);
+        if (f)
+            fclose(f);
+    }
 };
 inline emu_device_ &emu_dev_() {
     static emu_device_ d;
@@ -109,12 +122,14 @@ template <typename T> struct emu_id_ {
     typedef T type;
 };
 template <typename... A>
-static inline void emu_launch_s_(cudaStream_t s, dim3 g, dim3 b, void (*k)(A...), typename emu_id_<A>::type... args) {
+static inline void emu_launch_s_(const char *name, cudaStream_t s, dim3 g, dim3 b, void (*k)(A...),
+                                 typename emu_id_<A>::type... args) {
+    emu_dev_().launches[name]++;
     if (emu_enqueue_(s, [=]() { EMU_LAUNCH_(g, b, k, args...); }))
         emu_last_ = 1;
 }
 #define EMU_LAUNCH_S_(stream, grid, block, kernel, ...)                                                             \
-    emu_launch_s_((cudaStream_t)(stream), (grid), (block), kernel, __VA_ARGS__)
+    emu_launch_s_(#kernel, (cudaStream_t)(stream), (grid), (block), kernel, __VA_ARGS__)
 
 /* EMU_DEVICE_MEM: the device memory cudaMemGetInfo gives as free (default 64 GiB). */
 static inline size_t emu_device_mem_(void) {
