@@ -13,6 +13,8 @@
 - An autouse fixture validates, after each test that used ``tmp_path``, every run report left
   there (a JSON object with ``runtime_version`` and ``mode``): a safety net for a report a test
   writes and never reads.
+- ``force2d_stn(vx_boundary)``: the staggered model whose force sources go into the velocities the
+  pressure's update reads primed (test_points.py, test_offgrid.py, test_gpu_engine.py), vx's boundary given.
 
 ``examples/`` is put on ``sys.path`` so tests can ``import reference``, and ``compiler/`` first, so that
 ``import stencilc`` is this tree's (unless ``STENCILC_INSTALLED=1``).
@@ -275,3 +277,34 @@ def records_across_a_kill(common: list[str], tmp_path: Path, name: str, out: str
                                  "--report", str(tmp_path / "r.json")], capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
     return tmp_path / "a.npy", tmp_path / "b.npy", load_report(tmp_path / "r.json")
+
+
+FORCE2D = """
+stencil force2d {
+  grid 2d f64;
+  param c = 0.4;
+  state vx;
+  state vy;
+  state p;
+  input rho;
+  series w;
+  points src;
+  points rcv;
+  vx' = vx - c / rho * (p[1,0] - p);
+  vy' = vy - c / rho * (p[0,1] - p);
+  p' = p - c * (vx' - vx'[-1,0] + vy' - vy'[0,-1]);
+  inject vx at src += 0.5 * w[t] / rho;
+  inject vy at src += 0.25 * w[t];
+  inject p at src += 0.1 * w[t];
+  record r = p' at rcv;
+  boundary vx VX_BOUNDARY;
+  boundary vy neumann;
+}
+"""
+
+
+def force2d_stn(vx_boundary: str) -> str:
+    """Force sources into the velocities of a staggered model, which the pressure's update reads primed
+    (``inject`` after a sub-step, a ``record`` of the pressure): the .stn text, vx's boundary ``vx_boundary``
+    (``"periodic x"``, ``"neumann"``)."""
+    return FORCE2D.replace("VX_BOUNDARY", vx_boundary)

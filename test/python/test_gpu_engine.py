@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import EXAMPLES_DIR, load_report
+from conftest import EXAMPLES_DIR, force2d_stn, load_report
 from stencilc import driver
 from stencilc.codegen import build_layout
 from stencilc.diagnostics import CompileError
@@ -234,28 +234,7 @@ def test_the_step_index_and_the_series_go_on_across_blocks_and_sweeps(tmp_path):
         assert (tmp_path / "gp.npy").read_bytes() == (tmp_path / "cpup.npy").read_bytes(), budget
 
 
-FORCE = """
-stencil force2d {
-  grid 2d f64;
-  param c = 0.4;
-  state vx;
-  state vy;
-  state p;
-  input rho;
-  series w;
-  points src;
-  points rcv;
-  vx' = vx - c / rho * (p[1,0] - p);
-  vy' = vy - c / rho * (p[0,1] - p);
-  p' = p - c * (vx' - vx'[-1,0] + vy' - vy'[0,-1]);
-  inject vx at src += 0.5 * w[t] / rho;
-  inject vy at src += 0.25 * w[t];
-  inject p at src += 0.1 * w[t];
-  record r = p' at rcv;
-  boundary vx neumann;
-  boundary vy neumann;
-}
-"""
+FORCE = force2d_stn("neumann")
 
 
 @pytest.mark.parametrize("offgrid", [False, True])

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import reference as ref
-from conftest import REPO_ROOT, load_report, records_across_a_kill, stencilc_command
+from conftest import REPO_ROOT, force2d_stn, load_report, records_across_a_kill, stencilc_command
 
 DEVITO = REPO_ROOT / "build" / "bench" / "venvs" / "devito" / "bin" / "python"
 EX = ref.EXAMPLES["acoustic2d"]
@@ -147,28 +147,7 @@ def test_points_files_are_checked(compile_example, run_program, tmp_path):
     assert "src" in out and "rec" in out
 
 
-FORCE = """
-stencil force2d {
-  grid 2d f64;
-  param c = 0.4;
-  state vx;
-  state vy;
-  state p;
-  input rho;
-  series w;
-  points src;
-  points rcv;
-  vx' = vx - c / rho * (p[1,0] - p);
-  vy' = vy - c / rho * (p[0,1] - p);
-  p' = p - c * (vx' - vx'[-1,0] + vy' - vy'[0,-1]);
-  inject vx at src += 0.5 * w[t] / rho;
-  inject vy at src += 0.25 * w[t];
-  inject p at src += 0.1 * w[t];
-  record r = p' at rcv;
-  boundary vx periodic x;
-  boundary vy neumann;
-}
-"""
+FORCE = force2d_stn("periodic x")
 
 
 def _force_numpy(size, steps, w, src, rcv, rho, p, wts=None):
