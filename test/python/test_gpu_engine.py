@@ -154,6 +154,35 @@ def test_sub_steps_reading_a_periodic_fields_new_value_give_the_cpu_bits(tmp_pat
     _check_gpu_modes(exe, name, tmp_path, stn)
 
 
+WRAPALONG = """
+stencil wrapalong {
+  grid 2d f64;
+  param c2 = 0.25;
+  input dy along y;
+  input k;
+  state u levels 2;
+  u' = (2 * u - (1 - dy) * u.prev + c2 * k * (u[1,0] + u[-1,0] + u[0,1] + u[0,-1] - 4 * u)) / (1 + dy)
+       + 0.001 * sin(0.3 * y);
+  boundary periodic;
+  init dy = 0.1 * (1 + sin(0.2 * y));
+  init k = 0.5 + 0.25 * cos(0.1 * x + 0.3 * y);
+  init u = exp(-((x - nx/2)^2 + (y - ny/3)^2) / 20.0);
+}
+"""
+
+
+def test_wrapped_windows_see_the_grids_coordinates_and_inputs(tmp_path):
+    """A torus (2d, periodic along y, the streamed axis) of two levels whose update reads an input along y, an
+    input field at its own cell and the y coordinate: gpu-ooc's wrapped windows (each piece of a step's region
+    under the grid's own indices, the input's planes those they wrap to) give the CPU's bits."""
+    stn = tmp_path / "wrapalong.stn"
+    stn.write_text(WRAPALONG)
+    exe = tmp_path / "wrapalong"
+    r = _stencilc([str(stn), "--target", "cuda", "--emit=exe", "-o", str(exe)], {"STENCILC_CUDA_EMU": str(EMU)})
+    assert r.returncode == 0, r.stderr
+    _check_gpu_modes(exe, "wrapalong", tmp_path, stn)
+
+
 def _check_gpu_modes(exe: Path, name: str, tmp_path: Path, stn: Path | None = None) -> None:
     """The program ``exe`` of ``name`` (an example, or ``stn``) in --mode gpu and gpu-ooc at 1/8 of the grid's
     arrays: every state level and record the CPU in-core run's bits, bytes counted == predicted."""
