@@ -290,10 +290,10 @@ static void check(const stn_program_desc *d, const int64_t n[3], int64_t steps, 
         free(ref[s]), free(host[s]), free(other[s]);
 }
 
-/* heat_n with the points of pts_: in core (the samples down in pieces of `chunk` steps when > 0) or within
- * 1/div of the grid: the in-core bits and samples, the bytes as predicted. */
-static void check_points(int64_t div, int64_t chunk) {
-    const stn_program_desc *d = &heat_n;
+/* heat_n (or heat_p, periodic: the windows wrap, a point's copies in the cones past the faces injected too)
+ * with the points of pts_: in core (the samples down in pieces of `chunk` steps when > 0) or within 1/div of
+ * the grid: the in-core bits and samples, the bytes as predicted. */
+static void check_points(const stn_program_desc *d, int64_t div, int64_t chunk) {
     const int64_t n[3] = {8, 7, 201}, cells = n[0] * n[1] * n[2];
     void *ref[1] = {calloc((size_t)cells, 8)}, *host[1] = {calloc((size_t)cells, 8)},
          *other[1] = {calloc((size_t)cells, 8)};
@@ -319,10 +319,11 @@ static void check_points(int64_t div, int64_t chunk) {
     const int same = !memcmp(host[0], ref[0], (size_t)cells * 8) && !memcmp(rec_got, rec_ref, sizeof rec_ref);
     if (!same || c.h2d_bytes != p.h2d_bytes || c.d2h_bytes != p.d2h_bytes || rec_ref[STEPS * NPTS - 1] == 0) {
         fprintf(stderr,
-                "points 1/%" PRId64 " chunk %" PRId64 ": %s; bytes up %" PRIu64 "/%" PRIu64 " down %" PRIu64
-                "/%" PRIu64 " (counted/predicted)\n",
-                div, chunk, same ? "the in-core bits and samples" : "NOT the in-core bits and samples",
-                c.h2d_bytes, p.h2d_bytes, c.d2h_bytes, p.d2h_bytes);
+                "%s points 1/%" PRId64 " chunk %" PRId64 ": %s; bytes up %" PRIu64 "/%" PRIu64
+                " down %" PRIu64 "/%" PRIu64 " (counted/predicted)\n",
+                d->name, div, chunk,
+                same ? "the in-core bits and samples" : "NOT the in-core bits and samples", c.h2d_bytes,
+                p.h2d_bytes, c.d2h_bytes, p.d2h_bytes);
         t_failures++;
     }
     free(g.samples), free(ref[0]), free(host[0]), free(other[0]);
@@ -355,9 +356,9 @@ int main(void) {
     stn_gpu_block(&p, 99, &z0, &z1);
     CHECK(z0 == 198 && z1 == 201);
     for (int64_t div = 1; div <= 8; div *= 2)
-        check_points(div, 0);
-    check_points(1, 3); /* in core, the samples down every 3 steps (and the last 1) */
-    check_points(1, 1);
+        check_points(&heat_n, div, 0), check_points(&heat_p, div, 0);
+    check_points(&heat_n, 1, 3); /* in core, the samples down every 3 steps (and the last 1) */
+    check_points(&heat_n, 1, 1);
     printf("test_gpu_sched: %d failures\n", t_failures);
     return t_failures ? 1 : 0;
 }
