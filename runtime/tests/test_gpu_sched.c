@@ -7,7 +7,8 @@
  * a few steps): the in-core run's bits and samples, the point and sample bytes as predicted.  Periodic along
  * the streamed axis (heat3d periodic along every axis, its update reading the coordinates; the 2d wave
  * periodic along x and y, its input read at its own cell): the windows wrap past the grid's faces, also with
- * cones wider than the grid's interior, and give the in-core bits and the predicted bytes. */
+ * cones wider than the grid's interior, and give the in-core bits and the predicted bytes (heat3d's also with
+ * the points, whose copies in the cones past the faces are injected too). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
