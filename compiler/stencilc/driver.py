@@ -18,7 +18,7 @@ from pathlib import Path
 
 from . import ast, frontend, ir, lower, sema
 from .codegen import build_layout, generate
-from .codegen.cuda import refuse_unsupported, render_cuda
+from .codegen.cuda import render_cuda
 from .diagnostics import SourceFile
 from .toolchain import ToolchainError, build, build_cuda, build_cuda_program, build_library
 
@@ -33,15 +33,14 @@ def _write_text(text: str, output: str | None) -> None:
 
 
 def front(path: str, target: str = "c") -> ir.Program:
-    """parse -> check -> lower: the IR of a .stn file (warnings printed on stderr).  For ``target``
-    "cuda", the constructs the CUDA kernels do not carry yet are refused (located errors) first."""
+    """parse -> check -> lower: the IR of a .stn file (warnings printed on stderr).  ``target`` ("c" or "cuda"):
+    both targets carry every construct sema accepts, from the same IR."""
     source = SourceFile.read(path)
     try:
         checked = sema.check(frontend.parse(source), source)
         for w in checked.warnings:
             sys.stderr.write(w.render() + "\n")
-        if target == "cuda":
-            refuse_unsupported(checked.tree, source)
+        del target  # (the same IR for both targets)
         return lower.lower(checked)
     except RecursionError:
         raise frontend.too_deep(source) from None

@@ -93,10 +93,6 @@ def compile(path: str | os.PathLike, cc: str | None = None, cflags: str | None =
             raise Error(f"compile: target {target!r}: expected 'c' or 'cuda'")
         source = SourceFile.read(path)
         checked = sema.check(frontend.parse(source), source)
-        if target == "cuda":
-            from .codegen.cuda import refuse_unsupported
-
-            refuse_unsupported(checked.tree, source)
         program = lower.lower(checked)
     except CompileError as e:  # (a stencilc.Error) with the diagnostics rendered as the CLI prints them
         e.args = (e.render(),)

@@ -19,8 +19,12 @@
  *     budget is predicted faster than the plan chosen (with samples, the in-core plan may not fit where
  *     a window clipped at the grid's faces does: the chooser then tries every block size);
  *   - one block is the in-core plan (--mode gpu): every array up once, every level down once;
- *   - no plan below the smallest is -ENOMEM, and a field periodic along the streamed axis is
- *     -ENOTSUP, each with a message naming the cause.
+ *   - a quarter of the problems are periodic along the streamed axis (every state field; the inputs read at
+ *     their own cell): past one block the windows wrap, unrolled past the grid's faces, the brute force
+ * counts the cone's planes of the unrolled grid, and the 1d model runs on a torus (the whole grid's boundary
+ *     planes the wrap of its interior; a window's planes the grid's planes they wrap to);
+ *   - no plan below the smallest is -ENOMEM, and a field periodic along the streamed axis beside one that
+ *     is not, or with an input read across it, is -ENOTSUP, each with a message naming the cause.
  * The seed is fixed (STN_TEST_SEED overrides it) so that a failure can be replayed. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -86,6 +90,22 @@ static void make_problem(problem *P) {
         q->sample_step_bytes = (uint64_t)between(1, 40) * (uint64_t)d->elem_size;
         q->gpu_mem += (uint64_t)between(0, 2) * q->sample_step_bytes * (uint64_t)q->steps;
     }
+    if (between(0, 3) ==
+        0) /* periodic along the streamed axis: every state field; inputs read at their cell */
+        for (int f = 0; f < d->nfields; f++) {
+            P->fields[f].periodic = P->fields[f].kind == STN_FIELD_STATE ? 1 << a : 0;
+            P->fields[f].read_across = 8;
+        }
+}
+
+/* The grid's plane that plane u of the unrolled torus is (the test's own). */
+static int64_t torus(const stn_gpu_plan *p, int64_t u) {
+    int64_t m = u;
+    while (m < p->L)
+        m += p->H - p->L;
+    while (m >= p->H)
+        m -= p->H - p->L;
+    return m;
 }
 
 /* Brute force: the bytes the schedule moves, plane by plane, from the dependency cone. */
@@ -97,7 +117,8 @@ static void count_bytes(const stn_gpu_plan *p, const stn_gpu_request *q, uint64_
         for (int64_t k = 0; k < p->nblocks; k++) {
             const int64_t z0 = p->nblocks == 1 ? 0 : k * p->bz; /* bz each, the last block the rest */
             const int64_t z1 = p->nblocks == 1 || k == p->nblocks - 1 ? p->n : z0 + p->bz;
-            for (int64_t pl = 0; pl < p->n; pl++) {
+            const int64_t far = p->wrap ? p->n + (T + 1) * (p->rlo + p->rhi) : 0; /* (unrolled planes) */
+            for (int64_t pl = -far; pl < p->n + far; pl++) {
                 int needed = p->nblocks == 1;
                 for (int64_t z = z0; z < z1 && !needed; z++)
                     needed = pl >= z - T * p->rlo && pl <= z + T * p->rhi;
@@ -111,35 +132,43 @@ static void count_bytes(const stn_gpu_plan *p, const stn_gpu_request *q, uint64_
 }
 
 /* The 1d model: an interior plane's new value mixes the planes it reads (a read past the grid's face
- * reads the face: a reach wider than the halo, as sub-steps have); boundary planes keep theirs.
- * `old` and `nw` hold planes from `off` on. */
-static uint64_t mix(const stn_gpu_plan *p, const uint64_t *old, int64_t z, int64_t off) {
+ * reads the face: a reach wider than the halo, as sub-steps have); boundary planes keep theirs, or on a
+ * torus (wrap 2: the whole grid) are the wrap of the interior; a wrapped window (wrap 1) computes every
+ * plane of its region, unrolled.  `old` and `nw` hold planes from `off` on. */
+static int64_t read_at(const stn_gpu_plan *p, int64_t z, int wrap) {
+    return wrap == 2 ? torus(p, z) : wrap ? z : z < 0 ? 0 : z >= p->n ? p->n - 1 : z;
+}
+
+static uint64_t mix(const stn_gpu_plan *p, const uint64_t *old, int64_t z, int64_t off, int wrap) {
     uint64_t h = 0x243F6A8885A308D3ull;
     for (int64_t o = -p->rlo; o <= p->rhi; o++) {
-        const int64_t at = z + o < 0 ? 0 : z + o >= p->n ? p->n - 1 : z + o;
+        const int64_t at = read_at(p, z + o, wrap);
         h = (h ^ old[at - off]) * 0x100000001B3ull + (uint64_t)(o + 7);
     }
     return h;
 }
 
 static void step_range(const stn_gpu_plan *p, const uint64_t *old, uint64_t *nw, int64_t v0, int64_t v1,
-                       int64_t off) {
+                       int64_t off, int wrap) {
     for (int64_t z = v0; z < v1; z++)
-        nw[z - off] = z >= p->L && z < p->H ? mix(p, old, z, off) : old[z - off];
+        nw[z - off] = wrap == 1 || (z >= p->L && z < p->H) ? mix(p, old, z, off, wrap) : old[z - off];
+    for (int64_t z = v0; wrap == 2 && z < v1; z++) /* the whole torus: its boundary planes wrap */
+        nw[z - off] = nw[torus(p, z) - off];
 }
 
 /* Runs the plan's schedule on the 1d model and compares with the whole grid after each sweep. */
 static int schedule_exact(const stn_gpu_plan *p, uint64_t *cells) {
     const int64_t n = p->n;
     uint64_t *ref = calloc((size_t)n, 8), *rtmp = calloc((size_t)n, 8), *host = calloc((size_t)n, 8);
-    uint64_t *next = calloc((size_t)n, 8), *wa = calloc((size_t)n, 8), *wb = calloc((size_t)n, 8);
+    const size_t wn = (size_t)(p->window_max > n ? p->window_max : n);
+    uint64_t *next = calloc((size_t)n, 8), *wa = calloc(wn, 8), *wb = calloc(wn, 8);
     int ok = ref && rtmp && host && next && wa && wb;
     for (int64_t z = 0; ok && z < n; z++)
         ref[z] = host[z] = rnd();
     for (int64_t s = 0; ok && s < p->nsweeps; s++) {
         const int64_t T = s * p->bt + p->bt <= p->steps ? p->bt : p->steps - s * p->bt;
         for (int64_t t = 0; t < T; t++) { /* the whole grid */
-            step_range(p, ref, rtmp, 0, n, 0);
+            step_range(p, ref, rtmp, 0, n, 0, p->wrap ? 2 : 0);
             memcpy(ref, rtmp, (size_t)n * 8);
         }
         for (int64_t k = 0; k < p->nblocks; k++) {
@@ -147,16 +176,18 @@ static int schedule_exact(const stn_gpu_plan *p, uint64_t *cells) {
             stn_gpu_window(p, k, T, &w0, &w1);
             const int64_t z0 = p->nblocks == 1 ? 0 : k * p->bz;
             const int64_t z1 = p->nblocks == 1 || k == p->nblocks - 1 ? n : z0 + p->bz;
-            memcpy(wa, host + w0, (size_t)(w1 - w0) * 8); /* up */
+            for (int64_t u = w0; u < w1; u++) /* up (a wrapped window: the planes it wraps to) */
+                wa[u - w0] = host[p->wrap ? torus(p, u) : u];
             for (int64_t t = 1; t <= T; t++) {
-                const int64_t v0 = w0 == 0 ? 0 : w0 + t * p->rlo, v1 = w1 == n ? n : w1 - t * p->rhi;
+                const int64_t v0 = w0 == 0 && !p->wrap ? 0 : w0 + t * p->rlo;
+                const int64_t v1 = w1 == n && !p->wrap ? n : w1 - t * p->rhi;
                 if (v0 > z0 || v1 < z1) {
                     fprintf(stderr,
                             "block %" PRId64 " [%" PRId64 ", %" PRId64 ") not exact after step %" PRId64 "\n",
                             k, z0, z1, t);
                     ok = 0;
                 }
-                step_range(p, wa, wb, v0, v1, w0);
+                step_range(p, wa, wb, v0, v1, w0, p->wrap);
                 *cells += (uint64_t)(v1 - v0);
                 uint64_t *sw = wa;
                 wa = wb, wb = sw;
@@ -261,18 +292,44 @@ static void check_refusals(void) {
     CHECK_HAS(stn_errmsg(), "--gpu-mem 1 bytes is below the smallest plan");
     P.q.gpu_mem = (uint64_t)1 << 40;
     CHECK(stn_gpu_plan_for(&P.q, &p) == 0 && p.nblocks == 1); /* in core, periodic or not */
-    P.fields[0].periodic = 1 << (P.d.ndim == 3 ? 2 : 1);
-    CHECK(stn_gpu_plan_for(&P.q, &p) == 0 && p.nblocks == 1);
+    const int a = P.d.ndim == 3 ? 2 : 1;
+    P.fields[0].periodic = 1 << a; /* u periodic along the streamed axis, v a state field that is not */
+    P.fields[1] = (stn_field_desc){.name = "v",
+                                   .kind = STN_FIELD_STATE,
+                                   .levels = 1,
+                                   .src_slot = P.d.nsrc,
+                                   .prev_slot = -1,
+                                   .dst_slot = P.d.ndst};
+    P.fields[2] = (stn_field_desc){.name = "c",
+                                   .kind = STN_FIELD_INPUT,
+                                   .levels = 1,
+                                   .src_slot = P.d.nsrc + 1,
+                                   .prev_slot = -1,
+                                   .dst_slot = -1,
+                                   .read_across = 8};
+    P.d.nfields = 3, P.d.nsrc += 2, P.d.ndst++, P.d.nalong = 0;
+    CHECK(stn_gpu_plan_for(&P.q, &p) == 0 && p.nblocks == 1 && !p.wrap); /* in core, periodic or not */
     P.q.gpu_mem = p.dev_bytes / 2;
     CHECK(stn_gpu_plan_for(&P.q, &p) == -ENOTSUP);
-    CHECK_HAS(stn_errmsg(), "periodic along");
+    CHECK_HAS(stn_errmsg(), "field 'u' is periodic along");
+    CHECK_HAS(stn_errmsg(), "'v' is not");
+    P.fields[1].periodic = 1 << a; /* both: the windows wrap (blocks of half the grid, 2 steps a sweep) */
+    P.q.gpu_mem = (uint64_t)1 << 40, P.q.bz = P.q.size[a] / 2, P.q.bt = 2;
+    const int rc = stn_gpu_plan_for(&P.q, &p);
+    if (rc)
+        fprintf(stderr, "wrapped: %s\n", stn_errmsg());
+    CHECK(rc == 0 && p.nblocks > 1 && p.wrap);
+    CHECK(stn_gpu_wrap_plane(&p, p.L - 1) == p.H - 1 && stn_gpu_wrap_plane(&p, p.H) == p.L);
+    P.fields[2].read_across = 8 | (1 << a); /* an input read across it */
+    CHECK(stn_gpu_plan_for(&P.q, &p) == -ENOTSUP);
+    CHECK_HAS(stn_errmsg(), "the input 'c' is read at an offset along it");
 }
 
 int main(void) {
     const char *seed = getenv("STN_TEST_SEED");
     const uint64_t s0 = seed ? strtoull(seed, NULL, 0) : 20261127;
     const int count = 400;
-    int in_core = 0, blocked = 0;
+    int in_core = 0, blocked = 0, wrapped = 0;
     for (int i = 0; i < count; i++) {
         *stn_test_rng() = s0 + (uint64_t)i * 7919;
         problem P;
@@ -280,11 +337,12 @@ int main(void) {
         check_problem(&P, i);
         stn_gpu_plan p;
         if (stn_gpu_plan_for(&P.q, &p) == 0)
-            p.nblocks == 1 ? in_core++ : blocked++;
+            p.nblocks == 1 ? in_core++ : blocked++, wrapped += p.wrap;
     }
     check_refusals();
-    printf("test_gpu_plan: %d problems: %d in core, %d blocked, %d without a plan; %d failures\n", count,
-           in_core, blocked, count - in_core - blocked, t_failures);
-    CHECK(blocked > count / 10 && in_core > count / 10);
+    printf(
+        "test_gpu_plan: %d problems: %d in core, %d blocked (%d wrapped), %d without a plan; %d failures\n",
+        count, in_core, blocked, wrapped, count - in_core - blocked, t_failures);
+    CHECK(blocked > count / 10 && in_core > count / 10 && wrapped > count / 40);
     return t_failures ? 1 : 0;
 }

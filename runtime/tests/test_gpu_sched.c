@@ -4,7 +4,11 @@
  * chosen under budgets of 1/2 to 1/16 of the grid, and given), the run gives the in-core run's bits, and the
  * bytes it moved and the planes it computed are the plan's predictions.  With sources and receivers (points
  * injected into and sampled after each step, the samples on the "device" for a sweep, or in core in pieces of
- * a few steps): the in-core run's bits and samples, the point and sample bytes as predicted. */
+ * a few steps): the in-core run's bits and samples, the point and sample bytes as predicted.  Periodic along
+ * the streamed axis (heat3d periodic along every axis, its update reading the coordinates; the 2d wave
+ * periodic along x and y, its input read at its own cell): the windows wrap past the grid's faces, also with
+ * cones wider than the grid's interior, and give the in-core bits and the predicted bytes (heat3d's also with
+ * the points, whose copies in the cones past the faces are injected too). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -37,6 +41,81 @@ static int h_boundary(void *ctx, int field, const stn_view *v, const void *cur, 
 }
 static int h_sync(void *ctx, int stream) { return (void)ctx, (void)stream, 0; }
 
+/* ------------------------------------------------------------------ periodic along every axis
+ * A periodic boundary (as the generated one): each boundary cell takes the interior cell an interior's width
+ * away, x then y then z, not along the view's own_axes (a wrapped window's, which the schedule fills). */
+static void wrap_any(int esize, const int lo[3], const int hi[3], const stn_view *v, void *next,
+                     const stn_box *b) {
+    const int64_t n[3] = {v->nx, v->ny, v->nz};
+    char *a = next;
+    for (int d = 0; d < 3; d++) {
+        if ((v->own_axes >> d) & 1 || n[d] - lo[d] - hi[d] < 1)
+            continue;
+        for (int64_t z = b->lo[2]; z < b->hi[2]; z++)
+            for (int64_t y = b->lo[1]; y < b->hi[1]; y++)
+                for (int64_t x = b->lo[0]; x < b->hi[0]; x++) {
+                    int64_t m[3] = {x, y, z};
+                    const int64_t P = n[d] - lo[d] - hi[d];
+                    if (m[d] < lo[d])
+                        m[d] += P;
+                    else if (m[d] >= n[d] - hi[d])
+                        m[d] -= P;
+                    else
+                        continue;
+                    memcpy(a + esize * idx(v, x, y, z), a + esize * idx(v, m[0], m[1], m[2]), (size_t)esize);
+                }
+    }
+}
+
+/* heat3d on a torus, plus a term of the cell's coordinates (a wrapped window's kernels see the grid's). */
+static int heatp_step(const double *params, const stn_view *v, const void *const *src, void *const *dst,
+                      const stn_box *b, int64_t iy, int64_t iz) {
+    (void)iy, (void)iz;
+    const double *a = src[0];
+    double *out = dst[0], alpha = params[0];
+    for (int64_t z = b->lo[2]; z < b->hi[2]; z++)
+        for (int64_t y = b->lo[1]; y < b->hi[1]; y++)
+            for (int64_t x = b->lo[0]; x < b->hi[0]; x++) {
+                const int64_t i = idx(v, x, y, z);
+                out[i] = heat_point(a, i, v->sy, v->sz, alpha) + 1e-3 * (double)(z % 5 + y % 3);
+            }
+    return 0;
+}
+static void heatp_boundary(int field, const stn_view *v, const void *cur, void *next, const stn_box *b) {
+    CHECK(field == 0);
+    (void)cur;
+    wrap_any(8, heat_lo, heat_hi, v, next, b);
+}
+static void wavep_boundary(int field, const stn_view *v, const void *cur, void *next, const stn_box *b) {
+    CHECK(field == 0);
+    (void)cur;
+    wrap_any(4, wave_lo, wave_hi, v, next, b);
+}
+static const stn_field_desc heatp_fields[] = {{.name = "u",
+                                               .kind = STN_FIELD_STATE,
+                                               .levels = 1,
+                                               .boundary = STN_BC_DIRICHLET,
+                                               .has_init = 1,
+                                               .prev_slot = -1,
+                                               .periodic = 7}};
+static const stn_field_desc wavep_fields[] = {{.name = "u",
+                                               .kind = STN_FIELD_STATE,
+                                               .levels = 2,
+                                               .boundary = STN_BC_DIRICHLET,
+                                               .has_init = 1,
+                                               .has_prev_init = 1,
+                                               .prev_slot = 1,
+                                               .periodic = 3},
+                                              {.name = "c",
+                                               .kind = STN_FIELD_INPUT,
+                                               .levels = 1,
+                                               .has_init = 1,
+                                               .src_slot = 2,
+                                               .prev_slot = -1,
+                                               .dst_slot = -1,
+                                               .read_across = 8}};
+static stn_program_desc heat_p, wave_p; /* (heat_d and wave_d with these fields and boundaries: main) */
+
 /* The initial arrays of every src[] slot: the init functions (prev = current without one). */
 static void initial(const stn_program_desc *d, const int64_t n[3], void **a, int64_t cells) {
     const stn_view v = {n[0], n[1], n[2], n[0], n[0] * n[1], 0, 0, 0, NULL};
@@ -51,6 +130,10 @@ static void initial(const stn_program_desc *d, const int64_t n[3], void **a, int
             else
                 memcpy(a[fd->prev_slot], a[fd->src_slot], (size_t)(cells * d->elem_size));
         }
+        for (int l = 0; fd->periodic && l < fd->levels;
+             l++) /* (wrapped before the first step, as the engines) */
+            d->boundary(f, &v, a[l ? fd->prev_slot : fd->src_slot], a[l ? fd->prev_slot : fd->src_slot],
+                        &whole);
     }
 }
 
@@ -176,7 +259,9 @@ static void check(const stn_program_desc *d, const int64_t n[3], int64_t steps, 
     initial(d, n, host, cells);
     in_core(d, n, ref, steps, cells, 0);
     const uint64_t grid = (uint64_t)(d->nsrc + d->ndst) * (uint64_t)cells * (uint64_t)d->elem_size;
-    stn_gpu_request q = {d, {n[0], n[1], n[2]}, steps, grid / (uint64_t)div, 2, bz, bt, 25e9, 25e9, 2e12};
+    const uint64_t budget =
+        bz ? (uint64_t)1 << 40 : grid / (uint64_t)div; /* (given: a wrapped window may be wider) */
+    stn_gpu_request q = {d, {n[0], n[1], n[2]}, steps, budget, 2, bz, bt, 25e9, 25e9, 2e12};
     stn_gpu_plan p;
     int rc = stn_gpu_plan_for(&q, &p);
     if (rc) {
@@ -206,10 +291,10 @@ static void check(const stn_program_desc *d, const int64_t n[3], int64_t steps, 
         free(ref[s]), free(host[s]), free(other[s]);
 }
 
-/* heat_n with the points of pts_: in core (the samples down in pieces of `chunk` steps when > 0) or within
- * 1/div of the grid: the in-core bits and samples, the bytes as predicted. */
-static void check_points(int64_t div, int64_t chunk) {
-    const stn_program_desc *d = &heat_n;
+/* heat_n (or heat_p, periodic: the windows wrap, a point's copies in the cones past the faces injected too)
+ * with the points of pts_: in core (the samples down in pieces of `chunk` steps when > 0) or within 1/div of
+ * the grid: the in-core bits and samples, the bytes as predicted. */
+static void check_points(const stn_program_desc *d, int64_t div, int64_t chunk) {
     const int64_t n[3] = {8, 7, 201}, cells = n[0] * n[1] * n[2];
     void *ref[1] = {calloc((size_t)cells, 8)}, *host[1] = {calloc((size_t)cells, 8)},
          *other[1] = {calloc((size_t)cells, 8)};
@@ -235,10 +320,11 @@ static void check_points(int64_t div, int64_t chunk) {
     const int same = !memcmp(host[0], ref[0], (size_t)cells * 8) && !memcmp(rec_got, rec_ref, sizeof rec_ref);
     if (!same || c.h2d_bytes != p.h2d_bytes || c.d2h_bytes != p.d2h_bytes || rec_ref[STEPS * NPTS - 1] == 0) {
         fprintf(stderr,
-                "points 1/%" PRId64 " chunk %" PRId64 ": %s; bytes up %" PRIu64 "/%" PRIu64 " down %" PRIu64
-                "/%" PRIu64 " (counted/predicted)\n",
-                div, chunk, same ? "the in-core bits and samples" : "NOT the in-core bits and samples",
-                c.h2d_bytes, p.h2d_bytes, c.d2h_bytes, p.d2h_bytes);
+                "%s points 1/%" PRId64 " chunk %" PRId64 ": %s; bytes up %" PRIu64 "/%" PRIu64
+                " down %" PRIu64 "/%" PRIu64 " (counted/predicted)\n",
+                d->name, div, chunk,
+                same ? "the in-core bits and samples" : "NOT the in-core bits and samples", c.h2d_bytes,
+                p.h2d_bytes, c.d2h_bytes, p.d2h_bytes);
         t_failures++;
     }
     free(g.samples), free(ref[0]), free(host[0]), free(other[0]);
@@ -246,8 +332,12 @@ static void check_points(int64_t div, int64_t chunk) {
 
 int main(void) {
     static const int64_t n3[3] = {8, 7, 201}, n2[3] = {17, 301, 1};
-    const stn_program_desc *ds[] = {&heat_d, &heat_n, &wave_d, &wave_n};
-    for (int i = 0; i < 4; i++) {
+    heat_p = heat_d, heat_p.name = "heat3d_periodic", heat_p.fields = heatp_fields, heat_p.step = heatp_step;
+    heat_p.boundary = heatp_boundary;
+    wave_p = wave_d, wave_p.name = "wave2d_periodic", wave_p.fields = wavep_fields,
+    wave_p.boundary = wavep_boundary;
+    const stn_program_desc *ds[] = {&heat_d, &heat_n, &wave_d, &wave_n, &heat_p, &wave_p};
+    for (int i = 0; i < 6; i++) {
         const int64_t *n = ds[i]->ndim == 3 ? n3 : n2;
         for (int64_t div = 1; div <= 16; div *= 2)
             check(ds[i], n, 13, div, 0, 0);
@@ -257,6 +347,9 @@ int main(void) {
     /* a remainder thinner than twice the boundary layer joins the last block (a neumann face mirrors within
      * it) */
     check(&heat_n, n3, 13, 1, 2, 1);
+    /* wrapped windows whose cone is wider than the grid's interior (several wraps a window) */
+    check(&heat_p, (const int64_t[]){6, 5, 12}, 13, 1, 4, 6);
+    check(&wave_p, (const int64_t[]){9, 11, 1}, 13, 1, 3, 7);
     stn_gpu_request q = {&heat_n, {8, 7, 201}, 13, 1ull << 30, 2, 2, 1, 0, 0, 0};
     stn_gpu_plan p;
     int64_t z0, z1;
@@ -264,9 +357,9 @@ int main(void) {
     stn_gpu_block(&p, 99, &z0, &z1);
     CHECK(z0 == 198 && z1 == 201);
     for (int64_t div = 1; div <= 8; div *= 2)
-        check_points(div, 0);
-    check_points(1, 3); /* in core, the samples down every 3 steps (and the last 1) */
-    check_points(1, 1);
+        check_points(&heat_n, div, 0), check_points(&heat_p, div, 0);
+    check_points(&heat_n, 1, 3); /* in core, the samples down every 3 steps (and the last 1) */
+    check_points(&heat_n, 1, 1);
     printf("test_gpu_sched: %d failures\n", t_failures);
     return t_failures ? 1 : 0;
 }

@@ -59,33 +59,54 @@ static int samples_down(const run_ctx *r, int64_t t, int64_t rows, int st) {
     return rc;
 }
 
-/* Step t of a window [w0, w1) of a sweep (block [z0, z1)): the kernels on what is still exact, the injects
- * and records, the boundaries, the levels rotated. */
-static int window_step(const run_ctx *r, const stn_view *v, const int64_t wz[4], int64_t t, const void **src,
-                       void **dst, int st) {
-    const int64_t w0 = wz[0], w1 = wz[1];
+/* One piece [m0, m1) of step t's region along the streamed axis, under the grid's own indices (shift: how far
+ * the window's unrolled planes lie from them; 0 unless the window wraps), of block [z0, z1): the kernels on
+ * its interior part and the injects and records (phase 0), or the boundaries of every state field (1). */
+static int piece(const run_ctx *r, const stn_view *v, const int64_t wz[4], int64_t t, int64_t m0, int64_t m1,
+                 int64_t shift, const void **src, void **dst, int st, int phase) {
     const stn_gpu_plan *p = r->p;
     const stn_program_desc *d = r->d;
     const int a = p->axis;
-    const int64_t v0 = w0 == 0 ? 0 : w0 + t * p->rlo, v1 = w1 == p->n ? p->n : w1 - t * p->rhi;
+    stn_view w = *v; /* (plane u of the window is the grid's u - shift) */
+    *(a == 2 ? &w.z0 : &w.y0) -= shift;
     stn_box box, whole;
     for (int e = 0; e < 3; e++) {
         box.lo[e] = d->halo_lo[e], box.hi[e] = r->size[e] - d->halo_hi[e];
         whole.lo[e] = 0, whole.hi[e] = r->size[e];
     }
-    box.lo[a] = v0 > p->L ? v0 : p->L, box.hi[a] = v1 < p->H ? v1 : p->H;
-    whole.lo[a] = v0, whole.hi[a] = v1;
+    box.lo[a] = m0 > p->L ? m0 : p->L, box.hi[a] = m1 < p->H ? m1 : p->H;
+    whole.lo[a] = m0, whole.hi[a] = m1;
+    int rc = 0;
+    if (phase == 0 && box.hi[a] > box.lo[a])
+        rc = r->ops->step(r->ops->ctx, r->params, &w, src, dst, &box, st);
+    if (phase == 0 && rc == 0) /* (the records: at the block's own planes, which no shifted piece holds) */
+        rc = point_ops(r, &w, &box, shift ? 0 : wz[2], shift ? 0 : wz[3], t, src, dst, st);
+    for (int f = 0; f < d->nfields && phase == 1 && !rc; f++)
+        if (d->fields[f].kind == STN_FIELD_STATE)
+            rc = r->ops->boundary(r->ops->ctx, f, &w, src[d->fields[f].src_slot], dst[d->fields[f].dst_slot],
+                                  &whole, st);
+    return rc;
+}
+
+/* Step t of a window [w0, w1) of a sweep (block [z0, z1)): the kernels on what is still exact, the injects
+ * and records, the boundaries, the levels rotated.  A wrapped window's region runs in pieces, each under
+ * the grid's own indices of its planes (its view shifted), so the kernels see the grid's coordinates. */
+static int window_step(const run_ctx *r, const stn_view *v, const int64_t wz[4], int64_t t, const void **src,
+                       void **dst, int st) {
+    const stn_gpu_plan *p = r->p;
+    const stn_program_desc *d = r->d;
+    int64_t v0, v1;
+    stn_gpu_region(p, wz[0], wz[1], t, &v0, &v1);
     int rc = 0;
     if (r->ops->at_step)
         r->ops->at_step(r->ops->ctx, r->t0 + t - 1);
-    if (box.hi[a] > box.lo[a])
-        rc = r->ops->step(r->ops->ctx, r->params, v, src, dst, &box, st);
-    if (rc == 0)
-        rc = point_ops(r, v, &box, wz[2], wz[3], t, src, dst, st);
-    for (int f = 0; f < d->nfields && !rc; f++)
-        if (d->fields[f].kind == STN_FIELD_STATE)
-            rc = r->ops->boundary(r->ops->ctx, f, v, src[d->fields[f].src_slot], dst[d->fields[f].dst_slot],
-                                  &whole, st);
+    for (int phase = 0; phase < 2 && !rc; phase++)
+        for (int64_t u = v0; u < v1 && !rc;) {
+            const int64_t m = stn_gpu_wrap_plane(p, u),
+                          len = p->wrap && p->H - m < v1 - u ? p->H - m : v1 - u;
+            rc = piece(r, v, wz, t, m, m + len, u - m, src, dst, st, phase);
+            u += len;
+        }
     for (int f = 0; f < d->nfields; f++) {
         const stn_field_desc *fd = &d->fields[f];
         if (fd->kind != STN_FIELD_STATE)
@@ -115,8 +136,14 @@ static int run_block(const run_ctx *r, int64_t k, int64_t T, int st) {
     int rc = 0;
     for (int s = 0; s < d->nsrc && !rc; s++) {
         src[s] = buf[s];
-        rc = r->ops->up(r->ops->ctx, buf[s], at(r->host[s], w0, pb), (uint64_t)((w1 - w0) * pb), st);
-        r->c->h2d_bytes += (uint64_t)((w1 - w0) * pb);
+        for (int64_t u = w0; u < w1 && !rc;) { /* (a wrapped window: in runs of the grid's planes) */
+            const int64_t m = stn_gpu_wrap_plane(p, u),
+                          len = p->wrap && p->H - m < w1 - u ? p->H - m : w1 - u;
+            rc = r->ops->up(r->ops->ctx, at(buf[s], u - w0, pb), at(r->host[s], m, pb), (uint64_t)(len * pb),
+                            st);
+            r->c->h2d_bytes += (uint64_t)(len * pb);
+            u += len;
+        }
     }
     for (int j = 0; j < d->nalong; j++)
         src[d->nsrc + j] = r->along[j];

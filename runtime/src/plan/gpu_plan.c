@@ -23,8 +23,8 @@ void stn_gpu_window(const stn_gpu_plan *p, int64_t k, int64_t T, int64_t *w0, in
     }
     int64_t z0, z1;
     stn_gpu_block(p, k, &z0, &z1);
-    *w0 = max64(0, z0 - T * p->rlo);
-    *w1 = min64(p->n, z1 + T * p->rhi);
+    *w0 = p->wrap ? z0 - T * p->rlo : max64(0, z0 - T * p->rlo); /* (wrapped: unrolled past the faces) */
+    *w1 = p->wrap ? z1 + T * p->rhi : min64(p->n, z1 + T * p->rhi);
 }
 
 /* The arrays of the program: state levels (downloaded) and inputs read (kept once on the host). */
@@ -86,7 +86,9 @@ static void add_sweeps(stn_gpu_plan *p, int64_t T, int64_t times) {
         stn_gpu_block(p, k, &z0, &z1);
         up += (uint64_t)p->in_arrays * (uint64_t)(w1 - w0) * (uint64_t)p->plane_bytes;
         down += (uint64_t)p->out_arrays * (uint64_t)(z1 - z0) * (uint64_t)p->plane_bytes;
-        const int64_t shrink = (w0 == 0 ? 0 : p->rlo) + (w1 == p->n ? 0 : p->rhi);
+        int64_t v0, v1; /* the region shrinks by rlo and rhi a step where it does at all */
+        stn_gpu_region(p, w0, w1, 1, &v0, &v1);
+        const int64_t shrink = (v0 - w0) + (w1 - v1);
         cells += (uint64_t)(T * (w1 - w0) - shrink * T * (T + 1) / 2);
     }
     p->h2d_bytes += up * (uint64_t)times;
@@ -125,13 +127,9 @@ int stn_gpu_make_plan(const stn_gpu_request *q, int64_t bz, int64_t bt, stn_gpu_
                              "gpu plan: blocks of %" PRId64 " planes are thinner than twice the boundary "
                              "layer (%" PRId64 ")",
                              p->bz, need);
-        for (int f = 0; f < q->d->nfields; f++)
-            if (q->d->fields[f].kind == STN_FIELD_STATE && (q->d->fields[f].periodic & (1 << p->axis)))
-                return stn_error(
-                    -ENOTSUP,
-                    "--mode gpu-ooc: field '%s' is periodic along %c, the axis the blocks "
-                    "stream along: it needs the whole grid in --gpu-mem (docs/design/024-gpu-tier.md)",
-                    q->d->fields[f].name, "xyz"[p->axis]);
+        rc = stn_gpu_wrap_refusal(q->d, p->axis, q->size, &p->wrap);
+        if (rc)
+            return rc;
     }
     p->bt = bt;
     p->nsweeps = q->steps == 0 ? 0 : (q->steps + bt - 1) / bt;
@@ -139,7 +137,9 @@ int stn_gpu_make_plan(const stn_gpu_request *q, int64_t bz, int64_t bt, stn_gpu_
     p->sample_step_bytes = q->sample_step_bytes;
     p->sample_rows = sample_rows(p);
     const int64_t widest = max64(p->bz, p->n - (p->nblocks - 1) * p->bz); /* (the last block may be wider) */
-    p->window_max = p->nblocks <= 1 ? p->n : min64(p->n, widest + bt * (p->rlo + p->rhi));
+    p->window_max = p->nblocks <= 1 ? p->n
+                    : p->wrap       ? widest + bt * (p->rlo + p->rhi)
+                                    : min64(p->n, widest + bt * (p->rlo + p->rhi));
     const int slots = p->nblocks <= 1 ? 1 : p->streams;
     p->dev_bytes =
         (uint64_t)slots * (uint64_t)p->dev_arrays * (uint64_t)p->window_max * (uint64_t)p->plane_bytes +
@@ -192,13 +192,10 @@ int stn_gpu_plan_for(const stn_gpu_request *q, stn_gpu_plan *p) {
     rc = stn_gpu_make_plan(q, g.n, 1, p); /* in core, when it fits */
     if (rc == 0 && p->dev_bytes <= q->gpu_mem)
         return 0;
-    for (int f = 0; f < q->d->nfields; f++) /* (past one block: refused whatever the budget) */
-        if (q->d->fields[f].kind == STN_FIELD_STATE && (q->d->fields[f].periodic & (1 << g.axis)))
-            return stn_error(-ENOTSUP,
-                             "--mode gpu-ooc: field '%s' is periodic along %c, the axis the blocks "
-                             "stream along: it needs the whole grid in --gpu-mem, %" PRIu64 " bytes "
-                             "(docs/design/024-gpu-tier.md)",
-                             q->d->fields[f].name, "xyz"[g.axis], p -> dev_bytes);
+    int wraps; /* (past one block: refused whatever the budget, unless the windows wrap) */
+    rc = stn_gpu_wrap_refusal(q->d, g.axis, q->size, &wraps);
+    if (rc)
+        return rc;
     if (g.n == 1) /* a 1d grid: its one row is the one plane */
         return stn_error(-ENOMEM,
                          "--gpu-mem %" PRIu64 " bytes: a 1d grid is one row, not cut into blocks "
@@ -214,7 +211,7 @@ int stn_gpu_plan_for(const stn_gpu_request *q, stn_gpu_plan *p) {
             break;
         const int64_t w = (int64_t)((q->gpu_mem - fixed) / slot_plane); /* the widest window */
         /* a window clipped at the grid's faces (w >= n): every block size fits, whatever bt's cone */
-        const int64_t top = w >= g.n ? g.n - 1 : w - bt * (g.rlo + g.rhi);
+        const int64_t top = w >= g.n && !wraps ? g.n - 1 : w - bt * (g.rlo + g.rhi);
         if (top < need)
             break; /* (a longer sweep needs a wider window still) */
         for (int64_t bz = need; bz <= top && bz < g.n; bz++) { /* every block size: two blocks or more */

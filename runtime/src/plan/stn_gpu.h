@@ -78,6 +78,10 @@ typedef struct stn_gpu_plan {
     int64_t sample_rows; /* the steps of samples the device holds: a sweep's past one block; in core at most
                             STN_GPU_SAMPLE_CHUNK bytes of them, brought down as they fill (0: no records) */
     double predicted_s;  /* the model's time: max(up, down, kernels), all overlapped */
+    /* Past one block, 1 when every state field is periodic along the streamed axis: the windows wrap
+     * (stn_gpu_window's planes run past the grid's faces, unrolled: plane u is the grid's
+     * stn_gpu_wrap_plane(u)), and every step's region shrinks at both ends (stn_gpu_region). */
+    int wrap;
 } stn_gpu_plan;
 
 /* Block k's own planes [*z0, *z1): bz each, the last one the rest (up to bz + 2 max(halo) - 1). */
@@ -86,6 +90,14 @@ void stn_gpu_block(const stn_gpu_plan *p, int64_t k, int64_t *z0, int64_t *z1);
 /* The window block `k` of a sweep of `T` steps uploads: planes [*w0, *w1). */
 void stn_gpu_window(const stn_gpu_plan *p, int64_t k, int64_t T, int64_t *w0, int64_t *w1);
 
+/* The region step t (1..T) of window [w0, w1) computes, still exact: [*v0, *v1) (the window less t rlo
+ * below and t rhi above, except at the grid's faces when the window does not wrap). */
+void stn_gpu_region(const stn_gpu_plan *p, int64_t w0, int64_t w1, int64_t t, int64_t *v0, int64_t *v1);
+
+/* The grid's plane that plane u of a wrapped window (unrolled along the streamed axis) holds: the interior
+ * plane L + (u - L) mod (H - L); u itself when the plan does not wrap. */
+int64_t stn_gpu_wrap_plane(const stn_gpu_plan *p, int64_t u);
+
 /* Fill `p` for request q with its bz and bt (q->bz, q->bt > 0) and the predicted bytes; no budget
  * check.  Returns 0, or -EINVAL (a request no plan answers: says why via stn_error). */
 int stn_gpu_make_plan(const stn_gpu_request *q, int64_t bz, int64_t bt, stn_gpu_plan *p);
@@ -93,7 +105,15 @@ int stn_gpu_make_plan(const stn_gpu_request *q, int64_t bz, int64_t bt, stn_gpu_
 /* The plan for request q: bz and bt as given, or chosen (the least predicted time within
  * gpu_mem; ties: fewer bytes moved, then larger blocks).  Returns 0; -ENOMEM when no plan fits
  * gpu_mem (the message names the budget and the smallest plan's need); -ENOTSUP for a field
- * periodic along the streamed axis when the grid does not fit in one block; -EINVAL otherwise. */
+ * periodic along the streamed axis, when the grid does not fit in one block, unless the windows can wrap
+ * (stn_gpu_wrap_refusal); -EINVAL otherwise. */
 int stn_gpu_plan_for(const stn_gpu_request *q, stn_gpu_plan *p);
+
+/* Whether program d's blocks past one may wrap along the streamed axis `axis` (0: no field is periodic
+ * along it, or all are and the windows wrap); else -ENOTSUP, saying why: some state field is periodic along
+ * it and another is not, an input is read at an offset along it (its boundary cells are its own, not the
+ * far side's), or sub-steps (their cells around a box would cross the wrap).  size: the grid (for the
+ * sub-steps' scratch). */
+int stn_gpu_wrap_refusal(const stn_program_desc *d, int axis, const int64_t size[3], int *wraps);
 
 #endif /* STN_GPU_H */

@@ -32,7 +32,8 @@
  *                ooc_model (the exact IO model, the time model), tune
  *                (the tuners), tune_rate (a plan's measured rate), ranks
  *                (an MPI rank's plan), gpu_plan (the GPU tier's blocks, bt
- *                and bytes), layout (the scratch files' chunks)
+ *                and bytes), gpu_wrap (its windows wrapped along a
+ *                periodic axis), layout (the scratch files' chunks)
  *   7. engines/  engine (the engines' table: stn_engine.h), arrays (what    the engines
  *                they share); incore, mmap; gpu_sched (the GPU tier's
  *                schedule), gpu (--mode gpu, gpu-ooc); ooc/: ooc_api, ooc_sweep,
