@@ -74,14 +74,16 @@ int stn_ooc_block_rate(const stn_run *r, const stn_ooc_plan *p, const int64_t ti
         ext[p->q.axis] = window_extent(&p->q, 1, T);
     /* every array the engine keeps: levels + 1 per state field, one per input */
     int narr = (int)stn_total_arrays(d);
-    /* rows narrowed so that the arrays take at most the larger of STN_RATE_MAX_BYTES and 4 x the
-     * last-level cache (never so narrow that a window larger than the cache would fit in it), and
-     * the budget; the reuse between steps is along y and z, x only streams */
+    /* rows narrowed, only where needed, so that the arrays take at most the larger of STN_RATE_MAX_BYTES
+     * and 4 x the last-level cache, and the budget (never narrower than the halo and 64 cells); the reuse
+     * between steps is along y and z, x only streams */
     uint64_t rows = (uint64_t)ext[1] * (uint64_t)ext[2] * (uint64_t)narr * d->elem_size;
     int64_t minx = d->halo_lo[0] + d->halo_hi[0] + 64;
     uint64_t cap = stn_mem_block_rate(r->mem_budget, r->hw.l3.value);
-    while ((uint64_t)ext[0] * rows > cap && ext[0] / 2 >= minx)
-        ext[0] /= 2;
+    if ((uint64_t)ext[0] * rows > cap) { /* as wide as the cap allows: the loop's rows are the grid's */
+        int64_t x = rows > 0 ? (int64_t)(cap / rows) : ext[0];
+        ext[0] = x > minx ? x : minx < ext[0] ? minx : ext[0];
+    }
     stn_view v = {ext[0], ext[1], ext[2], ext[0], ext[0] * ext[1], 0, 0, 0, NULL};
     size_t bytes = (size_t)(ext[0] * ext[1] * ext[2]) * (size_t)d->elem_size;
     void **arr = calloc((size_t)narr + 1, sizeof *arr);
@@ -149,16 +151,16 @@ int stn_ooc_block_rate(const stn_run *r, const stn_ooc_plan *p, const int64_t ti
     if (rc)
         return stn_error(rc, "out of memory measuring the compute rate of a block (%zu bytes an array)",
                          bytes);
-    /* the upper quartile of the rounds: a host that takes the CPU for a moment at startup (another
-     * process, the write-back of the previous run) slows rounds, it never speeds them up; in 80 ms a
-     * slow spell took the median of 4-5 rounds from 1.8 to 1.0-1.5 G cells/s (heat3d 512x512x256) */
+    /* the median of the rounds: the upper quartile (used until 2026-11-28, against slow spells at startup)
+     * was 1.2-1.6x the rate the loop's kernels kept (docs/benchmarks.md section 9), and the time model
+     * predicted the long runs 1.1-1.6x short; a slow spell now errs on the safe side */
     qsort(rates, (size_t)nrates, sizeof *rates, cmp_double);
-    int quartile = nrates >= 3;
-    *cps = quartile ? rates[3 * (nrates - 1) / 4] : t > 0 && cells > 0 ? cells / t : 0;
+    int median = nrates >= 3;
+    *cps = median ? rates[(nrates - 1) / 2] : t > 0 && cells > 0 ? cells / t : 0;
     snprintf(source, n,
              "measured at startup on the plan's blocks: %" PRId64 " block%s of %" PRId64
              " steps%s in a %" PRId64 "x%" PRId64 "x%" PRId64 " window, %.3f s, %s %d round%s",
              blocks, blocks == 1 ? "" : "s", T, T > RATE_STEPS ? " (their last 64)" : "", ext[0], ext[1],
-             ext[2], t, quartile ? "the upper quartile of" : "over", nrates, nrates == 1 ? "" : "s");
+             ext[2], t, median ? "the median of" : "over", nrates, nrates == 1 ? "" : "s");
     return 0;
 }

@@ -309,6 +309,7 @@ int stn_ooc_model_time(ooc *e, int64_t first_sweep) {
                          .ghost_bt = r->part ? r->part->bt : 0,
                          .snap_bytes_per_step = stn_h5_bytes_per_step(r->d, r->o)};
     stn_ooc_predict_time(&e->model, &e->plan, first_sweep, &tm, &res->time);
+    res->time.startup = e->startup;
     res->have_time = 1;
     return 0;
 }
@@ -565,6 +566,7 @@ int stn_ooc_setup(ooc *e, int64_t *first_sweep) {
         e->res->predicted_read += x, e->res->predicted_written += x;
     }
     predict_records(e, *first_sweep);
+    e->startup = stn_now() - (r->t_job > 0 ? r->t_job : r->t_start); /* (calibration, the tuner's rates) */
     rc = stn_ooc_model_time(e, *first_sweep);
     if (rc)
         return rc;
