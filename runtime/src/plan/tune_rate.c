@@ -63,6 +63,20 @@ static double rate_seconds(const stn_run *r, double cells, double t) {
     return s < RATE_MIN_SECONDS ? RATE_MIN_SECONDS : s > RATE_MAX_SECONDS ? RATE_MAX_SECONDS : s;
 }
 
+/* The window's x: the grid's rows, narrowed only where the arrays would take more than the larger of
+ * STN_RATE_MAX_BYTES and 4 x the last-level cache, or the budget (then as wide as that allows, never
+ * narrower than the halo and 64 cells); the reuse between steps is along y and z, x only streams. */
+static int64_t rate_width(const stn_run *r, const int64_t ext[3], int narr) {
+    const stn_program_desc *d = r->d;
+    uint64_t rows = (uint64_t)ext[1] * (uint64_t)ext[2] * (uint64_t)narr * d->elem_size;
+    int64_t minx = d->halo_lo[0] + d->halo_hi[0] + 64;
+    uint64_t cap = stn_mem_block_rate(r->mem_budget, r->hw.l3.value);
+    if (rows == 0 || (uint64_t)ext[0] * rows <= cap)
+        return ext[0];
+    int64_t x = (int64_t)(cap / rows);
+    return x > minx ? x : minx < ext[0] ? minx : ext[0];
+}
+
 int stn_ooc_block_rate(const stn_run *r, const stn_ooc_plan *p, const int64_t tile[2], double *cps,
                        char *source, size_t n) {
     const stn_program_desc *d = r->d;
@@ -74,16 +88,7 @@ int stn_ooc_block_rate(const stn_run *r, const stn_ooc_plan *p, const int64_t ti
         ext[p->q.axis] = window_extent(&p->q, 1, T);
     /* every array the engine keeps: levels + 1 per state field, one per input */
     int narr = (int)stn_total_arrays(d);
-    /* rows narrowed, only where needed, so that the arrays take at most the larger of STN_RATE_MAX_BYTES
-     * and 4 x the last-level cache, and the budget (never narrower than the halo and 64 cells); the reuse
-     * between steps is along y and z, x only streams */
-    uint64_t rows = (uint64_t)ext[1] * (uint64_t)ext[2] * (uint64_t)narr * d->elem_size;
-    int64_t minx = d->halo_lo[0] + d->halo_hi[0] + 64;
-    uint64_t cap = stn_mem_block_rate(r->mem_budget, r->hw.l3.value);
-    if ((uint64_t)ext[0] * rows > cap) { /* as wide as the cap allows: the loop's rows are the grid's */
-        int64_t x = rows > 0 ? (int64_t)(cap / rows) : ext[0];
-        ext[0] = x > minx ? x : minx < ext[0] ? minx : ext[0];
-    }
+    ext[0] = rate_width(r, ext, narr);
     stn_view v = {ext[0], ext[1], ext[2], ext[0], ext[0] * ext[1], 0, 0, 0, NULL};
     size_t bytes = (size_t)(ext[0] * ext[1] * ext[2]) * (size_t)d->elem_size;
     void **arr = calloc((size_t)narr + 1, sizeof *arr);

@@ -206,9 +206,9 @@ typedef struct stn_time_pred {
     double exchange;     /* MPI: the ghosts' exchanges between sweeps, their file IO and messages */
     double messages;     /* of which the messages (bytes over the bandwidth, a latency each) */
     double snap;         /* the snapshots' writes (--save-to), the device busy: part of the sweeps' time */
-    double startup;      /* the job's seconds before the plan's loop, measured when the prediction was made (the
-                          * device's calibration, the tuner's measurements): not in total; the job's prediction
-                          * is startup + total */
+    double startup; /* the job's seconds before the plan's loop, measured when the prediction was made (the
+                     * device's calibration, the tuner's measurements): not in total; the job's prediction
+                     * is startup + total */
 } stn_time_pred;
 
 /* A re-plan between two sweeps (out of core, ooc_refine.c). */
