@@ -234,6 +234,9 @@ typedef struct stn_time_model {
     const stn_xchg_model *xm;     /* MPI: the ghosts' exchanges between sweeps (NULL: none) */
     int64_t ghost_bt;             /* their depth in steps (0: the plan's bt, as the tuner weighs plans) */
     double snap_bytes_per_step;   /* --save-to: the snapshots' bytes written a step, on average (0: none) */
+    double init_seconds;          /* the state's initial values computed from the .stn's init expressions (the
+                                   * first sweep places them as it goes: the kernels' time of sweep 0) */
+    double input_init_seconds;    /* the inputs' values from their init expressions: every sweep */
 } stn_time_model;
 
 /* Seconds, beside the exact bytes of stn_ooc_predict.  Per sweep: the device is busy for D

@@ -195,7 +195,8 @@ typedef struct stn_iblock_pick {
 /* Predicted seconds of an out-of-core time loop, and their parts (stn_ooc_predict_time). */
 typedef struct stn_time_pred {
     double total;        /* import + sweeps + export */
-    double compute;      /* the kernels alone */
+    double compute;      /* the kernels alone (with init) */
+    double init;         /* of which the init expressions' values, computed in the first sweep */
     double io;           /* the asynchronous reads and writes alone (the device busy) */
     double npy;          /* --init reads (synchronous, first sweep) */
     double fill;         /* the first block of each row read, and its last written, with no overlap */

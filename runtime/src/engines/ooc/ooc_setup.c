@@ -276,6 +276,27 @@ static void pick_sub_tiles(ooc *e) {
     e->res->time_tiles[2] = e->sub.t;
 }
 
+/* The seconds the init expressions take in the sweeps from first_sweep on: the state's levels placed
+ * from them in the first sweep (*state) and the inputs', in every sweep (*input). */
+static int init_seconds(const ooc *e, int64_t first_sweep, double *state, double *input) {
+    double cells = (double)stn_grid_cells(e->r->o);
+    *state = *input = 0;
+    for (int i = 0; i < e->d->nfields; i++) {
+        const stn_ooc_fsrc *f = &e->model.f[i];
+        for (int l = 0; l < f->levels; l++) {
+            int from_expr =
+                f->state ? first_sweep == 0 && f->first[l] == STN_SRC_INIT : f->input == STN_SRC_INIT;
+            double cps = 0;
+            int rc = from_expr ? stn_init_rate(e->r, i, l, &cps) : 0;
+            if (rc)
+                return rc;
+            if (cps > 0)
+                *(f->state ? state : input) += cells / cps;
+        }
+    }
+    return 0;
+}
+
 /* The time model: the kernels' rate on the plan's blocks (the tuner may have measured it
  * already; a --machine file's cells_per_second wins) and the device's curves. */
 int stn_ooc_model_time(ooc *e, int64_t first_sweep) {
@@ -297,6 +318,10 @@ int stn_ooc_model_time(ooc *e, int64_t first_sweep) {
                  "not measured: this plan copies no z-strip in DRAM");
     if (rc)
         return rc;
+    double init = 0, input_init = 0;
+    rc = init_seconds(e, first_sweep, &init, &input_init);
+    if (rc)
+        return rc;
     stn_xchg_model xm;
     stn_xchg_of(r, &xm);
     stn_time_model tm = {.dev = &r->dev,
@@ -307,7 +332,9 @@ int stn_ooc_model_time(ooc *e, int64_t first_sweep) {
                          .max_request = STN_AIO_DEFAULT_MAX_REQUEST,
                          .xm = xm.levels ? &xm : NULL,
                          .ghost_bt = r->part ? r->part->bt : 0,
-                         .snap_bytes_per_step = stn_h5_bytes_per_step(r->d, r->o)};
+                         .snap_bytes_per_step = stn_h5_bytes_per_step(r->d, r->o),
+                         .init_seconds = init,
+                         .input_init_seconds = input_init};
     stn_ooc_predict_time(&e->model, &e->plan, first_sweep, &tm, &res->time);
     res->time.startup = e->startup;
     res->have_time = 1;
