@@ -100,13 +100,28 @@ def loop_seconds(r: dict) -> float:
     return r["cells"] / r["cells_per_second"] if r.get("cells") else r["seconds"]["loop"]
 
 
+def job_prediction(r: dict) -> float:
+    """The whole job's prediction: the seconds spent before the plan (time_model.startup) and the model's."""
+    return r.get("predicted_job_seconds") or r["predicted_seconds"]
+
+
+def tm(r: dict) -> dict:
+    return r.get("time_model", {})
+
+
+def tm_rate(r: dict) -> float:
+    return tm(r).get("cells_per_second", 0)
+
+
 def line(tag: str, r: dict) -> str:
     s = r["seconds"]
     p = r.get("params", {})
-    pred = r.get("predicted_seconds")
+    pred = job_prediction(r) if r.get("predicted_seconds") else None
     extra = (f" blocks {p.get('by')},{p.get('bz')},{p.get('bt')} wait {s.get('wait', 0):.1f} s"
              f" predicted {pred:.1f} s (wall/pred {r['wall'] / pred:.2f}) curves {r.get('time_model', {}).get('device_curves', '?')}"
-             f" peak {(r['peak_cgroup'] or 0) / MiB:.0f} MiB" if r["mode"] == "ooc" and pred else "")
+             f" peak {(r['peak_cgroup'] or 0) / MiB:.0f} MiB; kernels: startup {tm_rate(r) / 1e9:.2f} G cells/s,"
+             f" the loop's {r['cells'] / max(s.get('compute', 0), 1e-9) / 1e9:.2f}, startup {tm(r).get('startup', 0):.1f} s"
+             if r["mode"] == "ooc" and pred else "")
     return (f"    {tag:10s} {r['cells_per_second'] / 1e6:7.0f} Mcell/s  job {s.get('job', s['total']):6.1f} s"
             f"  wall {r['wall']:6.1f} s{extra}")
 
@@ -145,7 +160,7 @@ def run_case(name: str, case: tuple, pairs: int, scratch: Path, out: Path) -> di
         n = min(len(got[k]), len(got["incore"]))
         loops = [loop_seconds(got["incore"][j]) / loop_seconds(got[k][j]) for j in range(n)]
         jobs = [got["incore"][j]["seconds"]["job"] / got[k][j]["seconds"]["job"] for j in range(n)]
-        preds = [r["wall"] / r["predicted_seconds"] for r in got[k] if r.get("predicted_seconds")]
+        preds = [r["wall"] / job_prediction(r) for r in got[k] if r.get("predicted_seconds")]
         res[k] = {"loop_ratios": loops, "job_ratios": jobs, "wall_over_predicted": preds,
                   "cells_per_second": statistics.median(r["cells_per_second"] for r in got[k]) if got[k] else None}
         if n:

@@ -65,6 +65,9 @@ def test_the_first_run_calibrates_and_the_second_reuses_it(heat3d, tmp_path):
     assert tm["device_curves"] == "calibrated", tm["device_source"]
     assert 0 < tm["calibration_seconds"] < 20, tm  # bounded: a few seconds (a loaded machine: more)
     assert "(device curves: calibrated now, " in err, err
+    # the job's prediction holds the seconds spent before the plan: the calibration, and less than the job
+    assert tm["calibration_seconds"] <= tm["startup"] < rep["seconds"]["job"], (tm, rep["seconds"])
+    assert rep["predicted_job_seconds"] == pytest.approx(rep["predicted_seconds"] + tm["startup"], rel=1e-9)
     f = _device_file(cache, tmp_path / "scratch")
     machine = json.loads(f.read_text())
     assert machine["description"].startswith("stencilc calibration:"), machine["description"]

@@ -144,3 +144,37 @@ int stn_copy_rate(const stn_run *r, stn_result *res) {
              stn_omp_max_threads(), t);
     return 0;
 }
+
+int stn_init_rate(const stn_run *r, int field, int level, double *cps) {
+    const stn_program_desc *d = r->d;
+    *cps = 0;
+    if (!d->init || r->hw.described) /* (another machine's: not measured here) */
+        return 0;
+    /* a slab of the run's rows, at most 4 MiB: the expressions' cost is per cell, not per byte */
+    int64_t nx = r->view.nx < 2048 ? r->view.nx : 2048, ny = r->view.ny, nz = r->view.nz;
+    uint64_t cap = (uint64_t)4 << 20, row = (uint64_t)nx * d->elem_size;
+    while ((uint64_t)ny * (uint64_t)nz * row > cap && (ny > 1 || nz > 1)) {
+        if (nz > 1)
+            nz = (nz + 1) / 2;
+        else
+            ny = (ny + 1) / 2;
+    }
+    size_t bytes = (size_t)(nx * ny * nz) * (size_t)d->elem_size;
+    void *a = stn_scratch_map(bytes);
+    if (!a)
+        return stn_error(-ENOMEM, "out of memory measuring the init expressions' rate (%zu bytes)", bytes);
+    stn_view v = {nx, ny, nz, nx, nx * ny, 0, 0, 0, NULL};
+    stn_box b = {{0, 0, 0}, {nx, ny, nz}};
+    d->init(field, level, a, &v, r->o->params, &b); /* untimed: the pages touched */
+    double t = 0;
+    int rounds = 0;
+    while (rounds < 2 || (t < 0.02 && rounds < 100)) {
+        double t0 = stn_now();
+        d->init(field, level, a, &v, r->o->params, &b);
+        t += stn_now() - t0;
+        rounds++;
+    }
+    stn_scratch_unmap(a, bytes);
+    *cps = t > 0 ? (double)(nx * ny * nz) * rounds / t : 0;
+    return 0;
+}

@@ -39,5 +39,9 @@ int stn_kernel_rate(const stn_run *r, stn_result *res);
  * file's copy_bytes_per_second, else measured here (this machine's run only; buffers past the
  * last-level cache, at most stn_mem_copy_buffers, about 30 ms).  0 or -ENOMEM. */
 int stn_copy_rate(const stn_run *r, stn_result *res);
+/* The rate (cells a second, all threads) at which the init expression of field `field`'s level `level`
+ * fills a slab of the run's rows (at most 4 MiB, about 20 ms): *cps = 0 for a --machine description or a
+ * program without init expressions.  0 or -ENOMEM. */
+int stn_init_rate(const stn_run *r, int field, int level, double *cps);
 
 #endif /* STN_KERNELS_H */

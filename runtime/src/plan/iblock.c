@@ -17,6 +17,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -103,4 +104,44 @@ void stn_time_window(const stn_hw *hw, uint64_t row_bytes, uint64_t arrays, int6
     int64_t bt = (int64_t)(w->side / (4.0 * (double)w->skew)); /* the skew takes half the side */
     w->bt = bt > 16 ? 16 : bt;
     w->width = (int64_t)w->side - 2 * w->skew * w->bt;
+}
+
+void stn_ooc_sub_tiles(const stn_run *r, const stn_ooc_plan *p, uint64_t arrays, int64_t w[2], int64_t *t,
+                       char *source, size_t n) {
+    const int64_t *f = r->o->time_tiles;
+    int64_t big = INT64_MAX / 4;
+    w[0] = w[1] = big, *t = 0;
+    if (f[2] < 0) {
+        snprintf(source, n, "off (--time-tiles off)");
+        return;
+    }
+    if (f[2] > 0) { /* by,bz,bt: by is y's, bz z's */
+        w[0] = p->r.axis == 1 ? f[0] : f[1];
+        w[1] = p->q.axis == 1 ? f[0] : f[1];
+        *t = f[2];
+        snprintf(source, n, "--time-tiles");
+    } else {
+        int two = p->q.n > 1 && p->q.H > p->q.L; /* tiles in q too (3d) */
+        stn_time_window_t tw;
+        stn_time_window(&r->hw, (uint64_t)p->row_bytes, arrays, p->r.skew > p->q.skew ? p->r.skew : p->q.skew,
+                        two, &tw);
+        int64_t s = tw.skew, ts = tw.bt < 1 ? 1 : tw.bt, width = (int64_t)tw.side - 2 * s * ts;
+        if (width < 1) {
+            snprintf(source, n, "off: no tile fits the cache (%llu bytes)", (unsigned long long)tw.cache);
+            return;
+        }
+        *t = ts;
+        w[0] = w[1] = width;
+        if (two && p->r.b + 2 * s * ts < (int64_t)tw.side) { /* a thin block: whole across r */
+            w[0] = p->r.b;
+            int64_t wq = (int64_t)(tw.rows / (double)(p->r.b + 2 * s * ts)) - 2 * s * ts;
+            w[1] = wq < 1 ? 1 : wq;
+        }
+        snprintf(source, n, "auto: one tile's window for bt steps in the last-level cache (%llu bytes)",
+                 (unsigned long long)tw.cache);
+    }
+    if (*t > p->bt)
+        *t = p->bt;
+    if (p->r.wrap) /* a wrapped sweep's tiles span q (compute_block) */
+        w[1] = big;
 }

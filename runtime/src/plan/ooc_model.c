@@ -247,6 +247,10 @@ static void sweep_time(const stn_ooc_model *m, const stn_ooc_plan *p, int64_t s,
     int fresh = s < 2 && p->schedule != STN_SCHED_ALG2;
     double comp =
         tm->cells_per_second > 0 ? tm->cells * (double)stn_ooc_sweep_steps(p, s) / tm->cells_per_second : 0;
+    /* the init expressions' values, computed where a sweep places them: the state's in the first */
+    double init = (s == 0 ? tm->init_seconds : 0) + tm->input_init_seconds;
+    comp += init;
+    out->init += times * init;
     double io, n, dev;      /* the --init reads share the device (and run beside the kernels) */
     if (tm->dev->mixed.n) { /* they pair with the writes too; their share of the device time is theirs */
         dev = device_seconds(tm->dev, rd + npy, wr, req, tm->depth, fresh);

@@ -234,6 +234,9 @@ typedef struct stn_time_model {
     const stn_xchg_model *xm;     /* MPI: the ghosts' exchanges between sweeps (NULL: none) */
     int64_t ghost_bt;             /* their depth in steps (0: the plan's bt, as the tuner weighs plans) */
     double snap_bytes_per_step;   /* --save-to: the snapshots' bytes written a step, on average (0: none) */
+    double init_seconds;          /* the state's initial values computed from the .stn's init expressions (the
+                                   * first sweep places them as it goes: the kernels' time of sweep 0) */
+    double input_init_seconds;    /* the inputs' values from their init expressions: every sweep */
 } stn_time_model;
 
 /* Seconds, beside the exact bytes of stn_ooc_predict.  Per sweep: the device is busy for D
@@ -347,6 +350,13 @@ typedef struct stn_time_window_t {
 } stn_time_window_t;
 void stn_time_window(const stn_hw *hw, uint64_t row_bytes, uint64_t arrays, int64_t skew, int two_dims,
                      stn_time_window_t *w);
+/* The cache tiles the engine cuts plan p's blocks into (its compute_block): --time-tiles by,bz,bt, else
+ * stn_time_window's for `arrays` arrays, as in-core: a thin block (y-blocked) is one tile across and cut
+ * along q only.  w: the r and q widths (INT64_MAX / 4: uncut), *t: the steps a tile advances at a time
+ * (0: the block's T; at most p->bt); `source` says how.  The rate measured on the plan's blocks
+ * (stn_ooc_block_rate) runs the same tiles. */
+void stn_ooc_sub_tiles(const stn_run *r, const stn_ooc_plan *p, uint64_t arrays, int64_t w[2], int64_t *t,
+                       char *source, size_t n);
 
 /* Step 1 for a run: --iblock, else the built-in iBlock when `builtin` (see stn_tuned_applies),
  * else eq. 1a for the machine; with its source and the kernels' tile of one thread. */

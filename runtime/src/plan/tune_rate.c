@@ -63,83 +63,163 @@ static double rate_seconds(const stn_run *r, double cells, double t) {
     return s < RATE_MIN_SECONDS ? RATE_MIN_SECONDS : s > RATE_MAX_SECONDS ? RATE_MAX_SECONDS : s;
 }
 
+/* The window's x: the grid's rows, narrowed only where the arrays would take more than the larger of
+ * STN_RATE_MAX_BYTES and 4 x the last-level cache, or the budget (then as wide as that allows, never
+ * narrower than the halo and 64 cells); the reuse between steps is along y and z, x only streams. */
+static int64_t rate_width(const stn_run *r, const int64_t ext[3], int narr) {
+    const stn_program_desc *d = r->d;
+    uint64_t rows = (uint64_t)ext[1] * (uint64_t)ext[2] * (uint64_t)narr * d->elem_size;
+    int64_t minx = d->halo_lo[0] + d->halo_hi[0] + 64;
+    uint64_t cap = stn_mem_block_rate(r->mem_budget, r->hw.l3.value);
+    if (rows == 0 || (uint64_t)ext[0] * rows <= cap)
+        return ext[0];
+    int64_t x = (int64_t)(cap / rows);
+    return x > minx ? x : minx < ext[0] ? minx : ext[0];
+}
+
+/* One measurement: the window's arrays, the slots they fill, and what the timed steps did. */
+typedef struct rate_run {
+    const stn_run *r;
+    const stn_ooc_plan *p;
+    const int64_t *tile;
+    int yb;
+    int64_t T, ext[3], sw[2], ts; /* the window; the engine's cache tiles (stn_ooc_sub_tiles) */
+    stn_view v;
+    void **arr;
+    const void **src;
+    void **dst;
+    double cells, t; /* timed */
+} rate_run;
+
+/* Each state field's levels rotate through its arrays at step `step`, as in the engine's window. */
+static void bind_step(rate_run *m, int64_t step) {
+    const stn_program_desc *d = m->r->d;
+    for (int i = 0, a = 0; i < d->nfields; i++) {
+        const stn_field_desc *fd = &d->fields[i];
+        int na = fd->kind == STN_FIELD_STATE ? fd->levels + 1 : 1;
+        if (fd->src_slot >= 0)
+            m->src[fd->src_slot] = m->arr[a + (na > 1 ? (step - 1) % na : 0)];
+        if (fd->prev_slot >= 0)
+            m->src[fd->prev_slot] = m->arr[a + (step + na - 2) % na];
+        if (fd->dst_slot >= 0)
+            m->dst[fd->dst_slot] = m->arr[a + step % na];
+        a += na;
+    }
+}
+
+/* Tile i of m along dimension g at step t: the block's range [lo, hi) cut at the engine's edges
+ * (stn_ooc_sub_edge: w apart, moving down by the skew a step; a blocked dimension's range already
+ * moves with it). */
+static void tile_range(const stn_ooc_dim *g, int64_t i, int64_t m, int64_t w, int64_t t, int64_t *lo,
+                       int64_t *hi) {
+    int64_t base = g->b >= g->H - g->L ? *lo - (t - 1) * g->skew : *lo, a = *lo, b = *hi;
+    int64_t e0 = i <= 0 ? a : base + i * w, e1 = i + 1 >= m ? b : base + (i + 1) * w;
+    *lo = e0 < a ? a : e0 > b ? b : e0;
+    *hi = e1 < a ? a : e1 > b ? b : e1;
+}
+
+/* The tiles a dimension's block is cut into: its width over w, rounded up. */
+static int64_t tile_count(const stn_ooc_dim *g, int64_t w) {
+    int64_t width = g->b >= g->H - g->L ? g->H - g->L : g->b;
+    return w < 1 || width <= w ? 1 : (width + w - 1) / w;
+}
+
+/* Step `step` of tile (ir, iq) of block k; timed (cells and seconds) unless `warm`. */
+static int tile_step(rate_run *m, int64_t k, int64_t step, int64_t ir, int64_t mr, int64_t iq, int64_t mq,
+                     int warm) {
+    const stn_program_desc *d = m->r->d;
+    const stn_ooc_plan *p = m->p;
+    const int64_t *ext = m->ext;
+    int ra = p->r.axis, qa = p->q.axis;
+    bind_step(m, step);
+    stn_box b = {{d->halo_lo[0], d->halo_lo[1], d->halo_lo[2]},
+                 {ext[0] - d->halo_hi[0], ext[1] - d->halo_hi[1], ext[2] - d->halo_hi[2]}};
+    block_range(&p->r, ext[ra], k, m->T, step, &b.lo[ra], &b.hi[ra]);
+    if (m->yb)
+        block_range(&p->q, ext[qa], 0, m->T, step, &b.lo[qa], &b.hi[qa]);
+    tile_range(&p->r, ir, mr, m->sw[0], step, &b.lo[ra], &b.hi[ra]);
+    tile_range(&p->q, iq, mq, m->sw[1], step, &b.lo[qa], &b.hi[qa]);
+    double t0 = stn_now();
+    int rc = stn_step(m->r, -1, &m->v, (const void *const *)m->src, m->dst, &b, m->tile);
+    if (rc || warm)
+        return rc;
+    m->t += stn_now() - t0;
+    double c = 1;
+    for (int ax = 0; ax < 3; ax++)
+        c *= (double)(b.hi[ax] > b.lo[ax] ? b.hi[ax] - b.lo[ax] : 0);
+    m->cells += c;
+    return 0;
+}
+
+/* Block k's last (at most RATE_STEPS) steps in the engine's order (its compute_block): the steps in
+ * phases of ts, each phase tile by tile, q outer. */
+static int run_block(rate_run *m, int64_t k, int warm) {
+    const stn_ooc_plan *p = m->p;
+    int alg1 = p->schedule == STN_SCHED_ALG1; /* (its widened steps are not cut) */
+    int64_t mr = alg1 ? 1 : tile_count(&p->r, m->sw[0]),
+            mq = alg1 || p->r.wrap ? 1 : tile_count(&p->q, m->sw[1]);
+    int64_t T = m->T, ts = alg1 || m->ts < 1 ? T : m->ts, first = T > RATE_STEPS ? T - RATE_STEPS : 0;
+    int rc = 0;
+    for (int64_t t0 = first; rc == 0 && t0 < T; t0 += ts)
+        for (int64_t iq = 0; rc == 0 && iq < mq; iq++)
+            for (int64_t ir = 0; rc == 0 && ir < mr; ir++)
+                for (int64_t step = t0 + 1; rc == 0 && step <= T && step <= t0 + ts; step++)
+                    rc = tile_step(m, k, step, ir, mr, iq, mq, warm);
+    return rc;
+}
+
 int stn_ooc_block_rate(const stn_run *r, const stn_ooc_plan *p, const int64_t tile[2], double *cps,
                        char *source, size_t n) {
     const stn_program_desc *d = r->d;
     const stn_view *g = &r->view;
-    int yb = p->strip != STN_STRIP_NONE;
-    int64_t T = p->bt < 1 ? 1 : p->bt, ext[3] = {g->nx, g->ny, g->nz};
+    rate_run m = {
+        .r = r, .p = p, .tile = tile, .yb = p->strip != STN_STRIP_NONE, .ext = {g->nx, g->ny, g->nz}};
+    m.T = p->bt < 1 ? 1 : p->bt;
+    int64_t T = m.T, *ext = m.ext;
     ext[p->r.axis] = window_extent(&p->r, RATE_BLOCKS, T);
-    if (yb)
+    if (m.yb)
         ext[p->q.axis] = window_extent(&p->q, 1, T);
     /* every array the engine keeps: levels + 1 per state field, one per input */
     int narr = (int)stn_total_arrays(d);
-    /* rows narrowed so that the arrays take at most the larger of STN_RATE_MAX_BYTES and 4 x the
-     * last-level cache (never so narrow that a window larger than the cache would fit in it), and
-     * the budget; the reuse between steps is along y and z, x only streams */
-    uint64_t rows = (uint64_t)ext[1] * (uint64_t)ext[2] * (uint64_t)narr * d->elem_size;
-    int64_t minx = d->halo_lo[0] + d->halo_hi[0] + 64;
-    uint64_t cap = stn_mem_block_rate(r->mem_budget, r->hw.l3.value);
-    while ((uint64_t)ext[0] * rows > cap && ext[0] / 2 >= minx)
-        ext[0] /= 2;
-    stn_view v = {ext[0], ext[1], ext[2], ext[0], ext[0] * ext[1], 0, 0, 0, NULL};
+    ext[0] = rate_width(r, ext, narr);
+    char how[160]; /* (the engine reports it) */
+    stn_ooc_sub_tiles(r, p, (uint64_t)narr, m.sw, &m.ts, how, sizeof how);
+    m.v = (stn_view){ext[0], ext[1], ext[2], ext[0], ext[0] * ext[1], 0, 0, 0, NULL};
     size_t bytes = (size_t)(ext[0] * ext[1] * ext[2]) * (size_t)d->elem_size;
-    void **arr = calloc((size_t)narr + 1, sizeof *arr);
-    const void **src = calloc((size_t)d->nsrc + 1, sizeof *src);
-    void **dst = calloc((size_t)d->ndst + 1, sizeof *dst);
-    int rc = arr && src && dst ? 0 : -ENOMEM;
+    void **arr = m.arr = calloc((size_t)narr + 1, sizeof *arr);
+    m.src = calloc((size_t)d->nsrc + 1, sizeof *m.src);
+    m.dst = calloc((size_t)d->ndst + 1, sizeof *m.dst);
+    int rc = arr && m.src && m.dst ? 0 : -ENOMEM;
     for (int k = 0; rc == 0 && k < narr; k++)
         if (!(arr[k] = stn_scratch_map(bytes))) /* (given back at once when unmapped: not left in the heap) */
             rc = -ENOMEM;
         else
             memset(arr[k], 0, bytes); /* every page touched now: no page fault is timed */
-    double cells = 0, t = 0, rates[RATE_ROUNDS];
+    double rates[RATE_ROUNDS];
     int64_t blocks = 0;
-    int nrates = 0;
+    int nrates = 0, krc = 0;
     /* round 0 warms up (caches, the thread pool), untimed; then rounds for rate_seconds */
-    for (int64_t round = 0; rc == 0 && round < RATE_ROUNDS && (round < 2 || t < rate_seconds(r, cells, t));
+    for (int64_t round = 0;
+         rc == 0 && krc == 0 && round < RATE_ROUNDS && (round < 2 || m.t < rate_seconds(r, m.cells, m.t));
          round++) {
-        double round_cells = cells, round_t = t;
-        for (int64_t k = round ? 1 : 0; k < RATE_BLOCKS; k++)
-            for (int64_t step = T > RATE_STEPS ? T - RATE_STEPS + 1 : 1; step <= T; step++) {
-                /* each state field's levels rotate through its arrays, as in the engine's window */
-                for (int i = 0, a = 0; i < d->nfields; i++) {
-                    const stn_field_desc *fd = &d->fields[i];
-                    int na = fd->kind == STN_FIELD_STATE ? fd->levels + 1 : 1;
-                    if (fd->src_slot >= 0)
-                        src[fd->src_slot] = arr[a + (na > 1 ? (step - 1) % na : 0)];
-                    if (fd->prev_slot >= 0)
-                        src[fd->prev_slot] = arr[a + (step + na - 2) % na];
-                    if (fd->dst_slot >= 0)
-                        dst[fd->dst_slot] = arr[a + step % na];
-                    a += na;
-                }
-                stn_box b = {{d->halo_lo[0], d->halo_lo[1], d->halo_lo[2]},
-                             {ext[0] - d->halo_hi[0], ext[1] - d->halo_hi[1], ext[2] - d->halo_hi[2]}};
-                block_range(&p->r, ext[p->r.axis], k, T, step, &b.lo[p->r.axis], &b.hi[p->r.axis]);
-                if (yb)
-                    block_range(&p->q, ext[p->q.axis], 0, T, step, &b.lo[p->q.axis], &b.hi[p->q.axis]);
-                double t0 = stn_now();
-                int krc = stn_step(r, -1, &v, (const void *const *)src, dst, &b, tile);
-                if (krc) {
-                    for (int a = 0; a < narr; a++)
-                        stn_scratch_unmap(arr[a], bytes);
-                    free(arr);
-                    free(src);
-                    free(dst);
-                    return krc;
-                }
-                if (round == 0)
-                    continue;
-                t += stn_now() - t0;
-                double c = 1;
-                for (int ax = 0; ax < 3; ax++)
-                    c *= (double)(b.hi[ax] > b.lo[ax] ? b.hi[ax] - b.lo[ax] : 0);
-                cells += c;
-                blocks += step == T;
-            }
-        if (round > 0 && t > round_t)
-            rates[nrates++] = (cells - round_cells) / (t - round_t);
+        double round_cells = m.cells, round_t = m.t;
+        for (int64_t k = round ? 1 : 0; krc == 0 && k < RATE_BLOCKS; k++) {
+            krc = run_block(&m, k, round == 0);
+            blocks += round > 0;
+        }
+        if (round > 0 && m.t > round_t)
+            rates[nrates++] = (m.cells - round_cells) / (m.t - round_t);
+    }
+    double cells = m.cells, t = m.t;
+    const void **src = m.src;
+    void **dst = m.dst;
+    if (krc) {
+        for (int a = 0; a < narr; a++)
+            stn_scratch_unmap(arr[a], bytes);
+        free(arr);
+        free(src);
+        free(dst);
+        return krc;
     }
     for (int k = 0; arr && k < narr; k++)
         stn_scratch_unmap(arr[k], bytes);
@@ -149,16 +229,23 @@ int stn_ooc_block_rate(const stn_run *r, const stn_ooc_plan *p, const int64_t ti
     if (rc)
         return stn_error(rc, "out of memory measuring the compute rate of a block (%zu bytes an array)",
                          bytes);
-    /* the upper quartile of the rounds: a host that takes the CPU for a moment at startup (another
-     * process, the write-back of the previous run) slows rounds, it never speeds them up; in 80 ms a
-     * slow spell took the median of 4-5 rounds from 1.8 to 1.0-1.5 G cells/s (heat3d 512x512x256) */
+    /* the median of the rounds: the upper quartile (used until 2026-11-28, against slow spells at startup)
+     * was 1.2-1.6x the rate the loop's kernels kept (docs/benchmarks.md section 9), and the time model
+     * predicted the long runs 1.1-1.6x short; a slow spell now errs on the safe side */
     qsort(rates, (size_t)nrates, sizeof *rates, cmp_double);
-    int quartile = nrates >= 3;
-    *cps = quartile ? rates[3 * (nrates - 1) / 4] : t > 0 && cells > 0 ? cells / t : 0;
+    int median = nrates >= 3;
+    *cps = median ? rates[(nrates - 1) / 2] : t > 0 && cells > 0 ? cells / t : 0;
+    char tiles[96] = "no cache tiles";
+    if (m.ts > 0) {
+        int64_t big = INT64_MAX / 4;
+        snprintf(tiles, sizeof tiles,
+                 "the loop's cache tiles of %" PRId64 " x %" PRId64 " for %" PRId64 " steps",
+                 m.sw[0] >= big ? -1 : m.sw[0], m.sw[1] >= big ? -1 : m.sw[1], m.ts);
+    }
     snprintf(source, n,
              "measured at startup on the plan's blocks: %" PRId64 " block%s of %" PRId64
-             " steps%s in a %" PRId64 "x%" PRId64 "x%" PRId64 " window, %.3f s, %s %d round%s",
+             " steps%s in a %" PRId64 "x%" PRId64 "x%" PRId64 " window, %s, %.3f s, %s %d round%s",
              blocks, blocks == 1 ? "" : "s", T, T > RATE_STEPS ? " (their last 64)" : "", ext[0], ext[1],
-             ext[2], t, quartile ? "the upper quartile of" : "over", nrates, nrates == 1 ? "" : "s");
+             ext[2], tiles, t, median ? "the median of" : "over", nrates, nrates == 1 ? "" : "s");
     return 0;
 }

@@ -437,8 +437,11 @@ static void r_time(json *j, const stn_run *r, const stn_result *res) {
     char curve[2048];
     const stn_time_pred *t = &res->time;
     j_num(j, "predicted_seconds", t->total);
+    j_num(j, "predicted_job_seconds", t->startup + t->total);
     j_open(j, "time_model", '{');
+    j_num(j, "startup", t->startup);
     j_num(j, "compute", t->compute);
+    j_num(j, "init", t->init);
     j_num(j, "io", t->io);
     j_num(j, "npy", t->npy);
     j_num(j, "fill", t->fill);

@@ -196,7 +196,8 @@ typedef struct stn_iblock_pick {
 /* Predicted seconds of an out-of-core time loop, and their parts (stn_ooc_predict_time). */
 typedef struct stn_time_pred {
     double total;        /* import + sweeps + export */
-    double compute;      /* the kernels alone */
+    double compute;      /* the kernels alone (with init) */
+    double init;         /* of which the init expressions' values, computed in the first sweep */
     double io;           /* the asynchronous reads and writes alone (the device busy) */
     double npy;          /* --init reads (synchronous, first sweep) */
     double fill;         /* the first block of each row read, and its last written, with no overlap */
@@ -207,6 +208,9 @@ typedef struct stn_time_pred {
     double exchange;     /* MPI: the ghosts' exchanges between sweeps, their file IO and messages */
     double messages;     /* of which the messages (bytes over the bandwidth, a latency each) */
     double snap;         /* the snapshots' writes (--save-to), the device busy: part of the sweeps' time */
+    double startup; /* the job's seconds before the plan's loop, measured when the prediction was made (the
+                     * device's calibration, the tuner's measurements): not in total; the job's prediction
+                     * is startup + total */
 } stn_time_pred;
 
 /* A re-plan between two sweeps (out of core, ooc_refine.c). */

@@ -224,56 +224,40 @@ void stn_ooc_free(ooc *e) {
     free(e->dst);
 }
 
-/* The cache tiles of a block (compute_block): --time-tiles by,bz,bt, else stn_time_window's,
- * as in-core: a thin block (y-blocked) is one tile across and cut along q only. */
+/* The cache tiles of a block (compute_block; stn_ooc_sub_tiles), and the report's figures of them. */
 static void pick_sub_tiles(ooc *e) {
     const stn_run *r = e->r;
     const stn_ooc_plan *p = &e->plan;
-    const int64_t *f = r->o->time_tiles;
     int64_t big = INT64_MAX / 4;
-    e->sub.w[0] = e->sub.w[1] = big, e->sub.t = 0;
-    if (f[2] < 0) {
-        snprintf(e->res->tiles_source, sizeof e->res->tiles_source, "off (--time-tiles off)");
+    stn_ooc_sub_tiles(r, p, stn_total_arrays(e->d), e->sub.w, &e->sub.t, e->res->tiles_source,
+                      sizeof e->res->tiles_source);
+    if (e->sub.t == 0) /* off: no tiles to report */
         return;
-    }
-    if (f[2] > 0) { /* by,bz,bt: by is y's, bz z's */
-        e->sub.w[0] = p->r.axis == 1 ? f[0] : f[1];
-        e->sub.w[1] = p->q.axis == 1 ? f[0] : f[1];
-        e->sub.t = f[2];
-        snprintf(e->res->tiles_source, sizeof e->res->tiles_source, "--time-tiles");
-    } else {
-        uint64_t arrays = 0;
-        for (int i = 0; i < e->d->nfields; i++)
-            arrays += (uint64_t)e->fsrc[i].narr;
-        int two = p->q.n > 1 && p->q.H > p->q.L; /* tiles in q too (3d) */
-        stn_time_window_t w;
-        stn_time_window(&r->hw, (uint64_t)p->row_bytes, arrays, p->r.skew > p->q.skew ? p->r.skew : p->q.skew,
-                        two, &w);
-        int64_t s = w.skew, ts = w.bt < 1 ? 1 : w.bt, width = (int64_t)w.side - 2 * s * ts;
-        if (width < 1) {
-            snprintf(e->res->tiles_source, sizeof e->res->tiles_source,
-                     "off: no tile fits the cache (%llu bytes)", (unsigned long long)w.cache);
-            return;
-        }
-        e->sub.t = ts;
-        e->sub.w[0] = e->sub.w[1] = width;
-        if (two && p->r.b + 2 * s * ts < (int64_t)w.side) { /* a thin block: whole across r */
-            e->sub.w[0] = p->r.b;
-            int64_t wq = (int64_t)(w.rows / (double)(p->r.b + 2 * s * ts)) - 2 * s * ts;
-            e->sub.w[1] = wq < 1 ? 1 : wq;
-        }
-        snprintf(e->res->tiles_source, sizeof e->res->tiles_source,
-                 "auto: one tile's window for bt steps in the last-level cache (%llu bytes)",
-                 (unsigned long long)w.cache);
-    }
-    if (e->sub.t > e->plan.bt)
-        e->sub.t = e->plan.bt;
-    if (p->r.wrap) /* a wrapped sweep's tiles span q (compute_block) */
-        e->sub.w[1] = big;
     int64_t y = p->r.axis == 1 ? e->sub.w[0] : e->sub.w[1], z = p->r.axis == 2 ? e->sub.w[0] : e->sub.w[1];
     e->res->time_tiles[0] = y >= big ? r->view.ny : y;
     e->res->time_tiles[1] = e->d->ndim == 2 ? -1 : z >= big ? r->view.nz : z;
     e->res->time_tiles[2] = e->sub.t;
+}
+
+/* The seconds the init expressions take in the sweeps from first_sweep on: the state's levels placed
+ * from them in the first sweep (*state) and the inputs', in every sweep (*input). */
+static int init_seconds(const ooc *e, int64_t first_sweep, double *state, double *input) {
+    double cells = (double)stn_grid_cells(e->r->o);
+    *state = *input = 0;
+    for (int i = 0; i < e->d->nfields; i++) {
+        const stn_ooc_fsrc *f = &e->model.f[i];
+        for (int l = 0; l < f->levels; l++) {
+            int from_expr =
+                f->state ? first_sweep == 0 && f->first[l] == STN_SRC_INIT : f->input == STN_SRC_INIT;
+            double cps = 0;
+            int rc = from_expr ? stn_init_rate(e->r, i, l, &cps) : 0;
+            if (rc)
+                return rc;
+            if (cps > 0)
+                *(f->state ? state : input) += cells / cps;
+        }
+    }
+    return 0;
 }
 
 /* The time model: the kernels' rate on the plan's blocks (the tuner may have measured it
@@ -297,6 +281,10 @@ int stn_ooc_model_time(ooc *e, int64_t first_sweep) {
                  "not measured: this plan copies no z-strip in DRAM");
     if (rc)
         return rc;
+    double init = 0, input_init = 0;
+    rc = init_seconds(e, first_sweep, &init, &input_init);
+    if (rc)
+        return rc;
     stn_xchg_model xm;
     stn_xchg_of(r, &xm);
     stn_time_model tm = {.dev = &r->dev,
@@ -307,8 +295,11 @@ int stn_ooc_model_time(ooc *e, int64_t first_sweep) {
                          .max_request = STN_AIO_DEFAULT_MAX_REQUEST,
                          .xm = xm.levels ? &xm : NULL,
                          .ghost_bt = r->part ? r->part->bt : 0,
-                         .snap_bytes_per_step = stn_h5_bytes_per_step(r->d, r->o)};
+                         .snap_bytes_per_step = stn_h5_bytes_per_step(r->d, r->o),
+                         .init_seconds = init,
+                         .input_init_seconds = input_init};
     stn_ooc_predict_time(&e->model, &e->plan, first_sweep, &tm, &res->time);
+    res->time.startup = e->startup;
     res->have_time = 1;
     return 0;
 }
@@ -565,6 +556,7 @@ int stn_ooc_setup(ooc *e, int64_t *first_sweep) {
         e->res->predicted_read += x, e->res->predicted_written += x;
     }
     predict_records(e, *first_sweep);
+    e->startup = stn_now() - (r->t_job > 0 ? r->t_job : r->t_start); /* (calibration, the tuner's rates) */
     rc = stn_ooc_model_time(e, *first_sweep);
     if (rc)
         return rc;

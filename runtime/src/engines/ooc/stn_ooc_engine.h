@@ -105,6 +105,7 @@ typedef struct ooc {
     ooc_ghosts gh;
     stn_time_pred time0;   /* re-planned: the time model's prediction at the start (the report's) */
     double refine_seconds; /* the last re-planning's search (ooc_refine.c) */
+    double startup;        /* the job's seconds before its time model was made (stn_time_pred.startup) */
 } ooc;
 
 /* ------------------------------------------------------------------ ring addressing (inline) */

@@ -1,0 +1,75 @@
+"""The parts of the time model that are not the sweeps' (issue 30: a whole job's wall time against its
+prediction).
+
+* ``time_model.init``: a state level placed from the ``.stn``'s init expression costs the first sweep the
+  expression's time over the grid, at its rate measured at startup; a level read from ``--init FILE.npy``
+  costs none (its reads are the model's ``npy``). It is part of ``time_model.compute`` and of
+  ``predicted_seconds``.
+* ``time_model.startup``: the seconds the job had spent when the prediction was made, measured;
+  ``predicted_job_seconds`` is ``predicted_seconds`` plus it, and less than the job's own seconds cannot be
+  what the job spent before its plan.
+* The kernels' startup rate says how it was measured: the median of its rounds, on windows whose rows are the
+  grid's when the budget allows.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import load_report
+
+SIZE = (256, 40, 36)
+
+
+@pytest.fixture(scope="module")
+def heat3d(compile_example):
+    return compile_example("heat3d")
+
+
+def _run(exe, tmp: Path, name: str, *extra) -> dict:
+    d = tmp / f"scratch-{name}"
+    d.mkdir(exist_ok=True)
+    report = tmp / f"{name}.json"
+    r = subprocess.run([str(exe), "--size", ",".join(map(str, SIZE)), "--steps", "12", "--mem", "4M", "--dir", str(d),
+                        "--block", "8,12,4", "--report", str(report), "--quiet", *extra],
+                       capture_output=True, text=True, timeout=300,
+                       env=dict(os.environ, OMP_NUM_THREADS="2", STENCILC_CALIBRATE="0"))
+    assert r.returncode == 0, r.stderr
+    return load_report(report)
+
+
+def test_init_expressions_cost_the_first_sweep_and_a_file_costs_none(heat3d, tmp_path):
+    expr = _run(heat3d, tmp_path, "expr")
+    tm = expr["time_model"]
+    assert tm["init"] > 0 and tm["init"] < tm["compute"], tm
+    assert expr["seconds"]["init"] > 0, expr["seconds"]  # (the run did compute them)
+    u = np.random.default_rng(3).random(SIZE[::-1])
+    np.save(tmp_path / "u.npy", u)
+    npy = _run(heat3d, tmp_path, "npy", "--init", f"u={tmp_path / 'u.npy'}")
+    assert npy["time_model"]["init"] == 0, npy["time_model"]
+    assert npy["time_model"]["npy"] > 0, npy["time_model"]  # (the file's reads instead)
+    # the rest of the kernels' time is the same plan's: compute less init agrees within the rates' spread
+    a = tm["compute"] - tm["init"]
+    b = npy["time_model"]["compute"] - npy["time_model"]["init"]
+    assert a == pytest.approx(b * npy["time_model"]["cells_per_second"] / tm["cells_per_second"], rel=1e-6)
+
+
+def test_a_job_is_predicted_with_the_seconds_it_spent_before_its_plan(heat3d, tmp_path):
+    rep = _run(heat3d, tmp_path, "job")
+    tm = rep["time_model"]
+    assert 0 < tm["startup"] < rep["seconds"]["job"], (tm["startup"], rep["seconds"])
+    assert rep["predicted_job_seconds"] == pytest.approx(rep["predicted_seconds"] + tm["startup"], rel=1e-9)
+    plan = _run(heat3d, tmp_path, "plan", "--plan-only")
+    assert plan["predicted_job_seconds"] == pytest.approx(plan["predicted_seconds"] + plan["time_model"]["startup"],
+                                                          rel=1e-9)
+
+
+def test_the_startup_rate_is_the_median_of_rounds_at_the_grids_width(heat3d, tmp_path):
+    src = _run(heat3d, tmp_path, "rate", "--plan-only")["time_model"]["cells_per_second_source"]
+    assert src.startswith("measured at startup on the plan's blocks"), src
+    assert f" in a {SIZE[0]}x" in src, src  # the grid's rows: the 4M budget holds the window
+    assert "the median of" in src or "over 1 round" in src or "over 2 rounds" in src, src
