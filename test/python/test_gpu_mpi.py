@@ -6,12 +6,13 @@ several blocks.
 
 Each rank advances its part (its ghosts as deep as a chunk of steps) on its device, the chunk's levels come down
 into the host arrays, the ghosts are exchanged there, and the next chunk goes up.  Checked, for heat3d
-(dirichlet), varheat (an input field), a 2d stencil of the test's own with two levels, neumann y (the split
-axis) / dirichlet x faces and an update reading y (the whole grid's coordinates), on 1, 2 and 3 ranks (3d: split along z, and along y with ``--ranks 1,2,1``) and several chunks of more
-than one step: every state level is the single-process CPU in-core run's, byte for byte; each rank's bytes up
-and down equal its plans' prediction (the report's ``mpi.per_rank[].gpu``, their sums the ``gpu`` object); each
-rank's device is its rank on the machine mod the devices.  What is not carried under MPI yet (sources and
-receivers) is refused with its reason.
+(dirichlet), varheat (an input field), sponge2d (inputs along x and y), and a 2d stencil of the test's own with
+two levels, neumann y (the split axis) / dirichlet x faces and an update reading y (the whole grid's
+coordinates), on 1, 2 and 3 ranks (3d: split along z, and along y with ``--ranks 1,2,1`` and ``1,3,1``) and
+several chunks of more than one step: every state level is the single-process CPU in-core run's, byte for
+byte; each rank's bytes up and down equal its plans' prediction (the report's ``mpi.per_rank[].gpu``, their
+sums the ``gpu`` object); each rank's device is its rank on the machine mod the devices.  What is not carried
+under MPI yet (sources and receivers) is refused with its reason.
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ CASES = {
     "heat3d": ((10, 8, 96), ["u"], 2),
     "varheat": ((10, 8, 96), ["u"], 3),
     "wave2d_nd": ((16, 120), ["u", "u.prev"], 3),
+    "sponge2d": ((30, 120), ["u", "u.prev"], 3),  # (inputs along x and y: the whole grid's on every rank)
 }
 WINDOW = 12  # gpu-ooc: --gpu-mem for 3 streams' windows of this many planes (a rank's part: 30-60 planes)
 Y_CUT = (8, 34, 120)  # 3d split along y (--ranks 1,2,1): ghosts of several steps across the rows

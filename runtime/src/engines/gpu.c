@@ -339,6 +339,8 @@ static int plan_advance(gpu *g, int64_t steps, stn_gpu_plan *p) {
     point_sizes(g);
     q.points_bytes = g->points_bytes;
     q.sample_step_bytes = g->sample_step_bytes;
+    for (int k = 0; r->part && k < 3; k++) /* (a rank's part: the whole grid's inputs along an axis) */
+        q.along_n[k] = r->part->ax[k].n;
     g->res->gpu.gpu_mem = q.gpu_mem;
     const char *budget = r->o->gpu_mem ? "--gpu-mem" : "the device's free memory";
     char b0[32], b1[32];
@@ -478,13 +480,10 @@ static int gpu_open_as(const stn_run *r, stn_result *res, int ooc, void **state)
                          "its sources and receivers need (docs/design/024-gpu-tier.md): rebuild it with "
                          "`stencilc --target cuda`",
                          mode);
-    if (stn_par_size() > 1 && (d->dims == 1 || d->ninjects + d->nrecords > 0 || d->nalong > 0))
+    if (stn_par_size() > 1 && (d->dims == 1 || d->ninjects + d->nrecords > 0))
         return stn_error(-ENOTSUP,
                          "--mode %s with %d MPI ranks: %s are not carried yet (docs/design/024-gpu-tier.md)",
-                         mode, stn_par_size(),
-                         d->dims == 1 ? "1d grids"
-                         : d->nalong  ? "inputs along an axis"
-                                      : "sources and receivers");
+                         mode, stn_par_size(), d->dims == 1 ? "1d grids" : "sources and receivers");
     gpu *g = calloc(1, sizeof *g);
     if (!g)
         return stn_error(-ENOMEM, "out of memory");
