@@ -163,3 +163,31 @@ def test_sources_and_receivers_under_mpi_are_refused(tmp_path):
              f"rcv={tmp_path / 'p.npy'}"]
     r = _run(2, exe, ["--size", "16,64", "--steps", "3", "--mode", "gpu", "--quiet", *inits])
     assert r.returncode != 0 and "sources and receivers are not carried yet" in r.stderr, r.stderr
+
+
+def test_snapshots_of_the_ranks_parts_are_the_cpu_runs(programs, tmp_path):
+    """--save-to under MPI in both GPU modes: an advance stops at each saved step (the chunk left open, its ghosts
+    still deep enough), the snapshot is read from the host arrays; every dataset is the one-process in-core run's."""
+    h5py = pytest.importorskip("h5py")
+    exe, size = programs("heat3d"), (10, 8, 96)
+    common = ["--size", ",".join(map(str, size)), "--steps", str(STEPS), "--quiet", *_inits(tmp_path, size, ["u"]),
+              "--save", "u:every=7"]
+
+    def datasets(path: Path) -> dict:
+        with h5py.File(path, "r") as f:
+            out = {}
+            f.visititems(lambda n, o: out.__setitem__(n, o[()]) if isinstance(o, h5py.Dataset) else None)
+            return out
+
+    r = _run(None, exe, [*common, "--mode", "incore", "--save-to", str(tmp_path / "cpu.h5")])
+    assert r.returncode == 0, r.stderr
+    cpu = datasets(tmp_path / "cpu.h5")
+    assert "u" in cpu and cpu["u"].shape[0] == 3, {k: v.shape for k, v in cpu.items()}  # (steps 0, 7 and 14)
+    for mode in (["--mode", "gpu"], ["--mode", "gpu-ooc", "--gpu-mem", str(3 * 2 * WINDOW * 10 * 8 * 8)]):
+        h5 = tmp_path / f"{mode[1]}.h5"
+        r = _run(2, exe, [*common, *mode, "--save-to", str(h5)])
+        assert r.returncode == 0, f"{mode}: {r.stderr}"
+        got = datasets(h5)
+        assert sorted(got) == sorted(cpu), mode
+        for k in cpu:
+            assert got[k].tobytes() == cpu[k].tobytes(), f"{mode}: snapshot dataset {k} differs"
