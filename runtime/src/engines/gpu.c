@@ -262,20 +262,20 @@ static int d_points(void *c, uint64_t *bytes) {
 }
 
 /* After a step's kernels on `box`: every inject at its points in `box`, in the order of the .stn file (as
- * kernels/step.c), then every record at its points in `own` into row `row` of its samples. */
-static int d_point_ops(void *c, const stn_view *v, const void *const *src, void *const *dst,
-                       const stn_box *box, const stn_box *own, int64_t row, int st) {
-    gpu *g = c;
+ * kernels/step.c), then every record at its points in `own` into row `row` of its samples (either box NULL:
+ * none). */
+static int point_ops_one(gpu *g, const stn_view *v, const void *const *src, void *const *dst,
+                         const stn_box *box, const stn_box *own, int64_t row, int st) {
     const stn_run *r = g->r;
     const stn_program_desc *d = r->d;
     int rc = 0;
-    for (int k = 0; k < d->ninjects && !rc; k++) {
+    for (int k = 0; box && k < d->ninjects && !rc; k++) {
         const int s = d->injects[k].points;
         rc = cuda_failed(
             g, g->cu->inject(g->ctx, k, g->pv, v, src, dst, box, g->pts[s], g->wts[s], r->inputs.npts[s], st),
             "the inject kernel");
     }
-    for (int k = 0; k < d->nrecords && !rc; k++) {
+    for (int k = 0; own && k < d->nrecords && !rc; k++) {
         const int s = d->records[k].points;
         char *out = (char *)g->samp[k] + (size_t)row * (size_t)r->inputs.npts[s] * (size_t)d->elem_size;
         rc = cuda_failed(
@@ -283,6 +283,56 @@ static int d_point_ops(void *c, const stn_view *v, const void *const *src, void 
             "the record kernel");
     }
     return rc;
+}
+
+/* MPI: the injects on `box` and the records on `own` in the whole grid's coordinates (as d_step), the records
+ * at the cells this rank owns only (stn_part_own_box: a ghost's may be stale; as kernels/step.c). */
+static int d_point_ops(void *c, const stn_view *v, const void *const *src, void *const *dst,
+                       const stn_box *box, const stn_box *own, int64_t row, int st) {
+    gpu *g = c;
+    const stn_program_desc *d = g->r->d;
+    if (!g->r->part)
+        return point_ops_one(g, v, src, dst, box, own, row, st);
+    stn_view v1[STN_MAP_MAX];
+    stn_box b1[STN_MAP_MAX];
+    int64_t sh[STN_MAP_MAX];
+    int wrap[STN_MAP_MAX], rc = 0;
+    for (int pass = 0; pass < 2 && !rc; pass++) /* (the injects, then the records) */
+        for (int k = 0, n = stn_map_call(g->r, v, pass ? own : box, 1, v1, b1, sh, wrap); k < n && !rc; k++) {
+            const void *s1[d->nsrc + d->nalong + 1];
+            void *d1[d->ndst + 1];
+            const ptrdiff_t off = (ptrdiff_t)sh[k] * d->elem_size;
+            for (int i = 0; i < d->nsrc + d->nalong; i++)
+                s1[i] = src[i] && i < d->nsrc ? (const char *)src[i] - off : src[i];
+            for (int i = 0; i < d->ndst; i++)
+                d1[i] = dst[i] ? (char *)dst[i] - off : NULL;
+            if (pass == 0)
+                rc = point_ops_one(g, &v1[k], s1, d1, &b1[k], NULL, row, st);
+            else if (stn_part_own_box(g->r, wrap[k], &b1[k]))
+                rc = point_ops_one(g, &v1[k], s1, d1, NULL, &b1[k], row, st);
+        }
+    return rc;
+}
+
+/* MPI: the samples of record k at cells this rank does not own zeroed in `rows` rows (the ranks' records are
+ * OR-ed into rank 0's, program/runfiles.c: each sample is its owner's; the device's were never written). */
+static void keep_own(gpu *g, int k, char *rows, int64_t nrows) {
+    const stn_run *r = g->r;
+    if (!r->part)
+        return;
+    stn_box own;
+    for (int a = 0; a < 3; a++)
+        own.lo[a] = 0, own.hi[a] = r->part->ax[a].n > 0 ? r->part->ax[a].n : 1;
+    const int any = stn_part_own_box(r, 0, &own), s = r->d->records[k].points;
+    const int64_t n = r->inputs.npts[s], es = r->d->elem_size;
+    for (int64_t i = 0; i < n; i++) {
+        const int64_t *c = r->inputs.pts[s] + 3 * i;
+        int mine = any;
+        for (int a = 0; a < r->d->ndim; a++)
+            mine &= c[a] >= own.lo[a] && c[a] < own.hi[a];
+        for (int64_t t = 0; !mine && t < nrows; t++)
+            memset(rows + (size_t)((t * n + i) * es), 0, (size_t)es);
+    }
 }
 
 /* Rows [0, rows) of the device's samples, steps t .. t + rows - 1 of the advance: down through the pinned
@@ -306,6 +356,8 @@ static int d_samples(void *c, int64_t t, int64_t rows, uint64_t *bytes) {
                          "cudaMemcpyAsync (the samples, down)");
         rc = rc ? rc : cuda_failed(g, g->cu->sync(g->ctx, 0), "cudaStreamSynchronize");
         const int64_t t1 = g->t0 + t + rows < r->o->steps ? g->t0 + t + rows : r->o->steps;
+        if (rc == 0)
+            keep_own(g, k, pin, rows);
         if (rc == 0 && t1 > g->t0 + t)
             memcpy((char *)r->rec[k] + (size_t)(g->t0 + t) * rb, pin, (size_t)(t1 - g->t0 - t) * rb);
     }
@@ -480,10 +532,11 @@ static int gpu_open_as(const stn_run *r, stn_result *res, int ooc, void **state)
                          "its sources and receivers need (docs/design/024-gpu-tier.md): rebuild it with "
                          "`stencilc --target cuda`",
                          mode);
-    if (stn_par_size() > 1 && (d->dims == 1 || d->ninjects + d->nrecords > 0))
-        return stn_error(-ENOTSUP,
-                         "--mode %s with %d MPI ranks: %s are not carried yet (docs/design/024-gpu-tier.md)",
-                         mode, stn_par_size(), d->dims == 1 ? "1d grids" : "sources and receivers");
+    if (stn_par_size() > 1 && d->dims == 1)
+        return stn_error(
+            -ENOTSUP,
+            "--mode %s with %d MPI ranks: 1d grids are not carried yet (docs/design/024-gpu-tier.md)", mode,
+            stn_par_size());
     gpu *g = calloc(1, sizeof *g);
     if (!g)
         return stn_error(-ENOMEM, "out of memory");
