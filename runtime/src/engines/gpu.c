@@ -554,8 +554,8 @@ static int gpu_open_as(const stn_run *r, stn_result *res, int ooc, void **state)
                  : stn_error(-ENOMEM, "out of memory");
     g->device = res->gpu.device = -1;
     if (rc == 0 && g->cu->device) /* (one GPU per rank: its rank on the machine mod the devices) */
-        rc = cuda_failed(g, g->cu->device(stn_par_node_rank(), &g->device, &g->devices),
-                         "choosing the device");
+        rc =
+            cuda_failed(g, g->cu->device(stn_par_node_rank(), &g->device, &g->devices), "opening the device");
     res->gpu.device = g->device, res->gpu.devices = g->devices;
     if (rc == 0)
         rc = cuda_failed(g, g->cu->open(GPU_STREAMS, &g->ctx, &g->free_bytes), "opening the device");
