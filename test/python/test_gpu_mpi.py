@@ -12,7 +12,8 @@ coordinates), on 1, 2 and 3 ranks (3d: split along z, and along y with ``--ranks
 several chunks of more than one step: every state level is the single-process CPU in-core run's, byte for
 byte; each rank's bytes up and down equal its plans' prediction (the report's ``mpi.per_rank[].gpu``, their
 sums the ``gpu`` object); each rank's device is its rank on the machine mod the devices.  Sources and
-receivers (acoustic2d, seismic_surface) give the CPU's samples, snapshots (--save-to) the CPU's datasets; a 1d
+receivers (acoustic2d, seismic_surface) give the CPU's samples, snapshots (--save-to) the CPU's datasets, a ring
+of ranks along the streamed axis (d2q9) the CPU's bits in gpu-ooc too; a 1d
 grid, not carried under MPI yet, is refused with its reason.
 """
 
@@ -145,6 +146,13 @@ def _check(tmp: Path, exe: Path, size: tuple, levels: list[str], arrays: int, ru
 def test_each_rank_on_its_gpu_gives_the_cpu_bits_and_the_predicted_bytes(programs, tmp_path, name):
     size, levels, arrays = CASES[name]
     _check(tmp_path, programs(name), size, levels, arrays, [(1, []), (2, []), (3, [])])
+
+
+def test_a_ring_of_ranks_along_the_streamed_axis(programs, tmp_path):
+    """d2q9 (periodic: the ranks along y are a ring, the far side in the ghosts): gpu-ooc past one block, which
+    one process refuses for a field periodic along the streamed axis, runs on every rank's part (its fields
+    wrap no more), and both modes give the CPU's bits."""
+    _check(tmp_path, programs("d2q9"), (16, 120), [f"f{k}" for k in range(9)], 18, [(2, []), (3, [])])
 
 
 def test_ranks_across_the_rows_too(programs, tmp_path):
