@@ -17,6 +17,9 @@
 #      1/8 of the grid's arrays) against the CPU's in-core bits (every state level, and every record's samples at
 #      points of our own), and bytes predicted == counted (the report's gpu figures); SKIP, with the engine's
 #      reason, for what it does not carry yet.
+#   5b. MPI, one GPU per rank: heat3d built with --mpi under `mpirun -np 2` in --mode gpu (40 steps: several chunks
+#      of the ghosts' depth, the ghosts exchanged on the host between them) against the CPU's in-core bits, each
+#      rank's bytes predicted == counted and its device named; SKIP where mpirun or mpicc is missing.
 #   6. the bench of gpu-ooc: heat3d (512^3, and 128x128x8192: the same cells in smaller planes) f64 in --mode gpu
 #      and in --mode gpu-ooc at 1/4 and 1/8 of the grid's arrays, cells/s side by side in one run: >= 0.8 of gpu.
 # What the machine lacks is carried: tools/gpu-deps.sh (run where apt-get and pip reach their archives) puts the
@@ -264,7 +267,16 @@ EOF
     "$PY" -m stencilc "$1" --target cuda --emit=exe -o "$dir/$2" >"$dir/build.log" 2>&1
     echo $? >"$dir/build.rc"
 }
+prep_mpi() { # heat3d with --mpi (check 5b): $OUT/runs/heat3d-mpi/heat3d, build.log, build.rc
+    local dir="$OUT/runs/heat3d-mpi"
+    mkdir -p "$dir"
+    "$PY" -m stencilc examples/heat3d.stn --target cuda --emit=exe --mpi -o "$dir/heat3d" >"$dir/build.log" 2>&1
+    echo $? >"$dir/build.rc"
+}
+HAVE_MPI=""
+command -v mpirun >/dev/null && command -v mpicc >/dev/null && HAVE_MPI=1
 prep_engine examples/heat3d.stn heat3d # (first alone: it builds the runtime library the others take from the cache)
+[ -n "$HAVE_MPI" ] && par prep_mpi
 for stn in examples/*.stn; do
     name=$(basename "$stn" .stn)
     [ "$name" = heat3d ] || par prep_engine "$stn" "$name"
@@ -332,6 +344,43 @@ sys.exit(0 if (r["h2d_bytes"], r["d2h_bytes"]) == (r["predicted_h2d_bytes"], r["
         fi
     done
 done
+
+# ---- 5b. MPI, one GPU per rank: heat3d under mpirun -np 2 in --mode gpu against the single process' in-core bits
+dir="$OUT/runs/heat3d-mpi"
+if [ -z "$HAVE_MPI" ]; then
+    line SKIP "engine heat3d --mpi, mpirun -np 2 --mode gpu" "no mpirun or mpicc (OpenMPI) here"
+elif [ "$(cat "$dir/build.rc")" != 0 ]; then
+    line FAIL "engine heat3d --mpi" "stencilc --target cuda --mpi: $(first "$dir/build.log")"
+else
+    size=$(cut -d' ' -f1 "$OUT/runs/heat3d/info")
+    mflags=(--oversubscribe --bind-to none)
+    [ "$(id -u)" = 0 ] && mflags+=(--allow-run-as-root)
+    run=(--size "$size" --steps 40 --quiet)
+    if ! "$dir/heat3d" "${run[@]}" --mode incore --out "u=$dir/u.cpu.npy" >"$dir/cpu.log" 2>&1; then
+        line FAIL "engine heat3d --mpi: in-core on the CPU" "$(first "$dir/cpu.log")"
+    elif ! timeout 300 mpirun "${mflags[@]}" -np 2 "$dir/heat3d" "${run[@]}" --mode gpu --out "u=$dir/u.gpu.npy" \
+        --report "$dir/gpu.json" >"$dir/gpu.log" 2>&1; then
+        line FAIL "engine heat3d --mpi, mpirun -np 2 --mode gpu" "$(first "$dir/gpu.log")"
+    else
+        bytes=$("$PY" -c '
+import json, sys
+m = json.load(open(sys.argv[1]))["mpi"]
+keys = ("h2d_bytes", "predicted_h2d_bytes", "d2h_bytes", "predicted_d2h_bytes")
+ranks = [p.get("gpu") or {} for p in m["per_rank"]]
+print("; ".join("rank %d on device %s: h2d %s/%s d2h %s/%s" % (k, g.get("device"), *(g.get(x) for x in keys))
+                for k, g in enumerate(ranks)))
+sys.exit(0 if len(ranks) == 2 and all("device" in g and g["h2d_bytes"] == g["predicted_h2d_bytes"] > 0 and
+                                      g["d2h_bytes"] == g["predicted_d2h_bytes"] > 0 for g in ranks) else 1)
+' "$dir/gpu.json" 2>&1)
+        brc=$?
+        if cmp -s "$dir/u.cpu.npy" "$dir/u.gpu.npy" && [ $brc = 0 ]; then
+            line PASS "engine heat3d --mpi, mpirun -np 2 --mode gpu" "the CPU's bits; $bytes"
+        else
+            cmp -s "$dir/u.cpu.npy" "$dir/u.gpu.npy" || bytes="differs from the CPU; $bytes"
+            line FAIL "engine heat3d --mpi, mpirun -np 2 --mode gpu" "$bytes"
+        fi
+    fi
+fi
 
 # ---- 6. the bench of gpu-ooc: heat3d f64 in --mode gpu and in gpu-ooc at 1/4 and 1/8 of the grid's arrays, in one
 # run; cells/s of each beside gpu's (the loop: uploads, steps, downloads), >= 0.8 of it.  Two shapes of the same

@@ -83,14 +83,12 @@ def run_cuda(path: str, emit: str, output: str | None, cc: str | None = None, cf
 
 def run(path: str, emit: str = "exe", output: str | None = None, cc: str | None = None,
         cflags: str | None = None, mpi: bool = False, target: str = "c") -> int:
-    if target == "cuda" and emit != "ast":
-        if mpi:
-            raise ToolchainError("--target cuda takes no --mpi yet (docs/design/024-gpu-tier.md)")
-        return run_cuda(path, emit, output, cc=cc, cflags=cflags)
     if mpi:  # the runtime's MPI build (runtime/src/mpi/par.c), cached apart by its flags
         cc = cc or "mpicc"
         cflags = " ".join(filter(None, [cflags if cflags is not None else os.environ.get("STENCILC_CFLAGS", ""),
                                         "-DSTN_MPI"]))
+    if target == "cuda" and emit != "ast":  # (--mpi: the C program's runtime is the MPI build, one GPU a rank)
+        return run_cuda(path, emit, output, cc=cc, cflags=cflags)
     if emit == "ast":
         _write_text(ast.format_ast(frontend.parse(SourceFile.read(path))), output)
         return 0

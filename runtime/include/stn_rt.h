@@ -236,6 +236,9 @@ typedef struct stn_cuda_ops {
     int (*step_pts)(void *ctx, const double *params, const stn_view *v, const void *const *src,
                     void *const *dst, const stn_box *box, const int64_t *const *pts, const int64_t *npts,
                     const double *const *wts, int stream);
+    /* Before open: the device of the rank that is `local`-th on its machine (MPI; 0 for one process),
+     * `local` mod the devices there, made the current one; *device and *count: which, of how many. */
+    int (*device)(int local, int *device, int *count);
 } stn_cuda_ops;
 
 typedef struct stn_program_desc {

@@ -161,7 +161,7 @@ def test_one_rank_is_the_program_without_mpi(compile_example, compile_mpi, run_p
 
 
 @pytest.mark.parametrize("args,message", [
-    (["--mode", "mmap"], "--mode mmap with 2 MPI ranks: the ranks split --mode ooc and --mode incore"),
+    (["--mode", "mmap"], "--mode mmap with 2 MPI ranks: the ranks split --mode ooc, incore, gpu and gpu-ooc"),
     (["--mode", "ooc", "--block", "12,3,2", "--schedule", "alg1"], "without --schedule alg1 (the reference schedule only)"),
     (["--mode", "ooc", "--block", "12,3,20"], "fewer than the ghost depth bt x skew = 20 x 1"),
     (["--mode", "ooc", "--ranks", "2,2,1"], "--ranks 2,2,1: 4 ranks, but mpirun started 2"),

@@ -7,13 +7,20 @@
  * --mode gpu: one block, the whole grid on the device (a plan of one slot), every step of an advance in
  * one sweep: up once, the steps, down once.  --mode gpu-ooc: the plan of stn_gpu_plan_for within
  * --gpu-mem (else the device's free memory), blocks of bz planes advanced bt steps each on 3 streams.
- * Both count the bytes of every copy (the report's `gpu` object) against the plan's prediction. */
+ * Both count the bytes of every copy (the report's `gpu` object) against the plan's prediction.
+ *
+ * MPI (one GPU per rank): the rank takes device (its rank on the machine) mod (the machine's devices); the
+ * in-core engine holds the rank's part with its ghosts (mpi/part.c) and runs the advance in chunks as deep as
+ * the ghosts, the ghosts exchanged on the host arrays between them (stn_incore_set_loop): each chunk is an
+ * advance of the schedule over the part (up, its steps, down), its kernels in the whole grid's coordinates
+ * (stn_map_call, as kernels/step.c), and the plans' bytes, chunk by chunk, are the prediction. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include "engines/stn_gpu_sched.h"
 #include "engines/stn_incore.h"
 #include "kernels/stn_kernels.h"
+#include "mpi/stn_part.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -28,6 +35,7 @@ typedef struct gpu {
     stn_result *res;
     const stn_cuda_ops *cu;
     const char *mode;
+    int device, devices;           /* the device this process runs on, of how many on its machine */
     int ooc;                       /* gpu-ooc: blocks within the budget; else one block or a refusal */
     void *ctx;                     /* the CUDA entry points' (streams) */
     uint64_t free_bytes;           /* the device's free memory at open */
@@ -112,10 +120,8 @@ static int d_down(void *c, void *host, const void *dev, uint64_t bytes, int st) 
     return cuda_failed(g, g->cu->copy(g->ctx, host, dev, bytes, 0, st), "cudaMemcpyAsync (down)");
 }
 
-static int d_step(void *c, const double *params, const stn_view *v, const void *const *src, void *const *dst,
-                  const stn_box *box, int st) {
-    gpu *g = c;
-    (void)params;
+static int step_one(gpu *g, const stn_view *v, const void *const *src, void *const *dst, const stn_box *box,
+                    int st) {
     if (g->cu->step_pts && (g->r->d->step_pts || g->r->d->step_pts_w)) /* (the injects a sub-step reads) */
         return cuda_failed(g,
                            g->cu->step_pts(g->ctx, g->pv, v, src, dst, box, (const int64_t *const *)g->pts,
@@ -124,10 +130,51 @@ static int d_step(void *c, const double *params, const stn_view *v, const void *
     return cuda_failed(g, g->cu->step(g->ctx, g->pv, v, src, dst, box, st), "the step's kernels");
 }
 
+/* MPI: a call on the rank's part is made in the whole grid's coordinates (stn_map_call, as kernels/step.c):
+ * y and z through the view, x through the device pointers moved back by the part's base (sh elements; the
+ * kernels index x globally), a ring's pieces one call each. */
+static int d_step(void *c, const double *params, const stn_view *v, const void *const *src, void *const *dst,
+                  const stn_box *box, int st) {
+    gpu *g = c;
+    const stn_program_desc *d = g->r->d;
+    (void)params;
+    if (!g->r->part)
+        return step_one(g, v, src, dst, box, st);
+    stn_view v1[STN_MAP_MAX];
+    stn_box b1[STN_MAP_MAX];
+    int64_t sh[STN_MAP_MAX];
+    int wrap[STN_MAP_MAX], rc = 0;
+    for (int k = 0, n = stn_map_call(g->r, v, box, 1, v1, b1, sh, wrap); k < n && !rc; k++) {
+        const void *s1[d->nsrc + d->nalong + 1];
+        void *d1[d->ndst + 1];
+        const ptrdiff_t off = (ptrdiff_t)sh[k] * d->elem_size;
+        for (int i = 0; i < d->nsrc + d->nalong; i++)
+            s1[i] = src[i] && i < d->nsrc ? (const char *)src[i] - off : src[i];
+        for (int i = 0; i < d->ndst; i++)
+            d1[i] = dst[i] ? (char *)dst[i] - off : NULL;
+        rc = step_one(g, &v1[k], s1, d1, &b1[k], st);
+    }
+    return rc;
+}
+
 static int d_boundary(void *c, int field, const stn_view *v, const void *cur, void *next, const stn_box *box,
                       int st) {
     gpu *g = c;
-    return cuda_failed(g, g->cu->boundary(g->ctx, field, v, cur, next, box, st), "the boundary's kernels");
+    stn_view v1[STN_MAP_MAX];
+    stn_box b1[STN_MAP_MAX];
+    int64_t sh[STN_MAP_MAX];
+    int wrap[STN_MAP_MAX], rc = 0;
+    if (!g->r->part)
+        return cuda_failed(g, g->cu->boundary(g->ctx, field, v, cur, next, box, st),
+                           "the boundary's kernels");
+    for (int k = 0, n = stn_map_call(g->r, v, box, 0, v1, b1, sh, wrap); k < n && !rc; k++) {
+        const ptrdiff_t off = (ptrdiff_t)sh[k] * g->r->d->elem_size;
+        rc = cuda_failed(
+            g,
+            g->cu->boundary(g->ctx, field, &v1[k], (const char *)cur - off, (char *)next - off, &b1[k], st),
+            "the boundary's kernels");
+    }
+    return rc;
 }
 
 static int d_sync(void *c, int st) {
@@ -215,20 +262,20 @@ static int d_points(void *c, uint64_t *bytes) {
 }
 
 /* After a step's kernels on `box`: every inject at its points in `box`, in the order of the .stn file (as
- * kernels/step.c), then every record at its points in `own` into row `row` of its samples. */
-static int d_point_ops(void *c, const stn_view *v, const void *const *src, void *const *dst,
-                       const stn_box *box, const stn_box *own, int64_t row, int st) {
-    gpu *g = c;
+ * kernels/step.c), then every record at its points in `own` into row `row` of its samples (either box NULL:
+ * none). */
+static int point_ops_one(gpu *g, const stn_view *v, const void *const *src, void *const *dst,
+                         const stn_box *box, const stn_box *own, int64_t row, int st) {
     const stn_run *r = g->r;
     const stn_program_desc *d = r->d;
     int rc = 0;
-    for (int k = 0; k < d->ninjects && !rc; k++) {
+    for (int k = 0; box && k < d->ninjects && !rc; k++) {
         const int s = d->injects[k].points;
         rc = cuda_failed(
             g, g->cu->inject(g->ctx, k, g->pv, v, src, dst, box, g->pts[s], g->wts[s], r->inputs.npts[s], st),
             "the inject kernel");
     }
-    for (int k = 0; k < d->nrecords && !rc; k++) {
+    for (int k = 0; own && k < d->nrecords && !rc; k++) {
         const int s = d->records[k].points;
         char *out = (char *)g->samp[k] + (size_t)row * (size_t)r->inputs.npts[s] * (size_t)d->elem_size;
         rc = cuda_failed(
@@ -236,6 +283,56 @@ static int d_point_ops(void *c, const stn_view *v, const void *const *src, void 
             "the record kernel");
     }
     return rc;
+}
+
+/* MPI: the injects on `box` and the records on `own` in the whole grid's coordinates (as d_step), the records
+ * at the cells this rank owns only (stn_part_own_box: a ghost's may be stale; as kernels/step.c). */
+static int d_point_ops(void *c, const stn_view *v, const void *const *src, void *const *dst,
+                       const stn_box *box, const stn_box *own, int64_t row, int st) {
+    gpu *g = c;
+    const stn_program_desc *d = g->r->d;
+    if (!g->r->part)
+        return point_ops_one(g, v, src, dst, box, own, row, st);
+    stn_view v1[STN_MAP_MAX];
+    stn_box b1[STN_MAP_MAX];
+    int64_t sh[STN_MAP_MAX];
+    int wrap[STN_MAP_MAX], rc = 0;
+    for (int pass = 0; pass < 2 && !rc; pass++) /* (the injects, then the records) */
+        for (int k = 0, n = stn_map_call(g->r, v, pass ? own : box, 1, v1, b1, sh, wrap); k < n && !rc; k++) {
+            const void *s1[d->nsrc + d->nalong + 1];
+            void *d1[d->ndst + 1];
+            const ptrdiff_t off = (ptrdiff_t)sh[k] * d->elem_size;
+            for (int i = 0; i < d->nsrc + d->nalong; i++)
+                s1[i] = src[i] && i < d->nsrc ? (const char *)src[i] - off : src[i];
+            for (int i = 0; i < d->ndst; i++)
+                d1[i] = dst[i] ? (char *)dst[i] - off : NULL;
+            if (pass == 0)
+                rc = point_ops_one(g, &v1[k], s1, d1, &b1[k], NULL, row, st);
+            else if (stn_part_own_box(g->r, wrap[k], &b1[k]))
+                rc = point_ops_one(g, &v1[k], s1, d1, NULL, &b1[k], row, st);
+        }
+    return rc;
+}
+
+/* MPI: the samples of record k at cells this rank does not own zeroed in `rows` rows (the ranks' records are
+ * OR-ed into rank 0's, program/runfiles.c: each sample is its owner's; the device's were never written). */
+static void keep_own(gpu *g, int k, char *rows, int64_t nrows) {
+    const stn_run *r = g->r;
+    if (!r->part)
+        return;
+    stn_box own;
+    for (int a = 0; a < 3; a++)
+        own.lo[a] = 0, own.hi[a] = r->part->ax[a].n > 0 ? r->part->ax[a].n : 1;
+    const int any = stn_part_own_box(r, 0, &own), s = r->d->records[k].points;
+    const int64_t n = r->inputs.npts[s], es = r->d->elem_size;
+    for (int64_t i = 0; i < n; i++) {
+        const int64_t *c = r->inputs.pts[s] + 3 * i;
+        int mine = any;
+        for (int a = 0; a < r->d->ndim; a++)
+            mine &= c[a] >= own.lo[a] && c[a] < own.hi[a];
+        for (int64_t t = 0; !mine && t < nrows; t++)
+            memset(rows + (size_t)((t * n + i) * es), 0, (size_t)es);
+    }
 }
 
 /* Rows [0, rows) of the device's samples, steps t .. t + rows - 1 of the advance: down through the pinned
@@ -259,6 +356,8 @@ static int d_samples(void *c, int64_t t, int64_t rows, uint64_t *bytes) {
                          "cudaMemcpyAsync (the samples, down)");
         rc = rc ? rc : cuda_failed(g, g->cu->sync(g->ctx, 0), "cudaStreamSynchronize");
         const int64_t t1 = g->t0 + t + rows < r->o->steps ? g->t0 + t + rows : r->o->steps;
+        if (rc == 0)
+            keep_own(g, k, pin, rows);
         if (rc == 0 && t1 > g->t0 + t)
             memcpy((char *)r->rec[k] + (size_t)(g->t0 + t) * rb, pin, (size_t)(t1 - g->t0 - t) * rb);
     }
@@ -292,6 +391,8 @@ static int plan_advance(gpu *g, int64_t steps, stn_gpu_plan *p) {
     point_sizes(g);
     q.points_bytes = g->points_bytes;
     q.sample_step_bytes = g->sample_step_bytes;
+    for (int k = 0; r->part && k < 3; k++) /* (a rank's part: the whole grid's inputs along an axis) */
+        q.along_n[k] = r->part->ax[k].n;
     g->res->gpu.gpu_mem = q.gpu_mem;
     const char *budget = r->o->gpu_mem ? "--gpu-mem" : "the device's free memory";
     char b0[32], b1[32];
@@ -346,7 +447,9 @@ static void give_back(gpu *g) {
     stn_incore_rebind(g->in, g->slot, g->spare);
 }
 
-static int gpu_advance(void *state, int64_t t0, int64_t steps) {
+/* Steps t0 .. t0 + steps - 1 on the device (the in-core engine's loop: under MPI a chunk of the ghosts'
+ * depth). */
+static int gpu_steps(void *state, int64_t t0, int64_t steps) {
     gpu *g = state;
     if (steps <= 0)
         return 0;
@@ -394,17 +497,21 @@ static int gpu_advance(void *state, int64_t t0, int64_t steps) {
 
 /* ------------------------------------------------------------------ the rest of the table */
 
+static int gpu_advance(void *state, int64_t t0, int64_t steps) {
+    return stn_incore_advance(((gpu *)state)->in, t0, steps);
+}
+
 static void gpu_close(void *state, int keep) {
     gpu *g = state;
     if (!g)
         return;
-    stn_incore_close(g->in, keep);
-    const stn_program_desc *d = g->r->d;
+    const stn_program_desc *d = g->r->d; /* (before the in-core engine, which holds an MPI rank's run g->r) */
     for (int f = 0; g->other && f < d->nfields; f++) {
         const stn_field_desc *fd = &d->fields[f];
         if (fd->kind == STN_FIELD_STATE && fd->levels == 2 && fd->prev_slot >= 0)
             pin_release(g->other[fd->prev_slot], (size_t)g->r->grid_bytes);
     }
+    stn_incore_close(g->in, keep);
     if (g->ctx)
         g->cu->close(g->ctx);
     free(g->slot), free(g->spare), free(g->other), free(g->pv);
@@ -425,6 +532,11 @@ static int gpu_open_as(const stn_run *r, stn_result *res, int ooc, void **state)
                          "its sources and receivers need (docs/design/024-gpu-tier.md): rebuild it with "
                          "`stencilc --target cuda`",
                          mode);
+    if (stn_par_size() > 1 && d->dims == 1)
+        return stn_error(
+            -ENOTSUP,
+            "--mode %s with %d MPI ranks: 1d grids are not carried yet (docs/design/024-gpu-tier.md)", mode,
+            stn_par_size());
     gpu *g = calloc(1, sizeof *g);
     if (!g)
         return stn_error(-ENOMEM, "out of memory");
@@ -440,11 +552,20 @@ static int gpu_open_as(const stn_run *r, stn_result *res, int ooc, void **state)
     int rc = g->slot && g->spare && g->other && g->pv && g->pts && g->wts && g->samp
                  ? 0
                  : stn_error(-ENOMEM, "out of memory");
+    g->device = res->gpu.device = -1;
+    if (rc == 0 && g->cu->device) /* (one GPU per rank: its rank on the machine mod the devices) */
+        rc =
+            cuda_failed(g, g->cu->device(stn_par_node_rank(), &g->device, &g->devices), "opening the device");
+    res->gpu.device = g->device, res->gpu.devices = g->devices;
     if (rc == 0)
         rc = cuda_failed(g, g->cu->open(GPU_STREAMS, &g->ctx, &g->free_bytes), "opening the device");
     pin_ops = d->cuda;
     if (rc == 0)
         rc = stn_incore_open(r, res, ooc ? &pinned_gpu_ooc : &pinned_gpu, &g->in);
+    if (rc == 0) { /* (under MPI the rank's part, whose arrays and grid bytes are local) */
+        g->r = stn_incore_run(g->in);
+        stn_incore_set_loop(g->in, gpu_steps, g);
+    }
     if (rc) {
         gpu_close(g, 0);
         return rc;
@@ -476,9 +597,13 @@ static int gpu_account(void *state, stn_result *out) { return stn_incore_account
 
 static int gpu_finish(void *state) { return stn_incore_finish(((gpu *)state)->in); }
 
-const stn_engine_ops stn_gpu_engine = {"gpu",       {0},     gpu_open,    gpu_steps_done,
-                                       gpu_advance, gpu_box, gpu_account, gpu_finish,
-                                       gpu_close,   NULL,    NULL,        NULL};
-const stn_engine_ops stn_gpu_ooc_engine = {"gpu-ooc",   {0},     gpu_ooc_open, gpu_steps_done,
-                                           gpu_advance, gpu_box, gpu_account,  gpu_finish,
-                                           gpu_close,   NULL,    NULL,         NULL};
+static const struct stn_part *gpu_part(const void *state, const stn_fold **fold) {
+    return stn_incore_part(((const gpu *)state)->in, fold);
+}
+
+const stn_engine_ops stn_gpu_engine = {"gpu",       {.splits = 1}, gpu_open,    gpu_steps_done,
+                                       gpu_advance, gpu_box,       gpu_account, gpu_finish,
+                                       gpu_close,   NULL,          gpu_part,    NULL};
+const stn_engine_ops stn_gpu_ooc_engine = {"gpu-ooc",   {.splits = 1}, gpu_ooc_open, gpu_steps_done,
+                                           gpu_advance, gpu_box,       gpu_account,  gpu_finish,
+                                           gpu_close,   NULL,          gpu_part,     NULL};

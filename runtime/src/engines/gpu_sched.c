@@ -174,7 +174,7 @@ static int up_alongs(const run_ctx *r) {
     const stn_program_desc *d = r->d;
     int rc = 0;
     for (int j = 0; j < d->nalong && !rc; j++) {
-        const uint64_t bytes = (uint64_t)d->elem_size * (uint64_t)r->size[d->alongs[j].axis];
+        const uint64_t bytes = (uint64_t)d->elem_size * (uint64_t)r->p->along_n[d->alongs[j].axis];
         rc = r->ops->alloc(r->ops->ctx, &r->along[j], bytes);
         if (rc == 0)
             rc = r->ops->up(r->ops->ctx, r->along[j], r->host[d->nsrc + j], bytes, 0);

@@ -52,6 +52,8 @@ struct stn_incore {
     stn_run_copy *fold; /* MPI, a 1d grid: its rows (design 014), which the slab cuts */
     int64_t chunk;      /* and the steps between the ghosts' exchanges (the ghosts are chunk x skew deep) */
     int64_t since;      /* the steps since the last exchange (a chunk an advance left open at a saved step) */
+    stn_incore_loop loop; /* the steps run elsewhere (stn_incore_set_loop), else NULL: time_loop */
+    void *loop_ctx;
 };
 typedef struct stn_incore engine;
 
@@ -649,7 +651,7 @@ int stn_incore_advance(void *state, int64_t t0, int64_t steps) {
             rc = exchange(e);
         int64_t T = steps - done < e->chunk - e->since ? steps - done : e->chunk - e->since;
         if (rc == 0)
-            rc = time_loop(e, t0 + done, T);
+            rc = e->loop ? e->loop(e->loop_ctx, t0 + done, T) : time_loop(e, t0 + done, T);
         if (stn_par_any(rc) && rc == 0)
             rc = stn_error(-EIO, "another rank failed in its steps (its error is above)");
         done += T, e->since += T;
@@ -657,7 +659,7 @@ int stn_incore_advance(void *state, int64_t t0, int64_t steps) {
             rc = exchange(e);
     }
     if (!e->part)
-        rc = time_loop(e, t0, steps);
+        rc = e->loop ? e->loop(e->loop_ctx, t0, steps) : time_loop(e, t0, steps);
     if (e->kind->paging) { /* the kernel's paging during the time loop */
         e->kind->paging(&r1, &w1);
         e->res->have_paging = 1;
@@ -690,6 +692,13 @@ static void written(engine *e, int f, int level) {
     for (int b = 0; b < fb->nbuf; b++) /* dirichlet: the written level's boundary is the one kept */
         fb->bc_initial[b] = b == fb->cur;
 }
+
+void stn_incore_set_loop(void *state, stn_incore_loop loop, void *ctx) {
+    engine *e = state;
+    e->loop = loop, e->loop_ctx = ctx;
+}
+
+const stn_run *stn_incore_run(const void *state) { return ((const engine *)state)->r; }
 
 void stn_incore_slots(void *state, void **slot, void **spare) {
     engine *e = state;

@@ -36,6 +36,12 @@ void stn_incore_close(void *state, int keep);
  * grid's size for a state field's current-level slot (its next level's buffer; NULL for the others).
  * rebind takes them back after such an advance (the same arrays, in any order within a field). */
 void stn_incore_slots(void *state, void **slot, void **spare);
+/* Such an engine's steps: advance runs `loop` (ctx, t0, steps) where it would run its own time loop, under
+ * MPI once a chunk of steps, the ghosts exchanged between (the chunk: as deep as the ghosts). */
+typedef int (*stn_incore_loop)(void *ctx, int64_t t0, int64_t steps);
+void stn_incore_set_loop(void *state, stn_incore_loop loop, void *ctx);
+/* The run its arrays are laid out for: under MPI the rank's part (stn_part_run), else the given one. */
+const stn_run *stn_incore_run(const void *state);
 void stn_incore_rebind(void *state, void *const *slot, void *const *spare);
 
 /* The table of an engine on the in-core loop: its --mode name, whether MPI ranks split it, its open. */

@@ -61,8 +61,10 @@ static int geometry(const stn_gpu_request *q, stn_gpu_plan *p) {
     p->dev_arrays = d->nsrc + d->ndst;
     p->streams = q->streams > 0 ? q->streams : STREAMS_DEFAULT;
     p->steps = q->steps;
+    for (int k = 0; k < 3; k++)
+        p->along_n[k] = q->along_n[k] > 0 ? q->along_n[k] : q->size[k];
     for (int i = 0; i < d->nalong; i++)
-        p->along_bytes += (uint64_t)d->elem_size * (uint64_t)q->size[d->alongs[i].axis];
+        p->along_bytes += (uint64_t)d->elem_size * (uint64_t)p->along_n[d->alongs[i].axis];
     p->host_bytes = (uint64_t)(2 * levels + inputs) * (uint64_t)p->n * (uint64_t)p->plane_bytes;
     return 0;
 }

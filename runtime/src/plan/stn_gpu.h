@@ -47,6 +47,8 @@ typedef struct stn_gpu_request {
     /* Sources and receivers (docs/design/011, 024): the bytes of the point sets (and off-grid weights) the
      * injects and records use, uploaded once a run; the bytes one step's samples of every record take. */
     uint64_t points_bytes, sample_step_bytes;
+    /* The extent of the inputs along each axis (0: size's): an MPI rank's part reads the whole grid's. */
+    int64_t along_n[3];
 } stn_gpu_request;
 
 /* The most bytes of samples the device holds in core (--mode gpu): a long run's come down in pieces. */
@@ -66,6 +68,7 @@ typedef struct stn_gpu_plan {
     int dev_arrays;        /* arrays a device slot holds: nsrc + ndst */
     int64_t window_max;    /* the most planes a block's window has (bz + bt (rlo + rhi), clipped) */
     uint64_t along_bytes;  /* the inputs along an axis, uploaded once */
+    int64_t along_n[3];    /* their extent along each axis (the request's along_n, else its size) */
     uint64_t dev_bytes;    /* device memory: streams x dev_arrays x window_max planes, + along_bytes */
     uint64_t pinned_bytes; /* pinned staging: streams x (in_arrays x window_max + out_arrays x widest block)
                               planes */

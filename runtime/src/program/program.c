@@ -37,7 +37,7 @@ static int ranks_options(stn_sim *s) {
     }
     if (P > 1 && !stn_engine_of(s->o.mode)->has.splits && !s->o.help && !s->o.version)
         return stn_error(-ENOTSUP,
-                         "--mode %s with %d MPI ranks: the ranks split --mode ooc and --mode incore",
+                         "--mode %s with %d MPI ranks: the ranks split --mode ooc, incore, gpu and gpu-ooc",
                          stn_mode_names[s->o.mode], P);
     return 0;
 }

@@ -142,7 +142,12 @@ static void gather_ranks(const stn_run *r, stn_result *res) {
                                        res->msg_predicted,
                                        node,
                                        r->o->rank_dirs > 1 ? 1 + (uint64_t)r->o->dir_entry : 0,
-                                       placed ? (uint64_t)nu->rank_by : 0};
+                                       placed ? (uint64_t)nu->rank_by : 0,
+                                       res->gpu.have ? 2 + (uint64_t)(int64_t)res->gpu.device : 0,
+                                       res->gpu.h2d,
+                                       res->gpu.predicted_h2d,
+                                       res->gpu.d2h,
+                                       res->gpu.predicted_d2h};
     int P = stn_par_size();
     uint64_t *all = stn_par_rank() == 0 ? calloc((size_t)P * STN_RANK_FIGURES, sizeof *all) : NULL;
     uint64_t scratch[STN_RANK_FIGURES];
@@ -158,6 +163,14 @@ static void gather_ranks(const stn_run *r, stn_result *res) {
         res->st.bytes_read += f[0], res->st.bytes_written += f[1];
         res->predicted_read += f[2], res->predicted_written += f[3];
         res->msg_sent += f[4], res->msg_predicted += f[5];
+    }
+    if (res->gpu.have) { /* (the GPU modes: the bytes each way are the ranks' sums too) */
+        res->gpu.h2d = res->gpu.predicted_h2d = res->gpu.d2h = res->gpu.predicted_d2h = 0;
+        for (int k = 0; k < P; k++) {
+            const uint64_t *f = all + (size_t)k * STN_RANK_FIGURES + STN_RANK_GPU;
+            res->gpu.h2d += f[1], res->gpu.predicted_h2d += f[2], res->gpu.d2h += f[3];
+            res->gpu.predicted_d2h += f[4];
+        }
     }
 }
 

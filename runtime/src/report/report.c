@@ -372,6 +372,17 @@ static void r_mpi(json *j, const stn_run *r, const stn_result *res) {
             entry_of(r->o->dirs[entry - 1], k, dir, sizeof dir);
             j_kstr(j, "dir", dir);
         }
+        const uint64_t *gf = f + STN_RANK_GPU;
+        if (gf[0]) { /* (the GPU modes: the rank's device, and its bytes over PCIe) */
+            j_open(j, "gpu", '{');
+            if (gf[0] > 1)
+                j_i64(j, "device", (int64_t)gf[0] - 2);
+            j_u64(j, "h2d_bytes", gf[1]);
+            j_u64(j, "predicted_h2d_bytes", gf[2]);
+            j_u64(j, "d2h_bytes", gf[3]);
+            j_u64(j, "predicted_d2h_bytes", gf[4]);
+            j_close(j, '}');
+        }
         j_close(j, '}');
     }
     j_close(j, ']');
@@ -567,6 +578,10 @@ static void r_gpu(json *j, const stn_result *res) {
     j_u64(j, "dev_bytes", res->gpu.dev_bytes);
     j_u64(j, "pinned_bytes", res->gpu.pinned_bytes);
     j_u64(j, "gpu_mem", res->gpu.gpu_mem);
+    if (res->gpu.device >= 0) { /* (the device this process, or MPI rank 0, ran on; per rank: mpi.per_rank) */
+        j_i64(j, "device", res->gpu.device);
+        j_i64(j, "devices", res->gpu.devices);
+    }
     j_close(j, '}');
 }
 

@@ -270,14 +270,18 @@ typedef struct stn_result {
         uint64_t dev_bytes;                    /* its device memory (slots and inputs along an axis) */
         uint64_t pinned_bytes; /* the pinned host memory the engine holds (the grid's host copies) */
         uint64_t gpu_mem;      /* the device budget it planned for (--gpu-mem, else the free memory) */
+        int device, devices;   /* the device it ran on (-1: none chosen) and the devices on its machine */
     } gpu;
     int nranks;      /* MPI, rank 0 after the run: the ranks' figures (the fields above are */
     uint64_t *ranks; /* their sums): STN_RANK_FIGURES each, read, written, predicted read and
                       * written, message bytes sent and predicted, 1 + its NUMA node's os_index
                       * (0: not placed, stn_numa_place_rank), 1 + its --dir list entry (0: one
-                      * --dir) and how its node was chosen (STN_NUMA_BY_*, 0: not placed) */
+                      * --dir) and how its node was chosen (STN_NUMA_BY_*, 0: not placed); the GPU
+                      * modes: 0 (none), else 2 + its device (1: none chosen), its bytes up, predicted,
+                      * down, predicted */
 } stn_result;
-#define STN_RANK_FIGURES 9
+#define STN_RANK_FIGURES 14
+#define STN_RANK_GPU 9  /* (the GPU figures) */
 #define STN_RANK_NODE 6 /* (the figures after the counters) */
 
 /* What the out-of-core engine adds: its plan and how it was chosen. */

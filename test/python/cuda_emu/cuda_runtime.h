@@ -210,6 +210,23 @@ static inline cudaError_t cudaDeviceSynchronize(void) {
     emu_drain_all_();
     return cudaSuccess;
 }
+/* $EMU_DEVICE_COUNT devices (default 1): cudaSetDevice checks the number and keeps it (one device's memory and
+ * queues serve them all: a process uses one). */
+static inline int emu_device_count_(void) {
+    const char *e = getenv("EMU_DEVICE_COUNT");
+    return e ? atoi(e) : 1;
+}
+static inline int &emu_current_device_(void) {
+    static int d = 0;
+    return d;
+}
+static inline cudaError_t cudaGetDeviceCount(int *n) { return *n = emu_device_count_(), cudaSuccess; }
+static inline cudaError_t cudaSetDevice(int d) {
+    if (d < 0 || d >= emu_device_count_())
+        return emu_last_ = cudaErrorInvalidValue;
+    return emu_current_device_() = d, cudaSuccess;
+}
+static inline cudaError_t cudaGetDevice(int *d) { return *d = emu_current_device_(), cudaSuccess; }
 static inline cudaError_t cudaMemGetInfo(size_t *free_, size_t *total) {
     *free_ = *total = emu_device_mem_();
     return cudaSuccess;
