@@ -133,6 +133,18 @@ static int step_one(gpu *g, const stn_view *v, const void *const *src, void *con
 /* MPI: a call on the rank's part is made in the whole grid's coordinates (stn_map_call, as kernels/step.c):
  * y and z through the view, x through the device pointers moved back by the part's base (sh elements; the
  * kernels index x globally), a ring's pieces one call each. */
+
+/* The slots of a call in a part's coordinates (stn_map_call's shift sh, in cells): the state and input
+ * arrays moved by it; the inputs along an axis (after nsrc) are whole-grid already. */
+static void shift_slots(const stn_program_desc *d, int64_t sh, const void *const *src, void *const *dst,
+                        const void **s1, void **d1) {
+    const ptrdiff_t off = (ptrdiff_t)sh * d->elem_size;
+    for (int i = 0; i < d->nsrc + d->nalong; i++)
+        s1[i] = src[i] && i < d->nsrc ? (const char *)src[i] - off : src[i];
+    for (int i = 0; i < d->ndst; i++)
+        d1[i] = dst[i] ? (char *)dst[i] - off : NULL;
+}
+
 static int d_step(void *c, const double *params, const stn_view *v, const void *const *src, void *const *dst,
                   const stn_box *box, int st) {
     gpu *g = c;
@@ -147,11 +159,7 @@ static int d_step(void *c, const double *params, const stn_view *v, const void *
     for (int k = 0, n = stn_map_call(g->r, v, box, 1, v1, b1, sh, wrap); k < n && !rc; k++) {
         const void *s1[d->nsrc + d->nalong + 1];
         void *d1[d->ndst + 1];
-        const ptrdiff_t off = (ptrdiff_t)sh[k] * d->elem_size;
-        for (int i = 0; i < d->nsrc + d->nalong; i++)
-            s1[i] = src[i] && i < d->nsrc ? (const char *)src[i] - off : src[i];
-        for (int i = 0; i < d->ndst; i++)
-            d1[i] = dst[i] ? (char *)dst[i] - off : NULL;
+        shift_slots(d, sh[k], src, dst, s1, d1);
         rc = step_one(g, &v1[k], s1, d1, &b1[k], st);
     }
     return rc;
@@ -301,11 +309,7 @@ static int d_point_ops(void *c, const stn_view *v, const void *const *src, void 
         for (int k = 0, n = stn_map_call(g->r, v, pass ? own : box, 1, v1, b1, sh, wrap); k < n && !rc; k++) {
             const void *s1[d->nsrc + d->nalong + 1];
             void *d1[d->ndst + 1];
-            const ptrdiff_t off = (ptrdiff_t)sh[k] * d->elem_size;
-            for (int i = 0; i < d->nsrc + d->nalong; i++)
-                s1[i] = src[i] && i < d->nsrc ? (const char *)src[i] - off : src[i];
-            for (int i = 0; i < d->ndst; i++)
-                d1[i] = dst[i] ? (char *)dst[i] - off : NULL;
+            shift_slots(d, sh[k], src, dst, s1, d1);
             if (pass == 0)
                 rc = point_ops_one(g, &v1[k], s1, d1, &b1[k], NULL, row, st);
             else if (stn_part_own_box(g->r, wrap[k], &b1[k]))
