@@ -1,6 +1,6 @@
 /* test_gpu_plan.c -- the GPU tier's plan and byte model (plan/gpu_plan.c) on their own: no device.
  *
- * Over many random small problems (2d and 3d, one- and two-level state fields, inputs, inputs along
+ * Over many random small problems (1d, 2d and 3d, one- and two-level state fields, inputs, inputs along
  * an axis, asymmetric halos and reaches, f32 and f64, a third with the points and samples of injects and
  * records: points up once a run, each step's samples down, both held on the device) and random --gpu-mem
  * budgets:
@@ -42,9 +42,10 @@ static void make_problem(problem *P) {
     stn_program_desc *d = &P->d;
     d->name = "random";
     d->ndim = between(0, 2) == 0 ? 2 : 3;
+    d->dims = d->ndim == 2 && between(0, 2) == 0; /* a 1d grid: one row of a 2d grid, streamed along x */
     d->elem_size = between(0, 1) ? 8 : 4;
-    const int a = d->ndim == 3 ? 2 : 1;
-    for (int k = 0; k < d->ndim; k++) {
+    const int a = stn_gpu_axis(d);
+    for (int k = 0; k < (d->dims ? 1 : d->ndim); k++) {
         d->halo_lo[k] = (int)between(k == a ? 1 : 0, 2);
         d->halo_hi[k] = (int)between(k == a ? 1 : 0, 2);
         d->reach_lo[k] = d->halo_lo[k] + (int)between(0, 1);
@@ -64,13 +65,13 @@ static void make_problem(problem *P) {
     d->fields = P->fields;
     d->nsrc = nsrc, d->ndst = ndst;
     if (between(0, 3) == 0) {
-        P->alongs[0] = (stn_along_desc){"k", (int)between(0, d->ndim - 1), 1};
+        P->alongs[0] = (stn_along_desc){"k", (int)between(0, d->dims ? 0 : d->ndim - 1), 1};
         d->nalong = 1, d->alongs = P->alongs;
     }
     stn_gpu_request *q = &P->q;
     q->d = d;
-    q->size[0] = between(3, 9);
-    q->size[1] = d->ndim == 3 ? between(3, 7) : between(8, 60);
+    q->size[0] = d->dims ? between(8, 120) : between(3, 9);
+    q->size[1] = d->dims ? 1 : d->ndim == 3 ? between(3, 7) : between(8, 60);
     q->size[2] = d->ndim == 3 ? between(8, 60) : 1;
     q->steps = between(0, 40);
     q->streams = (int)between(1, 3);
@@ -184,12 +185,12 @@ static void check_problem(problem *P, int i) {
     /* brute force over every (bz, bt): the best that fits (in core whenever it fits: the policy) */
     stn_gpu_plan ic;
     const int in_core =
-        stn_gpu_make_plan(q, q->size[P->d.ndim == 3 ? 2 : 1], 1, &ic) == 0 && ic.dev_bytes <= q->gpu_mem;
+        stn_gpu_make_plan(q, q->size[stn_gpu_axis(&P->d)], 1, &ic) == 0 && ic.dev_bytes <= q->gpu_mem;
     stn_gpu_plan b, best;
     memset(&best, 0, sizeof best);
     int found = 0;
     for (int64_t bt = 1; bt <= 64 && bt <= (q->steps > 0 ? q->steps : 1); bt++)
-        for (int64_t bz = 1; bz <= q->size[P->d.ndim == 3 ? 2 : 1]; bz++) {
+        for (int64_t bz = 1; bz <= q->size[stn_gpu_axis(&P->d)]; bz++) {
             if (stn_gpu_make_plan(q, bz, bt, &b) == 0 && b.dev_bytes <= q->gpu_mem &&
                 (b.nblocks > 1 || in_core) && (!found || b.predicted_s < best.predicted_s))
                 best = b, found = 1;
@@ -261,7 +262,7 @@ static void check_refusals(void) {
     CHECK_HAS(stn_errmsg(), "--gpu-mem 1 bytes is below the smallest plan");
     P.q.gpu_mem = (uint64_t)1 << 40;
     CHECK(stn_gpu_plan_for(&P.q, &p) == 0 && p.nblocks == 1); /* in core, periodic or not */
-    P.fields[0].periodic = 1 << (P.d.ndim == 3 ? 2 : 1);
+    P.fields[0].periodic = 1 << stn_gpu_axis(&P.d);
     CHECK(stn_gpu_plan_for(&P.q, &p) == 0 && p.nblocks == 1);
     P.q.gpu_mem = p.dev_bytes / 2;
     CHECK(stn_gpu_plan_for(&P.q, &p) == -ENOTSUP);

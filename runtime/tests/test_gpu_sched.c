@@ -158,8 +158,9 @@ static void in_core(const stn_program_desc *d, const int64_t n[3], void **a, int
         free(dst[s]);
 }
 
-static void check(const stn_program_desc *d, const int64_t n[3], int64_t steps, int64_t div, int64_t bz,
-                  int64_t bt) {
+/* Returns the plan's blocks (0: no plan). */
+static int64_t check(const stn_program_desc *d, const int64_t n[3], int64_t steps, int64_t div, int64_t bz,
+                     int64_t bt) {
     const int64_t cells = n[0] * n[1] * n[2];
     void *ref[4], *host[4], *other[4];
     for (int s = 0; s < d->nsrc; s++) {
@@ -183,7 +184,7 @@ static void check(const stn_program_desc *d, const int64_t n[3], int64_t steps, 
         fprintf(stderr, "%s %" PRId64 "x%" PRId64 "x%" PRId64 " 1/%" PRId64 ": no plan: %s\n", d->name, n[0],
                 n[1], n[2], div, stn_errmsg());
         t_failures++;
-        return;
+        return 0;
     }
     const stn_gpu_dev_ops ops = {(void *)d, h_alloc, h_release, h_copy, h_copy, h_step, h_boundary, h_sync};
     stn_gpu_counts c;
@@ -204,6 +205,7 @@ static void check(const stn_program_desc *d, const int64_t n[3], int64_t steps, 
     }
     for (int s = 0; s < d->nsrc; s++)
         free(ref[s]), free(host[s]), free(other[s]);
+    return p.nblocks;
 }
 
 /* heat_n with the points of pts_: in core (the samples down in pieces of `chunk` steps when > 0) or within
@@ -244,6 +246,41 @@ static void check_points(int64_t div, int64_t chunk) {
     free(g.samples), free(ref[0]), free(host[0]), free(other[0]);
 }
 
+/* ------------------------------------------------------------------ a 1d grid (one row of a 2d grid, dims 1)
+ * u' = u + alpha (u[-1] + u[1] - 2u), streamed along x in blocks of cells. */
+static const int heat1_lo[3] = {1, 0, 0}, heat1_hi[3] = {1, 0, 0};
+
+static int heat1_step(const double *params, const stn_view *v, const void *const *src, void *const *dst,
+                      const stn_box *b, int64_t iy, int64_t iz) {
+    (void)iy, (void)iz, (void)v;
+    const double *a = src[0];
+    double *out = dst[0], alpha = params[0];
+    CHECK(b->lo[1] == 0 && b->hi[1] == 1 && b->lo[2] == 0 && b->hi[2] == 1);
+    for (int64_t x = b->lo[0]; x < b->hi[0]; x++)
+        out[x] = a[x] + alpha * (a[x - 1] + a[x + 1] - 2.0 * a[x]);
+    return 0;
+}
+static void heat1_boundary_d(int field, const stn_view *v, const void *cur, void *next, const stn_box *b) {
+    CHECK(field == 0);
+    boundary_any(8, heat1_lo, heat1_hi, 0, v, cur, next, b);
+}
+static void heat1_boundary_n(int field, const stn_view *v, const void *cur, void *next, const stn_box *b) {
+    CHECK(field == 0);
+    boundary_any(8, heat1_lo, heat1_hi, 1, v, cur, next, b);
+}
+
+/* heat_d or heat_n as a 1d grid (reach: how far one step reads along x, 1 or more, as sub-steps have). */
+static stn_program_desc heat1(const stn_program_desc *like, int neumann, int reach) {
+    stn_program_desc d = *like;
+    d.name = neumann ? "heat1dn" : "heat1d";
+    d.ndim = 2, d.dims = 1;
+    for (int k = 0; k < 3; k++)
+        d.halo_lo[k] = d.halo_hi[k] = heat1_lo[k], d.reach_lo[k] = d.reach_hi[k] = k ? 0 : reach;
+    d.step = heat1_step;
+    d.boundary = neumann ? heat1_boundary_n : heat1_boundary_d;
+    return d;
+}
+
 int main(void) {
     static const int64_t n3[3] = {8, 7, 201}, n2[3] = {17, 301, 1};
     const stn_program_desc *ds[] = {&heat_d, &heat_n, &wave_d, &wave_n};
@@ -263,6 +300,13 @@ int main(void) {
     CHECK(stn_gpu_plan_for(&q, &p) == 0 && p.nblocks == 100);
     stn_gpu_block(&p, 99, &z0, &z1);
     CHECK(z0 == 198 && z1 == 201);
+    static const int64_t n1[3] = {403, 1, 1};
+    for (int k = 0; k < 4; k++) { /* a 1d grid, cut into blocks of cells */
+        const stn_program_desc d1 = heat1(k & 1 ? &heat_n : &heat_d, k & 1, 1 + k / 2);
+        for (int64_t div = 1; div <= 16; div *= 2)
+            CHECK((check(&d1, n1, 13, div, 0, 0) > 1) == (div > 1));
+        CHECK(check(&d1, n1, 13, 1, 40, 3) == 11); /* (the last of 3 cells) */
+    }
     for (int64_t div = 1; div <= 8; div *= 2)
         check_points(div, 0);
     check_points(1, 3); /* in core, the samples down every 3 steps (and the last 1) */

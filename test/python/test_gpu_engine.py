@@ -105,9 +105,8 @@ def _setup(name: str, tmp_path: Path):
         inits += ["--init", f"{ps}={tmp_path / f'points.{ps}.npy'}"]
     levels += [o.name for o in layout.records]  # (each record's samples, --out NAME=FILE)
     refused = None
-    if layout.dims == 1:
-        refused = ("ooc", "a 1d grid is one row, not cut into blocks")
-    elif any(layout.ndim - 1 in f.periodic for f in layout.fields if f.kind == "state"):
+    streamed = 0 if layout.dims == 1 else layout.ndim - 1  # (a 1d grid is cut along x, into blocks of cells)
+    if any(streamed in f.periodic for f in layout.fields if f.kind == "state"):
         refused = ("ooc", "periodic along")
     return size, levels, arrays, inits, refused
 

@@ -303,7 +303,7 @@ static int plan_advance(gpu *g, int64_t steps, stn_gpu_plan *p) {
             return stn_error(rc, "--mode gpu-ooc: %s", stn_errmsg());
         return rc;
     }
-    int rc = stn_gpu_make_plan(&q, q.size[r->d->ndim - 1], 1, p); /* one block: in core */
+    int rc = stn_gpu_make_plan(&q, INT64_MAX, 1, p); /* one block: in core */
     if (rc == 0 && p->dev_bytes > q.gpu_mem)
         rc = stn_error(-ENOMEM,
                        "--mode gpu: the grid's %d arrays need %s on the device, more than %s (%s); "

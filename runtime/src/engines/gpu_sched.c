@@ -29,8 +29,9 @@ static stn_view window_view(const run_ctx *r, int64_t w0, int64_t w1) {
     stn_view v = {n[0], n[1], n[2], n[0], n[0] * n[1], 0, 0, 0, NULL};
     if (r->p->axis == 2)
         v.z0 = w0;
-    else
+    else if (r->p->axis == 1)
         v.y0 = w0, v.sz = n[0] * (w1 - w0);
+    /* (a 1d grid's window, along x: x_shift) */
     return v;
 }
 
@@ -59,6 +60,20 @@ static int samples_down(const run_ctx *r, int64_t t, int64_t rows, int st) {
     return rc;
 }
 
+/* A 1d grid's window (streamed along x, which the view does not offset): the kernels' pointers moved back by
+ * w0 cells, so that cell x of the row is at [x - w0] of the window's arrays (as the fold's, run/fold.c); the
+ * inputs along an axis are whole.  Elsewhere the view's y0 or z0 does it: the pointers as they are. */
+static void x_shift(const run_ctx *r, int64_t w0, const void **src, void **dst, const void **ks, void **kd) {
+    const stn_program_desc *d = r->d;
+    const int64_t back = w0 * d->elem_size;
+    for (int i = 0; i < d->nsrc; i++)
+        ks[i] = (const char *)src[i] - back;
+    for (int j = 0; j < d->nalong; j++)
+        ks[d->nsrc + j] = src[d->nsrc + j];
+    for (int i = 0; i < d->ndst; i++)
+        kd[i] = (char *)dst[i] - back;
+}
+
 /* Step t of a window [w0, w1) of a sweep (block [z0, z1)): the kernels on what is still exact, the injects
  * and records, the boundaries, the levels rotated. */
 static int window_step(const run_ctx *r, const stn_view *v, const int64_t wz[4], int64_t t, const void **src,
@@ -76,15 +91,19 @@ static int window_step(const run_ctx *r, const stn_view *v, const int64_t wz[4],
     box.lo[a] = v0 > p->L ? v0 : p->L, box.hi[a] = v1 < p->H ? v1 : p->H;
     whole.lo[a] = v0, whole.hi[a] = v1;
     int rc = 0;
+    const void *ks_[MAX_ARRAYS], **ks = src;
+    void *kd_[MAX_ARRAYS], **kd = dst;
+    if (a == 0 && w0 > 0)
+        x_shift(r, w0, src, dst, ks_, kd_), ks = ks_, kd = kd_;
     if (r->ops->at_step)
         r->ops->at_step(r->ops->ctx, r->t0 + t - 1);
     if (box.hi[a] > box.lo[a])
-        rc = r->ops->step(r->ops->ctx, r->params, v, src, dst, &box, st);
+        rc = r->ops->step(r->ops->ctx, r->params, v, ks, kd, &box, st);
     if (rc == 0)
-        rc = point_ops(r, v, &box, wz[2], wz[3], t, src, dst, st);
+        rc = point_ops(r, v, &box, wz[2], wz[3], t, ks, kd, st);
     for (int f = 0; f < d->nfields && !rc; f++)
         if (d->fields[f].kind == STN_FIELD_STATE)
-            rc = r->ops->boundary(r->ops->ctx, f, v, src[d->fields[f].src_slot], dst[d->fields[f].dst_slot],
+            rc = r->ops->boundary(r->ops->ctx, f, v, ks[d->fields[f].src_slot], kd[d->fields[f].dst_slot],
                                   &whole, st);
     for (int f = 0; f < d->nfields; f++) {
         const stn_field_desc *fd = &d->fields[f];

@@ -8,6 +8,8 @@
 #define BT_MAX 64 /* the most steps a sweep of gpu-ooc is given when the plan chooses */
 #define STREAMS_DEFAULT 3
 
+int stn_gpu_axis(const stn_program_desc *d) { return d->dims == 1 ? 0 : d->ndim == 3 ? 2 : 1; }
+
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 
@@ -44,14 +46,16 @@ static int geometry(const stn_gpu_request *q, stn_gpu_plan *p) {
     memset(p, 0, sizeof *p);
     if (!d || (d->ndim != 2 && d->ndim != 3) || q->steps < 0)
         return stn_error(-EINVAL, "gpu plan: a 2d or 3d program and steps >= 0 are needed");
-    const int a = d->ndim == 3 ? 2 : 1;
+    const int a = stn_gpu_axis(d);
     p->axis = a;
     p->n = q->size[a];
     p->rlo = d->reach_lo[a] > d->halo_lo[a] ? d->reach_lo[a] : d->halo_lo[a];
     p->rhi = d->reach_hi[a] > d->halo_hi[a] ? d->reach_hi[a] : d->halo_hi[a];
     p->L = d->halo_lo[a];
     p->H = p->n - d->halo_hi[a];
-    p->plane_bytes = (int64_t)d->elem_size * q->size[0] * (d->ndim == 3 ? q->size[1] : 1);
+    p->plane_bytes = d->elem_size; /* (a 1d grid's "planes" are its cells) */
+    for (int e = 0; e < a; e++)
+        p->plane_bytes *= q->size[e];
     if (p->n < 1 || p->plane_bytes < 1 || p->H <= p->L)
         return stn_error(-EINVAL, "gpu plan: the grid %" PRId64 " along %c has no interior", p->n, "xyz"[a]);
     int levels, inputs;
@@ -199,11 +203,6 @@ int stn_gpu_plan_for(const stn_gpu_request *q, stn_gpu_plan *p) {
                              "stream along: it needs the whole grid in --gpu-mem, %" PRIu64 " bytes "
                              "(docs/design/024-gpu-tier.md)",
                              q->d->fields[f].name, "xyz"[g.axis], p -> dev_bytes);
-    if (g.n == 1) /* a 1d grid: its one row is the one plane */
-        return stn_error(-ENOMEM,
-                         "--gpu-mem %" PRIu64 " bytes: a 1d grid is one row, not cut into blocks "
-                         "(docs/design/024-gpu-tier.md): it needs all of it on the device, %" PRIu64 " bytes",
-                         q->gpu_mem, p->dev_bytes);
     const uint64_t slot_plane = (uint64_t)g.streams * (uint64_t)g.dev_arrays * (uint64_t)g.plane_bytes;
     const int64_t need = min_block(&g);
     stn_gpu_plan best, cand;

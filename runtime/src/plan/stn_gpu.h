@@ -5,11 +5,11 @@
  * device, no engine, no allocation.  Private to the runtime; docs/design/024-gpu-tier.md is the
  * long form.
  *
- * The schedule.  The grid is cut along its slowest axis (z in 3d, y in 2d: the "planes", each
- * plane_bytes of one array) into nblocks blocks of bz planes (the last the rest: fewer, or up to
- * 2 max(halo) - 1 more, so that no block is thinner than twice the boundary layer); the boundary
- * planes belong to the first and the last block.  A sweep advances every block T = bt steps (the
- * last sweep the steps left): for block [z0, z1) it uploads, of every array the step reads (the
+ * The schedule.  The grid is cut along its slowest axis (z in 3d, y in 2d, x for a 1d grid: the
+ * "planes", each plane_bytes of one array; a 1d grid's are its cells) into nblocks blocks of bz planes (the
+ * last the rest: fewer, or up to 2 max(halo) - 1 more, so that no block is thinner than twice the boundary
+ * layer); the boundary planes belong to the first and the last block.  A sweep advances every block T = bt
+ * steps (the last sweep the steps left): for block [z0, z1) it uploads, of every array the step reads (the
  * kernel's src[]: each state field's level(s) and every input), the planes
  * [max(0, z0 - T rlo), min(n, z1 + T rhi)) -- the block and the cone its T steps read --, runs
  * step s = 1..T on what is still exact after s steps (the window less s rlo below and s rhi
@@ -53,7 +53,7 @@ typedef struct stn_gpu_request {
 #define STN_GPU_SAMPLE_CHUNK (16u << 20)
 
 typedef struct stn_gpu_plan {
-    int axis;            /* the streamed axis: 2 (z) in 3d, 1 (y) in 2d */
+    int axis;            /* the streamed axis: 2 (z) in 3d, 1 (y) in 2d, 0 (x) for a 1d grid */
     int64_t n;           /* its extent, boundary planes included */
     int64_t rlo, rhi;    /* how far one step reads along it (the reach) */
     int64_t L, H;        /* its interior [L, H) */
@@ -79,6 +79,9 @@ typedef struct stn_gpu_plan {
                             STN_GPU_SAMPLE_CHUNK bytes of them, brought down as they fill (0: no records) */
     double predicted_s;  /* the model's time: max(up, down, kernels), all overlapped */
 } stn_gpu_plan;
+
+/* The streamed axis of program d: z in 3d, y in 2d, x for a 1d grid (whose "planes" are its cells). */
+int stn_gpu_axis(const stn_program_desc *d);
 
 /* Block k's own planes [*z0, *z1): bz each, the last one the rest (up to bz + 2 max(halo) - 1). */
 void stn_gpu_block(const stn_gpu_plan *p, int64_t k, int64_t *z0, int64_t *z1);
