@@ -236,6 +236,10 @@ typedef struct stn_cuda_ops {
     int (*step_pts)(void *ctx, const double *params, const stn_view *v, const void *const *src,
                     void *const *dst, const stn_box *box, const int64_t *const *pts, const int64_t *npts,
                     const double *const *wts, int stream);
+    /* cudaMemcpy2DAsync (appended; NULL in a program built before it: gpu-ooc then cuts whole planes only):
+     * `height` runs of `width` bytes, `spitch` apart at src and `dpitch` at dst, up (1) or down (0) */
+    int (*copy2d)(void *ctx, void *dst, uint64_t dpitch, const void *src, uint64_t spitch, uint64_t width,
+                  uint64_t height, int up, int stream);
 } stn_cuda_ops;
 
 typedef struct stn_program_desc {

@@ -24,6 +24,17 @@ static int h_copy(void *ctx, void *to, const void *from, uint64_t bytes, int str
     memcpy(to, from, bytes);
     return 0;
 }
+static int h_copy2d(void *ctx, void *dst, uint64_t dpitch, const void *src, uint64_t spitch, uint64_t width,
+                    uint64_t height, int up, int stream) {
+    (void)ctx, (void)up, (void)stream;
+    CHECK(width <= dpitch && width <= spitch);
+    for (uint64_t i = 0; i < height; i++)
+        memcpy((char *)dst + i * dpitch, (const char *)src + i * spitch, width);
+    return 0;
+}
+static int g_tiles;         /* the plans may cut blocks along y (the table has h_copy2d) */
+static int64_t g_by, g_nyb; /* rows a tile given (0: chosen); the last plan's tiles a block */
+
 static int h_step(void *ctx, const double *params, const stn_view *v, const void *const *src,
                   void *const *dst, const stn_box *box, int stream) {
     (void)stream;
@@ -178,6 +189,7 @@ static int64_t check(const stn_program_desc *d, const int64_t n[3], int64_t step
     in_core(d, n, ref, steps, cells, 0);
     const uint64_t grid = (uint64_t)(d->nsrc + d->ndst) * (uint64_t)cells * (uint64_t)d->elem_size;
     stn_gpu_request q = {d, {n[0], n[1], n[2]}, steps, grid / (uint64_t)div, 2, bz, bt, 25e9, 25e9, 2e12};
+    q.tiles = g_tiles, q.by = g_by;
     stn_gpu_plan p;
     int rc = stn_gpu_plan_for(&q, &p);
     if (rc) {
@@ -186,7 +198,20 @@ static int64_t check(const stn_program_desc *d, const int64_t n[3], int64_t step
         t_failures++;
         return 0;
     }
-    const stn_gpu_dev_ops ops = {(void *)d, h_alloc, h_release, h_copy, h_copy, h_step, h_boundary, h_sync};
+    const stn_gpu_dev_ops ops = {(void *)d,
+                                 h_alloc,
+                                 h_release,
+                                 h_copy,
+                                 h_copy,
+                                 h_step,
+                                 h_boundary,
+                                 h_sync,
+                                 NULL,
+                                 NULL,
+                                 NULL,
+                                 NULL,
+                                 g_tiles ? h_copy2d : NULL};
+    g_nyb = p.nyb;
     stn_gpu_counts c;
     rc = stn_gpu_run(&p, d, n, (const double[]){0.1}, host, other, &ops, &c);
     CHECK(rc == 0);
@@ -194,12 +219,12 @@ static int64_t check(const stn_program_desc *d, const int64_t n[3], int64_t step
     for (int s = 0; s < d->nsrc; s++)
         same &= !memcmp(host[s], ref[s], (size_t)(cells * d->elem_size));
     if (!same || c.h2d_bytes != p.h2d_bytes || c.d2h_bytes != p.d2h_bytes ||
-        c.planes_computed != p.planes_computed) {
+        c.planes_computed != p.planes_computed || c.cells_computed != p.cells_computed) {
         fprintf(stderr,
-                "%s 1/%" PRId64 " bz %" PRId64 " bt %" PRId64 " blocks %" PRId64 ": %s; bytes up %" PRIu64
-                "/%" PRIu64 " down %" PRIu64 "/%" PRIu64 " planes %" PRIu64 "/%" PRIu64
-                " (counted/predicted)\n",
-                d->name, div, p.bz, p.bt, p.nblocks, same ? "the in-core bits" : "NOT the in-core bits",
+                "%s 1/%" PRId64 " bz %" PRId64 " by %" PRId64 " bt %" PRId64 " blocks %" PRId64
+                ": %s; bytes up %" PRIu64 "/%" PRIu64 " down %" PRIu64 "/%" PRIu64 " planes %" PRIu64
+                "/%" PRIu64 " (counted/predicted)\n",
+                d->name, div, p.bz, p.by, p.bt, p.nblocks, same ? "the in-core bits" : "NOT the in-core bits",
                 c.h2d_bytes, p.h2d_bytes, c.d2h_bytes, p.d2h_bytes, c.planes_computed, p.planes_computed);
         t_failures++;
     }
@@ -210,7 +235,7 @@ static int64_t check(const stn_program_desc *d, const int64_t n[3], int64_t step
 
 /* heat_n with the points of pts_: in core (the samples down in pieces of `chunk` steps when > 0) or within
  * 1/div of the grid: the in-core bits and samples, the bytes as predicted. */
-static void check_points(int64_t div, int64_t chunk) {
+static void check_points(int64_t div, int64_t chunk, int64_t by) {
     const stn_program_desc *d = &heat_n;
     const int64_t n[3] = {8, 7, 201}, cells = n[0] * n[1] * n[2];
     void *ref[1] = {calloc((size_t)cells, 8)}, *host[1] = {calloc((size_t)cells, 8)},
@@ -223,15 +248,18 @@ static void check_points(int64_t div, int64_t chunk) {
     stn_gpu_request q = {
         d,           {n[0], n[1], n[2]},   STEPS, grid / (uint64_t)div + 4096, 2, 0, 0, 25e9, 25e9, 2e12,
         sizeof pts_, NPTS * sizeof(double)};
+    if (by > 0) /* given tiles of `by` rows: points in several tiles, and in the cones of others */
+        q.bz = 20, q.bt = 3, q.by = by, q.tiles = 1;
     stn_gpu_plan p;
     CHECK(stn_gpu_plan_for(&q, &p) == 0);
+    CHECK((by > 0) == (p.nyb > 1));
     CHECK(p.points_bytes == sizeof pts_ && p.sample_rows == (p.nblocks > 1 ? p.bt : STEPS));
-    CHECK((div == 1) == (p.nblocks == 1));
+    CHECK((div == 1 && by == 0) == (p.nblocks == 1));
     if (chunk > 0)
         p.sample_rows = chunk; /* (the in-core plan's pieces of a long run) */
     pts_dev g = {d, 0, NULL, p.sample_rows};
-    const stn_gpu_dev_ops ops = {&g,          h_alloc, h_release, h_copy,   h_copy,      h_pstep,
-                                 h_pboundary, h_sync,  h_at_step, h_points, h_point_ops, h_samples};
+    const stn_gpu_dev_ops ops = {&g,     h_alloc,   h_release, h_copy,      h_copy,    h_pstep, h_pboundary,
+                                 h_sync, h_at_step, h_points,  h_point_ops, h_samples, h_copy2d};
     stn_gpu_counts c;
     CHECK(stn_gpu_run(&p, d, n, (const double[]){0.1}, host, other, &ops, &c) == 0);
     const int same = !memcmp(host[0], ref[0], (size_t)cells * 8) && !memcmp(rec_got, rec_ref, sizeof rec_ref);
@@ -281,6 +309,31 @@ static stn_program_desc heat1(const stn_program_desc *like, int neumann, int rea
     return d;
 }
 
+/* Blocks cut along y as well (tiles): chosen under budgets of 1/2 to 1/32 (some tiled), and given (tiles of
+ * 10 rows, the last of 8: 5 a block; of 2 rows, the thinnest) */
+static void check_tiles(void) {
+    static const int64_t n3[3] = {5, 48, 64};
+    const stn_program_desc *ds[] = {&heat_d, &heat_n};
+    int tiled = 0;
+    g_tiles = 1;
+    for (int i = 0; i < 2; i++) {
+        for (int64_t div = 1; div <= 32; div *= 2) {
+            check(ds[i], n3, 13, div, 0, 0);
+            tiled += g_nyb > 1;
+        }
+        g_by = 10;
+        check(ds[i], n3, 13, 1, 9, 3);
+        CHECK(g_nyb == 5);
+        g_by = 2;
+        check(ds[i], n3, 13, 1, 7, 2);
+        CHECK(g_nyb == 24);
+        g_by = 0;
+    }
+    g_tiles = 0;
+    CHECK(tiled >= 2);
+    printf("test_gpu_sched: %d of the chosen plans cut along y\n", tiled);
+}
+
 int main(void) {
     static const int64_t n3[3] = {8, 7, 201}, n2[3] = {17, 301, 1};
     const stn_program_desc *ds[] = {&heat_d, &heat_n, &wave_d, &wave_n};
@@ -308,9 +361,12 @@ int main(void) {
         CHECK(check(&d1, n1, 13, 1, 40, 3) == 11); /* (the last of 3 cells) */
     }
     for (int64_t div = 1; div <= 8; div *= 2)
-        check_points(div, 0);
-    check_points(1, 3); /* in core, the samples down every 3 steps (and the last 1) */
-    check_points(1, 1);
+        check_points(div, 0, 0);
+    check_points(1, 3, 0); /* in core, the samples down every 3 steps (and the last 1) */
+    check_points(1, 1, 0);
+    check_points(1, 0, 2); /* tiles of 2 rows (the last 3), and of 3 */
+    check_points(1, 0, 3);
+    check_tiles();
     printf("test_gpu_sched: %d failures\n", t_failures);
     return t_failures ? 1 : 0;
 }

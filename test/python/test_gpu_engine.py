@@ -201,6 +201,37 @@ def test_the_step_index_and_the_series_go_on_across_blocks_and_sweeps(tmp_path):
         assert (tmp_path / "gp.npy").read_bytes() == (tmp_path / "cpup.npy").read_bytes(), budget
 
 
+def test_gpu_ooc_cuts_large_planes_along_y_as_well(tmp_path):
+    """Planes large against the budget (6x160x40: a plane of 7.5 KiB, a budget of a few planes a window): the
+    chooser cuts each block of planes along y into tiles (their windows the cone along both axes, copied up and
+    down by cudaMemcpy2DAsync), and the run gives the CPU's bits, every level, with the bytes predicted.  The
+    stencil of the test above: neumann, two levels, t and a series."""
+    (tmp_path / "timed.stn").write_text(TIMED)
+    exe = tmp_path / "timed"
+    r = _stencilc([str(tmp_path / "timed.stn"), "--target", "cuda", "--emit=exe", "-o", str(exe)],
+                  {"STENCILC_CUDA_EMU": str(EMU)})
+    assert r.returncode == 0, r.stderr
+    np.save(tmp_path / "w.npy", np.cos(np.arange(40) * 0.7))
+    size = (6, 160, 40)
+    common = ["--size", ",".join(map(str, size)), "--steps", "17", "--init", f"w={tmp_path / 'w.npy'}", "--quiet"]
+    r = _run(exe, [*common, "--out", f"u={tmp_path / 'cpu.npy'}", "--out", f"u.prev={tmp_path / 'cpup.npy'}"])
+    assert r.returncode == 0, r.stderr
+    arrays = 3 * int(np.prod(size)) * 8
+    tiled = 0
+    for budget in (arrays // 8, arrays // 20):
+        rep = tmp_path / f"r{budget}.json"
+        r = _run(exe, [*common, "--mode", "gpu-ooc", "--gpu-mem", str(budget), "--out", f"u={tmp_path / 'g.npy'}",
+                       "--out", f"u.prev={tmp_path / 'gp.npy'}", "--report", str(rep)])
+        assert r.returncode == 0, r.stderr
+        g = load_report(rep)["gpu"]
+        tiled += g["ytiles"] > 1
+        assert g["blocks"] > 1 and g["dev_bytes"] <= budget, g
+        assert g["h2d_bytes"] == g["predicted_h2d_bytes"] and g["d2h_bytes"] == g["predicted_d2h_bytes"], g
+        assert (tmp_path / "g.npy").read_bytes() == (tmp_path / "cpu.npy").read_bytes(), g
+        assert (tmp_path / "gp.npy").read_bytes() == (tmp_path / "cpup.npy").read_bytes(), g
+    assert tiled == 2
+
+
 FORCE = """
 stencil force2d {
   grid 2d f64;
@@ -282,7 +313,9 @@ def test_gpu_mem_too_small_names_the_budget_and_the_smallest_plan(emu_programs):
 def test_the_device_budget_defaults_to_its_free_memory(emu_programs, tmp_path):
     """Without --gpu-mem, gpu-ooc plans within the device's free memory (the emulation's EMU_DEVICE_MEM)."""
     rep = tmp_path / "r.json"
-    env = {**os.environ, "EMU_DEVICE_MEM": str(10 * 8 * 8 * 3 * 2 * 3)}  # 3 planes of 2 arrays in 3 streams: too few
+    # below the smallest plan: a tile of 2 rows of 2 planes and its cone of 1 step (4 x 4 rows of 10 cells), of 2
+    # arrays in 3 streams
+    env = {**os.environ, "EMU_DEVICE_MEM": str(4 * 4 * 10 * 8 * 2 * 3 - 8)}
     r = subprocess.run([str(emu_programs["heat3d"]), "--size", "10,8,256", "--steps", "3", "--mode", "gpu-ooc"],
                        capture_output=True, text=True, env=env, timeout=120)
     assert r.returncode == 1 and "no --gpu-mem: the device's free memory" in r.stderr, r.stderr

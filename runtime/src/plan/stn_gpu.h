@@ -47,6 +47,10 @@ typedef struct stn_gpu_request {
     /* Sources and receivers (docs/design/011, 024): the bytes of the point sets (and off-grid weights) the
      * injects and records use, uploaded once a run; the bytes one step's samples of every record take. */
     uint64_t points_bytes, sample_step_bytes;
+    /* Tiles (3d): 1 lets the plan cut each block of planes along y as well, into tiles of `by` rows, when
+     * the table has a strided copy; by > 0 gives them (with bz), 0 chooses (or whole planes). */
+    int tiles;
+    int64_t by;
 } stn_gpu_request;
 
 /* The most bytes of samples the device holds in core (--mode gpu): a long run's come down in pieces. */
@@ -78,6 +82,15 @@ typedef struct stn_gpu_plan {
     int64_t sample_rows; /* the steps of samples the device holds: a sweep's past one block; in core at most
                             STN_GPU_SAMPLE_CHUNK bytes of them, brought down as they fill (0: no records) */
     double predicted_s;  /* the model's time: max(up, down, kernels), all overlapped */
+    /* Tiles (3d, past one block): each block of planes cut along y into nyb tiles of by rows (the last the
+     * rest, as the blocks), a tile's window the cone along y as well (its rows [y0 - T yrlo, y1 + T yrhi),
+     * clipped); nyb = 1, by = ny: whole planes.  A tile's arrays on the device are its window, packed. */
+    int64_t ny, yrlo, yrhi, yL, yH; /* y's extent (1 in 1d and 2d), reach and interior */
+    int64_t row_bytes;              /* one row of one array: nx elements (a 1d or 2d plane) */
+    int64_t plane_cells;            /* the cells of a plane */
+    int64_t by, nyb;                /* rows per tile, tiles per block */
+    int64_t wy_max;                 /* the most rows a tile's window has (ny: whole planes) */
+    uint64_t cells_computed;        /* cells the device computes (all steps), redundant ones included */
 } stn_gpu_plan;
 
 /* The streamed axis of program d: z in 3d, y in 2d, x for a 1d grid (whose "planes" are its cells). */
@@ -88,6 +101,41 @@ void stn_gpu_block(const stn_gpu_plan *p, int64_t k, int64_t *z0, int64_t *z1);
 
 /* The window block `k` of a sweep of `T` steps uploads: planes [*w0, *w1). */
 void stn_gpu_window(const stn_gpu_plan *p, int64_t k, int64_t T, int64_t *w0, int64_t *w1);
+
+/* Tile ky's own rows [*y0, *y1) of a block (by each, the last the rest; [0, ny) with whole planes). */
+void stn_gpu_rows(const stn_gpu_plan *p, int64_t ky, int64_t *y0, int64_t *y1);
+
+/* The rows tile ky of a sweep of T steps uploads: [*w0, *w1). */
+void stn_gpu_rows_window(const stn_gpu_plan *p, int64_t ky, int64_t T, int64_t *w0, int64_t *w1);
+
+/* The bytes one array of a device slot holds: window_max planes of wy_max rows. */
+uint64_t stn_gpu_slot_bytes(const stn_gpu_plan *p);
+
+/* stn_gpu_make_plan with the blocks cut along y into tiles of `by` rows (by <= 0 or >= ny: whole planes;
+ * in core, or not 3d: whole planes too).  -EINVAL: tiles thinner than twice y's boundary layer; -ENOTSUP: a
+ * field periodic along y. */
+int stn_gpu_make_tiled(const stn_gpu_request *q, int64_t bz, int64_t by, int64_t bt, stn_gpu_plan *p);
+
+/* Within the planner (gpu_plan.c, gpu_tiles.c): y's extent, reach and interior, whole planes; the model's
+ * time of plan p; whether a is the better plan; the best tiled plan of q within its budget when better than
+ * *best (or none is *found yet), g the geometry (stn_gpu_plan_for's). */
+void stn_gpu_rows_geometry(const stn_gpu_request *q, stn_gpu_plan *p);
+double stn_gpu_predict(const stn_gpu_request *q, const stn_gpu_plan *p);
+int stn_gpu_better(const stn_gpu_plan *a, const stn_gpu_plan *b);
+
+/* The rows' side of tiles (gpu_tiles.c), for the model of gpu_plan.c: the thinnest tile (twice y's boundary
+ * layer); the tiles of `by` rows (a thinner remainder joining the last); over the tiles of a sweep of T
+ * steps, the windows' rows (*w) and the rows the regions lose each step (*sh); Σ over s = 1..T of (A - s B)(C
+ * - s D); and, for each by (t[by], by < ny), the tiles' sums for sweeps of T and of Tl steps and the widest
+ * window. */
+int64_t stn_gpu_min_rows(const stn_gpu_plan *p);
+int64_t stn_gpu_tiles_of(const stn_gpu_plan *p, int64_t by);
+void stn_gpu_rows_sums(const stn_gpu_plan *p, int64_t T, int64_t *w, int64_t *sh);
+int64_t stn_gpu_cone_sum(int64_t A, int64_t B, int64_t C, int64_t D, int64_t T);
+typedef struct stn_gpu_rows_sums_ {
+    int64_t ok, wy_max, a, b, al, bl;
+} stn_gpu_rows_sums_;
+void stn_gpu_rows_table(const stn_gpu_plan *g, int64_t T, int64_t Tl, stn_gpu_rows_sums_ *t);
 
 /* Fill `p` for request q with its bz and bt (q->bz, q->bt > 0) and the predicted bytes; no budget
  * check.  Returns 0, or -EINVAL (a request no plan answers: says why via stn_error). */
