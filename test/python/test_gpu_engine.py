@@ -319,6 +319,8 @@ def test_the_device_budget_defaults_to_its_free_memory(emu_programs, tmp_path):
     r = subprocess.run([str(emu_programs["heat3d"]), "--size", "10,8,256", "--steps", "3", "--mode", "gpu-ooc"],
                        capture_output=True, text=True, env=env, timeout=120)
     assert r.returncode == 1 and "no --gpu-mem: the device's free memory" in r.stderr, r.stderr
+    # (the smallest plan named is of tiles: 4 planes of a 4-row window of 10 cells, 2 arrays, 3 streams)
+    assert "below the smallest plan: 4 planes of 320 bytes (a tile's rows)" in r.stderr and " 7680 bytes" in r.stderr
     env["EMU_DEVICE_MEM"] = str(64 << 30)
     r = subprocess.run([str(emu_programs["heat3d"]), "--size", "10,8,256", "--steps", "3", "--mode", "gpu-ooc",
                         "--report", str(rep)], capture_output=True, text=True, env=env, timeout=120)

@@ -234,12 +234,16 @@ int stn_gpu_plan_for(const stn_gpu_request *q, stn_gpu_plan *p) {
         choose_tiles(q, &g, &best, &found);
     if (!found) {
         const int64_t w = min64(g.n, need + g.rlo + g.rhi);
-        return stn_error(-ENOMEM,
-                         "--gpu-mem %" PRIu64 " bytes is below the smallest plan: %" PRId64
-                         " planes of %" PRId64 " bytes for each of %d arrays in each of %d streams, %" PRIu64
-                         " bytes",
-                         q->gpu_mem, w, g.plane_bytes, g.dev_arrays, g.streams,
-                         (uint64_t)w * slot_plane + g.along_bytes + q->points_bytes + q->sample_step_bytes);
+        /* (with tiles: planes of the thinnest tile's window of rows) */
+        const int tiled = q->tiles && g.axis == 2 && g.ny >= 2 * stn_gpu_min_rows(&g);
+        const int64_t wy = tiled ? min64(g.ny, stn_gpu_min_rows(&g) + g.yrlo + g.yrhi) : g.ny;
+        return stn_error(
+            -ENOMEM,
+            "--gpu-mem %" PRIu64 " bytes is below the smallest plan: %" PRId64 " planes of %" PRId64
+            " bytes%s for each of %d arrays in each of %d streams, %" PRIu64 " bytes",
+            q->gpu_mem, w, wy * g.row_bytes, tiled ? " (a tile's rows)" : "", g.dev_arrays, g.streams,
+            (uint64_t)(w * wy * g.row_bytes) * (uint64_t)g.streams * (uint64_t)g.dev_arrays + g.along_bytes +
+                q->points_bytes + q->sample_step_bytes);
     }
     *p = best;
     return 0;
