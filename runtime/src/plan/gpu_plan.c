@@ -348,7 +348,7 @@ static void choose_tiles(const stn_gpu_request *q, const stn_gpu_plan *g, stn_gp
     if (!t)
         return; /* (whole planes only) */
     const uint64_t slot_row = (uint64_t)g->streams * (uint64_t)g->dev_arrays * (uint64_t)g->row_bytes;
-    const int64_t need = max64(1, 2 * max64(g->L, g->n - g->H));
+    const int64_t need = min_block(g);
     stn_gpu_plan m, cand;
     for (int64_t bt = 1; bt <= min64(max64(q->steps, 1), BT_MAX); bt++) {
         const int64_t full = q->steps > 0 ? (q->steps + bt - 1) / bt - 1 : 0; /* (steps 0: nothing moves) */
