@@ -6,7 +6,8 @@
 Writes ``NAME.h``, ``NAME.c`` (the C target's kernels), ``NAME_cuda.h``, ``NAME_cuda.cu`` and
 ``NAME_cuda_check.cu`` into OUTDIR, compiles ``NAME.c`` with the C compiler (``$CC``, else cc;
 ``-O2 -ffp-contract=off``, as the runtime builds it) and the runtime's GPU planner and schedule
-(``plan/gpu_plan.c``, ``plan/gpu_wrap.c``, ``engines/gpu_sched.c``, ``base/error.c``), the rest with nvcc
+(``plan/gpu_plan.c``, ``plan/gpu_wrap.c``, ``plan/gpu_tiles.c``, ``engines/gpu_sched.c``, ``base/error.c``), the
+rest with nvcc
 (``--fmad=false``), and links ``OUTDIR/NAME_cuda_check``; prints its path.  Exit 0 built; 1 the .stn file is refused by the
 CUDA target (the diagnostic on stderr) or there is no nvcc; 2 usage.  Needs no GPU to build; the
 program needs one to run (tools/gpu-check.sh runs it).
@@ -33,7 +34,8 @@ from stencilc.toolchain import CUDA_SEARCH, find_nvcc  # noqa: E402
 def runtime_sources() -> list[Path]:
     """The runtime's files the check links: the GPU tier's planner and schedule, and the error message."""
     src = runtime_dir() / "src"
-    return [src / "base" / "error.c", src / "plan" / "gpu_plan.c", src / "plan" / "gpu_wrap.c",
+    plan = src / "plan"
+    return [src / "base" / "error.c", plan / "gpu_plan.c", plan / "gpu_wrap.c", plan / "gpu_tiles.c",
             src / "engines" / "gpu_sched.c"]
 
 

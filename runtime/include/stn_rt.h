@@ -239,6 +239,11 @@ typedef struct stn_cuda_ops {
     /* Before open: the device of the rank that is `local`-th on its machine (MPI; 0 for one process),
      * `local` mod the devices there, made the current one; *device and *count: which, of how many. */
     int (*device)(int local, int *device, int *count);
+    /* cudaMemcpy2DAsync (appended after `device`; NULL in a program built before it: gpu-ooc then cuts
+     * whole planes only): `height` runs of `width` bytes, `spitch` apart at src and `dpitch` at dst, up (1)
+     * or down (0) */
+    int (*copy2d)(void *ctx, void *dst, uint64_t dpitch, const void *src, uint64_t spitch, uint64_t width,
+                  uint64_t height, int up, int stream);
 } stn_cuda_ops;
 
 typedef struct stn_program_desc {

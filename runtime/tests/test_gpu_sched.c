@@ -8,7 +8,9 @@
  * the streamed axis (heat3d periodic along every axis, its update reading the coordinates; the 2d wave
  * periodic along x and y, its input read at its own cell): the windows wrap past the grid's faces, also with
  * cones wider than the grid's interior, and give the in-core bits and the predicted bytes (heat3d's also with
- * the points, whose copies in the cones past the faces are injected too). */
+ * the points, whose copies in the cones past the faces are injected too); so does a 1d heat periodic along x,
+ * streamed along x (its kernels' pointers shifted to each wrapped piece).  Tiles (blocks cut along y as well,
+ * a strided copy): chosen and given, exact; never with heat3d periodic (whole planes, wrapped). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -28,6 +30,17 @@ static int h_copy(void *ctx, void *to, const void *from, uint64_t bytes, int str
     memcpy(to, from, bytes);
     return 0;
 }
+static int h_copy2d(void *ctx, void *dst, uint64_t dpitch, const void *src, uint64_t spitch, uint64_t width,
+                    uint64_t height, int up, int stream) {
+    (void)ctx, (void)up, (void)stream;
+    CHECK(width <= dpitch && width <= spitch);
+    for (uint64_t i = 0; i < height; i++)
+        memcpy((char *)dst + i * dpitch, (const char *)src + i * spitch, width);
+    return 0;
+}
+static int g_tiles;         /* the plans may cut blocks along y (the table has h_copy2d) */
+static int64_t g_by, g_nyb; /* rows a tile given (0: chosen); the last plan's tiles a block */
+
 static int h_step(void *ctx, const double *params, const stn_view *v, const void *const *src,
                   void *const *dst, const stn_box *box, int stream) {
     (void)stream;
@@ -241,8 +254,9 @@ static void in_core(const stn_program_desc *d, const int64_t n[3], void **a, int
         free(dst[s]);
 }
 
-static void check(const stn_program_desc *d, const int64_t n[3], int64_t steps, int64_t div, int64_t bz,
-                  int64_t bt) {
+/* Returns the plan's blocks (0: no plan). */
+static int64_t check(const stn_program_desc *d, const int64_t n[3], int64_t steps, int64_t div, int64_t bz,
+                     int64_t bt) {
     const int64_t cells = n[0] * n[1] * n[2];
     void *ref[4], *host[4], *other[4];
     for (int s = 0; s < d->nsrc; s++) {
@@ -262,15 +276,29 @@ static void check(const stn_program_desc *d, const int64_t n[3], int64_t steps, 
     const uint64_t budget =
         bz ? (uint64_t)1 << 40 : grid / (uint64_t)div; /* (given: a wrapped window may be wider) */
     stn_gpu_request q = {d, {n[0], n[1], n[2]}, steps, budget, 2, bz, bt, 25e9, 25e9, 2e12};
+    q.tiles = g_tiles, q.by = g_by;
     stn_gpu_plan p;
     int rc = stn_gpu_plan_for(&q, &p);
     if (rc) {
         fprintf(stderr, "%s %" PRId64 "x%" PRId64 "x%" PRId64 " 1/%" PRId64 ": no plan: %s\n", d->name, n[0],
                 n[1], n[2], div, stn_errmsg());
         t_failures++;
-        return;
+        return 0;
     }
-    const stn_gpu_dev_ops ops = {(void *)d, h_alloc, h_release, h_copy, h_copy, h_step, h_boundary, h_sync};
+    const stn_gpu_dev_ops ops = {(void *)d,
+                                 h_alloc,
+                                 h_release,
+                                 h_copy,
+                                 h_copy,
+                                 h_step,
+                                 h_boundary,
+                                 h_sync,
+                                 NULL,
+                                 NULL,
+                                 NULL,
+                                 NULL,
+                                 g_tiles ? h_copy2d : NULL};
+    g_nyb = p.nyb;
     stn_gpu_counts c;
     rc = stn_gpu_run(&p, d, n, (const double[]){0.1}, host, other, &ops, &c);
     CHECK(rc == 0);
@@ -278,23 +306,24 @@ static void check(const stn_program_desc *d, const int64_t n[3], int64_t steps, 
     for (int s = 0; s < d->nsrc; s++)
         same &= !memcmp(host[s], ref[s], (size_t)(cells * d->elem_size));
     if (!same || c.h2d_bytes != p.h2d_bytes || c.d2h_bytes != p.d2h_bytes ||
-        c.planes_computed != p.planes_computed) {
+        c.planes_computed != p.planes_computed || c.cells_computed != p.cells_computed) {
         fprintf(stderr,
-                "%s 1/%" PRId64 " bz %" PRId64 " bt %" PRId64 " blocks %" PRId64 ": %s; bytes up %" PRIu64
-                "/%" PRIu64 " down %" PRIu64 "/%" PRIu64 " planes %" PRIu64 "/%" PRIu64
-                " (counted/predicted)\n",
-                d->name, div, p.bz, p.bt, p.nblocks, same ? "the in-core bits" : "NOT the in-core bits",
+                "%s 1/%" PRId64 " bz %" PRId64 " by %" PRId64 " bt %" PRId64 " blocks %" PRId64
+                ": %s; bytes up %" PRIu64 "/%" PRIu64 " down %" PRIu64 "/%" PRIu64 " planes %" PRIu64
+                "/%" PRIu64 " (counted/predicted)\n",
+                d->name, div, p.bz, p.by, p.bt, p.nblocks, same ? "the in-core bits" : "NOT the in-core bits",
                 c.h2d_bytes, p.h2d_bytes, c.d2h_bytes, p.d2h_bytes, c.planes_computed, p.planes_computed);
         t_failures++;
     }
     for (int s = 0; s < d->nsrc; s++)
         free(ref[s]), free(host[s]), free(other[s]);
+    return p.nblocks;
 }
 
 /* heat_n (or heat_p, periodic: the windows wrap, a point's copies in the cones past the faces injected too)
  * with the points of pts_: in core (the samples down in pieces of `chunk` steps when > 0) or within 1/div of
- * the grid: the in-core bits and samples, the bytes as predicted. */
-static void check_points(const stn_program_desc *d, int64_t div, int64_t chunk) {
+ * the grid (or in given tiles of `by` rows): the in-core bits and samples, the bytes as predicted. */
+static void check_points(const stn_program_desc *d, int64_t div, int64_t chunk, int64_t by) {
     const int64_t n[3] = {8, 7, 201}, cells = n[0] * n[1] * n[2];
     void *ref[1] = {calloc((size_t)cells, 8)}, *host[1] = {calloc((size_t)cells, 8)},
          *other[1] = {calloc((size_t)cells, 8)};
@@ -306,15 +335,18 @@ static void check_points(const stn_program_desc *d, int64_t div, int64_t chunk) 
     stn_gpu_request q = {
         d,           {n[0], n[1], n[2]},   STEPS, grid / (uint64_t)div + 4096, 2, 0, 0, 25e9, 25e9, 2e12,
         sizeof pts_, NPTS * sizeof(double)};
+    if (by > 0) /* given tiles of `by` rows: points in several tiles, and in the cones of others */
+        q.bz = 20, q.bt = 3, q.by = by, q.tiles = 1;
     stn_gpu_plan p;
     CHECK(stn_gpu_plan_for(&q, &p) == 0);
+    CHECK((by > 0) == (p.nyb > 1));
     CHECK(p.points_bytes == sizeof pts_ && p.sample_rows == (p.nblocks > 1 ? p.bt : STEPS));
-    CHECK((div == 1) == (p.nblocks == 1));
+    CHECK((div == 1 && by == 0) == (p.nblocks == 1));
     if (chunk > 0)
         p.sample_rows = chunk; /* (the in-core plan's pieces of a long run) */
     pts_dev g = {d, 0, NULL, p.sample_rows};
-    const stn_gpu_dev_ops ops = {&g,          h_alloc, h_release, h_copy,   h_copy,      h_pstep,
-                                 h_pboundary, h_sync,  h_at_step, h_points, h_point_ops, h_samples};
+    const stn_gpu_dev_ops ops = {&g,     h_alloc,   h_release, h_copy,      h_copy,    h_pstep, h_pboundary,
+                                 h_sync, h_at_step, h_points,  h_point_ops, h_samples, h_copy2d};
     stn_gpu_counts c;
     CHECK(stn_gpu_run(&p, d, n, (const double[]){0.1}, host, other, &ops, &c) == 0);
     const int same = !memcmp(host[0], ref[0], (size_t)cells * 8) && !memcmp(rec_got, rec_ref, sizeof rec_ref);
@@ -328,6 +360,85 @@ static void check_points(const stn_program_desc *d, int64_t div, int64_t chunk) 
         t_failures++;
     }
     free(g.samples), free(ref[0]), free(host[0]), free(other[0]);
+}
+
+/* ------------------------------------------------------------------ a 1d grid (one row of a 2d grid, dims 1)
+ * u' = u + alpha (u[-1] + u[1] - 2u), streamed along x in blocks of cells. */
+static const int heat1_lo[3] = {1, 0, 0}, heat1_hi[3] = {1, 0, 0};
+
+static int heat1_step(const double *params, const stn_view *v, const void *const *src, void *const *dst,
+                      const stn_box *b, int64_t iy, int64_t iz) {
+    (void)iy, (void)iz, (void)v;
+    const double *a = src[0];
+    double *out = dst[0], alpha = params[0];
+    CHECK(b->lo[1] == 0 && b->hi[1] == 1 && b->lo[2] == 0 && b->hi[2] == 1);
+    for (int64_t x = b->lo[0]; x < b->hi[0]; x++)
+        out[x] = a[x] + alpha * (a[x - 1] + a[x + 1] - 2.0 * a[x]);
+    return 0;
+}
+static void heat1_boundary_d(int field, const stn_view *v, const void *cur, void *next, const stn_box *b) {
+    CHECK(field == 0);
+    boundary_any(8, heat1_lo, heat1_hi, 0, v, cur, next, b);
+}
+static void heat1_boundary_n(int field, const stn_view *v, const void *cur, void *next, const stn_box *b) {
+    CHECK(field == 0);
+    boundary_any(8, heat1_lo, heat1_hi, 1, v, cur, next, b);
+}
+
+static void heat1_boundary_p(int field, const stn_view *v, const void *cur, void *next, const stn_box *b) {
+    CHECK(field == 0);
+    (void)cur;
+    wrap_any(8, heat1_lo, heat1_hi, v, next, b);
+}
+static const stn_field_desc heat1p_fields[] = {{.name = "u",
+                                                .kind = STN_FIELD_STATE,
+                                                .levels = 1,
+                                                .boundary = STN_BC_DIRICHLET,
+                                                .has_init = 1,
+                                                .prev_slot = -1,
+                                                .periodic = 1}};
+
+/* heat_d or heat_n as a 1d grid (reach: how far one step reads along x, 1 or more, as sub-steps have). */
+static stn_program_desc heat1(const stn_program_desc *like, int neumann, int reach) {
+    stn_program_desc d = *like;
+    d.name = neumann ? "heat1dn" : "heat1d";
+    d.ndim = 2, d.dims = 1;
+    for (int k = 0; k < 3; k++)
+        d.halo_lo[k] = d.halo_hi[k] = heat1_lo[k], d.reach_lo[k] = d.reach_hi[k] = k ? 0 : reach;
+    d.step = heat1_step;
+    d.boundary = neumann ? heat1_boundary_n : heat1_boundary_d;
+    return d;
+}
+
+/* Blocks cut along y as well (tiles): chosen under budgets of 1/2 to 1/32 (some tiled), and given (tiles of
+ * 10 rows, the last of 8: 5 a block; of 2 rows, the thinnest); heat_p (periodic along y and z) under the same
+ * budgets (to 1/8: whole planes need more below): never tiled (tiles and wrapped windows do not combine), the
+ * in-core bits still. */
+static void check_tiles(void) {
+    static const int64_t n3[3] = {5, 48, 64};
+    const stn_program_desc *ds[] = {&heat_d, &heat_n};
+    int tiled = 0;
+    g_tiles = 1;
+    for (int i = 0; i < 2; i++) {
+        for (int64_t div = 1; div <= 32; div *= 2) {
+            check(ds[i], n3, 13, div, 0, 0);
+            tiled += g_nyb > 1;
+        }
+        g_by = 10;
+        check(ds[i], n3, 13, 1, 9, 3);
+        CHECK(g_nyb == 5);
+        g_by = 2;
+        check(ds[i], n3, 13, 1, 7, 2);
+        CHECK(g_nyb == 24);
+        g_by = 0;
+    }
+    for (int64_t div = 1; div <= 8; div *= 2) { /* periodic along y and z: whole planes, the windows wrap */
+        check(&heat_p, n3, 13, div, 0, 0);
+        CHECK(g_nyb == 1);
+    }
+    g_tiles = 0;
+    CHECK(tiled >= 2);
+    printf("test_gpu_sched: %d of the chosen plans cut along y\n", tiled);
 }
 
 int main(void) {
@@ -356,10 +467,26 @@ int main(void) {
     CHECK(stn_gpu_plan_for(&q, &p) == 0 && p.nblocks == 100);
     stn_gpu_block(&p, 99, &z0, &z1);
     CHECK(z0 == 198 && z1 == 201);
+    static const int64_t n1[3] = {403, 1, 1};
+    for (int k = 0; k < 4; k++) { /* a 1d grid, cut into blocks of cells */
+        const stn_program_desc d1 = heat1(k & 1 ? &heat_n : &heat_d, k & 1, 1 + k / 2);
+        for (int64_t div = 1; div <= 16; div *= 2)
+            CHECK((check(&d1, n1, 13, div, 0, 0) > 1) == (div > 1));
+        CHECK(check(&d1, n1, 13, 1, 40, 3) == 11); /* (the last of 3 cells) */
+    }
+    stn_program_desc d1p = heat1(&heat_d, 0, 1); /* periodic along x: its windows wrap, cells shifted */
+    d1p.name = "heat1d_periodic", d1p.fields = heat1p_fields, d1p.boundary = heat1_boundary_p;
+    for (int64_t div = 1; div <= 16; div *= 2)
+        CHECK((check(&d1p, n1, 13, div, 0, 0) > 1) == (div > 1));
+    CHECK(check(&d1p, n1, 13, 1, 40, 3) == 11);
+    check(&d1p, (const int64_t[]){12, 1, 1}, 13, 1, 4, 6); /* (cones wider than the interior) */
     for (int64_t div = 1; div <= 8; div *= 2)
-        check_points(&heat_n, div, 0), check_points(&heat_p, div, 0);
-    check_points(&heat_n, 1, 3); /* in core, the samples down every 3 steps (and the last 1) */
-    check_points(&heat_n, 1, 1);
+        check_points(&heat_n, div, 0, 0), check_points(&heat_p, div, 0, 0);
+    check_points(&heat_n, 1, 3, 0); /* in core, the samples down every 3 steps (and the last 1) */
+    check_points(&heat_n, 1, 1, 0);
+    check_points(&heat_n, 1, 0, 2); /* tiles of 2 rows (the last 3), and of 3 */
+    check_points(&heat_n, 1, 0, 3);
+    check_tiles();
     printf("test_gpu_sched: %d failures\n", t_failures);
     return t_failures ? 1 : 0;
 }

@@ -8,8 +8,9 @@ sweeps): every level of every state field written by ``--out`` is the CPU in-cor
 are the samples of every record (acoustic2d, seismic_surface: sets of points of the test's own, on and off the
 grid, in several blocks, one point twice), and the report's bytes copied each way (the points up, the samples
 down included) equal the plan's prediction; the examples periodic along the streamed axis (advect_ab3, d2q9)
-run gpu-ooc in wrapped windows, several blocks of several steps a sweep.  A construct the engine does not carry
-yet (a 1d grid past one block) is refused with its reason.  Also:
+run gpu-ooc in wrapped windows, several blocks of several steps a sweep (jacobi1d, a 1d grid, in blocks of cells
+along x).  A construct the engine does not carry yet (sub-steps in wrapped windows) is refused with its reason.
+Also:
 the refusals (a program built without CUDA, a ``--gpu-mem`` too small), and, where nvcc is found, a real
 ``--target cuda`` program built with it (skipped with the reason where it is not).
 """
@@ -106,16 +107,16 @@ def _setup(name: str, tmp_path: Path, stn: Path | None = None):
         inits += ["--init", f"{ps}={tmp_path / f'points.{ps}.npy'}"]
     levels += [o.name for o in layout.records]  # (each record's samples, --out NAME=FILE)
     refused = None
-    if layout.dims == 1:
-        refused = ("ooc", "a 1d grid is one row, not cut into blocks")
-    elif layout.stages and _wraps(layout):
+    if layout.stages and _wraps(layout):
         refused = ("ooc", "the stencil has sub-steps (their cells around a block would cross the wrap)")
     return size, levels, arrays, inits, refused
 
 
 def _wraps(layout) -> bool:
-    """Whether the program's state fields are periodic along the streamed axis (gpu-ooc's windows wrap)."""
-    return any(layout.ndim - 1 in f.periodic for f in layout.fields if f.kind == "state")
+    """Whether the program's state fields are periodic along the streamed axis (gpu-ooc's windows wrap; a 1d
+    grid is cut along x, into blocks of cells)."""
+    streamed = 0 if layout.dims == 1 else layout.ndim - 1
+    return any(streamed in f.periodic for f in layout.fields if f.kind == "state")
 
 
 def _points(size: list[int], k: int, spacing: int, params) -> np.ndarray:
@@ -289,6 +290,37 @@ def test_the_step_index_and_the_series_go_on_across_blocks_and_sweeps(tmp_path):
         assert (tmp_path / "gp.npy").read_bytes() == (tmp_path / "cpup.npy").read_bytes(), budget
 
 
+def test_gpu_ooc_cuts_large_planes_along_y_as_well(tmp_path):
+    """Planes large against the budget (6x160x40: a plane of 7.5 KiB, a budget of a few planes a window): the
+    chooser cuts each block of planes along y into tiles (their windows the cone along both axes, copied up and
+    down by cudaMemcpy2DAsync), and the run gives the CPU's bits, every level, with the bytes predicted.  The
+    stencil of the test above: neumann, two levels, t and a series."""
+    (tmp_path / "timed.stn").write_text(TIMED)
+    exe = tmp_path / "timed"
+    r = _stencilc([str(tmp_path / "timed.stn"), "--target", "cuda", "--emit=exe", "-o", str(exe)],
+                  {"STENCILC_CUDA_EMU": str(EMU)})
+    assert r.returncode == 0, r.stderr
+    np.save(tmp_path / "w.npy", np.cos(np.arange(40) * 0.7))
+    size = (6, 160, 40)
+    common = ["--size", ",".join(map(str, size)), "--steps", "17", "--init", f"w={tmp_path / 'w.npy'}", "--quiet"]
+    r = _run(exe, [*common, "--out", f"u={tmp_path / 'cpu.npy'}", "--out", f"u.prev={tmp_path / 'cpup.npy'}"])
+    assert r.returncode == 0, r.stderr
+    arrays = 3 * int(np.prod(size)) * 8
+    tiled = 0
+    for budget in (arrays // 8, arrays // 20):
+        rep = tmp_path / f"r{budget}.json"
+        r = _run(exe, [*common, "--mode", "gpu-ooc", "--gpu-mem", str(budget), "--out", f"u={tmp_path / 'g.npy'}",
+                       "--out", f"u.prev={tmp_path / 'gp.npy'}", "--report", str(rep)])
+        assert r.returncode == 0, r.stderr
+        g = load_report(rep)["gpu"]
+        tiled += g["ytiles"] > 1
+        assert g["blocks"] > 1 and g["dev_bytes"] <= budget, g
+        assert g["h2d_bytes"] == g["predicted_h2d_bytes"] and g["d2h_bytes"] == g["predicted_d2h_bytes"], g
+        assert (tmp_path / "g.npy").read_bytes() == (tmp_path / "cpu.npy").read_bytes(), g
+        assert (tmp_path / "gp.npy").read_bytes() == (tmp_path / "cpup.npy").read_bytes(), g
+    assert tiled == 2
+
+
 FORCE = force2d_stn("neumann")
 
 
@@ -349,10 +381,14 @@ def test_gpu_mem_too_small_names_the_budget_and_the_smallest_plan(emu_programs):
 def test_the_device_budget_defaults_to_its_free_memory(emu_programs, tmp_path):
     """Without --gpu-mem, gpu-ooc plans within the device's free memory (the emulation's EMU_DEVICE_MEM)."""
     rep = tmp_path / "r.json"
-    env = {**os.environ, "EMU_DEVICE_MEM": str(10 * 8 * 8 * 3 * 2 * 3)}  # 3 planes of 2 arrays in 3 streams: too few
+    # below the smallest plan: a tile of 2 rows of 2 planes and its cone of 1 step (4 x 4 rows of 10 cells), of 2
+    # arrays in 3 streams
+    env = {**os.environ, "EMU_DEVICE_MEM": str(4 * 4 * 10 * 8 * 2 * 3 - 8)}
     r = subprocess.run([str(emu_programs["heat3d"]), "--size", "10,8,256", "--steps", "3", "--mode", "gpu-ooc"],
                        capture_output=True, text=True, env=env, timeout=120)
     assert r.returncode == 1 and "no --gpu-mem: the device's free memory" in r.stderr, r.stderr
+    # (the smallest plan named is of tiles: 4 planes of a 4-row window of 10 cells, 2 arrays, 3 streams)
+    assert "below the smallest plan: 4 planes of 320 bytes (a tile's rows)" in r.stderr and " 7680 bytes" in r.stderr
     env["EMU_DEVICE_MEM"] = str(64 << 30)
     r = subprocess.run([str(emu_programs["heat3d"]), "--size", "10,8,256", "--steps", "3", "--mode", "gpu-ooc",
                         "--report", str(rep)], capture_output=True, text=True, env=env, timeout=120)

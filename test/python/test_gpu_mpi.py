@@ -13,8 +13,9 @@ several chunks of more than one step: every state level is the single-process CP
 byte; each rank's bytes up and down equal its plans' prediction (the report's ``mpi.per_rank[].gpu``, their
 sums the ``gpu`` object); each rank's device is its rank on the machine mod the devices.  Sources and
 receivers (acoustic2d, seismic_surface) give the CPU's samples, snapshots (--save-to) the CPU's datasets, a ring
-of ranks along the streamed axis (d2q9) the CPU's bits in gpu-ooc too; a 1d
-grid, not carried under MPI yet, is refused with its reason.
+of ranks along the streamed axis (d2q9) the CPU's bits in gpu-ooc too, and tiled plans (blocks cut along y as
+well, under a budget whole planes do not fit) on the ranks' parts the CPU's bits; a 1d grid, not carried under MPI
+yet, is refused with its reason.
 """
 
 from __future__ import annotations
@@ -158,6 +159,34 @@ def test_a_ring_of_ranks_along_the_streamed_axis(programs, tmp_path):
 def test_ranks_across_the_rows_too(programs, tmp_path):
     """3d split along y (the ghosts across the rows: the exchange's second pass), and along y and z."""
     _check(tmp_path, programs("heat3d"), Y_CUT, ["u"], 2, [(2, ["--ranks", "1,2,1"]), (3, ["--ranks", "1,3,1"])])
+
+
+def test_tiled_plans_on_the_ranks_parts(programs, tmp_path):
+    """gpu-ooc with planes large against the budget (heat3d 6x160x40 within 1/20 of its arrays: whole planes do
+    not fit): each rank's chooser cuts its part's blocks along y as well (tiles, docs/design/024-gpu-tier.md §3d;
+    ``ytiles`` > 1), their kernels called in the whole grid's coordinates as the blocks' are; on 1 and 2 ranks
+    along z and 2 along y (the tiles cut the part's rows, ghosts included), the CPU's bits, each rank's bytes as
+    predicted."""
+    size, exe = (6, 160, 40), programs("heat3d")
+    common = ["--size", ",".join(map(str, size)), "--steps", str(STEPS), "--quiet", *_inits(tmp_path, size, ["u"])]
+    r = _run(None, exe, [*common, "--mode", "incore", "--out", f"u={tmp_path / 'cpu.npy'}"])
+    assert r.returncode == 0, r.stderr
+    budget = 2 * int(np.prod(size)) * 8 // 20
+    for P, extra in ((1, []), (2, []), (2, ["--ranks", "1,2,1"])):
+        what, rep, out = f"-np {P} {' '.join(extra)}", tmp_path / "report.json", tmp_path / f"g{P}{len(extra)}.npy"
+        r = _run(P, exe, [*common, "--mode", "gpu-ooc", "--gpu-mem", str(budget), *extra, "--out", f"u={out}",
+                          "--report", str(rep)])
+        assert r.returncode == 0, f"{what}: {r.stderr}"
+        assert out.read_bytes() == (tmp_path / "cpu.npy").read_bytes(), f"{what}: not the CPU in-core run's bits"
+        rp = load_report(rep)
+        g = rp["gpu"]
+        assert g["blocks"] > 1 and g["ytiles"] > 1 and g["by"] > 0 and g["dev_bytes"] <= budget, (what, g)
+        assert g["h2d_bytes"] == g["predicted_h2d_bytes"] > 0, (what, g)
+        assert g["d2h_bytes"] == g["predicted_d2h_bytes"] > 0, (what, g)
+        for k, pr in enumerate(rp["mpi"]["per_rank"] if P > 1 else []):
+            q = pr["gpu"]
+            assert q["h2d_bytes"] == q["predicted_h2d_bytes"] > 0, (what, k, q)
+            assert q["d2h_bytes"] == q["predicted_d2h_bytes"] > 0, (what, k, q)
 
 
 @pytest.mark.parametrize("name", ["acoustic2d", "seismic_surface"])

@@ -120,6 +120,14 @@ static int d_down(void *c, void *host, const void *dev, uint64_t bytes, int st) 
     return cuda_failed(g, g->cu->copy(g->ctx, host, dev, bytes, 0, st), "cudaMemcpyAsync (down)");
 }
 
+static int d_copy2d(void *c, void *dst, uint64_t dpitch, const void *src, uint64_t spitch, uint64_t width,
+                    uint64_t height, int up, int st) {
+    gpu *g = c;
+    *(up ? &g->res->gpu.h2d : &g->res->gpu.d2h) += width * height;
+    return cuda_failed(g, g->cu->copy2d(g->ctx, dst, dpitch, src, spitch, width, height, up, st),
+                       up ? "cudaMemcpy2DAsync (up)" : "cudaMemcpy2DAsync (down)");
+}
+
 static int step_one(gpu *g, const stn_view *v, const void *const *src, void *const *dst, const stn_box *box,
                     int st) {
     if (g->cu->step_pts && (g->r->d->step_pts || g->r->d->step_pts_w)) /* (the injects a sub-step reads) */
@@ -397,6 +405,7 @@ static int plan_advance(gpu *g, int64_t steps, stn_gpu_plan *p) {
     q.sample_step_bytes = g->sample_step_bytes;
     for (int k = 0; r->part && k < 3; k++) /* (a rank's part: the whole grid's inputs along an axis) */
         q.along_n[k] = r->part->ax[k].n;
+    q.tiles = g->cu->copy2d != NULL; /* (a program built before the strided copy: whole planes) */
     g->res->gpu.gpu_mem = q.gpu_mem;
     const char *budget = r->o->gpu_mem ? "--gpu-mem" : "the device's free memory";
     char b0[32], b1[32];
@@ -408,7 +417,7 @@ static int plan_advance(gpu *g, int64_t steps, stn_gpu_plan *p) {
             return stn_error(rc, "--mode gpu-ooc: %s", stn_errmsg());
         return rc;
     }
-    int rc = stn_gpu_make_plan(&q, q.size[r->d->ndim - 1], 1, p); /* one block: in core */
+    int rc = stn_gpu_make_plan(&q, INT64_MAX, 1, p); /* one block: in core */
     if (rc == 0 && p->dev_bytes > q.gpu_mem)
         rc = stn_error(-ENOMEM,
                        "--mode gpu: the grid's %d arrays need %s on the device, more than %s (%s); "
@@ -477,7 +486,8 @@ static int gpu_steps(void *state, int64_t t0, int64_t steps) {
                                  d_at_step,
                                  pts ? d_points : NULL,
                                  pts ? d_point_ops : NULL,
-                                 pts ? d_samples : NULL};
+                                 pts ? d_samples : NULL,
+                                 g->cu->copy2d ? d_copy2d : NULL};
     stn_gpu_counts c;
     double c0 = stn_now();
     const int64_t size[3] = {g->r->o->size[0], g->r->o->size[1], g->r->o->size[2]};
@@ -493,6 +503,7 @@ static int gpu_steps(void *state, int64_t t0, int64_t steps) {
     g->res->gpu.predicted_h2d += p.h2d_bytes;
     g->res->gpu.predicted_d2h += p.d2h_bytes;
     g->res->gpu.bz = p.bz, g->res->gpu.bt = p.bt, g->res->gpu.nblocks = p.nblocks;
+    g->res->gpu.by = p.nyb > 1 ? p.by : 0, g->res->gpu.ytiles = p.nyb;
     g->res->gpu.streams = p.nblocks <= 1 ? 1 : p.streams;
     g->res->gpu.dev_bytes = p.dev_bytes > g->res->gpu.dev_bytes ? p.dev_bytes : g->res->gpu.dev_bytes;
     g->res->gpu.pinned_bytes = pinned_now > g->res->gpu.pinned_bytes ? pinned_now : g->res->gpu.pinned_bytes;

@@ -36,11 +36,17 @@ typedef struct stn_gpu_dev_ops {
     int (*point_ops)(void *ctx, const stn_view *v, const void *const *src, void *const *dst,
                      const stn_box *box, const stn_box *own, int64_t row, int stream);
     int (*samples)(void *ctx, int64_t t, int64_t rows, uint64_t *bytes);
+    /* A strided copy (a plan of tiles, stn_gpu_plan.nyb > 1; NULL: none, the plans are of whole planes):
+     * `height` runs of `width` bytes, `spitch` bytes apart at src and `dpitch` at dst, host to device (up =
+     * 1) or back (cudaMemcpy2DAsync). */
+    int (*copy2d)(void *ctx, void *dst, uint64_t dpitch, const void *src, uint64_t spitch, uint64_t width,
+                  uint64_t height, int up, int stream);
 } stn_gpu_dev_ops;
 
 /* What the schedule moved and computed: compare with the plan's predictions. */
 typedef struct stn_gpu_counts {
     uint64_t h2d_bytes, d2h_bytes, planes_computed;
+    uint64_t cells_computed;
 } stn_gpu_counts;
 
 /* Runs plan `p` of program `d` on the grid `size`: host[s] (s < d->nsrc, dense arrays, the kernel's

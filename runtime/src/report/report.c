@@ -574,6 +574,8 @@ static void r_gpu(json *j, const stn_result *res) {
     j_i64(j, "bz", res->gpu.bz);
     j_i64(j, "bt", res->gpu.bt);
     j_i64(j, "blocks", res->gpu.nblocks);
+    j_i64(j, "by", res->gpu.by);
+    j_i64(j, "ytiles", res->gpu.ytiles);
     j_i64(j, "streams", res->gpu.streams);
     j_u64(j, "dev_bytes", res->gpu.dev_bytes);
     j_u64(j, "pinned_bytes", res->gpu.pinned_bytes);

@@ -33,7 +33,8 @@
  *                (the tuners), tune_rate (a plan's measured rate), ranks
  *                (an MPI rank's plan), gpu_plan (the GPU tier's blocks, bt
  *                and bytes), gpu_wrap (its windows wrapped along a
- *                periodic axis), layout (the scratch files' chunks)
+ *                periodic axis), gpu_tiles (its blocks cut along y),
+ *                layout (the scratch files' chunks)
  *   7. engines/  engine (the engines' table: stn_engine.h), arrays (what    the engines
  *                they share); incore, mmap; gpu_sched (the GPU tier's
  *                schedule), gpu (--mode gpu, gpu-ooc); ooc/: ooc_api, ooc_sweep,
@@ -266,6 +267,7 @@ typedef struct stn_result {
         uint64_t h2d, d2h;       /* bytes copied host to device and back, counted at each copy */
         uint64_t predicted_h2d, predicted_d2h; /* and what the plans predict (plan/stn_gpu.h) */
         int64_t bz, bt, nblocks;               /* the last plan's blocks (planes), steps per sweep, blocks */
+        int64_t by, ytiles;                    /* its tiles along y: rows (0: whole planes), tiles a block */
         int streams;                           /* its streams */
         uint64_t dev_bytes;                    /* its device memory (slots and inputs along an axis) */
         uint64_t pinned_bytes; /* the pinned host memory the engine holds (the grid's host copies) */

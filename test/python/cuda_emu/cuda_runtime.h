@@ -157,6 +157,15 @@ static inline cudaError_t cudaMemcpy(void *d, const void *s, size_t n, int) {
 static inline cudaError_t cudaMemcpyAsync(void *d, const void *s, size_t n, int, cudaStream_t st = 0) {
     return emu_enqueue_(st, [=]() { memcpy(d, s, n); });
 }
+static inline cudaError_t cudaMemcpy2DAsync(void *d, size_t dp, const void *s, size_t sp, size_t w, size_t h, int,
+                                            cudaStream_t st = 0) {
+    if (w > dp || w > sp)
+        return emu_last_ = cudaErrorInvalidValue;
+    return emu_enqueue_(st, [=]() {
+        for (size_t i = 0; i < h; i++)
+            memcpy((char *)d + i * dp, (const char *)s + i * sp, w);
+    });
+}
 static inline cudaError_t cudaMallocHost(void **p, size_t n) { return cudaMalloc(p, n); }
 static inline cudaError_t cudaFreeHost(void *p) {
     emu_drain_all_();
