@@ -266,15 +266,21 @@ stencil timed {
 """
 
 
-def test_the_step_index_and_the_series_go_on_across_blocks_and_sweeps(tmp_path):
-    """A stencil reading t, w[t] and w[t-1] (each step's params queued with its kernels) and a neumann field of
-    two levels: gpu-ooc over several blocks and sweeps of several steps gives the CPU's bits."""
+def _timed(tmp_path):
+    """TIMED built for the emulation in tmp_path, with its series w.npy beside it."""
     (tmp_path / "timed.stn").write_text(TIMED)
     exe = tmp_path / "timed"
     r = _stencilc([str(tmp_path / "timed.stn"), "--target", "cuda", "--emit=exe", "-o", str(exe)],
                   {"STENCILC_CUDA_EMU": str(EMU)})
     assert r.returncode == 0, r.stderr
     np.save(tmp_path / "w.npy", np.cos(np.arange(40) * 0.7))
+    return exe
+
+
+def test_the_step_index_and_the_series_go_on_across_blocks_and_sweeps(tmp_path):
+    """A stencil reading t, w[t] and w[t-1] (each step's params queued with its kernels) and a neumann field of
+    two levels: gpu-ooc over several blocks and sweeps of several steps gives the CPU's bits."""
+    exe = _timed(tmp_path)
     common = ["--size", "10,8,200", "--steps", "23", "--init", f"w={tmp_path / 'w.npy'}", "--quiet"]
     r = _run(exe, [*common, "--out", f"u={tmp_path / 'cpu.npy'}", "--out", f"u.prev={tmp_path / 'cpup.npy'}"])
     assert r.returncode == 0, r.stderr
@@ -295,12 +301,7 @@ def test_gpu_ooc_cuts_large_planes_along_y_as_well(tmp_path):
     chooser cuts each block of planes along y into tiles (their windows the cone along both axes, copied up and
     down by cudaMemcpy2DAsync), and the run gives the CPU's bits, every level, with the bytes predicted.  The
     stencil of the test above: neumann, two levels, t and a series."""
-    (tmp_path / "timed.stn").write_text(TIMED)
-    exe = tmp_path / "timed"
-    r = _stencilc([str(tmp_path / "timed.stn"), "--target", "cuda", "--emit=exe", "-o", str(exe)],
-                  {"STENCILC_CUDA_EMU": str(EMU)})
-    assert r.returncode == 0, r.stderr
-    np.save(tmp_path / "w.npy", np.cos(np.arange(40) * 0.7))
+    exe = _timed(tmp_path)
     size = (6, 160, 40)
     common = ["--size", ",".join(map(str, size)), "--steps", "17", "--init", f"w={tmp_path / 'w.npy'}", "--quiet"]
     r = _run(exe, [*common, "--out", f"u={tmp_path / 'cpu.npy'}", "--out", f"u.prev={tmp_path / 'cpup.npy'}"])

@@ -167,6 +167,17 @@ static int window_step(const run_ctx *r, const stn_view *v, const int64_t wz[8],
     return rc;
 }
 
+/* The slots a block's or a tile's kernels read besides its windows' arrays (src[0, nsrc), set by the caller
+ * as they go up): the inputs along an axis (whole, on the device once a run), and the new levels (the slot's
+ * own buffers after its nsrc sources). */
+static void bind_rest(const run_ctx *r, void **buf, const void **src, void **dst) {
+    const stn_program_desc *d = r->d;
+    for (int j = 0; j < d->nalong; j++)
+        src[d->nsrc + j] = r->along[j];
+    for (int s = 0; s < d->ndst; s++)
+        dst[s] = buf[d->nsrc + s];
+}
+
 /* Block k of a sweep of T steps on stream (and slot) st: up, T steps, down into the other copy. */
 static int run_block(const run_ctx *r, int64_t k, int64_t T, int st) {
     const stn_gpu_plan *p = r->p;
@@ -191,10 +202,7 @@ static int run_block(const run_ctx *r, int64_t k, int64_t T, int st) {
             u += len;
         }
     }
-    for (int j = 0; j < d->nalong; j++)
-        src[d->nsrc + j] = r->along[j];
-    for (int s = 0; s < d->ndst; s++)
-        dst[s] = buf[d->nsrc + s];
+    bind_rest(r, buf, src, dst);
     const stn_view v = window_view(r, w0, w1);
     const int64_t wz[8] = {w0, w1, z0, z1, 0, p->ny, 0, p->ny}, rows = p->sample_rows;
     for (int64_t t = 1; t <= T && !rc; t++) {
@@ -238,10 +246,7 @@ static int run_tile(const run_ctx *r, int64_t k, int64_t T, int st) {
                             w, h, 1, st);
         r->c->h2d_bytes += w * h;
     }
-    for (int j = 0; j < d->nalong; j++)
-        src[d->nsrc + j] = r->along[j];
-    for (int s = 0; s < d->ndst; s++)
-        dst[s] = buf[d->nsrc + s];
+    bind_rest(r, buf, src, dst);
     const int64_t *n = r->size;
     const stn_view v = {n[0], n[1], n[2], n[0], n[0] * wy, wz[4], w0, 0, NULL};
     for (int64_t t = 1; t <= T && !rc; t++)

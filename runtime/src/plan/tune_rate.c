@@ -257,13 +257,15 @@ int stn_ooc_block_rate(const stn_run *r, const stn_ooc_plan *p, const int64_t ti
     qsort(rates, (size_t)nrates, sizeof *rates, cmp_double);
     int median = nrates >= 3;
     *cps = median ? rates[(nrates - 1) / 2] : t > 0 && cells > 0 ? cells / t : 0;
-    char tiles[96] = "no cache tiles";
-    if (m.ts > 0) {
-        int64_t big = INT64_MAX / 4;
-        snprintf(tiles, sizeof tiles,
-                 "the loop's cache tiles of %" PRId64 " x %" PRId64 " for %" PRId64 " steps",
-                 m.sw[0] >= big ? -1 : m.sw[0], m.sw[1] >= big ? -1 : m.sw[1], m.ts);
-    }
+    char tiles[128] = "no cache tiles", w[2][24];
+    for (int k = 0; k < 2; k++) /* (a width past the block: the block's, "whole") */
+        if (m.sw[k] >= INT64_MAX / 4)
+            snprintf(w[k], sizeof w[k], "whole");
+        else
+            snprintf(w[k], sizeof w[k], "%" PRId64, m.sw[k]);
+    if (m.ts > 0)
+        snprintf(tiles, sizeof tiles, "the loop's cache tiles of %s x %s for %" PRId64 " steps", w[0], w[1],
+                 m.ts);
     snprintf(source, n,
              "measured at startup on the plan's blocks: %" PRId64 " block%s of %" PRId64
              " steps%s in a %" PRId64 "x%" PRId64 "x%" PRId64 " window, %s, %.3f s, %s %d round%s",
