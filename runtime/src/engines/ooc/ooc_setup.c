@@ -240,23 +240,25 @@ static void pick_sub_tiles(ooc *e) {
 }
 
 /* The seconds the init expressions take in the sweeps from first_sweep on: the state's levels placed
- * from them in the first sweep (*state) and the inputs', in every sweep (*input). */
-static int init_seconds(const ooc *e, int64_t first_sweep, double *state, double *input) {
+ * from them in the first sweep (*state) and the inputs', in every sweep (*input).  Their rates are
+ * measured once a run (e->init_state, e->init_input): the report's model asks again. */
+static int init_seconds(ooc *e, int64_t first_sweep, double *state, double *input) {
     double cells = (double)stn_grid_cells(e->r->o);
-    *state = *input = 0;
-    for (int i = 0; i < e->d->nfields; i++) {
+    for (int i = 0; !e->init_measured && i < e->d->nfields; i++) {
         const stn_ooc_fsrc *f = &e->model.f[i];
         for (int l = 0; l < f->levels; l++) {
-            int from_expr =
-                f->state ? first_sweep == 0 && f->first[l] == STN_SRC_INIT : f->input == STN_SRC_INIT;
             double cps = 0;
-            int rc = from_expr ? stn_init_rate(e->r, i, l, &cps) : 0;
+            int rc =
+                (f->state ? f->first[l] : f->input) == STN_SRC_INIT ? stn_init_rate(e->r, i, l, &cps) : 0;
             if (rc)
                 return rc;
             if (cps > 0)
-                *(f->state ? state : input) += cells / cps;
+                *(f->state ? &e->init_state : &e->init_input) += cells / cps;
         }
     }
+    e->init_measured = 1;
+    *state = first_sweep == 0 ? e->init_state : 0;
+    *input = e->init_input;
     return 0;
 }
 

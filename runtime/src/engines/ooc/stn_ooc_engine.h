@@ -106,6 +106,9 @@ typedef struct ooc {
     stn_time_pred time0;   /* re-planned: the time model's prediction at the start (the report's) */
     double refine_seconds; /* the last re-planning's search (ooc_refine.c) */
     double startup;        /* the job's seconds before its time model was made (stn_time_pred.startup) */
+    double init_state,
+        init_input; /* the init expressions' seconds over the grid (ooc_setup.c, init_seconds) */
+    int init_measured;
 } ooc;
 
 /* ------------------------------------------------------------------ ring addressing (inline) */
