@@ -25,12 +25,17 @@ typedef struct ooc_reader {
 static void *reader_main(void *arg) {
     ooc_reader *rd = arg;
     ooc *e = rd->e;
+    const ooc_rows rows = {rd->r0, rd->r1, rd->q0, rd->q1};
+    for (int i = 0; i < e->d->nfields;
+         i++) /* the whole block's runs asked at once: the device gets a queue */
+        for (int l = 0; l < ooc_nlevels_read(&e->f[i]); l++)
+            if (stn_ooc_source_of(&e->model, &e->plan, i, l, rd->sweep) == STN_SRC_NPY)
+                stn_ooc_npy_ahead(e, i, l, e->f[i].ring[ooc_arr(&e->f[i], -l)], &rows);
     for (int i = 0; rd->rc == 0 && i < e->d->nfields; i++) {
         ooc_field *f = &e->f[i];
         for (int l = 0; rd->rc == 0 && l < ooc_nlevels_read(f); l++)
             if (stn_ooc_source_of(&e->model, &e->plan, i, l, rd->sweep) == STN_SRC_NPY)
-                rd->rc = stn_ooc_npy_box_st(e, i, l, f->ring[ooc_arr(f, -l)],
-                                            &(ooc_rows){rd->r0, rd->r1, rd->q0, rd->q1}, &rd->st);
+                rd->rc = stn_ooc_npy_box_st(e, i, l, f->ring[ooc_arr(f, -l)], &rows, &rd->st);
     }
     if (rd->rc)
         snprintf(rd->msg, sizeof rd->msg, "%s", stn_errmsg());

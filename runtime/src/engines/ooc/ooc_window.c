@@ -66,12 +66,27 @@ int stn_ooc_io_box(ooc *e, int write, stn_gridfile *gf, char *ring, const ooc_ro
  * row not yet moved), so no buffer outside the plan is needed. */
 int stn_ooc_npy_box(ooc *e, int f, int level, char *ring, const ooc_rows *rows) {
     double t0 = stn_now();
+    stn_ooc_npy_ahead(e, f, level, ring, rows); /* (the box's runs queued at once, then read) */
     int rc = stn_ooc_npy_box_st(e, f, level, ring, rows, &e->res->st);
     e->res->import_seconds += stn_now() - t0;
     return rc;
 }
 
-int stn_ooc_npy_box_st(const ooc *e, int f, int level, char *ring, const ooc_rows *rows, stn_stats *st) {
+/* One range of a --init file: read into buf, or (buf NULL) asked of the kernel ahead (WILLNEED: its
+ * readahead queues the whole range at once, where the preads that follow would wait request by request). */
+static int npy_range(int fd, char *buf, size_t len, uint64_t off, const char *path, stn_stats *st) {
+    if (!buf) {
+        posix_fadvise(fd, (off_t)off, (off_t)len, POSIX_FADV_WILLNEED);
+        return 0;
+    }
+    int rc = stn_pread_full(fd, buf, len, off, path);
+    st->bytes_read += rc == 0 ? len : 0;
+    return rc;
+}
+
+/* The runs of rows [r0, r1) x [q0, q1) of a --init .npy, each read (stn_ooc_npy_box_st) or asked ahead. */
+static int npy_walk(const ooc *e, int f, int level, char *ring, const ooc_rows *rows, stn_stats *st,
+                    int ahead) {
     int64_t r0 = rows->r0, r1 = rows->r1, q0 = rows->q0, q1 = rows->q1;
     const ooc_field *of = &e->f[f];
     size_t rowb = (size_t)e->r->view.nx * (size_t)e->d->elem_size, padded = (size_t)e->plan.row_bytes;
@@ -85,11 +100,12 @@ int stn_ooc_npy_box_st(const ooc *e, int f, int level, char *ring, const ooc_row
         size_t es = (size_t)e->d->elem_size;
         uint64_t off = (uint64_t)of->npy_offset[level] + (uint64_t)lo * es;
         char *buf = ooc_at(e, ring, r0, q0) + (size_t)(lo - c0) * es;
-        rc = c ? stn_pread_full(of->npy_fd[level], buf, (size_t)c * es, off, of->npy[level]) : 0;
-        if (rc == 0)
-            st->bytes_read += (uint64_t)c * es;
-        posix_fadvise(of->npy_fd[level], (off_t)off, (off_t)((size_t)c * es), POSIX_FADV_DONTNEED);
-        stn_stats_add_time(st, STN_PHASE_READ, t0);
+        rc =
+            c ? npy_range(of->npy_fd[level], ahead ? NULL : buf, (size_t)c * es, off, of->npy[level], st) : 0;
+        if (!ahead) {
+            posix_fadvise(of->npy_fd[level], (off_t)off, (off_t)((size_t)c * es), POSIX_FADV_DONTNEED);
+            stn_stats_add_time(st, STN_PHASE_READ, t0);
+        }
         return rc;
     }
     int64_t part[3][3]; /* (a ring's slab: its slices where the file holds their values) */
@@ -106,26 +122,38 @@ int stn_ooc_npy_box_st(const ooc *e, int f, int level, char *ring, const ooc_row
                 ooc_row_at(e, &run, j, &z, &y);
                 for (int c = 0, n = stn_part_row_places(p, e->d->ndim, z, y, 0, pc); rc == 0 && c < n; c++) {
                     size_t len = (size_t)(pc[c].x1 - pc[c].x0) * es;
-                    rc = stn_pread_full(of->npy_fd[level],
-                                        run.buf + (size_t)j * padded + (size_t)pc[c].x0 * es, len,
-                                        (uint64_t)of->npy_offset[level] + pc[c].cell * es, of->npy[level]);
-                    st->bytes_read += rc == 0 ? len : 0;
+                    rc = npy_range(of->npy_fd[level],
+                                   ahead ? NULL : run.buf + (size_t)j * padded + (size_t)pc[c].x0 * es, len,
+                                   (uint64_t)of->npy_offset[level] + pc[c].cell * es, of->npy[level], st);
                 }
             }
             continue;
         }
         size_t rows = (size_t)run.rows, tail = rows * (padded - rowb);
         uint64_t off = (uint64_t)of->npy_offset[level] + run.row0 * rowb;
-        rc = stn_pread_full(of->npy_fd[level], run.buf + tail, rows * rowb, off, of->npy[level]);
+        rc =
+            npy_range(of->npy_fd[level], ahead ? NULL : run.buf + tail, rows * rowb, off, of->npy[level], st);
+        if (ahead)
+            continue;
         if (rc == 0) {
-            st->bytes_read += rows * rowb;
             for (size_t k = 0; tail && k < rows; k++)
                 memmove(run.buf + k * padded, run.buf + tail + k * rowb, rowb);
         }
         posix_fadvise(of->npy_fd[level], (off_t)off, (off_t)(rows * rowb), POSIX_FADV_DONTNEED);
     }
-    stn_stats_add_time(st, STN_PHASE_READ, t0);
+    if (!ahead)
+        stn_stats_add_time(st, STN_PHASE_READ, t0);
     return rc;
+}
+
+/* Ask the kernel for rows [r0, r1) x [q0, q1) of a --init .npy ahead of stn_ooc_npy_box_st reading them. */
+void stn_ooc_npy_ahead(const ooc *e, int f, int level, char *ring, const ooc_rows *rows) {
+    stn_stats st = {0};
+    npy_walk(e, f, level, ring, rows, &st, 1);
+}
+
+int stn_ooc_npy_box_st(const ooc *e, int f, int level, char *ring, const ooc_rows *rows, stn_stats *st) {
+    return npy_walk(e, f, level, ring, rows, st, 0);
 }
 
 /* Copy (or zero, src NULL) rows [r0, r1) x [q0, q1) of one ring array from another. */

@@ -211,6 +211,7 @@ int stn_ooc_npy_box(ooc *e, int f, int level, char *ring, const ooc_rows *rows);
 /* The same, counting into `st`; touches nothing of e but the ring's rows, so the .npy reader
  * thread (ooc.c) can run it while the kernels compute another block. */
 int stn_ooc_npy_box_st(const ooc *e, int f, int level, char *ring, const ooc_rows *rows, stn_stats *st);
+void stn_ooc_npy_ahead(const ooc *e, int f, int level, char *ring, const ooc_rows *rows);
 /* Copy (or zero, src NULL) rows [r0, r1) x [q0, q1) of one ring array from another. */
 void stn_ooc_copy_box(const ooc *e, char *dst, char *src, const ooc_rows *rows);
 /* Put rows [r0, r1) x [q0, q1) of (field f, level) into its ring from source kind `src`
