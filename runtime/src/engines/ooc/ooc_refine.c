@@ -31,7 +31,9 @@ static stn_time_model time_model(const ooc *e, const stn_device *dev, double cel
                             .max_request = STN_AIO_DEFAULT_MAX_REQUEST,
                             .xm = NULL,
                             .ghost_bt = 0,
-                            .snap_bytes_per_step = stn_h5_bytes_per_step(e->d, e->r->o)};
+                            .snap_bytes_per_step = stn_h5_bytes_per_step(e->d, e->r->o),
+                            .init_seconds = e->init_state,        /* (sweep 0's: the one a fit may be of) */
+                            .input_init_seconds = e->init_input}; /* (measured once, at the run's start) */
 }
 
 /* The seconds the time model gives plan p's sweeps from sweep s0 on for `steps` steps (the sweeps s0,
