@@ -63,6 +63,16 @@ static int statx_dioalign(int fd, uint32_t *offset_align, uint32_t *mem_align) {
 
 static int is_pow2(uint64_t v) { return v && !(v & (v - 1)); }
 
+int stn_dio_align_of(int fd, size_t *align) {
+    uint32_t off_al = 0, mem_al = 0;
+    int r = statx_dioalign(fd, &off_al, &mem_al);
+    if (r < 0)
+        return -EINVAL;
+    size_t a = r > 0 ? (off_al > mem_al ? off_al : mem_al) : 4096;
+    *align = is_pow2(a) && a >= 512 ? a : 4096;
+    return 0;
+}
+
 /* ------------------------------------------------------------------ alignment */
 
 /* A scratch file in dir to ask statx about, opened with `flags` too: O_TMPFILE (never visible),

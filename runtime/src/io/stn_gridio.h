@@ -42,6 +42,9 @@
  * `source` (n bytes, may be NULL) receives where the figure came from, for the report.
  * Fails (-ENOENT, -ENOTDIR, ...) only when dir cannot be examined at all. */
 int stn_dio_alignment(const char *dir, size_t *align, char *source, size_t n);
+/* The alignment direct IO on the open file fd needs, offset and memory alike (the larger of statx's two,
+ * at least 512; 4096 where the kernel does not say); -EINVAL where statx says the file cannot do it. */
+int stn_dio_align_of(int fd, size_t *align);
 
 /* Bytes of free space in the file system of `dir` available to unprivileged users
  * (statvfs f_bavail * f_frsize). */

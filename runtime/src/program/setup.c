@@ -6,6 +6,7 @@
 #endif
 #include "program/stn_program.h"
 
+#include "io/stn_npyd.h"
 #include "io/stn_probe.h"
 
 #include <errno.h>
@@ -214,6 +215,14 @@ static void find_curves(stn_run *r) {
     }
 }
 
+/* Whether some field starts from a --init file. */
+static int any_init_file(const stn_run *r) {
+    for (int i = 0; i < 2 * r->d->nfields; i++)
+        if (r->o->init_path[i])
+            return 1;
+    return 0;
+}
+
 /* Everything before the engine: the inputs looked at, the series, points and `along` arrays read, the
  * outputs' temporaries created, the device found. */
 int stn_program_prepare(stn_program_run *pr) {
@@ -249,6 +258,10 @@ int stn_program_prepare(stn_program_run *pr) {
         rc = stn_outputs_open(r, &pr->report);
     if (rc == 0 && r->snap) /* the pieces the snapshots are read and written in (engine.c, io/hdf5.c) */
         r->held += stn_engine_snap_bytes(r);
+    if (rc == 0 && r->o->mode == STN_MODE_OOC && any_init_file(r)) { /* (their O_DIRECT reads' bounce) */
+        r->npy_bounce = stn_npyd_bytes(r->mem_budget);
+        r->held += r->npy_bounce;
+    }
     if (rc == 0 && eng->has.device)
         rc = find_device(r);
     if (rc == 0 && eng->has.device)

@@ -251,6 +251,14 @@ static void r_plan(json *j, const stn_run *r, const stn_ooc_result *plan) {
 }
 
 /* The out-of-core scratch files' tier (docs/design/022): --tier pmem's mappings once the files are open. */
+/* The --init files' reads (out of core): the O_DIRECT reader's bounce and the bytes it read. */
+static void r_init_reads(json *j, const stn_run *r, const stn_result *res) {
+    j_open(j, "init_reads", '{');
+    j_u64(j, "bounce_bytes", r->npy_bounce);
+    j_u64(j, "direct_bytes", res->init_direct_bytes);
+    j_close(j, '}');
+}
+
 static void r_tier(json *j, const stn_run *r, const stn_result *res) {
     j_kstr(j, "scratch_layout", res->scratch_chunked ? "chunked" : "plain");
     j_open(j, "tier", '{');
@@ -535,6 +543,7 @@ static void r_run(json *j, const stn_run *r, const stn_result *res, const stn_oo
     }
     if (plan)
         r_plan(j, r, plan);
+    r_init_reads(j, r, res);
     if (plan)
         r_tier(j, r, res);
     if (res->numa.nodes > 1)

@@ -20,7 +20,8 @@
  *                ranks' collective close), pmem
  *                (--tier pmem's mapped files), gridchunks (grid files
  *                chunked along y), gridparts (a grid file in parts
- *                along y, one a directory)
+ *                along y, one a directory), npyd (a --init .npy read
+ *                with O_DIRECT)
  *   3. run/      log (warnings), fields, inputs (series, points, along),    what a run is given
  *                fold (a 1d grid's rows), offgrid (off-grid
  *                points' corners and weights)
@@ -133,10 +134,12 @@ typedef struct stn_run {
     double t_start;           /* stn_program_main entered (stn_sim_open for a simulation) */
     double t_job; /* the job's start: the process's (the program), else t_start (stn_now's clock) */
     stn_log *log;
-    stn_device dev;    /* --mode ooc: the device's bandwidth curves, for the time model */
-    stn_inputs inputs; /* the series, points and `along` arrays, read before the engine (run/inputs.c) */
-    void **rec;        /* [nrecords]: steps x n samples of each record (row t: step t) */
-    stn_fold fold;     /* the out-of-core engine's run of a 1d grid: its rows (W = 0 otherwise) */
+    stn_device dev;      /* --mode ooc: the device's bandwidth curves, for the time model */
+    stn_inputs inputs;   /* the series, points and `along` arrays, read before the engine (run/inputs.c) */
+    void **rec;          /* [nrecords]: steps x n samples of each record (row t: step t) */
+    stn_fold fold;       /* the out-of-core engine's run of a 1d grid: its rows (W = 0 otherwise) */
+    uint64_t npy_bounce; /* --mode ooc with --init files: the bounce they are read through with O_DIRECT
+                          * (io/stn_npyd.h; 0: through the page cache), counted in `held` */
     uint64_t held; /* DRAM the run holds whole beside the engine's buffers, which its plan counts: a folded
                     * 1d grid's inputs along x, an MPI rank's ghosts in flight (stn_part.defer) */
     int in_place; /* ooc --tier pmem: the inputs a plan that allows it reads in place (their rings left out of
@@ -230,7 +233,9 @@ typedef struct stn_result {
     stn_stats st;
     uint64_t predicted_read, predicted_written; /* the engine's IO model */
     double loop_seconds;                        /* the time loop alone */
-    double import_seconds;   /* reading the .npy inputs (--init, series, points, along); ooc: overlapped */
+    double import_seconds; /* reading the .npy inputs (--init, series, points, along); ooc: overlapped */
+    uint64_t
+        init_direct_bytes;   /* ooc: the --init bytes read with O_DIRECT (io/stn_npyd.h; added atomically) */
     double export_seconds;   /* writing and syncing the --out files after the loop */
     stn_req_sizes req_sizes; /* ooc: the sizes of the aio requests its queue made (reads and writes) */
     int nreplans;            /* ooc: the re-plans between sweeps, in order */

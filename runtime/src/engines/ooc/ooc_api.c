@@ -131,7 +131,7 @@ static int ooc_open(const stn_run *r, stn_result *res, stn_ooc_result *out, int 
     e->d = r->d;
     rc = stn_engine_arrays(r->d, sizeof *e->f, (void **)&e->f, &e->src, &e->dst, "out-of-core");
     for (int i = 0; rc == 0 && i < r->d->nfields; i++)
-        e->f[i].npy_fd[0] = e->f[i].npy_fd[1] = -1;
+        e->f[i].npy_fd[0] = e->f[i].npy_fd[1] = e->f[i].npy_dfd[0] = e->f[i].npy_dfd[1] = -1;
     int64_t first = 0;
     if (rc == 0)
         rc = stn_ooc_setup(e, &first);

@@ -6,6 +6,7 @@
 #endif
 #include "engines/ooc/stn_ooc_engine.h"
 #include "io/stn_hdf5.h"
+#include "io/stn_npyd.h"
 
 #include <fcntl.h>
 #include <inttypes.h>
@@ -25,6 +26,33 @@ void stn_ooc_scratch_name(char *buf, size_t n, const ooc *e, int f, int set, int
         snprintf(buf, n, "%s.%s%s.%c.grid", e->d->name, fd->name, level ? ".prev" : "", set ? 'B' : 'A');
 }
 
+/* The --init file again with O_DIRECT, where the run holds a bounce for it (stn_run.npy_bounce) and its file
+ * system takes it; else its reads go through the page cache, which a warning says. */
+static int open_npy_direct(ooc *e, int f, int level, const char *path) {
+    ooc_field *of = &e->f[f];
+    if (e->r->npy_bounce == 0)
+        return 0;
+    if (!e->npyd) {
+        int rc = stn_npyd_open(&e->npyd, e->r->npy_bounce);
+        if (rc)
+            return rc;
+    }
+    size_t align = 0;
+    int fd = stn_npyd_open_file(path, &align);
+    if (fd >= 0 && !stn_npyd_fits(e->npyd, align)) {
+        close(fd);
+        fd = -EINVAL;
+    }
+    if (fd < 0) {
+        stn_warn(e->r->log, "--init %s: read through the page cache (its file system takes no O_DIRECT: %s)",
+                 path, strerror(-fd));
+        return 0;
+    }
+    of->npy_dfd[level] = fd;
+    of->npy_align[level] = align;
+    return 0;
+}
+
 static int open_npy(ooc *e, int f, int level, const char *path) {
     ooc_field *of = &e->f[f];
     int fd = stn_open_input(path);
@@ -39,7 +67,7 @@ static int open_npy(ooc *e, int f, int level, const char *path) {
     of->npy[level] = path;
     of->npy_fd[level] = fd;
     of->npy_offset[level] = h.data_offset;
-    return 0;
+    return open_npy_direct(e, f, level, path);
 }
 
 /* The model's sources of every field, and the --init files opened read-only. */
@@ -212,11 +240,15 @@ void stn_ooc_free(ooc *e) {
         for (int l = 0; l < 2; l++) {
             if (f->npy_fd[l] >= 0)
                 close(f->npy_fd[l]);
+            if (f->npy_dfd[l] >= 0)
+                close(f->npy_dfd[l]);
             for (int set = 0; set < 2; set++)
                 stn_gridfile_close(&f->scratch[set][l]);
         }
     }
     stn_ooc_chunk_free(e);
+    stn_npyd_close(e->npyd);
+    e->npyd = NULL;
     stn_free(e->gh.buf);
     free(e->f);
     free(e->fsrc);

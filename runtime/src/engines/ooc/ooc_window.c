@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #endif
 #include "engines/ooc/stn_ooc_engine.h"
+#include "io/stn_npyd.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -60,10 +61,8 @@ int stn_ooc_io_box(ooc *e, int write, stn_gridfile *gf, char *ring, const ooc_ro
                  : stn_aio_read(e->q, gf, &(stn_span){y0, y1, z0, z1}, buf, plane, g, &e->res->st);
 }
 
-/* Read rows [r0, r1) x [q0, q1) of a --init .npy (buffered pread, unpadded rows) into padded
- * rows, run by run: one read into the tail of the run, then the rows spread out in place, first
- * to last (row i moves down from D + i*rowb to i*row_bytes, D = rows * padding, never over a
- * row not yet moved), so no buffer outside the plan is needed. */
+/* Read rows [r0, r1) x [q0, q1) of a --init .npy (unpadded rows) into padded rows: with O_DIRECT through
+ * the run's bounce (io/stn_npyd.h), else by pread, run by run (npy_range). */
 int stn_ooc_npy_box(ooc *e, int f, int level, char *ring, const ooc_rows *rows) {
     double t0 = stn_now();
     stn_ooc_npy_ahead(e, f, level, ring, rows); /* (the box's runs queued at once, then read) */
@@ -72,88 +71,120 @@ int stn_ooc_npy_box(ooc *e, int f, int level, char *ring, const ooc_rows *rows) 
     return rc;
 }
 
-/* One range of a --init file: read into buf, or (buf NULL) asked of the kernel ahead (WILLNEED: its
- * readahead queues the whole range at once, where the preads that follow would wait request by request). */
-static int npy_range(int fd, char *buf, size_t len, uint64_t off, const char *path, stn_stats *st) {
-    if (!buf) {
-        posix_fadvise(fd, (off_t)off, (off_t)len, POSIX_FADV_WILLNEED);
+enum { NPY_READ, NPY_AHEAD, NPY_COLLECT };
+
+/* Where npy_walk sends each run of a --init file: read at once (pread), asked of the kernel ahead
+ * (WILLNEED: its readahead queues all the runs at once, where the preads that follow would wait request by
+ * request), or collected for the O_DIRECT reader (io/stn_npyd.h). */
+typedef struct npy_sink {
+    int mode;
+    stn_npyd_run *runs;
+    size_t n, cap;
+} npy_sink;
+
+/* One run: with pread, read into the tail of its rows' memory and spread out in place, first to last (row
+ * i moves down from D + i*rowb to i*padded, D = rows * (padded - rowb), never over a row not yet moved), so
+ * no buffer outside the plan is needed. */
+static int npy_range(int fd, npy_sink *k, const stn_npyd_run *r, const char *path, stn_stats *st) {
+    if (k->mode == NPY_AHEAD) {
+        posix_fadvise(fd, (off_t)r->off, (off_t)r->len, POSIX_FADV_WILLNEED);
         return 0;
     }
-    int rc = stn_pread_full(fd, buf, len, off, path);
-    st->bytes_read += rc == 0 ? len : 0;
+    if (k->mode == NPY_COLLECT) {
+        if (k->n == k->cap) {
+            size_t cap = k->cap ? 2 * k->cap : 64;
+            stn_npyd_run *m = realloc(k->runs, cap * sizeof *m);
+            if (!m)
+                return stn_error(-ENOMEM, "out of memory reading '%s'", path);
+            k->runs = m, k->cap = cap;
+        }
+        k->runs[k->n++] = *r;
+        return 0;
+    }
+    size_t rows = r->len / r->rowb, tail = rows * (r->padded - r->rowb);
+    int rc = stn_pread_full(fd, r->dst + tail, r->len, r->off, path);
+    if (rc == 0) {
+        st->bytes_read += r->len;
+        for (size_t i = 0; tail && i < rows; i++)
+            memmove(r->dst + i * r->padded, r->dst + tail + i * r->rowb, r->rowb);
+    }
+    posix_fadvise(fd, (off_t)r->off, (off_t)r->len, POSIX_FADV_DONTNEED);
     return rc;
 }
 
-/* The runs of rows [r0, r1) x [q0, q1) of a --init .npy, each read (stn_ooc_npy_box_st) or asked ahead. */
+/* A cross cut's runs: each row's part of the file's row, each piece of a ring from where it wraps to. */
+static int npy_cross(const ooc *e, const ooc_field *of, int level, const rows_run *run, npy_sink *k,
+                     stn_stats *st) {
+    size_t es = (size_t)e->d->elem_size, padded = (size_t)e->plan.row_bytes;
+    int rc = 0;
+    for (int64_t j = 0; rc == 0 && j < run->rows; j++) {
+        int64_t z, y;
+        stn_row_piece pc[9];
+        ooc_row_at(e, run, j, &z, &y);
+        for (int c = 0, n = stn_part_row_places(e->r->part, e->d->ndim, z, y, 0, pc); rc == 0 && c < n; c++) {
+            size_t len = (size_t)(pc[c].x1 - pc[c].x0) * es;
+            stn_npyd_run r = {run->buf + (size_t)j * padded + (size_t)pc[c].x0 * es,
+                              (uint64_t)of->npy_offset[level] + pc[c].cell * es, len, len, len};
+            rc = npy_range(of->npy_fd[level], k, &r, of->npy[level], st);
+        }
+    }
+    return rc;
+}
+
+/* The runs of rows [r0, r1) x [q0, q1) of a --init .npy, each sent to k. */
 static int npy_walk(const ooc *e, int f, int level, char *ring, const ooc_rows *rows, stn_stats *st,
-                    int ahead) {
+                    npy_sink *k) {
     int64_t r0 = rows->r0, r1 = rows->r1, q0 = rows->q0, q1 = rows->q1;
     const ooc_field *of = &e->f[f];
     size_t rowb = (size_t)e->r->view.nx * (size_t)e->d->elem_size, padded = (size_t)e->plan.row_bytes;
-    double t0 = stn_now();
-    int rc = 0;
     const stn_fold *fo = &e->r->fold;
     if (fo->W && r1 > r0 && q1 > q0) { /* a folded 1d grid: the rows' cells, at their place in the rows */
         int64_t base = e->r->part ? stn_part_slab(e->r->part)->base : 0; /* (a rank's slab of the rows) */
         int64_t c0 = (r0 + base) * fo->W - fo->P, c = stn_fold_cells(fo, r0 + base, r1 + base),
                 lo = c0 > 0 ? c0 : 0;
-        size_t es = (size_t)e->d->elem_size;
-        uint64_t off = (uint64_t)of->npy_offset[level] + (uint64_t)lo * es;
-        char *buf = ooc_at(e, ring, r0, q0) + (size_t)(lo - c0) * es;
-        rc =
-            c ? npy_range(of->npy_fd[level], ahead ? NULL : buf, (size_t)c * es, off, of->npy[level], st) : 0;
-        if (!ahead) {
-            posix_fadvise(of->npy_fd[level], (off_t)off, (off_t)((size_t)c * es), POSIX_FADV_DONTNEED);
-            stn_stats_add_time(st, STN_PHASE_READ, t0);
-        }
-        return rc;
+        size_t es = (size_t)e->d->elem_size, len = (size_t)c * es;
+        stn_npyd_run r = {ooc_at(e, ring, r0, q0) + (size_t)(lo - c0) * es,
+                          (uint64_t)of->npy_offset[level] + (uint64_t)lo * es, len, len, len};
+        return c ? npy_range(of->npy_fd[level], k, &r, of->npy[level], st) : 0;
     }
     int64_t part[3][3]; /* (a ring's slab: its slices where the file holds their values) */
-    int nparts = ooc_ring_parts(e, r0, r1, part);
-    for (int64_t k = 0, i = 0; rc == 0 && k < nparts; i = i + 1 < ooc_nruns(e, q0, q1) ? i + 1 : (k++, 0)) {
-        rows_run run = ooc_run_at(e, ring, part[k][0], part[k][1], q0, i, part[k][2]);
-        const stn_part *p = e->r->part;
-        if (stn_part_cross(p)) { /* a cross cut: each row's part of the file's row, each piece of a ring from
-                                    where it wraps to */
-            size_t es = (size_t)e->d->elem_size;
-            for (int64_t j = 0; rc == 0 && j < run.rows; j++) {
-                int64_t z, y;
-                stn_row_piece pc[9];
-                ooc_row_at(e, &run, j, &z, &y);
-                for (int c = 0, n = stn_part_row_places(p, e->d->ndim, z, y, 0, pc); rc == 0 && c < n; c++) {
-                    size_t len = (size_t)(pc[c].x1 - pc[c].x0) * es;
-                    rc = npy_range(of->npy_fd[level],
-                                   ahead ? NULL : run.buf + (size_t)j * padded + (size_t)pc[c].x0 * es, len,
-                                   (uint64_t)of->npy_offset[level] + pc[c].cell * es, of->npy[level], st);
-                }
-            }
+    int nparts = ooc_ring_parts(e, r0, r1, part), rc = 0;
+    for (int64_t j = 0, i = 0; rc == 0 && j < nparts; i = i + 1 < ooc_nruns(e, q0, q1) ? i + 1 : (j++, 0)) {
+        rows_run run = ooc_run_at(e, ring, part[j][0], part[j][1], q0, i, part[j][2]);
+        if (stn_part_cross(e->r->part)) {
+            rc = npy_cross(e, of, level, &run, k, st);
             continue;
         }
-        size_t rows = (size_t)run.rows, tail = rows * (padded - rowb);
-        uint64_t off = (uint64_t)of->npy_offset[level] + run.row0 * rowb;
-        rc =
-            npy_range(of->npy_fd[level], ahead ? NULL : run.buf + tail, rows * rowb, off, of->npy[level], st);
-        if (ahead)
-            continue;
-        if (rc == 0) {
-            for (size_t k = 0; tail && k < rows; k++)
-                memmove(run.buf + k * padded, run.buf + tail + k * rowb, rowb);
-        }
-        posix_fadvise(of->npy_fd[level], (off_t)off, (off_t)(rows * rowb), POSIX_FADV_DONTNEED);
+        stn_npyd_run r = {run.buf, (uint64_t)of->npy_offset[level] + run.row0 * rowb, (size_t)run.rows * rowb,
+                          rowb, padded};
+        rc = npy_range(of->npy_fd[level], k, &r, of->npy[level], st);
     }
-    if (!ahead)
-        stn_stats_add_time(st, STN_PHASE_READ, t0);
     return rc;
 }
 
-/* Ask the kernel for rows [r0, r1) x [q0, q1) of a --init .npy ahead of stn_ooc_npy_box_st reading them. */
+/* Ask the kernel for rows [r0, r1) x [q0, q1) of a --init .npy ahead of stn_ooc_npy_box_st reading them
+ * (nothing to ask where they are read with O_DIRECT). */
 void stn_ooc_npy_ahead(const ooc *e, int f, int level, char *ring, const ooc_rows *rows) {
     stn_stats st = {0};
-    npy_walk(e, f, level, ring, rows, &st, 1);
+    npy_sink k = {NPY_AHEAD, NULL, 0, 0};
+    if (e->f[f].npy_dfd[level] < 0)
+        npy_walk(e, f, level, ring, rows, &st, &k);
 }
 
 int stn_ooc_npy_box_st(const ooc *e, int f, int level, char *ring, const ooc_rows *rows, stn_stats *st) {
-    return npy_walk(e, f, level, ring, rows, st, 0);
+    const ooc_field *of = &e->f[f];
+    double t0 = stn_now();
+    npy_sink k = {of->npy_dfd[level] >= 0 ? NPY_COLLECT : NPY_READ, NULL, 0, 0};
+    int rc = npy_walk(e, f, level, ring, rows, st, &k);
+    if (rc == 0 && k.mode == NPY_COLLECT) {
+        uint64_t before = st->bytes_read;
+        rc =
+            stn_npyd_read(e->npyd, of->npy_dfd[level], of->npy_align[level], k.runs, k.n, of->npy[level], st);
+        __atomic_fetch_add(&e->res->init_direct_bytes, st->bytes_read - before, __ATOMIC_RELAXED);
+    }
+    free(k.runs);
+    stn_stats_add_time(st, STN_PHASE_READ, t0);
+    return rc;
 }
 
 /* Copy (or zero, src NULL) rows [r0, r1) x [q0, q1) of one ring array from another. */

@@ -27,6 +27,8 @@ typedef struct ooc_field {
     const char *npy[2];         /* --init files */
     int64_t npy_offset[2];      /* their data offsets */
     int npy_fd[2];              /* opened read-only */
+    int npy_dfd[2];             /* ... and again with O_DIRECT (-1: read through the page cache) */
+    size_t npy_align[2];        /* the O_DIRECT reads' alignment */
     stn_gridfile scratch[2][2]; /* [set][level]; inputs use scratch[0][0] (imported) */
     char *ring[3];              /* window arrays: double-mapped rings (see ring.c) */
     char *strip[3];             /* the z-strip of each array, in DRAM (y-blocked) */
@@ -92,6 +94,7 @@ typedef struct ooc {
     void **dst;
     ooc_files fs;
     struct ooc_reader *reader; /* the --init reads of the next block, on a thread of their own */
+    struct stn_npyd *npyd;     /* the --init files' O_DIRECT reader (NULL: none reads so) */
     int reader_warned;         /* the reader thread could not be started (warned once) */
     ooc_tiles sub;
     int64_t own_axes;      /* the r axis's bit when a state field is periodic along it: the window
