@@ -15,6 +15,7 @@ prediction).
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -73,3 +74,28 @@ def test_the_startup_rate_is_the_median_of_rounds_at_the_grids_width(heat3d, tmp
     assert src.startswith("measured at startup on the plan's blocks"), src
     assert f" in a {SIZE[0]}x" in src, src  # the grid's rows: the 4M budget holds the window
     assert "the median of" in src or "over 1 round" in src or "over 2 rounds" in src, src
+
+
+def test_the_startup_window_of_small_blocks_outgrows_the_cache(heat3d, tmp_path):
+    """Blocks whose window of three the last-level cache would hold are measured on more of them, so that each
+    block's slices come from DRAM as the engine's do: the window holds twice the cache (within the budget's cap
+    and the grid), where three blocks of 8 rows x 4 planes measured 1.5x the rate the loop kept."""
+    d = tmp_path / "small-blocks"
+    d.mkdir()
+    rep = tmp_path / "small-blocks.json"
+    r = subprocess.run([str(heat3d), "--size", "256,512,64", "--steps", "8", "--mem", "64M", "--dir", str(d),
+                        "--block", "8,4,4", "--plan-only", "--report", str(rep), "--quiet"],
+                       capture_output=True, text=True, timeout=300,
+                       env=dict(os.environ, OMP_NUM_THREADS="2", STENCILC_CALIBRATE="0"))
+    assert r.returncode == 0, r.stderr
+    report = load_report(rep)
+    src = report["time_model"]["cells_per_second_source"]
+    m = re.search(r" in a (\d+)x(\d+)x(\d+) window", src)
+    assert m, src
+    # by 8, bz 4, bt 4 on rows of 2 KiB: three blocks' window is 3 x 8 + 4 + 2 = 30 rows x 10 planes x 2 arrays,
+    # 1.2 MB, under any last-level cache's double; each block more adds 8 rows, up to 64 blocks or the grid
+    rows, planes = int(m[2]), int(m[3])
+    assert planes == 10, src
+    l3 = report["hardware"]["l3_bytes"]["value"]
+    window = 2048 * rows * planes * 2
+    assert rows > 30 and window >= min(2 * l3, 2048 * (512 - 8) * planes * 2), (src, l3)

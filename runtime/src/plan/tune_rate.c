@@ -13,8 +13,10 @@
 #include <string.h>
 
 /* Consecutive blocks along r a rate measurement runs, each reading what the one before left, as
- * in the engine; the first only once, to start the others.  At most RATE_ROUNDS rounds. */
+ * in the engine; the first only once, to start the others: at least RATE_BLOCKS, more where the window
+ * would fit in the last-level cache (rate_blocks).  At most RATE_ROUNDS rounds. */
 #define RATE_BLOCKS 3
+#define RATE_BLOCKS_MAX 64
 #define RATE_ROUNDS 200
 /* A block of a longer sweep runs its last RATE_STEPS steps only (the rate is per cell; a sweep of
  * 2^40 steps, an open horizon's, would never end) */
@@ -80,6 +82,29 @@ static int64_t rate_width(const stn_run *r, const stn_ooc_plan *p, const int64_t
     return x > minx ? (x < ext[0] ? x : ext[0]) : minx < ext[0] ? minx : ext[0];
 }
 
+/* The blocks the window holds: RATE_BLOCKS, or as many more as make it twice the last-level cache (within
+ * the budget's cap of rate_width and the grid).  In the engine a block's new slices come from DRAM (the
+ * device put them there): a window the cache holds, its blocks run over and over, measured heat3d's
+ * blocks of 8 x 4 planes for 13 steps (a 1024x39x19 window) at 1.94 G cells/s, where the loop kept 1.30,
+ * and Blk-Tune chose them over 8 x 104 for 32 steps, which ran 1.5x faster (docs/benchmarks.md, section 9).
+ */
+static int64_t rate_blocks(const stn_run *r, const stn_ooc_plan *p, int64_t T, int64_t ext[3], int narr) {
+    const stn_ooc_dim *g = &p->r;
+    if (g->b >= g->H - g->L) /* (one block: the whole extent) */
+        return RATE_BLOCKS;
+    int64_t esz = r->d->elem_size, k = RATE_BLOCKS;
+    uint64_t row = (uint64_t)(p->row_bytes >= ext[0] * esz ? p->row_bytes : ext[0] * esz);
+    uint64_t per = (uint64_t)g->b * row * (uint64_t)narr * (uint64_t)(ext[1] * ext[2] / ext[g->axis]);
+    uint64_t want = 2 * r->hw.l3.value, cap = stn_mem_block_rate(r->mem_budget, r->hw.l3.value);
+    uint64_t have = row * (uint64_t)narr * (uint64_t)ext[1] * (uint64_t)ext[2]; /* (RATE_BLOCKS') */
+    while (per > 0 && k < RATE_BLOCKS_MAX && have < want && have + per <= cap &&
+           window_extent(g, k, T) < g->n) {
+        k++;
+        have += per;
+    }
+    return k;
+}
+
 /* The window's view with the engine's strides (stn_ooc_view): rows of the plan's row_bytes (padded for
  * O_DIRECT), planes a ring of rows apart (y-blocked: 2 x ring_bytes, the ring mapped twice) or a plane of
  * rows.  The kernels' speed depends on them, not only on the cells: a 27-point box on rows of 8 KiB ran at
@@ -106,6 +131,7 @@ typedef struct rate_run {
     const int64_t *tile;
     int yb;
     int64_t T, ext[3], sw[2], ts; /* the window; the engine's cache tiles (stn_ooc_sub_tiles) */
+    int64_t nblocks;              /* the window's blocks along r (rate_blocks) */
     stn_view v;
     void **arr;
     const void **src;
@@ -203,6 +229,8 @@ int stn_ooc_block_rate(const stn_run *r, const stn_ooc_plan *p, const int64_t ti
         ext[p->q.axis] = window_extent(&p->q, 1, T);
     /* every array the engine keeps: levels + 1 per state field, one per input */
     int narr = (int)stn_total_arrays(d);
+    m.nblocks = rate_blocks(r, p, T, ext, narr);
+    ext[p->r.axis] = window_extent(&p->r, m.nblocks, T);
     ext[0] = rate_width(r, p, ext, narr);
     char how[160]; /* (the engine reports it) */
     stn_ooc_sub_tiles(r, p, (uint64_t)narr, m.sw, &m.ts, how, sizeof how);
@@ -225,7 +253,7 @@ int stn_ooc_block_rate(const stn_run *r, const stn_ooc_plan *p, const int64_t ti
          rc == 0 && krc == 0 && round < RATE_ROUNDS && (round < 2 || m.t < rate_seconds(r, m.cells, m.t));
          round++) {
         double round_cells = m.cells, round_t = m.t;
-        for (int64_t k = round ? 1 : 0; krc == 0 && k < RATE_BLOCKS; k++) {
+        for (int64_t k = round ? 1 : 0; krc == 0 && k < m.nblocks; k++) {
             krc = run_block(&m, k, round == 0);
             blocks += round > 0;
         }
