@@ -24,6 +24,15 @@ uint64_t stn_mem_block_rate(uint64_t budget, uint64_t llc) {
     return budget < cap ? budget : cap;
 }
 
+uint64_t stn_mem_npy_bounce(uint64_t budget) {
+    const uint64_t align = 4096, lo = 16 << 10, hi = MIB;
+    if (budget < 4 * MIB)
+        return 0;
+    uint64_t slot = budget / 512;
+    slot = slot < lo ? lo : slot > hi ? hi : slot;
+    return STN_NPY_BOUNCE_SLOTS * (slot / align * align);
+}
+
 uint64_t stn_mem_snap_piece(uint64_t budget) {
     uint64_t p = budget / STN_MEM_SNAP_DEN;
     return p > STN_SNAP_PIECE_MAX ? STN_SNAP_PIECE_MAX : p < STN_SNAP_PIECE_MIN ? STN_SNAP_PIECE_MIN : p;

@@ -116,6 +116,11 @@ uint64_t stn_mem_snap_piece(uint64_t budget);
  * last-level cache `llc`, at most the budget */
 #define STN_RATE_MAX_BYTES ((uint64_t)64 << 20)
 uint64_t stn_mem_block_rate(uint64_t budget, uint64_t llc);
+/* out of core with --init files: the bounce they are read through with O_DIRECT (io/npyd.c), counted in the
+ * plan: STN_NPY_BOUNCE_SLOTS slots of 1/512 of the budget, 16 KiB to 1 MiB each, in 4 KiB; 0 (the page cache)
+ * under a 4 MiB budget */
+#define STN_NPY_BOUNCE_SLOTS 16
+uint64_t stn_mem_npy_bounce(uint64_t budget);
 
 /* ------------------------------------------------------------------ stats.c */
 

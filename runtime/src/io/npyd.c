@@ -15,26 +15,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#define NPYD_SLOTS 16     /* the bounce in slots of budget/512: at least this many reads in flight */
-#define NPYD_MAX_DEPTH 64 /* ... and up to this many where the runs are short */
-#define NPYD_SLOT_MIN ((uint64_t)16 << 10)
-#define NPYD_SLOT_MAX ((uint64_t)1 << 20)
-#define NPYD_BUDGET_MIN ((uint64_t)4 << 20)
-#define NPYD_ALIGN 4096 /* the bounce's own alignment: any file's that stn_npyd_fits takes */
+#define NPYD_SLOTS STN_NPY_BOUNCE_SLOTS /* the bounce's slots at the least (stn_mem_npy_bounce) */
+#define NPYD_MAX_DEPTH 64               /* ... and up to this many where the runs are short */
+#define NPYD_ALIGN 4096                 /* the bounce's own alignment: any file's that stn_npyd_fits takes */
 
 struct stn_npyd {
     io_context_t ctx;
     char *buf;    /* `bytes` of bounce, cut into slots as each call's runs need */
     size_t bytes; /* NPYD_SLOTS times a multiple of NPYD_ALIGN */
 };
-
-uint64_t stn_npyd_bytes(uint64_t budget) {
-    if (budget < NPYD_BUDGET_MIN)
-        return 0;
-    uint64_t slot = budget / 512;
-    slot = slot < NPYD_SLOT_MIN ? NPYD_SLOT_MIN : slot > NPYD_SLOT_MAX ? NPYD_SLOT_MAX : slot;
-    return NPYD_SLOTS * (slot / NPYD_ALIGN * NPYD_ALIGN);
-}
 
 int stn_npyd_open(stn_npyd **out, uint64_t bytes) {
     *out = NULL;

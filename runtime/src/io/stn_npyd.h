@@ -13,14 +13,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The bounce buffer's bytes for a run of DRAM budget `budget` (16 slots of budget/512, 16 KiB to
- * 1 MiB each, in 4 KiB); 0 under a 4 MiB budget: the files are read through the page cache.  The run
- * holds them beside the engine's buffers (stn_run.npy_bounce, counted by its plan as stn_run.held). */
-uint64_t stn_npyd_bytes(uint64_t budget);
-
 typedef struct stn_npyd stn_npyd;
 
-/* A reader of `bytes` (stn_npyd_bytes): its bounce buffer and its own libaio context. */
+/* A reader of `bytes` (stn_mem_npy_bounce, held by the run as stn_run.npy_bounce and counted by its plan
+ * as stn_run.held): its bounce buffer and its own libaio context. */
 int stn_npyd_open(stn_npyd **out, uint64_t bytes);
 void stn_npyd_close(stn_npyd *d);
 

@@ -6,7 +6,6 @@
 #endif
 #include "program/stn_program.h"
 
-#include "io/stn_npyd.h"
 #include "io/stn_probe.h"
 
 #include <errno.h>
@@ -259,7 +258,7 @@ int stn_program_prepare(stn_program_run *pr) {
     if (rc == 0 && r->snap) /* the pieces the snapshots are read and written in (engine.c, io/hdf5.c) */
         r->held += stn_engine_snap_bytes(r);
     if (rc == 0 && r->o->mode == STN_MODE_OOC && any_init_file(r)) { /* (their O_DIRECT reads' bounce) */
-        r->npy_bounce = stn_npyd_bytes(r->mem_budget);
+        r->npy_bounce = stn_mem_npy_bounce(r->mem_budget);
         r->held += r->npy_bounce;
     }
     if (rc == 0 && eng->has.device)
