@@ -16,7 +16,10 @@ Guarantees checked (each run's cache a fresh temporary directory through STENCIL
 * the file records the device it measured and when (``device``, ``measured_at``): curves measured on
   another device at the same numbers, or a run's calibration older than 30 days, are stale: the run says
   so and calibrates again (a probe's file with the same identity is kept at any age); with calibration
-  off the stale curves are used, with the warning; a file without the keys (older runtimes) is used.
+  off the stale curves are used, with the warning; a file without the keys (older runtimes) is used;
+* the calibration times the removal of its written test file (``remove_seconds_per_gib``), and the job's
+  prediction adds the scratch files' removal at that rate; a run's calibration without it is stale (measured
+  again), a probe's file without it is used, with no removal predicted.
 Skipped where --dir's file system refuses O_DIRECT (the calibration fails there and the default is
 used, which the report says).
 """
@@ -67,7 +70,8 @@ def test_the_first_run_calibrates_and_the_second_reuses_it(heat3d, tmp_path):
     assert "(device curves: calibrated now, " in err, err
     # the job's prediction holds the seconds spent before the plan: the calibration, and less than the job
     assert tm["calibration_seconds"] <= tm["startup"] < rep["seconds"]["job"], (tm, rep["seconds"])
-    assert rep["predicted_job_seconds"] == pytest.approx(rep["predicted_seconds"] + tm["startup"], rel=1e-9)
+    assert rep["predicted_job_seconds"] == pytest.approx(rep["predicted_seconds"] + tm["startup"] + tm["remove"],
+                                                         rel=1e-9)
     f = _device_file(cache, tmp_path / "scratch")
     machine = json.loads(f.read_text())
     assert machine["description"].startswith("stencilc calibration:"), machine["description"]
@@ -77,6 +81,10 @@ def test_the_first_run_calibrates_and_the_second_reuses_it(heat3d, tmp_path):
     assert str(f) in tm["device_source"]
     for key in ("compute_under_io", "io_under_compute", "compute_under_io_1m", "io_under_compute_1m"):
         assert 0.05 <= machine[key] <= 1 and tm[key] == pytest.approx(machine[key], abs=1e-3), key  # 64K and 1M
+    # the removal of its written test file, per GiB: what the run's scratch files will cost at the end
+    assert 0 < machine["remove_seconds_per_gib"] < 60 and tm["remove_seconds_per_gib"] == pytest.approx(
+        machine["remove_seconds_per_gib"], rel=1e-5), machine
+    assert tm["remove"] == pytest.approx(tm["remove_bytes"] * tm["remove_seconds_per_gib"] / 2**30, rel=1e-9), tm
     before = f.stat().st_mtime_ns
 
     rep2, err2 = _run(heat3d, tmp_path, cache, name="r2.json")
@@ -139,7 +147,7 @@ def test_the_file_says_which_device_it_measured_and_when(heat3d, tmp_path):
     assert ", fs " in machine["device"] and abs(machine["measured_at"] - time.time()) < 600, machine
 
 
-@pytest.mark.parametrize("change", ["another device", "40 days old", "no keys", "old probe"])
+@pytest.mark.parametrize("change", ["another device", "40 days old", "no keys", "old probe", "no removal"])
 def test_stale_curves_are_measured_again(heat3d, tmp_path, change):
     import time
 
@@ -150,21 +158,28 @@ def test_stale_curves_are_measured_again(heat3d, tmp_path, change):
         machine["measured_at"] = int(time.time()) - 40 * 86400
     elif change == "no keys":  # (a file from before the keys: taken as it is)
         del machine["device"], machine["measured_at"]
-    else:  # a probe's file is the user's measurement: kept at any age
+    elif change == "no removal":  # a calibration from before runs measured the removal of a file
+        del machine["remove_seconds_per_gib"]
+    else:  # a probe's file is the user's measurement: kept at any age, and without the removal's key
         machine["measured_at"] = int(time.time()) - 400 * 86400
         machine["description"] = "stencilc probe on 2025-10-23: written by hand for this test"
+        del machine["remove_seconds_per_gib"]
     f.write_text(json.dumps(machine))
     rep, err = _run(heat3d, tmp_path, cache, name="r2.json")
     tm = rep["time_model"]
     if change in ("no keys", "old probe"):
         assert tm["device_curves"] == ("cached" if change == "no keys" else "probe"), tm["device_source"]
         assert "stale" not in err, err
+        if change == "old probe":  # (not measured: no removal predicted)
+            assert tm["remove"] == 0 and "remove_seconds_per_gib" not in tm, tm
         return
-    why = "measured on \"8:16 1000 sectors" if change == "another device" else "calibrated 40 days ago"
+    why = {"another device": "measured on \"8:16 1000 sectors", "40 days old": "calibrated 40 days ago",
+           "no removal": "calibrated before runs measured the removal of a file"}[change]
     assert f"are stale ({why}" in err and "the run calibrates the device again" in err, err
     assert tm["device_curves"] == "calibrated", tm["device_source"]
     again = json.loads(f.read_text())
     assert again["device"] != "8:16 1000 sectors, serial OTHER, fs ef53" and time.time() - again["measured_at"] < 600
+    assert again["remove_seconds_per_gib"] > 0, again
 
 
 def test_stale_curves_without_a_calibration_are_used_with_a_warning(heat3d, tmp_path):

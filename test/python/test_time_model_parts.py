@@ -63,9 +63,12 @@ def test_a_job_is_predicted_with_the_seconds_it_spent_before_its_plan(heat3d, tm
     rep = _run(heat3d, tmp_path, "job")
     tm = rep["time_model"]
     assert 0 < tm["startup"] < rep["seconds"]["job"], (tm["startup"], rep["seconds"])
-    assert rep["predicted_job_seconds"] == pytest.approx(rep["predicted_seconds"] + tm["startup"], rel=1e-9)
+    assert rep["predicted_job_seconds"] == pytest.approx(rep["predicted_seconds"] + tm["startup"] + tm["remove"],
+                                                         rel=1e-9)
+    assert rep["seconds"]["remove"] > 0, rep["seconds"]  # (measured: the scratch files removed at the end)
     plan = _run(heat3d, tmp_path, "plan", "--plan-only")
-    assert plan["predicted_job_seconds"] == pytest.approx(plan["predicted_seconds"] + plan["time_model"]["startup"],
+    pt = plan["time_model"]
+    assert plan["predicted_job_seconds"] == pytest.approx(plan["predicted_seconds"] + pt["startup"] + pt["remove"],
                                                           rel=1e-9)
 
 
@@ -99,3 +102,37 @@ def test_the_startup_window_of_small_blocks_outgrows_the_cache(heat3d, tmp_path)
     l3 = report["hardware"]["l3_bytes"]["value"]
     window = 2048 * rows * planes * 2
     assert rows > 30 and window >= min(2 * l3, 2048 * (512 - 8) * planes * 2), (src, l3)
+
+
+
+def test_the_scratch_files_removal_is_predicted_from_the_bytes_written_to_them(heat3d, tmp_path):
+    """The job's prediction ends with the scratch files' removal: the bytes written to them (each set the
+    sweeps wrote: one after one sweep of bt 4, both after two or three; the z-strip's spill files, planes of every
+    row of both arrays) at the device's remove_seconds_per_gib, from --machine here so that the figure is
+    exact."""
+    machine = {"cores": 2, "l2": "1M", "l3": "32M", "dram": "8G", "read": "64K@8:500M 1M@8:900M",
+               "write": "64K@8:300M 1M@8:700M", "remove_seconds_per_gib": 0.5}
+    (tmp_path / "m.json").write_text(__import__("json").dumps(machine))
+    got = {}
+    for steps in (4, 8, 12):
+        d = tmp_path / f"rm-{steps}"
+        d.mkdir()
+        rep = tmp_path / f"rm-{steps}.json"
+        r = subprocess.run([str(heat3d), "--size", ",".join(map(str, SIZE)), "--steps", str(steps), "--mem", "4M",
+                            "--dir", str(d), "--block", "8,12,4", "--plan-only", "--machine",
+                            str(tmp_path / "m.json"), "--report", str(rep), "--quiet"],
+                           capture_output=True, text=True, timeout=300, env=dict(os.environ, OMP_NUM_THREADS="2"))
+        assert r.returncode == 0, r.stderr
+        plan = got[steps] = load_report(rep)
+        tm = plan["time_model"]
+        assert tm["remove_seconds_per_gib"] == 0.5
+        assert tm["remove"] == pytest.approx(tm["remove_bytes"] * 0.5 / 2**30, rel=1e-12), tm
+        assert plan["predicted_job_seconds"] == pytest.approx(
+            plan["predicted_seconds"] + tm["startup"] + tm["remove"], rel=1e-9)
+    one, two, three = (got[k]["time_model"]["remove_bytes"] for k in (4, 8, 12))
+    assert two == three, (two, three)  # both sets written from the second sweep on, nothing more after
+    level = two - one  # the second set: one level of u, rows padded to the O_DIRECT alignment
+    assert level >= 256 * 8 * SIZE[1] * SIZE[2] and level % (SIZE[1] * SIZE[2]) == 0, level
+    assert got[4]["strip"] == "file", got[4]["strip"]  # (by 8 < ny: y-blocked, the strip spilled at 4M)
+    spill = one - level
+    assert 0 < spill < level and spill % (level // SIZE[2]) == 0, spill  # whole planes of ny padded rows

@@ -296,6 +296,7 @@ static const jkey machine_keys[] = {
     {"measured_at", (size_t)-12, 0},
     {"compute_under_io_1m", (size_t)-13, 0},
     {"io_under_compute_1m", (size_t)-14, 0},
+    {"remove_seconds_per_gib", (size_t)-15, 0},
 };
 #define N_MACHINE_KEYS ((int)(sizeof machine_keys / sizeof machine_keys[0]))
 
@@ -334,7 +335,7 @@ static int jrate(jreader *j, stn_hw *hw, const jkey *key) {
     double v = strtod(text, &end);
     int share = key->offset == (size_t)-8 || key->offset == (size_t)-10 || key->offset == (size_t)-13 ||
                 key->offset == (size_t)-14,
-        copy = key->offset == (size_t)-9;
+        copy = key->offset == (size_t)-9, rm = key->offset == (size_t)-15;
     if (!*text || *end || !(v > 0) || !isfinite(v) || (share && v > 1)) {
         char msg[160];
         j->p = at;
@@ -343,7 +344,9 @@ static int jrate(jreader *j, stn_hw *hw, const jkey *key) {
                      key->name);
         else
             snprintf(msg, sizeof msg, "\"%s\": expected a positive number, e.g. %s", key->name,
-                     copy ? "8e9" : "1.5e9");
+                     copy ? "8e9"
+                     : rm ? "0.25"
+                          : "1.5e9");
         return jerr(j, msg);
     }
     if (key->offset == (size_t)-10)
@@ -352,6 +355,8 @@ static int jrate(jreader *j, stn_hw *hw, const jkey *key) {
         hw->dev.compute_under_io_1m = v;
     else if (key->offset == (size_t)-14)
         hw->dev.io_under_compute_1m = v;
+    else if (rm)
+        hw->dev.remove_seconds_per_gib = v;
     else if (share)
         hw->dev.compute_under_io = v;
     else if (copy)
@@ -382,7 +387,8 @@ static int jvalue(jreader *j, stn_hw *hw, const jkey *key) {
         key->offset == (size_t)-7)
         return jcurve(j, hw, key);
     if (key->offset == (size_t)-5 || key->offset == (size_t)-8 || key->offset == (size_t)-9 ||
-        key->offset == (size_t)-10 || key->offset == (size_t)-13 || key->offset == (size_t)-14)
+        key->offset == (size_t)-10 || key->offset == (size_t)-13 || key->offset == (size_t)-14 ||
+        key->offset == (size_t)-15)
         return jrate(j, hw, key);
     if (key->offset == (size_t)-1 || key->offset == (size_t)-2 || key->offset == (size_t)-11) {
         int rc = jstring(j, text, sizeof text);
@@ -455,7 +461,7 @@ static int parse_machine(jreader *j, stn_hw *hw) {
                      "unknown key \"%s\" (known: name, description, cores, sockets, numa_nodes, "
                      "l2, l3, dram, reserve, device_block, read, write, mixed, mixed_new, compute_under_io, "
                      "compute_under_io_1m, io_under_compute, io_under_compute_1m, cells_per_second, "
-                     "copy_bytes_per_second, device, measured_at)",
+                     "copy_bytes_per_second, device, measured_at, remove_seconds_per_gib)",
                      name);
             return jerr(j, msg);
         }
@@ -541,10 +547,11 @@ int stn_hw_load_machine(const char *path, stn_hw *hw) {
                         : dv->compute_under_io > 0    ? "compute_under_io"
                         : dv->compute_under_io_1m > 0 ? "compute_under_io_1m"
                         : dv->io_under_compute > 0    ? "io_under_compute"
-                                                      : "io_under_compute_1m";
+                        : dv->io_under_compute_1m > 0 ? "io_under_compute_1m"
+                                                      : "remove_seconds_per_gib";
     if (hw->dev_keys != 3 &&
         (dv->mixed.n || dv->mixed_new.n || dv->compute_under_io > 0 || dv->compute_under_io_1m > 0 ||
-         dv->io_under_compute > 0 || dv->io_under_compute_1m > 0))
+         dv->io_under_compute > 0 || dv->io_under_compute_1m > 0 || dv->remove_seconds_per_gib > 0))
         return stn_error(-EINVAL,
                          "--machine %s: \"%s\" is given without \"read\" and \"write\": the time model "
                          "takes a device's figures together",

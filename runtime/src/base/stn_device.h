@@ -42,11 +42,16 @@ typedef struct stn_dev_curve {
  * Both shares are measured under mixed requests of 64K; the _1m ones under requests of 1M (0: not
  * measured, the 64K figure holds for every size).  On a virtual machine each request costs the
  * guest CPU time, so the same bytes in larger requests take less of the kernels' speed
- * (stn_dev_compute_share). */
+ * (stn_dev_compute_share).
+ *   remove_seconds_per_gib  seconds to remove a file, per GiB written to it: the file system frees
+ *              its blocks when the last descriptor closes (on a `discard` mount the device trims them
+ *              then, 0.24 s a GiB on this VM's ext4); a run pays it for its scratch files at the end
+ *              (0: not measured). */
 typedef struct stn_device {
     stn_dev_curve read, write, mixed, mixed_new;
     double compute_under_io, compute_under_io_1m;
     double io_under_compute, io_under_compute_1m;
+    double remove_seconds_per_gib;
     char source[512];         /* where the curves came from: a probe file, a machine file, the default */
     int origin;               /* which of them (stn_curves_origin); what the report's device_curves names */
     double calibrate_seconds; /* STN_CURVES_CALIBRATED: the calibration's seconds */

@@ -94,6 +94,9 @@ int stn_devfile_json(const struct stn_hw *hw, const stn_device *dev, const char 
         w += snprintf(out + w, n - (size_t)w, ",\n  \"compute_under_io_1m\": %.3f", dev->compute_under_io_1m);
     if (dev->io_under_compute_1m > 0 && w > 0 && (size_t)w < n)
         w += snprintf(out + w, n - (size_t)w, ",\n  \"io_under_compute_1m\": %.3f", dev->io_under_compute_1m);
+    if (dev->remove_seconds_per_gib > 0 && w > 0 && (size_t)w < n)
+        w += snprintf(out + w, n - (size_t)w, ",\n  \"remove_seconds_per_gib\": %.6g",
+                      dev->remove_seconds_per_gib);
     char jdev[600];
     json_string(dev->device_id, jdev, sizeof jdev);
     if (dev->device_id[0] && w > 0 && (size_t)w < n) /* (what was measured, and when: program/setup.c) */
@@ -126,7 +129,8 @@ int stn_devfile_write(const char *path, const char *text, const stn_device *dev)
                  back.dev.mixed.n != dev->mixed.n || back.dev.mixed_new.n != dev->mixed_new.n ||
                  !(back.dev.compute_under_io > 0) || !(back.dev.io_under_compute > 0) ||
                  (back.dev.compute_under_io_1m > 0) != (dev->compute_under_io_1m > 0) ||
-                 (back.dev.io_under_compute_1m > 0) != (dev->io_under_compute_1m > 0))
+                 (back.dev.io_under_compute_1m > 0) != (dev->io_under_compute_1m > 0) ||
+                 (back.dev.remove_seconds_per_gib > 0) != (dev->remove_seconds_per_gib > 0))
             rc = stn_error(-EIO, "the machine file does not read back (a bug): its curves differ");
     }
     if (rc) {

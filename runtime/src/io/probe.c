@@ -606,10 +606,21 @@ static int probe_run(const char *dir, uint64_t file_bytes, double seconds_per_po
         strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", &tm);
     snprintf(out->source, sizeof out->source,
              "%s in '%s' on %s: a %s file, %.2f s per point, %.1f s in all (read, write, mixed, "
-             "mixed_new, compute_under_io and io_under_compute at 64K and 1M%s)",
+             "mixed_new, compute_under_io and io_under_compute at 64K and 1M, the removal of a file%s)",
              quick ? "calibrated" : "probed", dir, date, stn_fmt_bytes(hb, sizeof hb, file_bytes),
              seconds_per_point, stn_now() - t_start, quick ? "; 64K and 1M at depths 8 and 32" : "");
+    /* 5. the test file removed (unlinked at its creation: its last descriptor closed), every byte of it
+     * written: the file system frees its blocks now, as it will a run's scratch files at its end */
+    double t_rm = stn_now();
     stn_gridfile_close(&c.f);
+    t_rm = stn_now() - t_rm;
+    if (!rc) {
+        double gib = (double)file_bytes / (double)(1ULL << 30), s = t_rm / gib;
+        out->remove_seconds_per_gib = s > 1e-6 ? s : 1e-6; /* (0 means not measured) */
+        if (verbose)
+            fprintf(stderr, "stencilc probe: removed the %s test file in %.3f s (%.3f s per GiB written)\n",
+                    stn_fmt_bytes(hb, sizeof hb, file_bytes), t_rm, out->remove_seconds_per_gib);
+    }
     stn_free(c.buf);
     return rc;
 }

@@ -192,6 +192,23 @@ void stn_ooc_predict(const stn_ooc_model *m, const stn_ooc_plan *p, int64_t firs
     }
 }
 
+uint64_t stn_ooc_scratch_bytes(const stn_ooc_model *m, const stn_ooc_plan *p) {
+    uint64_t scratch = level_bytes(p, STN_SRC_SCRATCH), n = 0;
+    uint64_t sets = p->nsweeps < 2 ? (uint64_t)(p->nsweeps > 0 ? p->nsweeps : 0) : 2;
+    uint64_t spill = p->strip == STN_STRIP_FILE && p->q.nblocks > 1
+                         ? (uint64_t)p->strip_planes * (uint64_t)p->r.n * (uint64_t)p->row_bytes
+                         : 0;
+    for (int i = 0; i < m->nfields; i++) {
+        const stn_ooc_fsrc *f = &m->f[i];
+        if (f->state)
+            n += (p->schedule == STN_SCHED_ALG2 ? (uint64_t)f->narr : sets * (uint64_t)f->levels) * scratch;
+        else if (f->input == STN_SRC_SCRATCH || f->written)
+            n += scratch;
+        n += (uint64_t)f->narr * spill;
+    }
+    return n;
+}
+
 /* ------------------------------------------------------------------ the time model */
 
 /* The bytes of one request of a block: its new slices in one plane (y-blocked plain, 2d) or all of
@@ -347,6 +364,10 @@ void stn_ooc_predict_time(const stn_ooc_model *m, const stn_ooc_plan *p, int64_t
                              seconds(&tm->dev->write, p->npy_bytes, big, 1);
     }
     out->total += out->xfer;
+    /* the scratch files removed at the end, after the loop (not in total: in the job's prediction), the file
+     * system freeing what was written to them */
+    out->remove_bytes = stn_ooc_scratch_bytes(m, p);
+    out->remove = tm->dev->remove_seconds_per_gib * (double)out->remove_bytes / (double)(1ULL << 30);
     if (tm->xm && p->nsweeps - 1 > first_sweep) { /* the exchanges after every sweep but the last */
         uint64_t io, msg, nmsg;
         stn_ooc_exchange(tm->xm, p, tm->ghost_bt > 0 ? tm->ghost_bt : p->bt, &io, &msg, &nmsg);

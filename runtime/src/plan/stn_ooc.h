@@ -215,6 +215,11 @@ uint64_t stn_ooc_in_place_sweep(const stn_ooc_model *m, const stn_ooc_plan *p);
 int stn_ooc_in_place_inputs(const stn_ooc_model *m);
 void stn_ooc_predict_sweep(const stn_ooc_model *m, const stn_ooc_plan *p, int64_t s, int64_t T, uint64_t *rd,
                            uint64_t *wr);
+/* The bytes of scratch file a run of p has written when it ends, which its removal frees: each state
+ * field's levels in the sets the sweeps wrote (sweep s writes set (s + 1) % 2: one set after one sweep, both
+ * after two; alg2 its arrays in place), each imported input's file, and the z-strip's spill files
+ * (strip_planes planes of every array, written at each row of blocks' end). */
+uint64_t stn_ooc_scratch_bytes(const stn_ooc_model *m, const stn_ooc_plan *p);
 
 /* ------------------------------------------------------------------ ooc_plan.c: the time model */
 

@@ -120,8 +120,10 @@ static int calibrate(stn_run *r, const char *path) {
 }
 
 /* Why a file's curves are not --dir's device's now ("" when they are): another device at the same numbers
- * (or the disk reformatted), or a run's calibration older than STN_CALIBRATION_MAX_DAYS.  A file written
- * before the keys existed (no "device", no "measured_at") is taken as it is. */
+ * (or the disk reformatted), a run's calibration older than STN_CALIBRATION_MAX_DAYS, or one made before
+ * calibrations measured the removal of a file (no "remove_seconds_per_gib": the job's prediction would
+ * leave the scratch files' removal out).  A probe file written before the keys existed (no "device", no
+ * "measured_at", no "remove_seconds_per_gib") is taken as it is. */
 static void curves_stale(const char *dir, const stn_device *dev, int cached, char *why, size_t n) {
     char now_id[256];
     why[0] = '\0';
@@ -134,6 +136,8 @@ static void curves_stale(const char *dir, const stn_device *dev, int cached, cha
             snprintf(why, n, "calibrated %.0f days ago; a run's calibration is redone after %d", days,
                      STN_CALIBRATION_MAX_DAYS);
     }
+    if (!why[0] && cached && !(dev->remove_seconds_per_gib > 0))
+        snprintf(why, n, "calibrated before runs measured the removal of a file");
 }
 
 /* Why this run may not calibrate the device (NULL: it may). */

@@ -456,7 +456,7 @@ static void r_time(json *j, const stn_run *r, const stn_result *res) {
     char curve[2048];
     const stn_time_pred *t = &res->time;
     j_num(j, "predicted_seconds", t->total);
-    j_num(j, "predicted_job_seconds", t->startup + t->total);
+    j_num(j, "predicted_job_seconds", t->startup + t->total + t->remove);
     j_open(j, "time_model", '{');
     j_num(j, "startup", t->startup);
     j_num(j, "compute", t->compute);
@@ -467,6 +467,8 @@ static void r_time(json *j, const stn_run *r, const stn_result *res) {
     j_num(j, "transfer", t->xfer);
     j_num(j, "copy", t->copy);
     j_num(j, "snapshots", t->snap);
+    j_num(j, "remove", t->remove);
+    j_u64(j, "remove_bytes", t->remove_bytes);
     if (res->nranks > 1) { /* MPI: the exchanges between sweeps, and the network they were timed on */
         j_num(j, "exchange", t->exchange);
         j_num(j, "messages", t->messages);
@@ -494,6 +496,8 @@ static void r_time(json *j, const stn_run *r, const stn_result *res) {
         j_num(j, "compute_under_io_1m", r->dev.compute_under_io_1m);
     if (r->dev.io_under_compute_1m > 0)
         j_num(j, "io_under_compute_1m", r->dev.io_under_compute_1m);
+    if (r->dev.remove_seconds_per_gib > 0) /* (not measured: remove is 0) */
+        j_num(j, "remove_seconds_per_gib", r->dev.remove_seconds_per_gib);
     j_kstr(j, "device_source", r->dev.source);
     j_kstr(j, "device_curves", stn_curves_origin_name(r->dev.origin));
     if (r->dev.origin == STN_CURVES_CALIBRATED)
@@ -612,6 +616,7 @@ static void r_figures(json *j, const stn_run *r, const stn_result *res, double t
     j_num(j, "import", res->import_seconds);
     j_num(j, "loop", res->loop_seconds);
     j_num(j, "export", res->export_seconds);
+    j_num(j, "remove", res->remove_seconds);
     for (int ph = 0; ph < STN_PHASE_N; ph++)
         j_num(j, stn_phase_name(ph), res->st.seconds[ph]);
     j_close(j, '}');

@@ -199,19 +199,23 @@ typedef struct stn_iblock_pick {
 
 /* Predicted seconds of an out-of-core time loop, and their parts (stn_ooc_predict_time). */
 typedef struct stn_time_pred {
-    double total;        /* import + sweeps + export */
-    double compute;      /* the kernels alone (with init) */
-    double init;         /* of which the init expressions' values, computed in the first sweep */
-    double io;           /* the asynchronous reads and writes alone (the device busy) */
-    double npy;          /* --init reads (synchronous, first sweep) */
-    double fill;         /* the first block of each row read, and its last written, with no overlap */
-    double xfer;         /* the import of inputs and the export of --out */
-    double copy;         /* the z-strip kept in DRAM: its rows copied out of the ring and back */
-    uint64_t copy_bytes; /* those copies' bytes (stn_result.strip_copied counts the run's) */
-    uint64_t request;    /* the size of a block's requests */
-    double exchange;     /* MPI: the ghosts' exchanges between sweeps, their file IO and messages */
-    double messages;     /* of which the messages (bytes over the bandwidth, a latency each) */
-    double snap;         /* the snapshots' writes (--save-to), the device busy: part of the sweeps' time */
+    double total;          /* import + sweeps + export */
+    double compute;        /* the kernels alone (with init) */
+    double init;           /* of which the init expressions' values, computed in the first sweep */
+    double io;             /* the asynchronous reads and writes alone (the device busy) */
+    double npy;            /* --init reads (synchronous, first sweep) */
+    double fill;           /* the first block of each row read, and its last written, with no overlap */
+    double xfer;           /* the import of inputs and the export of --out */
+    double copy;           /* the z-strip kept in DRAM: its rows copied out of the ring and back */
+    uint64_t copy_bytes;   /* those copies' bytes (stn_result.strip_copied counts the run's) */
+    uint64_t request;      /* the size of a block's requests */
+    double exchange;       /* MPI: the ghosts' exchanges between sweeps, their file IO and messages */
+    double messages;       /* of which the messages (bytes over the bandwidth, a latency each) */
+    double snap;           /* the snapshots' writes (--save-to), the device busy: part of the sweeps' time */
+    double remove;         /* the scratch files removed at the end (remove_bytes at the device's
+                            * remove_seconds_per_gib; 0 where that was not measured): not in total, in the
+                            * job's prediction (startup + total + remove) */
+    uint64_t remove_bytes; /* the bytes written to them (stn_ooc_scratch_bytes) */
     double startup; /* the job's seconds before the plan's loop, measured when the prediction was made (the
                      * device's calibration, the tuner's measurements): not in total; the job's prediction
                      * is startup + total */
@@ -235,8 +239,10 @@ typedef struct stn_result {
     double loop_seconds;                        /* the time loop alone */
     double import_seconds; /* reading the .npy inputs (--init, series, points, along); ooc: overlapped */
     uint64_t
-        init_direct_bytes;   /* ooc: the --init bytes read with O_DIRECT (io/stn_npyd.h; added atomically) */
-    double export_seconds;   /* writing and syncing the --out files after the loop */
+        init_direct_bytes; /* ooc: the --init bytes read with O_DIRECT (io/stn_npyd.h; added atomically) */
+    double export_seconds; /* writing and syncing the --out files after the loop */
+    double
+        remove_seconds; /* out of core: the scratch files removed and the engine's buffers freed at the end */
     stn_req_sizes req_sizes; /* ooc: the sizes of the aio requests its queue made (reads and writes) */
     int nreplans;            /* ooc: the re-plans between sweeps, in order */
     stn_replan replans[STN_MAX_REPLANS];

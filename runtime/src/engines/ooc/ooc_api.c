@@ -368,10 +368,12 @@ static void ooc_close(void *state, int keep) {
         stn_par_wait(&e->gh.req), e->gh.pending = 0;
     if (e->q)
         stn_aio_wait_all(e->q, &e->res->st);
+    double t0 = stn_now(); /* (the file system frees the scratch files' blocks as their descriptors close) */
     if (e->f && !keep && !s->plan_only) /* (--plan-only touches no file of --dir) */
         stn_ooc_remove_scratch(e);
     e->res->engine_bytes = stn_peak_allocated_bytes();
     stn_ooc_free(e);
+    e->res->remove_seconds = stn_now() - t0;
     stn_run_copy_free(&s->fold);
     stn_run_copy_free(&s->c);
     free(s);
