@@ -136,3 +136,40 @@ def test_the_scratch_files_removal_is_predicted_from_the_bytes_written_to_them(h
     assert got[4]["strip"] == "file", got[4]["strip"]  # (by 8 < ny: y-blocked, the strip spilled at 4M)
     spill = one - level
     assert 0 < spill < level and spill % (level // SIZE[2]) == 0, spill  # whole planes of ny padded rows
+
+
+def _share_run(exe, tmp: Path, name: str, size, steps, mem, *extra) -> dict:
+    d = tmp / f"share-{name}"
+    d.mkdir()
+    rep = tmp / f"share-{name}.json"
+    r = subprocess.run([str(exe), "--size", ",".join(map(str, size)), "--steps", str(steps), "--mem", mem,
+                        "--dir", str(d), "--report", str(rep), "--quiet", *extra],
+                       capture_output=True, text=True, timeout=300,
+                       env=dict(os.environ, OMP_NUM_THREADS="2", STENCILC_CALIBRATE="0"))
+    assert r.returncode == 0, r.stderr
+    return load_report(rep)
+
+
+def test_a_long_runs_kernels_are_measured_under_io_and_a_short_ones_are_not(heat3d, tmp_path):
+    """A run whose device time the model puts at a second or more times its plan's blocks alone and under mixed
+    IO on a test file in --dir, in alternating rounds: the share of the rate left is the model's
+    compute_share, and the rate alone comes from the same rounds. A shorter run, and --plan-only (which
+    touches no file of --dir), keep the device's share and say why."""
+    long = _share_run(heat3d, tmp_path, "long", (256, 256, 128), 40, "32M", "--block", "16,256,2")
+    tm = long["time_model"]
+    assert tm["compute_share_source"].startswith("measured at startup on the plan's blocks under IO"), tm
+    src = tm["cells_per_second_source"]
+    m = re.search(r"; under mixed IO of ([\d.]+ \w+) @ (\d+) on a test file in --dir moving (\d+) MB/s, .* a share "
+                  r"of ([\d.]+)$", src)
+    assert m, src
+    assert 2 <= int(m[2]) <= 8 and int(m[3]) > 0, src  # (at least two requests in flight, within the budget)
+    assert float(m[4]) == pytest.approx(tm["compute_share"], abs=1e-3) and 0.05 <= tm["compute_share"] <= 1, tm
+    assert tm["io"] + tm["npy"] >= 1, tm
+    assert not list((tmp_path / "share-long").iterdir())  # (the test file and the scratch files: removed)
+    short = _share_run(heat3d, tmp_path, "short", SIZE, 4, "4M")
+    assert short["time_model"]["compute_share_source"] == (
+        "not measured for the plan (the run's device time is under 1 s)"), short["time_model"]
+    assert "under mixed IO" not in short["time_model"]["cells_per_second_source"]
+    plan = _share_run(heat3d, tmp_path, "plan", (256, 256, 128), 16, "32M", "--block", "16,256,2", "--plan-only")
+    assert plan["time_model"]["compute_share_source"] == (
+        "not measured for the plan (--plan-only touches no file of --dir)"), plan["time_model"]

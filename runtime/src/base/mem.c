@@ -37,3 +37,5 @@ uint64_t stn_mem_snap_piece(uint64_t budget) {
     uint64_t p = budget / STN_MEM_SNAP_DEN;
     return p > STN_SNAP_PIECE_MAX ? STN_SNAP_PIECE_MAX : p < STN_SNAP_PIECE_MIN ? STN_SNAP_PIECE_MIN : p;
 }
+
+uint64_t stn_mem_share_load(uint64_t budget) { return budget / 16 < 8 * MIB ? budget / 16 : 8 * MIB; }

@@ -121,6 +121,9 @@ uint64_t stn_mem_block_rate(uint64_t budget, uint64_t llc);
  * under a 4 MiB budget */
 #define STN_NPY_BOUNCE_SLOTS 16
 uint64_t stn_mem_npy_bounce(uint64_t budget);
+/* The buffers of the IO load under which a run measures its plan's kernels at startup (ooc_setup.c,
+ * plan_share): 1/16 of the budget, at most 8 MiB, less what the window's arrays leave of the budget. */
+uint64_t stn_mem_share_load(uint64_t budget);
 
 /* ------------------------------------------------------------------ stats.c */
 

@@ -632,3 +632,88 @@ int stn_probe(const char *dir, uint64_t file_bytes, double seconds_per_point, st
 int stn_probe_calibrate(const char *dir, stn_device *out) {
     return probe_run(dir, STN_CALIBRATE_BYTES, STN_CALIBRATE_SECONDS, 1, out, 0);
 }
+
+/* ------------------------------------------------------------------ a load for the plan's kernels */
+
+struct stn_io_load {
+    probe_ctx c;
+    io_load l;
+    uint64_t request;
+    int depth, running;
+};
+
+int stn_io_load_open(const char *dir, uint64_t file_bytes, uint64_t request, int depth, stn_io_load **out) {
+    *out = NULL;
+    size_t align = 0;
+    if (request < PROBE_ROW || request % PROBE_ROW || request > STN_PROBE_MAX_REQUEST || depth < 2 ||
+        depth > STN_PROBE_MAX_DEPTH || file_bytes < (uint64_t)depth * request)
+        return stn_error(-EINVAL,
+                         "an IO load of %llu-byte requests at depth %d over %llu bytes: out of range",
+                         (unsigned long long)request, depth, (unsigned long long)file_bytes);
+    int rc = probe_checks(dir, STN_PROBE_MIN_BYTES, 1, &align);
+    stn_io_load *l = rc ? NULL : calloc(1, sizeof *l);
+    if (rc)
+        return rc;
+    if (!l)
+        return stn_error(-ENOMEM, "cannot start an IO load in '%s': out of memory", dir);
+    probe_ctx *c = &l->c;
+    c->dir = dir;
+    c->f.fd = -1;
+    c->rng = 0x9E3779B97F4A7C15ULL;
+    c->quick = 1;
+    c->slot = request;
+    l->request = request;
+    l->depth = depth;
+    c->buf = stn_alloc((size_t)depth * request, align > 4096 ? align : 4096);
+    if (!c->buf) {
+        free(l);
+        return stn_error(-ENOMEM, "cannot start an IO load in '%s': %s", dir, stn_errmsg());
+    }
+    for (size_t k = 0; k < (size_t)depth * request / sizeof(uint64_t); k++) {
+        uint64_t v = next_random(c);
+        memcpy(c->buf + k * sizeof v, &v, sizeof v);
+    }
+    rc = open_test_file(c, &c->f, file_bytes - file_bytes % request, align);
+    point_run r;
+    if (!rc) /* written through once: reads find data on the device */
+        rc = run_point(c, &(point_spec){PROBE_WRITE, NULL, 0, request, depth, 0, 1}, &r);
+    if (rc) {
+        stn_io_load_close(l);
+        return rc;
+    }
+    *out = l;
+    return 0;
+}
+
+int stn_io_load_begin(stn_io_load *l) {
+    int rc = load_start(&l->l, &l->c, &(point_spec){PROBE_MIXED, NULL, 0, l->request, l->depth, HUGE_VAL, 0});
+    l->running = rc == 0;
+    int freed;
+    return rc ? rc : load_refill(&l->l, &freed);
+}
+
+int stn_io_load_service(stn_io_load *l) {
+    int freed, rc = stn_aio_poll(l->l.q, NULL);
+    return rc ? rc : load_refill(&l->l, &freed);
+}
+
+int stn_io_load_end(stn_io_load *l, uint64_t *bytes, double *seconds) {
+    point_run r = {0};
+    int rc = l->running ? load_finish(&l->l, 0, &r) : 0;
+    l->running = 0;
+    *bytes = r.bytes;
+    *seconds = r.seconds;
+    return rc;
+}
+
+void stn_io_load_close(stn_io_load *l) {
+    if (!l)
+        return;
+    if (l->running) { /* (a failure between begin and end: nothing left in flight into the buffers) */
+        point_run r;
+        (void)load_finish(&l->l, 0, &r);
+    }
+    stn_gridfile_close(&l->c.f);
+    stn_free(l->c.buf);
+    free(l);
+}

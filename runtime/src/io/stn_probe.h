@@ -105,6 +105,21 @@ int stn_devfile_write(const char *path, const char *text, const stn_device *dev)
  * in (0, STN_PROBE_MAX_SECONDS], `dir` an existing directory.  0, or the error (stn_error). */
 int stn_probe_check_args(const char *dir, uint64_t file_bytes, double seconds_per_point);
 
+/* Mixed IO kept running for a measurement of the plan's kernels under load (plan/tune_rate.c): a test file of
+ * file_bytes in dir (created, unlinked at once, written through once), requests of `request` bytes (a
+ * multiple of 64K, at most STN_PROBE_MAX_REQUEST) at `depth` (at most STN_PROBE_MAX_DEPTH), the even slots
+ * reading and the odd ones overwriting it at random offsets, as a probe's mixed point.  begin fills the
+ * queue; service (between the kernels' steps, as the engine polls) collects what completed and refills the
+ * free slots, never waiting; end stops issuing and drains (the writes made durable), giving the bytes moved
+ * and the seconds since begin; close removes the file and frees the buffers (depth x request, stn_alloc).
+ * Errors as stn_probe (-EOPNOTSUPP where O_DIRECT is refused or dir is in memory). */
+typedef struct stn_io_load stn_io_load;
+int stn_io_load_open(const char *dir, uint64_t file_bytes, uint64_t request, int depth, stn_io_load **out);
+int stn_io_load_begin(stn_io_load *l);
+int stn_io_load_service(stn_io_load *l);
+int stn_io_load_end(stn_io_load *l, uint64_t *bytes, double *seconds);
+void stn_io_load_close(stn_io_load *l);
+
 /* The probes' pseudo-random offsets: xorshift64 on *state (never 0), which it advances. */
 uint64_t stn_probe_xorshift(uint64_t *state);
 

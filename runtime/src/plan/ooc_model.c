@@ -297,7 +297,8 @@ static void sweep_time(const stn_ooc_model *m, const stn_ooc_plan *p, int64_t s,
      * rate, the device to the share g of its bandwidth (both at the plan's request size: fewer,
      * larger requests cost the CPU less); whichever ends first leaves the other alone at full
      * speed.  (f = g = 1: max(dev, comp).) */
-    double f = stn_dev_compute_share(tm->dev, req), g = stn_dev_io_share(tm->dev, req);
+    double f = tm->compute_share > 0 ? tm->compute_share : stn_dev_compute_share(tm->dev, req),
+           g = stn_dev_io_share(tm->dev, req);
     double cf = comp / f, dg = dev / g;
     double both = cf <= dg ? dev + (1 - g) * cf : comp + (1 - f) * dg;
     out->total += times * (both + io * edge);

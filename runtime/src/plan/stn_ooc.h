@@ -242,6 +242,8 @@ typedef struct stn_time_model {
     double init_seconds;          /* the state's initial values computed from the .stn's init expressions (the
                                    * first sweep places them as it goes: the kernels' time of sweep 0) */
     double input_init_seconds;    /* the inputs' values from their init expressions: every sweep */
+    double compute_share;         /* the plan's own share of the kernels' rate under IO, measured at startup
+                                   * (0: the device's, stn_dev_compute_share at the request size) */
 } stn_time_model;
 
 /* Seconds, beside the exact bytes of stn_ooc_predict.  Per sweep: the device is busy for D
@@ -320,6 +322,18 @@ void stn_tune_smallest(const stn_tune_problem *t, stn_ooc_plan *p);
  * budget. `source` says how. 0 or -ENOMEM. */
 int stn_ooc_block_rate(const stn_run *r, const stn_ooc_plan *p, const int64_t tile[2], double *cps,
                        char *source, size_t n);
+/* The same, and with a load (io/stn_probe.h; NULL: as stn_ooc_block_rate) as many rounds again under IO,
+ * alternating with the others, the load serviced between steps as the engine polls its queue: *share, the
+ * median round's rate under IO over the rate alone in [0.05, 1] (the plan's own compute_under_io, which the
+ * time model uses for it; 0 without a load); load_how names the load in `source`.  Errors: the kernels', the
+ * load's. */
+struct stn_io_load;
+/* The DRAM the arrays of stn_ooc_block_rate's window for plan p take: their rows' pages (what the load's
+ * buffers must fit beside). */
+uint64_t stn_ooc_rate_bytes(const stn_run *r, const stn_ooc_plan *p);
+int stn_ooc_block_rate_under(const stn_run *r, const stn_ooc_plan *p, const int64_t tile[2],
+                             struct stn_io_load *load, const char *load_how, double *cps, double *share,
+                             double *io_rate, char *source, size_t n);
 
 /* A plan saved in the state file of an interrupted run (ooc_state.c): --resume goes on with it. */
 typedef struct stn_saved_plan {

@@ -6,6 +6,8 @@
 #endif
 #include "plan/stn_ooc.h"
 
+#include "io/stn_probe.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -136,7 +138,12 @@ typedef struct rate_run {
     void **arr;
     const void **src;
     void **dst;
-    double cells, t; /* timed */
+    double cells, t;   /* timed, alone */
+    stn_io_load *load; /* the IO load of the rounds under IO (NULL: none) */
+    int under;         /* this round runs under it: its steps' cells and seconds go to ucells, ut */
+    double ucells, ut; /* timed under IO, the load's servicing between steps included */
+    double io_bytes,
+        io_seconds; /* what the load moved in those rounds, from its first submission to its drain */
 } rate_run;
 
 /* Each state field's levels rotate through its arrays at step `step`, as in the engine's window. */
@@ -188,14 +195,17 @@ static int tile_step(rate_run *m, int64_t k, int64_t step, int64_t ir, int64_t m
     tile_range(&p->r, ir, mr, m->sw[0], step, &b.lo[ra], &b.hi[ra]);
     tile_range(&p->q, iq, mq, m->sw[1], step, &b.lo[qa], &b.hi[qa]);
     double t0 = stn_now();
-    int rc = stn_step(m->r, -1, &m->v, (const void *const *)m->src, m->dst, &b, m->tile);
+    /* under IO the queue is serviced between steps, as the engine polls it: its time is the kernels' too */
+    int rc = m->under ? stn_io_load_service(m->load) : 0;
+    if (rc == 0)
+        rc = stn_step(m->r, -1, &m->v, (const void *const *)m->src, m->dst, &b, m->tile);
     if (rc || warm)
         return rc;
-    m->t += stn_now() - t0;
+    *(m->under ? &m->ut : &m->t) += stn_now() - t0;
     double c = 1;
     for (int ax = 0; ax < 3; ax++)
         c *= (double)(b.hi[ax] > b.lo[ax] ? b.hi[ax] - b.lo[ax] : 0);
-    m->cells += c;
+    *(m->under ? &m->ucells : &m->cells) += c;
     return 0;
 }
 
@@ -216,26 +226,123 @@ static int run_block(rate_run *m, int64_t k, int warm) {
     return rc;
 }
 
+/* The median of the n rates at a (sorted in place); 0 for none. */
+static double median_of(double *a, int n) {
+    qsort(a, (size_t)n, sizeof *a, cmp_double);
+    return n ? a[(n - 1) / 2] : 0;
+}
+
+/* The timed rounds: round 0 warms up (caches, the thread pool), untimed; then rounds alone for rate_seconds,
+ * at least two (their rates into alone[]), and with a load as many under IO between them (under[]), the two
+ * kinds alternating so that whatever else slows the machine meanwhile weighs on both.  *blocks: the blocks
+ * timed.  0, or the kernels' or the load's error. */
+static int run_rounds(rate_run *m, double *alone, int *na, double *under, int *nu, int64_t *blocks) {
+    int rc = 0;
+    *na = *nu = 0;
+    for (int64_t round = 0; rc == 0 && *na + *nu < RATE_ROUNDS; round++) {
+        double rs = rate_seconds(m->r, m->cells, m->t);
+        int more_alone = *na < 2 || m->t < rs, more_under = m->load && (*nu < 2 || m->ut < rs);
+        if (round > 0 && !more_alone && !more_under)
+            break;
+        m->under = round > 0 && m->load && (round % 2 == 0 || !more_alone) && more_under;
+        if (m->under && (rc = stn_io_load_begin(m->load)) != 0)
+            break;
+        double c0 = m->under ? m->ucells : m->cells, t0 = m->under ? m->ut : m->t;
+        for (int64_t k = round ? 1 : 0; rc == 0 && k < m->nblocks; k++) {
+            rc = run_block(m, k, round == 0);
+            *blocks += round > 0;
+        }
+        if (m->under) {
+            uint64_t bytes;
+            double seconds;
+            int rc2 = stn_io_load_end(m->load, &bytes, &seconds);
+            rc = rc ? rc : rc2;
+            m->io_bytes += (double)bytes, m->io_seconds += seconds;
+        }
+        double c = (m->under ? m->ucells : m->cells) - c0, t = (m->under ? m->ut : m->t) - t0;
+        if (round > 0 && t > 0) {
+            if (m->under)
+                under[(*nu)++] = c / t;
+            else
+                alone[(*na)++] = c / t;
+        }
+    }
+    m->under = 0;
+    return rc;
+}
+
+/* The measurement's source (stn_ooc_block_rate_under): the window, the tiles, the rounds, and under IO. */
+static void rate_source(const rate_run *m, int64_t blocks, int na, double under_cps, int nu, double share,
+                        const char *load_how, char *source, size_t n) {
+    char tiles[128] = "no cache tiles", w[2][24];
+    for (int k = 0; k < 2; k++) /* (a width past the block: the block's, "whole") */
+        if (m->sw[k] >= INT64_MAX / 4)
+            snprintf(w[k], sizeof w[k], "whole");
+        else
+            snprintf(w[k], sizeof w[k], "%" PRId64, m->sw[k]);
+    if (m->ts > 0)
+        snprintf(tiles, sizeof tiles, "the loop's cache tiles of %s x %s for %" PRId64 " steps", w[0], w[1],
+                 m->ts);
+    int median = na >= 3,
+        k = snprintf(source, n,
+                     "measured at startup on the plan's blocks: %" PRId64 " block%s of %" PRId64
+                     " steps%s in a %" PRId64 "x%" PRId64 "x%" PRId64 " window, %s, %.3f s, %s %d round%s",
+                     blocks, blocks == 1 ? "" : "s", m->T, m->T > RATE_STEPS ? " (their last 64)" : "",
+                     m->ext[0], m->ext[1], m->ext[2], tiles, m->t, median ? "the median of" : "over", na,
+                     na == 1 ? "" : "s");
+    if (nu > 0 && k > 0 && (size_t)k < n)
+        snprintf(
+            source + k, n - (size_t)k,
+            "; under %s moving %.0f MB/s, %.3g cells/s (the median of %d rounds between those, %.3f s): a "
+            "share of %.3f",
+            load_how, m->io_seconds > 0 ? m->io_bytes / m->io_seconds / 1e6 : 0.0, under_cps, nu, m->ut,
+            share);
+}
+
+/* m's window for plan p (m->r, p set): its extent, blocks, cache tiles and view; the bytes of one array. */
+static size_t window_setup(rate_run *m, int *narr) {
+    const stn_run *r = m->r;
+    const stn_ooc_plan *p = m->p;
+    const stn_view *g = &r->view;
+    int64_t *ext = m->ext;
+    ext[0] = g->nx, ext[1] = g->ny, ext[2] = g->nz;
+    m->yb = p->strip != STN_STRIP_NONE;
+    m->T = p->bt < 1 ? 1 : p->bt;
+    ext[p->r.axis] = window_extent(&p->r, RATE_BLOCKS, m->T);
+    if (m->yb)
+        ext[p->q.axis] = window_extent(&p->q, 1, m->T);
+    /* every array the engine keeps: levels + 1 per state field, one per input */
+    *narr = (int)stn_total_arrays(r->d);
+    m->nblocks = rate_blocks(r, p, m->T, ext, *narr);
+    ext[p->r.axis] = window_extent(&p->r, m->nblocks, m->T);
+    ext[0] = rate_width(r, p, ext, *narr);
+    char how[160]; /* (the engine reports it) */
+    stn_ooc_sub_tiles(r, p, (uint64_t)*narr, m->sw, &m->ts, how, sizeof how);
+    m->v = window_view(p, ext, r->d->elem_size);
+    return (size_t)((ext[2] - 1) * m->v.sz + ext[1] * m->v.sy) * (size_t)r->d->elem_size;
+}
+
+uint64_t stn_ooc_rate_bytes(const stn_run *r, const stn_ooc_plan *p) {
+    rate_run m = {.r = r, .p = p};
+    int narr;
+    (void)window_setup(&m, &narr);
+    /* the rows' pages, touched (touch_rows); the rest of a plane's stride stays unmapped */
+    return (uint64_t)narr * (uint64_t)m.ext[1] * (uint64_t)m.ext[2] * (uint64_t)m.v.sy *
+           (uint64_t)r->d->elem_size;
+}
+
 int stn_ooc_block_rate(const stn_run *r, const stn_ooc_plan *p, const int64_t tile[2], double *cps,
                        char *source, size_t n) {
+    return stn_ooc_block_rate_under(r, p, tile, NULL, "", cps, NULL, NULL, source, n);
+}
+
+int stn_ooc_block_rate_under(const stn_run *r, const stn_ooc_plan *p, const int64_t tile[2],
+                             struct stn_io_load *load, const char *load_how, double *cps, double *share,
+                             double *io_rate, char *source, size_t n) {
     const stn_program_desc *d = r->d;
-    const stn_view *g = &r->view;
-    rate_run m = {
-        .r = r, .p = p, .tile = tile, .yb = p->strip != STN_STRIP_NONE, .ext = {g->nx, g->ny, g->nz}};
-    m.T = p->bt < 1 ? 1 : p->bt;
-    int64_t T = m.T, *ext = m.ext;
-    ext[p->r.axis] = window_extent(&p->r, RATE_BLOCKS, T);
-    if (m.yb)
-        ext[p->q.axis] = window_extent(&p->q, 1, T);
-    /* every array the engine keeps: levels + 1 per state field, one per input */
-    int narr = (int)stn_total_arrays(d);
-    m.nblocks = rate_blocks(r, p, T, ext, narr);
-    ext[p->r.axis] = window_extent(&p->r, m.nblocks, T);
-    ext[0] = rate_width(r, p, ext, narr);
-    char how[160]; /* (the engine reports it) */
-    stn_ooc_sub_tiles(r, p, (uint64_t)narr, m.sw, &m.ts, how, sizeof how);
-    m.v = window_view(p, ext, d->elem_size);
-    size_t bytes = (size_t)((ext[2] - 1) * m.v.sz + ext[1] * m.v.sy) * (size_t)d->elem_size;
+    rate_run m = {.r = r, .p = p, .tile = tile, .load = load};
+    int narr;
+    size_t bytes = window_setup(&m, &narr);
     void **arr = m.arr = calloc((size_t)narr + 1, sizeof *arr);
     m.src = calloc((size_t)d->nsrc + 1, sizeof *m.src);
     m.dst = calloc((size_t)d->ndst + 1, sizeof *m.dst);
@@ -245,59 +352,32 @@ int stn_ooc_block_rate(const stn_run *r, const stn_ooc_plan *p, const int64_t ti
             rc = -ENOMEM;
         else
             touch_rows(arr[k], &m.v, d->elem_size); /* every page the kernels use: no page fault is timed */
-    double rates[RATE_ROUNDS];
+    double alone[RATE_ROUNDS], under[RATE_ROUNDS];
     int64_t blocks = 0;
-    int nrates = 0, krc = 0;
-    /* round 0 warms up (caches, the thread pool), untimed; then rounds for rate_seconds */
-    for (int64_t round = 0;
-         rc == 0 && krc == 0 && round < RATE_ROUNDS && (round < 2 || m.t < rate_seconds(r, m.cells, m.t));
-         round++) {
-        double round_cells = m.cells, round_t = m.t;
-        for (int64_t k = round ? 1 : 0; krc == 0 && k < m.nblocks; k++) {
-            krc = run_block(&m, k, round == 0);
-            blocks += round > 0;
-        }
-        if (round > 0 && m.t > round_t)
-            rates[nrates++] = (m.cells - round_cells) / (m.t - round_t);
-    }
-    double cells = m.cells, t = m.t;
-    const void **src = m.src;
-    void **dst = m.dst;
-    if (krc) {
-        for (int a = 0; a < narr; a++)
-            stn_scratch_unmap(arr[a], bytes);
-        free(arr);
-        free(src);
-        free(dst);
-        return krc;
-    }
+    int na = 0, nu = 0, krc = rc == 0 ? run_rounds(&m, alone, &na, under, &nu, &blocks) : 0;
     for (int k = 0; arr && k < narr; k++)
         stn_scratch_unmap(arr[k], bytes);
     free(arr);
-    free(src);
-    free(dst);
+    free(m.src);
+    free(m.dst);
+    if (krc)
+        return krc;
     if (rc)
         return stn_error(rc, "out of memory measuring the compute rate of a block (%zu bytes an array)",
                          bytes);
     /* the median of the rounds: the upper quartile (used until 2026-11-28, against slow spells at startup)
      * was 1.2-1.6x the rate the loop's kernels kept (docs/benchmarks.md section 9), and the time model
      * predicted the long runs 1.1-1.6x short; a slow spell now errs on the safe side */
-    qsort(rates, (size_t)nrates, sizeof *rates, cmp_double);
-    int median = nrates >= 3;
-    *cps = median ? rates[(nrates - 1) / 2] : t > 0 && cells > 0 ? cells / t : 0;
-    char tiles[128] = "no cache tiles", w[2][24];
-    for (int k = 0; k < 2; k++) /* (a width past the block: the block's, "whole") */
-        if (m.sw[k] >= INT64_MAX / 4)
-            snprintf(w[k], sizeof w[k], "whole");
-        else
-            snprintf(w[k], sizeof w[k], "%" PRId64, m.sw[k]);
-    if (m.ts > 0)
-        snprintf(tiles, sizeof tiles, "the loop's cache tiles of %s x %s for %" PRId64 " steps", w[0], w[1],
-                 m.ts);
-    snprintf(source, n,
-             "measured at startup on the plan's blocks: %" PRId64 " block%s of %" PRId64
-             " steps%s in a %" PRId64 "x%" PRId64 "x%" PRId64 " window, %s, %.3f s, %s %d round%s",
-             blocks, blocks == 1 ? "" : "s", T, T > RATE_STEPS ? " (their last 64)" : "", ext[0], ext[1],
-             ext[2], tiles, t, median ? "the median of" : "over", nrates, nrates == 1 ? "" : "s");
+    *cps = na >= 3 ? median_of(alone, na) : m.t > 0 && m.cells > 0 ? m.cells / m.t : 0;
+    double ucps = nu >= 3 ? median_of(under, nu) : m.ut > 0 ? m.ucells / m.ut : 0, f = 0;
+    if (nu > 0 && *cps > 0) { /* (as the probe's compute_under_io: in [0.05, 1]) */
+        f = ucps / *cps;
+        f = !(f > 0.05) ? 0.05 : f > 1 ? 1 : f;
+    }
+    if (share)
+        *share = f;
+    if (io_rate)
+        *io_rate = m.io_seconds > 0 ? m.io_bytes / m.io_seconds : 0;
+    rate_source(&m, blocks, na, ucps, nu, f, load_how, source, n);
     return 0;
 }

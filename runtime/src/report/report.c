@@ -498,6 +498,14 @@ static void r_time(json *j, const stn_run *r, const stn_result *res) {
         j_num(j, "io_under_compute_1m", r->dev.io_under_compute_1m);
     if (r->dev.remove_seconds_per_gib > 0) /* (not measured: remove is 0) */
         j_num(j, "remove_seconds_per_gib", r->dev.remove_seconds_per_gib);
+    /* the share the model used: the plan's own, measured at startup, else the device's at request_bytes */
+    j_num(j, "compute_share",
+          res->compute_share > 0 ? res->compute_share : stn_dev_compute_share(&r->dev, t->request));
+    j_kstr(j, "compute_share_source",
+           res->compute_share > 0
+               ? "measured at startup on the plan's blocks under IO (cells_per_second_source)"
+           : res->share_source[0] ? res->share_source
+                                  : "not measured for the plan");
     j_kstr(j, "device_source", r->dev.source);
     j_kstr(j, "device_curves", stn_curves_origin_name(r->dev.origin));
     if (r->dev.origin == STN_CURVES_CALIBRATED)

@@ -258,7 +258,10 @@ typedef struct stn_result {
     int64_t time_tiles[3];        /* in-core: the temporal tiles by, bz, bt (bt 0: the plain loop) */
     char tiles_source[160];       /* in-core: how they were chosen, or why there are none */
     double cells_per_second;      /* ooc: the kernels' rate the time model used */
-    char rate_source[256];        /* and where it came from */
+    char rate_source[512];        /* and where it came from */
+    double compute_share;         /* ooc: the plan's own share of its kernels' rate under IO, measured at
+                                   * startup (stn_ooc_block_rate_under; 0: not measured, the device's) */
+    char share_source[256];       /* why it was not measured ("" when it was: rate_source says how) */
     double copy_bytes_per_second; /* ooc: DRAM copy rate the time model used (0: not modelled) */
     char copy_source[160];        /* and where it came from */
     uint64_t strip_copied;        /* ooc: bytes the z-strip in DRAM copied (out of the ring and back) */

@@ -32,8 +32,9 @@ static stn_time_model time_model(const ooc *e, const stn_device *dev, double cel
                             .xm = NULL,
                             .ghost_bt = 0,
                             .snap_bytes_per_step = stn_h5_bytes_per_step(e->d, e->r->o),
-                            .init_seconds = e->init_state,        /* (sweep 0's: the one a fit may be of) */
-                            .input_init_seconds = e->init_input}; /* (measured once, at the run's start) */
+                            .init_seconds = e->init_state,       /* (sweep 0's: the one a fit may be of) */
+                            .input_init_seconds = e->init_input, /* (measured once, at the run's start) */
+                            .compute_share = e->res->compute_share};
 }
 
 /* The seconds the time model gives plan p's sweeps from sweep s0 on for `steps` steps (the sweeps s0,
@@ -116,7 +117,9 @@ int stn_ooc_refine(ooc *e, const ooc_measured *m, int program) {
     if (!may_replan(e, program) || m->left <= 0 || !(m->compute > 1e-4) || !(m->wall > 1e-3))
         return 0;
     double f =
-        stn_dev_compute_share(&e->r->dev, stn_ooc_request_bytes(&e->plan, STN_AIO_DEFAULT_MAX_REQUEST));
+        e->res->compute_share > 0
+            ? e->res->compute_share
+            : stn_dev_compute_share(&e->r->dev, stn_ooc_request_bytes(&e->plan, STN_AIO_DEFAULT_MAX_REQUEST));
     double rate = m->cells / m->compute / f; /* the kernels alone (they ran beside the IO) */
     if (!(rate > 0))
         return 0;

@@ -7,6 +7,7 @@
 #include "engines/ooc/stn_ooc_engine.h"
 #include "io/stn_hdf5.h"
 #include "io/stn_npyd.h"
+#include "io/stn_probe.h"
 
 #include <fcntl.h>
 #include <inttypes.h>
@@ -294,8 +295,65 @@ static int init_seconds(ooc *e, int64_t first_sweep, double *state, double *inpu
     return 0;
 }
 
+/* The plan's own share of its kernels' rate under IO (time_model.compute_share; docs/out-of-core.md, "The
+ * time model"): its blocks timed again, alone and with mixed IO of its request size (in 64K, at most 1M) on
+ * a test file in --dir, in alternating rounds, the load serviced between steps as the engine polls; the rate
+ * alone is then the same rounds'.  Measured once, for a run (--plan-only touches no file of --dir) whose rate
+ * was measured (not a --machine file's), on the aio tier, whose device time the model puts at
+ * STN_SHARE_MIN_IO_SECONDS at least (a shorter run would spend a noticeable part of itself measuring).
+ * Elsewhere share_source says why and the device's share holds.  Its seconds join the job's startup. */
+#define STN_SHARE_MIN_IO_SECONDS 1.0
+#define STN_SHARE_MAX_DEPTH 8
+static int plan_share(ooc *e, double io_seconds) {
+    const stn_run *r = e->r;
+    stn_result *res = e->res;
+    uint64_t unit = (uint64_t)64 << 10,
+             req = stn_ooc_request_bytes(&e->plan, STN_AIO_DEFAULT_MAX_REQUEST) / unit * unit;
+    req = req < unit ? unit : req > ((uint64_t)1 << 20) ? (uint64_t)1 << 20 : req;
+    /* the load's buffers beside the window's arrays, within the budget */
+    uint64_t buf = stn_mem_share_load(r->mem_budget), window = stn_ooc_rate_bytes(r, &e->plan);
+    if (window + buf > r->mem_budget)
+        buf = r->mem_budget > window ? r->mem_budget - window : 0;
+    int depth = buf / req > STN_SHARE_MAX_DEPTH ? STN_SHARE_MAX_DEPTH : (int)(buf / req);
+    const char *why = r->o->plan_only                         ? "--plan-only touches no file of --dir"
+                      : r->hw.cells_per_second > 0            ? "the kernels' rate is --machine's"
+                      : r->o->tier == STN_TIER_PMEM           ? "--tier pmem has no IO queue"
+                      : io_seconds < STN_SHARE_MIN_IO_SECONDS ? "the run's device time is under 1 s"
+                      : depth < 2                             ? "the budget leaves no room for an IO load"
+                                                              : NULL;
+    e->share_tried = 1;
+    if (why) {
+        snprintf(res->share_source, sizeof res->share_source, "not measured for the plan (%s)", why);
+        return 0;
+    }
+    double t0 = stn_now(), cps = 0, share = 0, io_rate = 0;
+    stn_io_load *l = NULL;
+    int rc = stn_io_load_open(r->o->dir, 4 * (uint64_t)depth * req, req, depth, &l);
+    if (rc) { /* (no O_DIRECT, no space: the device's share, and the reason said) */
+        snprintf(res->share_source, sizeof res->share_source,
+                 "not measured for the plan (an IO load in --dir: %.200s)", stn_errmsg());
+        stn_error_clear();
+        return 0;
+    }
+    char how[160], hb[32];
+    snprintf(how, sizeof how, "mixed IO of %s @ %d on a test file in --dir",
+             stn_fmt_bytes(hb, sizeof hb, req), depth);
+    char src[sizeof res->rate_source];
+    rc = stn_ooc_block_rate_under(r, &e->plan, res->ib.tile, l, how, &cps, &share, &io_rate, src, sizeof src);
+    stn_io_load_close(l);
+    if (rc)
+        return rc;
+    res->cells_per_second = cps;
+    res->compute_share = share;
+    snprintf(res->rate_source, sizeof res->rate_source, "%s", src);
+    res->share_source[0] = '\0';
+    e->startup += stn_now() - t0;
+    return 0;
+}
+
 /* The time model: the kernels' rate on the plan's blocks (the tuner may have measured it
- * already; a --machine file's cells_per_second wins) and the device's curves. */
+ * already; a --machine file's cells_per_second wins), the plan's own share of it under IO (plan_share) and
+ * the device's curves. */
 int stn_ooc_model_time(ooc *e, int64_t first_sweep) {
     const stn_run *r = e->r;
     stn_result *res = e->res;
@@ -331,8 +389,17 @@ int stn_ooc_model_time(ooc *e, int64_t first_sweep) {
                          .ghost_bt = r->part ? r->part->bt : 0,
                          .snap_bytes_per_step = stn_h5_bytes_per_step(r->d, r->o),
                          .init_seconds = init,
-                         .input_init_seconds = input_init};
+                         .input_init_seconds = input_init,
+                         .compute_share = res->compute_share};
     stn_ooc_predict_time(&e->model, &e->plan, first_sweep, &tm, &res->time);
+    if (!e->share_tried) { /* (once: the report's model at the end keeps what was measured) */
+        rc = plan_share(e, res->time.io + res->time.npy);
+        if (rc)
+            return rc;
+        tm.cells_per_second = res->cells_per_second;
+        tm.compute_share = res->compute_share;
+        stn_ooc_predict_time(&e->model, &e->plan, first_sweep, &tm, &res->time);
+    }
     res->time.startup = e->startup;
     res->have_time = 1;
     return 0;

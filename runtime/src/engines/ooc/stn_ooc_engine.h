@@ -109,6 +109,7 @@ typedef struct ooc {
     stn_time_pred time0;   /* re-planned: the time model's prediction at the start (the report's) */
     double refine_seconds; /* the last re-planning's search (ooc_refine.c) */
     double startup;        /* the job's seconds before its time model was made (stn_time_pred.startup) */
+    int share_tried;       /* the plan's compute share under IO was measured, or found not to be (once) */
     double init_state,
         init_input; /* the init expressions' seconds over the grid (ooc_setup.c, init_seconds) */
     int init_measured;
