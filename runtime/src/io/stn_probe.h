@@ -30,6 +30,9 @@
  *              rate alone: about 0.5 s each, in 4 alternating pieces so that anything else slowing
  *              the machine meanwhile weighs on both; clamped to [0.05, 1].
  *
+ * Last, remove_seconds_per_gib: the written test file's removal (its last descriptor closed: the file
+ * system frees its blocks, on a `discard` mount trimming them) over its size in GiB.
+ *
  * Time: about (2 x 12 + 8 + 4) x seconds_per_point, plus one pass over the file, plus about 1 s
  * of compute (the defaults, 1 GiB and 0.3 s, take about 22 s on a 1-2 GB/s device).  Memory:
  * STN_PROBE_MAX_DEPTH x the largest request (128 MiB) of buffers and 4 MiB of grids, through
