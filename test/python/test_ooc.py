@@ -286,7 +286,8 @@ def _kill_and_resume_until_done(exe, common, scratch, out, ref, window, moments,
             assert sha(start) == digest, "the input file changed"
             if out.exists():  # killed after its outputs were renamed (its report, summary, exit still ahead):
                 assert np.array_equal(np.load(out), np.load(ref)), "a killed run left an incomplete output"
-                return kills  # an output under its final name is complete, whatever happens after
+                # (its scratch files are still there, for the next --resume: it finds every sweep done,
+                # exports again and removes them)
             continue
         assert p.returncode == 0, p.stderr.read().decode()
         return kills
@@ -320,6 +321,63 @@ def test_sigkill_at_random_moments_resumes_bit_identically(heat3d, tmp_path, blo
     assert np.array_equal(np.load(out), np.load(ref))
     assert sha(start) == digest
     assert not list(scratch.glob("*.grid")), "scratch files left after a successful run"
+
+
+KILL_AT_RENAME = r"""
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+/* SIGKILL the process at the rename of a file named STN_KILL_RENAME: before it, or after it
+ * (STN_KILL_AFTER set) */
+int rename(const char *from, const char *to) {
+    int (*real)(const char *, const char *) = (int (*)(const char *, const char *))dlsym(RTLD_NEXT, "rename");
+    const char *name = getenv("STN_KILL_RENAME"), *slash = strrchr(to, '/');
+    int hit = name && strcmp(slash ? slash + 1 : to, name) == 0;
+    if (hit && !getenv("STN_KILL_AFTER"))
+        raise(SIGKILL);
+    int rc = real(from, to);
+    if (hit)
+        raise(SIGKILL);
+    return rc;
+}
+"""
+
+
+@pytest.mark.parametrize("tier", ["aio", "pmem"])
+@pytest.mark.parametrize("moment", ["before", "after"])
+def test_a_run_killed_at_its_outputs_rename_resumes_with_the_export_alone(heat3d, tmp_path, tier, moment):
+    """The scratch files (and the state naming them) are removed only once every output is renamed into
+    place: a run killed just before its output's rename loses no sweep (the --resume reads the last
+    set once, for the export), and one killed just after it leaves that output whole."""
+    shim = tmp_path / "killrename.so"
+    (tmp_path / "killrename.c").write_text(KILL_AT_RENAME)
+    subprocess.run(["cc", "-shared", "-fPIC", "-o", str(shim), str(tmp_path / "killrename.c"), "-ldl"], check=True)
+    start = tmp_path / "start.npy"
+    np.save(start, np.random.default_rng(5).random((80, 64, 72)))
+    common = ["--size", "72,64,80", "--steps", "40", "--block", "20,9,2", "--init", f"u={start}", "--quiet",
+              "--tier", tier]
+    ref, out, scratch = tmp_path / "ref.npy", tmp_path / "out.npy", tmp_path / "scratch"
+    scratch.mkdir()
+    run(heat3d, *common, "--dir", str(scratch), "--out", f"u={ref}", "--report", str(tmp_path / "ref.json"))
+    whole_run = load_report(tmp_path / "ref.json")["bytes_read"]
+    env = dict(ENV, LD_PRELOAD=str(shim), STN_KILL_RENAME="out.npy")
+    if moment == "after":
+        env["STN_KILL_AFTER"] = "1"
+    args = [*common, "--dir", str(scratch), "--out", f"u={out}", "--resume", "--report", str(tmp_path / "r.json")]
+    killed = subprocess.run([str(heat3d), *args], env=env, capture_output=True, text=True, timeout=300)
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    assert (scratch / "heat3d.ooc-state").exists(), "the state was removed before the outputs were in place"
+    assert out.exists() == (moment == "after")
+    if moment == "after":
+        assert np.array_equal(np.load(out), np.load(ref)), "the renamed output is not whole"
+    assert not (tmp_path / "r.json").exists(), "the report appeared before the run ended"
+    run(heat3d, *args)  # the resumed run: every sweep done, the export alone
+    resumed = load_report(tmp_path / "r.json")["bytes_read"]
+    assert resumed < whole_run / 10, f"the resumed run read {resumed} bytes of a whole run's {whole_run}: it ran sweeps"
+    assert np.array_equal(np.load(out), np.load(ref))
+    assert sorted(p.name for p in scratch.iterdir()) == [], "scratch files left after the resumed run"
 
 
 def test_resume_refuses_a_different_run(heat3d, tmp_path):

@@ -285,6 +285,16 @@ int stn_afile_write(stn_afile *af, const void *buf, size_t n) {
     return 0;
 }
 
+int stn_afile_rewind(stn_afile *af) {
+    af->synced = 0;
+    if (ftruncate(af->fd, 0) != 0 || lseek(af->fd, 0, SEEK_SET) != 0) {
+        int e = errno;
+        return stn_error(stn_neg_errno(e), "cannot write '%s': emptying '%s' failed: %s", af->path, af->tmp,
+                         strerror(e));
+    }
+    return 0;
+}
+
 int stn_afile_sync(stn_afile *af) {
     if (af->synced)
         return 0;

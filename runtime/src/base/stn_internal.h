@@ -207,6 +207,7 @@ int stn_afile_open(stn_afile *af, const char *path, uint64_t size_hint);
 int stn_open_input(const char *path);
 int stn_afile_write(stn_afile *af, const void *buf, size_t n);
 int stn_afile_sync(stn_afile *af);   /* fsync the temporary (commit does it if needed) */
+int stn_afile_rewind(stn_afile *af); /* the temporary emptied, to be written again from its start */
 int stn_afile_commit(stn_afile *af); /* close, rename, fsync the directory; unlinks on failure */
 void stn_afile_abort(stn_afile *af); /* close and unlink; safe on a zeroed or closed stn_afile */
 

@@ -244,8 +244,20 @@ int stn_outputs_commit(stn_run *r, stn_result *res, const stn_ooc_result *plan, 
     }
     if (rc == 0)
         rc = stn_h5files_commit(r);
-    if (rc == 0 && report->tmp && (rc = stn_afile_commit(report)) != 0)
+    return rc;
+}
+
+int stn_report_commit(const stn_run *r, const stn_result *res, const stn_ooc_result *plan,
+                      stn_afile *report) {
+    if (!report->tmp || stn_par_rank() > 0)
+        return 0;
+    int rc = stn_afile_rewind(report); /* (its first fill proved the room; the scratch files freed more) */
+    if (rc == 0)
+        rc = stn_report_fill(r, res, plan, report);
+    if (rc == 0 && (rc = stn_afile_commit(report)) != 0)
         rc = stn_error(rc, "cannot write the report: %s", stn_errmsg());
+    if (rc)
+        rc = stn_error(rc, "the outputs are complete, but %s", stn_errmsg());
     return rc;
 }
 

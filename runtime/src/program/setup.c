@@ -288,7 +288,7 @@ void stn_program_extra_io(const stn_program_run *pr, uint64_t *rd, uint64_t *wr)
     *wr += pr->snap_written; /* the snapshots' data bytes (docs/design/021) */
 }
 
-int stn_program_finish(stn_program_run *pr, int rc, int program) {
+int stn_program_commit(stn_program_run *pr, int rc) {
     stn_run *r = &pr->in;
     uint64_t xr, xw;
     stn_program_extra_io(pr, &xr, &xw);
@@ -298,6 +298,14 @@ int stn_program_finish(stn_program_run *pr, int rc, int program) {
     if (rc == 0)
         rc = stn_outputs_commit(r, &pr->res, stn_engine_of(r->o->mode)->has.plans ? &pr->plan : NULL,
                                 &pr->report);
+    return stn_par_agree(rc, "to rename its outputs"); /* (no rank removes its scratch files before) */
+}
+
+int stn_program_finish(stn_program_run *pr, int rc, int program) {
+    stn_run *r = &pr->in;
+    if (rc == 0)
+        rc = stn_report_commit(r, &pr->res, stn_engine_of(r->o->mode)->has.plans ? &pr->plan : NULL,
+                               &pr->report);
     stn_outputs_abort(r, &pr->report); /* whatever is left after a failure */
     if (rc == 0 && program && !r->o->plan_only && stn_par_rank() == 0)
         stn_summary_end(r, &pr->res);

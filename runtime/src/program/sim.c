@@ -416,7 +416,9 @@ int stn_sim_close(stn_sim *s) {
         s->pr.res.export_seconds += stn_now() - t0;
     threads_out(s);
     s->pr.res.predicted_written += s->ckpt_written;
-    stn_engine_close(s->eng, rc != 0); /* a failed export: the committed sweeps stay, for --resume */
+    rc = stn_program_commit(&s->pr, rc);
+    stn_engine_close(s->eng,
+                     rc != 0); /* the outputs not all in place: the committed sweeps stay, for --resume */
     s->eng = NULL;
     rc = stn_program_finish(&s->pr, rc, s->program);
     char msg[1024];

@@ -31,9 +31,14 @@ int stn_program_setup(stn_program_run *pr, const stn_program_desc *d, const stn_
 /* Everything before the engine: the inputs looked at, the series, points and `along` arrays read, the
  * outputs' temporaries created, the device found (an engine that needs it). */
 int stn_program_prepare(stn_program_run *pr);
-/* After the engine (rc: how it went): the report written, then the outputs and the report renamed into
- * place, or all of them removed after a failure; the program's summary line (`program`: the program's
- * run, not a simulation's). */
+/* After the engine's finish (rc: how it went), before its close: the report written (a full disk fails
+ * here), then the outputs renamed into place; every rank agrees on the outcome (rc), so that the
+ * engines close keeping their scratch files for --resume unless every output is in place: a run killed
+ * before its outputs' renames resumes with the export alone. */
+int stn_program_commit(stn_program_run *pr, int rc);
+/* After the engine's close (rc: stn_program_commit's): the report written again with the scratch files'
+ * removal and renamed into place, or every temporary removed after a failure; the program's summary
+ * line (`program`: the program's run, not a simulation's). */
 int stn_program_finish(stn_program_run *pr, int rc, int program);
 /* The run's bytes beside its engine's, which stn_program_finish adds to the prediction: the series,
  * points and `along` files read once, the records (rank 0) and the snapshots (stn_engine_snap_written)
@@ -68,9 +73,13 @@ int stn_outputs_open(stn_run *r, stn_afile *report);
 /* Bytes of one step's samples of record k. */
 uint64_t stn_record_bytes(const stn_run *r, int k);
 /* After a successful engine: the records written, every output synced, (MPI) the ranks' figures
- * gathered on rank 0, the report written and synced, and only then the outputs and the report
- * renamed into place; a failure leaves none of them (only a failing rename, after the others). */
+ * gathered on rank 0, the report written and synced (a full disk fails here, with nothing renamed),
+ * and only then the outputs renamed into place; a failure leaves none of them (only a failing
+ * rename, after the others).  The report stays a temporary: stn_report_commit. */
 int stn_outputs_commit(stn_run *r, stn_result *res, const stn_ooc_result *plan, stn_afile *report);
+/* After the outputs' renames and the engine's close (its scratch files removed, and the time that
+ * took): the report written again, now whole, and renamed into place (rank 0). */
+int stn_report_commit(const stn_run *r, const stn_result *res, const stn_ooc_result *plan, stn_afile *report);
 /* Whether the run writes any --out file (a field's level or a record). */
 int stn_outputs_any(const stn_run *r);
 /* Whatever is left open, removed (temporaries unlinked; joined files closed). */
