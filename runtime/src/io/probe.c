@@ -266,7 +266,7 @@ static int run_point(probe_ctx *c, const point_spec *ps, point_run *out) {
  * generated kernels split it: a stand-in for the kernels whose slowdown under IO is measured. */
 #define JACOBI_N 64
 #define COMPUTE_SECONDS 0.5 /* each of the two rates is measured this long in all */
-#define COMPUTE_ROUNDS 4    /* ... in this many alternating pieces */
+#define COMPUTE_ROUNDS 4    /* ... in this many alternating pieces (a calibration: 0.2 s in 4) */
 
 static void jacobi_step(const double *restrict a, double *restrict b) {
     const int64_t n = JACOBI_N, sy = n, sz = n * n;
@@ -317,10 +317,23 @@ static int compute_piece(compute_run *cr, double seconds, io_load *l) {
     return rc;
 }
 
+/* The median of n rates (n <= COMPUTE_ROUNDS; sorted in place). */
+static double median_rate(double *v, int n) {
+    for (int i = 1; i < n; i++)
+        for (int k = i; k > 0 && v[k - 1] > v[k]; k--) {
+            double t = v[k];
+            v[k] = v[k - 1], v[k - 1] = t;
+        }
+    return n == 0 ? 0 : n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
 /* compute_under_io (stn_device.h): the kernel's rate while mixed IO of `req` bytes at depth 32 runs
  * over the test file, over its rate alone, in (0, 1] -- at least 0.05, so that a disturbed measurement
  * cannot make the model believe the kernels stop.  The two are measured in alternating pieces, so
- * that whatever else slows the machine meanwhile (other processes, the host) weighs on both. */
+ * that whatever else slows the machine meanwhile (other processes, the host) weighs on both, and each
+ * is the median of its pieces' rates: one disturbed piece does not move it (a calibration in a bench
+ * once pooled two pieces into 0.16 at 1M where the same machine gives 0.67-0.96, and Blk-Tune chose a
+ * plan twice as slow). */
 static int measure_compute_under_io(probe_ctx *c, uint64_t req, double *share, double *io_rate, int verbose) {
     size_t bytes = (size_t)JACOBI_N * JACOBI_N * JACOBI_N * sizeof(double);
     compute_run cr = {{stn_alloc(bytes, 64), stn_alloc(bytes, 64)}, 0, 0, {0, 0}, {0, 0}};
@@ -336,9 +349,10 @@ static int measure_compute_under_io(probe_ctx *c, uint64_t req, double *share, d
     }
     uint64_t io_bytes = 0;
     double io_seconds = 0;
-    int rounds = c->quick ? 2 : COMPUTE_ROUNDS; /* (a calibration: 0.2 s in 2 pieces) */
-    double piece = (c->quick ? 0.2 : COMPUTE_SECONDS) / rounds;
-    for (int round = 0; round < rounds && !rc; round++) {
+    double piece = (c->quick ? 0.2 : COMPUTE_SECONDS) / COMPUTE_ROUNDS, rates[2][COMPUTE_ROUNDS];
+    int rounds = 0;
+    for (; rounds < COMPUTE_ROUNDS && !rc; rounds++) {
+        double c0 = cr.cells[0], s0 = cr.seconds[0], c1 = cr.cells[1], s1 = cr.seconds[1];
         rc = compute_piece(&cr, piece, NULL);
         if (!rc)
             rc = load_start(l, c, &(point_spec){PROBE_MIXED, NULL, 0, req, 32, HUGE_VAL, 0});
@@ -352,9 +366,12 @@ static int measure_compute_under_io(probe_ctx *c, uint64_t req, double *share, d
         rc = load_finish(l, rc, &r);
         io_bytes += r.bytes;
         io_seconds += r.seconds;
+        rates[0][rounds] = (cr.cells[0] - c0) / (cr.seconds[0] - s0);
+        rates[1][rounds] = (cr.cells[1] - c1) / (cr.seconds[1] - s1);
     }
     if (!rc) {
-        double alone = cr.cells[0] / cr.seconds[0], under = cr.cells[1] / cr.seconds[1], s = under / alone;
+        double alone = median_rate(rates[0], rounds), under = median_rate(rates[1], rounds),
+               s = under / alone;
         *share = !(s > 0.05) ? 0.05 : s > 1 ? 1 : s; /* a NaN too gives 0.05 */
         *io_rate = io_seconds > 0 ? (double)io_bytes / io_seconds : 0;
         if (verbose)
