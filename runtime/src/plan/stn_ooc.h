@@ -333,7 +333,7 @@ struct stn_io_load;
 uint64_t stn_ooc_rate_bytes(const stn_run *r, const stn_ooc_plan *p);
 int stn_ooc_block_rate_under(const stn_run *r, const stn_ooc_plan *p, const int64_t tile[2],
                              struct stn_io_load *load, const char *load_how, double *cps, double *share,
-                             double *io_rate, char *source, size_t n);
+                             char *source, size_t n);
 
 /* A plan saved in the state file of an interrupted run (ooc_state.c): --resume goes on with it. */
 typedef struct stn_saved_plan {

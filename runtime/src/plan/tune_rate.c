@@ -334,12 +334,12 @@ uint64_t stn_ooc_rate_bytes(const stn_run *r, const stn_ooc_plan *p) {
 
 int stn_ooc_block_rate(const stn_run *r, const stn_ooc_plan *p, const int64_t tile[2], double *cps,
                        char *source, size_t n) {
-    return stn_ooc_block_rate_under(r, p, tile, NULL, "", cps, NULL, NULL, source, n);
+    return stn_ooc_block_rate_under(r, p, tile, NULL, "", cps, NULL, source, n);
 }
 
 int stn_ooc_block_rate_under(const stn_run *r, const stn_ooc_plan *p, const int64_t tile[2],
                              struct stn_io_load *load, const char *load_how, double *cps, double *share,
-                             double *io_rate, char *source, size_t n) {
+                             char *source, size_t n) {
     const stn_program_desc *d = r->d;
     rate_run m = {.r = r, .p = p, .tile = tile, .load = load};
     int narr;
@@ -377,8 +377,6 @@ int stn_ooc_block_rate_under(const stn_run *r, const stn_ooc_plan *p, const int6
     }
     if (share)
         *share = f;
-    if (io_rate)
-        *io_rate = m.io_seconds > 0 ? m.io_bytes / m.io_seconds : 0;
     rate_source(&m, blocks, na, ucps, nu, f, load_how, source, n);
     return 0;
 }

@@ -326,7 +326,7 @@ static int plan_share(ooc *e, double io_seconds) {
         snprintf(res->share_source, sizeof res->share_source, "not measured for the plan (%s)", why);
         return 0;
     }
-    double t0 = stn_now(), cps = 0, share = 0, io_rate = 0;
+    double t0 = stn_now(), cps = 0, share = 0;
     stn_io_load *l = NULL;
     int rc = stn_io_load_open(r->o->dir, 4 * (uint64_t)depth * req, req, depth, &l);
     if (rc) { /* (no O_DIRECT, no space: the device's share, and the reason said) */
@@ -339,7 +339,7 @@ static int plan_share(ooc *e, double io_seconds) {
     snprintf(how, sizeof how, "mixed IO of %s @ %d on a test file in --dir",
              stn_fmt_bytes(hb, sizeof hb, req), depth);
     char src[sizeof res->rate_source];
-    rc = stn_ooc_block_rate_under(r, &e->plan, res->ib.tile, l, how, &cps, &share, &io_rate, src, sizeof src);
+    rc = stn_ooc_block_rate_under(r, &e->plan, res->ib.tile, l, how, &cps, &share, src, sizeof src);
     stn_io_load_close(l);
     if (rc)
         return rc;
