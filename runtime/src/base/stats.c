@@ -14,6 +14,18 @@
 #include <time.h>
 #include <unistd.h>
 
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double stn_median(double *a, int n) {
+    if (n <= 0)
+        return 0;
+    qsort(a, (size_t)n, sizeof *a, cmp_double);
+    return a[(n - 1) / 2];
+}
+
 double stn_now(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);

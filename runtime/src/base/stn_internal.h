@@ -145,6 +145,9 @@ void stn_req_count(stn_req_sizes *h, int write, uint64_t bytes);
 double stn_process_age(void);
 /* st->seconds[phase] += stn_now() - t0; st may be NULL. */
 void stn_stats_add_time(stn_stats *st, int phase, double t0);
+/* The median of the n values at a (the lower one of an even count; sorted in place); 0 for none: the
+ * rate of timed rounds, which one disturbed round does not move. */
+double stn_median(double *a, int n);
 
 /* Resident memory now, a page mapped twice counted once (0 if unknown); see stats.c. */
 uint64_t stn_pss_bytes(void);

@@ -317,16 +317,6 @@ static int compute_piece(compute_run *cr, double seconds, io_load *l) {
     return rc;
 }
 
-/* The median of n rates (n <= COMPUTE_ROUNDS; sorted in place). */
-static double median_rate(double *v, int n) {
-    for (int i = 1; i < n; i++)
-        for (int k = i; k > 0 && v[k - 1] > v[k]; k--) {
-            double t = v[k];
-            v[k] = v[k - 1], v[k - 1] = t;
-        }
-    return n == 0 ? 0 : n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 /* compute_under_io (stn_device.h): the kernel's rate while mixed IO of `req` bytes at depth 32 runs
  * over the test file, over its rate alone, in (0, 1] -- at least 0.05, so that a disturbed measurement
  * cannot make the model believe the kernels stop.  The two are measured in alternating pieces, so
@@ -370,8 +360,7 @@ static int measure_compute_under_io(probe_ctx *c, uint64_t req, double *share, d
         rates[1][rounds] = (cr.cells[1] - c1) / (cr.seconds[1] - s1);
     }
     if (!rc) {
-        double alone = median_rate(rates[0], rounds), under = median_rate(rates[1], rounds),
-               s = under / alone;
+        double alone = stn_median(rates[0], rounds), under = stn_median(rates[1], rounds), s = under / alone;
         *share = !(s > 0.05) ? 0.05 : s > 1 ? 1 : s; /* a NaN too gives 0.05 */
         *io_rate = io_seconds > 0 ? (double)io_bytes / io_seconds : 0;
         if (verbose)

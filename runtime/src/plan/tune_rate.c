@@ -24,11 +24,6 @@
  * 2^40 steps, an open horizon's, would never end) */
 #define RATE_STEPS 64
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* The extent of the measured window in dimension g: `k` blocks, the skew of their bt steps and
  * the halo, at most the grid. */
 static int64_t window_extent(const stn_ooc_dim *g, int64_t k, int64_t bt) {
@@ -226,12 +221,6 @@ static int run_block(rate_run *m, int64_t k, int warm) {
     return rc;
 }
 
-/* The median of the n rates at a (sorted in place); 0 for none. */
-static double median_of(double *a, int n) {
-    qsort(a, (size_t)n, sizeof *a, cmp_double);
-    return n ? a[(n - 1) / 2] : 0;
-}
-
 /* The timed rounds: round 0 warms up (caches, the thread pool), untimed; then rounds alone for rate_seconds
  * (half of it with a load), at least two (their rates into alone[]), and with a load as many under IO between
  * them (under[]), the two kinds alternating so that whatever else slows the machine meanwhile weighs on both.
@@ -369,8 +358,8 @@ int stn_ooc_block_rate_under(const stn_run *r, const stn_ooc_plan *p, const int6
     /* the median of the rounds: the upper quartile (used until 2026-11-28, against slow spells at startup)
      * was 1.2-1.6x the rate the loop's kernels kept (docs/benchmarks.md section 9), and the time model
      * predicted the long runs 1.1-1.6x short; a slow spell now errs on the safe side */
-    *cps = na >= 3 ? median_of(alone, na) : m.t > 0 && m.cells > 0 ? m.cells / m.t : 0;
-    double ucps = nu >= 3 ? median_of(under, nu) : m.ut > 0 ? m.ucells / m.ut : 0, f = 0;
+    *cps = na >= 3 ? stn_median(alone, na) : m.t > 0 && m.cells > 0 ? m.cells / m.t : 0;
+    double ucps = nu >= 3 ? stn_median(under, nu) : m.ut > 0 ? m.ucells / m.ut : 0, f = 0;
     if (nu > 0 && *cps > 0) { /* (as the probe's compute_under_io: in [0.05, 1]) */
         f = ucps / *cps;
         f = !(f > 0.05) ? 0.05 : f > 1 ? 1 : f;

@@ -417,8 +417,8 @@ int stn_sim_close(stn_sim *s) {
     threads_out(s);
     s->pr.res.predicted_written += s->ckpt_written;
     rc = stn_program_commit(&s->pr, rc);
-    stn_engine_close(s->eng,
-                     rc != 0); /* the outputs not all in place: the committed sweeps stay, for --resume */
+    /* the outputs not all in place: the committed sweeps stay, for --resume */
+    stn_engine_close(s->eng, rc != 0);
     s->eng = NULL;
     rc = stn_program_finish(&s->pr, rc, s->program);
     char msg[1024];
