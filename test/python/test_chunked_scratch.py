@@ -189,4 +189,12 @@ def test_long_runs_make_large_requests(heat3d, tmp_path):
         assert sum(c["bytes"][big:]) >= 0.9 * sum(c["bytes"]) > 0, (way, c)
         assert sum(p["bytes"][big:]) == 0 and p["bytes"].index(max(p["bytes"])) == big - 3, (way, p)  # 64 KiB
     assert reps["chunked"]["time_model"]["request_bytes"] >= 512 << 10, reps["chunked"]["time_model"]
+    # the rings those requests go to and from are in 2 MiB pages (docs/design/026): on Linux 6.1 on, gathered
+    pages = reps["chunked"]["io_pages"]
+    if tuple(int(x) for x in os.uname().release.split(".")[:2]) >= (6, 1):
+        assert pages["source"] == "gathered with MADV_COLLAPSE", pages
+        assert pages["huge_bytes"] >= 0.75 * (pages["huge_bytes"] + pages["small_bytes"]) > 0, pages
+    else:
+        assert pages["source"].startswith("MADV_COLLAPSE refused"), pages
+        assert any("4 KiB pages" in w for w in reps["chunked"]["warnings"]), reps["chunked"]["warnings"]
     assert reps["plain"]["time_model"]["request_bytes"] == 64 << 10, reps["plain"]["time_model"]

@@ -172,6 +172,14 @@ void stn_alloc_reset_peak(void);
  * memory (nplanes * bytes).  NULL (with a message) on failure. */
 void *stn_ring_alloc(size_t bytes, int64_t nplanes);
 void stn_ring_free(void *p, size_t bytes, int64_t nplanes);
+/* An IO buffer of n bytes aligned to `align` (stn_alloc'd, stn_free it; 2 MiB aligned from 2 MiB on), its
+ * whole 2 MiB gathered into 2 MiB pages as the rings' are: O_DIRECT requests out of it are physically
+ * contiguous. NULL (with a message) on failure; the pages left small are no failure. */
+void *stn_io_alloc(size_t n, size_t align);
+/* The bytes of the rings and IO buffers made so far that were gathered into 2 MiB pages and those left
+ * in 4 KiB pages (a tail past the last whole 2 MiB, or all of one the kernel refused), and the errno of
+ * the last refusal (0: none); returns the number of refusals. */
+int stn_io_pages(uint64_t *huge, uint64_t *small, int *err);
 
 /* ------------------------------------------------------------------ file.c */
 

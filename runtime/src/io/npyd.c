@@ -31,7 +31,7 @@ int stn_npyd_open(stn_npyd **out, uint64_t bytes) {
     if (!d)
         return stn_error(-ENOMEM, "out of memory reading --init files");
     d->bytes = (size_t)(bytes / NPYD_SLOTS / NPYD_ALIGN * NPYD_ALIGN) * NPYD_SLOTS;
-    d->buf = d->bytes ? stn_alloc(d->bytes, NPYD_ALIGN) : NULL;
+    d->buf = d->bytes ? stn_io_alloc(d->bytes, NPYD_ALIGN) : NULL;
     if (!d->buf) {
         free(d);
         return stn_error(-ENOMEM, "out of memory for the --init files' read buffer of %llu bytes",

@@ -562,7 +562,7 @@ static int probe_run(const char *dir, uint64_t file_bytes, double seconds_per_po
 
     c.slot = quick ? (uint64_t)1 << 20 : STN_PROBE_MAX_REQUEST; /* (a calibration's buffers: 32 MiB) */
     size_t buf_bytes = (size_t)STN_PROBE_MAX_DEPTH * c.slot;
-    c.buf = stn_alloc(buf_bytes, align > 4096 ? align : 4096);
+    c.buf = stn_io_alloc(buf_bytes, align); /* (as the engine's rings: 2 MiB pages) */
     if (!c.buf)
         return stn_error(-ENOMEM, "cannot probe '%s': %s", dir, stn_errmsg());
     /* random bytes: storage that compresses or deduplicates must do the real work */
@@ -670,7 +670,7 @@ int stn_io_load_open(const char *dir, uint64_t file_bytes, uint64_t request, int
     c->slot = request;
     l->request = request;
     l->depth = depth;
-    c->buf = stn_alloc((size_t)depth * request, align > 4096 ? align : 4096);
+    c->buf = stn_io_alloc((size_t)depth * request, align);
     if (!c->buf) {
         free(l);
         return stn_error(-ENOMEM, "cannot start an IO load in '%s': %s", dir, stn_errmsg());

@@ -259,6 +259,28 @@ static void r_init_reads(json *j, const stn_run *r, const stn_result *res) {
     j_close(j, '}');
 }
 
+/* The memory the IO went to and from (the rings, the --init reads' buffer): how much of it is in 2 MiB
+ * pages (ring.c; docs/design/026). */
+static void r_io_pages(json *j) {
+    uint64_t huge, small;
+    int err;
+    char src[160];
+    if (stn_io_pages(&huge, &small, &err) > 0)
+        snprintf(src, sizeof src,
+                 "MADV_COLLAPSE refused: %s (in 4 KiB pages, the IO goes out in more requests)",
+                 strerror(err));
+    else
+        snprintf(src, sizeof src, "%s",
+                 huge    ? "gathered with MADV_COLLAPSE"
+                 : small ? "in 4 KiB pages: no IO buffer holds a whole 2 MiB"
+                         : "no IO buffer made");
+    j_open(j, "io_pages", '{');
+    j_u64(j, "huge_bytes", huge);
+    j_u64(j, "small_bytes", small);
+    j_kstr(j, "source", src);
+    j_close(j, '}');
+}
+
 static void r_tier(json *j, const stn_run *r, const stn_result *res) {
     j_kstr(j, "scratch_layout", res->scratch_chunked ? "chunked" : "plain");
     j_open(j, "tier", '{');
@@ -556,6 +578,7 @@ static void r_run(json *j, const stn_run *r, const stn_result *res, const stn_oo
     if (plan)
         r_plan(j, r, plan);
     r_init_reads(j, r, res);
+    r_io_pages(j);
     if (plan)
         r_tier(j, r, res);
     if (res->numa.nodes > 1)

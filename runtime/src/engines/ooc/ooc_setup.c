@@ -194,6 +194,8 @@ static int alloc_buffers(ooc *e) {
     if (part && part->defer && p->r.axis == part->split &&
         !(e->gh.buf = stn_alloc((size_t)part->defer, 4096)))
         return -ENOMEM;
+    uint64_t huge, small;
+    int err, refused = stn_io_pages(&huge, &small, &err);
     for (int i = 0; i < e->d->nfields; i++)
         for (int a = 0; a < e->f[i].m->narr; a++) {
             if (!e->f[i].m->state && stn_ooc_reads_in_place(&e->model, p, i))
@@ -203,6 +205,11 @@ static int alloc_buffers(ooc *e) {
             if (p->strip == STN_STRIP_DRAM && strip > 0 && !(e->f[i].strip[a] = stn_alloc(strip, 4096)))
                 return -ENOMEM;
         }
+    if (stn_io_pages(&huge, &small, &err) > refused)
+        stn_warn(e->r->log,
+                 "the window's rings stay in 4 KiB pages (MADV_COLLAPSE: %s): their IO goes to the device in "
+                 "more, smaller requests",
+                 strerror(err));
     return stn_ooc_dirs_bind(e);
 }
 

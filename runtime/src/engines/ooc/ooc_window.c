@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* While wrap-around slices move (rshift != 0) the view and the boxes are those of the slices they
