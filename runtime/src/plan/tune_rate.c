@@ -222,8 +222,10 @@ static int run_block(rate_run *m, int64_t k, int warm) {
 }
 
 /* The timed rounds: round 0 warms up (caches, the thread pool), untimed; then rounds alone for rate_seconds
- * (half of it with a load), at least two (their rates into alone[]), and with a load as many under IO between
- * them (under[]), the two kinds alternating so that whatever else slows the machine meanwhile weighs on both.
+ * (half of it with a load), at least three (their rates into alone[]: a median, so that one round in a slow
+ * spell of the machine does not make the rate; with two, a bench run of 2026-11-29 took 0.28e9 cells/s for
+ * kernels that ran at 1.8e9 in its loop), and with a load as many under IO between them (under[]), the two
+ * kinds alternating so that whatever else slows the machine meanwhile weighs on both.
  * *blocks: the blocks timed.  0, or the kernels' or the load's error. */
 static int run_rounds(rate_run *m, double *alone, int *na, double *under, int *nu, int64_t *blocks) {
     int rc = 0;
@@ -231,7 +233,7 @@ static int run_rounds(rate_run *m, double *alone, int *na, double *under, int *n
     for (int64_t round = 0; rc == 0 && *na + *nu < RATE_ROUNDS; round++) {
         /* (with a load, half the time each: the startup measures the plan a second time) */
         double rs = rate_seconds(m->r, m->cells, m->t) * (m->load ? 0.5 : 1);
-        int more_alone = *na < 2 || m->t < rs, more_under = m->load && (*nu < 2 || m->ut < rs);
+        int more_alone = *na < 3 || m->t < rs, more_under = m->load && (*nu < 3 || m->ut < rs);
         if (round > 0 && !more_alone && !more_under)
             break;
         m->under = round > 0 && m->load && (round % 2 == 0 || !more_alone) && more_under;

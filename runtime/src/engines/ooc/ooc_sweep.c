@@ -429,9 +429,34 @@ static void enter_row(ooc *e, int64_t k, int64_t T) {
     e->wr0 = e->wr1 = 0;
 }
 
+/* The slices leaving the ring after block j: their z-strip, copied (in DRAM) or queued (spilled). */
+static int save_strip(ooc *e, int64_t j, int64_t T) {
+    const stn_ooc_plan *p = &e->plan;
+    int64_t lo, hi, leave, nhi;
+    if (e->qnext >= e->qhi)
+        return 0;
+    stn_ooc_window(p, &p->r, j, T, &lo, &hi);
+    leave = hi;
+    if (j + 1 < p->r.nblocks)
+        stn_ooc_window(p, &p->r, j + 1, T, &leave, &nhi);
+    return strip_io(e, 1, lo, leave, &e->wgroup[j % 2]);
+}
+
+/* Block j's writes: its final cells, and its spilled z-strip (one in DRAM is copied as the block ends). */
+static int write_out(ooc *e, int64_t sweep, int64_t j, int64_t T) {
+    int rc = write_block(e, sweep, j, T);
+    return rc == 0 && e->plan.strip != STN_STRIP_DRAM ? save_strip(e, j, T) : rc;
+}
+
+/* Row k of blocks.  The reference schedule queues block j-1's writes after block j+1's reads, so that the
+ * device serves first what the next block waits for (block j-1's writes have until block j+2's reads, which
+ * may land where they are written from): on the long run, 0.8-1 s less wait (docs/out-of-core.md,
+ * "Overlap").  alg1 and alg2 read back what block j wrote right after it, and a wrapped sweep's last block
+ * writes through the wedge: they queue block j's writes as it ends. */
 static int run_row(ooc *e, int64_t sweep, int64_t k, int64_t T) {
     const stn_ooc_plan *p = &e->plan;
     int64_t lo, hi, nlo, nhi, nblocks = p->r.nblocks;
+    int defer = p->schedule == STN_SCHED_REF && !e->alg2 && !p->r.wrap;
     enter_row(e, k, T);
     stn_ooc_window(p, &p->r, 0, T, &lo, &hi);
     int rc = prefetch(e, sweep, lo, hi);
@@ -445,17 +470,14 @@ static int run_row(ooc *e, int64_t sweep, int64_t k, int64_t T) {
             if (rc == 0)
                 rc = prefetch(e, sweep, hi > nlo ? hi : nlo, nhi);
         }
-        if (rc == 0) {
+        if (rc == 0 && defer && j > 0)
+            rc = write_out(e, sweep, j - 1, T);
+        if (rc == 0)
             rc = compute_block(e, j, T);
-            if (rc == 0)
-                rc = write_block(e, sweep, j, T);
-        }
-        if (rc == 0 && e->qnext < e->qhi) { /* the slices leaving the ring: their z-strip */
-            int64_t leave = hi;
-            if (j + 1 < nblocks)
-                stn_ooc_window(p, &p->r, j + 1, T, &leave, &nhi);
-            rc = strip_io(e, 1, lo, leave, &e->wgroup[j % 2]);
-        }
+        if (rc == 0 && p->strip == STN_STRIP_DRAM) /* (a copy: before block j+1's reads can land) */
+            rc = save_strip(e, j, T);
+        if (rc == 0 && (!defer || j + 1 == nblocks))
+            rc = write_out(e, sweep, j, T);
         if (e->gh.pending) /* (MPI progresses the deferred ghosts when called) */
             stn_par_test(&e->gh.req);
         if (rc == 0 && e->prog) { /* a sweep can be long: report the fraction of its blocks done */
