@@ -75,8 +75,14 @@ int main(void) {
     }
     long b = 0;
     uint64_t prev = 0;
-    for (int64_t q = 0; b >= 0 && q < nplanes; q++) /* plane q: the memfd's [q * bytes, (q + 1) * bytes) */
-        b += breaks(ring + (size_t)q * 2 * bytes, bytes, (size_t)q * bytes, &prev);
+    for (int64_t q = 0; q < nplanes; q++) { /* plane q: the memfd's [q * bytes, (q + 1) * bytes) */
+        long bq = breaks(ring + (size_t)q * 2 * bytes, bytes, (size_t)q * bytes, &prev);
+        if (bq < 0) {
+            printf("FAIL: pagemap tells no frame for a page of plane %lld\n", (long long)q);
+            return 1;
+        }
+        b += bq;
+    }
     if (b != 0) {
         printf("FAIL: the ring's planes are not contiguous within each 2 MiB: %ld breaks\n", b);
         return 1;
@@ -120,7 +126,7 @@ int main(void) {
         return 1;
     }
     b = breaks(buf, 2 * HUGE, 0, &prev);
-    if (b != 0) {
+    if (b != 0) { /* (-1: a page without a frame) */
         printf("FAIL: the IO buffer's first 4 MiB are not contiguous within each 2 MiB: %ld breaks\n", b);
         return 1;
     }

@@ -34,18 +34,21 @@
 static uint64_t huge_bytes, small_bytes;
 static int collapse_err, refusals; /* the last refusal, an errno (0: none), and how many */
 
-static void count_pages(uint64_t huge, uint64_t small, int e) {
+/* Count a buffer of `total` bytes whose first `whole` (its whole 2 MiB) the kernel gathered, or refused to
+ * (e: the errno; then all of it is in 4 KiB pages). */
+static void count_pages(size_t total, size_t whole, int e) {
     if (e) {
         __atomic_store_n(&collapse_err, e, __ATOMIC_RELAXED);
         __atomic_add_fetch(&refusals, 1, __ATOMIC_RELAXED);
+        whole = 0;
     }
-    __atomic_add_fetch(&huge_bytes, huge, __ATOMIC_RELAXED);
-    __atomic_add_fetch(&small_bytes, small, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&huge_bytes, (uint64_t)whole, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&small_bytes, (uint64_t)(total - whole), __ATOMIC_RELAXED);
 }
 
 /* [at, at + n), mapped, both 2 MiB multiples, gathered into 2 MiB pages: one page of each 2 MiB touched
- * (the collapse fills the rest with zeros, copying nothing; the byte written is a zero, as a new mapping
- * holds), then MADV_COLLAPSE.  0 or an errno. */
+ * (its byte read and written back; the collapse fills the untouched rest with zeros, copying nothing), then
+ * MADV_COLLAPSE.  0 or an errno. */
 static int collapse_range(char *at, size_t n) {
     for (size_t i = 0; i < n; i += HUGE_BYTES)
         *(volatile char *)(at + i) = *(volatile char *)(at + i);
@@ -68,18 +71,15 @@ static int collapse_fd(int fd, size_t n) {
 
 /* Gather what of a new ring's memfd fills whole 2 MiB folios, and count what it became. */
 static void gather_pages(int fd, size_t total) {
-    size_t n = total / HUGE_BYTES * HUGE_BYTES;
-    int e = n > 0 ? collapse_fd(fd, n) : 0;
-    count_pages(e ? 0 : n, e ? total : total - n, e);
+    size_t whole = total / HUGE_BYTES * HUGE_BYTES;
+    count_pages(total, whole, whole > 0 ? collapse_fd(fd, whole) : 0);
 }
 
 void *stn_io_alloc(size_t n, size_t align) {
-    size_t least = n >= HUGE_BYTES ? HUGE_BYTES : 4096;
+    size_t least = n >= HUGE_BYTES ? HUGE_BYTES : 4096, whole = n / HUGE_BYTES * HUGE_BYTES;
     char *p = stn_alloc(n, align > least ? align : least);
-    size_t whole = n / HUGE_BYTES * HUGE_BYTES;
-    int e = p && whole > 0 ? collapse_range(p, whole) : 0;
     if (p)
-        count_pages(e ? 0 : whole, e ? n : n - whole, e);
+        count_pages(n, whole, whole > 0 ? collapse_range(p, whole) : 0);
     return p;
 }
 
