@@ -5,9 +5,9 @@ prediction).
   expression's time over the grid, at its rate measured at startup; a level read from ``--init FILE.npy``
   costs none (its reads are the model's ``npy``). It is part of ``time_model.compute`` and of
   ``predicted_seconds``.
-* ``time_model.startup``: the seconds the job had spent when the prediction was made, measured;
-  ``predicted_job_seconds`` is ``predicted_seconds`` plus it, and less than the job's own seconds cannot be
-  what the job spent before its plan.
+* ``time_model.startup``: the seconds the job spent before its loop, measured (the plan, its measurements, the
+  scratch files made and the rings gathered into 2 MiB pages); ``predicted_job_seconds`` is
+  ``predicted_seconds`` plus it and the removal, and the job is its startup, loop, export and removal.
 * The kernels' startup rate says how it was measured: the median of its rounds, on windows whose rows are the
   grid's when the budget allows.
 """
@@ -66,6 +66,12 @@ def test_a_job_is_predicted_with_the_seconds_it_spent_before_its_plan(heat3d, tm
     assert rep["predicted_job_seconds"] == pytest.approx(rep["predicted_seconds"] + tm["startup"] + tm["remove"],
                                                          rel=1e-9)
     assert rep["seconds"]["remove"] > 0, rep["seconds"]  # (measured: the scratch files removed at the end)
+    # the startup runs to the loop: the scratch files made and the rings gathered into 2 MiB pages are in it, so
+    # the job is its startup, its loop, its export and its removal, nothing left over
+    s = rep["seconds"]
+    assert rep["io_pages"]["seconds"] <= tm["startup"], (rep["io_pages"], tm)
+    assert tm["startup"] + s["loop"] + s["export"] + s["remove"] == pytest.approx(s["job"], rel=0.02, abs=0.02), (
+        tm["startup"], s)
     plan = _run(heat3d, tmp_path, "plan", "--plan-only")
     pt = plan["time_model"]
     assert plan["predicted_job_seconds"] == pytest.approx(plan["predicted_seconds"] + pt["startup"] + pt["remove"],
@@ -164,6 +170,10 @@ def test_a_long_runs_kernels_are_measured_under_io_and_a_short_ones_are_not(heat
     assert m, src
     assert 2 <= int(m[2]) <= 8 and int(m[3]) > 0, src  # (at least two requests in flight, within the budget)
     assert float(m[4]) == pytest.approx(tm["compute_share"], abs=1e-3) and 0.05 <= tm["compute_share"] <= 1, tm
+    # the rate alone: this measurement's rounds and those of the plan's first one (a slow or fast spell of the
+    # machine at one moment makes half of them at most), each measurement three rounds at least
+    pooled = re.search(r"the median of (\d+) rounds and (\d+) of the plan's first measurement, earlier;", src)
+    assert pooled and int(pooled[1]) >= 3 and int(pooled[2]) >= 3, src
     assert tm["io"] + tm["npy"] >= 1, tm
     assert not list((tmp_path / "share-long").iterdir())  # (the test file and the scratch files: removed)
     short = _share_run(heat3d, tmp_path, "short", SIZE, 4, "4M")

@@ -33,6 +33,7 @@
 /* What the IO memory became (stn_io_pages), over the process. */
 static uint64_t huge_bytes, small_bytes;
 static int collapse_err, refusals; /* the last refusal, an errno (0: none), and how many */
+static uint64_t collapse_ns;       /* spent gathering (the kernel may compact memory for it) */
 
 /* Count a buffer of `total` bytes whose first `whole` (its whole 2 MiB) the kernel gathered, or refused to
  * (e: the errno; then all of it is in 4 KiB pages). */
@@ -50,9 +51,12 @@ static void count_pages(size_t total, size_t whole, int e) {
  * (its byte read and written back; the collapse fills the untouched rest with zeros, copying nothing), then
  * MADV_COLLAPSE.  0 or an errno. */
 static int collapse_range(char *at, size_t n) {
+    double t0 = stn_now();
     for (size_t i = 0; i < n; i += HUGE_BYTES)
         *(volatile char *)(at + i) = *(volatile char *)(at + i);
-    return madvise(at, n, MADV_COLLAPSE) != 0 ? errno : 0;
+    int e = madvise(at, n, MADV_COLLAPSE) != 0 ? errno : 0;
+    __atomic_add_fetch(&collapse_ns, (uint64_t)((stn_now() - t0) * 1e9), __ATOMIC_RELAXED);
+    return e;
 }
 
 /* The first `n` bytes of memfd fd (a multiple of 2 MiB) gathered into 2 MiB folios through a temporary
@@ -89,6 +93,8 @@ int stn_io_pages(uint64_t *huge, uint64_t *small, int *err) {
     *err = __atomic_load_n(&collapse_err, __ATOMIC_RELAXED);
     return __atomic_load_n(&refusals, __ATOMIC_RELAXED);
 }
+
+double stn_io_pages_seconds(void) { return (double)__atomic_load_n(&collapse_ns, __ATOMIC_RELAXED) * 1e-9; }
 
 void *stn_ring_alloc(size_t bytes, int64_t nplanes) {
     long page = sysconf(_SC_PAGESIZE);

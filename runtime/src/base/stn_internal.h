@@ -180,6 +180,9 @@ void *stn_io_alloc(size_t n, size_t align);
  * in 4 KiB pages (a tail past the last whole 2 MiB, or all of one the kernel refused), and the errno of
  * the last refusal (0: none); returns the number of refusals. */
 int stn_io_pages(uint64_t *huge, uint64_t *small, int *err);
+/* The seconds spent gathering them (touching a page of each 2 MiB and MADV_COLLAPSE: the kernel may
+ * compact memory to find free 2 MiB frames), over the process. */
+double stn_io_pages_seconds(void);
 
 /* ------------------------------------------------------------------ file.c */
 

@@ -319,21 +319,24 @@ void stn_tune_smallest(const stn_tune_problem *t, stn_ooc_plan *p);
  * the engine's skewed steps in it, with the iBlock `tile`), after one block to warm up, for 1% of
  * the run's kernel time at the rate measured so far, from 80 to 300 ms, the median round's rate; x narrowed
  * so that the arrays take at most the larger of STN_RATE_MAX_BYTES and 4 x the last-level cache, and the
- * budget. `source` says how. 0 or -ENOMEM. */
+ * budget. `source` says how; `rounds` (NULL: not kept) receives the rounds' rates alone and the plan. 0 or
+ * -ENOMEM. */
 int stn_ooc_block_rate(const stn_run *r, const stn_ooc_plan *p, const int64_t tile[2], double *cps,
-                       char *source, size_t n);
+                       stn_rate_rounds *rounds, char *source, size_t n);
 /* The same, and with a load (io/stn_probe.h; NULL: as stn_ooc_block_rate) as many rounds again under IO,
  * alternating with the others, the load serviced between steps as the engine polls its queue: *share, the
  * median round's rate under IO over the rate alone in [0.05, 1] (the plan's own compute_under_io, which the
- * time model uses for it; 0 without a load); load_how names the load in `source`.  Errors: the kernels', the
- * load's. */
+ * time model uses for it; 0 without a load); load_how names the load in `source`.  With a load each kind runs
+ * for the whole of the rate's usual time.  `prior`'s rounds (NULL or n = 0: none; another plan's: ignored),
+ * an earlier measurement's of the same plan, join this one's alone in *cps's median (the share is this one's
+ * alone).  Errors: the kernels', the load's. */
 struct stn_io_load;
 /* The DRAM the arrays of stn_ooc_block_rate's window for plan p take: their rows' pages (what the load's
  * buffers must fit beside). */
 uint64_t stn_ooc_rate_bytes(const stn_run *r, const stn_ooc_plan *p);
 int stn_ooc_block_rate_under(const stn_run *r, const stn_ooc_plan *p, const int64_t tile[2],
-                             struct stn_io_load *load, const char *load_how, double *cps, double *share,
-                             char *source, size_t n);
+                             struct stn_io_load *load, const char *load_how, const stn_rate_rounds *prior,
+                             double *cps, double *share, stn_rate_rounds *rounds, char *source, size_t n);
 
 /* A plan saved in the state file of an interrupted run (ooc_state.c): --resume goes on with it. */
 typedef struct stn_saved_plan {

@@ -569,7 +569,8 @@ static int pick_finalist(const stn_run *r, const stn_tune_problem *pb, stn_tune_
     res->nfinalists = 0;
     for (int i = 0; i < nc; i++) {
         double cps;
-        int rc = stn_ooc_block_rate(r, &cand[i], out->ib.tile, &cps, src, sizeof src);
+        stn_rate_rounds rounds;
+        int rc = stn_ooc_block_rate(r, &cand[i], out->ib.tile, &cps, &rounds, src, sizeof src);
         if (rc)
             return rc;
         stn_time_model m = *tm;
@@ -594,6 +595,7 @@ static int pick_finalist(const stn_run *r, const stn_tune_problem *pb, stn_tune_
         if (best < 0 || (!tie && pred.total < best_t) || (tie && rd + wr < best_c)) {
             best = i, best_t = pred.total, best_c = rd + wr;
             out->cells_per_second = m.cells_per_second;
+            out->rate_rounds = rounds; /* (the plan's measurement at startup pools them: ooc_setup.c) */
             snprintf(best_src, sizeof best_src, "%s", src);
         }
     }

@@ -222,7 +222,7 @@ static int run_block(rate_run *m, int64_t k, int warm) {
 }
 
 /* The timed rounds: round 0 warms up (caches, the thread pool), untimed; then rounds alone for rate_seconds
- * (half of it with a load), at least three (their rates into alone[]: a median, so that one round in a slow
+ * (and as long under a load), at least three (their rates into alone[]: a median, so that one round in a slow
  * spell of the machine does not make the rate; with two, a bench run of 2026-11-29 took 0.28e9 cells/s for
  * kernels that ran at 1.8e9 in its loop), and with a load as many under IO between them (under[]), the two
  * kinds alternating so that whatever else slows the machine meanwhile weighs on both.
@@ -231,8 +231,9 @@ static int run_rounds(rate_run *m, double *alone, int *na, double *under, int *n
     int rc = 0;
     *na = *nu = 0;
     for (int64_t round = 0; rc == 0 && *na + *nu < RATE_ROUNDS; round++) {
-        /* (with a load, half the time each: the startup measures the plan a second time) */
-        double rs = rate_seconds(m->r, m->cells, m->t) * (m->load ? 0.5 : 1);
+        /* (with a load, as long again under it: this second measurement of the plan makes its prediction, the
+         * tuner's first one's rounds pooled with its own) */
+        double rs = rate_seconds(m->r, m->cells, m->t);
         int more_alone = *na < 3 || m->t < rs, more_under = m->load && (*nu < 3 || m->ut < rs);
         if (round > 0 && !more_alone && !more_under)
             break;
@@ -264,8 +265,8 @@ static int run_rounds(rate_run *m, double *alone, int *na, double *under, int *n
 }
 
 /* The measurement's source (stn_ooc_block_rate_under): the window, the tiles, the rounds, and under IO. */
-static void rate_source(const rate_run *m, int64_t blocks, int na, double under_cps, int nu, double share,
-                        const char *load_how, char *source, size_t n) {
+static void rate_source(const rate_run *m, int64_t blocks, int na, int npool, double under_cps, int nu,
+                        double share, const char *load_how, char *source, size_t n) {
     char tiles[128] = "no cache tiles", w[2][24];
     for (int k = 0; k < 2; k++) /* (a width past the block: the block's, "whole") */
         if (m->sw[k] >= INT64_MAX / 4)
@@ -275,13 +276,16 @@ static void rate_source(const rate_run *m, int64_t blocks, int na, double under_
     if (m->ts > 0)
         snprintf(tiles, sizeof tiles, "the loop's cache tiles of %s x %s for %" PRId64 " steps", w[0], w[1],
                  m->ts);
-    int median = na >= 3,
+    char pool[96] = "";
+    if (npool > 0)
+        snprintf(pool, sizeof pool, " and %d of the plan's first measurement, earlier", npool);
+    int median = na + npool >= 3,
         k = snprintf(source, n,
                      "measured at startup on the plan's blocks: %" PRId64 " block%s of %" PRId64
-                     " steps%s in a %" PRId64 "x%" PRId64 "x%" PRId64 " window, %s, %.3f s, %s %d round%s",
+                     " steps%s in a %" PRId64 "x%" PRId64 "x%" PRId64 " window, %s, %.3f s, %s %d round%s%s",
                      blocks, blocks == 1 ? "" : "s", m->T, m->T > RATE_STEPS ? " (their last 64)" : "",
                      m->ext[0], m->ext[1], m->ext[2], tiles, m->t, median ? "the median of" : "over", na,
-                     na == 1 ? "" : "s");
+                     na == 1 ? "" : "s", pool);
     if (nu > 0 && k > 0 && (size_t)k < n)
         snprintf(
             source + k, n - (size_t)k,
@@ -324,13 +328,34 @@ uint64_t stn_ooc_rate_bytes(const stn_run *r, const stn_ooc_plan *p) {
 }
 
 int stn_ooc_block_rate(const stn_run *r, const stn_ooc_plan *p, const int64_t tile[2], double *cps,
-                       char *source, size_t n) {
-    return stn_ooc_block_rate_under(r, p, tile, NULL, "", cps, NULL, source, n);
+                       stn_rate_rounds *rounds, char *source, size_t n) {
+    return stn_ooc_block_rate_under(r, p, tile, NULL, "", NULL, cps, NULL, rounds, source, n);
+}
+
+/* The plan a measurement's rounds timed (stn_rate_rounds.plan). */
+static void plan_key(const stn_ooc_plan *p, int64_t key[5]) {
+    key[0] = p->r.axis, key[1] = p->r.b, key[2] = p->q.b, key[3] = p->bt, key[4] = p->strip;
+}
+
+/* The median of the rounds alone, `prior`'s of the same plan with them (*npool: how many of those). */
+static double pooled_median(const stn_ooc_plan *p, const stn_rate_rounds *prior, const double *alone, int na,
+                            int *npool) {
+    double all[STN_RATE_POOL + RATE_ROUNDS];
+    int64_t key[5];
+    plan_key(p, key);
+    int k = 0;
+    if (prior && prior->n > 0 && memcmp(prior->plan, key, sizeof key) == 0)
+        for (int i = 0; i < prior->n && i < STN_RATE_POOL; i++)
+            all[k++] = prior->cps[i];
+    *npool = k;
+    for (int i = 0; i < na; i++)
+        all[k++] = alone[i];
+    return stn_median(all, k);
 }
 
 int stn_ooc_block_rate_under(const stn_run *r, const stn_ooc_plan *p, const int64_t tile[2],
-                             struct stn_io_load *load, const char *load_how, double *cps, double *share,
-                             char *source, size_t n) {
+                             struct stn_io_load *load, const char *load_how, const stn_rate_rounds *prior,
+                             double *cps, double *share, stn_rate_rounds *rounds, char *source, size_t n) {
     const stn_program_desc *d = r->d;
     rate_run m = {.r = r, .p = p, .tile = tile, .load = load};
     int narr;
@@ -360,14 +385,21 @@ int stn_ooc_block_rate_under(const stn_run *r, const stn_ooc_plan *p, const int6
     /* the median of the rounds: the upper quartile (used until 2026-11-28, against slow spells at startup)
      * was 1.2-1.6x the rate the loop's kernels kept (docs/benchmarks.md section 9), and the time model
      * predicted the long runs 1.1-1.6x short; a slow spell now errs on the safe side */
-    *cps = na >= 3 ? stn_median(alone, na) : m.t > 0 && m.cells > 0 ? m.cells / m.t : 0;
+    double own = na >= 3 ? stn_median(alone, na) : m.t > 0 && m.cells > 0 ? m.cells / m.t : 0;
+    int npool = 0;
+    *cps = na >= 3 ? pooled_median(p, prior, alone, na, &npool) : own;
     double ucps = nu >= 3 ? stn_median(under, nu) : m.ut > 0 ? m.ucells / m.ut : 0, f = 0;
-    if (nu > 0 && *cps > 0) { /* (as the probe's compute_under_io: in [0.05, 1]) */
-        f = ucps / *cps;
+    if (nu > 0 && own > 0) { /* (against the rounds alone between them; as the probe's: in [0.05, 1]) */
+        f = ucps / own;
         f = !(f > 0.05) ? 0.05 : f > 1 ? 1 : f;
     }
     if (share)
         *share = f;
-    rate_source(&m, blocks, na, ucps, nu, f, load_how, source, n);
+    if (rounds) {
+        plan_key(p, rounds->plan);
+        rounds->n = na < STN_RATE_POOL ? na : STN_RATE_POOL;
+        memcpy(rounds->cps, alone, (size_t)rounds->n * sizeof *alone);
+    }
+    rate_source(&m, blocks, na, npool, ucps, nu, f, load_how, source, n);
     return 0;
 }

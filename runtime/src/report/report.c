@@ -277,6 +277,7 @@ static void r_io_pages(json *j) {
     j_open(j, "io_pages", '{');
     j_u64(j, "huge_bytes", huge);
     j_u64(j, "small_bytes", small);
+    j_num(j, "seconds", stn_io_pages_seconds());
     j_kstr(j, "source", src);
     j_close(j, '}');
 }

@@ -232,6 +232,17 @@ typedef struct stn_replan {
     double keep_seconds, new_seconds; /* the steps left, predicted with the plan before and after */
 } stn_replan;
 
+/* The rates of a rate measurement's rounds alone (plan/tune_rate.c) and the plan they timed: the tuner keeps
+ * its chosen plan's, and that plan's second measurement, under IO at startup (ooc_setup.c, plan_share), takes
+ * the median of theirs and its own, a second apart, so that one slow or fast spell of the machine makes
+ * half the rounds at most. */
+#define STN_RATE_POOL 64
+typedef struct stn_rate_rounds {
+    int64_t plan[5]; /* r's axis, r's block, q's block, bt, strip */
+    int n;
+    double cps[STN_RATE_POOL];
+} stn_rate_rounds;
+
 /* What every engine gives back. */
 typedef struct stn_result {
     stn_stats st;
@@ -259,6 +270,7 @@ typedef struct stn_result {
     char tiles_source[160];       /* in-core: how they were chosen, or why there are none */
     double cells_per_second;      /* ooc: the kernels' rate the time model used */
     char rate_source[512];        /* and where it came from */
+    stn_rate_rounds rate_rounds;  /* ooc: the tuner's rounds on the plan it chose (n = 0: none) */
     double compute_share;         /* ooc: the plan's own share of its kernels' rate under IO, measured at
                                    * startup (stn_ooc_block_rate_under; 0: not measured, the device's) */
     char share_source[256];       /* why it was not measured ("" when it was: rate_source says how) */
