@@ -16,6 +16,15 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 MiB, GiB = float(1 << 20), float(1 << 30)
+# A capped run's cgroup: the budget's 4/3 (the runtime's reserve) plus the process's own pages (its binary and
+# libraries, hwloc, HDF5, libaio..., read in after the page cache was dropped and charged to the cgroup as it
+# starts: 40-45 MiB on 2026-11-29, which the runtime takes off the cgroup's room before it takes a budget)
+PROCESS_EXTRA = 48 << 20
+
+
+def run_cap(budget: int) -> int:
+    """The memory cgroup's limit for a capped run of `--mem budget`."""
+    return budget * 4 // 3 + PROCESS_EXTRA
 
 
 def sh(cmd: list[str], **kw) -> subprocess.CompletedProcess:

@@ -2,8 +2,8 @@
 returns its rows: one dict per measured point, medians over the profile's repeats.
 
 A DRAM budget B is what the program is told (`--mem B`); every out-of-core run happens in a
-fresh memory cgroup capped at 4/3 B (the runtime's own reserve), page cache included, with the
-page cache dropped before it.  "Problem Rx" means the grid's bytes are R x B.
+fresh memory cgroup capped at 4/3 B (the runtime's own reserve) plus 48 MiB (the process's binary and
+libraries, bench/common.py run_cap), page cache included, with the page cache dropped before it.  "Problem Rx" means the grid's bytes are R x B.
 
 What users run: every run starts from an `--init` file of random values on the device under test
 (read back from flash: the page cache is dropped first), in-core and out-of-core alike, and runs
@@ -25,7 +25,7 @@ from __future__ import annotations
 import statistics
 from pathlib import Path
 
-from bench.common import Cgroup, GiB, MiB, build, drop_caches, median_spread, random_npy, run
+from bench.common import Cgroup, GiB, MiB, build, drop_caches, median_spread, random_npy, run, run_cap
 
 MIN_SWEEPS = 4  # fewer makes a run one that mostly computes from DRAM: the report says so
 TUNERS_STOP_FACTOR = 1.5  # tuners: a hand-picked choice is stopped at this x the best wall time so far
@@ -56,6 +56,9 @@ def loop_stats(row: dict) -> None:
         row["predicted_seconds"] = statistics.median(preds)
         row["model_ratios"] = [r["loop_seconds"] / r["predicted_seconds"] for r in row["runs"]]
         row["model_ratio"] = statistics.median(row["model_ratios"])
+    pjobs = [r.get("predicted_job_seconds") for r in row["runs"]]
+    if pjobs and all(pjobs) and all(r.get("wall") for r in row["runs"]):  # each run's wall / its whole job's prediction
+        row["job_model_ratios"] = [r["wall"] / r["predicted_job_seconds"] for r in row["runs"]]
 
 
 def plan_only(ctx, stencil: str, size: tuple[int, int, int], steps: int, extra: list[str] | None = None,
@@ -101,7 +104,7 @@ def point(ctx, stencil: str, size: tuple[int, int, int], steps: int, extra: list
     capped = mode in ("ooc", "mmap")
     if capped:
         args += ["--mem", str(budget)]
-    cap = budget * 4 // 3 if capped and ctx.cgroups else None
+    cap = run_cap(budget) if capped and ctx.cgroups else None
     row = {"stencil": stencil, "label": label or mode, "mode": mode, "size": list(size), "steps": steps,
            "args": extra, "budget": budget if capped else None, "cap": cap, "problem_bytes": size[0] * size[1] * size[2] * 8,
            "cells": size[0] * size[1] * size[2] * steps, "status": "ok", "runs": [], "init": True}
@@ -122,7 +125,8 @@ def point(ctx, stencil: str, size: tuple[int, int, int], steps: int, extra: list
         row["runs"].append({"loop_seconds": loop, "total_seconds": rep["seconds"]["total"], "wall": wall,
                             "job_seconds": rep["seconds"].get("job", rep["seconds"]["total"]),
                             "phases": {k: rep["seconds"].get(k, 0.0) for k in PHASES}, "peak_cgroup": peak,
-                            "oom_kills": ooms, "predicted_seconds": rep.get("predicted_seconds")})
+                            "oom_kills": ooms, "predicted_seconds": rep.get("predicted_seconds"),
+                            "predicted_job_seconds": rep.get("predicted_job_seconds")})
         row["report"] = rep
     if not row["runs"]:
         ctx.log(f"    {label or mode:24s} {status}")

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from bench import model
+from bench.common import run_cap
 
 PHASE_COLORS = {"read": "#4c72b0", "write": "#dd8452", "copy": "#937860", "compute": "#55a868", "wait": "#c44e52",
                 "init": "#8172b3", "other": "#bbbbbb"}
@@ -84,8 +85,8 @@ def size(res, plt, path):
     a.set_xlabel("problem size / DRAM budget")
     a.set_ylabel("cells updated per second")
     a.set_ylim(bottom=0)
-    budget = res["profile"]["budget"] >> 20
-    a.set_title(f"heat3d, {res['profile']['steps']} steps, budget {budget} MiB (cgroup {budget * 4 // 3} MiB)")
+    budget = res["profile"]["budget"]
+    a.set_title(f"heat3d, {res['profile']['steps']} steps, budget {budget >> 20} MiB (cgroup {run_cap(budget) >> 20} MiB)")
     a.legend(loc="lower left", fontsize=8)
     byr = {r["ratio"]: r["cells_per_second"] for r in inc}
     pairs = [(r["ratio"], r["cells_per_second"] / byr[r["ratio"]]) for r in ooc if r["ratio"] in byr]

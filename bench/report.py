@@ -9,6 +9,7 @@ import os
 from pathlib import Path
 
 from bench import experiments, model
+from bench.common import run_cap
 
 GiB, MiB = float(1 << 30), float(1 << 20)
 FAR = 0.5  # below this fraction of its bound a point is called far from it
@@ -124,7 +125,7 @@ class Report:
                f"- Machine: {m['cpu']}, {m['cores']} cores, {m['mem_total_bytes'] / GiB:.1f} GiB, Linux {m['kernel']}",
                f"- Device under test: `{res['dir']}`",
                f"- DRAM budgets: {'enforced' if res['cgroups'] else '**not enforced**'} ({res['cgroup_note']}; each "
-               "cap is 4/3 of the `--mem` budget, page cache included)",
+               "cap is 4/3 of the `--mem` budget plus 48 MiB for the process's binary and libraries, page cache included)",
                f"- Page cache before each run: {res['caches']}",
                f"- Repeats: {res['profile']['repeat']} per point; tables give the median, and the spread is "
                "(max - min) / median.",
@@ -193,7 +194,7 @@ class Report:
         p = res["profile"]
         self.w(f"heat3d (f64), {p['plane']} x {p['plane']} planes, from an `--init` file, {rows[0].get('steps', p['steps'])} steps or more "
                "(4 sweeps of the blocks Blk-Tune picks, in the runs that record it). The out-of-core runs get "
-               f"`--mem {p['budget'] >> 20}M` and a cgroup of {p['budget'] * 4 // 3 >> 20} MiB; in-core runs have no cap. "
+               f"`--mem {p['budget'] >> 20}M` and a cgroup of {run_cap(p['budget']) >> 20} MiB; in-core runs have no cap. "
                "Every out-of-core result is compared bit for bit with in-core.")
         inc = {r["ratio"]: r for r in _ok(rows) if r["mode"] == "incore"}
         tab = []
@@ -325,7 +326,7 @@ class Report:
         self.w(f"heat3d (f64), one level of {p['long_level'] / GiB:.0f} GiB in three plane shapes, at least "
                f"{p['long_steps']} steps (and 4 sweeps of Blk-Tune's blocks) from an `--init` file on the device under "
                "test. Out-of-core gets `--mem` = 1/16 of a level and a "
-               "cgroup of 4/3 of that; in-core has no cap. The two ran in turn, "
+               "cgroup of 4/3 of that plus 48 MiB (the process's binary and libraries); in-core has no cap. The two ran in turn, "
                f"{p['repeat']} times each, so that drift hits both; each pair gives a ratio, by the time loop "
                "(cells/s) and by the whole job (the report's `seconds.job`: from the process's start, through the "
                "import of the `--init` file, the loop and the export, to the report).")
@@ -345,13 +346,14 @@ class Report:
                         " / ".join(f"{ph.get(k, 0):.1f}" for k in ("read", "write", "compute", "wait")) if ph else "",
                         _e(o.get("predicted_seconds"), ".1f"),
                         _e(_model_ratio(o), ".2f"),
+                        ", ".join(f"{x:.2f}" for x in o.get("job_model_ratios") or []),
                         _peak(o), o.get("bit_identical_to_incore", o.get("status"))])
             if rel is not None and rel < 0.9:
                 self.findings.append(f"Long run, {o['planes'][0]} x {o['planes'][1]} planes: out-of-core runs at "
                                      f"{rel:.2f} of in-core (target >= 0.90).")
         self.table(["planes", "grid", "--mem MiB", "in-core cells/s", "ooc cells/s", "ooc / in-core", "each pair",
                     "each pair, whole job", "blocks", "traffic GiB", "read/write/compute/wait s", "predicted s", "measured / predicted",
-                    "cgroup peak / cap MiB", "bit-identical"],
+                    "wall / predicted job, each run", "cgroup peak / cap MiB", "bit-identical"],
                    tab)
 
     def peers(self):
