@@ -395,10 +395,13 @@ int stn_ooc_block_rate_under(const stn_run *r, const stn_ooc_plan *p, const int6
     }
     if (share)
         *share = f;
-    if (rounds) {
+    if (rounds) { /* (alone[] is sorted now: more than STN_RATE_POOL, evenly spaced through it, the median
+                     kept) */
         plan_key(p, rounds->plan);
         rounds->n = na < STN_RATE_POOL ? na : STN_RATE_POOL;
-        memcpy(rounds->cps, alone, (size_t)rounds->n * sizeof *alone);
+        for (int i = 0; i < rounds->n; i++)
+            rounds->cps[i] =
+                alone[na <= STN_RATE_POOL ? i : (int)(((int64_t)2 * i + 1) * na / (2 * STN_RATE_POOL))];
     }
     rate_source(&m, blocks, na, npool, ucps, nu, f, load_how, source, n);
     return 0;
