@@ -37,7 +37,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from bench.common import REPO, Cgroup, cflags, drop_caches, median_spread, run, sh
+from bench.common import REPO, Cgroup, cflags, drop_caches, median_spread, run, run_cap, sh
 
 MPIRUN = shutil.which("mpirun") or "mpirun"
 FLAGS = ["--oversubscribe", "--bind-to", "none", "--mca", "btl", "self,vader"] + \
@@ -64,7 +64,7 @@ def pingpong(out: Path) -> dict:
 
 
 def mpi_run(exe: Path, P: int, args: list[str], budget: int, why: str | None, tag: str):
-    cg = Cgroup(f"stencilc-mpi-{tag}", P * (budget * 4 // 3 + (48 << 20))) if why is None else None
+    cg = Cgroup(f"stencilc-mpi-{tag}", P * run_cap(budget)) if why is None else None
     drop_caches()
     r, wall, status = run(Path(MPIRUN), [*FLAGS, "-np", str(P), str(exe), *args], cg=cg)
     peak = cg.peak() if cg else -1

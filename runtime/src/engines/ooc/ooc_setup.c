@@ -308,7 +308,8 @@ static int init_seconds(ooc *e, int64_t first_sweep, double *state, double *inpu
  * alone is then the same rounds'.  Measured once, for a run (--plan-only touches no file of --dir) whose rate
  * was measured (not a --machine file's), on the aio tier, whose device time the model puts at
  * STN_SHARE_MIN_IO_SECONDS at least (a shorter run would spend a noticeable part of itself measuring).
- * Elsewhere share_source says why and the device's share holds.  Its seconds join the job's startup. */
+ * Elsewhere share_source says why and the device's share holds.  Its seconds are in the job's startup,
+ * stamped as the loop begins (open_run). */
 #define STN_SHARE_MIN_IO_SECONDS 1.0
 #define STN_SHARE_MAX_DEPTH 8
 static int plan_share(ooc *e, double io_seconds) {
@@ -333,7 +334,7 @@ static int plan_share(ooc *e, double io_seconds) {
         snprintf(res->share_source, sizeof res->share_source, "not measured for the plan (%s)", why);
         return 0;
     }
-    double t0 = stn_now(), cps = 0, share = 0;
+    double cps = 0, share = 0;
     stn_io_load *l = NULL;
     int rc = stn_io_load_open(r->o->dir, 4 * (uint64_t)depth * req, req, depth, &l);
     if (rc) { /* (no O_DIRECT, no space: the device's share, and the reason said) */
@@ -355,7 +356,6 @@ static int plan_share(ooc *e, double io_seconds) {
     res->compute_share = share;
     snprintf(res->rate_source, sizeof res->rate_source, "%s", src);
     res->share_source[0] = '\0';
-    e->startup += stn_now() - t0;
     return 0;
 }
 
