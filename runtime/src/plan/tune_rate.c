@@ -52,14 +52,22 @@ static void block_range(const stn_ooc_dim *g, int64_t ext, int64_t k, int64_t T,
 /* How long to measure: 1% of the run's kernel time at the rate measured so far, from RATE_MIN_SECONDS
  * to RATE_MAX_SECONDS.  At 80 ms the rate of one plan came out anywhere from 1.0 to 1.9 G cells/s from
  * one start to the next (heat3d 512x512x256 blocks on the 2-core VM: a slow spell of a tenth of a
- * second takes most rounds); at 250 ms, 1.77 to 1.86 in five starts. */
+ * second takes most rounds); at 250 ms, 1.77 to 1.86 in five starts.
+ * The plan's measurement under IO (a load: plan_share, whose rates make the prediction) runs each kind
+ * for 2% of it, up to RATE_SHARE_MAX_SECONDS: its share is the ratio of two medians of a few rounds each.
+ * At 1% (190 ms a kind, heat3d 1024x512x512, 128 steps, 128 MiB) the share came out 0.71-0.93 in six
+ * starts and the predicted loop 20.9-27.2 s for loops of 22.0-25.9 s; at 2% (440 ms), 0.84-0.93 and
+ * 20.7-23.4 s for 21.5-25.1 s in eight, for half a second more of startup. */
 #define RATE_MIN_SECONDS 0.08
 #define RATE_MAX_SECONDS 0.3
-static double rate_seconds(const stn_run *r, double cells, double t) {
+#define RATE_SHARE_FRACTION 0.02
+#define RATE_SHARE_MAX_SECONDS 1.0
+static double rate_seconds(const stn_run *r, double cells, double t, int under_io) {
     double run = (double)stn_grid_cells(r->o) * (double)r->o->steps,
-           s = cells > 0 && t > 0 ? run / (cells / t) : 0;
-    s *= 0.01;
-    return s < RATE_MIN_SECONDS ? RATE_MIN_SECONDS : s > RATE_MAX_SECONDS ? RATE_MAX_SECONDS : s;
+           s = cells > 0 && t > 0 ? run / (cells / t) : 0,
+           hi = under_io ? RATE_SHARE_MAX_SECONDS : RATE_MAX_SECONDS;
+    s *= under_io ? RATE_SHARE_FRACTION : 0.01;
+    return s < RATE_MIN_SECONDS ? RATE_MIN_SECONDS : s > hi ? hi : s;
 }
 
 /* The window's x: the grid's rows, narrowed only where the rows' pages would take more than the larger of
@@ -233,7 +241,7 @@ static int run_rounds(rate_run *m, double *alone, int *na, double *under, int *n
     for (int64_t round = 0; rc == 0 && *na + *nu < RATE_ROUNDS; round++) {
         /* (with a load, as long again under it: this second measurement of the plan makes its prediction, the
          * tuner's first one's rounds pooled with its own) */
-        double rs = rate_seconds(m->r, m->cells, m->t);
+        double rs = rate_seconds(m->r, m->cells, m->t, m->load != NULL);
         int more_alone = *na < 3 || m->t < rs, more_under = m->load && (*nu < 3 || m->ut < rs);
         if (round > 0 && !more_alone && !more_under)
             break;
