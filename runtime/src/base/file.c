@@ -285,8 +285,67 @@ int stn_afile_write(stn_afile *af, const void *buf, size_t n) {
     return 0;
 }
 
+/* sync_file_range's failure: an EIO or ENOSPC is the write's own (reported now, as fsync would later);
+ * where the file system does not take it (EINVAL, ESPIPE, ENOSYS, EOPNOTSUPP) the file is written through
+ * the page cache alone, as before (its final fsync still makes it durable). */
+static int behind_failed(stn_afile *af, const char *what) {
+    int e = errno;
+    if (e == EINVAL || e == ESPIPE || e == ENOSYS || e == EOPNOTSUPP) {
+        af->behind_off = 1, af->nbehind = 0, af->behind_bytes = 0, af->span_n = 0;
+        return 0;
+    }
+    return stn_error(stn_neg_errno(e), "cannot write '%s': %s the write-back of '%s' failed: %s", af->path,
+                     what, af->tmp, strerror(e));
+}
+
+/* The oldest range started: waited for, then dropped from the page cache. */
+static int behind_settle(stn_afile *af) {
+    int k = af->behind0;
+    uint64_t lo = af->behind_lo[k], n = af->behind_n[k];
+    af->behind0 = (k + 1) % STN_AFILE_RANGES, af->nbehind--, af->behind_bytes -= n;
+    if (sync_file_range(af->fd, (off64_t)lo, (off64_t)n,
+                        SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER) !=
+        0)
+        return behind_failed(af, "waiting for");
+    (void)posix_fadvise(af->fd, (off_t)lo, (off_t)n, POSIX_FADV_DONTNEED); /* (advice: clean pages only) */
+    return 0;
+}
+
+/* The span's write-back started, and the oldest settled past STN_AFILE_BEHIND on their way. */
+static int behind_start(stn_afile *af) {
+    uint64_t off = af->span_lo, n = af->span_n;
+    af->span_n = 0;
+    if (sync_file_range(af->fd, (off64_t)off, (off64_t)n, SYNC_FILE_RANGE_WRITE) != 0)
+        return behind_failed(af, "starting");
+    int rc = af->nbehind == STN_AFILE_RANGES ? behind_settle(af) : 0;
+    if (rc || af->behind_off)
+        return rc;
+    int k = (af->behind0 + af->nbehind) % STN_AFILE_RANGES;
+    af->behind_lo[k] = off, af->behind_n[k] = n, af->nbehind++, af->behind_bytes += n;
+    while (rc == 0 && !af->behind_off && af->nbehind > 1 && af->behind_bytes > STN_AFILE_BEHIND)
+        rc = behind_settle(af); /* (the range just started stays on its way) */
+    return rc;
+}
+
+int stn_afile_behind(stn_afile *af, uint64_t off, uint64_t n) {
+    if (af->behind_off || n == 0)
+        return 0;
+    int rc = 0;
+    if (af->span_n > 0 && off == af->span_lo + af->span_n)
+        af->span_n += n;
+    else {
+        if (af->span_n >= STN_AFILE_SPAN_MIN)
+            rc = behind_start(af);
+        af->span_lo = off, af->span_n = n;
+    }
+    if (rc == 0 && !af->behind_off && af->span_n >= STN_AFILE_SPAN)
+        rc = behind_start(af);
+    return rc;
+}
+
 int stn_afile_rewind(stn_afile *af) {
     af->synced = 0;
+    af->nbehind = 0, af->behind_bytes = 0, af->span_n = 0; /* (emptied: nothing of it is left to wait for) */
     if (ftruncate(af->fd, 0) != 0 || lseek(af->fd, 0, SEEK_SET) != 0) {
         int e = errno;
         return stn_error(stn_neg_errno(e), "cannot write '%s': emptying '%s' failed: %s", af->path, af->tmp,

@@ -205,6 +205,7 @@ int stn_pwrite_full(int fd, const void *buf, size_t n, uint64_t off, const char 
 
 /* A file written atomically: everything goes to `.<basename>.partial-<pid>` in the same
  * directory; commit fsyncs it and renames it over `path`; abort unlinks it. */
+#define STN_AFILE_RANGES 64
 typedef struct stn_afile {
     int fd;
     int created; /* the temporary exists and is ours to unlink */
@@ -212,6 +213,11 @@ typedef struct stn_afile {
     char *path; /* the final name */
     char *tmp;  /* the temporary beside it */
     char *dir;  /* their directory, fsynced after the rename */
+    /* write-behind (stn_afile_behind): the ranges whose writeback was started, oldest first */
+    int behind_off; /* the file system refused sync_file_range: the page cache alone */
+    int nbehind, behind0;
+    uint64_t behind_lo[STN_AFILE_RANGES], behind_n[STN_AFILE_RANGES], behind_bytes;
+    uint64_t span_lo, span_n; /* the contiguous bytes written last, their write-back not started yet */
 } stn_afile;
 
 /* size_hint > 0: reserve that many bytes now (fallocate) so that a full disk fails early. */
@@ -220,6 +226,17 @@ int stn_afile_open(stn_afile *af, const char *path, uint64_t size_hint);
  * message ("cannot open 'P': ..."; a FIFO, device or directory is refused without blocking). */
 int stn_open_input(const char *path);
 int stn_afile_write(stn_afile *af, const void *buf, size_t n);
+/* Write-behind for a large file written through the page cache: bytes [off, off + n) were just written.
+ * Contiguous writes gather into a span; a span of STN_AFILE_SPAN bytes, or one of STN_AFILE_SPAN_MIN at
+ * least when a write elsewhere ends it, is sent to the device now (sync_file_range), and once more than
+ * STN_AFILE_BEHIND bytes are on their way the oldest are waited for and dropped from the cache.  A big
+ * --out then holds about that much of the page cache (charged to the job's memory cgroup, where 2 GiB of
+ * dirty pages stalled the export at the cap) and reaches the device while the next rows are read; smaller
+ * scattered writes are left to the kernel's write-back.  0, or the write-back's error. */
+#define STN_AFILE_BEHIND ((uint64_t)16 << 20)
+#define STN_AFILE_SPAN ((uint64_t)1 << 20)
+#define STN_AFILE_SPAN_MIN ((uint64_t)64 << 10)
+int stn_afile_behind(stn_afile *af, uint64_t off, uint64_t n);
 int stn_afile_sync(stn_afile *af);   /* fsync the temporary (commit does it if needed) */
 int stn_afile_rewind(stn_afile *af); /* the temporary emptied, to be written again from its start */
 int stn_afile_commit(stn_afile *af); /* close, rename, fsync the directory; unlinks on failure */

@@ -550,7 +550,15 @@ int stn_npy_writer_write(stn_npy_writer *w, const void *data, size_t nbytes, stn
                          "cannot write %zu more bytes to '%s': its array has %llu bytes and %llu are written",
                          nbytes, w->af.path, (unsigned long long)w->nbytes, (unsigned long long)w->written);
     double t0 = stn_now();
-    int rc = stn_afile_write(&w->af, data, nbytes);
+    off_t at = lseek(w->af.fd, 0, SEEK_CUR);
+    int rc = 0;
+    /* in pieces, each sent on as it is written (stn_afile_behind): a whole grid is not left in the cache */
+    for (size_t done = 0, piece = (size_t)STN_AFILE_BEHIND / 4; rc == 0 && done < nbytes; done += piece) {
+        size_t k = nbytes - done < piece ? nbytes - done : piece;
+        rc = stn_afile_write(&w->af, (const char *)data + done, k);
+        if (rc == 0 && at >= 0)
+            rc = stn_afile_behind(&w->af, (uint64_t)at + done, k);
+    }
     if (rc == 0) {
         w->written += nbytes;
         if (st)
@@ -572,7 +580,9 @@ int stn_npy_writer_pwrite(stn_npy_writer *w, const void *data, size_t nbytes, ui
     int rc = stn_pwrite_full(w->af.fd, data, nbytes, STN_NPY_DATA_OFFSET + off, w->af.tmp);
     if (rc)
         rc = stn_error(rc, "cannot write '%s': %s", w->af.path, stn_errmsg());
-    else {
+    else
+        rc = stn_afile_behind(&w->af, STN_NPY_DATA_OFFSET + off, nbytes);
+    if (rc == 0) {
         w->written += nbytes;
         if (st)
             st->bytes_written += nbytes;
