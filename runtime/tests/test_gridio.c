@@ -591,15 +591,7 @@ static void shapes(const char *dir, size_t align, int flags, stn_aio *q, const c
 }
 
 int main(void) {
-    /* scratch under $TMPDIR or /var/tmp (a real file system; /tmp is often tmpfs) */
-    const char *base = getenv("TMPDIR");
-    snprintf(t_dir, sizeof t_dir, "%s/stn_gridio_XXXXXX", base && *base ? base : "/var/tmp");
-    if (!mkdtemp(t_dir)) {
-        perror("mkdtemp");
-        return 1;
-    }
-    atexit(t_cleanup);
-    const char *dir = t_dir;
+    const char *dir = t_mkdir_disk("stn_gridio"); /* (a real file system; /tmp is often tmpfs) */
 
     int od = dir_accepts_odirect(dir);
     if (od == 0) {

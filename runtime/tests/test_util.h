@@ -87,6 +87,19 @@ T_UNUSED static const char *t_mkdir(void) {
     return t_dir;
 }
 
+/* A fresh directory on a real file system: under $TMPDIR or /var/tmp (/tmp is often tmpfs), named
+ * `prefix`_XXXXXX, removed at exit. */
+T_UNUSED static const char *t_mkdir_disk(const char *prefix) {
+    const char *base = getenv("TMPDIR");
+    snprintf(t_dir, sizeof t_dir, "%s/%s_XXXXXX", base && *base ? base : "/var/tmp", prefix);
+    if (!mkdtemp(t_dir)) {
+        perror("mkdtemp");
+        exit(1);
+    }
+    atexit(t_cleanup);
+    return t_dir;
+}
+
 /* dir/name in one of a few rotating buffers. */
 T_UNUSED static const char *t_path(const char *name) {
     static char bufs[8][512];

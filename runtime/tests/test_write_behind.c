@@ -112,13 +112,7 @@ static void scattered(void) {
 }
 
 int main(void) {
-    const char *base = getenv("TMPDIR");
-    snprintf(t_dir, sizeof t_dir, "%s/stn_behind_XXXXXX", base && *base ? base : "/var/tmp");
-    if (!mkdtemp(t_dir)) {
-        perror("mkdtemp");
-        return 1;
-    }
-    atexit(t_cleanup);
+    t_mkdir_disk("stn_behind");
     struct statfs fs;
     if (statfs(t_dir, &fs) == 0 && fs.f_type == TMPFS_MAGIC) {
         fprintf(stderr, "skip: %s is tmpfs, whose pages are the file (none is dropped)\n", t_dir);
