@@ -42,6 +42,16 @@ def grid_for(ctx, ratio: float) -> tuple[int, int, int]:
     return e, e, nz
 
 
+def kernel_rates(rep: dict, cells: int) -> dict:
+    """An out-of-core run's kernels: the rate its time model took at startup, the share under IO, and the rate
+    its loop's kernels kept beside the IO (cells / seconds.compute), each run's, for the prediction's misses."""
+    tm, comp = rep.get("time_model") or {}, rep.get("seconds", {}).get("compute", 0)
+    if not tm.get("cells_per_second"):
+        return {}
+    return {"startup_cells_per_second": tm["cells_per_second"], "compute_share": tm.get("compute_share", 0.0),
+            "loop_kernels_cells_per_second": cells / comp if comp > 0 else 0.0}
+
+
 def loop_stats(row: dict) -> None:
     """The row's median loop time, its spread and cells/s, from its runs (also after more were added);
     out of core, the median of each run's own prediction (it measures its kernels' rate at startup)
@@ -126,7 +136,7 @@ def point(ctx, stencil: str, size: tuple[int, int, int], steps: int, extra: list
                             "job_seconds": rep["seconds"].get("job", rep["seconds"]["total"]),
                             "phases": {k: rep["seconds"].get(k, 0.0) for k in PHASES}, "peak_cgroup": peak,
                             "oom_kills": ooms, "predicted_seconds": rep.get("predicted_seconds"),
-                            "predicted_job_seconds": rep.get("predicted_job_seconds")})
+                            "predicted_job_seconds": rep.get("predicted_job_seconds"), **kernel_rates(rep, row["cells"])})
         row["report"] = rep
     if not row["runs"]:
         ctx.log(f"    {label or mode:24s} {status}")
@@ -152,8 +162,12 @@ def point(ctx, stencil: str, size: tuple[int, int, int], steps: int, extra: list
     mem = f" peak {row['peak_cgroup'] / MiB:.0f}/{cap / MiB:.0f} MiB" if cap else ""
     if row["sweeps"] is not None:
         blk += f" ({row['sweeps']} sweeps)"
+    last = row["runs"][-1]
+    kern = (f" kernels: startup {last['startup_cells_per_second'] / 1e9:.2f} G cells/s (share "
+            f"{last['compute_share']:.2f}), the loop's {last['loop_kernels_cells_per_second'] / 1e9:.2f}"
+            if last.get("startup_cells_per_second") and last.get("loop_kernels_cells_per_second") else "")
     ctx.log(f"    {label or mode:24s} {row['cells_per_second']:.3e} cells/s  {row['seconds']:7.2f} s "
-            f"(spread {row['spread']:.0%}, {len(row['runs'])} runs){blk}{io}{mem}"
+            f"(spread {row['spread']:.0%}, {len(row['runs'])} runs){blk}{io}{mem}{kern}"
             + (f" OOM kills {row['oom_kills']}" if row["oom_kills"] else ""))
     return row
 
