@@ -22,6 +22,9 @@ MiB, GiB = float(1 << 20), float(1 << 30)
 PROCESS_EXTRA = 48 << 20
 
 
+CAP_RULE = f"4/3 of the budget + {PROCESS_EXTRA >> 20} MiB"  # run_cap, in words
+
+
 def run_cap(budget: int) -> int:
     """The memory cgroup's limit for a capped run of `--mem budget`."""
     return budget * 4 // 3 + PROCESS_EXTRA

@@ -37,7 +37,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from bench.common import REPO, Cgroup, cflags, drop_caches, median_spread, run, run_cap, sh
+from bench.common import CAP_RULE, REPO, Cgroup, cflags, drop_caches, median_spread, run, run_cap, sh
 
 MPIRUN = shutil.which("mpirun") or "mpirun"
 FLAGS = ["--oversubscribe", "--bind-to", "none", "--mca", "btl", "self,vader"] + \
@@ -294,7 +294,7 @@ def main(argv: list[str] | None = None) -> int:
         extrap = extrapolate(a, exe, budget, tmp, net)
     print(f"heat3d, planes {a.plane}x{a.plane}, {a.steps} steps, each rank --mem {budget / 2**20:.0f} MiB "
           f"(one level of the strong grid / {a.fraction}); "
-          f"{'one cgroup for the job: the ranks budgets x 4/3 + 48 MiB each' if why is None else 'NOT in a cgroup: ' + why}"
+          f"{'one cgroup for the job: each rank ' + CAP_RULE if why is None else 'NOT in a cgroup: ' + why}"
           f"; state read from --init files; page cache dropped before each run; {a.reps} reps, median")
     print(f"MPI between two ranks here: latency {net['latency'] * 1e6:.1f} us, bandwidth {net['bandwidth'] / 1e9:.2f} GB/s")
     rows = print_runs(a, ranks, times, loops, reports)

@@ -23,7 +23,7 @@ import json
 import tempfile
 from pathlib import Path
 
-from bench.common import REPO, Cgroup, build, drop_caches, median_spread, run, run_cap
+from bench.common import CAP_RULE, REPO, Cgroup, build, drop_caches, median_spread, run, run_cap
 
 
 def shear_wave(nx: int, ny: int):
@@ -98,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
     base = median_spread(times["in-core"])[0]
     print(f"d2q9 --size {nx},{ny} --steps {a.steps}: one level of the nine fields {level / 2**20:.0f} MiB; "
           f"out-of-core budget {budget / 2**20:.1f} MiB (1/{a.fraction}), "
-          f"{'cgroup 4/3 of it + 48 MiB' if why is None else 'NOT in a cgroup: ' + why}; state read from --init files, "
+          f"{'cgroup ' + CAP_RULE if why is None else 'NOT in a cgroup: ' + why}; state read from --init files, "
           f"page cache dropped before each run; {a.reps} reps, median")
     rows = []
     for label in runs:

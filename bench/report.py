@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 
 from bench import experiments, model
-from bench.common import run_cap
+from bench.common import PROCESS_EXTRA, run_cap
 
 GiB, MiB = float(1 << 30), float(1 << 20)
 FAR = 0.5  # below this fraction of its bound a point is called far from it
@@ -125,7 +125,8 @@ class Report:
                f"- Machine: {m['cpu']}, {m['cores']} cores, {m['mem_total_bytes'] / GiB:.1f} GiB, Linux {m['kernel']}",
                f"- Device under test: `{res['dir']}`",
                f"- DRAM budgets: {'enforced' if res['cgroups'] else '**not enforced**'} ({res['cgroup_note']}; each "
-               "cap is 4/3 of the `--mem` budget plus 48 MiB for the process's binary and libraries, page cache included)",
+               f"cap is 4/3 of the `--mem` budget plus {PROCESS_EXTRA >> 20} MiB for the process's binary and libraries, "
+               "page cache included)",
                f"- Page cache before each run: {res['caches']}",
                f"- Repeats: {res['profile']['repeat']} per point; tables give the median, and the spread is "
                "(max - min) / median.",
@@ -326,7 +327,8 @@ class Report:
         self.w(f"heat3d (f64), one level of {p['long_level'] / GiB:.0f} GiB in three plane shapes, at least "
                f"{p['long_steps']} steps (and 4 sweeps of Blk-Tune's blocks) from an `--init` file on the device under "
                "test. Out-of-core gets `--mem` = 1/16 of a level and a "
-               "cgroup of 4/3 of that plus 48 MiB (the process's binary and libraries); in-core has no cap. The two ran in turn, "
+               f"cgroup of 4/3 of that plus {PROCESS_EXTRA >> 20} MiB (the process's binary and libraries); in-core has no "
+               "cap. The two ran in turn, "
                f"{p['repeat']} times each, so that drift hits both; each pair gives a ratio, by the time loop "
                "(cells/s) and by the whole job (the report's `seconds.job`: from the process's start, through the "
                "import of the `--init` file, the loop and the export, to the report).")
@@ -552,7 +554,7 @@ class Report:
                f"{m['plane']} x {m['plane']}, {m['steps']} steps, each rank `--mem` {m['budget'] / mib:.0f} MiB, its "
                "state read back from an `--init` file, Blk-Tune's blocks (several sweeps, the ghosts exchanged "
                "between them), the page cache dropped before each run, "
-               + ("the whole job in one memory cgroup of the ranks' budgets x 4/3 + 48 MiB each" if m["cgroup"]
+               + (f"the whole job in one memory cgroup of the ranks' budgets x 4/3 + {PROCESS_EXTRA >> 20} MiB each" if m["cgroup"]
                   else "NOT in a cgroup") + "; strong: one grid; weak: the planes x the ranks. "
                "On this 2-core VM 3 and 4 ranks are oversubscribed and every rank shares the one virtual disk: "
                "what this shows is what the slabs do to the IO and what the messages cost, not more cores. "

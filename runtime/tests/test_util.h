@@ -75,10 +75,11 @@ T_UNUSED static void t_cleanup(void) {
         nftw(t_dir, t_rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-/* A fresh directory, removed at exit (tests may run in parallel). */
-T_UNUSED static const char *t_mkdir(void) {
+/* A fresh directory `prefix`_XXXXXX under $TMPDIR, else under `fallback`, removed at exit (tests may run in
+ * parallel). */
+T_UNUSED static const char *t_mkdir_under(const char *fallback, const char *prefix) {
     const char *base = getenv("TMPDIR");
-    snprintf(t_dir, sizeof t_dir, "%s/stn_test_XXXXXX", base && *base ? base : "/tmp");
+    snprintf(t_dir, sizeof t_dir, "%s/%s_XXXXXX", base && *base ? base : fallback, prefix);
     if (!mkdtemp(t_dir)) {
         perror("mkdtemp");
         exit(1);
@@ -87,18 +88,10 @@ T_UNUSED static const char *t_mkdir(void) {
     return t_dir;
 }
 
-/* A fresh directory on a real file system: under $TMPDIR or /var/tmp (/tmp is often tmpfs), named
- * `prefix`_XXXXXX, removed at exit. */
-T_UNUSED static const char *t_mkdir_disk(const char *prefix) {
-    const char *base = getenv("TMPDIR");
-    snprintf(t_dir, sizeof t_dir, "%s/%s_XXXXXX", base && *base ? base : "/var/tmp", prefix);
-    if (!mkdtemp(t_dir)) {
-        perror("mkdtemp");
-        exit(1);
-    }
-    atexit(t_cleanup);
-    return t_dir;
-}
+T_UNUSED static const char *t_mkdir(void) { return t_mkdir_under("/tmp", "stn_test"); }
+
+/* The same on a real file system: under $TMPDIR or /var/tmp (/tmp is often tmpfs). */
+T_UNUSED static const char *t_mkdir_disk(const char *prefix) { return t_mkdir_under("/var/tmp", prefix); }
 
 /* dir/name in one of a few rotating buffers. */
 T_UNUSED static const char *t_path(const char *name) {
