@@ -178,20 +178,28 @@ const char *stn_curves_origin_name(int origin) {
     return origin >= 0 && origin < (int)(sizeof names / sizeof names[0]) ? names[origin] : "?";
 }
 
+int stn_cache_base(char *base, size_t n) {
+    const char *env = getenv("STENCILC_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    int w;
+    if (env && *env)
+        w = snprintf(base, n, "%s", env);
+    else if (xdg && *xdg)
+        w = snprintf(base, n, "%s/stencilc", xdg);
+    else if (home && *home)
+        w = snprintf(base, n, "%s/.cache/stencilc", home);
+    else
+        return -ENOENT;
+    return w < 0 || (size_t)w >= n ? -ENAMETOOLONG : 0;
+}
+
 int stn_dev_cache_path(const char *dir, int pmem, char *path, size_t n) {
     struct stat sb;
     if (stat(dir, &sb) != 0)
         return -errno;
-    const char *env = getenv("STENCILC_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
     char base[3072];
-    if (env && *env)
-        snprintf(base, sizeof base, "%s", env);
-    else if (xdg && *xdg)
-        snprintf(base, sizeof base, "%s/stencilc", xdg);
-    else if (home && *home)
-        snprintf(base, sizeof base, "%s/.cache/stencilc", home);
-    else
-        return -ENOENT;
+    int rc = stn_cache_base(base, sizeof base);
+    if (rc)
+        return rc;
     int w = snprintf(path, n, "%s/devices/%u-%u%s.json", base, major(sb.st_dev), minor(sb.st_dev),
                      pmem ? ".pmem" : "");
     return w < 0 || (size_t)w >= n ? -ENAMETOOLONG : 0;

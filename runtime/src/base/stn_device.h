@@ -83,6 +83,9 @@ double stn_dev_io_share(const stn_device *d, uint64_t request);
  * (read and write only; the rest of *dev cleared). */
 void stn_dev_default(stn_device *dev);
 
+/* The directory of stencilc's cache: $STENCILC_CACHE_DIR, else $XDG_CACHE_HOME/stencilc, else
+ * ~/.cache/stencilc.  0, or -ENOENT (none of them), -ENAMETOOLONG. */
+int stn_cache_base(char *base, size_t n);
 /* Where `stencilc probe --dir DIR` keeps the machine file it measured for the device holding
  * dir, and where a run looks for it: $STENCILC_CACHE_DIR, else $XDG_CACHE_HOME/stencilc, else
  * ~/.cache/stencilc, then devices/MAJOR-MINOR.json (dir's st_dev), or devices/MAJOR-MINOR.pmem.json

@@ -12,8 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* mkdir -p of the directory part of path. */
-static int make_parents(const char *path) {
+int stn_mkdir_parents(const char *path) {
     char buf[PATH_MAX];
     if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
         return stn_error(-ENAMETOOLONG, "'%s': the name is too long", path);
@@ -111,7 +110,7 @@ int stn_devfile_json(const struct stn_hw *hw, const stn_device *dev, const char 
 }
 
 int stn_devfile_write(const char *path, const char *text, const stn_device *dev) {
-    int rc = make_parents(path);
+    int rc = stn_mkdir_parents(path);
     if (rc)
         return stn_error(rc, "cannot write '%s': %s", path, stn_errmsg());
     stn_afile af;

@@ -100,6 +100,8 @@ int stn_probe_calibrate(const char *dir, stn_device *out);
 struct stn_hw;
 int stn_devfile_json(const struct stn_hw *hw, const stn_device *dev, const char *name, const char *desc,
                      size_t block, char *out, size_t n);
+/* mkdir -p of the directory part of path: 0, or a negative errno with the message. */
+int stn_mkdir_parents(const char *path);
 /* Write text to path atomically (its directories made), after checking that the runtime reads it back
  * with dev's curves: 0, or a negative errno with the message. */
 int stn_devfile_write(const char *path, const char *text, const stn_device *dev);

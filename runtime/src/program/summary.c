@@ -46,16 +46,19 @@ static const char *blocks(const stn_ooc_result *plan, char *buf, size_t n) {
 void stn_summary_plan(const stn_run *r, const stn_result *res, const stn_ooc_result *plan) {
     if (r->o->quiet)
         return;
-    char blk[96], how[96] = "", mem[32], budget[32], rd[32], wr[32], when[96] = "";
+    char blk[96], how[96] = "", mem[32], budget[32], rd[32], wr[32], when[160] = "";
+    /* the kernels' rate of earlier runs' loops (engines/ooc/ooc_history.c), where the model has it */
+    const char *kern =
+        strncmp(res->rate_source, "the median of ", 14) == 0 ? "; kernels: earlier runs' loops" : "";
     if (plan->tune_weighed > 0)
         snprintf(how, sizeof how, ": %" PRId64 " plans weighed in %.2f s", plan->tune_weighed,
                  plan->tune_seconds);
     if (res->have_time && r->dev.origin == STN_CURVES_CALIBRATED)
-        snprintf(when, sizeof when, ", %.2f s (device curves: calibrated now, %.1f s)", res->time.total,
-                 r->dev.calibrate_seconds);
+        snprintf(when, sizeof when, ", %.2f s (device curves: calibrated now, %.1f s%s)", res->time.total,
+                 r->dev.calibrate_seconds, kern);
     else if (res->have_time)
-        snprintf(when, sizeof when, ", %.2f s (device curves: %s)", res->time.total,
-                 stn_curves_origin_name(r->dev.origin));
+        snprintf(when, sizeof when, ", %.2f s (device curves: %s%s)", res->time.total,
+                 stn_curves_origin_name(r->dev.origin), kern);
     /* the budget's source up to its first comma: "--mem", "default: 3/4 of hwloc's memory" */
     int src = (int)strcspn(r->mem_source, ",");
     fprintf(stderr,

@@ -241,6 +241,8 @@ static int ooc_advance(void *state, int64_t first, int64_t steps) {
         }
         s->sweeps++, s->steps += T, done += T;
         e->plan.nsweeps = s->sweeps;
+        e->hist_cells += (double)stn_grid_cells(e->r->o) * (double)T;
+        e->hist_compute += e->res->st.seconds[STN_PHASE_COMPUTE] - cs;
         if (done < steps) /* the measured rates, and a re-plan of the rest (ooc_refine.c) */
             rc = stn_ooc_refine(e,
                                 &(ooc_measured){s->sweeps - 1, T, s->steps, steps - done, stn_now() - ts,
@@ -356,6 +358,8 @@ static int ooc_finish(void *state) {
     if (s->plan_only)
         return 0;
     int rc = account(s, 1);
+    if (rc == 0 && s->program && s->steps == s->e.r->o->steps)
+        stn_ooc_history_note(&s->e, s->first, s->steps - s->e.steps_resumed); /* (for later runs' models) */
     return rc ? rc : stn_ooc_export(&s->e);
 }
 

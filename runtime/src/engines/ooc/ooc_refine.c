@@ -67,6 +67,22 @@ static double fit_device(const ooc *e, int64_t s, int64_t T, double rate, double
     return exp2(0.5 * (lo + hi));
 }
 
+double stn_ooc_fit_rate(const ooc *e, int64_t s0, int64_t steps, double wall, double rate) {
+    double lo = log2(rate) - 4, hi = log2(rate) + 4;
+    stn_time_model tm = time_model(e, &e->r->dev, exp2(hi));
+    if (!(wall > 0) || part_seconds(e, &e->plan, s0, steps, &tm) > wall)
+        return 0; /* (the model's IO alone is longer: the kernels' rate cannot make it so short) */
+    for (int it = 0; it < 48; it++) {
+        double mid = 0.5 * (lo + hi);
+        tm = time_model(e, &e->r->dev, exp2(mid));
+        if (part_seconds(e, &e->plan, s0, steps, &tm) > wall)
+            lo = mid; /* the kernels must be faster */
+        else
+            hi = mid;
+    }
+    return exp2(0.5 * (lo + hi));
+}
+
 static void plan_blocks(const ooc *e, const stn_ooc_plan *p, int64_t blk[3]) {
     blk[0] = p->r.axis == 1 ? p->r.b : e->r->o->size[1];
     blk[1] = e->d->ndim == 2 ? -1 : p->r.axis == 2 ? p->r.b : p->q.b;

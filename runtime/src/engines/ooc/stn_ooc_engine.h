@@ -113,6 +113,8 @@ typedef struct ooc {
     double init_state,
         init_input; /* the init expressions' seconds over the grid (ooc_setup.c, init_seconds) */
     int init_measured;
+    double hist_cells, hist_compute; /* the loop's cells updated and its kernels' seconds (ooc_history.c) */
+    int hist_tried;                  /* the earlier runs' rate looked for (once) */
 } ooc;
 
 /* ------------------------------------------------------------------ ring addressing (inline) */
@@ -349,9 +351,19 @@ typedef struct ooc_measured {
  * faster than the current one for the same steps, it replaces it (stn_ooc_rebuffer) and the re-plan is
  * recorded in e->res->replans.  0 when nothing changed or the re-plan is done; an allocation's failure. */
 int stn_ooc_refine(ooc *e, const ooc_measured *m, int program);
+/* The kernels' rate at which the time model gives the sweeps from s0 on, `steps` steps of the plan, `wall`
+ * seconds (without the import and export), the device's curves as they are: a bisection in log scale within
+ * 16x of `rate` either way; 0 where the model's IO alone takes longer than `wall`. */
+double stn_ooc_fit_rate(const ooc *e, int64_t s0, int64_t steps, double wall, double rate);
 /* The time model of the sweeps from first_sweep on: the kernels' rate on the plan's blocks (measured
  * unless known), the copy rate, the device's curves, the ranks' exchanges. */
 int stn_ooc_model_time(ooc *e, int64_t first_sweep);
+/* ooc_history.c: the kernels' rate earlier runs of this program, grid and plan sustained in their loops on
+ * this machine.  use: their median in place of the startup sample in e->res (cells_per_second and its
+ * source), when there are some; note: this run's loop added (when it is long enough).  Neither fails the
+ * run. */
+int stn_ooc_history_use(ooc *e);
+void stn_ooc_history_note(ooc *e, int64_t s0, int64_t steps);
 /* Whether a sweep's result is made durable and committed for --resume: every one, except the program's
  * last when nothing reads it afterwards (no --out). */
 int stn_ooc_commits(const ooc *e, int program, int last);

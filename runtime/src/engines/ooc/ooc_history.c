@@ -1,0 +1,179 @@
+/* ooc_history.c -- what the loops of earlier runs of the same program, grid and plan took on this machine,
+ * for the time model of the next (docs/out-of-core.md, "The time model"; design 007).
+ *
+ * Expects: a run on the aio tier whose kernels' rate was measured at startup (not a --machine file's), one
+ * process, the reference schedule, no folded grid.  Guarantees: after a loop whose kernels ran at least
+ * STN_HISTORY_MIN_SECONDS without a re-plan, the kernels' rate at which the time model gives that loop its
+ * measured seconds (stn_ooc_fit_rate) is added to $CACHE/rates/KEY.txt, the last STN_HISTORY_RUNS kept, the
+ * file written atomically; a later run with the same key predicts with their median in place of its startup
+ * sample, and cells_per_second_source says so.  The startup sample is a second of the kernels: on a shared
+ * machine it scatters by 1.6x from one start to the next while the loops of one shape agree within 5%.  A
+ * cache that cannot be read or written leaves the startup sample in use; STENCILC_RATE_HISTORY=0 switches
+ * both off, =always keeps loops of any length (for tests).  The file: a first line "# " and the key in words,
+ * then a line a run: the rate, its kernels' cells per second of the compute phase, its loop's seconds, the
+ * Unix time. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "engines/ooc/stn_ooc_engine.h"
+#include "io/stn_probe.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define STN_HISTORY_MIN_SECONDS                                                                              \
+    5.0                    /* a loop's kernels: shorter ones are not kept (their rate is noisier)            \
+                            */
+#define STN_HISTORY_RUNS 5 /* the last runs kept, and their median taken */
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n) {
+    const unsigned char *c = p;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ c[i]) * 1099511628211ull;
+    return h;
+}
+
+static int history_applies(const ooc *e) {
+    const char *env = getenv("STENCILC_RATE_HISTORY");
+    const stn_run *r = e->r;
+    return !(env && strcmp(env, "0") == 0) && r->o->tier == STN_TIER_AIO && !r->part && !r->fold.W &&
+           !r->hw.described && r->hw.cells_per_second <= 0 && !e->alg2 && e->plan.schedule == STN_SCHED_REF;
+}
+
+/* What decides the loop's rate: the machine (its name, the threads), the program (its .stn text and the
+ * compiler's version), the grid, the element and the plan's blocks and cache tiles.  The file's name is a
+ * hash of it; its first line says it in words. */
+static int history_path(const ooc *e, char *path, size_t n, char *what, size_t wn) {
+    const stn_run *r = e->r;
+    const stn_ooc_plan *p = &e->plan;
+    char host[256] = "?", base[3072];
+    if (gethostname(host, sizeof host - 1) != 0)
+        snprintf(host, sizeof host, "?");
+    int rc = stn_cache_base(base, sizeof base);
+    if (rc)
+        return rc;
+    const char *text = e->d->source_text ? e->d->source_text : e->d->name;
+    int w = snprintf(what, wn,
+                     "host %s, %d threads, stencil %s (%s, source hash %016" PRIx64
+                     "), compiler %s, grid %" PRId64 "x%" PRId64 "x%" PRId64
+                     " of %d-byte cells, blocks r %" PRId64 " q %" PRId64 " bt %" PRId64
+                     " axis %d strip %d, cache tiles %" PRId64 "x%" PRId64,
+                     host, stn_omp_max_threads(), e->d->name, e->d->source ? e->d->source : "?",
+                     fnv(14695981039346656037ull, text, strlen(text)),
+                     e->d->compiler_version ? e->d->compiler_version : "?", r->o->size[0], r->o->size[1],
+                     r->o->size[2], e->d->elem_size, p->r.b, p->q.nblocks > 1 ? p->q.b : 0, p->bt, p->r.axis,
+                     (int)p->strip, e->res->ib.tile[0], e->res->ib.tile[1]);
+    if (w < 0 || (size_t)w >= wn)
+        return -ENAMETOOLONG;
+    w = snprintf(path, n, "%s/rates/%016" PRIx64 ".txt", base,
+                 fnv(14695981039346656037ull, what, strlen(what)));
+    return w < 0 || (size_t)w >= n ? -ENAMETOOLONG : 0;
+}
+
+/* The runs of the file whose first line is `what` (no file, another key's: none), the last
+ * STN_HISTORY_RUNS of them oldest first: their rates, and their lines when `lines` is not NULL.  Their
+ * number. */
+#define STN_HISTORY_LINE 160
+static int history_read(const char *path, const char *what, double *rate, char (*lines)[STN_HISTORY_LINE]) {
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return 0;
+    char line[4096];
+    int n = 0;
+    size_t k = strlen(what);
+    if (fgets(line, sizeof line, f) && strncmp(line, "# ", 2) == 0 && strncmp(line + 2, what, k) == 0 &&
+        line[2 + k] == '\n') {
+        while (fgets(line, sizeof line, f)) {
+            double v, share, seconds;
+            long long when;
+            if (strlen(line) >= STN_HISTORY_LINE || strchr(line, '\n') == NULL ||
+                sscanf(line, "%lf %lf %lf %lld", &v, &share, &seconds, &when) != 4 || !isfinite(v) ||
+                v <= 0 || v > 1e18)
+                continue;                /* (a line of no run: skipped) */
+            if (n == STN_HISTORY_RUNS) { /* (the oldest out) */
+                memmove(rate, rate + 1, (STN_HISTORY_RUNS - 1) * sizeof *rate);
+                if (lines)
+                    memmove(lines, lines + 1, (STN_HISTORY_RUNS - 1) * sizeof *lines);
+                n--;
+            }
+            rate[n] = v;
+            if (lines)
+                snprintf(lines[n], sizeof lines[n], "%s", line);
+            n++;
+        }
+    }
+    fclose(f);
+    return n;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+int stn_ooc_history_use(ooc *e) {
+    char path[PATH_MAX], what[1024];
+    double rate[STN_HISTORY_RUNS];
+    stn_result *res = e->res;
+    if (!history_applies(e) || res->cells_per_second <= 0 ||
+        history_path(e, path, sizeof path, what, sizeof what))
+        return 0;
+    int n = history_read(path, what, rate, NULL);
+    if (n == 0)
+        return 0;
+    qsort(rate, (size_t)n, sizeof *rate, cmp_double);
+    double med = n % 2 ? rate[n / 2] : 0.5 * (rate[n / 2 - 1] + rate[n / 2]);
+    char src[sizeof res->rate_source];
+    snprintf(src, sizeof src,
+             "the median of %d earlier run%s of this program, grid and plan on this machine: the rate at "
+             "which the "
+             "time model gives each loop its measured seconds (%s), in place of the startup's %.3g: %.300s",
+             n, n == 1 ? "" : "s", path, res->cells_per_second, res->rate_source);
+    snprintf(res->rate_source, sizeof res->rate_source, "%s", src);
+    res->cells_per_second = med;
+    return 0;
+}
+
+void stn_ooc_history_note(ooc *e, int64_t s0, int64_t steps) {
+    char path[PATH_MAX], tmp[PATH_MAX + 32], what[1024];
+    double rate[STN_HISTORY_RUNS];
+    const stn_result *res = e->res;
+    const char *env = getenv("STENCILC_RATE_HISTORY");
+    double least = env && strcmp(env, "always") == 0 ? 0 : STN_HISTORY_MIN_SECONDS; /* (always: for tests) */
+    if (!history_applies(e) || res->nreplans > 0 || !(e->hist_compute > least) || !(e->hist_cells > 0) ||
+        history_path(e, path, sizeof path, what, sizeof what))
+        return;
+    /* the kernels' rate that gives the time model this loop's seconds, from a first guess: the kernels'
+     * own (cells / kernel seconds / the share under IO, as stn_ooc_refine's) */
+    double f =
+        res->compute_share > 0
+            ? res->compute_share
+            : stn_dev_compute_share(&e->r->dev, stn_ooc_request_bytes(&e->plan, STN_AIO_DEFAULT_MAX_REQUEST));
+    double v = stn_ooc_fit_rate(e, s0, steps, res->loop_seconds, e->hist_cells / e->hist_compute / f);
+    if (!(v > 0))
+        return; /* (the loop is the device's: its kernels' rate does not set its time) */
+    char lines[STN_HISTORY_RUNS][STN_HISTORY_LINE];
+    int n = history_read(path, what, rate, lines),
+        w = snprintf(tmp, sizeof tmp, "%s.%d.tmp", path, (int)getpid());
+    if (w < 0 || (size_t)w >= sizeof tmp || stn_mkdir_parents(path)) {
+        stn_error_clear();
+        return;
+    }
+    FILE *out = fopen(tmp, "we");
+    if (!out)
+        return;
+    fprintf(out, "# %s\n", what);
+    for (int i = n == STN_HISTORY_RUNS ? 1 : 0; i < n; i++) /* (the oldest dropped when full) */
+        fputs(lines[i], out);
+    fprintf(out, "%.6g %.6g %.6g %lld\n", v, e->hist_cells / e->hist_compute, res->loop_seconds,
+            (long long)time(NULL));
+    if (fclose(out) != 0 || rename(tmp, path) != 0)
+        unlink(tmp); /* (a full or read-only cache: the next run measures at startup, as before) */
+}

@@ -1,0 +1,125 @@
+"""The time model's kernels' rate from earlier runs' loops (runtime/src/engines/ooc/ooc_history.c, issue 30: a
+run's wall time against its prediction).
+
+Guarantees checked, each test with its own cache ($STENCILC_CACHE_DIR):
+
+* After a loop, the rate at which the time model gives that loop its measured seconds goes to
+  ``rates/KEY.txt`` (a header naming the key in words, a line a run); the next run of the same program, grid
+  and plan predicts with it, ``cells_per_second_source`` says so, and its predicted loop is the earlier loop's
+  seconds.  ``STENCILC_RATE_HISTORY=always`` keeps these short loops (a user's are kept from 5 s of kernels).
+* The median of the last five runs is taken; lines of no run are skipped; a file is rewritten with the last
+  five.  A file whose header is another key's is not used.
+* Another grid is another key; ``STENCILC_RATE_HISTORY=0`` neither reads nor writes; a loop under 5 s is not
+  kept.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import load_report
+
+SIZE = (96, 40, 36)
+
+
+@pytest.fixture(scope="module")
+def heat3d(compile_example):
+    return compile_example("heat3d")
+
+
+def _run(exe, tmp: Path, cache: Path, name: str, history: str | None = "always", size=SIZE) -> dict:
+    """A run whose kernels outweigh its IO in the model (one sweep of 60 steps: twice the IO the built-in curves give it), so that a rate
+    gives the model its loop's seconds."""
+    d = tmp / "scratch"
+    d.mkdir(exist_ok=True)
+    report = tmp / f"{name}.json"
+    env = dict(os.environ, OMP_NUM_THREADS="2", STENCILC_CALIBRATE="0", STENCILC_CACHE_DIR=str(cache))
+    env.pop("STENCILC_RATE_HISTORY", None)
+    if history is not None:
+        env["STENCILC_RATE_HISTORY"] = history
+    u = tmp / f"u-{'x'.join(map(str, size))}.npy"  # (from a file: no init expressions, timed again each run)
+    if not u.exists():
+        np.save(u, np.random.default_rng(5).random(size[::-1]))
+    r = subprocess.run([str(exe), "--size", ",".join(map(str, size)), "--steps", "60", "--mem", "16M", "--dir", str(d),
+                        "--block", "8,36,60", "--report", str(report), "--quiet", "--init", f"u={u}"],
+                       capture_output=True, text=True, timeout=300, env=env)
+    assert r.returncode == 0, r.stderr
+    return load_report(report)
+
+
+def _files(cache: Path) -> list[Path]:
+    return sorted((cache / "rates").glob("*.txt")) if (cache / "rates").exists() else []
+
+
+def _loop_prediction(rep: dict) -> float:
+    return rep["predicted_seconds"] - rep["time_model"]["transfer"]
+
+
+def test_the_next_run_predicts_its_loop_with_the_earlier_loops_seconds(heat3d, tmp_path):
+    cache = tmp_path / "cache"
+    first = _run(heat3d, tmp_path, cache, "first")
+    assert first["time_model"]["cells_per_second_source"].startswith("measured at startup"), first["time_model"]
+    (f,) = _files(cache)
+    head, *runs = f.read_text().splitlines()
+    assert head.startswith("# host ") and "stencil heat3d" in head and "grid 96x40x36 of 8-byte cells" in head, head
+    assert "blocks r 8 q 0 bt 60" in head, head  # (the plan's blocks: by, bz, bt)
+    assert len(runs) == 1, runs
+    rate, kernels, loop, when = runs[0].split()
+    assert float(loop) == pytest.approx(first["seconds"]["loop"], rel=1e-3), (runs, first["seconds"])
+    assert float(rate) > 0 and float(kernels) > 0 and int(when) > 1.7e9, runs
+    second = _run(heat3d, tmp_path, cache, "second")
+    tm = second["time_model"]
+    assert tm["cells_per_second_source"].startswith("the median of 1 earlier run of this program, grid and plan"), tm
+    assert str(f) in tm["cells_per_second_source"], tm
+    assert tm["cells_per_second"] == pytest.approx(float(rate), rel=1e-5), (tm, runs)
+    # the rate was fitted to the first run's loop: the second run's model gives that loop back (its share and
+    # curves are the first's: the device's, calibration off, the same plan and the same --init file)
+    assert _loop_prediction(second) == pytest.approx(first["seconds"]["loop"], rel=1e-3), (second, first["seconds"])
+    assert len(f.read_text().splitlines()) == 3  # (its own loop added)
+
+
+def test_the_median_of_the_last_five_runs_and_lines_of_no_run_skipped(heat3d, tmp_path):
+    cache = tmp_path / "cache"
+    _run(heat3d, tmp_path, cache, "first")
+    (f,) = _files(cache)
+    head = f.read_text().splitlines()[0]
+    rates = [1e9, 2e9, 9e9, 3e9, 4e9, 5e9, 6e6]  # the last five: 9e9, 3e9, 4e9, 5e9, 6e6
+    lines = [f"{r:g} 1e9 1.5 1800000000" for r in rates]
+    f.write_text("\n".join([head, lines[0], "garbage", lines[1], "nan 1 1 1", "-5 1 1 1", *lines[2:], "7e9 1"]) + "\n")
+    rep = _run(heat3d, tmp_path, cache, "again")
+    assert rep["time_model"]["cells_per_second"] == pytest.approx(statistics.median(rates[-5:]), rel=1e-9)
+    assert "the median of 5 earlier runs" in rep["time_model"]["cells_per_second_source"]
+    kept = f.read_text().splitlines()
+    assert kept[0] == head and kept[1:5] == lines[-4:] and len(kept) == 6, kept  # (the last four and its own)
+
+
+def test_a_file_of_another_key_is_not_used(heat3d, tmp_path):
+    cache = tmp_path / "cache"
+    _run(heat3d, tmp_path, cache, "first")
+    (f,) = _files(cache)
+    head, *runs = f.read_text().splitlines()
+    f.write_text("\n".join([head.replace("grid 96x40x36", "grid 97x40x36"), *runs]) + "\n")
+    rep = _run(heat3d, tmp_path, cache, "again")
+    assert rep["time_model"]["cells_per_second_source"].startswith("measured at startup"), rep["time_model"]
+    assert f.read_text().splitlines()[0] == head  # (rewritten as its own key's, with its own run)
+
+
+def test_another_grid_is_another_key_and_the_switches(heat3d, tmp_path):
+    cache = tmp_path / "cache"
+    _run(heat3d, tmp_path, cache, "first")
+    other = _run(heat3d, tmp_path, cache, "other", size=(100, 40, 36))
+    assert other["time_model"]["cells_per_second_source"].startswith("measured at startup"), other["time_model"]
+    assert len(_files(cache)) == 2
+    off = tmp_path / "off"
+    for _ in range(2):
+        rep = _run(heat3d, tmp_path, off, "off", history="0")
+        assert rep["time_model"]["cells_per_second_source"].startswith("measured at startup")
+    assert _files(off) == []
+    short = tmp_path / "short"  # a user's loop of well under 5 s of kernels is not kept
+    _run(heat3d, tmp_path, short, "short", history=None)
+    assert _files(short) == []
