@@ -43,12 +43,15 @@ def grid_for(ctx, ratio: float) -> tuple[int, int, int]:
 
 
 def kernel_rates(rep: dict, cells: int) -> dict:
-    """An out-of-core run's kernels: the rate its time model took at startup, the share under IO, and the rate
-    its loop's kernels kept beside the IO (cells / seconds.compute), each run's, for the prediction's misses."""
+    """An out-of-core run's kernels: the rate its time model took at startup (measured then, or the earlier runs'
+    loops': `model_rate_from`), the share under IO, and the rate its loop's kernels kept beside the IO (cells /
+    seconds.compute), each run's, for the prediction's misses."""
     tm, comp = rep.get("time_model") or {}, rep.get("seconds", {}).get("compute", 0)
     if not tm.get("cells_per_second"):
         return {}
+    earlier = tm.get("cells_per_second_source", "").startswith("the median of")
     return {"startup_cells_per_second": tm["cells_per_second"], "compute_share": tm.get("compute_share", 0.0),
+            "model_rate_from": "earlier runs" if earlier else "startup",
             "loop_kernels_cells_per_second": cells / comp if comp > 0 else 0.0}
 
 
@@ -163,7 +166,8 @@ def point(ctx, stencil: str, size: tuple[int, int, int], steps: int, extra: list
     if row["sweeps"] is not None:
         blk += f" ({row['sweeps']} sweeps)"
     last = row["runs"][-1]
-    kern = (f" kernels: startup {last['startup_cells_per_second'] / 1e9:.2f} G cells/s (share "
+    kern = (f" kernels: {last.get('model_rate_from', 'startup')} {last['startup_cells_per_second'] / 1e9:.2f} G "
+            f"cells/s (share "
             f"{last['compute_share']:.2f}), the loop's {last['loop_kernels_cells_per_second'] / 1e9:.2f}"
             if last.get("startup_cells_per_second") and last.get("loop_kernels_cells_per_second") else "")
     ctx.log(f"    {label or mode:24s} {row['cells_per_second']:.3e} cells/s  {row['seconds']:7.2f} s "
