@@ -33,13 +33,6 @@
                             */
 #define STN_HISTORY_RUNS 5 /* the last runs kept, and their median taken */
 
-static uint64_t fnv(uint64_t h, const void *p, size_t n) {
-    const unsigned char *c = p;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ c[i]) * 1099511628211ull;
-    return h;
-}
-
 static int history_applies(const ooc *e) {
     const char *env = getenv("STENCILC_RATE_HISTORY");
     const stn_run *r = e->r;
@@ -60,20 +53,18 @@ static int history_path(const ooc *e, char *path, size_t n, char *what, size_t w
     if (rc)
         return rc;
     const char *text = e->d->source_text ? e->d->source_text : e->d->name;
-    int w = snprintf(what, wn,
-                     "host %s, %d threads, stencil %s (%s, source hash %016" PRIx64
-                     "), compiler %s, grid %" PRId64 "x%" PRId64 "x%" PRId64
-                     " of %d-byte cells, blocks r %" PRId64 " q %" PRId64 " bt %" PRId64
-                     " axis %d strip %d, cache tiles %" PRId64 "x%" PRId64,
-                     host, stn_omp_max_threads(), e->d->name, e->d->source ? e->d->source : "?",
-                     fnv(14695981039346656037ull, text, strlen(text)),
-                     e->d->compiler_version ? e->d->compiler_version : "?", r->o->size[0], r->o->size[1],
-                     r->o->size[2], e->d->elem_size, p->r.b, p->q.nblocks > 1 ? p->q.b : 0, p->bt, p->r.axis,
-                     (int)p->strip, e->res->ib.tile[0], e->res->ib.tile[1]);
+    int w = snprintf(
+        what, wn,
+        "host %s, %d threads, stencil %s (%s, source hash %016" PRIx64 "), compiler %s, grid %" PRId64
+        "x%" PRId64 "x%" PRId64 " of %d-byte cells, blocks r %" PRId64 " q %" PRId64 " bt %" PRId64
+        " axis %d strip %d, cache tiles %" PRId64 "x%" PRId64,
+        host, stn_omp_max_threads(), e->d->name, e->d->source ? e->d->source : "?",
+        stn_fnv(STN_FNV_BASIS, text, strlen(text)), e->d->compiler_version ? e->d->compiler_version : "?",
+        r->o->size[0], r->o->size[1], r->o->size[2], e->d->elem_size, p->r.b, p->q.nblocks > 1 ? p->q.b : 0,
+        p->bt, p->r.axis, (int)p->strip, e->res->ib.tile[0], e->res->ib.tile[1]);
     if (w < 0 || (size_t)w >= wn)
         return -ENAMETOOLONG;
-    w = snprintf(path, n, "%s/rates/%016" PRIx64 ".txt", base,
-                 fnv(14695981039346656037ull, what, strlen(what)));
+    w = snprintf(path, n, "%s/rates/%016" PRIx64 ".txt", base, stn_fnv(STN_FNV_BASIS, what, strlen(what)));
     return w < 0 || (size_t)w >= n ? -ENAMETOOLONG : 0;
 }
 

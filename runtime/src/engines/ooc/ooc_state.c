@@ -15,26 +15,19 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static uint64_t fnv(uint64_t h, const void *p, size_t n) {
-    const unsigned char *c = p;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ c[i]) * 1099511628211ull;
-    return h;
-}
-
 /* Everything that decides the content of the scratch files: a resumed run must match it. */
 static uint64_t fingerprint(const ooc *e) {
     const stn_opts *o = e->r->o;
-    uint64_t h = 14695981039346656037ull;
-    h = fnv(h, e->d->name, strlen(e->d->name));
-    h = fnv(h, o->size, sizeof o->size);
-    h = fnv(h, &o->steps, sizeof o->steps);
-    h = fnv(h, &e->plan.r.b, sizeof e->plan.r.b);
-    h = fnv(h, &e->plan.q.b, sizeof e->plan.q.b);
-    h = fnv(h, &e->plan.strip, sizeof e->plan.strip);
-    h = fnv(h, &e->plan.bt, sizeof e->plan.bt);
-    h = fnv(h, &e->plan.row_bytes, sizeof e->plan.row_bytes);
-    h = fnv(h, o->params, sizeof(double) * (size_t)e->d->nparams);
+    uint64_t h = STN_FNV_BASIS;
+    h = stn_fnv(h, e->d->name, strlen(e->d->name));
+    h = stn_fnv(h, o->size, sizeof o->size);
+    h = stn_fnv(h, &o->steps, sizeof o->steps);
+    h = stn_fnv(h, &e->plan.r.b, sizeof e->plan.r.b);
+    h = stn_fnv(h, &e->plan.q.b, sizeof e->plan.q.b);
+    h = stn_fnv(h, &e->plan.strip, sizeof e->plan.strip);
+    h = stn_fnv(h, &e->plan.bt, sizeof e->plan.bt);
+    h = stn_fnv(h, &e->plan.row_bytes, sizeof e->plan.row_bytes);
+    h = stn_fnv(h, o->params, sizeof(double) * (size_t)e->d->nparams);
     int nf = 2 * e->d->nfields, ns = e->d->nseries, np = e->d->npointsets;
     for (int s = 0; s < nf + ns + np + e->d->nalong; s++) { /* every input file */
         const char *p = s < nf             ? o->init_path[s]
@@ -43,9 +36,9 @@ static uint64_t fingerprint(const ooc *e) {
                                            : o->along_path[s - nf - ns - np];
         struct stat sb;
         if (p && stat(p, &sb) == 0) {
-            h = fnv(h, p, strlen(p));
-            h = fnv(h, &sb.st_size, sizeof sb.st_size);
-            h = fnv(h, &sb.st_mtim, sizeof sb.st_mtim);
+            h = stn_fnv(h, p, strlen(p));
+            h = stn_fnv(h, &sb.st_size, sizeof sb.st_size);
+            h = stn_fnv(h, &sb.st_mtim, sizeof sb.st_mtim);
         }
     }
     return h;
