@@ -516,8 +516,9 @@ class Report:
             if q:
                 errs.append((q, r))
         how = ("the runtime's own time model (`predicted_seconds` in each report; docs/out-of-core.md, 'The time "
-               "model': the device curve at the plan's request size, the compute rate measured at startup, the "
-               "pipeline of the schedule)" if runtime_model else
+               "model': the device curve at the plan's request size, the compute rate measured at startup or, after "
+               "earlier runs of the same program, grid and plan, the rate that gave the model their loops' time, "
+               "the pipeline of the schedule)" if runtime_model else
                "`bench/model.py`: the predicted bytes at the measured bandwidths, overlapped with the compute at the "
                "in-core rate (these results predate the runtime's time model)")
         self.w("", "## 7. The IO model against measurement", "",
