@@ -40,8 +40,8 @@
  *                they share); incore, mmap; gpu_sched (the GPU tier's
  *                schedule), gpu (--mode gpu, gpu-ooc); ooc/: ooc_api, ooc_sweep,
  *                ooc_reader, ooc_wedge, ooc_ghosts, ooc_setup, ooc_window,
- *                ooc_xfer, ooc_state, ooc_snap, ooc_refine, ooc_chunks, ooc_inplace,
- *                ooc_dirs (--dir a,b)
+ *                ooc_xfer, ooc_state, ooc_snap, ooc_refine, ooc_fit, ooc_history,
+ *                ooc_chunks, ooc_inplace, ooc_dirs (--dir a,b)
  *   8. report/   report                                                     the JSON report
  *   9. program/  program (stn_program_main), sim (the embedding API, a run  the program
  *                held open), setup (a run around its engine), runfiles

@@ -1,87 +1,15 @@
-/* ooc_refine.c -- online refinement (issue 30): after a sweep, the rates it measured replace the assumed
- * ones, and the remaining sweeps are re-planned at the sweep boundary when another plan is predicted at
- * least STN_REPLAN_GAIN faster (docs/out-of-core.md, "Re-planning between sweeps"). */
+/* ooc_refine.c -- online refinement (issue 30): after a sweep, the rates it measured (fitted by ooc_fit.c)
+ * replace the assumed ones, and the remaining sweeps are re-planned at the sweep boundary when another plan
+ * is predicted at least STN_REPLAN_GAIN faster (docs/out-of-core.md, "Re-planning between sweeps"). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include "engines/ooc/stn_ooc_engine.h"
-#include "io/stn_hdf5.h"
 
 #include <inttypes.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* A device whose every curve is dev's with its bandwidths times k. */
-static void scaled_device(const stn_device *dev, double k, stn_device *out) {
-    *out = *dev;
-    stn_dev_curve *c[4] = {&out->read, &out->write, &out->mixed, &out->mixed_new};
-    for (int i = 0; i < 4; i++)
-        for (int j = 0; j < c[i]->n; j++)
-            c[i]->p[j].bps *= k;
-}
-
-static stn_time_model time_model(const ooc *e, const stn_device *dev, double cells_per_second) {
-    return (stn_time_model){.dev = dev,
-                            .cells_per_second = cells_per_second,
-                            .cells = (double)stn_grid_cells(e->r->o),
-                            .copy_bytes_per_second = e->res->copy_bytes_per_second,
-                            .depth = STN_AIO_DEFAULT_DEPTH,
-                            .max_request = STN_AIO_DEFAULT_MAX_REQUEST,
-                            .xm = NULL,
-                            .ghost_bt = 0,
-                            .snap_bytes_per_step = stn_h5_bytes_per_step(e->d, e->r->o),
-                            .init_seconds = e->init_state,       /* (sweep 0's: the one a fit may be of) */
-                            .input_init_seconds = e->init_input, /* (measured once, at the run's start) */
-                            .compute_share = e->res->compute_share};
-}
-
-/* The seconds the time model gives plan p's sweeps from sweep s0 on for `steps` steps (the sweeps s0,
- * s0 + 1, ... of p's bt, the last shorter), without the import and export. */
-static double part_seconds(const ooc *e, const stn_ooc_plan *p, int64_t s0, int64_t steps,
-                           const stn_time_model *tm) {
-    stn_ooc_plan c = *p;
-    c.nsweeps = s0 + (steps + c.bt - 1) / c.bt;
-    c.steps = s0 * c.bt + steps;
-    stn_time_pred t;
-    stn_ooc_predict_time(&e->model, &c, s0, tm, &t);
-    return t.total - t.xfer - t.exchange;
-}
-
-/* The device's scale that makes the model's time of the sweep just run (sweep s of T steps) its measured
- * `wall` seconds, with the kernels at `rate`: a bisection in log scale over [2^-12, 2^12] (the model's
- * time falls as the device speeds up; at an end when the sweep is out of the model's reach). */
-static double fit_device(const ooc *e, int64_t s, int64_t T, double rate, double wall) {
-    double lo = -12, hi = 12;
-    for (int it = 0; it < 48; it++) {
-        double mid = 0.5 * (lo + hi);
-        stn_device dev;
-        scaled_device(&e->r->dev, exp2(mid), &dev);
-        stn_time_model tm = time_model(e, &dev, rate);
-        if (part_seconds(e, &e->plan, s, T, &tm) > wall)
-            lo = mid; /* the device must be faster */
-        else
-            hi = mid;
-    }
-    return exp2(0.5 * (lo + hi));
-}
-
-double stn_ooc_fit_rate(const ooc *e, int64_t s0, int64_t steps, double wall, double rate) {
-    double lo = log2(rate) - 4, hi = log2(rate) + 4;
-    stn_time_model tm = time_model(e, &e->r->dev, exp2(hi));
-    if (!(wall > 0) || part_seconds(e, &e->plan, s0, steps, &tm) > wall)
-        return 0; /* (the model's IO alone is longer: the kernels' rate cannot make it so short) */
-    for (int it = 0; it < 48; it++) {
-        double mid = 0.5 * (lo + hi);
-        tm = time_model(e, &e->r->dev, exp2(mid));
-        if (part_seconds(e, &e->plan, s0, steps, &tm) > wall)
-            lo = mid; /* the kernels must be faster */
-        else
-            hi = mid;
-    }
-    return exp2(0.5 * (lo + hi));
-}
 
 static void plan_blocks(const ooc *e, const stn_ooc_plan *p, int64_t blk[3]) {
     blk[0] = p->r.axis == 1 ? p->r.b : e->r->o->size[1];
@@ -139,12 +67,12 @@ int stn_ooc_refine(ooc *e, const ooc_measured *m, int program) {
     double rate = m->cells / m->compute / f; /* the kernels alone (they ran beside the IO) */
     if (!(rate > 0))
         return 0;
-    double k = fit_device(e, m->sweep, m->steps, rate, m->wall);
+    double k = stn_ooc_fit_device(e, m->sweep, m->steps, rate, m->wall);
     stn_device dev;
-    scaled_device(&e->r->dev, k, &dev);
-    stn_time_model tm = time_model(e, &dev, rate);
+    stn_ooc_scaled_device(&e->r->dev, k, &dev);
+    stn_time_model tm = stn_ooc_run_model(e, &dev, rate);
     int64_t s0 = m->sweep + 1;
-    double keep = part_seconds(e, &e->plan, s0, m->left, &tm);
+    double keep = stn_ooc_part_seconds(e, &e->plan, s0, m->left, &tm);
     double search =
         e->refine_seconds > 0 ? e->refine_seconds : e->out->tune_seconds; /* (the startup's first) */
     if (keep < 10 * search) /* (a search that would cost more than a tenth of what is left) */
@@ -160,7 +88,7 @@ int stn_ooc_refine(ooc *e, const ooc_measured *m, int program) {
     int64_t from[3], to[3];
     plan_blocks(e, &e->plan, from);
     plan_blocks(e, &np, to);
-    double fresh = part_seconds(e, &np, s0, m->left, &tm);
+    double fresh = stn_ooc_part_seconds(e, &np, s0, m->left, &tm);
     int same = from[0] == to[0] && from[1] == to[1] && from[2] == to[2] && e->plan.strip == np.strip;
     if (same || !(fresh <= (1 - STN_REPLAN_GAIN) * keep))
         return 0;

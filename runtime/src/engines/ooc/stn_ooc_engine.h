@@ -334,6 +334,25 @@ int stn_ooc_setup(ooc *e, int64_t *first_sweep);
  * freed, the new one's made, its cache tiles chosen (ooc_setup.c).  The scratch files stay. */
 int stn_ooc_rebuffer(ooc *e, const stn_ooc_plan *np);
 
+/* ooc_fit.c: the time model of what is left of a run (no exchanges, no import or export), and the figures
+ * that make it match what ran.  A device whose every curve is dev's with its bandwidths times k: */
+void stn_ooc_scaled_device(const stn_device *dev, double k, stn_device *out);
+/* The run's time model on device dev with the kernels at cells_per_second (its measured copy rate, share,
+ * init expressions' seconds and snapshots): */
+stn_time_model stn_ooc_run_model(const ooc *e, const stn_device *dev, double cells_per_second);
+/* The seconds the model tm gives plan p's sweeps from sweep s0 on for `steps` steps (the sweeps s0, s0 + 1,
+ * ... of p's bt, the last shorter), without the import and export: */
+double stn_ooc_part_seconds(const ooc *e, const stn_ooc_plan *p, int64_t s0, int64_t steps,
+                            const stn_time_model *tm);
+/* The device's scale that makes the model's time of sweep s (T steps) of e->plan its measured `wall`
+ * seconds, with the kernels at `rate`: a bisection in log scale over [2^-12, 2^12] (the model's time falls
+ * as the device speeds up; at an end when the sweep is out of the model's reach). */
+double stn_ooc_fit_device(const ooc *e, int64_t s, int64_t T, double rate, double wall);
+/* The kernels' rate at which the model gives e->plan's sweeps from s0 on, `steps` steps, `wall` seconds,
+ * the device's curves as they are: a bisection in log scale within 16x of `rate` either way; 0 where the
+ * model's IO alone takes longer than `wall`. */
+double stn_ooc_fit_rate(const ooc *e, int64_t s0, int64_t steps, double wall, double rate);
+
 /* ooc_refine.c: what a sweep measured, and the re-plan it may lead to. */
 #define STN_REPLAN_GAIN 0.10 /* another plan re-plans the rest when predicted at least 10% faster */
 typedef struct ooc_measured {
@@ -351,10 +370,6 @@ typedef struct ooc_measured {
  * faster than the current one for the same steps, it replaces it (stn_ooc_rebuffer) and the re-plan is
  * recorded in e->res->replans.  0 when nothing changed or the re-plan is done; an allocation's failure. */
 int stn_ooc_refine(ooc *e, const ooc_measured *m, int program);
-/* The kernels' rate at which the time model gives the sweeps from s0 on, `steps` steps of the plan, `wall`
- * seconds (without the import and export), the device's curves as they are: a bisection in log scale within
- * 16x of `rate` either way; 0 where the model's IO alone takes longer than `wall`. */
-double stn_ooc_fit_rate(const ooc *e, int64_t s0, int64_t steps, double wall, double rate);
 /* The time model of the sweeps from first_sweep on: the kernels' rate on the plan's blocks (measured
  * unless known), the copy rate, the device's curves, the ranks' exchanges. */
 int stn_ooc_model_time(ooc *e, int64_t first_sweep);

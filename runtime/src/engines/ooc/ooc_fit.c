@@ -1,0 +1,74 @@
+/* ooc_fit.c -- the time model of what is left of a run, and the figures that make it match what a sweep or a
+ * loop measured: ooc_refine.c's re-plans (the device's scale) and ooc_history.c's record (the kernels' rate).
+ * It calls nothing of theirs. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "engines/ooc/stn_ooc_engine.h"
+#include "io/stn_hdf5.h"
+
+#include <math.h>
+
+void stn_ooc_scaled_device(const stn_device *dev, double k, stn_device *out) {
+    *out = *dev;
+    stn_dev_curve *c[4] = {&out->read, &out->write, &out->mixed, &out->mixed_new};
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < c[i]->n; j++)
+            c[i]->p[j].bps *= k;
+}
+
+stn_time_model stn_ooc_run_model(const ooc *e, const stn_device *dev, double cells_per_second) {
+    return (stn_time_model){.dev = dev,
+                            .cells_per_second = cells_per_second,
+                            .cells = (double)stn_grid_cells(e->r->o),
+                            .copy_bytes_per_second = e->res->copy_bytes_per_second,
+                            .depth = STN_AIO_DEFAULT_DEPTH,
+                            .max_request = STN_AIO_DEFAULT_MAX_REQUEST,
+                            .xm = NULL,
+                            .ghost_bt = 0,
+                            .snap_bytes_per_step = stn_h5_bytes_per_step(e->d, e->r->o),
+                            .init_seconds = e->init_state,       /* (sweep 0's: the one a fit may be of) */
+                            .input_init_seconds = e->init_input, /* (measured once, at the run's start) */
+                            .compute_share = e->res->compute_share};
+}
+
+double stn_ooc_part_seconds(const ooc *e, const stn_ooc_plan *p, int64_t s0, int64_t steps,
+                            const stn_time_model *tm) {
+    stn_ooc_plan c = *p;
+    c.nsweeps = s0 + (steps + c.bt - 1) / c.bt;
+    c.steps = s0 * c.bt + steps;
+    stn_time_pred t;
+    stn_ooc_predict_time(&e->model, &c, s0, tm, &t);
+    return t.total - t.xfer - t.exchange;
+}
+
+double stn_ooc_fit_device(const ooc *e, int64_t s, int64_t T, double rate, double wall) {
+    double lo = -12, hi = 12;
+    for (int it = 0; it < 48; it++) {
+        double mid = 0.5 * (lo + hi);
+        stn_device dev;
+        stn_ooc_scaled_device(&e->r->dev, exp2(mid), &dev);
+        stn_time_model tm = stn_ooc_run_model(e, &dev, rate);
+        if (stn_ooc_part_seconds(e, &e->plan, s, T, &tm) > wall)
+            lo = mid; /* the device must be faster */
+        else
+            hi = mid;
+    }
+    return exp2(0.5 * (lo + hi));
+}
+
+double stn_ooc_fit_rate(const ooc *e, int64_t s0, int64_t steps, double wall, double rate) {
+    double lo = log2(rate) - 4, hi = log2(rate) + 4;
+    stn_time_model tm = stn_ooc_run_model(e, &e->r->dev, exp2(hi));
+    if (!(wall > 0) || stn_ooc_part_seconds(e, &e->plan, s0, steps, &tm) > wall)
+        return 0; /* (the model's IO alone is longer: the kernels' rate cannot make it so short) */
+    for (int it = 0; it < 48; it++) {
+        double mid = 0.5 * (lo + hi);
+        tm = stn_ooc_run_model(e, &e->r->dev, exp2(mid));
+        if (stn_ooc_part_seconds(e, &e->plan, s0, steps, &tm) > wall)
+            lo = mid; /* the kernels must be faster */
+        else
+            hi = mid;
+    }
+    return exp2(0.5 * (lo + hi));
+}
