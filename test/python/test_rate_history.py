@@ -3,7 +3,7 @@ run's wall time against its prediction).
 
 Guarantees checked, each test with its own cache ($STENCILC_CACHE_DIR):
 
-* After a loop, the rate at which the time model gives that loop its measured seconds goes to
+* After a loop, the rate at which the time model gives that loop's sweeps their measured seconds goes to
   ``rates/KEY.txt`` (a header naming the key in words, a line a run); the next run of the same program, grid
   and plan predicts with it, ``cells_per_second_source`` says so, and its predicted loop is the earlier loop's
   seconds.  ``STENCILC_RATE_HISTORY=always`` keeps these short loops (a user's are kept from 5 s of kernels).
@@ -70,7 +70,8 @@ def test_the_next_run_predicts_its_loop_with_the_earlier_loops_seconds(heat3d, t
     assert "blocks r 8 q 0 bt 60" in head, head  # (the plan's blocks: by, bz, bt)
     assert len(runs) == 1, runs
     rate, kernels, loop, when = runs[0].split()
-    assert float(loop) == pytest.approx(first["seconds"]["loop"], rel=1e-3), (runs, first["seconds"])
+    # (the sweeps' seconds: the loop without the import of inputs, which the model prices apart)
+    assert 0.9 * first["seconds"]["loop"] <= float(loop) <= first["seconds"]["loop"], (runs, first["seconds"])
     assert float(rate) > 0 and float(kernels) > 0 and int(when) > 1.7e9, runs
     second = _run(heat3d, tmp_path, cache, "second")
     tm = second["time_model"]
@@ -79,7 +80,7 @@ def test_the_next_run_predicts_its_loop_with_the_earlier_loops_seconds(heat3d, t
     assert tm["cells_per_second"] == pytest.approx(float(rate), rel=1e-5), (tm, runs)
     # the rate was fitted to the first run's loop: the second run's model gives that loop back (its share and
     # curves are the first's: the device's, calibration off, the same plan and the same --init file)
-    assert _loop_prediction(second) == pytest.approx(first["seconds"]["loop"], rel=1e-3), (second, first["seconds"])
+    assert _loop_prediction(second) == pytest.approx(float(loop), rel=1e-3), (second, runs)
     assert len(f.read_text().splitlines()) == 3  # (its own loop added)
 
 

@@ -196,6 +196,7 @@ static int ooc_advance(void *state, int64_t first, int64_t steps) {
         s->redo = 0;
     }
     uint64_t row = e->fs.records_fd >= 0 ? stn_record_row_bytes(e->r) : 0;
+    double tl = stn_now(); /* (the sweeps' own seconds, for ooc_history.c: the import is the model's xfer) */
     for (int64_t done = 0; rc == 0 && done < steps;) {
         int64_t T = steps - done < e->plan.bt ? steps - done : e->plan.bt;
         e->plan.nsweeps = s->sweeps + 1; /* the sources of sweep s: its inputs are in scratch */
@@ -257,6 +258,7 @@ static int ooc_advance(void *state, int64_t first, int64_t steps) {
     if (rc == 0) /* (a simulation may read its boxes next: the ghosts in their files) */
         rc = stn_ooc_ghosts_land(e, 1);
     e->res->loop_seconds += stn_now() - t0;
+    e->hist_wall += stn_now() - tl;
     stn_progress_end(&prog);
     return rc;
 }

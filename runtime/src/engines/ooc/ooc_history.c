@@ -147,7 +147,7 @@ void stn_ooc_history_note(ooc *e, int64_t s0, int64_t steps) {
         res->compute_share > 0
             ? res->compute_share
             : stn_dev_compute_share(&e->r->dev, stn_ooc_request_bytes(&e->plan, STN_AIO_DEFAULT_MAX_REQUEST));
-    double v = stn_ooc_fit_rate(e, s0, steps, res->loop_seconds, e->hist_cells / e->hist_compute / f);
+    double v = stn_ooc_fit_rate(e, s0, steps, e->hist_wall, e->hist_cells / e->hist_compute / f);
     if (!(v > 0))
         return; /* (the loop is the device's: its kernels' rate does not set its time) */
     char lines[STN_HISTORY_RUNS][STN_HISTORY_LINE];
@@ -163,7 +163,7 @@ void stn_ooc_history_note(ooc *e, int64_t s0, int64_t steps) {
     fprintf(out, "# %s\n", what);
     for (int i = n == STN_HISTORY_RUNS ? 1 : 0; i < n; i++) /* (the oldest dropped when full) */
         fputs(lines[i], out);
-    fprintf(out, "%.6g %.6g %.6g %lld\n", v, e->hist_cells / e->hist_compute, res->loop_seconds,
+    fprintf(out, "%.6g %.6g %.6g %lld\n", v, e->hist_cells / e->hist_compute, e->hist_wall,
             (long long)time(NULL));
     if (fclose(out) != 0 || rename(tmp, path) != 0)
         unlink(tmp); /* (a full or read-only cache: the next run measures at startup, as before) */

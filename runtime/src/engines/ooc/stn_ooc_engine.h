@@ -114,6 +114,7 @@ typedef struct ooc {
         init_input; /* the init expressions' seconds over the grid (ooc_setup.c, init_seconds) */
     int init_measured;
     double hist_cells, hist_compute; /* the loop's cells updated and its kernels' seconds (ooc_history.c) */
+    double hist_wall;                /* and its sweeps' seconds (the loop without the import of inputs) */
     int hist_tried;                  /* the earlier runs' rate looked for (once) */
 } ooc;
 
