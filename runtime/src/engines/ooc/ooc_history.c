@@ -28,10 +28,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#define STN_HISTORY_MIN_SECONDS                                                                              \
-    5.0                    /* a loop's kernels: shorter ones are not kept (their rate is noisier)            \
-                            */
-#define STN_HISTORY_RUNS 5 /* the last runs kept, and their median taken */
+/* A loop's kernels must run this long to be kept (shorter ones are as noisy as the startup sample); the
+ * last STN_HISTORY_RUNS runs are kept, and their median taken. */
+#define STN_HISTORY_MIN_SECONDS 5.0
+#define STN_HISTORY_RUNS 5
 
 static int history_applies(const ooc *e) {
     const char *env = getenv("STENCILC_RATE_HISTORY");
@@ -82,11 +82,11 @@ static int history_read(const char *path, const char *what, double *rate, char (
     if (fgets(line, sizeof line, f) && strncmp(line, "# ", 2) == 0 && strncmp(line + 2, what, k) == 0 &&
         line[2 + k] == '\n') {
         while (fgets(line, sizeof line, f)) {
-            double v, share, seconds;
+            double v, kernels, loop; /* (the fitted rate, the kernels' own, the sweeps' seconds) */
             long long when;
             if (strlen(line) >= STN_HISTORY_LINE || strchr(line, '\n') == NULL ||
-                sscanf(line, "%lf %lf %lf %lld", &v, &share, &seconds, &when) != 4 || !isfinite(v) ||
-                v <= 0 || v > 1e18)
+                sscanf(line, "%lf %lf %lf %lld", &v, &kernels, &loop, &when) != 4 || !isfinite(v) || v <= 0 ||
+                v > 1e18)
                 continue;                /* (a line of no run: skipped) */
             if (n == STN_HISTORY_RUNS) { /* (the oldest out) */
                 memmove(rate, rate + 1, (STN_HISTORY_RUNS - 1) * sizeof *rate);
@@ -122,11 +122,11 @@ int stn_ooc_history_use(ooc *e) {
     qsort(rate, (size_t)n, sizeof *rate, cmp_double);
     double med = n % 2 ? rate[n / 2] : 0.5 * (rate[n / 2 - 1] + rate[n / 2]);
     char src[sizeof res->rate_source];
-    snprintf(src, sizeof src,
-             "the median of %d earlier run%s of this program, grid and plan on this machine: the rate at "
-             "which the "
-             "time model gives each loop its measured seconds (%s), in place of the startup's %.3g: %.300s",
-             n, n == 1 ? "" : "s", path, res->cells_per_second, res->rate_source);
+    snprintf(
+        src, sizeof src,
+        "the median of %d earlier run%s of this program, grid and plan on this machine: the rate at which "
+        "the time model gives each loop its measured seconds (%s), in place of the startup's %.3g: %.300s",
+        n, n == 1 ? "" : "s", path, res->cells_per_second, res->rate_source);
     snprintf(res->rate_source, sizeof res->rate_source, "%s", src);
     res->cells_per_second = med;
     return 0;
