@@ -67,6 +67,7 @@ def test_the_next_run_predicts_its_loop_with_the_earlier_loops_seconds(heat3d, t
     (f,) = _files(cache)
     head, *runs = f.read_text().splitlines()
     assert head.startswith("# host ") and "stencil heat3d" in head and "grid 96x40x36 of 8-byte cells" in head, head
+    assert " threads, device " in head and " sectors" in head, head  # (the device of --dir, as calibrations name it)
     assert "blocks r 8 q 0 bt 60" in head, head  # (the plan's blocks: by, bz, bt)
     assert len(runs) == 1, runs
     rate, kernels, loop, when = runs[0].split()

@@ -40,25 +40,28 @@ static int history_applies(const ooc *e) {
            !r->hw.described && r->hw.cells_per_second <= 0 && !e->alg2 && e->plan.schedule == STN_SCHED_REF;
 }
 
-/* What decides the loop's rate: the machine (its name, the threads), the program (its .stn text and the
- * compiler's version), the grid, the element and the plan's blocks and cache tiles.  The file's name is a
- * hash of it; its first line says it in words. */
+/* What decides the loop's rate: the machine (its name, the threads, the device of --dir), the program (its
+ * .stn text and the compiler's version), the grid, the element and the plan's blocks and cache tiles.  The
+ * file's name is a hash of it; its first line says it in words. */
 static int history_path(const ooc *e, char *path, size_t n, char *what, size_t wn) {
     const stn_run *r = e->r;
     const stn_ooc_plan *p = &e->plan;
-    char host[256] = "?", base[3072];
+    char host[256] = "?", base[3072], dev[256];
     if (gethostname(host, sizeof host - 1) != 0)
         snprintf(host, sizeof host, "?");
+    if (stn_dev_identity(r->o->dir, dev, sizeof dev) !=
+        0) /* (the device of --dir: its waits are the loop's) */
+        snprintf(dev, sizeof dev, "?");
     int rc = stn_cache_base(base, sizeof base);
     if (rc)
         return rc;
     const char *text = e->d->source_text ? e->d->source_text : e->d->name;
     int w = snprintf(
         what, wn,
-        "host %s, %d threads, stencil %s (%s, source hash %016" PRIx64 "), compiler %s, grid %" PRId64
-        "x%" PRId64 "x%" PRId64 " of %d-byte cells, blocks r %" PRId64 " q %" PRId64 " bt %" PRId64
-        " axis %d strip %d, cache tiles %" PRId64 "x%" PRId64,
-        host, stn_omp_max_threads(), e->d->name, e->d->source ? e->d->source : "?",
+        "host %s, %d threads, device %s, stencil %s (%s, source hash %016" PRIx64
+        "), compiler %s, grid %" PRId64 "x%" PRId64 "x%" PRId64 " of %d-byte cells, blocks r %" PRId64
+        " q %" PRId64 " bt %" PRId64 " axis %d strip %d, cache tiles %" PRId64 "x%" PRId64,
+        host, stn_omp_max_threads(), dev, e->d->name, e->d->source ? e->d->source : "?",
         stn_fnv(STN_FNV_BASIS, text, strlen(text)), e->d->compiler_version ? e->d->compiler_version : "?",
         r->o->size[0], r->o->size[1], r->o->size[2], e->d->elem_size, p->r.b, p->q.nblocks > 1 ? p->q.b : 0,
         p->bt, p->r.axis, (int)p->strip, e->res->ib.tile[0], e->res->ib.tile[1]);
