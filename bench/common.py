@@ -25,6 +25,13 @@ PROCESS_EXTRA = 48 << 20
 CAP_RULE = f"4/3 of the budget + {PROCESS_EXTRA >> 20} MiB"  # run_cap, in words
 
 
+def model_rate_from(rep: dict) -> str:
+    """Where an out-of-core run's time model took its kernels' rate: the startup's measurement, or the earlier runs'
+    loops (the report's cells_per_second_source then begins "the median of", docs/out-of-core.md)."""
+    src = (rep.get("time_model") or {}).get("cells_per_second_source", "")
+    return "earlier runs" if src.startswith("the median of") else "startup"
+
+
 def run_cap(budget: int) -> int:
     """The memory cgroup's limit for a capped run of `--mem budget`."""
     return budget * 4 // 3 + PROCESS_EXTRA

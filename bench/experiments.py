@@ -25,7 +25,7 @@ from __future__ import annotations
 import statistics
 from pathlib import Path
 
-from bench.common import Cgroup, GiB, MiB, build, drop_caches, median_spread, random_npy, run, run_cap
+from bench.common import Cgroup, GiB, MiB, build, drop_caches, median_spread, model_rate_from, random_npy, run, run_cap
 
 MIN_SWEEPS = 4  # fewer makes a run one that mostly computes from DRAM: the report says so
 TUNERS_STOP_FACTOR = 1.5  # tuners: a hand-picked choice is stopped at this x the best wall time so far
@@ -49,9 +49,8 @@ def kernel_rates(rep: dict, cells: int) -> dict:
     tm, comp = rep.get("time_model") or {}, rep.get("seconds", {}).get("compute", 0)
     if not tm.get("cells_per_second"):
         return {}
-    earlier = tm.get("cells_per_second_source", "").startswith("the median of")
     return {"startup_cells_per_second": tm["cells_per_second"], "compute_share": tm.get("compute_share", 0.0),
-            "model_rate_from": "earlier runs" if earlier else "startup",
+            "model_rate_from": model_rate_from(rep),
             "loop_kernels_cells_per_second": cells / comp if comp > 0 else 0.0}
 
 

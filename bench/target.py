@@ -39,7 +39,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.common import REPO, Cgroup, MiB, build, drop_caches, random_npy, run
+from bench.common import REPO, Cgroup, MiB, build, drop_caches, model_rate_from, random_npy, run
 
 # name, example, size, steps, --mem, cgroup cap
 CASES = {
@@ -123,18 +123,13 @@ def tm_rate(r: dict) -> float:
     return tm(r).get("cells_per_second", 0)
 
 
-def rate_from(r: dict) -> str:
-    """Where the time model's kernels' rate came from: the startup's measurement or earlier runs' loops."""
-    return "earlier runs" if tm(r).get("cells_per_second_source", "").startswith("the median of") else "startup"
-
-
 def line(tag: str, r: dict) -> str:
     s = r["seconds"]
     p = r.get("params", {})
     pred = job_prediction(r) if r.get("predicted_seconds") else None
     extra = (f" blocks {p.get('by')},{p.get('bz')},{p.get('bt')} wait {s.get('wait', 0):.1f} s"
              f" predicted {pred:.1f} s (wall/pred {r['wall'] / pred:.2f}) curves {r.get('time_model', {}).get('device_curves', '?')}"
-             f" peak {(r['peak_cgroup'] or 0) / MiB:.0f} MiB; kernels: {rate_from(r)} {tm_rate(r) / 1e9:.2f} G cells/s,"
+             f" peak {(r['peak_cgroup'] or 0) / MiB:.0f} MiB; kernels: {model_rate_from(r)} {tm_rate(r) / 1e9:.2f} G cells/s,"
              f" the loop's {r['cells'] / max(s.get('compute', 0), 1e-9) / 1e9:.2f}, startup {tm(r).get('startup', 0):.1f} s"
              if r["mode"] == "ooc" and pred else "")
     return (f"    {tag:10s} {r['cells_per_second'] / 1e6:7.0f} Mcell/s  job {s.get('job', s['total']):6.1f} s"

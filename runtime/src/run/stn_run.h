@@ -270,6 +270,7 @@ typedef struct stn_result {
     char tiles_source[160];       /* in-core: how they were chosen, or why there are none */
     double cells_per_second;      /* ooc: the kernels' rate the time model used */
     char rate_source[512];        /* and where it came from */
+    int rate_runs;                /* ooc: > 0: the median of that many earlier runs' loops (ooc_history.c) */
     stn_rate_rounds rate_rounds;  /* ooc: the tuner's rounds on the plan it chose (n = 0: none) */
     double compute_share;         /* ooc: the plan's own share of its kernels' rate under IO, measured at
                                    * startup (stn_ooc_block_rate_under; 0: not measured, the device's) */

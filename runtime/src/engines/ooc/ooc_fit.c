@@ -17,6 +17,13 @@ void stn_ooc_scaled_device(const stn_device *dev, double k, stn_device *out) {
             c[i]->p[j].bps *= k;
 }
 
+double stn_ooc_share(const ooc *e) {
+    return e->res->compute_share > 0
+               ? e->res->compute_share
+               : stn_dev_compute_share(&e->r->dev,
+                                       stn_ooc_request_bytes(&e->plan, STN_AIO_DEFAULT_MAX_REQUEST));
+}
+
 stn_time_model stn_ooc_run_model(const ooc *e, const stn_device *dev, double cells_per_second) {
     return (stn_time_model){.dev = dev,
                             .cells_per_second = cells_per_second,

@@ -33,11 +33,16 @@
 #define STN_HISTORY_MIN_SECONDS 5.0
 #define STN_HISTORY_RUNS 5
 
-static int history_applies(const ooc *e) {
+/* STENCILC_RATE_HISTORY: 0 off, 1 (unset or anything else) on, 2 "always" (loops of any length kept). */
+static int history_mode(void) {
     const char *env = getenv("STENCILC_RATE_HISTORY");
+    return !env ? 1 : strcmp(env, "0") == 0 ? 0 : strcmp(env, "always") == 0 ? 2 : 1;
+}
+
+static int history_applies(const ooc *e) {
     const stn_run *r = e->r;
-    return !(env && strcmp(env, "0") == 0) && r->o->tier == STN_TIER_AIO && !r->part && !r->fold.W &&
-           !r->hw.described && r->hw.cells_per_second <= 0 && !e->alg2 && e->plan.schedule == STN_SCHED_REF;
+    return history_mode() && r->o->tier == STN_TIER_AIO && !r->part && !r->fold.W && !r->hw.described &&
+           r->hw.cells_per_second <= 0 && !e->alg2 && e->plan.schedule == STN_SCHED_REF;
 }
 
 /* What decides the loop's rate: the machine (its name, the threads, the device of --dir), the program (its
@@ -49,8 +54,8 @@ static int history_path(const ooc *e, char *path, size_t n, char *what, size_t w
     char host[256] = "?", base[3072], dev[256];
     if (gethostname(host, sizeof host - 1) != 0)
         snprintf(host, sizeof host, "?");
-    if (stn_dev_identity(r->o->dir, dev, sizeof dev) !=
-        0) /* (the device of --dir: its waits are the loop's) */
+    /* the device of --dir: the loop's waits are its */
+    if (stn_dev_identity(r->o->dir, dev, sizeof dev) != 0)
         snprintf(dev, sizeof dev, "?");
     int rc = stn_cache_base(base, sizeof base);
     if (rc)
@@ -132,6 +137,7 @@ int stn_ooc_history_use(ooc *e) {
         n, n == 1 ? "" : "s", path, res->cells_per_second, res->rate_source);
     snprintf(res->rate_source, sizeof res->rate_source, "%s", src);
     res->cells_per_second = med;
+    res->rate_runs = n;
     return 0;
 }
 
@@ -139,18 +145,14 @@ void stn_ooc_history_note(ooc *e, int64_t s0, int64_t steps) {
     char path[PATH_MAX], tmp[PATH_MAX + 32], what[1024];
     double rate[STN_HISTORY_RUNS];
     const stn_result *res = e->res;
-    const char *env = getenv("STENCILC_RATE_HISTORY");
-    double least = env && strcmp(env, "always") == 0 ? 0 : STN_HISTORY_MIN_SECONDS; /* (always: for tests) */
+    double least = history_mode() == 2 ? 0 : STN_HISTORY_MIN_SECONDS; /* (always: for tests) */
     if (!history_applies(e) || res->nreplans > 0 || !(e->hist_compute > least) || !(e->hist_cells > 0) ||
         history_path(e, path, sizeof path, what, sizeof what))
         return;
     /* the kernels' rate that gives the time model this loop's seconds, from a first guess: the kernels'
      * own (cells / kernel seconds / the share under IO, as stn_ooc_refine's) */
-    double f =
-        res->compute_share > 0
-            ? res->compute_share
-            : stn_dev_compute_share(&e->r->dev, stn_ooc_request_bytes(&e->plan, STN_AIO_DEFAULT_MAX_REQUEST));
-    double v = stn_ooc_fit_rate(e, s0, steps, e->hist_wall, e->hist_cells / e->hist_compute / f);
+    double v =
+        stn_ooc_fit_rate(e, s0, steps, e->hist_wall, e->hist_cells / e->hist_compute / stn_ooc_share(e));
     if (!(v > 0))
         return; /* (the loop is the device's: its kernels' rate does not set its time) */
     char lines[STN_HISTORY_RUNS][STN_HISTORY_LINE];

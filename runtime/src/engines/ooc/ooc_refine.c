@@ -60,11 +60,7 @@ static int replan(const ooc *e, int64_t left, double rate, const stn_device *dev
 int stn_ooc_refine(ooc *e, const ooc_measured *m, int program) {
     if (!may_replan(e, program) || m->left <= 0 || !(m->compute > 1e-4) || !(m->wall > 1e-3))
         return 0;
-    double f =
-        e->res->compute_share > 0
-            ? e->res->compute_share
-            : stn_dev_compute_share(&e->r->dev, stn_ooc_request_bytes(&e->plan, STN_AIO_DEFAULT_MAX_REQUEST));
-    double rate = m->cells / m->compute / f; /* the kernels alone (they ran beside the IO) */
+    double rate = m->cells / m->compute / stn_ooc_share(e); /* the kernels alone (they ran beside the IO) */
     if (!(rate > 0))
         return 0;
     double k = stn_ooc_fit_device(e, m->sweep, m->steps, rate, m->wall);

@@ -404,8 +404,7 @@ int stn_ooc_model_time(ooc *e, int64_t first_sweep) {
         rc = plan_share(e, res->time.io + res->time.npy);
         if (rc)
             return rc;
-        if (!e->hist_tried) /* (the earlier runs' loops, where this one has some: ooc_history.c) */
-            e->hist_tried = 1, stn_ooc_history_use(e);
+        stn_ooc_history_use(e); /* (the earlier runs' loops, where this one has some: ooc_history.c) */
         tm.cells_per_second = res->cells_per_second;
         tm.compute_share = res->compute_share;
         stn_ooc_predict_time(&e->model, &e->plan, first_sweep, &tm, &res->time);

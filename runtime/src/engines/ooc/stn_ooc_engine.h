@@ -115,7 +115,6 @@ typedef struct ooc {
     int init_measured;
     double hist_cells, hist_compute; /* the loop's cells updated and its kernels' seconds (ooc_history.c) */
     double hist_wall;                /* and its sweeps' seconds (the loop without the import of inputs) */
-    int hist_tried;                  /* the earlier runs' rate looked for (once) */
 } ooc;
 
 /* ------------------------------------------------------------------ ring addressing (inline) */
@@ -338,6 +337,9 @@ int stn_ooc_rebuffer(ooc *e, const stn_ooc_plan *np);
 /* ooc_fit.c: the time model of what is left of a run (no exchanges, no import or export), and the figures
  * that make it match what ran.  A device whose every curve is dev's with its bandwidths times k: */
 void stn_ooc_scaled_device(const stn_device *dev, double k, stn_device *out);
+/* The kernels' share of their rate under the run's IO: the plan's own, measured at startup, else the
+ * device's at the plan's request size (what the time model takes): */
+double stn_ooc_share(const ooc *e);
 /* The run's time model on device dev with the kernels at cells_per_second (its measured copy rate, share,
  * init expressions' seconds and snapshots): */
 stn_time_model stn_ooc_run_model(const ooc *e, const stn_device *dev, double cells_per_second);
