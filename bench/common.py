@@ -26,10 +26,11 @@ CAP_RULE = f"4/3 of the budget + {PROCESS_EXTRA >> 20} MiB"  # run_cap, in words
 
 
 def model_rate_from(rep: dict) -> str:
-    """Where an out-of-core run's time model took its kernels' rate: the startup's measurement, or the earlier runs'
-    loops (the report's cells_per_second_source then begins "the median of", docs/out-of-core.md)."""
+    """Where an out-of-core run's time model took its kernels' rate: the startup's measurement, the earlier runs'
+    loops (the report's cells_per_second_source then begins "the median of"), or the startup's scaled by the
+    machine's earlier loops (it begins "the startup's"; docs/out-of-core.md, "Earlier runs' loops")."""
     src = (rep.get("time_model") or {}).get("cells_per_second_source", "")
-    return "earlier runs" if src.startswith("the median of") else "startup"
+    return "earlier runs" if src.startswith("the median of") else "startup, scaled" if src.startswith("the startup's") else "startup"
 
 
 def run_cap(budget: int) -> int:

@@ -11,6 +11,9 @@ Guarantees checked, each test with its own cache ($STENCILC_CACHE_DIR):
   five.  A file whose header is another key's is not used.
 * Another grid is another key; ``STENCILC_RATE_HISTORY=0`` neither reads nor writes; a loop under 5 s is not
   kept.
+* The same loop adds its fitted rate over its own startup sample to the machine's file (``rates/machine-*.txt``,
+  the last nine, of any program); a run with no loop of its own key and three or more of those predicts with
+  its startup sample times their median, and says so; fewer than three leave the startup sample alone.
 """
 
 from __future__ import annotations
@@ -53,7 +56,12 @@ def _run(exe, tmp: Path, cache: Path, name: str, history: str | None = "always",
 
 
 def _files(cache: Path) -> list[Path]:
-    return sorted((cache / "rates").glob("*.txt")) if (cache / "rates").exists() else []
+    """The files of a program, grid and plan (not the machine's)."""
+    return sorted(p for p in (cache / "rates").glob("*.txt") if not p.name.startswith("machine-")) if (cache / "rates").exists() else []
+
+
+def _machine(cache: Path) -> list[Path]:
+    return sorted((cache / "rates").glob("machine-*.txt")) if (cache / "rates").exists() else []
 
 
 def _loop_prediction(rep: dict) -> float:
@@ -125,3 +133,38 @@ def test_another_grid_is_another_key_and_the_switches(heat3d, tmp_path):
     short = tmp_path / "short"  # a user's loop of well under 5 s of kernels is not kept
     _run(heat3d, tmp_path, short, "short", history=None)
     assert _files(short) == []
+
+
+def test_a_first_run_scales_its_startup_sample_by_the_machines_earlier_loops(heat3d, tmp_path):
+    cache = tmp_path / "cache"
+    first = _run(heat3d, tmp_path, cache, "first")
+    (m,) = _machine(cache)
+    head, *runs = m.read_text().splitlines()
+    assert head.startswith("# host ") and " threads, device " in head and "stencil" not in head, head
+    assert len(runs) == 1, runs
+    ratio, fitted, startup, when, name = runs[0].split()
+    (f,) = _files(cache)
+    assert float(fitted) == pytest.approx(float(f.read_text().splitlines()[1].split()[0]), rel=1e-5)
+    assert float(startup) == pytest.approx(first["time_model"]["cells_per_second"], rel=1e-5), first["time_model"]
+    assert float(ratio) == pytest.approx(float(fitted) / float(startup), rel=1e-4) and name == "heat3d", runs
+    # two ratios: too few, a first run of another grid keeps its startup sample (and adds a third)
+    other = _run(heat3d, tmp_path, cache, "other", size=(100, 40, 36))
+    assert other["time_model"]["cells_per_second_source"].startswith("measured at startup"), other["time_model"]
+    assert len(m.read_text().splitlines()) == 3
+    # three or more: the median of the last nine, over the startup's own sample; garbage skipped
+    ratios = [0.5, 3.0, 0.8, 0.9, 0.7, 1.1, 0.95, 0.85, 0.75, 0.6]  # (the last nine: from 3.0)
+    m.write_text("\n".join([head, "x y", *[f"{r} 1e9 1e9 1800000000 heat3d" for r in ratios], "inf 1 1 1"]) + "\n")
+    third = _run(heat3d, tmp_path, cache, "third", size=(104, 40, 36))
+    tm = third["time_model"]
+    src = tm["cells_per_second_source"]
+    assert src.startswith("the startup's ") and "the median of 9 earlier runs' loops on this machine" in src, tm
+    assert str(m) in src and "startup: measured at startup" in src, tm
+    med = statistics.median(ratios[-9:])
+    kept = m.read_text().splitlines()
+    assert len(kept) == 10 and kept[1].startswith("0.8 "), kept  # (the last eight and its own)
+    startup = float(kept[-1].split()[2])  # (its own line: the startup sample, before the scaling)
+    assert float(src.split()[2]) == pytest.approx(startup, rel=5e-3), (src, kept[-1])
+    assert tm["cells_per_second"] == pytest.approx(startup * med, rel=1e-5), (tm, med)
+    # a key with loops of its own still takes their median, not the scaled startup
+    again = _run(heat3d, tmp_path, cache, "again")
+    assert again["time_model"]["cells_per_second_source"].startswith("the median of 1 earlier run"), again["time_model"]

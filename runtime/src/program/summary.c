@@ -48,7 +48,10 @@ void stn_summary_plan(const stn_run *r, const stn_result *res, const stn_ooc_res
         return;
     char blk[96], how[96] = "", mem[32], budget[32], rd[32], wr[32], when[160] = "";
     /* the kernels' rate of earlier runs' loops (engines/ooc/ooc_history.c), where the model has it */
-    const char *kern = res->rate_runs > 0 ? "; kernels: earlier runs' loops" : "";
+    const char *kern = res->rate_runs > 0 ? "; kernels: earlier runs' loops"
+                       : res->rate_bias_runs > 0
+                           ? "; kernels: startup, scaled by this machine's earlier loops"
+                           : "";
     if (plan->tune_weighed > 0)
         snprintf(how, sizeof how, ": %" PRId64 " plans weighed in %.2f s", plan->tune_weighed,
                  plan->tune_seconds);

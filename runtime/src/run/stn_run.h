@@ -271,6 +271,7 @@ typedef struct stn_result {
     double cells_per_second;      /* ooc: the kernels' rate the time model used */
     char rate_source[512];        /* and where it came from */
     int rate_runs;                /* ooc: > 0: the median of that many earlier runs' loops (ooc_history.c) */
+    int rate_bias_runs;           /* ooc: > 0: the startup's, scaled by that many runs' on this machine */
     stn_rate_rounds rate_rounds;  /* ooc: the tuner's rounds on the plan it chose (n = 0: none) */
     double compute_share;         /* ooc: the plan's own share of its kernels' rate under IO, measured at
                                    * startup (stn_ooc_block_rate_under; 0: not measured, the device's) */

@@ -11,7 +11,14 @@
  * cache that cannot be read or written leaves the startup sample in use; STENCILC_RATE_HISTORY=0 switches
  * both off, =always keeps loops of any length (for tests).  The file: a first line "# " and the key in words,
  * then a line a run: the rate, its kernels' cells per second of the compute phase, its loop's seconds, the
- * Unix time. */
+ * Unix time.
+ * A first run of a key has no such loops, but the machine has others: the same loop also adds the fitted
+ * rate over the run's own startup sample to $CACHE/rates/machine-HASH.txt (the host, the threads and the
+ * device only; the last STN_BIAS_RUNS of any program), and a run without loops of its own key, with at least
+ * STN_BIAS_LEAST of those, predicts with its startup sample times their median: on this VM the startup
+ * sample of heat3d came out 1.0-1.17x what its loop then kept (median 1.07; docs/benchmarks.md, section 9),
+ * and such first runs took up to 1.19x their prediction.  Its lines: the ratio, the fitted rate, the
+ * startup's, the Unix time, the stencil's name. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -32,6 +39,10 @@
  * last STN_HISTORY_RUNS runs are kept, and their median taken. */
 #define STN_HISTORY_MIN_SECONDS 5.0
 #define STN_HISTORY_RUNS 5
+/* The machine's file: the last STN_BIAS_RUNS ratios kept, their median used from STN_BIAS_LEAST of them */
+#define STN_BIAS_RUNS 9
+#define STN_BIAS_LEAST 3
+#define STN_HISTORY_KEEP (STN_BIAS_RUNS > STN_HISTORY_RUNS ? STN_BIAS_RUNS : STN_HISTORY_RUNS)
 
 /* STENCILC_RATE_HISTORY: 0 off, 1 (unset or anything else) on, 2 "always" (loops of any length kept). */
 static int history_mode(void) {
@@ -46,9 +57,10 @@ static int history_applies(const ooc *e) {
 }
 
 /* What decides the loop's rate: the machine (its name, the threads, the device of --dir), the program (its
- * .stn text and the compiler's version), the grid, the element and the plan's blocks and cache tiles.  The
- * file's name is a hash of it; its first line says it in words. */
-static int history_path(const ooc *e, char *path, size_t n, char *what, size_t wn) {
+ * .stn text and the compiler's version), the grid, the element and the plan's blocks and cache tiles; for the
+ * machine's file (`machine`), the machine only.  The file's name is a hash of it; its first line says it in
+ * words. */
+static int history_path(const ooc *e, int machine, char *path, size_t n, char *what, size_t wn) {
     const stn_run *r = e->r;
     const stn_ooc_plan *p = &e->plan;
     char host[256] = "?", base[3072], dev[256];
@@ -61,26 +73,32 @@ static int history_path(const ooc *e, char *path, size_t n, char *what, size_t w
     if (rc)
         return rc;
     const char *text = e->d->source_text ? e->d->source_text : e->d->name;
-    int w = snprintf(
-        what, wn,
-        "host %s, %d threads, device %s, stencil %s (%s, source hash %016" PRIx64
-        "), compiler %s, grid %" PRId64 "x%" PRId64 "x%" PRId64 " of %d-byte cells, blocks r %" PRId64
-        " q %" PRId64 " bt %" PRId64 " axis %d strip %d, cache tiles %" PRId64 "x%" PRId64,
-        host, stn_omp_max_threads(), dev, e->d->name, e->d->source ? e->d->source : "?",
-        stn_fnv(STN_FNV_BASIS, text, strlen(text)), e->d->compiler_version ? e->d->compiler_version : "?",
-        r->o->size[0], r->o->size[1], r->o->size[2], e->d->elem_size, p->r.b, p->q.nblocks > 1 ? p->q.b : 0,
-        p->bt, p->r.axis, (int)p->strip, e->res->ib.tile[0], e->res->ib.tile[1]);
+    int w = snprintf(what, wn, "host %s, %d threads, device %s", host, stn_omp_max_threads(), dev);
+    if (machine && w >= 0 && (size_t)w < wn)
+        w += snprintf(what + w, wn - (size_t)w, ": a loop's fitted kernels' rate over its startup sample");
+    else if (w >= 0 && (size_t)w < wn)
+        w += snprintf(what + w, wn - (size_t)w,
+                      ", stencil %s (%s, source hash %016" PRIx64 "), compiler %s, grid %" PRId64 "x%" PRId64
+                      "x%" PRId64 " of %d-byte cells, blocks r %" PRId64 " q %" PRId64 " bt %" PRId64
+                      " axis %d strip %d, cache tiles %" PRId64 "x%" PRId64,
+                      e->d->name, e->d->source ? e->d->source : "?",
+                      stn_fnv(STN_FNV_BASIS, text, strlen(text)),
+                      e->d->compiler_version ? e->d->compiler_version : "?", r->o->size[0], r->o->size[1],
+                      r->o->size[2], e->d->elem_size, p->r.b, p->q.nblocks > 1 ? p->q.b : 0, p->bt, p->r.axis,
+                      (int)p->strip, e->res->ib.tile[0], e->res->ib.tile[1]);
     if (w < 0 || (size_t)w >= wn)
         return -ENAMETOOLONG;
-    w = snprintf(path, n, "%s/rates/%016" PRIx64 ".txt", base, stn_fnv(STN_FNV_BASIS, what, strlen(what)));
+    w = snprintf(path, n, "%s/rates/%s%016" PRIx64 ".txt", base, machine ? "machine-" : "",
+                 stn_fnv(STN_FNV_BASIS, what, strlen(what)));
     return w < 0 || (size_t)w >= n ? -ENAMETOOLONG : 0;
 }
 
-/* The runs of the file whose first line is `what` (no file, another key's: none), the last
- * STN_HISTORY_RUNS of them oldest first: their rates, and their lines when `lines` is not NULL.  Their
- * number. */
+/* The runs of the file whose first line is `what` (no file, another key's: none), the last `keep` of them
+ * oldest first: their first figures (a rate, or the machine's ratio), and their lines when `lines` is not
+ * NULL.  Their number. */
 #define STN_HISTORY_LINE 160
-static int history_read(const char *path, const char *what, double *rate, char (*lines)[STN_HISTORY_LINE]) {
+static int history_read(const char *path, const char *what, int keep, double *rate,
+                        char (*lines)[STN_HISTORY_LINE]) {
     FILE *f = fopen(path, "re");
     if (!f)
         return 0;
@@ -90,16 +108,17 @@ static int history_read(const char *path, const char *what, double *rate, char (
     if (fgets(line, sizeof line, f) && strncmp(line, "# ", 2) == 0 && strncmp(line + 2, what, k) == 0 &&
         line[2 + k] == '\n') {
         while (fgets(line, sizeof line, f)) {
-            double v, kernels, loop; /* (the fitted rate, the kernels' own, the sweeps' seconds) */
+            double v, kernels, loop; /* (the fitted rate, the kernels' own, the sweeps' seconds; or the
+                                        machine's ratio, the fitted rate, the startup's) */
             long long when;
             if (strlen(line) >= STN_HISTORY_LINE || strchr(line, '\n') == NULL ||
                 sscanf(line, "%lf %lf %lf %lld", &v, &kernels, &loop, &when) != 4 || !isfinite(v) || v <= 0 ||
                 v > 1e18)
-                continue;                /* (a line of no run: skipped) */
-            if (n == STN_HISTORY_RUNS) { /* (the oldest out) */
-                memmove(rate, rate + 1, (STN_HISTORY_RUNS - 1) * sizeof *rate);
+                continue;    /* (a line of no run: skipped) */
+            if (n == keep) { /* (the oldest out) */
+                memmove(rate, rate + 1, (size_t)(keep - 1) * sizeof *rate);
                 if (lines)
-                    memmove(lines, lines + 1, (STN_HISTORY_RUNS - 1) * sizeof *lines);
+                    memmove(lines, lines + 1, (size_t)(keep - 1) * sizeof *lines);
                 n--;
             }
             rate[n] = v;
@@ -117,18 +136,48 @@ static int cmp_double(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
+static double median(double *v, int n) {
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* No loop of this key: the startup sample times the machine's median ratio, from STN_BIAS_LEAST of them. */
+static void history_use_machine(ooc *e) {
+    char path[PATH_MAX], what[1024];
+    double ratio[STN_BIAS_RUNS];
+    stn_result *res = e->res;
+    if (history_path(e, 1, path, sizeof path, what, sizeof what))
+        return;
+    int n = history_read(path, what, STN_BIAS_RUNS, ratio, NULL);
+    if (n < STN_BIAS_LEAST)
+        return;
+    double k = median(ratio, n);
+    char src[sizeof res->rate_source];
+    snprintf(
+        src, sizeof src,
+        "the startup's %.3g times %.3f, the median of %d earlier runs' loops on this machine (any program, "
+        "grid or plan): the rate at which the time model gave each loop its measured seconds over that "
+        "run's startup sample (%s); startup: %.300s",
+        res->cells_per_second, k, n, path, res->rate_source);
+    snprintf(res->rate_source, sizeof res->rate_source, "%s", src);
+    res->cells_per_second *= k;
+    res->rate_bias_runs = n;
+}
+
 int stn_ooc_history_use(ooc *e) {
     char path[PATH_MAX], what[1024];
     double rate[STN_HISTORY_RUNS];
     stn_result *res = e->res;
+    e->hist_startup = res->cells_per_second; /* (the machine's ratio is over this) */
     if (!history_applies(e) || res->cells_per_second <= 0 ||
-        history_path(e, path, sizeof path, what, sizeof what))
+        history_path(e, 0, path, sizeof path, what, sizeof what))
         return 0;
-    int n = history_read(path, what, rate, NULL);
-    if (n == 0)
+    int n = history_read(path, what, STN_HISTORY_RUNS, rate, NULL);
+    if (n == 0) {
+        history_use_machine(e);
         return 0;
-    qsort(rate, (size_t)n, sizeof *rate, cmp_double);
-    double med = n % 2 ? rate[n / 2] : 0.5 * (rate[n / 2 - 1] + rate[n / 2]);
+    }
+    double med = median(rate, n);
     char src[sizeof res->rate_source];
     snprintf(
         src, sizeof src,
@@ -141,22 +190,12 @@ int stn_ooc_history_use(ooc *e) {
     return 0;
 }
 
-void stn_ooc_history_note(ooc *e, int64_t s0, int64_t steps) {
-    char path[PATH_MAX], tmp[PATH_MAX + 32], what[1024];
-    double rate[STN_HISTORY_RUNS];
-    const stn_result *res = e->res;
-    double least = history_mode() == 2 ? 0 : STN_HISTORY_MIN_SECONDS; /* (always: for tests) */
-    if (!history_applies(e) || res->nreplans > 0 || !(e->hist_compute > least) || !(e->hist_cells > 0) ||
-        history_path(e, path, sizeof path, what, sizeof what))
-        return;
-    /* the kernels' rate that gives the time model this loop's seconds, from a first guess: the kernels'
-     * own (cells / kernel seconds / the share under IO, as stn_ooc_refine's) */
-    double v =
-        stn_ooc_fit_rate(e, s0, steps, e->hist_wall, e->hist_cells / e->hist_compute / stn_ooc_share(e));
-    if (!(v > 0))
-        return; /* (the loop is the device's: its kernels' rate does not set its time) */
-    char lines[STN_HISTORY_RUNS][STN_HISTORY_LINE];
-    int n = history_read(path, what, rate, lines),
+/* Add `line` to the file `path` of key `what`: its last keep - 1 runs kept before it, written to a
+ * temporary file and renamed over it (a full or read-only cache: left as it was). */
+static void history_add(const char *path, const char *what, int keep, const char *line) {
+    char tmp[PATH_MAX + 32], lines[STN_HISTORY_KEEP][STN_HISTORY_LINE];
+    double rate[STN_HISTORY_KEEP];
+    int n = history_read(path, what, keep, rate, lines),
         w = snprintf(tmp, sizeof tmp, "%s.%d.tmp", path, (int)getpid());
     if (w < 0 || (size_t)w >= sizeof tmp || stn_mkdir_parents(path)) {
         stn_error_clear();
@@ -166,10 +205,33 @@ void stn_ooc_history_note(ooc *e, int64_t s0, int64_t steps) {
     if (!out)
         return;
     fprintf(out, "# %s\n", what);
-    for (int i = n == STN_HISTORY_RUNS ? 1 : 0; i < n; i++) /* (the oldest dropped when full) */
+    for (int i = n == keep ? 1 : 0; i < n; i++) /* (the oldest dropped when full) */
         fputs(lines[i], out);
-    fprintf(out, "%.6g %.6g %.6g %lld\n", v, e->hist_cells / e->hist_compute, e->hist_wall,
-            (long long)time(NULL));
+    fputs(line, out);
     if (fclose(out) != 0 || rename(tmp, path) != 0)
-        unlink(tmp); /* (a full or read-only cache: the next run measures at startup, as before) */
+        unlink(tmp);
+}
+
+void stn_ooc_history_note(ooc *e, int64_t s0, int64_t steps) {
+    char path[PATH_MAX], what[1024], line[STN_HISTORY_LINE];
+    const stn_result *res = e->res;
+    double least = history_mode() == 2 ? 0 : STN_HISTORY_MIN_SECONDS; /* (always: for tests) */
+    if (!history_applies(e) || res->nreplans > 0 || !(e->hist_compute > least) || !(e->hist_cells > 0) ||
+        history_path(e, 0, path, sizeof path, what, sizeof what))
+        return;
+    /* the kernels' rate that gives the time model this loop's seconds, from a first guess: the kernels'
+     * own (cells / kernel seconds / the share under IO, as stn_ooc_refine's) */
+    double v =
+        stn_ooc_fit_rate(e, s0, steps, e->hist_wall, e->hist_cells / e->hist_compute / stn_ooc_share(e));
+    if (!(v > 0))
+        return; /* (the loop is the device's: its kernels' rate does not set its time) */
+    long long now = (long long)time(NULL);
+    snprintf(line, sizeof line, "%.6g %.6g %.6g %lld\n", v, e->hist_cells / e->hist_compute, e->hist_wall,
+             now);
+    history_add(path, what, STN_HISTORY_RUNS, line);
+    if (!(e->hist_startup > 0) || history_path(e, 1, path, sizeof path, what, sizeof what))
+        return;
+    snprintf(line, sizeof line, "%.6g %.6g %.6g %lld %.40s\n", v / e->hist_startup, v, e->hist_startup, now,
+             e->d->name);
+    history_add(path, what, STN_BIAS_RUNS, line);
 }

@@ -115,6 +115,7 @@ typedef struct ooc {
     int init_measured;
     double hist_cells, hist_compute; /* the loop's cells updated and its kernels' seconds (ooc_history.c) */
     double hist_wall;                /* and its sweeps' seconds (the loop without the import of inputs) */
+    double hist_startup;             /* the kernels' rate its startup measured (before earlier runs') */
 } ooc;
 
 /* ------------------------------------------------------------------ ring addressing (inline) */
