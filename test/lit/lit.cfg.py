@@ -74,6 +74,11 @@ else:
 for var in ("HOME", "TMPDIR", "CC", "STENCILC_CFLAGS", "LANG", "LC_ALL"):
     if var in os.environ:
         config.environment[var] = os.environ[var]
+# the cache (compiled runtimes, device curves, loops' rates): the build tree's, as pytest's (conftest.py), not the
+# user's ~/.cache/stencilc; and no prediction from loops an earlier test left there
+config.environment["STENCILC_CACHE_DIR"] = os.environ.get("STENCILC_CACHE_DIR") or os.path.join(
+    repo_root, "build", "stencilc-cache")
+config.environment["STENCILC_RATE_HISTORY"] = os.environ.get("STENCILC_RATE_HISTORY", "0")
 
 # Word-boundary substitutions: `stencilc` must not rewrite `stencilc` inside a path or a word.
 config.substitutions.append(("%examples", os.path.join(repo_root, "examples")))

@@ -16,6 +16,9 @@
 - ``force2d_stn(vx_boundary)``: the staggered model whose force sources go into the velocities the
   pressure's update reads primed (test_points.py, test_offgrid.py, test_gpu_engine.py), vx's boundary given.
 
+``STENCILC_CACHE_DIR`` defaults to ``build/stencilc-cache`` (the user's cache is not written) and
+``STENCILC_RATE_HISTORY`` to 0 (no run predicts from loops an earlier test left).
+
 ``examples/`` is put on ``sys.path`` so tests can ``import reference``, and ``compiler/`` first, so that
 ``import stencilc`` is this tree's (unless ``STENCILC_INSTALLED=1``).
 """
@@ -39,6 +42,12 @@ EXAMPLES_DIR = REPO_ROOT / "examples"
 COMPILE_TIMEOUT_S = 300
 RUN_TIMEOUT_S = 120
 REPORT_SCHEMA = REPO_ROOT / "docs" / "report.schema.json"
+
+# the suite's cache (compiled runtimes, device curves, earlier loops' rates) is the build tree's, not the user's
+# ~/.cache/stencilc; and no run's time model takes the rate of loops an earlier run of the suite left there, unless
+# a test asks for it (test_rate_history.py sets STENCILC_RATE_HISTORY itself)
+os.environ.setdefault("STENCILC_CACHE_DIR", str(REPO_ROOT / "build" / "stencilc-cache"))
+os.environ.setdefault("STENCILC_RATE_HISTORY", "0")
 
 if str(EXAMPLES_DIR) not in sys.path:
     sys.path.insert(0, str(EXAMPLES_DIR))

@@ -39,14 +39,28 @@ stn_time_model stn_ooc_run_model(const ooc *e, const stn_device *dev, double cel
                             .compute_share = e->res->compute_share};
 }
 
-double stn_ooc_part_seconds(const ooc *e, const stn_ooc_plan *p, int64_t s0, int64_t steps,
-                            const stn_time_model *tm) {
+/* The model tm's prediction of plan p's sweeps from s0 on for `steps` steps. */
+static void part_pred(const ooc *e, const stn_ooc_plan *p, int64_t s0, int64_t steps,
+                      const stn_time_model *tm, stn_time_pred *t) {
     stn_ooc_plan c = *p;
     c.nsweeps = s0 + (steps + c.bt - 1) / c.bt;
     c.steps = s0 * c.bt + steps;
+    stn_ooc_predict_time(&e->model, &c, s0, tm, t);
+}
+
+double stn_ooc_part_seconds(const ooc *e, const stn_ooc_plan *p, int64_t s0, int64_t steps,
+                            const stn_time_model *tm) {
     stn_time_pred t;
-    stn_ooc_predict_time(&e->model, &c, s0, tm, &t);
+    part_pred(e, p, s0, steps, tm, &t);
     return t.total - t.xfer - t.exchange;
+}
+
+int stn_ooc_kernels_bound(const ooc *e, int64_t s0, int64_t steps, double rate) {
+    stn_time_model tm = stn_ooc_run_model(e, &e->r->dev, rate);
+    stn_time_pred t;
+    part_pred(e, &e->plan, s0, steps, &tm, &t);
+    double f = stn_ooc_share(e), g = stn_dev_io_share(&e->r->dev, t.request);
+    return f > 0 && g > 0 && t.compute / f >= (t.io + t.npy + t.snap) / g;
 }
 
 double stn_ooc_fit_device(const ooc *e, int64_t s, int64_t T, double rate, double wall) {

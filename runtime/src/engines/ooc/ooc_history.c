@@ -14,7 +14,8 @@
  * Unix time.
  * A first run of a key has no such loops, but the machine has others: the same loop also adds the fitted
  * rate over the run's own startup sample to $CACHE/rates/machine-HASH.txt (the host, the threads and the
- * device only; the last STN_BIAS_RUNS of any program), and a run without loops of its own key, with at least
+ * device only; the last STN_BIAS_RUNS of any program; only of loops the model, at the startup's rate, gives
+ * to the kernels rather than the device), and a run without loops of its own key, with at least
  * STN_BIAS_LEAST of those, predicts with its startup sample times their median: on this VM the startup
  * sample of heat3d came out 1.0-1.17x what its loop then kept (median 1.07; docs/benchmarks.md, section 9),
  * and such first runs took up to 1.19x their prediction.  Its lines: the ratio, the fitted rate, the
@@ -229,7 +230,10 @@ void stn_ooc_history_note(ooc *e, int64_t s0, int64_t steps) {
     snprintf(line, sizeof line, "%.6g %.6g %.6g %lld\n", v, e->hist_cells / e->hist_compute, e->hist_wall,
              now);
     history_add(path, what, STN_HISTORY_RUNS, line);
-    if (!(e->hist_startup > 0) || history_path(e, 1, path, sizeof path, what, sizeof what))
+    /* the machine's ratio says how the sample errs on the kernels: only of a loop the model gives them (at
+     * the startup's rate); an IO-bound loop's fitted rate carries the device's waits, not the kernels' */
+    if (!(e->hist_startup > 0) || !stn_ooc_kernels_bound(e, s0, steps, e->hist_startup) ||
+        history_path(e, 1, path, sizeof path, what, sizeof what))
         return;
     snprintf(line, sizeof line, "%.6g %.6g %.6g %lld %.40s\n", v / e->hist_startup, v, e->hist_startup, now,
              e->d->name);

@@ -356,6 +356,9 @@ double stn_ooc_fit_device(const ooc *e, int64_t s, int64_t T, double rate, doubl
  * the device's curves as they are: a bisection in log scale within 16x of `rate` either way; 0 where the
  * model's IO alone takes longer than `wall`. */
 double stn_ooc_fit_rate(const ooc *e, int64_t s0, int64_t steps, double wall, double rate);
+/* Whether at the kernels' rate `rate` the model's kernels take longer than its device in e->plan's sweeps
+ * from s0 on (each slowed by the other's share): the loop is the kernels'. */
+int stn_ooc_kernels_bound(const ooc *e, int64_t s0, int64_t steps, double rate);
 
 /* ooc_refine.c: what a sweep measured, and the re-plan it may lead to. */
 #define STN_REPLAN_GAIN 0.10 /* another plan re-plans the rest when predicted at least 10% faster */
