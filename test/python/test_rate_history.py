@@ -8,12 +8,12 @@ Guarantees checked, each test with its own cache ($STENCILC_CACHE_DIR):
   and plan predicts with it, ``cells_per_second_source`` says so, and its predicted loop is the earlier loop's
   seconds.  ``STENCILC_RATE_HISTORY=always`` keeps these short loops (a user's are kept from 5 s of kernels).
 * The median of the last five runs is taken; lines of no run are skipped; a file is rewritten with the last
-  five.  A file whose header is another key's is not used.
+  five.  Each line's rate is fitted again to its loop's seconds with the next run's own share and curves.  A file whose header is another key's is not used.
 * Another grid is another key; ``STENCILC_RATE_HISTORY=0`` neither reads nor writes; a loop under 5 s is not
   kept.
 * The same loop adds its fitted rate over its own startup sample to the machine's file (``rates/machine-*.txt``,
   the last nine, of any program); a run with no loop of its own key and three or more of those predicts with
-  its startup sample times their median, and says so; fewer than three leave the startup sample alone.
+  its startup sample times their lower quartile, and says so; fewer than three leave the startup sample alone.
 """
 
 from __future__ import annotations
@@ -79,7 +79,8 @@ def test_the_next_run_predicts_its_loop_with_the_earlier_loops_seconds(heat3d, t
     assert " threads, device " in head and " sectors" in head, head  # (the device of --dir, as calibrations name it)
     assert "blocks r 8 q 0 bt 60" in head, head  # (the plan's blocks: by, bz, bt)
     assert len(runs) == 1, runs
-    rate, kernels, loop, when = runs[0].split()
+    rate, kernels, loop, when, s0, steps = runs[0].split()
+    assert (s0, steps) == ("0", "60"), runs  # (the loop's sweeps: from the first, 60 steps)
     # (the sweeps' seconds: the loop without the import of inputs, which the model prices apart)
     assert 0.9 * first["seconds"]["loop"] <= float(loop) <= first["seconds"]["loop"], (runs, first["seconds"])
     assert float(rate) > 0 and float(kernels) > 0 and int(when) > 1.7e9, runs
@@ -92,6 +93,20 @@ def test_the_next_run_predicts_its_loop_with_the_earlier_loops_seconds(heat3d, t
     # curves are the first's: the device's, calibration off, the same plan and the same --init file)
     assert _loop_prediction(second) == pytest.approx(float(loop), rel=1e-3), (second, runs)
     assert len(f.read_text().splitlines()) == 3  # (its own loop added)
+
+
+def test_each_loops_rate_is_fitted_again_with_the_runs_own_share(heat3d, tmp_path):
+    """A line's rate was fitted with its run's share under IO, which the next run measures anew: the next run fits
+    each loop's seconds again with its own, so that the rate kept does not matter where the loop's steps are given."""
+    cache = tmp_path / "cache"
+    _run(heat3d, tmp_path, cache, "first")
+    (f,) = _files(cache)
+    head, line = f.read_text().splitlines()
+    rate, kernels, loop, when, s0, steps = line.split()
+    f.write_text(f"{head}\n{float(rate) * 3:g} {kernels} {loop} {when} {s0} {steps}\n")
+    rep = _run(heat3d, tmp_path, cache, "again")
+    assert _loop_prediction(rep) == pytest.approx(float(loop), rel=1e-3), (rep["time_model"], line)
+    assert rep["time_model"]["cells_per_second"] < 2 * float(rate), (rep["time_model"], line)
 
 
 def test_the_median_of_the_last_five_runs_and_lines_of_no_run_skipped(heat3d, tmp_path):
@@ -154,15 +169,15 @@ def test_a_first_run_scales_its_startup_sample_by_the_machines_earlier_loops(hea
     other = _run(heat3d, tmp_path, cache, "other", size=(100, 40, 36), steps=240)
     assert other["time_model"]["cells_per_second_source"].startswith("measured at startup"), other["time_model"]
     assert len(m.read_text().splitlines()) == 3
-    # three or more: the median of the last nine, over the startup's own sample; garbage skipped
+    # three or more: the lower quartile of the last nine, over the startup's own sample; garbage skipped
     ratios = [0.5, 3.0, 0.8, 0.9, 0.7, 1.1, 0.95, 0.85, 0.75, 0.6]  # (the last nine: from 3.0)
     m.write_text("\n".join([head, "x y", *[f"{r} 1e9 1e9 1800000000 heat3d" for r in ratios], "inf 1 1 1"]) + "\n")
     third = _run(heat3d, tmp_path, cache, "third", size=(104, 40, 36), steps=240)
     tm = third["time_model"]
     src = tm["cells_per_second_source"]
-    assert src.startswith("the startup's ") and "the median of 9 earlier runs' loops on this machine" in src, tm
+    assert src.startswith("the startup's ") and "the lower quartile of 9 earlier runs' loops on this machine" in src, tm
     assert str(m) in src and "startup: measured at startup" in src, tm
-    med = statistics.median(ratios[-9:])
+    med = float(np.quantile(ratios[-9:], 0.25))  # (0.75)
     kept = m.read_text().splitlines()
     assert len(kept) == 10 and kept[1].startswith("0.8 "), kept  # (the last eight and its own)
     startup = float(kept[-1].split()[2])  # (its own line: the startup sample, before the scaling)

@@ -11,15 +11,16 @@
  * cache that cannot be read or written leaves the startup sample in use; STENCILC_RATE_HISTORY=0 switches
  * both off, =always keeps loops of any length (for tests).  The file: a first line "# " and the key in words,
  * then a line a run: the rate, its kernels' cells per second of the compute phase, its loop's seconds, the
- * Unix time.
+ * Unix time, the first sweep and the steps of that loop.  The rate is fitted again at use with the using
+ * run's share and curves, to the loop's seconds (its steps from its first sweep).
  * A first run of a key has no such loops, but the machine has others: the same loop also adds the fitted
  * rate over the run's own startup sample to $CACHE/rates/machine-HASH.txt (the host, the threads and the
  * device only; the last STN_BIAS_RUNS of any program; only of loops the model, at the startup's rate, gives
  * to the kernels rather than the device), and a run without loops of its own key, with at least
- * STN_BIAS_LEAST of those, predicts with its startup sample times their median: on this VM the startup
- * sample of heat3d came out 1.0-1.17x what its loop then kept (median 1.07; docs/benchmarks.md, section 9),
- * and such first runs took up to 1.19x their prediction.  Its lines: the ratio, the fitted rate, the
- * startup's, the Unix time, the stencil's name. */
+ * STN_BIAS_LEAST of those, predicts with its startup sample times their lower quartile: on this VM a loop's
+ * fitted rate came out 0.82-1.10 of its startup sample (nine long runs of heat3d, median 0.95), and first
+ * runs took up to 1.19x their prediction (docs/benchmarks.md, section 9).  Its lines: the ratio, the fitted
+ * rate, the startup's, the Unix time, the stencil's name. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -40,7 +41,8 @@
  * last STN_HISTORY_RUNS runs are kept, and their median taken. */
 #define STN_HISTORY_MIN_SECONDS 5.0
 #define STN_HISTORY_RUNS 5
-/* The machine's file: the last STN_BIAS_RUNS ratios kept, their median used from STN_BIAS_LEAST of them */
+/* The machine's file: the last STN_BIAS_RUNS ratios kept, their lower quartile used from STN_BIAS_LEAST of
+ * them */
 #define STN_BIAS_RUNS 9
 #define STN_BIAS_LEAST 3
 #define STN_HISTORY_KEEP (STN_BIAS_RUNS > STN_HISTORY_RUNS ? STN_BIAS_RUNS : STN_HISTORY_RUNS)
@@ -98,7 +100,12 @@ static int history_path(const ooc *e, int machine, char *path, size_t n, char *w
  * oldest first: their first figures (a rate, or the machine's ratio), and their lines when `lines` is not
  * NULL.  Their number. */
 #define STN_HISTORY_LINE 160
-static int history_read(const char *path, const char *what, int keep, double *rate,
+typedef struct hist_run {
+    double rate, loop; /* the fitted rate (or the machine's ratio), the sweeps' seconds */
+    int64_t s0, steps; /* the sweeps they were, from s0 on for `steps` steps (0, 0: a line of before) */
+} hist_run;
+
+static int history_read(const char *path, const char *what, int keep, hist_run *run,
                         char (*lines)[STN_HISTORY_LINE]) {
     FILE *f = fopen(path, "re");
     if (!f)
@@ -111,18 +118,21 @@ static int history_read(const char *path, const char *what, int keep, double *ra
         while (fgets(line, sizeof line, f)) {
             double v, kernels, loop; /* (the fitted rate, the kernels' own, the sweeps' seconds; or the
                                         machine's ratio, the fitted rate, the startup's) */
-            long long when;
+            long long when, s0 = 0, steps = 0;
+            int k = 0;
             if (strlen(line) >= STN_HISTORY_LINE || strchr(line, '\n') == NULL ||
-                sscanf(line, "%lf %lf %lf %lld", &v, &kernels, &loop, &when) != 4 || !isfinite(v) || v <= 0 ||
-                v > 1e18)
-                continue;    /* (a line of no run: skipped) */
-            if (n == keep) { /* (the oldest out) */
-                memmove(rate, rate + 1, (size_t)(keep - 1) * sizeof *rate);
+                sscanf(line, "%lf %lf %lf %lld%n", &v, &kernels, &loop, &when, &k) != 4 || !isfinite(v) ||
+                v <= 0 || v > 1e18)
+                continue; /* (a line of no run: skipped) */
+            if (sscanf(line + k, " %lld %lld", &s0, &steps) != 2 || s0 < 0 || steps < 1 || !(loop > 0))
+                s0 = steps = 0; /* (the machine's lines, and the runs' before 2026-11-29 evening) */
+            if (n == keep) {    /* (the oldest out) */
+                memmove(run, run + 1, (size_t)(keep - 1) * sizeof *run);
                 if (lines)
                     memmove(lines, lines + 1, (size_t)(keep - 1) * sizeof *lines);
                 n--;
             }
-            rate[n] = v;
+            run[n] = (hist_run){v, loop, (int64_t)s0, (int64_t)steps};
             if (lines)
                 snprintf(lines[n], sizeof lines[n], "%s", line);
             n++;
@@ -142,23 +152,32 @@ static double median(double *v, int n) {
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-/* No loop of this key: the startup sample times the machine's median ratio, from STN_BIAS_LEAST of them. */
+/* No loop of this key: the startup sample times the lower quartile of the machine's ratios, from
+ * STN_BIAS_LEAST of them.  Not their median: a first run has only its sample, which scatters from one start
+ * to the next by more than the ratios' bias (0.82-1.10 in nine runs of the full profile's long runs, median
+ * 0.95), and its prediction is to be exceeded rarely; the key's own loops, from its second run on, give the
+ * median. */
 static void history_use_machine(ooc *e) {
     char path[PATH_MAX], what[1024];
+    hist_run run[STN_BIAS_RUNS];
     double ratio[STN_BIAS_RUNS];
     stn_result *res = e->res;
     if (history_path(e, 1, path, sizeof path, what, sizeof what))
         return;
-    int n = history_read(path, what, STN_BIAS_RUNS, ratio, NULL);
+    int n = history_read(path, what, STN_BIAS_RUNS, run, NULL);
     if (n < STN_BIAS_LEAST)
         return;
-    double k = median(ratio, n);
+    for (int i = 0; i < n; i++)
+        ratio[i] = run[i].rate;
+    qsort(ratio, (size_t)n, sizeof *ratio, cmp_double);
+    int lo = (n - 1) / 4, hi = lo + 1 < n ? lo + 1 : lo; /* (the quartile between two: interpolated) */
+    double q = 0.25 * (n - 1) - lo, k = ratio[lo] + q * (ratio[hi] - ratio[lo]);
     char src[sizeof res->rate_source];
     snprintf(
         src, sizeof src,
-        "the startup's %.3g times %.3f, the median of %d earlier runs' loops on this machine (any program, "
-        "grid or plan): the rate at which the time model gave each loop its measured seconds over that "
-        "run's startup sample (%s); startup: %.300s",
+        "the startup's %.3g times %.3f, the lower quartile of %d earlier runs' loops on this machine (any "
+        "program, grid or plan): the rate at which the time model gave each loop its measured seconds over "
+        "that run's startup sample (%s); startup: %.300s",
         res->cells_per_second, k, n, path, res->rate_source);
     snprintf(res->rate_source, sizeof res->rate_source, "%s", src);
     res->cells_per_second *= k;
@@ -167,16 +186,26 @@ static void history_use_machine(ooc *e) {
 
 int stn_ooc_history_use(ooc *e) {
     char path[PATH_MAX], what[1024];
+    hist_run run[STN_HISTORY_RUNS];
     double rate[STN_HISTORY_RUNS];
     stn_result *res = e->res;
     e->hist_startup = res->cells_per_second; /* (the machine's ratio is over this) */
     if (!history_applies(e) || res->cells_per_second <= 0 ||
         history_path(e, 0, path, sizeof path, what, sizeof what))
         return 0;
-    int n = history_read(path, what, STN_HISTORY_RUNS, rate, NULL);
+    int n = history_read(path, what, STN_HISTORY_RUNS, run, NULL);
     if (n == 0) {
         history_use_machine(e);
         return 0;
+    }
+    /* each loop's rate fitted again with this run's share and curves: the share measured at startup scatters
+     * (0.63-0.97 in one bench's runs of one plan), and a rate fitted with another run's share gives its loop
+     * other seconds with this one's (where the model's IO alone is longer than that loop: the rate as kept)
+     */
+    for (int i = 0; i < n; i++) {
+        double v =
+            run[i].steps > 0 ? stn_ooc_fit_rate(e, run[i].s0, run[i].steps, run[i].loop, run[i].rate) : 0;
+        rate[i] = v > 0 ? v : run[i].rate;
     }
     double med = median(rate, n);
     char src[sizeof res->rate_source];
@@ -195,8 +224,8 @@ int stn_ooc_history_use(ooc *e) {
  * temporary file and renamed over it (a full or read-only cache: left as it was). */
 static void history_add(const char *path, const char *what, int keep, const char *line) {
     char tmp[PATH_MAX + 32], lines[STN_HISTORY_KEEP][STN_HISTORY_LINE];
-    double rate[STN_HISTORY_KEEP];
-    int n = history_read(path, what, keep, rate, lines),
+    hist_run run[STN_HISTORY_KEEP];
+    int n = history_read(path, what, keep, run, lines),
         w = snprintf(tmp, sizeof tmp, "%s.%d.tmp", path, (int)getpid());
     if (w < 0 || (size_t)w >= sizeof tmp || stn_mkdir_parents(path)) {
         stn_error_clear();
@@ -227,8 +256,8 @@ void stn_ooc_history_note(ooc *e, int64_t s0, int64_t steps) {
     if (!(v > 0))
         return; /* (the loop is the device's: its kernels' rate does not set its time) */
     long long now = (long long)time(NULL);
-    snprintf(line, sizeof line, "%.6g %.6g %.6g %lld\n", v, e->hist_cells / e->hist_compute, e->hist_wall,
-             now);
+    snprintf(line, sizeof line, "%.6g %.6g %.6g %lld %" PRId64 " %" PRId64 "\n", v,
+             e->hist_cells / e->hist_compute, e->hist_wall, now, s0, steps);
     history_add(path, what, STN_HISTORY_RUNS, line);
     /* the machine's ratio says how the sample errs on the kernels: only of a loop the model gives them (at
      * the startup's rate); an IO-bound loop's fitted rate carries the device's waits, not the kernels' */
