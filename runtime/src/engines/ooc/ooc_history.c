@@ -119,12 +119,12 @@ static int history_read(const char *path, const char *what, int keep, hist_run *
             double v, kernels, loop; /* (the fitted rate, the kernels' own, the sweeps' seconds; or the
                                         machine's ratio, the fitted rate, the startup's) */
             long long when, s0 = 0, steps = 0;
-            int k = 0;
+            int used = 0;
             if (strlen(line) >= STN_HISTORY_LINE || strchr(line, '\n') == NULL ||
-                sscanf(line, "%lf %lf %lf %lld%n", &v, &kernels, &loop, &when, &k) != 4 || !isfinite(v) ||
+                sscanf(line, "%lf %lf %lf %lld%n", &v, &kernels, &loop, &when, &used) != 4 || !isfinite(v) ||
                 v <= 0 || v > 1e18)
                 continue; /* (a line of no run: skipped) */
-            if (sscanf(line + k, " %lld %lld", &s0, &steps) != 2 || s0 < 0 || steps < 1 || !(loop > 0))
+            if (sscanf(line + used, " %lld %lld", &s0, &steps) != 2 || s0 < 0 || steps < 1 || !(loop > 0))
                 s0 = steps = 0; /* (the machine's lines, and the runs' before 2026-11-29 evening) */
             if (n == keep) {    /* (the oldest out) */
                 memmove(run, run + 1, (size_t)(keep - 1) * sizeof *run);
@@ -147,9 +147,13 @@ static int cmp_double(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-static double median(double *v, int n) {
+/* The quantile q of v[0..n) (n > 0; sorted in place), between two values interpolated: q = 0.5, the median.
+ */
+static double quantile(double *v, int n, double q) {
     qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    double at = q * (n - 1);
+    int lo = (int)at, hi = lo + 1 < n ? lo + 1 : lo;
+    return v[lo] + (at - lo) * (v[hi] - v[lo]);
 }
 
 /* No loop of this key: the startup sample times the lower quartile of the machine's ratios, from
@@ -169,9 +173,7 @@ static void history_use_machine(ooc *e) {
         return;
     for (int i = 0; i < n; i++)
         ratio[i] = run[i].rate;
-    qsort(ratio, (size_t)n, sizeof *ratio, cmp_double);
-    int lo = (n - 1) / 4, hi = lo + 1 < n ? lo + 1 : lo; /* (the quartile between two: interpolated) */
-    double q = 0.25 * (n - 1) - lo, k = ratio[lo] + q * (ratio[hi] - ratio[lo]);
+    double k = quantile(ratio, n, 0.25);
     char src[sizeof res->rate_source];
     snprintf(
         src, sizeof src,
@@ -207,7 +209,7 @@ int stn_ooc_history_use(ooc *e) {
             run[i].steps > 0 ? stn_ooc_fit_rate(e, run[i].s0, run[i].steps, run[i].loop, run[i].rate) : 0;
         rate[i] = v > 0 ? v : run[i].rate;
     }
-    double med = median(rate, n);
+    double med = quantile(rate, n, 0.5);
     char src[sizeof res->rate_source];
     snprintf(
         src, sizeof src,
