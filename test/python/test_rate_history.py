@@ -187,3 +187,49 @@ def test_a_first_run_scales_its_startup_sample_by_the_machines_earlier_loops(hea
     # a key with loops of its own still takes their median, not the scaled startup
     again = _run(heat3d, tmp_path, cache, "again", steps=240)
     assert again["time_model"]["cells_per_second_source"].startswith("the median of 1 earlier run"), again["time_model"]
+
+
+def _tuned(exe, tmp: Path, cache: Path, name: str, *extra: str, size=(128, 64, 64), steps=40, mem="6M") -> dict:
+    """A run Blk-Tune plans (no --block), ranking its finalists by time."""
+    d = tmp / "scratch"
+    d.mkdir(exist_ok=True)
+    report = tmp / f"{name}.json"
+    env = dict(os.environ, OMP_NUM_THREADS="2", STENCILC_CALIBRATE="0", STENCILC_CACHE_DIR=str(cache),
+               STENCILC_RATE_HISTORY="always")
+    r = subprocess.run([str(exe), "--size", ",".join(map(str, size)), "--steps", str(steps), "--mem", mem, "--dir", str(d),
+                        "--report", str(report), "--quiet", *extra], capture_output=True, text=True, timeout=300, env=env)
+    assert r.returncode == 0, r.stderr
+    return load_report(report)
+
+
+def _plan(f: dict) -> tuple:
+    return f["by"], f["bz"], f["bt"], f["strip"]
+
+
+def test_blk_tune_ranks_a_finalist_by_its_kept_loops(heat3d, tmp_path):
+    """The startup sample of a finalist scatters more than the plans differ; a finalist whose plan has loops kept
+    is ranked by them (each fitted again under the tuner's model), the others by their samples."""
+    cache = tmp_path / "cache"
+    first = _tuned(heat3d, tmp_path, cache, "first")
+    fins = first["tune"]["finalists"]
+    assert len({_plan(f) for f in fins}) >= 2, fins  # (something to rank)
+    # no loops kept yet, fewer than three machine ratios: each ranked by its own sample
+    assert all(f["loops_kept"] == 0 and f["cells_per_second"] == f["sample_cells_per_second"] for f in fins), fins
+    chosen = (first["params"]["by"], first["params"]["bz"], first["params"]["bt"], first["strip"])
+    assert chosen in {_plan(f) for f in fins}, (chosen, fins)
+    (f,) = _files(cache)
+    head, line = f.read_text().splitlines()
+    rate, kernels, loop, when, s0, steps = line.split()
+    # the chosen plan's loop made 8 times as long: its rate, fitted again to it, falls, and another plan wins
+    f.write_text(f"{head}\n{rate} {kernels} {float(loop) * 8:g} {when} {s0} {steps}\n")
+    again = _tuned(heat3d, tmp_path, cache, "again", "--plan-only")
+    (a,) = [g for g in again["tune"]["finalists"] if _plan(g) == chosen]
+    assert a["loops_kept"] == 1 and a["cells_per_second"] < a["sample_cells_per_second"] / 3, a
+    others = [g for g in again["tune"]["finalists"] if _plan(g) != chosen]
+    assert others and all(g["loops_kept"] == 0 for g in others), others
+    assert (again["params"]["by"], again["params"]["bz"], again["params"]["bt"], again["strip"]) != chosen, again["tune"]
+    # the file's loop as it was: the plan is ranked by its own loop, near its sample (the model fits it back)
+    f.write_text(f"{head}\n{line}\n")
+    back = _tuned(heat3d, tmp_path, cache, "back", "--plan-only")
+    (b,) = [g for g in back["tune"]["finalists"] if _plan(g) == chosen]
+    assert b["loops_kept"] == 1 and b["cells_per_second"] > a["cells_per_second"] * 3, (a, b)

@@ -393,6 +393,58 @@ int stn_tuned_applies(const stn_run *r);
 void stn_iblock(const stn_program_desc *d, const int64_t size[3], const stn_hw *hw, int64_t threads,
                 int64_t out[2]);
 
+/* ------------------------------------------------------------------ rate_history.c: earlier loops */
+
+/* $CACHE/rates/KEY.txt: the last STN_HISTORY_RUNS loops of a key (the engine keeps a loop whose kernels ran
+ * STN_HISTORY_MIN_SECONDS), lines under STN_HISTORY_LINE; machine-HASH.txt: the last STN_BIAS_RUNS ratios of
+ * any key, used from STN_BIAS_LEAST of them (engines/ooc/ooc_history.c writes both). */
+#define STN_HISTORY_MIN_SECONDS 5.0
+#define STN_HISTORY_RUNS 5
+#define STN_BIAS_RUNS 9
+#define STN_BIAS_LEAST 3
+#define STN_HISTORY_LINE 160
+/* A line: its first figure (a fitted rate, or the machine's ratio), the sweeps' seconds, and the sweeps
+ * they were, from s0 on for `steps` steps (0, 0: a machine's line, or a run's of before 2026-11-29). */
+typedef struct stn_hist_run {
+    double rate, loop;
+    int64_t s0, steps;
+} stn_hist_run;
+/* STENCILC_RATE_HISTORY: 0 off, 1 (unset or anything else) on, 2 "always" (loops of any length kept). */
+int stn_rate_history_mode(void);
+/* Loops of plan p of run r are kept and used: the aio tier, one process, no fold, the kernels' rate this
+ * machine's (no --machine), the reference schedule. */
+int stn_rate_history_applies(const stn_run *r, const stn_ooc_plan *p);
+/* The file of plan p's loops with cache tiles `tile` (machine: of the machine's ratios) and its key in words
+ * (its first line): the host, the threads, the device of --dir; and but for the machine's, the program (its
+ * .stn text, the compiler's version), the grid, the element, the blocks and the tiles.  0, or
+ * -ENAMETOOLONG, or stn_cache_base's error. */
+int stn_rate_history_path(const stn_run *r, const stn_ooc_plan *p, const int64_t tile[2], int machine,
+                          char *path, size_t n, char *what, size_t wn);
+/* The runs of the file whose first line is "# " `what` (no file, another key's: none), the last `keep` of
+ * them oldest first, and their lines when `lines` is not NULL.  Their number. */
+int stn_rate_history_read(const char *path, const char *what, int keep, stn_hist_run *run,
+                          char (*lines)[STN_HISTORY_LINE]);
+/* The quantile q of v[0..n) (n > 0; sorted in place), interpolated between two values: q = 0.5, the median. */
+double stn_quantile(double *v, int n, double q);
+/* The lower quartile of the machine's ratios, *runs of them (0 and *runs = 0: fewer than STN_BIAS_LEAST);
+ * `path` receives the file's. */
+double stn_rate_history_machine(const stn_run *r, const stn_ooc_plan *p, const int64_t tile[2], int *runs,
+                                char *path, size_t n);
+/* The model tm's prediction of plan p's sweeps from s0 on for `steps` steps (what is left of a run, or a kept
+ * loop's part of one). */
+void stn_ooc_part_time(const stn_ooc_model *m, const stn_ooc_plan *p, int64_t s0, int64_t steps,
+                       const stn_time_model *tm, stn_time_pred *t);
+/* The kernels' rate at which tm gives those sweeps, without transfers and exchanges, `wall` seconds: a
+ * bisection on log2 of the rate within 16x of `guess`; 0 where the model's IO alone takes longer. */
+double stn_ooc_fit_kernels(const stn_ooc_model *m, const stn_ooc_plan *p, int64_t s0, int64_t steps, double wall,
+                           double guess, const stn_time_model *tm);
+/* The kernels' rate Blk-Tune ranks finalist p with, whose startup sample is `sample`: the median of its
+ * kept loops' rates, each fitted again under the tuner's model tm to its loop's seconds (the number of
+ * loops returned); else the sample times the machine's lower quartile where there are enough ratios, else
+ * the sample (0 returned). */
+int stn_rate_history_rank(const stn_run *r, const stn_ooc_model *m, const stn_ooc_plan *p, const int64_t tile[2],
+                          const stn_time_model *tm, double sample, double *rate);
+
 /* ------------------------------------------------------------------ ranks.c: an MPI rank's plan */
 
 /* r's run on this rank's part for the out-of-core engine, ghosts of bt_ghost steps (stn_part_run), with

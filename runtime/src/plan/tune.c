@@ -573,8 +573,11 @@ static int pick_finalist(const stn_run *r, const stn_tune_problem *pb, stn_tune_
         int rc = stn_ooc_block_rate(r, &cand[i], out->ib.tile, &cps, &rounds, src, sizeof src);
         if (rc)
             return rc;
+        /* ranked with its kept loops where it has some (the sample scatters more than the plans differ) */
+        double sample = cps > 0 ? cps : tm->cells_per_second, rank;
+        int loops = stn_rate_history_rank(r, pb->m, &cand[i], out->ib.tile, tm, sample, &rank);
         stn_time_model m = *tm;
-        m.cells_per_second = cps > 0 ? cps : tm->cells_per_second;
+        m.cells_per_second = rank;
         stn_time_pred pred;
         stn_ooc_predict_time(pb->m, &cand[i], 0, &m, &pred);
         uint64_t rd, wr;
@@ -589,12 +592,14 @@ static int pick_finalist(const stn_run *r, const stn_tune_problem *pb, stn_tune_
                                 c->strip,
                                 m.cells_per_second,
                                 pred.total,
-                                rd + wr};
+                                rd + wr,
+                                sample,
+                                loops};
         int tie = best >= 0 && !(pred.total < best_t * (1 - STN_TUNE_MEASURED_TIE) ||
                                  pred.total > best_t * (1 + STN_TUNE_MEASURED_TIE));
         if (best < 0 || (!tie && pred.total < best_t) || (tie && rd + wr < best_c)) {
             best = i, best_t = pred.total, best_c = rd + wr;
-            out->cells_per_second = m.cells_per_second;
+            out->cells_per_second = sample; /* (the plan's startup measures it again: ooc_setup.c) */
             out->rate_rounds = rounds; /* (the plan's measurement at startup pools them: ooc_setup.c) */
             snprintf(best_src, sizeof best_src, "%s", src);
         }

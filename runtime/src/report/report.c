@@ -230,6 +230,8 @@ static void r_plan(json *j, const stn_run *r, const stn_ooc_result *plan) {
                 j_num(j, "cells_per_second", f->cells_per_second);
                 j_num(j, "predicted_seconds", f->seconds);
                 j_u64(j, "predicted_bytes", f->bytes);
+                j_num(j, "sample_cells_per_second", f->sample);
+                j_i64(j, "loops_kept", f->loops);
                 j_close(j, '}');
             }
             j_close(j, ']');

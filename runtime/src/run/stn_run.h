@@ -319,9 +319,11 @@ typedef struct stn_result {
 typedef struct stn_ooc_finalist {
     int64_t blk[3];          /* by, bz, bt (bz -1 in 2d) */
     int strip;               /* STN_STRIP_* */
-    double cells_per_second; /* the kernels' rate measured on its blocks */
+    double cells_per_second; /* the kernels' rate it was ranked with (plan/rate_history.c) */
     double seconds;          /* its predicted time with that rate */
     uint64_t bytes;          /* its predicted bytes */
+    double sample;           /* the kernels' rate measured on its blocks at startup */
+    int loops;               /* the earlier runs' loops of its plan that gave cells_per_second (0: none) */
 } stn_ooc_finalist;
 
 typedef struct stn_ooc_result {

@@ -39,26 +39,17 @@ stn_time_model stn_ooc_run_model(const ooc *e, const stn_device *dev, double cel
                             .compute_share = e->res->compute_share};
 }
 
-/* The model tm's prediction of plan p's sweeps from s0 on for `steps` steps. */
-static void part_pred(const ooc *e, const stn_ooc_plan *p, int64_t s0, int64_t steps,
-                      const stn_time_model *tm, stn_time_pred *t) {
-    stn_ooc_plan c = *p;
-    c.nsweeps = s0 + (steps + c.bt - 1) / c.bt;
-    c.steps = s0 * c.bt + steps;
-    stn_ooc_predict_time(&e->model, &c, s0, tm, t);
-}
-
 double stn_ooc_part_seconds(const ooc *e, const stn_ooc_plan *p, int64_t s0, int64_t steps,
                             const stn_time_model *tm) {
     stn_time_pred t;
-    part_pred(e, p, s0, steps, tm, &t);
+    stn_ooc_part_time(&e->model, p, s0, steps, tm, &t);
     return t.total - t.xfer - t.exchange;
 }
 
 int stn_ooc_kernels_bound(const ooc *e, int64_t s0, int64_t steps, double rate) {
     stn_time_model tm = stn_ooc_run_model(e, &e->r->dev, rate);
     stn_time_pred t;
-    part_pred(e, &e->plan, s0, steps, &tm, &t);
+    stn_ooc_part_time(&e->model, &e->plan, s0, steps, &tm, &t);
     double f = stn_ooc_share(e), g = stn_dev_io_share(&e->r->dev, t.request);
     return f > 0 && g > 0 && t.compute / f >= (t.io + t.npy + t.snap) / g;
 }
@@ -79,17 +70,6 @@ double stn_ooc_fit_device(const ooc *e, int64_t s, int64_t T, double rate, doubl
 }
 
 double stn_ooc_fit_rate(const ooc *e, int64_t s0, int64_t steps, double wall, double rate) {
-    double lo = log2(rate) - 4, hi = log2(rate) + 4;
-    stn_time_model tm = stn_ooc_run_model(e, &e->r->dev, exp2(hi));
-    if (!(wall > 0) || stn_ooc_part_seconds(e, &e->plan, s0, steps, &tm) > wall)
-        return 0; /* (the model's IO alone is longer: the kernels' rate cannot make it so short) */
-    for (int it = 0; it < 48; it++) {
-        double mid = 0.5 * (lo + hi);
-        tm = stn_ooc_run_model(e, &e->r->dev, exp2(mid));
-        if (stn_ooc_part_seconds(e, &e->plan, s0, steps, &tm) > wall)
-            lo = mid; /* the kernels must be faster */
-        else
-            hi = mid;
-    }
-    return exp2(0.5 * (lo + hi));
+    stn_time_model tm = stn_ooc_run_model(e, &e->r->dev, rate);
+    return stn_ooc_fit_kernels(&e->model, &e->plan, s0, steps, wall, rate, &tm);
 }
