@@ -29,8 +29,9 @@ int stn_rate_history_mode(void) {
 }
 
 int stn_rate_history_applies(const stn_run *r, const stn_ooc_plan *p) {
-    return stn_rate_history_mode() && r->o->tier == STN_TIER_AIO && !r->part && !r->fold.W && !r->hw.described &&
-           r->hw.cells_per_second <= 0 && r->o->schedule != STN_SCHED_ALG2 && p->schedule == STN_SCHED_REF;
+    return stn_rate_history_mode() && r->o->tier == STN_TIER_AIO && !r->part && !r->fold.W &&
+           !r->hw.described && r->hw.cells_per_second <= 0 && r->o->schedule != STN_SCHED_ALG2 &&
+           p->schedule == STN_SCHED_REF;
 }
 
 int stn_rate_history_path(const stn_run *r, const stn_ooc_plan *p, const int64_t tile[2], int machine,
@@ -149,8 +150,8 @@ static double part_seconds(const stn_ooc_model *m, const stn_ooc_plan *p, int64_
     return t.total - t.xfer - t.exchange;
 }
 
-double stn_ooc_fit_kernels(const stn_ooc_model *m, const stn_ooc_plan *p, int64_t s0, int64_t steps, double wall,
-                           double guess, const stn_time_model *model) {
+double stn_ooc_fit_kernels(const stn_ooc_model *m, const stn_ooc_plan *p, int64_t s0, int64_t steps,
+                           double wall, double guess, const stn_time_model *model) {
     stn_time_model tm = *model;
     double lo = log2(guess) - 4, hi = log2(guess) + 4;
     tm.cells_per_second = exp2(hi);
@@ -167,8 +168,8 @@ double stn_ooc_fit_kernels(const stn_ooc_model *m, const stn_ooc_plan *p, int64_
     return exp2(0.5 * (lo + hi));
 }
 
-int stn_rate_history_rank(const stn_run *r, const stn_ooc_model *m, const stn_ooc_plan *p, const int64_t tile[2],
-                          const stn_time_model *tm, double sample, double *rate) {
+int stn_rate_history_rank(const stn_run *r, const stn_ooc_model *m, const stn_ooc_plan *p,
+                          const int64_t tile[2], const stn_time_model *tm, double sample, double *rate) {
     char path[PATH_MAX], what[1024];
     stn_hist_run run[STN_HISTORY_RUNS];
     double v[STN_HISTORY_RUNS];

@@ -424,7 +424,8 @@ int stn_rate_history_path(const stn_run *r, const stn_ooc_plan *p, const int64_t
  * them oldest first, and their lines when `lines` is not NULL.  Their number. */
 int stn_rate_history_read(const char *path, const char *what, int keep, stn_hist_run *run,
                           char (*lines)[STN_HISTORY_LINE]);
-/* The quantile q of v[0..n) (n > 0; sorted in place), interpolated between two values: q = 0.5, the median. */
+/* The quantile q of v[0..n) (n > 0; sorted in place), interpolated between two values: q = 0.5, the median.
+ */
 double stn_quantile(double *v, int n, double q);
 /* The lower quartile of the machine's ratios, *runs of them (0 and *runs = 0: fewer than STN_BIAS_LEAST);
  * `path` receives the file's. */
@@ -436,14 +437,14 @@ void stn_ooc_part_time(const stn_ooc_model *m, const stn_ooc_plan *p, int64_t s0
                        const stn_time_model *tm, stn_time_pred *t);
 /* The kernels' rate at which tm gives those sweeps, without transfers and exchanges, `wall` seconds: a
  * bisection on log2 of the rate within 16x of `guess`; 0 where the model's IO alone takes longer. */
-double stn_ooc_fit_kernels(const stn_ooc_model *m, const stn_ooc_plan *p, int64_t s0, int64_t steps, double wall,
-                           double guess, const stn_time_model *tm);
+double stn_ooc_fit_kernels(const stn_ooc_model *m, const stn_ooc_plan *p, int64_t s0, int64_t steps,
+                           double wall, double guess, const stn_time_model *tm);
 /* The kernels' rate Blk-Tune ranks finalist p with, whose startup sample is `sample`: the median of its
  * kept loops' rates, each fitted again under the tuner's model tm to its loop's seconds (the number of
  * loops returned); else the sample times the machine's lower quartile where there are enough ratios, else
  * the sample (0 returned). */
-int stn_rate_history_rank(const stn_run *r, const stn_ooc_model *m, const stn_ooc_plan *p, const int64_t tile[2],
-                          const stn_time_model *tm, double sample, double *rate);
+int stn_rate_history_rank(const stn_run *r, const stn_ooc_model *m, const stn_ooc_plan *p,
+                          const int64_t tile[2], const stn_time_model *tm, double sample, double *rate);
 
 /* ------------------------------------------------------------------ ranks.c: an MPI rank's plan */
 

@@ -600,7 +600,7 @@ static int pick_finalist(const stn_run *r, const stn_tune_problem *pb, stn_tune_
         if (best < 0 || (!tie && pred.total < best_t) || (tie && rd + wr < best_c)) {
             best = i, best_t = pred.total, best_c = rd + wr;
             out->cells_per_second = sample; /* (the plan's startup measures it again: ooc_setup.c) */
-            out->rate_rounds = rounds; /* (the plan's measurement at startup pools them: ooc_setup.c) */
+            out->rate_rounds = rounds;      /* (the plan's measurement at startup pools them: ooc_setup.c) */
             snprintf(best_src, sizeof best_src, "%s", src);
         }
     }

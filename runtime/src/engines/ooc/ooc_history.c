@@ -40,9 +40,7 @@
 /* (the keys, the files' reading and the figures: plan/rate_history.c) */
 #define STN_HISTORY_KEEP (STN_BIAS_RUNS > STN_HISTORY_RUNS ? STN_BIAS_RUNS : STN_HISTORY_RUNS)
 
-static int history_applies(const ooc *e) {
-    return stn_rate_history_applies(e->r, &e->plan);
-}
+static int history_applies(const ooc *e) { return stn_rate_history_applies(e->r, &e->plan); }
 
 static int history_path(const ooc *e, int machine, char *path, size_t n, char *what, size_t wn) {
     return stn_rate_history_path(e->r, &e->plan, e->res->ib.tile, machine, path, n, what, wn);
