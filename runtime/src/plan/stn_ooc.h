@@ -395,6 +395,16 @@ void stn_iblock(const stn_program_desc *d, const int64_t size[3], const stn_hw *
 
 /* ------------------------------------------------------------------ rate_history.c: earlier loops */
 
+/* FNV-1a of n bytes at p, going on from h (STN_FNV_BASIS to begin): the fingerprints of a run's state
+ * (engines/ooc/ooc_state.c) and of the key of its loops' history (rate_history.c). */
+#define STN_FNV_BASIS 14695981039346656037ull
+static inline uint64_t stn_fnv(uint64_t h, const void *p, size_t n) {
+    const unsigned char *c = (const unsigned char *)p;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ c[i]) * 1099511628211ull;
+    return h;
+}
+
 /* $CACHE/rates/KEY.txt: the last STN_HISTORY_RUNS loops of a key (the engine keeps a loop whose kernels ran
  * STN_HISTORY_MIN_SECONDS), lines under STN_HISTORY_LINE; machine-HASH.txt: the last STN_BIAS_RUNS ratios of
  * any key, used from STN_BIAS_LEAST of them (engines/ooc/ooc_history.c writes both). */

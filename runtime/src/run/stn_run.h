@@ -35,7 +35,8 @@
  *                (an MPI rank's plan), gpu_plan (the GPU tier's blocks, bt
  *                and bytes), gpu_wrap (its windows wrapped along a
  *                periodic axis), gpu_tiles (its blocks cut along y),
- *                layout (the scratch files' chunks)
+ *                layout (the scratch files' chunks), rate_history (the
+ *                loops of earlier runs kept in the cache)
  *   7. engines/  engine (the engines' table: stn_engine.h), arrays (what    the engines
  *                they share); incore, mmap; gpu_sched (the GPU tier's
  *                schedule), gpu (--mode gpu, gpu-ooc); ooc/: ooc_api, ooc_sweep,

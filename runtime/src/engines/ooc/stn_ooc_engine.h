@@ -380,16 +380,6 @@ int stn_ooc_refine(ooc *e, const ooc_measured *m, int program);
 /* The time model of the sweeps from first_sweep on: the kernels' rate on the plan's blocks (measured
  * unless known), the copy rate, the device's curves, the ranks' exchanges. */
 int stn_ooc_model_time(ooc *e, int64_t first_sweep);
-/* FNV-1a of n bytes at p, going on from h (STN_FNV_BASIS to begin): the fingerprints of a run's state
- * (ooc_state.c) and of the key of its loops' history (ooc_history.c). */
-#define STN_FNV_BASIS 14695981039346656037ull
-static inline uint64_t stn_fnv(uint64_t h, const void *p, size_t n) {
-    const unsigned char *c = (const unsigned char *)p;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ c[i]) * 1099511628211ull;
-    return h;
-}
-
 /* ooc_history.c: the kernels' rate earlier runs of this program, grid and plan sustained in their loops on
  * this machine.  use: their median in place of the startup sample in e->res (cells_per_second and its
  * source), when there are some; note: this run's loop added (when it is long enough).  Neither fails the
