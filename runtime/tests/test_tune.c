@@ -412,11 +412,35 @@ static void check_long_horizons(int problems) {
     }
 }
 
+/* The cache tiles fill: the last-level cache as reported, but 32 MiB a core where hwloc reports more than 64
+ * MiB a core (a virtual machine shown its host's cache); a described machine of 20 MiB is its own. */
+static void check_time_window(void) {
+    stn_hw hw;
+    memset(&hw, 0, sizeof hw);
+    hw.cores.value = 2, hw.l2.value = 2 << 20, hw.l3.value = (uint64_t)260 << 20;
+    stn_time_window_t w;
+    char words[320];
+    stn_time_window(&hw, 4096, 2, 1, 1, &w);
+    CHECK(w.cache == (uint64_t)64 << 20 && w.reported == (uint64_t)260 << 20);
+    CHECK(w.bt == 16 && w.width == (int64_t)sqrt((double)(64 << 20) / 8192.0) - 32);
+    stn_time_window_cache(&w, 2, words, sizeof words);
+    CHECK(strstr(words, "32 MiB a core") && strstr(words, "272629760 bytes for 2 cores"));
+    hw.l3.value = (uint64_t)128 << 20; /* (64 MiB a core: a processor's) */
+    stn_time_window(&hw, 4096, 2, 1, 1, &w);
+    CHECK(w.cache == (uint64_t)128 << 20 && w.reported == w.cache);
+    stn_time_window_cache(&w, 2, words, sizeof words);
+    CHECK(strcmp(words, "the last-level cache (134217728 bytes)") == 0);
+    hw.l3.value = 0; /* (no L3: the cores' L2) */
+    stn_time_window(&hw, 4096, 2, 1, 1, &w);
+    CHECK(w.cache == (uint64_t)4 << 20);
+}
+
 int main(void) {
     const char *seed = getenv("STN_TEST_SEED");
     *stn_test_rng() = seed ? strtoull(seed, NULL, 0) : 20261123;
     int problems = 0, budgets = 0, found = 0;
     check_curves();
+    check_time_window();
     for (int n = 0; n < 300; n++) {
         problem P;
         make_problem(&P);

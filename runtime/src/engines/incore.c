@@ -322,8 +322,8 @@ static int pick_tiles(engine *e, tiles *tl, char *source, size_t n) {
                      bt < 2 ? 2 : (int)bt, (unsigned long long)w.cache);
             return 0;
         }
-        snprintf(source, n, "auto: one tile's window for bt steps in the last-level cache (%llu bytes)",
-                 (unsigned long long)w.cache);
+        int k = snprintf(source, n, "auto: one tile's window for bt steps in ");
+        stn_time_window_cache(&w, r->hw.cores.value, source + k, n - (size_t)k);
     }
     tile_dim(d, &r->view, 1, by, &tl->y);
     tile_dim(d, &r->view, 2, bz, &tl->z);

@@ -363,15 +363,18 @@ int stn_ooc_choose(const stn_run *r, const stn_ooc_model *m, size_t align, const
  * the cache and bt 8, 2.75e9 with all of it and bt 16 (32 x 32 tiles; 40 x 40: 2.61e9, 56 x 56:
  * 2.16e9, 100 x 100 x 8: 1.70e9). */
 typedef struct stn_time_window_t {
-    uint64_t cache; /* the cache it fills, bytes */
-    int64_t skew;   /* the skew it was sized for (at least 1) */
-    double rows;    /* rows of the whole window */
-    double side;    /* rows on one side */
-    int64_t bt;     /* steps (may be below 2: no tile pays) */
-    int64_t width;  /* the tile's own width on a side (may be below 1: none fits) */
+    uint64_t cache;    /* the cache it fills, bytes */
+    uint64_t reported; /* the last-level cache hwloc reports (more than `cache` where that is a host's) */
+    int64_t skew;      /* the skew it was sized for (at least 1) */
+    double rows;       /* rows of the whole window */
+    double side;       /* rows on one side */
+    int64_t bt;        /* steps (may be below 2: no tile pays) */
+    int64_t width;     /* the tile's own width on a side (may be below 1: none fits) */
 } stn_time_window_t;
 void stn_time_window(const stn_hw *hw, uint64_t row_bytes, uint64_t arrays, int64_t skew, int two_dims,
                      stn_time_window_t *w);
+/* The cache w fills, in words for a source: "the last-level cache (N bytes)", or its share of a host's. */
+void stn_time_window_cache(const stn_time_window_t *w, int64_t cores, char *out, size_t n);
 /* The cache tiles the engine cuts plan p's blocks into (its compute_block): --time-tiles by,bz,bt, else
  * stn_time_window's for `arrays` arrays, as in-core: a thin block (y-blocked) is one tile across and cut
  * along q only.  w: the r and q widths (INT64_MAX / 4: uncut), *t: the steps a tile advances at a time

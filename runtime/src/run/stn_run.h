@@ -268,7 +268,7 @@ typedef struct stn_result {
     int have_time;                        /* ooc: the time model ran */
     stn_time_pred time;
     int64_t time_tiles[3];        /* in-core: the temporal tiles by, bz, bt (bt 0: the plain loop) */
-    char tiles_source[160];       /* in-core: how they were chosen, or why there are none */
+    char tiles_source[320];       /* in-core: how they were chosen, or why there are none */
     double cells_per_second;      /* ooc: the kernels' rate the time model used */
     char rate_source[512];        /* and where it came from */
     int rate_runs;                /* ooc: > 0: the median of that many earlier runs' loops (ooc_history.c) */
