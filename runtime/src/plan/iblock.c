@@ -124,9 +124,10 @@ void stn_time_window_cache(const stn_time_window_t *w, int64_t cores, char *out,
     else
         snprintf(
             out, n,
-            "%llu bytes, 32 MiB a core of the last-level cache: hwloc reports %llu bytes for %lld cores, "
+            "%llu bytes, %llu MiB a core of the last-level cache: hwloc reports %llu bytes for %lld cores, "
             "more a core than any processor has (a virtual machine shown its host's cache)",
-            (unsigned long long)w->cache, (unsigned long long)w->reported, (long long)cores);
+            (unsigned long long)w->cache, (unsigned long long)(STN_LLC_CORE_SHARE >> 20),
+            (unsigned long long)w->reported, (long long)cores);
 }
 
 void stn_ooc_sub_tiles(const stn_run *r, const stn_ooc_plan *p, uint64_t arrays, int64_t w[2], int64_t *t,
